@@ -1,0 +1,82 @@
+/* base/alloc.c: thin wrappers over the C allocator with failure injection.
+ *
+ * The counters are atomics so that the wrappers stay cheap and thread-safe;
+ * injection is a test-only feature, so its cost is one relaxed load in the
+ * common case.
+ */
+#include "base/alloc.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_ulong fail_countdown;
+static atomic_ulong alloc_count;
+
+static int should_fail(void)
+{
+    atomic_fetch_add_explicit(&alloc_count, 1, memory_order_relaxed);
+    unsigned long c = atomic_load_explicit(&fail_countdown, memory_order_relaxed);
+    if (c == 0)
+        return 0;
+    /* Only the allocation that brings the countdown from 1 to 0 fails. */
+    while (c != 0) {
+        if (atomic_compare_exchange_weak(&fail_countdown, &c, c - 1))
+            return c == 1;
+    }
+    return 0;
+}
+
+unsigned long base_alloc_fail_after(unsigned long n)
+{
+    atomic_store(&fail_countdown, n);
+    return atomic_exchange(&alloc_count, 0);
+}
+
+void *base_malloc(size_t size)
+{
+    if (should_fail())
+        return NULL;
+    return malloc(size ? size : 1);
+}
+
+void *base_calloc(size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    if (should_fail())
+        return NULL;
+    return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *base_realloc(void *p, size_t size)
+{
+    if (should_fail())
+        return NULL;
+    return realloc(p, size ? size : 1);
+}
+
+void base_free(void *p)
+{
+    free(p);
+}
+
+char *base_strndup(const char *s, size_t n)
+{
+    if (!s)
+        return NULL;
+    char *d = base_malloc(n + 1);
+    if (!d)
+        return NULL;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+char *base_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    return base_strndup(s, strlen(s));
+}

@@ -1,0 +1,581 @@
+/* cdp/browser.c: browser handle, tabs, flattened iframe sessions, frame tree.
+ *
+ * A page subscribes to every event on the connection and keeps the ones that
+ * belong to it: events of its own session and of the child sessions that
+ * Target.setAutoAttach(flatten) creates for out-of-process iframes. The
+ * frame table is updated from Page.frameAttached/Navigated/Detached and from
+ * Target.attachedToTarget (an iframe target's id is its frame id). All of
+ * this runs on the service thread, so child sessions are configured with
+ * cdp_call_async, never with a blocking call.
+ */
+#include "cdp/browser.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+
+#define MAX_FRAMES 256
+#define MAX_CHILD_SESSIONS 64
+
+struct cdp_browser {
+    cdp_conn *conn;
+    cdp_process *proc;
+    char product[128];
+};
+
+struct cdp_page {
+    cdp_browser *b;
+    cdp_conn *conn;
+    char target_id[64];
+    char session[64];
+    cdp_page_opts opts;
+    int sub;
+    pthread_mutex_t mu;
+    cdp_frame frames[MAX_FRAMES];
+    int nframes;
+    char children[MAX_CHILD_SESSIONS][64];
+    int nchildren;
+    int dead;
+};
+
+static base_err finish_browser(cdp_browser *b, char *err)
+{
+    cJSON *ver = NULL;
+    base_err e = cdp_call(b->conn, NULL, "Browser.getVersion", NULL, &ver, 10000, err);
+    if (e)
+        return e;
+    const cJSON *prod = cJSON_GetObjectItemCaseSensitive(ver, "product");
+    snprintf(b->product, sizeof b->product, "%s", cJSON_IsString(prod) ? prod->valuestring : "");
+    cJSON_Delete(ver);
+    return BASE_OK;
+}
+
+base_err cdp_browser_launch(const cdp_launch_opts *lo, cdp_browser **out, char *err)
+{
+    cdp_browser *b = base_calloc(1, sizeof *b);
+    if (!b)
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    cdp_launch_opts def;
+    memset(&def, 0, sizeof def);
+    base_err e = cdp_launch(lo ? lo : &def, &b->proc, err);
+    if (e)
+        goto fail;
+    e = cdp_connect(cdp_process_ws_url(b->proc), NULL, &b->conn, err);
+    if (e)
+        goto fail;
+    e = finish_browser(b, err);
+    if (e)
+        goto fail;
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "launched %s (pid %d)", b->product,
+             cdp_process_pid(b->proc));
+    *out = b;
+    return BASE_OK;
+fail:
+    cdp_conn_destroy(b->conn);
+    cdp_process_destroy(b->proc);
+    base_free(b);
+    return e;
+}
+
+base_err cdp_browser_attach(const char *endpoint, cdp_browser **out, char *err)
+{
+    char *ws = NULL;
+    base_err e = cdp_discover(endpoint, &ws, err);
+    if (e)
+        return e;
+    cdp_browser *b = base_calloc(1, sizeof *b);
+    if (!b) {
+        base_free(ws);
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    }
+    e = cdp_connect(ws, NULL, &b->conn, err);
+    base_free(ws);
+    if (e == BASE_OK)
+        e = finish_browser(b, err);
+    if (e) {
+        cdp_conn_destroy(b->conn);
+        base_free(b);
+        return e;
+    }
+    *out = b;
+    return BASE_OK;
+}
+
+void cdp_browser_destroy(cdp_browser *b)
+{
+    if (!b)
+        return;
+    if (b->proc && b->conn && cdp_conn_alive(b->conn)) {
+        /* Ask politely first: Chromium flushes and exits cleanly. */
+        cdp_call(b->conn, NULL, "Browser.close", NULL, NULL, 2000, NULL);
+    }
+    cdp_conn_destroy(b->conn);
+    cdp_process_destroy(b->proc);
+    base_free(b);
+}
+
+cdp_conn *cdp_browser_conn(cdp_browser *b)
+{
+    return b->conn;
+}
+
+cdp_process *cdp_browser_process(cdp_browser *b)
+{
+    return b->proc;
+}
+
+const char *cdp_browser_product(cdp_browser *b)
+{
+    return b->product;
+}
+
+/* ---------- frame bookkeeping (service thread, under p->mu) ---------- */
+
+static int owns_session_locked(cdp_page *p, const char *sid)
+{
+    if (!sid)
+        return 0;
+    if (strcmp(sid, p->session) == 0)
+        return 1;
+    for (int i = 0; i < p->nchildren; i++) {
+        if (strcmp(p->children[i], sid) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static cdp_frame *find_frame_locked(cdp_page *p, const char *id)
+{
+    for (int i = 0; i < p->nframes; i++) {
+        if (strcmp(p->frames[i].id, id) == 0)
+            return &p->frames[i];
+    }
+    return NULL;
+}
+
+static cdp_frame *upsert_frame_locked(cdp_page *p, const char *id)
+{
+    cdp_frame *f = find_frame_locked(p, id);
+    if (f || p->nframes >= MAX_FRAMES)
+        return f;
+    f = &p->frames[p->nframes++];
+    memset(f, 0, sizeof *f);
+    snprintf(f->id, sizeof f->id, "%s", id);
+    return f;
+}
+
+static void remove_frame_locked(cdp_page *p, const char *id)
+{
+    for (int i = 0; i < p->nframes; i++) {
+        if (strcmp(p->frames[i].id, id) == 0) {
+            p->frames[i] = p->frames[--p->nframes];
+            return;
+        }
+    }
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void ignore_reply(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)result;
+    (void)user;
+    if (e)
+        base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "child session setup: %s", msg ? msg : "");
+}
+
+static cJSON *auto_attach_params(void)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddBoolToObject(pa, "autoAttach", 1);
+    cJSON_AddBoolToObject(pa, "waitForDebuggerOnStart", 1);
+    cJSON_AddBoolToObject(pa, "flatten", 1);
+    return pa;
+}
+
+static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params)
+{
+    const char *child = jstr(params, "sessionId");
+    const cJSON *ti = cJSON_GetObjectItemCaseSensitive(params, "targetInfo");
+    const char *type = jstr(ti, "type");
+    const char *tid = jstr(ti, "targetId");
+    if (!child || !type || !tid)
+        return;
+    int is_frame = strcmp(type, "iframe") == 0;
+    pthread_mutex_lock(&p->mu);
+    if (is_frame && p->nchildren < MAX_CHILD_SESSIONS) {
+        snprintf(p->children[p->nchildren++], 64, "%s", child);
+        cdp_frame *f = upsert_frame_locked(p, tid);
+        if (f) {
+            snprintf(f->session, sizeof f->session, "%s", child);
+            f->oopif = 1;
+            const char *url = jstr(ti, "url");
+            if (url)
+                snprintf(f->url, sizeof f->url, "%s", url);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "attached %s target %s (session %s, parent %s)", type,
+             tid, child, parent_sid ? parent_sid : "-");
+    if (is_frame) {
+        /* Configure the iframe's session (recursively auto-attach nested
+         * OOPIFs), then let it run: it was paused waiting for us. */
+        cdp_call_async(p->conn, child, "Page.enable", NULL, 10000, ignore_reply, NULL);
+        cdp_call_async(p->conn, child, "Runtime.enable", NULL, 10000, ignore_reply, NULL);
+        cdp_call_async(p->conn, child, "Target.setAutoAttach", auto_attach_params(), 10000,
+                       ignore_reply, NULL);
+    }
+    /* Workers and other targets are resumed and otherwise ignored. */
+    cdp_call_async(p->conn, child, "Runtime.runIfWaitingForDebugger", NULL, 10000, ignore_reply,
+                   NULL);
+}
+
+static void on_event(const char *sid, const char *method, const cJSON *params, void *user)
+{
+    cdp_page *p = user;
+    pthread_mutex_lock(&p->mu);
+    int mine = owns_session_locked(p, sid);
+    pthread_mutex_unlock(&p->mu);
+    if (!mine) {
+        /* Browser-level notice that our target is gone. */
+        if (!sid && strcmp(method, "Target.targetDestroyed") == 0) {
+            const char *tid = jstr(params, "targetId");
+            if (tid && strcmp(tid, p->target_id) == 0) {
+                pthread_mutex_lock(&p->mu);
+                p->dead = 1;
+                pthread_mutex_unlock(&p->mu);
+            }
+        }
+        return;
+    }
+    if (strcmp(method, "Target.attachedToTarget") == 0) {
+        on_attached(p, sid, params);
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *child = jstr(params, "sessionId");
+        pthread_mutex_lock(&p->mu);
+        for (int i = 0; child && i < p->nchildren; i++) {
+            if (strcmp(p->children[i], child) == 0) {
+                memcpy(p->children[i], p->children[--p->nchildren], 64);
+                break;
+            }
+        }
+        for (int i = 0; child && i < p->nframes; i++) {
+            if (p->frames[i].oopif && strcmp(p->frames[i].session, child) == 0) {
+                p->frames[i].oopif = 0;
+                snprintf(p->frames[i].session, sizeof p->frames[i].session, "%s", p->session);
+            }
+        }
+        pthread_mutex_unlock(&p->mu);
+    } else if (strcmp(method, "Page.frameAttached") == 0) {
+        const char *fid = jstr(params, "frameId");
+        const char *parent = jstr(params, "parentFrameId");
+        if (!fid)
+            return;
+        pthread_mutex_lock(&p->mu);
+        cdp_frame *f = upsert_frame_locked(p, fid);
+        if (f) {
+            snprintf(f->parent_id, sizeof f->parent_id, "%s", parent ? parent : "");
+            if (!f->oopif)
+                snprintf(f->session, sizeof f->session, "%s", sid);
+        }
+        pthread_mutex_unlock(&p->mu);
+    } else if (strcmp(method, "Page.frameNavigated") == 0) {
+        const cJSON *fr = cJSON_GetObjectItemCaseSensitive(params, "frame");
+        const char *fid = jstr(fr, "id");
+        if (!fid)
+            return;
+        const char *parent = jstr(fr, "parentId");
+        const char *url = jstr(fr, "url");
+        pthread_mutex_lock(&p->mu);
+        cdp_frame *f = upsert_frame_locked(p, fid);
+        if (f) {
+            if (parent)
+                snprintf(f->parent_id, sizeof f->parent_id, "%s", parent);
+            if (url)
+                snprintf(f->url, sizeof f->url, "%s", url);
+            if (!f->oopif)
+                snprintf(f->session, sizeof f->session, "%s", sid);
+        }
+        pthread_mutex_unlock(&p->mu);
+    } else if (strcmp(method, "Page.frameDetached") == 0) {
+        const char *fid = jstr(params, "frameId");
+        const char *reason = jstr(params, "reason");
+        /* "swap" means the frame moved to another process: it lives on as
+         * an iframe target, so keep it. */
+        if (fid && !(reason && strcmp(reason, "swap") == 0)) {
+            pthread_mutex_lock(&p->mu);
+            remove_frame_locked(p, fid);
+            pthread_mutex_unlock(&p->mu);
+        }
+    } else if (strcmp(method, "Inspector.targetCrashed") == 0 && strcmp(sid, p->session) == 0) {
+        pthread_mutex_lock(&p->mu);
+        p->dead = 1;
+        pthread_mutex_unlock(&p->mu);
+        base_log(BASE_LOG_CDP, BASE_LOG_ERROR, "page renderer crashed");
+    }
+}
+
+static void load_frame_tree(cdp_page *p, const cJSON *node, const char *parent)
+{
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(node, "frame");
+    const char *fid = jstr(fr, "id");
+    if (!fid)
+        return;
+    cdp_frame *f = upsert_frame_locked(p, fid);
+    if (f) {
+        snprintf(f->parent_id, sizeof f->parent_id, "%s", parent ? parent : "");
+        const char *url = jstr(fr, "url");
+        snprintf(f->url, sizeof f->url, "%s", url ? url : "");
+        if (!f->oopif)
+            snprintf(f->session, sizeof f->session, "%s", p->session);
+    }
+    const cJSON *kids = cJSON_GetObjectItemCaseSensitive(node, "childFrames");
+    const cJSON *k;
+    cJSON_ArrayForEach(k, kids)
+    {
+        load_frame_tree(p, k, fid);
+    }
+}
+
+base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err)
+{
+    cdp_page *p = base_calloc(1, sizeof *p);
+    if (!p)
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    p->b = b;
+    p->conn = b->conn;
+    p->sub = -1;
+    p->opts.width = o && o->width > 0 ? o->width : 1280;
+    p->opts.height = o && o->height > 0 ? o->height : 800;
+    p->opts.scale = o && o->scale > 0 ? o->scale : 1.0;
+    p->opts.mobile = o ? o->mobile : 0;
+    pthread_mutex_init(&p->mu, NULL);
+    base_err e;
+    cJSON *res = NULL;
+
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "url", "about:blank");
+    if ((e = cdp_call(p->conn, NULL, "Target.createTarget", pa, &res, 10000, err)))
+        goto fail;
+    const char *tid = jstr(res, "targetId");
+    if (!tid) {
+        e = base_errf(err, BASE_EPROTO, "cdp: Target.createTarget returned no targetId");
+        goto fail;
+    }
+    snprintf(p->target_id, sizeof p->target_id, "%s", tid);
+    cJSON_Delete(res);
+    res = NULL;
+
+    /* Subscribe before attaching so no event of the new session is missed. */
+    p->sub = cdp_subscribe(p->conn, NULL, NULL, on_event, p);
+    if (p->sub < 0) {
+        e = base_errf(err, BASE_ENOMEM, "cdp: cannot subscribe to page events");
+        goto fail;
+    }
+    pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", p->target_id);
+    cJSON_AddBoolToObject(pa, "flatten", 1);
+    if ((e = cdp_call(p->conn, NULL, "Target.attachToTarget", pa, &res, 10000, err)))
+        goto fail;
+    const char *sid = jstr(res, "sessionId");
+    if (!sid) {
+        e = base_errf(err, BASE_EPROTO, "cdp: Target.attachToTarget returned no sessionId");
+        goto fail;
+    }
+    pthread_mutex_lock(&p->mu);
+    snprintf(p->session, sizeof p->session, "%s", sid);
+    pthread_mutex_unlock(&p->mu);
+    cJSON_Delete(res);
+    res = NULL;
+
+    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    pa = cJSON_CreateObject();
+    cJSON_AddNumberToObject(pa, "width", p->opts.width);
+    cJSON_AddNumberToObject(pa, "height", p->opts.height);
+    cJSON_AddNumberToObject(pa, "deviceScaleFactor", p->opts.scale);
+    cJSON_AddBoolToObject(pa, "mobile", p->opts.mobile);
+    if ((e = cdp_call(p->conn, p->session, "Emulation.setDeviceMetricsOverride", pa, NULL, 10000,
+                      err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Target.setAutoAttach", auto_attach_params(), NULL,
+                      10000, err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Page.getFrameTree", NULL, &res, 10000, err)))
+        goto fail;
+    pthread_mutex_lock(&p->mu);
+    load_frame_tree(p, cJSON_GetObjectItemCaseSensitive(res, "frameTree"), NULL);
+    pthread_mutex_unlock(&p->mu);
+    cJSON_Delete(res);
+    *out = p;
+    return BASE_OK;
+fail:
+    cJSON_Delete(res);
+    cdp_page_close(p);
+    return e;
+}
+
+void cdp_page_close(cdp_page *p)
+{
+    if (!p)
+        return;
+    if (p->sub > 0)
+        cdp_unsubscribe(p->conn, p->sub);
+    if (p->target_id[0] && cdp_conn_alive(p->conn)) {
+        cJSON *pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "targetId", p->target_id);
+        cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, 5000, NULL);
+    }
+    pthread_mutex_destroy(&p->mu);
+    base_free(p);
+}
+
+static int main_frame_load(const cJSON *params, void *user)
+{
+    (void)params;
+    (void)user;
+    return 1;
+}
+
+base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err)
+{
+    if (timeout_ms <= 0)
+        timeout_ms = 30000;
+    int64_t t0 = base_monotime();
+    cdp_waiter *w = NULL;
+    base_err e = cdp_waiter_create(p->conn, p->session, "Page.loadEventFired", main_frame_load,
+                                   NULL, &w);
+    if (e)
+        return base_errf(err, e, "cdp: cannot wait for the load event");
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "url", url);
+    cJSON *res = NULL;
+    e = cdp_call(p->conn, p->session, "Page.navigate", pa, &res, timeout_ms, err);
+    if (e) {
+        cdp_waiter_destroy(w);
+        return e;
+    }
+    const char *et = jstr(res, "errorText");
+    if (et && et[0]) {
+        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s", url, et);
+        cJSON_Delete(res);
+        cdp_waiter_destroy(w);
+        return BASE_EREMOTE;
+    }
+    /* A same-document navigation (fragment change) fires no load event. */
+    int same_doc = jstr(res, "loaderId") == NULL;
+    cJSON_Delete(res);
+    if (!same_doc) {
+        int left = timeout_ms - (int)((base_monotime() - t0) / 1000);
+        e = cdp_waiter_wait(w, left > 0 ? left : 1, NULL);
+        if (e == BASE_ETIMEDOUT)
+            base_errf(err, e, "navigation to %.200s: no load event within %d ms", url,
+                      timeout_ms);
+        else if (e)
+            base_errf(err, e, "navigation to %.200s: browser connection closed", url);
+    }
+    cdp_waiter_destroy(w);
+    return e;
+}
+
+base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
+                           char *err)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "expression", expr);
+    cJSON_AddBoolToObject(pa, "returnByValue", 1);
+    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *res = NULL;
+    base_err e = cdp_call(p->conn, p->session, "Runtime.evaluate", pa, &res,
+                          timeout_ms > 0 ? timeout_ms : 30000, err);
+    if (e)
+        return e;
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");
+    if (ex) {
+        const cJSON *exc = cJSON_GetObjectItemCaseSensitive(ex, "exception");
+        const char *desc = jstr(exc, "description");
+        const char *text = jstr(ex, "text");
+        base_errf(err, BASE_EREMOTE, "page script threw: %.200s",
+                  desc ? desc : (text ? text : "unknown exception"));
+        cJSON_Delete(res);
+        return BASE_EREMOTE;
+    }
+    if (value) {
+        cJSON *r = cJSON_GetObjectItemCaseSensitive(res, "result");
+        cJSON *v = r ? cJSON_DetachItemFromObjectCaseSensitive(r, "value") : NULL;
+        *value = v ? v : cJSON_CreateNull();
+    }
+    cJSON_Delete(res);
+    return BASE_OK;
+}
+
+base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
+                       int timeout_ms, char *err)
+{
+    return cdp_call(p->conn, p->session, method, params, result, timeout_ms, err);
+}
+
+cdp_conn *cdp_page_conn(cdp_page *p)
+{
+    return p->conn;
+}
+
+const char *cdp_page_session(cdp_page *p)
+{
+    return p->session;
+}
+
+const char *cdp_page_target_id(cdp_page *p)
+{
+    return p->target_id;
+}
+
+const cdp_page_opts *cdp_page_viewport(cdp_page *p)
+{
+    return &p->opts;
+}
+
+int cdp_page_frames(cdp_page *p, cdp_frame *out, int max)
+{
+    pthread_mutex_lock(&p->mu);
+    int n = p->nframes;
+    int k = 0;
+    /* Main frame first, then the rest in table order. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n && k < max; i++) {
+            int is_main = p->frames[i].parent_id[0] == '\0';
+            if ((pass == 0) == is_main)
+                out[k++] = p->frames[i];
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+base_err cdp_page_frame_session(cdp_page *p, const char *frame_id, char *buf)
+{
+    pthread_mutex_lock(&p->mu);
+    cdp_frame *f = find_frame_locked(p, frame_id);
+    if (f)
+        snprintf(buf, 64, "%s", f->session[0] ? f->session : p->session);
+    pthread_mutex_unlock(&p->mu);
+    return f ? BASE_OK : BASE_ENOTFOUND;
+}
+
+int cdp_page_alive(cdp_page *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int alive = !p->dead;
+    pthread_mutex_unlock(&p->mu);
+    return alive && cdp_conn_alive(p->conn);
+}

@@ -1,0 +1,101 @@
+/* cdp/browser.h: a browser (launched or attached) and its pages.
+ *
+ * cdp_browser bundles a protocol connection with, when fovea launched the
+ * browser, the process that must be cleaned up. cdp_page is one tab opened
+ * by fovea with a fixed viewport and device scale factor; it tracks its
+ * frame tree and the flattened sessions of its out-of-process iframes, so a
+ * caller can address any frame's session.
+ *
+ * Threads: every function may be called from any thread except the cdp
+ * service thread (event callbacks). A page must not be destroyed while
+ * another thread is using it.
+ */
+#ifndef FOVEA_CDP_BROWSER_H
+#define FOVEA_CDP_BROWSER_H
+
+#include <cjson/cJSON.h>
+
+#include "base/err.h"
+#include "cdp/cdp.h"
+#include "cdp/launch.h"
+
+typedef struct cdp_browser cdp_browser;
+typedef struct cdp_page cdp_page;
+
+/* Launches Chromium with `lo` (NULL: defaults) and connects. On success *out
+ * owns both; cdp_browser_destroy shuts the browser down and removes its
+ * profile. Errors: those of cdp_launch and cdp_connect. */
+base_err cdp_browser_launch(const cdp_launch_opts *lo, cdp_browser **out, char *err);
+
+/* Connects to a running browser: endpoint is "ws://…", "http://host:port"
+ * or "host:port" (discovered through /json/version). Destroy only
+ * disconnects; the browser keeps running. */
+base_err cdp_browser_attach(const char *endpoint, cdp_browser **out, char *err);
+
+/* Closes pages fovea opened, disconnects and (if launched) stops the
+ * browser. NULL is a no-op. */
+void cdp_browser_destroy(cdp_browser *b);
+
+/* Borrowed; valid until cdp_browser_destroy. */
+cdp_conn *cdp_browser_conn(cdp_browser *b);
+/* The launched process, or NULL in attach mode. Borrowed. */
+cdp_process *cdp_browser_process(cdp_browser *b);
+/* "Chrome/156.0…" product string from Browser.getVersion (borrowed). */
+const char *cdp_browser_product(cdp_browser *b);
+
+typedef struct cdp_page_opts {
+    int width, height;  /* CSS pixels of the viewport; 0 = 1280x800 */
+    double scale;       /* device scale factor; 0 = 1 */
+    int mobile;
+} cdp_page_opts;
+
+/* Opens a new tab (about:blank), attaches a flattened session, enables the
+ * Page/Runtime domains, applies the viewport and auto-attaches to
+ * out-of-process iframes. */
+base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err);
+
+/* Closes the tab and frees the page. NULL is a no-op. */
+void cdp_page_close(cdp_page *p);
+
+/* Navigates and waits for the load event of the main frame. Errors:
+ * BASE_EREMOTE with the net error text ("net::ERR_CONNECTION_REFUSED"),
+ * BASE_ETIMEDOUT, BASE_ECLOSED. */
+base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err);
+
+/* Runtime.evaluate(expr, returnByValue, awaitPromise) in the main frame.
+ * *value (optional) receives the value (caller frees). A thrown exception
+ * is BASE_EREMOTE with its text in err. */
+base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
+                           char *err);
+
+/* cdp_call on the page's own session. */
+base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
+                       int timeout_ms, char *err);
+
+/* Borrowed handles. */
+cdp_conn *cdp_page_conn(cdp_page *p);
+const char *cdp_page_session(cdp_page *p);
+const char *cdp_page_target_id(cdp_page *p);
+const cdp_page_opts *cdp_page_viewport(cdp_page *p);
+
+/* One frame of the page's tree. */
+typedef struct cdp_frame {
+    char id[64];
+    char parent_id[64]; /* "" for the main frame */
+    char session[64];   /* session that owns this frame's document */
+    char url[512];
+    int oopif;          /* 1 when the frame runs in its own process/target */
+} cdp_frame;
+
+/* Copies up to max frames (main frame first) and returns how many exist. */
+int cdp_page_frames(cdp_page *p, cdp_frame *out, int max);
+
+/* Session that owns frame_id's document (copied into buf, 64 bytes); falls
+ * back to the page session for in-process frames. BASE_ENOTFOUND if the
+ * frame is unknown. */
+base_err cdp_page_frame_session(cdp_page *p, const char *frame_id, char *buf);
+
+/* True until the page's renderer crashed or its target went away. */
+int cdp_page_alive(cdp_page *p);
+
+#endif

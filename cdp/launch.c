@@ -1,0 +1,881 @@
+/* cdp/launch.c: Chromium process management and DevTools endpoint discovery.
+ *
+ * Launch: a fresh profile from mkdtemp, Chromium started with posix_spawn in
+ * a new process group (so one kill(-pgid) reaches the zygote, GPU and
+ * renderer children too), stdout/stderr going to a log file next to the
+ * profile, and the DevTools port read from <profile>/DevToolsActivePort. The
+ * browser is never reaped before its group has been killed: waitid(WNOWAIT)
+ * observes its exit while the zombie keeps the pid (and so the group id)
+ * from being reused under us.
+ *
+ * Cleanup on abnormal exit: every live browser has a slot in a fixed array
+ * whose fields are written before `used` is set, so a signal handler can
+ * read it without locks. The handler only uses async-signal-safe calls:
+ * kill, waitpid, openat, getdents64, unlinkat, nanosleep, raise. Slots and
+ * the atexit hook only act in the process that launched the browser, so a
+ * forked child that exits or is interrupted does not kill its parent's
+ * browsers. This file is Linux-specific (getdents64, closefrom in
+ * posix_spawn), hence _GNU_SOURCE.
+ *
+ * Discovery is a one-shot HTTP/1.1 GET /json/version over a plain socket
+ * with a deadline, and cJSON for the answer.
+ */
+#define _GNU_SOURCE
+
+#include "cdp/launch.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+
+extern char **environ;
+
+#define LAUNCH_SLOTS 32
+#define LAUNCH_PATH_MAX 1024
+#define LAUNCH_DEFAULT_TIMEOUT_MS 20000
+#define LAUNCH_TERM_WAIT_MS 2000
+#define DISCOVER_TIMEOUT_MS 5000
+#define DISCOVER_MAX_RESPONSE (64 * 1024)
+
+/* What the signal handler needs, precomputed. */
+typedef struct reg_slot {
+    atomic_int used;   /* 1 once the fields below are complete */
+    atomic_int pgid;   /* 0 until the browser is spawned */
+    pid_t owner;       /* getpid() of the launching process */
+    int keep_log;
+    char profile[LAUNCH_PATH_MAX];
+    char log[LAUNCH_PATH_MAX];
+} reg_slot;
+
+struct cdp_process {
+    struct cdp_process *next; /* g_list, under g_mu */
+    int slot;
+    pid_t pid;
+    int exited;  /* observed exit (still a zombie until reaped) */
+    int reaped;
+    int cleaned; /* profile and log removed (destroy, or the atexit hook) */
+    int keep_log;
+    char *profile;
+    char *log_path;
+    char *ws_url;
+};
+
+static reg_slot g_slots[LAUNCH_SLOTS];
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static cdp_process *g_list; /* under g_mu */
+static pthread_once_t g_atexit_once = PTHREAD_ONCE_INIT;
+static atomic_int g_signals_installed;
+
+/* ---- async-signal-safe helpers ----------------------------------------- */
+
+static void sleep_ms_raw(long ms)
+{
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+/* Removes name (relative to dirfd) and everything under it, without
+ * following symlinks. Uses getdents64 rather than opendir because opendir
+ * allocates, which is unsafe in a signal handler. Entries removed while
+ * listing can shift the directory stream, so each directory is re-listed
+ * until a pass finds nothing left. */
+static void rm_tree_at(int dirfd, const char *name, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+        return;
+    if (depth > 64)
+        return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    for (int pass = 0; pass < 8; pass++) {
+        int found = 0;
+        _Alignas(8) char buf[4096];
+        lseek(fd, 0, SEEK_SET);
+        for (;;) {
+            ssize_t n = getdents64(fd, buf, sizeof buf);
+            if (n <= 0)
+                break;
+            for (ssize_t off = 0; off < n;) {
+                struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+                off += d->d_reclen;
+                if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+                    continue;
+                found = 1;
+                rm_tree_at(fd, d->d_name, depth + 1);
+            }
+        }
+        if (!found)
+            break;
+    }
+    close(fd);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* rm -rf path; retried briefly because a dying browser may still add files. */
+static void rm_tree(const char *path)
+{
+    for (int i = 0; i < 20; i++) {
+        rm_tree_at(AT_FDCWD, path, 0);
+        struct stat st;
+        if (lstat(path, &st) != 0)
+            return;
+        sleep_ms_raw(10);
+    }
+}
+
+/* Kills every registered browser group of this process and removes its
+ * files. Async-signal-safe; also used by nothing else so that the normal
+ * paths can stay graceful. */
+static void cleanup_slots_now(void)
+{
+    pid_t self = getpid();
+    for (int i = 0; i < LAUNCH_SLOTS; i++) {
+        reg_slot *s = &g_slots[i];
+        int pg = atomic_load(&s->pgid);
+        if (atomic_load(&s->used) && s->owner == self && pg > 0)
+            kill(-pg, SIGKILL);
+    }
+    for (int i = 0; i < LAUNCH_SLOTS; i++) {
+        reg_slot *s = &g_slots[i];
+        if (!atomic_load(&s->used) || s->owner != self)
+            continue;
+        int pg = atomic_load(&s->pgid);
+        if (pg > 0)
+            waitpid(pg, NULL, 0);
+        rm_tree(s->profile);
+        if (!s->keep_log)
+            unlink(s->log);
+    }
+}
+
+static void on_fatal_signal(int sig)
+{
+    int saved = errno;
+    cleanup_slots_now();
+    /* Die the way the signal would have killed us: default action, re-raised
+     * (it is delivered when the handler returns and unblocks it). */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    raise(sig);
+    errno = saved;
+}
+
+void cdp_launch_install_signal_cleanup(void)
+{
+    if (atomic_exchange(&g_signals_installed, 1))
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- registry ---------------------------------------------------------- */
+
+static void slot_release(int i)
+{
+    if (i < 0)
+        return;
+    atomic_store(&g_slots[i].used, 0);
+    atomic_store(&g_slots[i].pgid, 0);
+}
+
+/* Kills the group, reaps the browser, removes the profile and the log.
+ * graceful: SIGTERM first and up to LAUNCH_TERM_WAIT_MS for the browser. */
+static void teardown(cdp_process *p, int graceful)
+{
+    if (p->cleaned)
+        return;
+    if (p->pid > 0 && !p->reaped) {
+        if (graceful && !p->exited) {
+            kill(-p->pid, SIGTERM);
+            int64_t deadline = base_monotime() + (int64_t)LAUNCH_TERM_WAIT_MS * 1000;
+            while (base_monotime() < deadline) {
+                siginfo_t si;
+                memset(&si, 0, sizeof si);
+                if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+                    si.si_pid != 0)
+                    break;
+                base_sleep_ms(10);
+            }
+        }
+        /* The leader is at worst a zombie here, so the group id is still ours. */
+        kill(-p->pid, SIGKILL);
+        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        p->reaped = 1;
+        /* Give the rest of the group a moment to die before removing files
+         * they might still be writing. */
+        for (int i = 0; i < 50 && kill(-p->pid, 0) == 0; i++)
+            base_sleep_ms(2);
+    }
+    if (p->profile)
+        rm_tree(p->profile);
+    if (p->log_path && !p->keep_log)
+        unlink(p->log_path);
+    p->cleaned = 1;
+}
+
+static void atexit_cleanup(void)
+{
+    pthread_mutex_lock(&g_mu);
+    for (cdp_process *p = g_list; p; p = p->next) {
+        if (g_slots[p->slot].owner != getpid())
+            continue;
+        teardown(p, 0);
+        slot_release(p->slot);
+        p->slot = -1;
+    }
+    pthread_mutex_unlock(&g_mu);
+}
+
+static void register_atexit(void)
+{
+    atexit(atexit_cleanup);
+}
+
+/* ---- launch ------------------------------------------------------------ */
+
+/* Finds an executable: a path with '/' is taken as is, a bare name is
+ * searched on PATH. Returns a base_malloc'd path or NULL. */
+static char *find_exe(const char *name)
+{
+    if (!name || !name[0])
+        return NULL;
+    if (strchr(name, '/'))
+        return access(name, X_OK) == 0 ? base_strdup(name) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char cand[LAUNCH_PATH_MAX];
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        int w = snprintf(cand, sizeof cand, "%.*s/%s", (int)n, path, name);
+        if (n > 0 && w > 0 && (size_t)w < sizeof cand && access(cand, X_OK) == 0)
+            return base_strdup(cand);
+        path += n;
+        if (*path == ':')
+            path++;
+    }
+    return NULL;
+}
+
+/* Reads up to cap-1 bytes of a small file into buf; returns the length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap, off_t from_end)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (from_end > 0) {
+        off_t size = lseek(fd, 0, SEEK_END);
+        lseek(fd, size > from_end ? size - from_end : 0, SEEK_SET);
+    }
+    size_t len = 0;
+    while (len + 1 < cap) {
+        ssize_t r = read(fd, buf + len, cap - 1 - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    buf[len] = '\0';
+    return (ssize_t)len;
+}
+
+/* The last few lines of the browser log, for error messages. */
+static void log_tail(const char *log, char *out, size_t cap)
+{
+    char buf[512];
+    out[0] = '\0';
+    ssize_t n = read_small(log, buf, sizeof buf, 160);
+    if (n <= 0)
+        return;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
+        buf[--n] = '\0';
+    /* Start at a line boundary when the tail cut one in half. */
+    char *start = buf;
+    char *nl = strchr(buf, '\n');
+    if (n >= 150 && nl && nl[1])
+        start = nl + 1;
+    size_t len = strlen(start);
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(out, start, len);
+    out[len] = '\0';
+}
+
+/* Parses DevToolsActivePort: "PORT\n/devtools/browser/UUID". Returns 1 when
+ * complete (Chromium may be mid-write when we look). */
+static int parse_active_port(const char *text, int *port, char *path, size_t cap)
+{
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\n' || v <= 0 || v > 65535)
+        return 0;
+    const char *p = end + 1;
+    size_t n = strcspn(p, "\r\n");
+    static const char prefix[] = "/devtools/browser/";
+    /* A browser id is a 36-character UUID; require all of it. */
+    if (n < sizeof prefix - 1 + 36 || strncmp(p, prefix, sizeof prefix - 1) != 0 || n >= cap)
+        return 0;
+    memcpy(path, p, n);
+    path[n] = '\0';
+    *port = (int)v;
+    return 1;
+}
+
+static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv, char *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return base_errf(err, BASE_ENOMEM, "launch: out of memory");
+    if (posix_spawnattr_init(&at) != 0) {
+        posix_spawn_file_actions_destroy(&fa);
+        return base_errf(err, BASE_ENOMEM, "launch: out of memory");
+    }
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGPIPE);
+    sigaddset(&defaults, SIGHUP);
+    /* Own process group (pgid = pid), clean signal state, no inherited fds
+     * besides stdio: a leaked pipe end or socket would otherwise live as
+     * long as the browser. */
+    int rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+                                               POSIX_SPAWN_SETSIGDEF);
+    rc = rc ? rc : posix_spawnattr_setpgroup(&at, 0);
+    rc = rc ? rc : posix_spawnattr_setsigmask(&at, &none);
+    rc = rc ? rc : posix_spawnattr_setsigdefault(&at, &defaults);
+    rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    rc = rc ? rc
+            : posix_spawn_file_actions_addopen(&fa, 1, p->log_path,
+                                               O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+    pid_t pid = -1;
+    if (rc == 0)
+        rc = posix_spawn(&pid, exe, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0)
+        return base_errf(err, BASE_EIO, "launch: cannot start %s: %s", exe, strerror(rc));
+    p->pid = pid;
+    return BASE_OK;
+}
+
+/* Waits for DevToolsActivePort and builds the websocket URL. */
+static base_err wait_for_port(cdp_process *p, int timeout_ms, char *err)
+{
+    size_t fl = strlen(p->profile) + sizeof "/DevToolsActivePort";
+    char *file = base_malloc(fl);
+    if (!file)
+        return base_errf(err, BASE_ENOMEM, "launch: out of memory");
+    snprintf(file, fl, "%s/DevToolsActivePort", p->profile);
+    int64_t deadline = base_monotime() + (int64_t)timeout_ms * 1000;
+    base_err e = BASE_ETIMEDOUT;
+    for (;;) {
+        char text[256];
+        char path[200];
+        int port;
+        if (read_small(file, text, sizeof text, 0) > 0 &&
+            parse_active_port(text, &port, path, sizeof path)) {
+            size_t ul = strlen(path) + 32;
+            p->ws_url = base_malloc(ul);
+            if (!p->ws_url) {
+                e = base_errf(err, BASE_ENOMEM, "launch: out of memory");
+                break;
+            }
+            snprintf(p->ws_url, ul, "ws://127.0.0.1:%d%s", port, path);
+            e = BASE_OK;
+            break;
+        }
+        if (!cdp_process_alive(p)) {
+            char tail[200];
+            log_tail(p->log_path, tail, sizeof tail);
+            e = base_errf(err, BASE_ECLOSED, "launch: chromium exited during startup: %s",
+                          tail[0] ? tail : "(empty log)");
+            break;
+        }
+        if (base_monotime() >= deadline) {
+            char tail[160];
+            log_tail(p->log_path, tail, sizeof tail);
+            e = base_errf(err, BASE_ETIMEDOUT,
+                          "launch: no DevToolsActivePort after %d ms: %s", timeout_ms,
+                          tail[0] ? tail : "(empty log)");
+            break;
+        }
+        base_sleep_ms(10);
+    }
+    base_free(file);
+    return e;
+}
+
+static void process_free(cdp_process *p)
+{
+    base_free(p->profile);
+    base_free(p->log_path);
+    base_free(p->ws_url);
+    base_free(p);
+}
+
+base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
+{
+    cdp_launch_opts def;
+    memset(&def, 0, sizeof def);
+    if (!o)
+        o = &def;
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "launch: out is NULL");
+
+    /* Everything that can fail before the spawn is done first. */
+    char *exe = NULL;
+    if (o->executable) {
+        exe = find_exe(o->executable);
+    } else if (getenv("FOVEA_CHROMIUM") && getenv("FOVEA_CHROMIUM")[0]) {
+        exe = find_exe(getenv("FOVEA_CHROMIUM"));
+    } else {
+        static const char *const names[] = {"chromium", "chromium-browser", "google-chrome",
+                                            "google-chrome-stable"};
+        for (size_t i = 0; !exe && i < sizeof names / sizeof names[0]; i++)
+            exe = find_exe(names[i]);
+    }
+    if (!exe) {
+        return base_errf(err, BASE_ENOTFOUND,
+                         "launch: chromium not found (%s); set FOVEA_CHROMIUM",
+                         o->executable ? o->executable : "searched PATH");
+    }
+
+    base_err e = BASE_ENOMEM;
+    char **argv = NULL;
+    char *udd = NULL;
+    char winsz[48];
+    int registered = 0;
+    cdp_process *p = base_calloc(1, sizeof *p);
+    if (!p)
+        goto fail;
+    p->slot = -1;
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !tmp[0])
+        tmp = "/tmp";
+    size_t pl = strlen(tmp) + sizeof "/fovea-profile-XXXXXX";
+    p->profile = base_malloc(pl);
+    p->log_path = base_malloc(pl + 4);
+    if (!p->profile || !p->log_path)
+        goto fail;
+    snprintf(p->profile, pl, "%s/fovea-profile-XXXXXX", tmp);
+    if (pl > LAUNCH_PATH_MAX - 8) {
+        e = base_errf(err, BASE_EINVAL, "launch: TMPDIR path too long");
+        goto fail;
+    }
+    if (!mkdtemp(p->profile)) {
+        e = base_errf(err, BASE_EIO, "launch: mkdtemp in %s: %s", tmp, strerror(errno));
+        base_free(p->profile);
+        p->profile = NULL;
+        goto fail;
+    }
+    snprintf(p->log_path, pl + 4, "%s.log", p->profile);
+    const char *keep = getenv("FOVEA_KEEP_CHROME_LOG");
+    p->keep_log = keep && keep[0] && strcmp(keep, "0") != 0;
+
+    /* argv: fixed flags (see DESIGN), geometry, caller extras, about:blank. */
+    static const char *const fixed[] = {
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--enable-features=CDPScreenshotNewSurface",
+        "--disable-quic",
+        "--mute-audio",
+        "--hide-scrollbars",
+        "--remote-debugging-port=0",
+    };
+    size_t nfixed = sizeof fixed / sizeof fixed[0];
+    size_t nextra = 0;
+    while (o->extra_args && o->extra_args[nextra])
+        nextra++;
+    argv = base_calloc(nfixed + nextra + 8, sizeof *argv);
+    size_t ul = strlen(p->profile) + sizeof "--user-data-dir=";
+    udd = base_malloc(ul);
+    if (!argv || !udd)
+        goto fail;
+    snprintf(udd, ul, "--user-data-dir=%s", p->profile);
+    snprintf(winsz, sizeof winsz, "--window-size=%d,%d", o->window_w > 0 ? o->window_w : 1280,
+             o->window_h > 0 ? o->window_h : 800);
+    size_t ac = 0;
+    /* posix_spawn takes char *const[]; the strings are not modified. */
+    argv[ac++] = exe;
+    if (!o->headful)
+        argv[ac++] = (char *)(uintptr_t) "--headless";
+    for (size_t i = 0; i < nfixed; i++)
+        argv[ac++] = (char *)(uintptr_t)fixed[i];
+    argv[ac++] = udd;
+    argv[ac++] = winsz;
+    for (size_t i = 0; i < nextra; i++)
+        argv[ac++] = (char *)(uintptr_t)o->extra_args[i];
+    argv[ac++] = (char *)(uintptr_t) "about:blank";
+    argv[ac] = NULL;
+
+    /* Take a slot before spawning so that a signal arriving right after the
+     * spawn still finds the profile to remove. */
+    pthread_once(&g_atexit_once, register_atexit);
+    pthread_mutex_lock(&g_mu);
+    for (int i = 0; i < LAUNCH_SLOTS; i++) {
+        if (!atomic_load(&g_slots[i].used)) {
+            p->slot = i;
+            break;
+        }
+    }
+    if (p->slot < 0) {
+        pthread_mutex_unlock(&g_mu);
+        e = base_errf(err, BASE_EBUSY, "launch: more than %d live browsers", LAUNCH_SLOTS);
+        goto fail;
+    }
+    reg_slot *s = &g_slots[p->slot];
+    s->owner = getpid();
+    s->keep_log = p->keep_log;
+    snprintf(s->profile, sizeof s->profile, "%s", p->profile);
+    snprintf(s->log, sizeof s->log, "%s", p->log_path);
+    atomic_store(&s->pgid, 0);
+    atomic_store(&s->used, 1);
+    p->next = g_list;
+    g_list = p;
+    registered = 1;
+    e = spawn_browser(p, exe, argv, err);
+    if (e == BASE_OK)
+        atomic_store(&s->pgid, (int)p->pid);
+    pthread_mutex_unlock(&g_mu);
+    if (e)
+        goto fail;
+
+    int64_t t0 = base_monotime();
+    e = wait_for_port(p, o->timeout_ms > 0 ? o->timeout_ms : LAUNCH_DEFAULT_TIMEOUT_MS, err);
+    if (e)
+        goto fail;
+    base_log(BASE_LOG_CDP, BASE_LOG_INFO, "chromium pid %d ready in %.0f ms: %s", (int)p->pid,
+             (double)(base_monotime() - t0) / 1000.0, p->ws_url);
+    base_free(argv);
+    base_free(udd);
+    base_free(exe);
+    *out = p;
+    return BASE_OK;
+
+fail:
+    if (e == BASE_ENOMEM)
+        base_errf(err, BASE_ENOMEM, "launch: out of memory");
+    if (p) {
+        if (registered) {
+            cdp_process_destroy(p);
+        } else {
+            if (p->profile)
+                rm_tree(p->profile);
+            process_free(p);
+        }
+    }
+    base_free(argv);
+    base_free(udd);
+    base_free(exe);
+    return e;
+}
+
+const char *cdp_process_ws_url(const cdp_process *p)
+{
+    return p ? p->ws_url : NULL;
+}
+
+int cdp_process_pid(const cdp_process *p)
+{
+    return p ? (int)p->pid : -1;
+}
+
+const char *cdp_process_profile_dir(const cdp_process *p)
+{
+    return p ? p->profile : NULL;
+}
+
+int cdp_process_alive(cdp_process *p)
+{
+    if (!p || p->pid <= 0 || p->exited || p->reaped)
+        return 0;
+    /* WNOWAIT: observe the exit but leave the zombie, which keeps the pid
+     * and group id reserved until destroy has killed the rest of the group. */
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != 0)
+        p->exited = 1;
+    return !p->exited;
+}
+
+void cdp_process_kill(cdp_process *p)
+{
+    if (p && p->pid > 0 && !p->reaped)
+        kill(-p->pid, SIGKILL);
+}
+
+void cdp_process_destroy(cdp_process *p)
+{
+    if (!p)
+        return;
+    /* Tear down while still registered, so a signal arriving meanwhile
+     * still finds the profile; unregister afterwards. */
+    teardown(p, 1);
+    pthread_mutex_lock(&g_mu);
+    for (cdp_process **pp = &g_list; *pp; pp = &(*pp)->next) {
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    }
+    slot_release(p->slot);
+    pthread_mutex_unlock(&g_mu);
+    process_free(p);
+}
+
+/* ---- discovery --------------------------------------------------------- */
+
+static int64_t ms_left(int64_t deadline_us)
+{
+    int64_t left = (deadline_us - base_monotime()) / 1000;
+    return left > 0 ? left : 0;
+}
+
+/* Connects to host:port before the deadline. Returns the fd or -1 with err set. */
+static int dial(const char *host, const char *port, int64_t deadline, base_err *e, char *err)
+{
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        *e = base_errf(err, BASE_EINVAL, "discover: cannot resolve %s: %s", host,
+                       gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1;
+    int last = ECONNREFUSED;
+    for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                    ai->ai_protocol);
+        if (fd < 0) {
+            last = errno;
+            continue;
+        }
+        int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (rc != 0 && errno == EINPROGRESS) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            int pr = poll(&pfd, 1, (int)ms_left(deadline));
+            int soerr = ETIMEDOUT;
+            socklen_t sl = sizeof soerr;
+            if (pr > 0)
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+            rc = soerr ? -1 : 0;
+            errno = soerr;
+        }
+        if (rc != 0) {
+            last = errno;
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        base_err code = last == ETIMEDOUT     ? BASE_ETIMEDOUT
+                        : last == ECONNREFUSED ? BASE_ECLOSED
+                                               : BASE_EIO;
+        *e = base_errf(err, code, "discover: connect %s:%s: %s", host, port, strerror(last));
+    }
+    return fd;
+}
+
+/* GET /json/version; on success resp holds the whole response. */
+static base_err http_get_version(int fd, const char *hostport, int64_t deadline, base_buf *resp,
+                                 char *err)
+{
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "GET /json/version HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n"
+                     "Connection: close\r\n\r\n",
+                     hostport);
+    if (n < 0 || (size_t)n >= sizeof req)
+        return base_errf(err, BASE_EINVAL, "discover: endpoint too long");
+    size_t sent = 0;
+    while (sent < (size_t)n) {
+        ssize_t w = send(fd, req + sent, (size_t)n - sent, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            if (poll(&pfd, 1, (int)ms_left(deadline)) <= 0)
+                return base_errf(err, BASE_ETIMEDOUT, "discover: send timed out");
+            continue;
+        }
+        if (w <= 0)
+            return base_errf(err, BASE_ECLOSED, "discover: send: %s", strerror(errno));
+        sent += (size_t)w;
+    }
+    /* Read until EOF, or until Content-Length bytes of body have arrived. */
+    for (;;) {
+        if (resp->data) {
+            const char *hend = strstr((const char *)resp->data, "\r\n\r\n");
+            const char *cl = hend ? strstr((const char *)resp->data, "\nContent-Length:") : NULL;
+            if (!cl && hend)
+                cl = strstr((const char *)resp->data, "\ncontent-length:");
+            if (hend && cl && cl < hend) {
+                size_t want = strtoul(cl + 16, NULL, 10);
+                size_t have = resp->len - (size_t)(hend + 4 - (const char *)resp->data);
+                if (have >= want)
+                    return BASE_OK;
+            }
+        }
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        int pr = poll(&pfd, 1, (int)ms_left(deadline));
+        if (pr == 0)
+            return base_errf(err, BASE_ETIMEDOUT, "discover: no answer from %s in time",
+                             hostport);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        char chunk[4096];
+        ssize_t r = recv(fd, chunk, sizeof chunk, 0);
+        if (r < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (r < 0)
+            return base_errf(err, BASE_ECLOSED, "discover: recv: %s", strerror(errno));
+        if (r == 0)
+            return resp->len ? BASE_OK
+                             : base_errf(err, BASE_ECLOSED, "discover: %s closed the connection",
+                                         hostport);
+        if (base_buf_append(resp, chunk, (size_t)r) != BASE_OK)
+            return base_errf(err, BASE_ETOOBIG, "discover: response larger than %d bytes",
+                             DISCOVER_MAX_RESPONSE);
+    }
+}
+
+base_err cdp_discover(const char *url, char **ws_url, char *err)
+{
+    if (!url || !ws_url)
+        return base_errf(err, BASE_EINVAL, "discover: NULL argument");
+    if (strncmp(url, "ws://", 5) == 0 || strncmp(url, "wss://", 6) == 0) {
+        char *copy = base_strdup(url);
+        if (!copy)
+            return base_errf(err, BASE_ENOMEM, "discover: out of memory");
+        *ws_url = copy;
+        return BASE_OK;
+    }
+    const char *hp = url;
+    if (strncmp(hp, "http://", 7) == 0)
+        hp += 7;
+    else if (strstr(hp, "://"))
+        return base_errf(err, BASE_EINVAL, "discover: unsupported scheme in %s", url);
+    size_t hpl = strcspn(hp, "/");
+    char host[256], port[8], hostport[300];
+    if (hpl == 0 || hpl >= sizeof hostport)
+        return base_errf(err, BASE_EINVAL, "discover: no host:port in %s", url);
+    memcpy(hostport, hp, hpl);
+    hostport[hpl] = '\0';
+    /* "[v6]:port" or "host:port"; the port is mandatory. */
+    const char *colon;
+    const char *hs = hostport;
+    size_t hl;
+    if (hostport[0] == '[') {
+        const char *rb = strchr(hostport, ']');
+        colon = rb && rb[1] == ':' ? rb + 1 : NULL;
+        hs = hostport + 1;
+        hl = rb ? (size_t)(rb - hs) : 0;
+    } else {
+        colon = strrchr(hostport, ':');
+        hl = colon ? (size_t)(colon - hostport) : 0;
+    }
+    size_t portl = colon ? strlen(colon + 1) : 0;
+    long pv = colon ? strtol(colon + 1, NULL, 10) : 0;
+    if (!colon || hl == 0 || hl >= sizeof host || portl == 0 || portl >= sizeof port ||
+        strspn(colon + 1, "0123456789") != portl || pv <= 0 || pv > 65535)
+        return base_errf(err, BASE_EINVAL, "discover: expected host:port in %s", url);
+    memcpy(host, hs, hl);
+    host[hl] = '\0';
+    memcpy(port, colon + 1, portl + 1);
+
+    int64_t deadline = base_monotime() + (int64_t)DISCOVER_TIMEOUT_MS * 1000;
+    base_err e = BASE_OK;
+    int fd = dial(host, port, deadline, &e, err);
+    if (fd < 0)
+        return e;
+    base_buf resp;
+    base_buf_init(&resp, DISCOVER_MAX_RESPONSE);
+    cJSON *json = NULL;
+    e = http_get_version(fd, hostport, deadline, &resp, err);
+    close(fd);
+    if (e)
+        goto done;
+    const char *text = (const char *)resp.data;
+    int status = 0;
+    if (sscanf(text, "HTTP/1.%*d %d", &status) != 1) {
+        e = base_errf(err, BASE_EPROTO, "discover: %s did not answer HTTP", hostport);
+        goto done;
+    }
+    if (status != 200) {
+        e = base_errf(err, BASE_EREMOTE, "discover: GET /json/version on %s: HTTP %d",
+                      hostport, status);
+        goto done;
+    }
+    const char *body = strstr(text, "\r\n\r\n");
+    body = body ? body + 4 : text + resp.len;
+    json = cJSON_ParseWithLength(body, resp.len - (size_t)(body - text));
+    if (!cJSON_IsObject(json)) {
+        e = base_errf(err, BASE_EPROTO, "discover: /json/version on %s is not a JSON object",
+                      hostport);
+        goto done;
+    }
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(json, "webSocketDebuggerUrl");
+    if (!cJSON_IsString(f) || strncmp(f->valuestring, "ws", 2) != 0) {
+        e = base_errf(err, BASE_EPROTO, "discover: no webSocketDebuggerUrl in /json/version of %s",
+                      hostport);
+        goto done;
+    }
+    char *copy = base_strdup(f->valuestring);
+    if (!copy) {
+        e = base_errf(err, BASE_ENOMEM, "discover: out of memory");
+        goto done;
+    }
+    *ws_url = copy;
+done:
+    cJSON_Delete(json);
+    base_buf_fini(&resp);
+    return e;
+}

@@ -1,0 +1,247 @@
+/* perception/codec_png.c: PNG decode and encode through libpng.
+ *
+ * libpng reports errors by longjmp'ing out of whatever call hit them, so
+ * each entry point keeps all state that must be cleaned up in a context
+ * struct whose address libpng sees (it therefore lives in memory, not in
+ * registers, across the jump) and frees it on one path whether the jump
+ * happened or not. Input is read from memory through a callback that
+ * raises a "truncated" error instead of reading past the end; the row being
+ * decoded is tracked so messages say where the data ran out.
+ *
+ * Every colour type and bit depth is normalised to RGBA8 with libpng's own
+ * transforms (palette expansion, tRNS to alpha, 16-bit scaling, grey to
+ * RGB, opaque filler). Dimensions are checked right after IHDR, before the
+ * pixel buffer exists, and ancillary chunk sizes are capped.
+ */
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "perception/image_int.h"
+
+typedef struct png_rd {
+    const uint8_t *data;
+    size_t n, off;
+    int truncated;
+    int row; /* row being decoded, -1 while reading headers */
+    char msg[128];
+} png_rd;
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+    png_rd *rd = png_get_error_ptr(png);
+    if (rd) {
+        snprintf(rd->msg, sizeof(rd->msg), "%s", msg ? msg : "error");
+    }
+    png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    /* Warnings (unknown chunks, bad ancillary CRCs) do not stop decoding and
+     * would only be noise on stderr. */
+    (void)png;
+    (void)msg;
+}
+
+static void on_read(png_structp png, png_bytep dst, size_t len)
+{
+    png_rd *rd = png_get_io_ptr(png);
+    if (len > rd->n - rd->off) {
+        rd->truncated = 1;
+        png_error(png, "truncated data");
+    }
+    memcpy(dst, rd->data + rd->off, len);
+    rd->off += len;
+}
+
+/* The read state lives in the caller's frame (see perc__png_decode) so that
+ * its fields, updated between setjmp and a longjmp, stay well defined. */
+static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
+{
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, rdp, on_error, on_warning);
+    if (!png)
+        return base_errf(err, BASE_ENOMEM, "png: out of memory");
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return base_errf(err, BASE_ENOMEM, "png: out of memory");
+    }
+    /* Written after setjmp and read after a longjmp: must be volatile. */
+    uint8_t *volatile px = NULL;
+    volatile base_err fail = BASE_EDECODE;
+    if (setjmp(png_jmpbuf(png))) {
+        base_err e;
+        if (fail != BASE_EDECODE)
+            e = fail == BASE_ENOMEM ? base_errf(err, fail, "png: out of memory")
+                                    : base_errf(err, fail, "png: %s", rdp->msg);
+        else if (rdp->truncated && rdp->row >= 0)
+            e = base_errf(err, BASE_EDECODE, "png: truncated data at row %d", rdp->row);
+        else if (rdp->truncated)
+            e = base_errf(err, BASE_EDECODE, "png: truncated header");
+        else if (rdp->row >= 0)
+            e = base_errf(err, BASE_EDECODE, "png: %s at row %d", rdp->msg, rdp->row);
+        else
+            e = base_errf(err, BASE_EDECODE, "png: %s", rdp->msg);
+        base_free(px);
+        png_destroy_read_struct(&png, &info, NULL);
+        return e;
+    }
+    png_set_read_fn(png, rdp, on_read);
+    png_set_user_limits(png, PERC_IMAGE_MAX_DIM, PERC_IMAGE_MAX_DIM);
+    png_set_chunk_malloc_max(png, 8u << 20);
+#ifdef PNG_IGNORE_ADLER32
+    /* Chunk CRCs already protect the data; the zlib checksum is redundant. */
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
+#endif
+    png_read_info(png, info);
+
+    png_uint_32 w32 = 0;
+    png_uint_32 h32 = 0;
+    int depth = 0;
+    int ctype = 0;
+    int ilace = 0;
+    png_get_IHDR(png, info, &w32, &h32, &depth, &ctype, &ilace, NULL, NULL);
+    base_err de = perc__check_dims((int)w32, (int)h32, "png", NULL);
+    if (de) {
+        snprintf(rdp->msg, sizeof(rdp->msg), "dimensions %ux%u exceed the limits", (unsigned)w32,
+                 (unsigned)h32);
+        fail = de;
+        png_longjmp(png, 1);
+    }
+    if (ctype == PNG_COLOR_TYPE_PALETTE)
+        png_set_palette_to_rgb(png);
+    if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8)
+        png_set_expand_gray_1_2_4_to_8(png);
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_tRNS_to_alpha(png);
+    if (depth == 16)
+        png_set_scale_16(png);
+    if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    png_set_filler(png, 0xff, PNG_FILLER_AFTER);
+    int passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)w32 * 4) {
+        snprintf(rdp->msg, sizeof(rdp->msg), "unsupported pixel layout");
+        png_longjmp(png, 1);
+    }
+
+    int w = (int)w32;
+    int h = (int)h32;
+    size_t stride = (size_t)w * 4;
+    px = base_malloc(stride * (size_t)h);
+    if (!px) {
+        fail = BASE_ENOMEM;
+        png_longjmp(png, 1);
+    }
+    for (int pass = 0; pass < passes; pass++) {
+        for (int y = 0; y < h; y++) {
+            rdp->row = y;
+            png_read_row(png, px + stride * (size_t)y, NULL);
+        }
+    }
+    rdp->row = h;
+    png_read_end(png, NULL);
+    png_destroy_read_struct(&png, &info, NULL);
+    out->px = px;
+    out->w = w;
+    out->h = h;
+    out->stride = (int)stride;
+    out->scale = 1.0f;
+    return BASE_OK;
+}
+
+base_err perc__png_decode(const uint8_t *data, size_t n, perc_image *out, char *err)
+{
+    png_rd rd = {.data = data, .n = n, .row = -1};
+    return png_decode(&rd, out, err);
+}
+
+typedef struct png_wr {
+    base_buf buf;
+    base_err e;
+    char msg[128];
+} png_wr;
+
+static void on_werror(png_structp png, png_const_charp msg)
+{
+    png_wr *wr = png_get_error_ptr(png);
+    snprintf(wr->msg, sizeof(wr->msg), "%s", msg ? msg : "error");
+    png_longjmp(png, 1);
+}
+
+static void on_write(png_structp png, png_bytep src, size_t len)
+{
+    png_wr *wr = png_get_io_ptr(png);
+    base_err e = base_buf_append(&wr->buf, src, len);
+    if (e) {
+        wr->e = e;
+        png_error(png, "output buffer");
+    }
+}
+
+static void on_flush(png_structp png)
+{
+    (void)png;
+}
+
+/* As for decoding, the writer state lives in the caller's frame. */
+static base_err png_encode(png_wr *wr, const perc_image *img, int fast, uint8_t **out,
+                           size_t *out_len, char *err)
+{
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, wr, on_werror, on_warning);
+    if (!png)
+        return base_errf(err, BASE_ENOMEM, "png: out of memory");
+    png_infop info = png_create_info_struct(png);
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return base_errf(err, BASE_ENOMEM, "png: out of memory");
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        base_err e = wr->e == BASE_ENOMEM ? base_errf(err, BASE_ENOMEM, "png: out of memory")
+                                          : base_errf(err, BASE_EIO, "png: %s", wr->msg);
+        png_destroy_write_struct(&png, &info);
+        return e;
+    }
+    png_set_write_fn(png, wr, on_write, on_flush);
+    png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, 8, PNG_COLOR_TYPE_RGBA,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (fast) {
+        png_set_compression_level(png, 1);
+        png_set_filter(png, 0, PNG_FILTER_UP);
+    } else {
+        png_set_compression_level(png, 6);
+    }
+    png_write_info(png, info);
+    for (int y = 0; y < img->h; y++)
+        png_write_row(png, img->px + (size_t)img->stride * (size_t)y);
+    png_write_end(png, info);
+    png_destroy_write_struct(&png, &info);
+    size_t len = 0;
+    uint8_t *data = (uint8_t *)base_buf_steal(&wr->buf, &len);
+    if (!data)
+        return base_errf(err, BASE_ENOMEM, "png: out of memory");
+    *out = data;
+    *out_len = len;
+    return BASE_OK;
+}
+
+base_err perc_image_encode_png(const perc_image *img, int fast, uint8_t **out, size_t *out_len,
+                               char *err)
+{
+    if (!img || !img->px || !out || !out_len || img->stride < img->w * 4)
+        return base_errf(err, BASE_EINVAL, "png: invalid image");
+    base_err de = perc__check_dims(img->w, img->h, "png", err);
+    if (de)
+        return de == BASE_EDECODE ? BASE_EINVAL : de;
+    png_wr wr = {.e = BASE_OK};
+    /* Worst case of deflate's stored blocks plus headers; generous cap. */
+    base_buf_init(&wr.buf, (size_t)img->h * ((size_t)img->w * 4 + 1) * 2 + (1u << 20));
+    base_err e = png_encode(&wr, img, fast, out, out_len, err);
+    base_buf_fini(&wr.buf);
+    return e;
+}

@@ -1,0 +1,247 @@
+/* perception/image.c: image allocation, format sniffing, header inspection
+ * and atomic file I/O.
+ *
+ * The codecs themselves live in codec_png.c and codec_jpeg.c; this file holds
+ * what they share. The dimension check is the single gate every decoded or
+ * allocated image goes through: it rejects non-positive sizes, anything
+ * wider or taller than PERC_IMAGE_MAX_DIM and anything with more than
+ * PERC_IMAGE_MAX_PIXELS pixels, so that 4*w*h can never overflow and a
+ * forged header cannot make us allocate gigabytes. PNG headers are parsed
+ * here directly (the IHDR chunk is at a fixed offset), which keeps
+ * perc_image_info allocation-free for PNG.
+ */
+#include "perception/image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "perception/image_int.h"
+
+static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+base_err perc__check_dims(int w, int h, const char *what, char *err)
+{
+    if (w < 1 || h < 1)
+        return base_errf(err, BASE_EDECODE, "%s: invalid dimensions %dx%d", what, w, h);
+    if (w > PERC_IMAGE_MAX_DIM || h > PERC_IMAGE_MAX_DIM)
+        return base_errf(err, BASE_ETOOBIG, "%s: dimensions %dx%d exceed the %d pixel limit",
+                         what, w, h, PERC_IMAGE_MAX_DIM);
+    /* Both factors are <= 16384, so the product fits easily in 64 bits. */
+    if ((uint64_t)w * (uint64_t)h > PERC_IMAGE_MAX_PIXELS)
+        return base_errf(err, BASE_ETOOBIG, "%s: %dx%d is more than %u pixels", what, w, h,
+                         PERC_IMAGE_MAX_PIXELS);
+    return BASE_OK;
+}
+
+perc_format perc_image_sniff(const uint8_t *data, size_t n)
+{
+    if (!data)
+        return PERC_FMT_UNKNOWN;
+    if (n >= 8 && memcmp(data, png_sig, 8) == 0)
+        return PERC_FMT_PNG;
+    if (n >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff)
+        return PERC_FMT_JPEG;
+    return PERC_FMT_UNKNOWN;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+/* The PNG header is the signature followed by the IHDR chunk: length 13,
+ * type, width, height (big-endian). Only that much is needed. */
+static base_err png_info(const uint8_t *data, size_t n, int *w, int *h, char *err)
+{
+    if (n < 24)
+        return base_errf(err, BASE_EDECODE, "png: truncated header (%zu bytes)", n);
+    if (be32(data + 8) != 13 || memcmp(data + 12, "IHDR", 4) != 0)
+        return base_errf(err, BASE_EDECODE, "png: first chunk is not IHDR");
+    uint32_t uw = be32(data + 16);
+    uint32_t uh = be32(data + 20);
+    if (uw > (uint32_t)PERC_IMAGE_MAX_DIM || uh > (uint32_t)PERC_IMAGE_MAX_DIM)
+        return base_errf(err, BASE_ETOOBIG, "png: dimensions %ux%u exceed the %d pixel limit",
+                         uw, uh, PERC_IMAGE_MAX_DIM);
+    base_err e = perc__check_dims((int)uw, (int)uh, "png", err);
+    if (e)
+        return e;
+    *w = (int)uw;
+    *h = (int)uh;
+    return BASE_OK;
+}
+
+base_err perc_image_info(const uint8_t *data, size_t n, perc_format *fmt, int *w, int *h,
+                         char *err)
+{
+    if (!data)
+        return base_errf(err, BASE_EINVAL, "image: no data");
+    perc_format f = perc_image_sniff(data, n);
+    int iw = 0;
+    int ih = 0;
+    base_err e;
+    switch (f) {
+    case PERC_FMT_PNG:
+        e = png_info(data, n, &iw, &ih, err);
+        break;
+    case PERC_FMT_JPEG:
+        e = perc__jpeg_info(data, n, &iw, &ih, err);
+        break;
+    default:
+        return base_errf(err, BASE_EDECODE, "image: not a PNG or JPEG (%zu bytes)", n);
+    }
+    if (e)
+        return e;
+    if (fmt)
+        *fmt = f;
+    if (w)
+        *w = iw;
+    if (h)
+        *h = ih;
+    return BASE_OK;
+}
+
+base_err perc_image_alloc(perc_image *img, int w, int h)
+{
+    if (!img)
+        return BASE_EINVAL;
+    if (w < 1 || h < 1)
+        return BASE_EINVAL;
+    base_err e = perc__check_dims(w, h, "image", NULL);
+    if (e)
+        return e;
+    size_t stride = (size_t)w * 4;
+    uint8_t *px = base_calloc((size_t)h, stride);
+    if (!px)
+        return BASE_ENOMEM;
+    img->px = px;
+    img->w = w;
+    img->h = h;
+    img->stride = (int)stride;
+    img->scale = 1.0f;
+    return BASE_OK;
+}
+
+void perc_image_fini(perc_image *img)
+{
+    if (!img)
+        return;
+    base_free(img->px);
+    memset(img, 0, sizeof(*img));
+}
+
+base_err perc_image_decode(const uint8_t *data, size_t n, perc_image *out, char *err)
+{
+    if (!data || !out)
+        return base_errf(err, BASE_EINVAL, "image: no data or no output");
+    switch (perc_image_sniff(data, n)) {
+    case PERC_FMT_PNG: {
+        /* The header check gives oversized images BASE_ETOOBIG before
+         * libpng sees them. */
+        base_err e = perc_image_info(data, n, NULL, NULL, NULL, err);
+        return e ? e : perc__png_decode(data, n, out, err);
+    }
+    case PERC_FMT_JPEG:
+        return perc__jpeg_decode(data, n, out, err);
+    default:
+        return base_errf(err, BASE_EDECODE, "image: not a PNG or JPEG (%zu bytes)", n);
+    }
+}
+
+base_err perc_image_write_file(const char *path, const uint8_t *data, size_t n, char *err)
+{
+    if (!path || (!data && n))
+        return base_errf(err, BASE_EINVAL, "write: no path or data");
+    size_t plen = strlen(path);
+    char *tmp = base_malloc(plen + 16);
+    if (!tmp)
+        return base_errf(err, BASE_ENOMEM, "write %s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    /* The temporary sits next to the target so that rename() stays within
+     * one filesystem and is atomic. */
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        base_err e = base_errf(err, BASE_EIO, "write %s: %s", path, strerror(errno));
+        base_free(tmp);
+        return e;
+    }
+    size_t off = 0;
+    while (off < n) {
+        ssize_t k = write(fd, data + off, n - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            goto fail;
+        off += (size_t)k;
+    }
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+        goto fail;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0)
+        goto fail;
+    base_free(tmp);
+    return BASE_OK;
+fail:;
+    base_err e = base_errf(err, BASE_EIO, "write %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    base_free(tmp);
+    return e;
+}
+
+base_err perc_image_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err)
+{
+    if (!path || !out || !n)
+        return base_errf(err, BASE_EINVAL, "read: no path or output");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return base_errf(err, BASE_EIO, "read %s: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        base_err e = base_errf(err, BASE_EIO, "read %s: %s", path, strerror(errno));
+        close(fd);
+        return e;
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max) {
+        close(fd);
+        return base_errf(err, BASE_ETOOBIG, "read %s: %lld bytes exceed the %zu byte cap", path,
+                         (long long)st.st_size, max);
+    }
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = base_malloc(len + 1);
+    if (!buf) {
+        close(fd);
+        return base_errf(err, BASE_ENOMEM, "read %s: out of memory", path);
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t k = read(fd, buf + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            base_err e = base_errf(err, BASE_EIO, "read %s: %s", path, strerror(errno));
+            close(fd);
+            base_free(buf);
+            return e;
+        }
+        if (k == 0)
+            break; /* the file shrank under us; return what is there */
+        off += (size_t)k;
+    }
+    close(fd);
+    buf[off] = 0;
+    *out = buf;
+    *n = off;
+    return BASE_OK;
+}

@@ -1,0 +1,85 @@
+/* tests/harness/harness.c: loopback fixture servers + one shared Chromium. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static harness H;
+static int started, failed;
+
+static void stop_all(void)
+{
+    cdp_browser_destroy(H.browser);
+    H.browser = NULL;
+    base_httpd_destroy(H.srv_a);
+    base_httpd_destroy(H.srv_b);
+    H.srv_a = H.srv_b = NULL;
+}
+
+void harness_shutdown(void)
+{
+    if (started)
+        stop_all();
+    started = 0;
+}
+
+harness *harness_get(void)
+{
+    if (started)
+        return &H;
+    if (failed)
+        return NULL;
+    base_httpd_opts o;
+    memset(&o, 0, sizeof o);
+    o.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
+    if (base_httpd_start(&o, &H.srv_a, H.err) || base_httpd_start(&o, &H.srv_b, H.err)) {
+        failed = 1;
+        stop_all();
+        return NULL;
+    }
+    snprintf(H.origin_a, sizeof H.origin_a, "http://127.0.0.1:%d", base_httpd_port(H.srv_a));
+    snprintf(H.origin_b, sizeof H.origin_b, "http://localhost:%d", base_httpd_port(H.srv_b));
+    if (cdp_browser_launch(NULL, &H.browser, H.err)) {
+        failed = 1;
+        stop_all();
+        return NULL;
+    }
+    started = 1;
+    atexit(harness_shutdown);
+    return &H;
+}
+
+const char *harness_error(void)
+{
+    return H.err[0] ? H.err : "harness not started";
+}
+
+void harness_url(int which, const char *path, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s%s", which ? H.origin_b : H.origin_a, path);
+}
+
+cdp_page *harness_open(int w, int h, double scale, const char *path)
+{
+    harness *hs = harness_get();
+    if (!hs)
+        return NULL;
+    cdp_page_opts po = {w, h, scale, 0};
+    cdp_page *p = NULL;
+    char err[256] = "";
+    if (cdp_page_open(hs->browser, &po, &p, err)) {
+        fprintf(stderr, "harness: page open failed: %s\n", err);
+        return NULL;
+    }
+    if (path) {
+        char url[512];
+        harness_url(0, path, url, sizeof url);
+        if (cdp_page_navigate(p, url, 15000, err)) {
+            fprintf(stderr, "harness: navigate %s failed: %s\n", url, err);
+            cdp_page_close(p);
+            return NULL;
+        }
+    }
+    return p;
+}

@@ -1,0 +1,44 @@
+/* tests/harness/harness.h: shared set-up for integration tests.
+ *
+ * Starts two loopback HTTP servers over tests/fixtures/pages (origin A is
+ * http://127.0.0.1:PORT_A, origin B is http://localhost:PORT_B: a different
+ * site, so Chromium puts B's iframes in their own process) and one headless
+ * Chromium for the whole test executable. Test thread only.
+ */
+#ifndef FOVEA_TESTS_HARNESS_H
+#define FOVEA_TESTS_HARNESS_H
+
+#include <stddef.h>
+
+#include "base/httpd.h"
+#include "cdp/browser.h"
+
+typedef struct harness {
+    base_httpd *srv_a, *srv_b;
+    cdp_browser *browser;
+    char origin_a[64], origin_b[64];
+    char err[256];
+} harness;
+
+/* The process-wide harness, started on first use. NULL if Chromium is
+ * missing or failed to start (h_err() says why); tests then SKIP, which CI
+ * counts as a failure. */
+harness *harness_get(void);
+const char *harness_error(void);
+
+/* Formats origin A (which = 0) or B (1) + path into buf. */
+void harness_url(int which, const char *path, char *buf, size_t n);
+
+/* Opens a page with the given viewport and navigates to path on origin A
+ * (path NULL: stays on about:blank). */
+cdp_page *harness_open(int w, int h, double scale, const char *path);
+
+/* Stops everything; registered with atexit by harness_get. */
+void harness_shutdown(void);
+
+#define HARNESS_OR_SKIP(h)                                                                 \
+    harness *h = harness_get();                                                            \
+    if (!h)                                                                                \
+    SKIP(harness_error())
+
+#endif

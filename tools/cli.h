@@ -1,0 +1,50 @@
+/* tools/cli.h: subcommands of the fovea CLI and their shared helpers.
+ * Main thread only. */
+#ifndef FOVEA_TOOLS_CLI_H
+#define FOVEA_TOOLS_CLI_H
+
+#include "base/err.h"
+#include "base/httpd.h"
+#include "cdp/browser.h"
+
+int cli_cmd_capture(int argc, char **argv);
+int cli_cmd_serve(int argc, char **argv);
+int cli_cmd_bench(int argc, char **argv);
+
+/* Options every browser-driving command shares. */
+typedef struct cli_browser_opts {
+    const char *cdp;   /* attach endpoint, or NULL to launch */
+    const char *site;  /* folder to serve on loopback, or NULL */
+    const char *url;   /* page URL (relative to the site when site is set) */
+    int width, height; /* viewport, CSS px */
+    double scale;      /* device scale factor */
+    int headful;
+} cli_browser_opts;
+
+void cli_browser_opts_init(cli_browser_opts *o);
+
+/* Consumes one shared option at argv[*i] (advancing *i past its value).
+ * Returns 1 if it was one, 0 if not, -1 on a bad value (message printed). */
+int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i);
+
+/* Help text for the shared options. */
+extern const char cli_browser_opts_help[];
+
+/* A live session: optional loopback server, browser, one page on the URL. */
+typedef struct cli_session {
+    base_httpd *srv;
+    cdp_browser *browser;
+    cdp_page *page;
+    char url[1024];
+} cli_session;
+
+/* Starts the server (if site), launches or attaches, opens a page and
+ * navigates to the URL. Prints a one-line error and returns non-zero on
+ * failure, leaving nothing running. */
+base_err cli_session_open(cli_session *s, const cli_browser_opts *o);
+void cli_session_close(cli_session *s);
+
+/* Creates the parent directories of path (mkdir -p of its dirname). */
+base_err cli_mkdirs_for(const char *path, char *err);
+
+#endif

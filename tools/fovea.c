@@ -1,0 +1,50 @@
+/* tools/fovea.c: the `fovea` command line.
+ *
+ * Each subcommand lives in its own tools/cmd_*.c and is listed in the
+ * table below. Subcommands get argv after the subcommand name and return a
+ * process exit status: 0 success, 1 the operation failed, 2 usage error.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cdp/launch.h"
+#include "tools/cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+} commands[] = {
+    {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
+    {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
+    {"bench", cli_cmd_bench, "measure CDP round trip, capture methods and decode"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fovea <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+    fprintf(f, "\n`fovea <command> --help` describes a command's options.\n"
+               "Environment: FOVEA_CHROMIUM (browser binary), FOVEA_TRACE (e.g. all,-motion).\n");
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* Ctrl-C must not leave a browser or a profile behind. */
+            cdp_launch_install_signal_cleanup();
+            return commands[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "fovea: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,6 +1,6 @@
 /* cdp/launch.c: Chromium process management and DevTools endpoint discovery.
  *
- * Launch: a fresh profile from mkdtemp, Chromium started with posix_spawn in
+ * Launch: a fresh profile from mkdtemp, Chromium started with fork+exec in
  * a new process group (so one kill(-pgid) reaches the zygote, GPU and
  * renderer children too), stdout/stderr going to a log file next to the
  * profile, and the DevTools port read from <profile>/DevToolsActivePort. The
@@ -14,8 +14,10 @@
  * kill, waitpid, openat, getdents64, unlinkat, nanosleep, raise. Slots and
  * the atexit hook only act in the process that launched the browser, so a
  * forked child that exits or is interrupted does not kill its parent's
- * browsers. This file is Linux-specific (getdents64, closefrom in
- * posix_spawn), hence _GNU_SOURCE.
+ * browsers. The browser is started with fork+exec rather than posix_spawn
+ * because it needs PR_SET_PDEATHSIG: a launcher that crashes or is SIGKILLed
+ * must not leak a browser. This file is Linux-specific (getdents64, prctl,
+ * close_range, pipe2), hence _GNU_SOURCE.
  *
  * Discovery is a one-shot HTTP/1.1 GET /json/version over a plain socket
  * with a deadline, and cJSON for the answer.
@@ -33,11 +35,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -49,8 +51,6 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-
-extern char **environ;
 
 #define LAUNCH_SLOTS 32
 #define LAUNCH_PATH_MAX 1024
@@ -357,45 +357,79 @@ static int parse_active_port(const char *text, int *port, char *path, size_t cap
     return 1;
 }
 
+/* Child side of spawn_browser, between fork and exec: async-signal-safe
+ * calls only. Reports an exec failure as errno through errfd. */
+static _Noreturn void child_exec(const char *exe, char *const *argv, const char *log,
+                                 pid_t parent, int errfd)
+{
+    /* If the launching thread dies (a crash, ctest's SIGKILL on timeout), take
+     * the browser with it; the rest of its group exits once it is gone. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(127);
+    setpgid(0, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[] = {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGCHLD, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+    if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+        goto fail;
+    /* No inherited descriptors besides stdio (errfd is close-on-exec): a
+     * leaked pipe end or socket would otherwise live as long as the browser. */
+    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+        for (int fd = 3; fd < 4096; fd++) {
+            if (fd != errfd)
+                close(fd);
+        }
+    }
+    execv(exe, argv);
+fail:;
+    int e = errno;
+    ssize_t w = write(errfd, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
 static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv, char *err)
 {
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    if (posix_spawn_file_actions_init(&fa) != 0)
-        return base_errf(err, BASE_ENOMEM, "launch: out of memory");
-    if (posix_spawnattr_init(&at) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        return base_errf(err, BASE_ENOMEM, "launch: out of memory");
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) != 0)
+        return base_errf(err, BASE_EIO, "launch: pipe: %s", strerror(errno));
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(ep[0]);
+        close(ep[1]);
+        return base_errf(err, BASE_EIO, "launch: fork: %s", strerror(e));
     }
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGPIPE);
-    sigaddset(&defaults, SIGHUP);
-    /* Own process group (pgid = pid), clean signal state, no inherited fds
-     * besides stdio: a leaked pipe end or socket would otherwise live as
-     * long as the browser. */
-    int rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                               POSIX_SPAWN_SETSIGDEF);
-    rc = rc ? rc : posix_spawnattr_setpgroup(&at, 0);
-    rc = rc ? rc : posix_spawnattr_setsigmask(&at, &none);
-    rc = rc ? rc : posix_spawnattr_setsigdefault(&at, &defaults);
-    rc = rc ? rc : posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    rc = rc ? rc
-            : posix_spawn_file_actions_addopen(&fa, 1, p->log_path,
-                                               O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
-    rc = rc ? rc : posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    rc = rc ? rc : posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    pid_t pid = -1;
-    if (rc == 0)
-        rc = posix_spawn(&pid, exe, &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    if (rc != 0)
-        return base_errf(err, BASE_EIO, "launch: cannot start %s: %s", exe, strerror(rc));
+    if (pid == 0) {
+        close(ep[0]);
+        child_exec(exe, argv, p->log_path, parent, ep[1]);
+    }
+    close(ep[1]);
+    /* Also set the group from this side, so that it exists before we could
+     * signal it, whichever process runs first. */
+    setpgid(pid, pid);
     p->pid = pid;
+    /* EOF means exec succeeded (the pipe was close-on-exec). */
+    int child_errno = 0;
+    ssize_t r;
+    do {
+        r = read(ep[0], &child_errno, sizeof child_errno);
+    } while (r < 0 && errno == EINTR);
+    close(ep[0]);
+    if (r == (ssize_t)sizeof child_errno)
+        return base_errf(err, BASE_EIO, "launch: cannot start %s: %s", exe,
+                         strerror(child_errno));
     return BASE_OK;
 }
 
@@ -541,7 +575,7 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     snprintf(winsz, sizeof winsz, "--window-size=%d,%d", o->window_w > 0 ? o->window_w : 1280,
              o->window_h > 0 ? o->window_h : 800);
     size_t ac = 0;
-    /* posix_spawn takes char *const[]; the strings are not modified. */
+    /* execv takes char *const[]; the strings are not modified. */
     argv[ac++] = exe;
     if (!o->headful)
         argv[ac++] = (char *)(uintptr_t) "--headless";

@@ -35,7 +35,10 @@ typedef struct cdp_process cdp_process;
  * BASE_ETIMEDOUT (no DevToolsActivePort in time), BASE_ECLOSED (Chromium
  * exited first; the message ends with the tail of its log), BASE_EIO
  * (mkdtemp/fork/exec failed), BASE_EBUSY (too many live browsers),
- * BASE_ENOMEM. Any thread; blocks up to timeout_ms. */
+ * BASE_ENOMEM. Blocks up to timeout_ms. The browser is bound to the calling
+ * thread (PR_SET_PDEATHSIG): if that thread exits, or the process dies
+ * without cleanup, the kernel kills the browser. So launch from a thread
+ * that lives as long as the browser (normally the main thread). */
 base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err);
 
 /* "ws://127.0.0.1:PORT/devtools/browser/ID"; borrowed, valid until destroy. */

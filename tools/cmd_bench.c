@@ -91,6 +91,87 @@ static int run_baseline(const char *cmd, cli_session *s, int reps, int warmup, s
     return 0;
 }
 
+
+/* Flips the page background so the next frame differs from the last. */
+static base_err mutate(cdp_page *page, int i, char *err)
+{
+    char js[128];
+    snprintf(js, sizeof js, "document.body.style.background = '%s'; 1",
+             i % 2 ? "rgb(250,250,250)" : "rgb(240,240,240)");
+    return cdp_page_evaluate(page, js, NULL, 5000, err);
+}
+
+static void ack_ignore(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)e;
+    (void)result;
+    (void)msg;
+    (void)user;
+}
+
+/* "A fresh frame after an action", three ways: mutate then capture (the
+ * default method); mutate then wait for the next screencast frame; and
+ * HeadlessExperimental.beginFrame, which only old-style headless supports
+ * (reported as unsupported otherwise). Fills fresh[0..1]; returns 0. */
+static int bench_fresh(cdp_page *page, double *v, int reps, int warmup, stat2 *fresh,
+                       char *begin_frame_note, size_t note_n, char *err)
+{
+    for (int i = -warmup; i < reps; i++) {
+        double t0 = base_monotime_ms();
+        uint8_t *d = NULL;
+        size_t n = 0;
+        if (mutate(page, i, err) || perc_capture_encoded(page, NULL, &d, &n, NULL, NULL, err))
+            return -1;
+        base_free(d);
+        if (i >= 0)
+            v[i] = base_monotime_ms() - t0;
+    }
+    fresh[0] = summarize(v, reps);
+    cdp_conn *c = cdp_page_conn(page);
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "format", "png");
+    cJSON_AddNumberToObject(pa, "everyNthFrame", 1);
+    if (cdp_page_call(page, "Page.startScreencast", pa, NULL, 5000, err))
+        return -1;
+    int rc = 0;
+    for (int i = -warmup; i < reps && !rc; i++) {
+        cdp_waiter *w = NULL;
+        if (cdp_waiter_create(c, cdp_page_session(page), "Page.screencastFrame", NULL, NULL, &w)) {
+            rc = -1;
+            break;
+        }
+        double t0 = base_monotime_ms();
+        cJSON *frame = NULL;
+        if (mutate(page, i, err) || cdp_waiter_wait(w, 5000, &frame)) {
+            base_errf(err, BASE_ETIMEDOUT, "no screencast frame after a change");
+            rc = -1;
+        }
+        double dt = base_monotime_ms() - t0;
+        cdp_waiter_destroy(w);
+        if (frame) {
+            const cJSON *sid = cJSON_GetObjectItemCaseSensitive(frame, "sessionId");
+            cJSON *ack = cJSON_CreateObject();
+            cJSON_AddNumberToObject(ack, "sessionId", cJSON_IsNumber(sid) ? sid->valuedouble : 0);
+            cdp_call_async(c, cdp_page_session(page), "Page.screencastFrameAck", ack, 5000,
+                           ack_ignore, NULL);
+            cJSON_Delete(frame);
+        }
+        if (i >= 0)
+            v[i] = dt;
+    }
+    cdp_page_call(page, "Page.stopScreencast", NULL, NULL, 5000, NULL);
+    if (rc)
+        return rc;
+    fresh[1] = summarize(v, reps);
+    char e2[BASE_ERRBUF_SIZE] = "";
+    if (cdp_call(c, cdp_page_session(page), "HeadlessExperimental.beginFrame", NULL, NULL, 5000,
+                 e2))
+        snprintf(begin_frame_note, note_n, "%s", e2);
+    else
+        snprintf(begin_frame_note, note_n, "available (not timed: needs --enable-begin-frame-control)");
+    return 0;
+}
+
 int cli_cmd_bench(int argc, char **argv)
 {
     cli_browser_opts bo;
@@ -134,6 +215,8 @@ int cli_cmd_bench(int argc, char **argv)
     char err[BASE_ERRBUF_SIZE] = "";
     double *v = base_calloc((size_t)reps, sizeof *v);
     stat2 rtt[16], base_rtt[16], cap[NMETHODS][16], dec_png[16], dec_jpg[16];
+    stat2 fresh_cap[16], fresh_cast[16];
+    char bf_note[BASE_ERRBUF_SIZE] = "";
     size_t bytes[NMETHODS] = {0};
     int nbase = 0, rc = 0;
     uint8_t *png = NULL, *jpg = NULL;
@@ -212,6 +295,13 @@ int cli_cmd_bench(int argc, char **argv)
                     dec_png[r] = summarize(v, reps);
             }
         }
+        stat2 fr[2];
+        if (!rc && bench_fresh(s.page, v, reps, warmup, fr, bf_note, sizeof bf_note, err))
+            rc = 1;
+        if (!rc) {
+            fresh_cap[r] = fr[0];
+            fresh_cast[r] = fr[1];
+        }
     }
     base_free(v);
     base_free(png);
@@ -224,6 +314,7 @@ int cli_cmd_bench(int argc, char **argv)
     stat2 a = combine(rtt, rounds);
     stat2 b = nbase ? combine(base_rtt, nbase) : (stat2){0, 0};
     stat2 dp = combine(dec_png, rounds), dj = combine(dec_jpg, rounds);
+    stat2 fc = combine(fresh_cap, rounds), fs = combine(fresh_cast, rounds);
     const char *product = cdp_browser_product(s.browser);
     if (json) {
         printf("{\"browser\":\"%s\",\"viewport\":[%d,%d],\"scale\":%g,\"reps\":%d,\"rounds\":%d,",
@@ -239,8 +330,11 @@ int cli_cmd_bench(int argc, char **argv)
                    methods[m].name, c.median, c.p90, bytes[m]);
         }
         printf("],\"decode_png\":{\"median\":%.3f,\"p90\":%.3f},\"decode_jpeg\":{\"median\":%.3f,"
-               "\"p90\":%.3f}}\n",
+               "\"p90\":%.3f},",
                dp.median, dp.p90, dj.median, dj.p90);
+        printf("\"fresh_capture\":{\"median\":%.3f,\"p90\":%.3f},\"fresh_screencast\":{\"median\":"
+               "%.3f,\"p90\":%.3f}}\n",
+               fc.median, fc.p90, fs.median, fs.p90);
     } else {
         printf("fovea bench: %s, %dx%d @%gx, %d rounds x %d reps (+%d warm-up), %s\n", s.url,
                bo.width, bo.height, bo.scale, rounds, reps, warmup, product);
@@ -260,6 +354,11 @@ int cli_cmd_bench(int argc, char **argv)
         }
         printf("%-44s %10.2f %10.2f\n", "decode PNG (libpng)", dp.median, dp.p90);
         printf("%-44s %10.2f %10.2f\n", "decode JPEG q80 (TurboJPEG)", dj.median, dj.p90);
+        printf("%-44s %10.2f %10.2f\n", "fresh frame: change + capture (default)", fc.median,
+               fc.p90);
+        printf("%-44s %10.2f %10.2f\n", "fresh frame: change + next screencast frame", fs.median,
+               fs.p90);
+        printf("beginFrame: %s\n", bf_note);
     }
     cli_session_close(&s);
     return 0;

@@ -143,9 +143,9 @@ base_err cdp_msg_parse(const char *text, size_t n, cJSON **root_out, cdp_msg *ms
         m.method = method->valuestring;
         const cJSON *params = cJSON_GetObjectItemCaseSensitive(root, "params");
         if (params && !cJSON_IsObject(params)) {
+            base_errf(err, BASE_EPROTO, "cdp: event %.64s has non-object params", m.method);
             cJSON_Delete(root);
-            return base_errf(err, BASE_EPROTO, "cdp: event %.64s has non-object params",
-                             m.method);
+            return BASE_EPROTO;
         }
         m.params = params;
     } else {

@@ -624,7 +624,7 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     e = wait_for_port(p, o->timeout_ms > 0 ? o->timeout_ms : LAUNCH_DEFAULT_TIMEOUT_MS, err);
     if (e)
         goto fail;
-    base_log(BASE_LOG_CDP, BASE_LOG_INFO, "chromium pid %d ready in %.0f ms: %s", (int)p->pid,
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "chromium pid %d ready in %.0f ms: %s", (int)p->pid,
              (double)(base_monotime() - t0) / 1000.0, p->ws_url);
     base_free(argv);
     base_free(udd);

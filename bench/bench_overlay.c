@@ -1,0 +1,148 @@
+/* bench/bench_overlay.c: Set-of-Marks overlay and model-bound pipeline
+ * timings for bench/RESULTS.md.
+ *
+ * Usage: bench_overlay [PNG [BOXES_JSON [REPS]]] (defaults: the committed
+ * 1280x800 screenshot bench/data/page50.png with its 50 boxes, 100 reps).
+ * Prints medians of:
+ *   1. perc_som_draw with 50 labelled marks, scalar kernel vs the SIMD kernel
+ *      chosen at run time, at 1 thread and at the default OpenMP threads;
+ *   2. the pipeline a vision call needs: decode PNG -> 50 marks -> resize to
+ *      1024 wide -> JPEG q80, with a per-stage breakdown.
+ * The image is restored from a pristine copy outside the timed region.
+ */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "perception/image.h"
+#include "perception/som.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a;
+    double y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double time_draw(const perc_image *pristine, perc_image *work, const perc_mark *m, int n,
+                        perc_kernel k, int reps, double *samples)
+{
+    perc_som_opts o;
+    perc_som_opts_init(&o);
+    o.kernel = k;
+    for (int r = -3; r < reps; r++) {
+        memcpy(work->px, pristine->px, (size_t)pristine->stride * pristine->h);
+        double t0 = base_monotime_ms();
+        if (perc_som_draw(work, m, n, &o, NULL) != BASE_OK) {
+            fprintf(stderr, "draw failed\n");
+            exit(1);
+        }
+        if (r >= 0)
+            samples[r] = base_monotime_ms() - t0;
+    }
+    return median(samples, reps);
+}
+
+int main(int argc, char **argv)
+{
+    const char *png_path = argc > 1 && argv[1][0] ? argv[1] : FOVEA_SOURCE_DIR "/bench/data/page50.png";
+    const char *box_path = argc > 2 && argv[2][0] ? argv[2] : FOVEA_SOURCE_DIR "/bench/data/boxes50.json";
+    int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 100;
+    if (reps < 1)
+        reps = 1;
+    char err[BASE_ERRBUF_SIZE] = "";
+    uint8_t *png = NULL;
+    size_t png_n = 0;
+    uint8_t *js = NULL;
+    size_t js_n = 0;
+    perc_mark *marks = NULL;
+    int n = 0;
+    perc_image pristine = {0};
+    if (perc_image_read_file(png_path, &png, &png_n, 64u << 20, err) ||
+        perc_image_read_file(box_path, &js, &js_n, 16u << 20, err) ||
+        perc_marks_parse_json((const char *)js, js_n, 0, 0, &marks, &n, err) ||
+        perc_image_decode(png, png_n, &pristine, err)) {
+        fprintf(stderr, "bench_overlay: %s\n", err);
+        return 1;
+    }
+    perc_image work = {0};
+    if (perc_image_alloc(&work, pristine.w, pristine.h) != BASE_OK)
+        return 1;
+    double *s = malloc(sizeof(double) * (size_t)reps);
+    double *s2 = malloc(sizeof(double) * (size_t)reps * 5);
+    if (!s || !s2)
+        return 1;
+    printf("image %dx%d (%zu bytes PNG), %d marks, %d reps, simd kernel: %s, omp threads: %d\n",
+           pristine.w, pristine.h, png_n, n, reps, perc_som_kernel_name(PERC_KERNEL_AUTO),
+           omp_get_max_threads());
+
+    int maxt = omp_get_max_threads();
+    for (int pass = 0; pass < 2; pass++) {
+        int t = pass == 0 ? 1 : maxt;
+        omp_set_num_threads(t);
+        double sc = time_draw(&pristine, &work, marks, n, PERC_KERNEL_SCALAR, reps, s);
+        double si = time_draw(&pristine, &work, marks, n, PERC_KERNEL_AUTO, reps, s);
+        printf("overlay %d thread(s): scalar %.3f ms, simd %.3f ms, simd/scalar %.2fx\n", t, sc,
+               si, si / sc);
+    }
+    omp_set_num_threads(maxt);
+
+    /* The model-bound pipeline, one full run per rep. */
+    double *dec = s2;
+    double *drw = s2 + reps;
+    double *rsz = s2 + 2 * reps;
+    double *enc = s2 + 3 * reps;
+    double *tot = s2 + 4 * reps;
+    size_t jpeg_len = 0;
+    for (int r = -3; r < reps; r++) {
+        perc_image img = {0};
+        perc_image view = {0};
+        uint8_t *jpg = NULL;
+        double t0 = base_monotime_ms();
+        base_err e = perc_image_decode(png, png_n, &img, err);
+        double t1 = base_monotime_ms();
+        if (!e)
+            e = perc_som_draw(&img, marks, n, NULL, err);
+        double t2 = base_monotime_ms();
+        if (!e)
+            e = perc_model_view(&img, 1024, &view, NULL);
+        double t3 = base_monotime_ms();
+        if (!e)
+            e = perc_image_encode_jpeg(&view, 80, &jpg, &jpeg_len, err);
+        double t4 = base_monotime_ms();
+        if (e) {
+            fprintf(stderr, "pipeline failed: %s\n", err);
+            return 1;
+        }
+        if (r >= 0) {
+            dec[r] = t1 - t0;
+            drw[r] = t2 - t1;
+            rsz[r] = t3 - t2;
+            enc[r] = t4 - t3;
+            tot[r] = t4 - t0;
+        }
+        base_free(jpg);
+        perc_image_fini(&view);
+        perc_image_fini(&img);
+    }
+    printf("pipeline stages (median ms): decode %.3f, marks %.3f, resize %.3f, jpeg %.3f\n",
+           median(dec, reps), median(drw, reps), median(rsz, reps), median(enc, reps));
+    printf("pipeline fovea: %.3f ms median (jpeg %zu bytes)\n", median(tot, reps), jpeg_len);
+    free(s);
+    free(s2);
+    perc_marks_free(marks, n);
+    perc_image_fini(&work);
+    perc_image_fini(&pristine);
+    base_free(png);
+    base_free(js);
+    return 0;
+}

@@ -1,0 +1,438 @@
+/* snapper/snap.c: Algorithm 4 (vision-bbox snap) with the E.3 scoring function.
+ *
+ * The caller has already hit-tested the 17 probe points of the box (live in
+ * the page or offline in a snap_scene); this file only reads those stacks.
+ * Phase A takes the first interactive element at the centre and accepts it
+ * when the expected label matches; an iframe there ends the call with
+ * SNAP_PHASE_A_ALT so that the caller, who owns the I/O, re-probes inside the
+ * frame. Phase B scores every distinct interactive element hit at the 16
+ * interior grid points by area x label x chevron and clicks the grid point of
+ * the winner nearest to its visible centre. Where the paper is ambiguous (the
+ * chevron cap, what "area" means for nested elements, the intent) the rules
+ * are written down in snapper/DESIGN.md; the constants below cite it.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "snapper/snap_int.h"
+
+/* E.3 eq. (12): chi = 1 + CHI_AMP * Row(B) * 1[K >= 1] * tanh(K / CHI_K_SCALE). */
+#define CHI_AMP 2.0f
+#define CHI_K_SCALE 2.0f
+/* Row(B) of E.3: width >= 60 px and height >= 24 px. */
+#define ROW_MIN_W_PX 60.0f
+#define ROW_MIN_H_PX 24.0f
+/* Section 6.2: the boost only wins within 30 % of the area-only leader. */
+#define CAP_AREA_RATIO 0.7f
+/* Phase A needs |label| >= 3 (Algorithm 4 line 18). */
+#define PHASE_A_MIN_LABEL 3
+/* Compound-row test: side by side, vertical overlap >= half the smaller height,
+ * horizontal gap <= max(COMPOUND_GAP_PX, smaller height). Ours, not the paper's. */
+#define COMPOUND_GAP_PX 8.0f
+
+void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID])
+{
+    float w = box.x1 - box.x0, h = box.y1 - box.y0;
+    out[0] = base_rect_center(box);
+    for (int i = 1; i <= 4; i++) {
+        for (int j = 1; j <= 4; j++) {
+            base_point p = {box.x0 + w * (float)i / 5.0f, box.y0 + h * (float)j / 5.0f};
+            out[1 + (i - 1) * 4 + (j - 1)] = p;
+        }
+    }
+}
+
+void snap_probe_init(snap_probe *p, base_rect box)
+{
+    memset(p, 0, sizeof *p);
+    p->box = box;
+    p->n_points = SNAP_PROBE_NGRID;
+    snap_probe_points(box, p->pt);
+    for (int k = 0; k < SNAP_PROBE_MAX_POINTS; k++)
+        p->for_cand[k] = -1;
+}
+
+base_point snap_visible_center(base_rect rect, base_rect box)
+{
+    base_rect v = base_rect_intersect(rect, box);
+    return base_rect_center(base_rect_empty(v) ? box : v);
+}
+
+int snap_probe_add_point(snap_probe *p, int cand, base_rect rect)
+{
+    if (p->n_points < SNAP_PROBE_NGRID || p->n_points >= SNAP_PROBE_MAX_POINTS)
+        return -1;
+    if (base_rect_empty(base_rect_intersect(rect, p->box)))
+        return -1;
+    int k = p->n_points++;
+    p->pt[k] = snap_visible_center(rect, p->box);
+    p->for_cand[k] = cand;
+    p->n[k] = 0;
+    return k;
+}
+
+snap_intent_kind snap_classify_intent(const char *verb, const char *label)
+{
+    static const char *const expand_verbs[] = {"open",   "expand",      "collapse",  "toggle",
+                                               "unfold", "show more",   "drop down", "dropdown",
+                                               "reveal", "show options"};
+    static const char *const select_verbs[] = {"select", "choose",    "pick",
+                                               "option", "set value", "set"};
+    static const char *const expand_labels[] = {"expand", "collapse",  "toggle",
+                                                "more",   "open menu", "show more"};
+    char fv[SNAP__FOLD_CAP], fl[SNAP__FOLD_CAP];
+    snap__fold(verb, fv, sizeof fv);
+    snap__fold(label, fl, sizeof fl);
+    /* The verb phrase decides when it starts with a known verb (whole words). */
+    for (size_t i = 0; i < sizeof expand_verbs / sizeof expand_verbs[0]; i++) {
+        size_t n = strlen(expand_verbs[i]);
+        if (strncmp(fv, expand_verbs[i], n) == 0 && (fv[n] == '\0' || fv[n] == ' '))
+            return SNAP_INTENT_EXPAND;
+    }
+    for (size_t i = 0; i < sizeof select_verbs / sizeof select_verbs[0]; i++) {
+        size_t n = strlen(select_verbs[i]);
+        if (strncmp(fv, select_verbs[i], n) == 0 && (fv[n] == '\0' || fv[n] == ' '))
+            return SNAP_INTENT_SELECT;
+    }
+    /* A plain click whose label asks for expansion is an expansion. */
+    if (snap__has_glyph(label))
+        return SNAP_INTENT_EXPAND;
+    for (size_t i = 0; i < sizeof expand_labels / sizeof expand_labels[0]; i++) {
+        size_t n = strlen(expand_labels[i]);
+        for (const char *p = strstr(fl, expand_labels[i]); p; p = strstr(p + 1, expand_labels[i])) {
+            if ((p == fl || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' '))
+                return SNAP_INTENT_EXPAND;
+        }
+    }
+    return SNAP_INTENT_ANY;
+}
+
+base_rect snap_frame_box(base_rect box, base_rect iframe_rect)
+{
+    base_rect c = base_rect_intersect(box, iframe_rect);
+    if (base_rect_empty(c))
+        return c;
+    base_rect r = {c.x0 - iframe_rect.x0, c.y0 - iframe_rect.y0, c.x1 - iframe_rect.x0,
+                   c.y1 - iframe_rect.y0};
+    return r;
+}
+
+base_point snap_frame_point(base_point inner, base_rect iframe_rect)
+{
+    base_point p = {inner.x + iframe_rect.x0, inner.y + iframe_rect.y0};
+    return p;
+}
+
+int snap_is_ancestor(const snap_candidate *cands, int n, int a, int d)
+{
+    if (!cands || a < 0 || d < 0 || a >= n || d >= n || a == d)
+        return 0;
+    /* Parent links first; the step bound guards against cyclic input. */
+    int p = cands[d].parent;
+    for (int steps = 0; p >= 0 && p < n && steps < n; steps++) {
+        if (p == a)
+            return 1;
+        p = cands[p].parent;
+    }
+    const char *xa = cands[a].xpath, *xd = cands[d].xpath;
+    if (!xa || !xd || !xa[0])
+        return 0;
+    const char *fa = cands[a].frame_chain ? cands[a].frame_chain : "";
+    const char *fd = cands[d].frame_chain ? cands[d].frame_chain : "";
+    size_t la = strlen(xa);
+    return strcmp(fa, fd) == 0 && strncmp(xa, xd, la) == 0 && xd[la] == '/';
+}
+
+snap_verdict snap_verify(const snap_candidate *cands, int n, const int *stack, int n_stack,
+                         int chosen, int *covering)
+{
+    if (!stack || n_stack <= 0)
+        return SNAP_VERIFY_EMPTY;
+    int t = stack[0];
+    if (!cands || t < 0 || t >= n || chosen < 0 || chosen >= n) {
+        if (covering)
+            *covering = -1;
+        return SNAP_VERIFY_COVERED;
+    }
+    if (t == chosen || snap_is_ancestor(cands, n, chosen, t))
+        return SNAP_VERIFY_OK;
+    /* Name the covering subtree by its root: climb while the parent is not an
+     * ancestor of the chosen element, so a modal is named, not its inner span. */
+    int r = t;
+    for (int steps = 0; steps < n; steps++) {
+        int p = cands[r].parent;
+        if (p < 0 || p >= n || p == chosen || snap_is_ancestor(cands, n, p, chosen))
+            break;
+        r = p;
+    }
+    if (covering)
+        *covering = r;
+    return SNAP_VERIFY_COVERED;
+}
+
+/* First element of a stack that is interactive (an iframe counts: it is a hit
+ * target that needs descent); -1 when none. */
+static int first_interactive(const snap_candidate *c, const int *stack, int n)
+{
+    for (int k = 0; k < n; k++) {
+        const snap_candidate *e = &c[stack[k]];
+        if (e->is_interactive || e->is_iframe)
+            return stack[k];
+    }
+    return -1;
+}
+
+static float chi_of(int k)
+{
+    return 1.0f + CHI_AMP * tanhf((float)k / CHI_K_SCALE);
+}
+
+/* Chevron beside (or inside, or around) the leader on the same row. */
+static int compound(const snap_candidate *cands, int n, int c, int l)
+{
+    if (snap_is_ancestor(cands, n, c, l) || snap_is_ancestor(cands, n, l, c))
+        return 1;
+    base_rect a = cands[c].rect, b = cands[l].rect;
+    float hmin = fminf(base_rect_h(a), base_rect_h(b));
+    float overlap = fminf(a.y1, b.y1) - fmaxf(a.y0, b.y0);
+    float gap = fmaxf(0.0f, fmaxf(a.x0 - b.x1, b.x0 - a.x1));
+    return hmin > 0.0f && overlap >= 0.5f * hmin && gap <= fmaxf(COMPOUND_GAP_PX, hmin);
+}
+
+/* An expand control that is not itself the labelled value: SELECT avoids it. */
+static int pure_expand(const snap_candidate *c, int k, const char *label)
+{
+    if (k < 1)
+        return 0;
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0)
+        return 1;
+    return !snap__text_match(label, c->text);
+}
+
+static void set_none(snap_result *r, base_rect box, snap_phase phase, int cand, int n_scored,
+                     const char *reason)
+{
+    memset(r, 0, sizeof *r);
+    r->found = 0;
+    r->pt = base_rect_center(box);
+    r->cand = cand;
+    r->phase = phase;
+    r->n_scored = n_scored;
+    r->reason = reason;
+}
+
+static base_err check_input(const snap_candidate *cands, int n, const snap_probe *probe,
+                            snap_result *out, char *err)
+{
+    if (!probe || !out || n < 0 || (n > 0 && !cands))
+        return base_errf(err, BASE_EINVAL, "snap_resolve: NULL argument or negative count");
+    base_rect b = probe->box;
+    if (!isfinite(b.x0) || !isfinite(b.y0) || !isfinite(b.x1) || !isfinite(b.y1) ||
+        base_rect_empty(b))
+        return base_errf(err, BASE_EINVAL, "snap_resolve: box is empty or not finite");
+    if (probe->n_points < SNAP_PROBE_NGRID || probe->n_points > SNAP_PROBE_MAX_POINTS)
+        return base_errf(err, BASE_EINVAL, "snap_resolve: bad point count %d", probe->n_points);
+    for (int k = 0; k < probe->n_points; k++) {
+        if (probe->n[k] < 0 || probe->n[k] > SNAP_PROBE_DEPTH)
+            return base_errf(err, BASE_EINVAL, "snap_resolve: stack %d has bad count %d", k,
+                             probe->n[k]);
+        if (!base_rect_contains(b, probe->pt[k]))
+            return base_errf(err, BASE_EINVAL, "snap_resolve: probe point %d outside the box", k);
+        for (int s = 0; s < probe->n[k]; s++) {
+            if (probe->stack[k][s] < 0 || probe->stack[k][s] >= n)
+                return base_errf(err, BASE_EINVAL, "snap_resolve: stack %d index %d out of range",
+                                 k, probe->stack[k][s]);
+        }
+    }
+    return BASE_OK;
+}
+
+/* One distinct phase-B candidate. */
+typedef struct scored {
+    int idx;
+    uint64_t hits; /* bit k: first interactive at probe point k */
+    int k;         /* chevron indicators */
+    float a, lambda, chi, sigma;
+} scored;
+
+/* Picks the click point for the winner: among the probe points where it was
+ * the first interactive element and which lie inside its rect, the one
+ * nearest the centre of rect & box (any hit point if the rect disagrees). */
+static base_point choose_point(const snap_probe *probe, const snap_candidate *c, uint64_t hits)
+{
+    base_rect vis = base_rect_intersect(c->rect, probe->box);
+    base_point target = base_rect_center(base_rect_empty(vis) ? probe->box : vis);
+    int best = -1, best_inside = 0;
+    float best_d = 0.0f;
+    for (int k = 0; k < probe->n_points; k++) {
+        if (!(hits & ((uint64_t)1 << k)))
+            continue;
+        int inside = base_rect_contains(c->rect, probe->pt[k]);
+        float d = base_point_dist(probe->pt[k], target);
+        if (best < 0 || inside > best_inside || (inside == best_inside && d < best_d)) {
+            best = k;
+            best_inside = inside;
+            best_d = d;
+        }
+    }
+    BASE_ASSERT(best >= 0);
+    return probe->pt[best];
+}
+
+base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
+                      const snap_intent *intent, snap_result *out, char *err)
+{
+    base_err e = check_input(cands, n, probe, out, err);
+    if (e != BASE_OK)
+        return e;
+    snap_intent_kind kind = intent ? intent->kind : SNAP_INTENT_ANY;
+    const char *label = intent ? intent->label : NULL;
+    char fl[SNAP__FOLD_CAP];
+    size_t label_len = snap__fold(label, fl, sizeof fl);
+    base_rect box = probe->box;
+    float box_area = base_rect_area(box);
+    snap_result r;
+
+    /* Phase A: pinpoint at the centre. */
+    int ea = first_interactive(cands, probe->stack[0], probe->n[0]);
+    if (ea >= 0 && cands[ea].is_iframe) {
+        set_none(&r, box, SNAP_PHASE_A_ALT, ea, 0, "iframe at the centre: re-probe inside it");
+        *out = r;
+        return BASE_OK;
+    }
+    if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL && snap__label_match(&cands[ea], label)) {
+        int k = snap__chevron_count(&cands[ea]);
+        /* The intent gates the shortcut: EXPAND wants an expand control, SELECT
+         * must not land on one; otherwise phase B decides. */
+        int ok = kind == SNAP_INTENT_EXPAND   ? k >= 1
+                 : kind == SNAP_INTENT_SELECT ? !pure_expand(&cands[ea], k, label)
+                                              : 1;
+        if (ok) {
+            memset(&r, 0, sizeof r);
+            r.found = 1;
+            r.pt = probe->pt[0];
+            r.cand = ea;
+            r.phase = SNAP_PHASE_A;
+            r.score.area = base_rect_area(base_rect_intersect(cands[ea].rect, box)) / box_area;
+            r.score.label = snap__label_factor(&cands[ea], label);
+            r.score.chevron = 1.0f;
+            r.score.total = r.score.area * r.score.label;
+            r.reason = "pinpoint: the label matched at the centre";
+            *out = r;
+            return BASE_OK;
+        }
+    }
+
+    /* Phase B: the 16 interior grid points, then the candidate points,
+     * deduplicated. */
+    scored s[SNAP_PROBE_MAX_POINTS];
+    int ns = 0, iframe = -1;
+    for (int k = 1; k < probe->n_points; k++) {
+        int h = first_interactive(cands, probe->stack[k], probe->n[k]);
+        if (h < 0)
+            continue;
+        if (cands[h].is_iframe) {
+            if (iframe < 0)
+                iframe = h;
+            continue;
+        }
+        int j = 0;
+        while (j < ns && s[j].idx != h)
+            j++;
+        if (j == ns) {
+            memset(&s[ns], 0, sizeof s[ns]);
+            s[ns++].idx = h;
+        }
+        s[j].hits |= (uint64_t)1 << k;
+    }
+    if (ns == 0) {
+        if (iframe >= 0)
+            set_none(&r, box, SNAP_PHASE_A_ALT, iframe, 0,
+                     "only an iframe in the box: re-probe inside it");
+        else
+            set_none(&r, box, SNAP_PHASE_NONE, -1, 0, "no interactive element in the box");
+        *out = r;
+        return BASE_OK;
+    }
+
+    /* Area factor: the part of R & B not taken by scored interactive
+     * descendants (where this element is the one hit), at least one grid cell. */
+    int lead = 0;
+    for (int i = 0; i < ns; i++) {
+        const snap_candidate *c = &cands[s[i].idx];
+        float inter = base_rect_area(base_rect_intersect(c->rect, box));
+        float excl = inter;
+        for (int j = 0; j < ns; j++) {
+            if (j != i && snap_is_ancestor(cands, n, s[i].idx, s[j].idx))
+                excl -= base_rect_area(base_rect_intersect(cands[s[j].idx].rect, box));
+        }
+        float floor_area = fminf(inter, box_area / 25.0f);
+        s[i].a = fmaxf(excl, floor_area) / box_area;
+        s[i].lambda = snap__label_factor(c, label);
+        s[i].k = snap__chevron_count(c);
+        if (s[i].a > s[lead].a)
+            lead = i;
+    }
+
+    int row = base_rect_w(box) >= ROW_MIN_W_PX && base_rect_h(box) >= ROW_MIN_H_PX;
+    int prefer_expand = 0;
+    for (int i = 0; i < ns; i++) {
+        float chi = 1.0f;
+        switch (kind) {
+        case SNAP_INTENT_ANY:
+            /* E.3 on row boxes; the 6.2 cap outside compound rows (DESIGN.md). */
+            if (row && s[i].k >= 1 &&
+                (i == lead || s[i].a >= CAP_AREA_RATIO * s[lead].a ||
+                 compound(cands, n, s[i].idx, s[lead].idx)))
+                chi = chi_of(s[i].k);
+            break;
+        case SNAP_INTENT_EXPAND:
+            /* Explicit intent: no row predicate, no cap. */
+            if (s[i].k >= 1)
+                chi = chi_of(s[i].k);
+            break;
+        case SNAP_INTENT_SELECT:
+            /* Mirror of the boost for expand controls that are not the value. */
+            if (pure_expand(&cands[s[i].idx], s[i].k, label))
+                chi = 1.0f / chi_of(s[i].k);
+            break;
+        }
+        s[i].chi = chi;
+        s[i].sigma = s[i].a * s[i].lambda * chi;
+        if (kind == SNAP_INTENT_EXPAND && s[i].k >= 1 && s[i].lambda > 0.0f)
+            prefer_expand = 1;
+    }
+
+    /* argmax sigma, first in grid order on ties (Algorithm 4's strict '>'). */
+    int best = -1;
+    for (int i = 0; i < ns; i++) {
+        if (prefer_expand && s[i].k < 1)
+            continue;
+        if (s[i].sigma > 0.0f && (best < 0 || s[i].sigma > s[best].sigma))
+            best = i;
+    }
+    if (best < 0) {
+        set_none(&r, box, SNAP_PHASE_NONE, -1, ns, "no candidate in the box matches the label");
+        *out = r;
+        return BASE_OK;
+    }
+
+    uint64_t hits = s[best].hits;
+    if (ea == s[best].idx)
+        hits |= 1; /* the centre hit the winner too: it may serve as the point */
+    memset(&r, 0, sizeof r);
+    r.found = 1;
+    r.cand = s[best].idx;
+    r.pt = choose_point(probe, &cands[r.cand], hits);
+    r.phase = SNAP_PHASE_B;
+    r.score.area = s[best].a;
+    r.score.label = s[best].lambda;
+    r.score.chevron = s[best].chi;
+    r.score.total = s[best].sigma;
+    r.n_scored = ns;
+    r.reason = "grid: best of the scored candidates";
+    *out = r;
+    return BASE_OK;
+}

@@ -1,0 +1,223 @@
+/* snapper/snap.h: vision box + expected label -> the element and point meant.
+ *
+ * The snapper is pure: it takes plain data (candidate elements and, for each
+ * probe point of the box, the hit-test stack front to back) and returns plain
+ * data. The same code runs live (a JS probe in the page fills a snap_probe)
+ * and offline (snap_scene, a recorded page model, fills it). It implements
+ * Algorithm 4 and the scoring function of Appendix E.3 of the SuperBrowser
+ * paper, made intent-aware; snapper/DESIGN.md gives the formulas, constants
+ * and the decisions taken where the paper is ambiguous.
+ *
+ * Strings in snap_candidate are BORROWED: the snapper reads them during a call
+ * and never keeps a pointer past it. NULL strings read as "". Every function
+ * here is reentrant and may be called from any thread; none allocates except
+ * the snap_scene functions, which use base_malloc.
+ */
+#ifndef FOVEA_SNAPPER_SNAP_H
+#define FOVEA_SNAPPER_SNAP_H
+
+#include "base/err.h"
+#include "base/geom.h"
+
+/* One element as seen by a hit test. rect is the visible border box in CSS px,
+ * page-viewport coordinates (the frame's own viewport for elements inside an
+ * iframe being probed). */
+typedef struct snap_candidate {
+    base_rect rect;
+    const char *tag;         /* lower-case tag name ("button") */
+    const char *role;        /* explicit or implicit ARIA role, "" if none */
+    const char *text;        /* visible text, trimmed (innerText) */
+    const char *aria_label;  /* aria-label or aria-labelledby text */
+    const char *title;       /* title attribute */
+    const char *xpath;       /* unique id within its frame, e.g. "/html/body/div[2]" */
+    const char *frame_chain; /* "" for the top document */
+    int aria_expanded;       /* -1 absent, 0 "false", 1 "true" */
+    int aria_haspopup;       /* 1 when aria-haspopup is set and not "false" */
+    int disabled;            /* reported, not skipped: the caller refuses disabled targets */
+    int cursor_pointer;      /* computed cursor is pointer */
+    int is_interactive;      /* decided by the probe (a, button, input, [role=button]...) */
+    int is_iframe;           /* an <iframe>/<frame>: a hit here needs descent */
+    int paint_order;         /* larger paints later, i.e. nearer the viewer */
+    int parent;              /* index of the nearest ancestor in the array, -1 if none
+                                or unknown (then xpath prefixes decide ancestry) */
+} snap_candidate;
+
+/* Probe points: [0] is the box centre, [1 + (i-1)*4 + (j-1)] for i, j in 1..4
+ * is (x0 + w*i/5, y0 + h*j/5), the 16 interior lattice points of a 5x5
+ * division in Algorithm 4's loop order (i over x, outer). */
+#define SNAP_PROBE_NGRID 17
+/* Candidate points: after the lattice, the probe may add the visible centre
+ * (centre of rect & box) of up to 32 interactive elements intersecting the
+ * box, so that controls narrower than the lattice spacing (w/5), e.g. a
+ * chevron at the right end of a row, are seen. See DESIGN.md. */
+#define SNAP_PROBE_MAX_POINTS (SNAP_PROBE_NGRID + 32)
+/* At most this many stack entries are kept per point (the front-most ones). */
+#define SNAP_PROBE_DEPTH 32
+
+/* The hit-test stacks of one box: stack[k][0..n[k]-1] are indices into the
+ * caller's candidate array, front to back, as document.elementsFromPoint
+ * returns them at pt[k], for k < n_points. for_cand[k] is the candidate whose
+ * visible centre pt[k] is, -1 for the 17 lattice points. Plain value,
+ * caller-owned (about 7 KB). */
+typedef struct snap_probe {
+    base_rect box;
+    int n_points;
+    base_point pt[SNAP_PROBE_MAX_POINTS];
+    int for_cand[SNAP_PROBE_MAX_POINTS];
+    int n[SNAP_PROBE_MAX_POINTS];
+    int stack[SNAP_PROBE_MAX_POINTS][SNAP_PROBE_DEPTH];
+} snap_probe;
+
+/* Purpose: the 17 lattice probe points of box, in the order above, so that
+ * the live probe and the offline model ask for exactly the same points.
+ * Ownership: writes out[0..16]. Thread: any. Errors: none (an empty box gives
+ * degenerate points; snap_resolve rejects such boxes). */
+void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID]);
+
+/* Purpose: sets p->box and the 17 lattice points for box, no candidate
+ * points, and empties every stack, ready for a probe to fill n[] and
+ * stack[][]. Ownership: p is the caller's. Thread: any. Errors: none. */
+void snap_probe_init(snap_probe *p, base_rect box);
+
+/* Purpose: the visible centre of an element in the box: the centre of
+ * rect & box, strictly inside the box when they overlap. Thread: any.
+ * Errors: none; the box centre when they do not overlap. */
+base_point snap_visible_center(base_rect rect, base_rect box);
+
+/* Purpose: appends the candidate point of element `cand` (its visible
+ * centre) to p with an empty stack for the caller to fill. Returns its index,
+ * or -1 when p is full or rect does not overlap p->box. Thread: any. */
+int snap_probe_add_point(snap_probe *p, int cand, base_rect rect);
+
+typedef enum snap_intent_kind {
+    SNAP_INTENT_ANY = 0, /* plain click: the paper's behaviour */
+    SNAP_INTENT_SELECT,  /* choose a value/option/link: never divert to an expand control */
+    SNAP_INTENT_EXPAND,  /* open/expand/toggle: prefer the chevron / expand control */
+} snap_intent_kind;
+
+typedef struct snap_intent {
+    const char *label; /* expected label, borrowed; NULL or "" when unknown */
+    snap_intent_kind kind;
+} snap_intent;
+
+/* Purpose: maps an action verb and its label to an intent kind: open, expand,
+ * collapse, toggle, show more, unfold, drop down -> EXPAND; select, choose,
+ * pick, option, set value -> SELECT; anything else (click, tap, press) -> ANY
+ * unless the label itself asks to expand ("expand", "collapse", "more",
+ * "open menu", a chevron glyph) -> EXPAND. Case-insensitive; NULL reads "".
+ * Ownership: borrows both strings for the call. Thread: any. Errors: none. */
+snap_intent_kind snap_classify_intent(const char *verb, const char *label);
+
+typedef enum snap_phase {
+    SNAP_PHASE_NONE = 0, /* nothing chosen */
+    SNAP_PHASE_A,        /* pinpoint: the centre hit a label-matching element */
+    SNAP_PHASE_A_ALT,    /* the centre hit an iframe: re-probe inside it */
+    SNAP_PHASE_B,        /* grid scan with the chevron tiebreaker */
+} snap_phase;
+
+typedef struct snap_score {
+    float area, label, chevron, total;
+} snap_score;
+
+typedef struct snap_result {
+    int found;     /* 1: click pt on cand. 0: see phase and reason */
+    base_point pt; /* always strictly inside the box (the centre when !found) */
+    int cand;      /* chosen candidate, the iframe for A_ALT, else -1 */
+    snap_phase phase;
+    snap_score score;   /* factors of the chosen candidate (zero when none) */
+    int n_scored;       /* distinct candidates scored in phase B */
+    const char *reason; /* static string, never NULL */
+} snap_result;
+
+/* Purpose: runs phase A, A-alt and B (DESIGN.md) over cands[0..n-1] and the
+ * probe stacks, for intent (NULL means ANY without label).
+ * Ownership: borrows everything for the call; *out gets static reason strings.
+ * Thread: any. Errors: BASE_EINVAL (NULL pointers, n < 0, a box that is empty
+ * or not finite, a stack index or count out of range) with a message in err
+ * (optional, BASE_ERRBUF_SIZE bytes); *out is untouched on failure. "No
+ * candidate" is not an error: BASE_OK with out->found == 0. */
+base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
+                      const snap_intent *intent, snap_result *out, char *err);
+
+/* Purpose: the box to probe inside an iframe after SNAP_PHASE_A_ALT: box
+ * clipped to the iframe's rect and translated to the frame's coordinates, so
+ * any inner result lies inside the outer box too. Thread: any. Errors: none;
+ * an empty rect when they do not overlap. */
+base_rect snap_frame_box(base_rect box, base_rect iframe_rect);
+
+/* Purpose: translates a point from an iframe's coordinates back to the
+ * outer viewport. Thread: any. Errors: none. */
+base_point snap_frame_point(base_point inner, base_rect iframe_rect);
+
+/* Purpose: 1 when cands[a] is a strict ancestor of cands[d]: by parent links
+ * when d's chain reaches a, else (no parent info) when both share frame_chain
+ * and xpath(d) starts with xpath(a) + "/". Thread: any. Errors: 0 for out of
+ * range indices. */
+int snap_is_ancestor(const snap_candidate *cands, int n, int a, int d);
+
+typedef enum snap_verdict {
+    SNAP_VERIFY_OK = 0,  /* the hit target is the chosen element or inside it */
+    SNAP_VERIFY_COVERED, /* something else receives the click */
+    SNAP_VERIFY_EMPTY,   /* nothing at the point */
+} snap_verdict;
+
+/* Purpose: the Playwright-style hit-target check at the final point. stack is
+ * the hit-test stack there, front to back. OK when stack[0] is `chosen` or a
+ * descendant of it; otherwise COVERED and *covering (optional) is the root of
+ * the covering subtree: the outermost ancestor of stack[0] that is not an
+ * ancestor of `chosen` (stack[0] itself without parent information), e.g. the
+ * modal overlay. Ownership: borrows. Thread: any. Errors: EMPTY for an empty
+ * stack; out-of-range indices count as COVERED by -1. */
+snap_verdict snap_verify(const snap_candidate *cands, int n, const int *stack, int n_stack,
+                         int chosen, int *covering);
+
+/* ---- Offline hit-test model ------------------------------------------------ */
+
+/* Hit-test properties of one scene element (computed values). */
+typedef struct snap_scene_node {
+    int pointer_events_none; /* not hit-testable (elementsFromPoint skips it) */
+    int visibility_hidden;   /* not hit-testable */
+    int opacity_zero;        /* still hit-testable, as in browsers */
+    int has_clip;            /* clip holds the ancestors' overflow clip */
+    base_rect clip;          /* viewport coords; a point outside it misses */
+} snap_scene_node;
+
+/* A recorded page: element i is cand[i] with node[i]; cand[i].parent and
+ * paint_order give the tree and the stacking. Strings in cand stay borrowed
+ * from whoever filled the scene. Caller-owned struct: init/fini. */
+typedef struct snap_scene {
+    snap_candidate *cand;
+    snap_scene_node *node;
+    int n, cap;
+} snap_scene;
+
+/* Purpose: an empty scene. Thread: any. Errors: none. */
+void snap_scene_init(snap_scene *s);
+/* Purpose: frees the arrays (not the borrowed strings); s is empty after.
+ * NULL is a no-op. Thread: the owner's. Errors: none. */
+void snap_scene_fini(snap_scene *s);
+
+/* Purpose: appends element c with node (NULL: plain, hit-testable) and stores
+ * its index in *index (optional). c->parent must be -1 or an earlier index.
+ * Ownership: copies the structs; strings stay borrowed. Thread: the owner's.
+ * Errors: BASE_EINVAL (bad parent, NULL), BASE_ETOOBIG (over 1<<20
+ * elements), BASE_ENOMEM; the scene is unchanged on failure. */
+base_err snap_scene_add(snap_scene *s, const snap_candidate *c, const snap_scene_node *node,
+                        int *index);
+
+/* Purpose: the elements at p front to back as elementsFromPoint returns them:
+ * rect (and clip) contain p, pointer-events:none and visibility:hidden are
+ * skipped; larger paint_order first, and an ancestor always after each of its
+ * hit descendants. Writes up to max indices (the front-most) to out and the
+ * number written to *n_out. Ownership: borrows s. Thread: any (read only).
+ * Errors: BASE_EINVAL (NULL, max < 0), BASE_ENOMEM; outputs untouched. */
+base_err snap_scene_hit(const snap_scene *s, base_point p, int *out, int max, int *n_out);
+
+/* Purpose: fills *probe for box exactly as a live probe should: the 17
+ * lattice points, then the visible centres of the hit-testable interactive
+ * elements (and iframes) overlapping the box, smallest overlap first, up to
+ * the capacity; each stack SNAP_PROBE_DEPTH deep. Thread: any.
+ * Errors: BASE_EINVAL, BASE_ENOMEM; *probe untouched on failure. */
+base_err snap_scene_probe(const snap_scene *s, base_rect box, snap_probe *probe);
+
+#endif

@@ -1,0 +1,356 @@
+/* snapper/text.c: label matching and expand-control detection.
+ *
+ * Everything textual the snapper decides goes through one folding step: ASCII
+ * is lower-cased, punctuation, whitespace and chevron glyphs separate words,
+ * and words are joined by single spaces. On folded strings a "substring" is a
+ * run of whole words, so "9:30" never matches inside "19:30" and "Red" never
+ * inside "Reddish". Numbers are treated as identities: a fuzzy word-overlap
+ * match also needs every number of the label to be present, because times,
+ * dates and prices differ only in their numbers. The widget-type-dependent
+ * label factor and the chevron count are E.3 eqs. (10) and (11).
+ */
+#include <string.h>
+
+#include "snapper/snap_int.h"
+
+/* Chevron and disclosure glyphs (UTF-8): the paper's filled and hollow
+ * triangles, the common chevrons and the vertical ellipsis ("more"). */
+static const char *const glyphs[] = {
+    "\xe2\x96\xbe", /* ▾ */ "\xe2\x96\xbc", /* ▼ */ "\xe2\x96\xbf", /* ▿ */
+    "\xe2\x96\xbd", /* ▽ */ "\xe2\x96\xb8", /* ▸ */ "\xe2\x96\xb6", /* ▶ */
+    "\xe2\x96\xb9", /* ▹ */ "\xe2\x96\xb7", /* ▷ */ "\xe2\x96\xba", /* ► */
+    "\xe2\x97\x82", /* ◂ */ "\xe2\x97\x80", /* ◀ */ "\xe2\x97\x83", /* ◃ */
+    "\xe2\x97\x81", /* ◁ */ "\xe2\x97\x84", /* ◄ */ "\xe2\x96\xb4", /* ▴ */
+    "\xe2\x96\xb2", /* ▲ */ "\xe2\x96\xb5", /* ▵ */ "\xe2\x96\xb3", /* △ */
+    "\xe2\x8c\x84", /* ⌄ */ "\xe2\x8c\x83", /* ⌃ */ "\xe2\x80\xba", /* › */
+    "\xe2\x80\xb9", /* ‹ */ "\xe2\x9d\xaf", /* ❯ */ "\xe2\x9d\xae", /* ❮ */
+    "\xcb\x85",     /* ˅ */ "\xcb\x84",     /* ˄ */ "\xe2\x8b\xae", /* ⋮ */
+};
+#define N_GLYPHS (sizeof glyphs / sizeof glyphs[0])
+
+/* Length of the glyph starting at s, 0 if none does. */
+static size_t glyph_at(const char *s)
+{
+    if ((unsigned char)s[0] < 0x80)
+        return 0;
+    for (size_t i = 0; i < N_GLYPHS; i++) {
+        size_t n = strlen(glyphs[i]);
+        if (strncmp(s, glyphs[i], n) == 0)
+            return n;
+    }
+    return 0;
+}
+
+int snap__has_glyph(const char *s)
+{
+    if (!s)
+        return 0;
+    for (; *s; s++) {
+        if (glyph_at(s))
+            return 1;
+    }
+    return 0;
+}
+
+static int is_word_byte(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+size_t snap__fold(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int pending_space = 0;
+    if (cap == 0)
+        return 0;
+    if (s) {
+        while (*s) {
+            size_t g = glyph_at(s);
+            if (g) {
+                s += g;
+                pending_space = 1;
+                continue;
+            }
+            unsigned char c = (unsigned char)*s++;
+            if (!is_word_byte(c)) {
+                pending_space = 1;
+                continue;
+            }
+            /* A separator is only written between two words, never leading. */
+            if (pending_space && n > 0) {
+                if (n + 1 >= cap)
+                    break;
+                buf[n++] = ' ';
+            }
+            pending_space = 0;
+            if (n + 1 >= cap)
+                break;
+            buf[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/* A word of a folded string. */
+typedef struct word {
+    const char *p;
+    size_t n;
+} word;
+
+#define MAX_WORDS 64
+
+static int split_words(const char *folded, word *w, int max)
+{
+    int k = 0;
+    const char *s = folded;
+    while (*s && k < max) {
+        const char *e = strchr(s, ' ');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        w[k].p = s;
+        w[k].n = n;
+        k++;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return k;
+}
+
+static int word_eq(word a, word b)
+{
+    return a.n == b.n && memcmp(a.p, b.p, a.n) == 0;
+}
+
+static int word_in(word a, const word *set, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (word_eq(a, set[i]))
+            return 1;
+    }
+    return 0;
+}
+
+static int word_is_number(word a)
+{
+    for (size_t i = 0; i < a.n; i++) {
+        if (a.p[i] < '0' || a.p[i] > '9')
+            return 0;
+    }
+    return a.n > 0;
+}
+
+/* Whole-word substring: needle occurs in hay delimited by spaces or ends. */
+static int contains_words(const char *hay, const char *needle)
+{
+    size_t nl = strlen(needle);
+    if (nl == 0)
+        return 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) {
+        int left = p == hay || p[-1] == ' ';
+        int right = p[nl] == '\0' || p[nl] == ' ';
+        if (left && right)
+            return 1;
+    }
+    return 0;
+}
+
+/* Jaccard overlap of the distinct words of a and b (folded), in [0, 1]. */
+static float jaccard(const word *a, int na, const word *b, int nb)
+{
+    int inter = 0, ua = 0;
+    for (int i = 0; i < na; i++) {
+        if (word_in(a[i], a, i))
+            continue; /* duplicate within a */
+        ua++;
+        if (word_in(a[i], b, nb))
+            inter++;
+    }
+    int ub = 0;
+    for (int j = 0; j < nb; j++) {
+        if (!word_in(b[j], b, j))
+            ub++;
+    }
+    int uni = ua + ub - inter;
+    return uni > 0 ? (float)inter / (float)uni : 0.0f;
+}
+
+static int numbers_covered(const word *l, int nl, const word *e, int ne)
+{
+    for (int i = 0; i < nl; i++) {
+        if (word_is_number(l[i]) && !word_in(l[i], e, ne))
+            return 0;
+    }
+    return 1;
+}
+
+/* The generic match on folded strings; see DESIGN.md "Match rule". */
+static int folded_match(const char *fl, const char *fe)
+{
+    size_t ll = strlen(fl), le = strlen(fe);
+    if (ll == 0 || le == 0)
+        return 0;
+    if (strcmp(fl, fe) == 0)
+        return 1;
+    size_t shorter = ll < le ? ll : le, longer = ll < le ? le : ll;
+    if (shorter >= 3 && 2 * shorter >= longer) {
+        if (ll <= le ? contains_words(fe, fl) : contains_words(fl, fe))
+            return 1;
+    }
+    word wl[MAX_WORDS], we[MAX_WORDS];
+    int nl = split_words(fl, wl, MAX_WORDS);
+    int ne = split_words(fe, we, MAX_WORDS);
+    return jaccard(wl, nl, we, ne) >= 0.5f && numbers_covered(wl, nl, we, ne);
+}
+
+int snap__text_match(const char *a, const char *b)
+{
+    char fa[SNAP__FOLD_CAP], fb[SNAP__FOLD_CAP];
+    snap__fold(a, fa, sizeof fa);
+    snap__fold(b, fb, sizeof fb);
+    return folded_match(fa, fb);
+}
+
+static int str_is(const char *s, const char *v)
+{
+    return s && strcmp(s, v) == 0;
+}
+
+/* Text that is only a day number, 1..31. */
+static int is_day_number(const char *s)
+{
+    char f[SNAP__FOLD_CAP];
+    size_t n = snap__fold(s, f, sizeof f);
+    if (n < 1 || n > 2)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        if (f[i] < '0' || f[i] > '9')
+            return 0;
+    }
+    int v = n == 1 ? f[0] - '0' : (f[0] - '0') * 10 + (f[1] - '0');
+    return v >= 1 && v <= 31;
+}
+
+snap__widget snap__widget_of(const snap_candidate *c)
+{
+    const char *role = c->role ? c->role : "";
+    if (str_is(role, "gridcell") || is_day_number(c->text))
+        return SNAP__W_DAY;
+    if (str_is(role, "option") || str_is(role, "menuitem") || str_is(role, "menuitemradio") ||
+        str_is(role, "menuitemcheckbox") || str_is(role, "treeitem") || str_is(c->tag, "option"))
+        return SNAP__W_OPTION;
+    if (str_is(c->tag, "select") || str_is(role, "combobox") || str_is(role, "listbox") ||
+        str_is(role, "spinbutton") || str_is(role, "searchbox") || str_is(role, "textbox"))
+        return SNAP__W_VALUE;
+    /* A popup trigger showing words (a time picker's "10:30 AM") bears a
+     * value; a glyph-only chevron does not. */
+    char f[SNAP__FOLD_CAP];
+    if (c->aria_haspopup && snap__fold(c->text, f, sizeof f) > 0)
+        return SNAP__W_VALUE;
+    return SNAP__W_GENERIC;
+}
+
+/* The words of the element's text, aria-label and title together. */
+static int element_words(const snap_candidate *c, char *buf, size_t cap, word *w, int max)
+{
+    char a[SNAP__FOLD_CAP], b[SNAP__FOLD_CAP], t[SNAP__FOLD_CAP];
+    snap__fold(c->text, a, sizeof a);
+    snap__fold(c->aria_label, b, sizeof b);
+    snap__fold(c->title, t, sizeof t);
+    size_t n = 0;
+    const char *parts[3] = {a, b, t};
+    for (int i = 0; i < 3; i++) {
+        size_t pl = strlen(parts[i]);
+        if (pl == 0 || n + pl + 2 > cap)
+            continue;
+        if (n > 0)
+            buf[n++] = ' ';
+        memcpy(buf + n, parts[i], pl);
+        n += pl;
+    }
+    buf[n] = '\0';
+    return split_words(buf, w, max);
+}
+
+float snap__label_factor(const snap_candidate *c, const char *label)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0)
+        return 1.0f; /* no label: the factor does not discriminate */
+    word wl[MAX_WORDS];
+    int nl = split_words(fl, wl, MAX_WORDS);
+    char eb[3 * SNAP__FOLD_CAP];
+    word we[3 * MAX_WORDS];
+    int ne = element_words(c, eb, sizeof eb, we, 3 * MAX_WORDS);
+    const char *own[3] = {c->text, c->aria_label, c->title};
+
+    switch (snap__widget_of(c)) {
+    case SNAP__W_DAY:
+        /* 1[Tokens(l) subset of TextTokens(e)]: exact words, no leniency. */
+        for (int i = 0; i < nl; i++) {
+            if (!word_in(wl[i], we, ne))
+                return 0.0f;
+        }
+        return 1.0f;
+    case SNAP__W_OPTION:
+        /* Substr(l, e.text) on whole words, or the generic match. */
+        for (int i = 0; i < 3; i++) {
+            char fe[SNAP__FOLD_CAP];
+            snap__fold(own[i], fe, sizeof fe);
+            if (contains_words(fe, fl) || folded_match(fl, fe))
+                return 1.0f;
+        }
+        return 0.0f;
+    case SNAP__W_VALUE: {
+        /* Jaccard over text and aria words; 0.7 for a shared word of >= 3 chars. */
+        float j = jaccard(wl, nl, we, ne);
+        for (int i = 0; i < nl; i++) {
+            if (wl[i].n >= 3 && word_in(wl[i], we, ne) && j < 0.7f)
+                j = 0.7f;
+        }
+        return j;
+    }
+    case SNAP__W_GENERIC:
+    default:
+        for (int i = 0; i < 3; i++) {
+            char fe[SNAP__FOLD_CAP];
+            snap__fold(own[i], fe, sizeof fe);
+            if (folded_match(fl, fe))
+                return 1.0f;
+        }
+        return 0.5f;
+    }
+}
+
+int snap__label_match(const snap_candidate *c, const char *label)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0)
+        return 0;
+    return snap__label_factor(c, label) >= SNAP__MATCH_MIN;
+}
+
+/* 1 when the folded s has one of the expand words as a whole word. */
+static int has_expand_word(const char *s)
+{
+    static const char *const words[] = {"expand", "collapse", "toggle", "more"};
+    char f[SNAP__FOLD_CAP];
+    snap__fold(s, f, sizeof f);
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (contains_words(f, words[i]))
+            return 1;
+    }
+    return 0;
+}
+
+int snap__chevron_count(const snap_candidate *c)
+{
+    int k = 0;
+    k += c->aria_expanded >= 0;
+    k += c->aria_haspopup != 0;
+    k += snap__has_glyph(c->text) || snap__has_glyph(c->aria_label);
+    /* The title stands in for a missing aria-label (icon buttons often use it). */
+    const char *name = c->aria_label && c->aria_label[0] ? c->aria_label : c->title;
+    k += has_expand_word(name);
+    return k;
+}

@@ -9,6 +9,7 @@
 
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
+int cli_cmd_overlay(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 
 /* Options every browser-driving command shares. */

@@ -17,6 +17,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
+    {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
     {"bench", cli_cmd_bench, "measure CDP round trip, capture methods and decode"},
 };

@@ -1,0 +1,12 @@
+/* perception/js.h: page scripts embedded from assets/js at build time.
+ * Each assets/js/NAME.js becomes fovea_js_NAME[] (NUL-terminated) and
+ * fovea_js_NAME_len; see perception/CMakeLists.txt. Read-only, any thread. */
+#ifndef FOVEA_PERCEPTION_JS_H
+#define FOVEA_PERCEPTION_JS_H
+
+#include <stddef.h>
+
+extern const unsigned char fovea_js_dom_boxes[];
+extern const size_t fovea_js_dom_boxes_len;
+
+#endif

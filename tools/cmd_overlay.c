@@ -1,0 +1,190 @@
+/* tools/cmd_overlay.c: `fovea overlay` — Set-of-Marks debug images.
+ *
+ * Two sources: a live page (--url/--site/--cdp: capture it, mark its
+ * interactive elements or the boxes of --boxes), or a screenshot file plus a
+ * boxes JSON file (--shot + --boxes). The marked image is written as PNG;
+ * --model-view also writes the JPEG a vision model would be sent (resized to
+ * --model-width, marks drawn at the model's scale).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "perception/capture.h"
+#include "perception/dom_boxes.h"
+#include "perception/image.h"
+#include "perception/som.h"
+#include "tools/cli.h"
+
+static void overlay_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fovea overlay (--url URL | --site DIR | --shot FILE) [options]\n\n"
+            "Draws numbered Set-of-Marks boxes on a screenshot.\n\n"
+            "  --shot FILE        a PNG/JPEG screenshot instead of a live page (needs --boxes)\n"
+            "  --shot-scale F     device pixels per CSS pixel of --shot (default 1)\n"
+            "  --boxes FILE       boxes JSON: [{\"x0\",\"y0\",\"x1\",\"y1\",\"label\",\"id\"}] in CSS px,\n"
+            "                     or {\"boxes\":[{\"box\":[ymin,xmin,ymax,xmax]}]} (see --norm)\n"
+            "                     (live pages default to their interactive elements)\n"
+            "  --norm WxH         \"box\" values are 0..1000 of a WxH CSS viewport\n"
+            "  --out FILE         marked PNG (default out/overlay.png)\n"
+            "  --model-view FILE  also write the model-bound JPEG (q80)\n"
+            "  --model-width N    model input width (default 1024)\n"
+            "  --labels plain     draw \"12\" instead of \"[V12]\"\n");
+    fputs(cli_browser_opts_help, f);
+}
+
+static base_err read_text(const char *path, char **out, size_t *n, char *err)
+{
+    uint8_t *d = NULL;
+    base_err e = perc_image_read_file(path, &d, n, 64u << 20, err);
+    if (!e)
+        *out = (char *)d;
+    return e;
+}
+
+static base_err write_png(const char *path, const perc_image *img, char *err)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    base_err e = perc_image_encode_png(img, 1, &d, &n, err);
+    if (!e)
+        e = cli_mkdirs_for(path, err);
+    if (!e)
+        e = perc_image_write_file(path, d, n, err);
+    base_free(d);
+    return e;
+}
+
+int cli_cmd_overlay(int argc, char **argv)
+{
+    cli_browser_opts bo;
+    cli_browser_opts_init(&bo);
+    const char *shot = NULL, *boxes = NULL, *out = "out/overlay.png", *model = NULL;
+    int model_w = 1024, norm_w = 0, norm_h = 0, plain = 0;
+    double shot_scale = 1.0;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_parse_browser_opt(&bo, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0) {
+            overlay_usage(stdout);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "fovea overlay: unknown option or missing value: %s\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--shot") == 0) {
+            shot = v;
+        } else if (strcmp(a, "--shot-scale") == 0) {
+            shot_scale = strtod(v, NULL);
+            if (!(shot_scale >= 0.25 && shot_scale <= 8)) {
+                fprintf(stderr, "fovea overlay: --shot-scale must be 0.25..8\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--boxes") == 0) {
+            boxes = v;
+        } else if (strcmp(a, "--out") == 0) {
+            out = v;
+        } else if (strcmp(a, "--model-view") == 0) {
+            model = v;
+        } else if (strcmp(a, "--model-width") == 0) {
+            model_w = atoi(v);
+            if (model_w < 64 || model_w > 8192) {
+                fprintf(stderr, "fovea overlay: --model-width must be 64..8192\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--norm") == 0) {
+            if (sscanf(v, "%dx%d", &norm_w, &norm_h) != 2 || norm_w < 1 || norm_h < 1) {
+                fprintf(stderr, "fovea overlay: --norm must look like 1280x800\n");
+                return 2;
+            }
+        } else if (strcmp(a, "--labels") == 0) {
+            plain = strcmp(v, "plain") == 0;
+        } else {
+            fprintf(stderr, "fovea overlay: unknown option %s\n", a);
+            overlay_usage(stderr);
+            return 2;
+        }
+    }
+    if (shot && !boxes) {
+        fprintf(stderr, "fovea overlay: --shot needs --boxes\n");
+        return 2;
+    }
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = BASE_OK;
+    perc_image img = {0};
+    perc_mark *marks = NULL;
+    int n = 0;
+    cli_session s;
+    memset(&s, 0, sizeof s);
+    if (shot) {
+        uint8_t *d = NULL;
+        size_t len = 0;
+        e = perc_image_read_file(shot, &d, &len, 256u << 20, err);
+        if (!e)
+            e = perc_image_decode(d, len, &img, err);
+        base_free(d);
+        img.scale = (float)shot_scale;
+    } else {
+        if (cli_session_open(&s, &bo))
+            return 1;
+        e = perc_capture(s.page, NULL, &img, NULL, err);
+    }
+    if (!e && boxes) {
+        char *text = NULL;
+        size_t len = 0;
+        e = read_text(boxes, &text, &len, err);
+        if (!e)
+            e = perc_marks_parse_json(text, len, norm_w, norm_h, &marks, &n, err);
+        base_free(text);
+    } else if (!e) {
+        e = perc_dom_boxes(s.page, &marks, &n, err);
+    }
+    cli_session_close(&s);
+    perc_som_opts so;
+    perc_som_opts_init(&so);
+    so.label_fmt = plain ? PERC_LABEL_NUM : PERC_LABEL_VID;
+    perc_image view = {0};
+    if (!e && model) {
+        /* The model-bound image: shrink first, then draw at the model's scale
+         * so labels stay legible at the size the model sees. */
+        float sc = 1;
+        e = perc_model_view(&img, model_w, &view, &sc);
+        if (!e) {
+            perc_som_opts mo = so;
+            mo.scale = sc;
+            e = perc_som_draw(&view, marks, n, &mo, err);
+        }
+        uint8_t *jd = NULL;
+        size_t jn = 0;
+        if (!e)
+            e = perc_image_encode_jpeg(&view, 80, &jd, &jn, err);
+        if (!e)
+            e = cli_mkdirs_for(model, err);
+        if (!e)
+            e = perc_image_write_file(model, jd, jn, err);
+        base_free(jd);
+    }
+    if (!e)
+        e = perc_som_draw(&img, marks, n, &so, err);
+    if (!e)
+        e = write_png(out, &img, err);
+    perc_image_fini(&view);
+    perc_image_fini(&img);
+    perc_marks_free(marks, n);
+    if (e) {
+        fprintf(stderr, "fovea overlay: %s\n", err[0] ? err : base_strerror(e));
+        return 1;
+    }
+    fprintf(stderr, "fovea overlay: %d marks -> %s%s%s\n", n, out, model ? " and " : "",
+            model ? model : "");
+    printf("%s\n", out);
+    return 0;
+}

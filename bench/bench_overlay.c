@@ -54,8 +54,10 @@ static double time_draw(const perc_image *pristine, perc_image *work, const perc
 
 int main(int argc, char **argv)
 {
-    const char *png_path = argc > 1 && argv[1][0] ? argv[1] : FOVEA_SOURCE_DIR "/bench/data/page50.png";
-    const char *box_path = argc > 2 && argv[2][0] ? argv[2] : FOVEA_SOURCE_DIR "/bench/data/boxes50.json";
+    const char *png_path =
+        argc > 1 && argv[1][0] ? argv[1] : FOVEA_SOURCE_DIR "/bench/data/page50.png";
+    const char *box_path =
+        argc > 2 && argv[2][0] ? argv[2] : FOVEA_SOURCE_DIR "/bench/data/boxes50.json";
     int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 100;
     if (reps < 1)
         reps = 1;
@@ -91,8 +93,8 @@ int main(int argc, char **argv)
         omp_set_num_threads(t);
         double sc = time_draw(&pristine, &work, marks, n, PERC_KERNEL_SCALAR, reps, s);
         double si = time_draw(&pristine, &work, marks, n, PERC_KERNEL_AUTO, reps, s);
-        printf("overlay %d thread(s): scalar %.3f ms, simd %.3f ms, simd/scalar %.2fx\n", t, sc,
-               si, si / sc);
+        printf("overlay %d thread(s): scalar %.3f ms, simd %.3f ms, simd/scalar %.2fx\n", t, sc, si,
+               si / sc);
     }
     omp_set_num_threads(maxt);
 
@@ -132,6 +134,20 @@ int main(int argc, char **argv)
         }
         base_free(jpg);
         perc_image_fini(&view);
+        perc_image_fini(&img);
+    }
+    /* BENCH_OVERLAY_OUT=path.png saves one overlay to look at. */
+    const char *save = getenv("BENCH_OVERLAY_OUT");
+    if (save) {
+        perc_image img = {0};
+        uint8_t *out = NULL;
+        size_t out_n = 0;
+        if (perc_image_decode(png, png_n, &img, err) || perc_som_draw(&img, marks, n, NULL, err) ||
+            perc_draw_caption(&img, "step 3 - click [V4] 'Account 5' - ok", err) ||
+            perc_image_encode_png(&img, 1, &out, &out_n, err) ||
+            perc_image_write_file(save, out, out_n, err))
+            fprintf(stderr, "bench_overlay: %s\n", err);
+        base_free(out);
         perc_image_fini(&img);
     }
     printf("pipeline stages (median ms): decode %.3f, marks %.3f, resize %.3f, jpeg %.3f\n",

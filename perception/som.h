@@ -46,12 +46,12 @@ typedef enum perc_label_fmt {
 } perc_label_fmt;
 
 typedef struct perc_som_opts {
-    float scale;       /* image px per CSS px; 0 = use the image's scale */
-    int label_fmt;     /* perc_label_fmt */
-    int fill_alpha;    /* 0..255, default 64 (25%) */
-    int outline_px;    /* outline thickness in image px, default 2 */
-    int font_px;       /* label text height in image px, default 14 */
-    int dash_px;       /* dash period for dashed marks, default 6 */
+    float scale;    /* image px per CSS px; 0 = use the image's scale */
+    int label_fmt;  /* perc_label_fmt */
+    int fill_alpha; /* 0..255, default 64 (25%) */
+    int outline_px; /* outline thickness in image px, default 2 */
+    int font_px;    /* label text height in image px, default 14 */
+    int dash_px;    /* dash period for dashed marks, default 6 */
     perc_kernel kernel;
 } perc_som_opts;
 
@@ -105,10 +105,10 @@ base_err perc_image_resize(const perc_image *src, int w, int h, perc_image *out)
 /* Makes the image sent to a model: src shrunk to target_w pixels wide
  * keeping the aspect ratio (a fixed-point, OpenMP version of the triangle
  * filter of perc_image_resize, identical for any thread count and within 2
- * levels of stbir), or copied when already narrower. out is a new image owned by the caller; out->scale and
- * *scale_out (may be NULL) are the CSS->output factor, src->scale (1 when 0)
- * times target_w / src->w, so CSS boxes map to the output by multiplying.
- * target_w <= 0 means 1024. Any thread. Errors: BASE_EINVAL, BASE_ENOMEM. */
+ * levels of stbir), or copied when already narrower. out is a new image owned by the caller;
+ * out->scale and *scale_out (may be NULL) are the CSS->output factor, src->scale (1 when 0) times
+ * target_w / src->w, so CSS boxes map to the output by multiplying. target_w <= 0 means 1024. Any
+ * thread. Errors: BASE_EINVAL, BASE_ENOMEM. */
 base_err perc_model_view(const perc_image *src, int target_w, perc_image *out, float *scale_out);
 
 /* Parses boxes JSON for `fovea overlay`: either an array or {"boxes":[...]},

@@ -26,8 +26,7 @@ void perc_marks_free(perc_mark *marks, int n)
     base_free(marks);
 }
 
-static base_err get_num(const cJSON *o, const char *key, int i, double *v, int *present,
-                        char *err)
+static base_err get_num(const cJSON *o, const char *key, int i, double *v, int *present, char *err)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, key);
     *present = f != NULL;
@@ -50,8 +49,7 @@ static float clampf(double v)
     return (float)v;
 }
 
-static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_mark *m,
-                          char *err)
+static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_mark *m, char *err)
 {
     if (!cJSON_IsObject(o))
         return base_errf(err, BASE_EPROTO, "boxes[%d]: expected an object", i);
@@ -74,8 +72,7 @@ static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_ma
         for (int k = 0; k < 4; k++) {
             const cJSON *it = cJSON_GetArrayItem(box, k);
             if (!cJSON_IsNumber(it))
-                return base_errf(err, BASE_EPROTO, "boxes[%d].box[%d]: expected a number", i,
-                                 k);
+                return base_errf(err, BASE_EPROTO, "boxes[%d].box[%d]: expected a number", i, k);
             v[k] = it->valuedouble;
         }
         double sx = norm_w > 0 ? norm_w / 1000.0 : 1.0;
@@ -87,8 +84,8 @@ static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_ma
     } else if (have != 4) {
         for (int k = 0; k < 4; k++)
             if (!cJSON_GetObjectItemCaseSensitive(o, keys[k]))
-                return base_errf(err, BASE_EPROTO, "boxes[%d].%s: missing (give x0,y0,x1,y1 or box)",
-                                 i, keys[k]);
+                return base_errf(err, BASE_EPROTO,
+                                 "boxes[%d].%s: missing (give x0,y0,x1,y1 or box)", i, keys[k]);
     }
     /* Corners given in either order describe the same box. */
     m->r.x0 = clampf(c[0] < c[2] ? c[0] : c[2]);
@@ -143,7 +140,8 @@ base_err perc_marks_parse_json(const char *json, size_t len, int norm_w, int nor
         arr = cJSON_GetObjectItemCaseSensitive(root, "boxes");
         if (!arr) {
             cJSON_Delete(root);
-            return base_errf(err, BASE_EPROTO, "boxes: missing (expected an array or {\"boxes\":[...]})");
+            return base_errf(err, BASE_EPROTO,
+                             "boxes: missing (expected an array or {\"boxes\":[...]})");
         }
     }
     if (!cJSON_IsArray(arr)) {

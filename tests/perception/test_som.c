@@ -124,8 +124,8 @@ static void simd_matches_scalar(void)
                     o.kernel = ks[k];
                     CHECK_OK(perc_som_draw(&out, marks, n, &o, err));
                     CHECK_MSG(memcmp(out.px, ref.px, (size_t)ref.stride * h) == 0,
-                              "%dx%d, %d marks, kernel %s, %d threads differ from scalar", w, h,
-                              n, perc_som_kernel_name(ks[k]), t);
+                              "%dx%d, %d marks, kernel %s, %d threads differ from scalar", w, h, n,
+                              perc_som_kernel_name(ks[k]), t);
                     perc_image_fini(&out);
                 }
             omp_set_num_threads(max_threads);
@@ -145,9 +145,8 @@ static void label_placement(void)
     /* Four well separated marks with room around them: tags go outside the
      * marks (placement < 6), stay inside the image and do not overlap. */
     perc_mark m[5] = {
-        {.r = {0, 0, 60, 20}, .id = 1},        /* top-left corner: no room above */
-        {.r = {100, 40, 180, 70}, .id = 2},
-        {.r = {20, 80, 90, 110}, .id = 12},
+        {.r = {0, 0, 60, 20}, .id = 1}, /* top-left corner: no room above */
+        {.r = {100, 40, 180, 70}, .id = 2},    {.r = {20, 80, 90, 110}, .id = 12},
         {.r = {150, 95, 200, 120}, .id = 123}, /* bottom-right corner */
         {.r = {100, 72, 180, 90}, .id = 5},    /* right under mark 2 */
     };
@@ -163,8 +162,8 @@ static void label_placement(void)
         CHECK(L[i].x1 > L[i].x0 && L[i].y1 > L[i].y0);
         for (int j = 0; j < i; j++)
             CHECK_MSG(!rects_overlap(&L[i], &L[j]), "tags %d and %d overlap", i, j);
-        perc_som_label own = {.x0 = (int)m[i].r.x0, .y0 = (int)m[i].r.y0, .x1 = (int)m[i].r.x1,
-                              .y1 = (int)m[i].r.y1};
+        perc_som_label own = {
+            .x0 = (int)m[i].r.x0, .y0 = (int)m[i].r.y0, .x1 = (int)m[i].r.x1, .y1 = (int)m[i].r.y1};
         CHECK_MSG(!rects_overlap(&L[i], &own), "tag %d covers its own mark (placement %d)", i,
                   L[i].placement);
     }
@@ -221,7 +220,8 @@ static void draw_effects(void)
             const uint8_t *p = img.px + y * img.stride + x * 4;
             if (memcmp(p, L.rgb, 3) == 0)
                 bg++;
-            else if ((p[0] > 200 && p[1] > 200 && p[2] > 200) || (p[0] < 40 && p[1] < 40 && p[2] < 40))
+            else if ((p[0] > 200 && p[1] > 200 && p[2] > 200) ||
+                     (p[0] < 40 && p[1] < 40 && p[2] < 40))
                 text++;
         }
     CHECK(bg > 0 && text > 0);
@@ -246,8 +246,9 @@ static void debug_draw(void)
     CHECK_EQ(img.px[20 * img.stride + 50 * 4 + 1], 255);
     CHECK_OK(perc_draw_highlight(&img, (base_rect){10, 10, 40, 30}, 0x0000ffffu, NULL));
     CHECK_EQ(img.px[8 * img.stride + 20 * 4 + 2], 255);
-    CHECK_OK(perc_draw_caption(&img, "step 3 - click [V4] 'United States' - ok, and a long tail "
-                                     "that cannot possibly fit in two hundred pixels",
+    CHECK_OK(perc_draw_caption(&img,
+                               "step 3 - click [V4] 'United States' - ok, and a long tail "
+                               "that cannot possibly fit in two hundred pixels",
                                NULL));
     /* The strip darkened the bottom rows. */
     CHECK(img.px[118 * img.stride + 199 * 4 + 3] >= 190);
@@ -329,7 +330,8 @@ static void model_view_vs_stbir(void)
          * the last bit of rounding on white noise. */
         for (int y = 0; y < src.h; y++)
             for (int x = 0; x < src.w * 4; x++)
-                src.px[y * src.stride + x] = (uint8_t)((src.px[y * src.stride + x] >> 2) + x / 4 % 128);
+                src.px[y * src.stride + x] =
+                    (uint8_t)((src.px[y * src.stride + x] >> 2) + x / 4 % 128);
         perc_image a = {0};
         perc_image b = {0};
         perc_image c = {0};
@@ -348,8 +350,8 @@ static void model_view_vs_stbir(void)
                 maxd = d > maxd ? d : maxd;
                 sum += d;
             }
-        CHECK_MSG(maxd <= 2, "%dx%d -> %d: max diff %d vs stbir (sum %ld)", src.w, src.h, a.w,
-                  maxd, sum);
+        CHECK_MSG(maxd <= 2, "%dx%d -> %d: max diff %d vs stbir (sum %ld)", src.w, src.h, a.w, maxd,
+                  sum);
         perc_image_fini(&a);
         perc_image_fini(&b);
         perc_image_fini(&c);
@@ -397,7 +399,8 @@ static void boxes_json(void)
         {"[{\"x0\":1,\"y0\":2,\"x1\":3}]", "boxes[0].y1: missing"},
         {"[{\"box\":[1,2,3]}]", "boxes[0].box: expected 4 numbers"},
         {"[{\"box\":[1,2,null,4]}]", "boxes[0].box[2]: expected a number"},
-        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"label\":5}]", "boxes[0].label: expected a string"},
+        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"label\":5}]",
+         "boxes[0].label: expected a string"},
         {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":1.5}]", "boxes[0].id: expected an integer"},
         {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"style\":\"dotted\"}]", "boxes[0].style"},
         {"[1]", "boxes[0]: expected an object"},

@@ -91,6 +91,8 @@ int cli_cmd_capture(int argc, char **argv)
     if (!e)
         e = perc_image_write_file(out, data, n, err);
     int w = img.w, h = img.h;
+    char url[sizeof s.url];
+    snprintf(url, sizeof url, "%s", s.url);
     perc_image_fini(&img);
     base_free(data);
     cli_session_close(&s);
@@ -100,7 +102,7 @@ int cli_cmd_capture(int argc, char **argv)
     }
     fprintf(stderr, "fovea capture: %s -> %s (%dx%d device px, %zu bytes; browser+page %.0f ms, "
                     "capture %.1f ms)\n",
-            s.url[0] ? s.url : "page", out, w, h, n, t_open - t0, tm.call_ms + tm.b64_ms);
+            url, out, w, h, n, t_open - t0, tm.call_ms + tm.b64_ms);
     printf("%s\n", out);
     return 0;
 }

@@ -472,6 +472,16 @@ static void *service_main(void *arg)
 
 /* ---------- public API ---------- */
 
+static base_err parse_port(const char *s, int *port)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v <= 0 || v > 65535)
+        return BASE_EINVAL;
+    *port = (int)v;
+    return BASE_OK;
+}
+
 static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
 {
     const char *p;
@@ -508,21 +518,13 @@ static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
             /* colon pointed into the original layout; recompute from hosthdr */
             colon = strrchr(c->hosthdr, ':');
         }
-        if (colon) {
-            char *end;
-            long port = strtol(colon + 1, &end, 10);
-            if (*end || port <= 0 || port > 65535)
-                return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
-            c->port = (int)port;
-        }
+        if (colon && parse_port(colon + 1, &c->port) != BASE_OK)
+            return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
     } else {
         colon = strrchr(c->host, ':');
         if (colon) {
-            char *end;
-            long port = strtol(colon + 1, &end, 10);
-            if (*end || port <= 0 || port > 65535)
+            if (parse_port(colon + 1, &c->port) != BASE_OK)
                 return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
-            c->port = (int)port;
             *colon = '\0';
         }
     }

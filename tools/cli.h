@@ -28,6 +28,10 @@ void cli_browser_opts_init(cli_browser_opts *o);
  * Returns 1 if it was one, 0 if not, -1 on a bad value (message printed). */
 int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i);
 
+/* Parses v as a decimal integer in lo..hi into *out. Returns 1 on success,
+ * -1 (after printing "fovea: NAME must be …") when v is not one. */
+int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out);
+
 /* Help text for the shared options. */
 extern const char cli_browser_opts_help[];
 

@@ -185,9 +185,11 @@ int cli_cmd_bench(int argc, char **argv)
         if (r > 0)
             continue;
         if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
-            reps = atoi(argv[++i]) > 0 ? (int)strtol(argv[i], NULL, 10) : 50;
+            if (cli_parse_int("--reps", argv[++i], 5, 100000, &reps) < 0)
+                return 2;
         } else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
-            rounds = (int)strtol(argv[++i], NULL, 10);
+            if (cli_parse_int("--rounds", argv[++i], 1, 16, &rounds) < 0)
+                return 2;
         } else if (strcmp(argv[i], "--baseline") == 0 && i + 1 < argc) {
             baseline = argv[++i];
         } else if (strcmp(argv[i], "--json") == 0) {
@@ -204,10 +206,6 @@ int cli_cmd_bench(int argc, char **argv)
             fprintf(stderr, "fovea bench: unknown option %s\n", argv[i]);
             return 2;
         }
-    }
-    if (reps < 5 || rounds < 1 || rounds > 16) {
-        fprintf(stderr, "fovea bench: need --reps >= 5 and --rounds 1..16\n");
-        return 2;
     }
     cli_session s;
     if (cli_session_open(&s, &bo))

@@ -61,12 +61,8 @@ int cli_cmd_capture(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(argv[i], "--quality") == 0) {
-            int q = 0;
-            if (sscanf(argv[++i], "%d", &q) != 1 || q < 1 || q > 100) {
-                fprintf(stderr, "fovea capture: --quality must be 1..100\n");
+            if (cli_parse_int("--quality", argv[++i], 1, 100, &co.quality) < 0)
                 return 2;
-            }
-            co.quality = q;
         } else {
             fprintf(stderr, "fovea capture: unknown option %s\n", argv[i]);
             capture_usage(stderr);
@@ -121,10 +117,8 @@ int cli_cmd_serve(int argc, char **argv)
     int port = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--port") == 0 && i + 1 < argc) {
-            if (sscanf(argv[++i], "%d", &port) != 1 || port < 0 || port > 65535) {
-                fprintf(stderr, "fovea serve: --port must be 0..65535\n");
+            if (cli_parse_int("--port", argv[++i], 0, 65535, &port) < 0)
                 return 2;
-            }
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: fovea serve DIR [--port N]\n\nServes DIR on 127.0.0.1 until "
                    "interrupted; port 0 (default) picks a free one.\n");

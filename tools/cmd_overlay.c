@@ -95,11 +95,8 @@ int cli_cmd_overlay(int argc, char **argv)
         } else if (strcmp(a, "--model-view") == 0) {
             model = v;
         } else if (strcmp(a, "--model-width") == 0) {
-            model_w = atoi(v);
-            if (model_w < 64 || model_w > 8192) {
-                fprintf(stderr, "fovea overlay: --model-width must be 64..8192\n");
+            if (cli_parse_int(a, v, 64, 8192, &model_w) < 0)
                 return 2;
-            }
         } else if (strcmp(a, "--norm") == 0) {
             if (sscanf(v, "%dx%d", &norm_w, &norm_h) != 2 || norm_w < 1 || norm_h < 1) {
                 fprintf(stderr, "fovea overlay: --norm must look like 1280x800\n");

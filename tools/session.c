@@ -31,7 +31,7 @@ void cli_browser_opts_init(cli_browser_opts *o)
     o->scale = 1.0;
 }
 
-static int parse_int(const char *name, const char *v, int lo, int hi, int *out)
+int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out)
 {
     char *end;
     errno = 0;
@@ -68,9 +68,9 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i)
     else if (strcmp(a, "--cdp") == 0)
         o->cdp = v;
     else if (strcmp(a, "--width") == 0)
-        return parse_int(a, v, 16, 8192, &o->width);
+        return cli_parse_int(a, v, 16, 8192, &o->width);
     else if (strcmp(a, "--height") == 0)
-        return parse_int(a, v, 16, 8192, &o->height);
+        return cli_parse_int(a, v, 16, 8192, &o->height);
     else {
         char *end;
         double s = strtod(v, &end);

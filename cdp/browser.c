@@ -440,21 +440,13 @@ void cdp_page_close(cdp_page *p)
     base_free(p);
 }
 
-static int main_frame_load(const cJSON *params, void *user)
-{
-    (void)params;
-    (void)user;
-    return 1;
-}
-
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err)
 {
     if (timeout_ms <= 0)
         timeout_ms = 30000;
     int64_t t0 = base_monotime();
     cdp_waiter *w = NULL;
-    base_err e = cdp_waiter_create(p->conn, p->session, "Page.loadEventFired", main_frame_load,
-                                   NULL, &w);
+    base_err e = cdp_waiter_create(p->conn, p->session, "Page.loadEventFired", NULL, NULL, &w);
     if (e)
         return base_errf(err, e, "cdp: cannot wait for the load event");
     cJSON *pa = cJSON_CreateObject();

@@ -92,8 +92,6 @@ struct cdp_conn {
     int tls;
 };
 
-static const struct lws_protocols *protocols_ptr(void);
-
 /* ---------- message parsing (pure) ---------- */
 
 base_err cdp_msg_parse(const char *text, size_t n, cJSON **root_out, cdp_msg *msg, char *err)
@@ -438,19 +436,16 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-static const struct lws_protocols *protocols_ptr(void)
-{
-    return protocols;
-}
-
 static void lws_logger(int level, const char *line)
 {
-    /* lws lines end with a newline; strip it for base_log. */
+    /* lws lines end with a newline; strip it for base_log. Its errors are
+     * debug-level here because fovea reports the same failures itself, with
+     * context, through the caller's error buffer. */
+    (void)level;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
         n--;
-    base_log(BASE_LOG_CDP, level == LLL_ERR ? BASE_LOG_DEBUG : BASE_LOG_DEBUG, "lws: %.*s",
-             (int)n, line);
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "lws: %.*s", (int)n, line);
 }
 
 static void *service_main(void *arg)
@@ -504,30 +499,25 @@ static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
     memcpy(c->host, p, hostlen);
     c->host[hostlen] = '\0';
     snprintf(c->hosthdr, sizeof c->hosthdr, "%s", c->host);
-    /* Split host:port, allowing [v6]:port. */
-    char *colon = NULL;
+    /* Split host:port; an IPv6 literal is bracketed, "[::1]:9222". */
+    char *portstr = NULL;
     if (c->host[0] == '[') {
         char *rb = strchr(c->host, ']');
-        if (!rb)
+        if (!rb || (rb[1] != '\0' && rb[1] != ':'))
             return base_errf(err, BASE_EINVAL, "cdp: bad IPv6 host in %.100s", url);
-        if (rb[1] == ':')
-            colon = rb + 1;
-        memmove(c->host, c->host + 1, (size_t)(rb - c->host - 1));
-        c->host[rb - c->host - 1] = '\0';
-        if (colon) {
-            /* colon pointed into the original layout; recompute from hosthdr */
-            colon = strrchr(c->hosthdr, ':');
-        }
-        if (colon && parse_port(colon + 1, &c->port) != BASE_OK)
-            return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
+        portstr = rb[1] == ':' ? rb + 2 : NULL;
+        *rb = '\0';
+        memmove(c->host, c->host + 1, strlen(c->host + 1) + 1);
     } else {
-        colon = strrchr(c->host, ':');
+        char *colon = strrchr(c->host, ':');
         if (colon) {
-            if (parse_port(colon + 1, &c->port) != BASE_OK)
-                return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
             *colon = '\0';
+            portstr = colon + 1;
         }
     }
+    /* portstr points into host past its new terminator, so it is intact. */
+    if (portstr && parse_port(portstr, &c->port) != BASE_OK)
+        return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
     const char *path = slash ? slash : "/";
     if (strlen(path) >= sizeof c->path)
         return base_errf(err, BASE_EINVAL, "cdp: websocket path too long");
@@ -570,7 +560,7 @@ base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **o
     struct lws_context_creation_info info;
     memset(&info, 0, sizeof info);
     info.port = CONTEXT_PORT_NO_LISTEN;
-    info.protocols = protocols_ptr();
+    info.protocols = protocols;
     info.gid = (gid_t)-1;
     info.uid = (uid_t)-1;
     info.user = c;

@@ -1,7 +1,11 @@
 /* tests/check.c: runner for tests/check.h. */
 #include "check.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdarg.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 int check__failed;
 int check__skipped;
@@ -72,4 +76,33 @@ int check_main(int argc, char **argv, const check_case *cases)
     else
         printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
+}
+
+int check_loopback_socket(int listen_too, int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &al) != 0 || (listen_too && listen(fd, 8) != 0)) {
+        close(fd);
+        return -1;
+    }
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+int check_closed_port(void)
+{
+    int port = -1;
+    int fd = check_loopback_socket(0, &port);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return port;
 }

@@ -36,6 +36,13 @@ void check__fail(const char *file, int line, const char *fmt, ...)
 void check__skip(const char *file, int line, const char *why);
 int check_main(int argc, char **argv, const check_case *cases);
 
+/* A TCP socket bound to 127.0.0.1 on a free port, listening when `listen_too`
+ * (backlog 8). Returns the fd and stores the port, or -1. */
+int check_loopback_socket(int listen_too, int *port);
+/* A loopback port with nobody listening (bound, then closed): connecting to
+ * it is refused. Returns the port, or -1. */
+int check_closed_port(void);
+
 #define CHECK(cond)                                                                        \
     do {                                                                                   \
         if (!(cond)) {                                                                     \

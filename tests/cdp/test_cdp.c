@@ -265,18 +265,10 @@ static void navigate_errors(void)
     HARNESS_OR_SKIP(h);
     cdp_page *p = harness_open(800, 600, 1, NULL);
     CHECK(p != NULL);
-    /* Find a closed port: bind, note, close. */
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    CHECK(bind(s, (struct sockaddr *)&a, sizeof a) == 0);
-    getsockname(s, (struct sockaddr *)&a, &al);
-    close(s);
+    int port = check_closed_port();
+    CHECK(port > 0);
     char url[64], err[256] = "";
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/", ntohs(a.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/", port);
     CHECK_EQ(cdp_page_navigate(p, url, 10000, err), BASE_EREMOTE);
     CHECK(strstr(err, "ERR_CONNECTION_REFUSED") != NULL);
     cdp_page_close(p);
@@ -562,16 +554,8 @@ out:
 static void garbage_peer(void)
 {
     peer pe;
-    pe.lfd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    CHECK(bind(pe.lfd, (struct sockaddr *)&a, sizeof a) == 0);
-    socklen_t al = sizeof a;
-    getsockname(pe.lfd, (struct sockaddr *)&a, &al);
-    pe.port = ntohs(a.sin_port);
-    CHECK(listen(pe.lfd, 4) == 0);
+    pe.lfd = check_loopback_socket(1, &pe.port);
+    CHECK(pe.lfd >= 0);
     pthread_create(&pe.th, NULL, peer_main, &pe);
     char url[64], err[256] = "";
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/devtools/browser/x", pe.port);
@@ -600,7 +584,14 @@ static void garbage_peer(void)
     snprintf(url, sizeof url, "ws://127.0.0.1:%d/x", pe.port);
     CHECK_EQ(cdp_connect(url, NULL, &c, err), BASE_ECLOSED);
     CHECK(err[0] != '\0');
-    CHECK_EQ(cdp_connect("http://nope", NULL, &c, err), BASE_EINVAL);
+    static const char *const bad_urls[] = {"http://nope", "ws://", "ws://h:abc/x", "ws://h:0/x",
+                                           "ws://h:70000/x", "ws://[::1/x", "ws://[::1]x/y"};
+    for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
+        err[0] = '\0';
+        CHECK_MSG(cdp_connect(bad_urls[i], NULL, &c, err) == BASE_EINVAL, "%s accepted",
+                  bad_urls[i]);
+        CHECK(strstr(err, "cdp:") != NULL);
+    }
 }
 
 static void msg_parse(void)

@@ -21,7 +21,7 @@ typedef struct harness {
 } harness;
 
 /* The process-wide harness, started on first use. NULL if Chromium is
- * missing or failed to start (h_err() says why); tests then SKIP, which CI
+ * missing or failed to start (harness_error() says why); tests then SKIP, which CI
  * counts as a failure. */
 harness *harness_get(void);
 const char *harness_error(void);

@@ -56,7 +56,7 @@ static int group_dead(int pgid)
     int alive = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int pid = atoi(e->d_name);
+        int pid = (int)strtol(e->d_name, NULL, 10);
         int pg = 0;
         if (pid <= 0)
             continue;
@@ -297,16 +297,8 @@ static void discover_errors(void)
     char *ws = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     /* A port that was just closed: connection refused. */
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a;
-    memset(&a, 0, sizeof a);
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t al = sizeof a;
-    CHECK(bind(s, (struct sockaddr *)&a, sizeof a) == 0);
-    CHECK(getsockname(s, (struct sockaddr *)&a, &al) == 0);
-    int closed_port = ntohs(a.sin_port);
-    close(s);
+    int closed_port = check_closed_port();
+    CHECK(closed_port > 0);
     char ep[64];
     snprintf(ep, sizeof ep, "127.0.0.1:%d", closed_port);
     CHECK_EQ(cdp_discover(ep, &ws, err), BASE_ECLOSED);

@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/rng.h"
 #include "check.h"
+#include "test_util.h"
 #include "perception/image.h"
 
 #define DATA FOVEA_SOURCE_DIR "/tests/perception/data/"
@@ -28,16 +29,6 @@ static uint8_t *load(const char *name, size_t *n)
     return d;
 }
 
-static void random_image(perc_image *img, int w, int h, uint64_t seed)
-{
-    base_rng r;
-    base_rng_seed(&r, seed);
-    if (perc_image_alloc(img, w, h) != BASE_OK)
-        return;
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w * 4; x++)
-            img->px[(size_t)y * img->stride + x] = (uint8_t)base_rng_u64(&r);
-}
 
 static void png_roundtrip(void)
 {

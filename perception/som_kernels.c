@@ -235,6 +235,14 @@ const char *perc_som_kernel_name(perc_kernel k)
     return "unavailable";
 }
 
+/* Rows [*y0, *y1) of the image that op touches; 0 when it touches none. */
+static int op_rows(const som_op *op, int w, int h, int *y0, int *y1)
+{
+    *y0 = op->y0 < 0 ? 0 : op->y0;
+    *y1 = op->y1 > h ? h : op->y1;
+    return *y1 > *y0 && op->x1 > 0 && op->x0 < w;
+}
+
 base_err perc__ops_apply(perc_image *img, const som_oplist *l, perc_kernel k, char *err)
 {
     som_span_fn span = pick_kernel(k);
@@ -252,10 +260,8 @@ base_err perc__ops_apply(perc_image *img, const som_oplist *l, perc_kernel k, ch
         return base_errf(err, BASE_ENOMEM, "som: out of memory");
     size_t total = 0;
     for (int i = 0; i < l->n; i++) {
-        const som_op *op = &l->ops[i];
-        int y0 = op->y0 < 0 ? 0 : op->y0;
-        int y1 = op->y1 > h ? h : op->y1;
-        if (y1 <= y0 || op->x1 <= 0 || op->x0 >= w)
+        int y0, y1;
+        if (!op_rows(&l->ops[i], w, h, &y0, &y1))
             continue;
         for (int b = y0 / BAND; b <= (y1 - 1) / BAND; b++) {
             start[b + 1]++;
@@ -274,10 +280,8 @@ base_err perc__ops_apply(perc_image *img, const som_oplist *l, perc_kernel k, ch
     }
     memcpy(fill, start, (size_t)nb * sizeof(int));
     for (int i = 0; i < l->n; i++) {
-        const som_op *op = &l->ops[i];
-        int y0 = op->y0 < 0 ? 0 : op->y0;
-        int y1 = op->y1 > h ? h : op->y1;
-        if (y1 <= y0 || op->x1 <= 0 || op->x0 >= w)
+        int y0, y1;
+        if (!op_rows(&l->ops[i], w, h, &y0, &y1))
             continue;
         for (int b = y0 / BAND; b <= (y1 - 1) / BAND; b++)
             idx[fill[b]++] = i;

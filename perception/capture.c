@@ -12,6 +12,7 @@
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/clock.h"
+#include "base/log.h"
 
 #define DEFAULT_MAX_BYTES ((size_t)64 << 20)
 
@@ -20,6 +21,42 @@ void perc_capture_opts_init(perc_capture_opts *o)
     memset(o, 0, sizeof *o);
     o->format = PERC_FMT_PNG;
     o->optimize_for_speed = -1;
+}
+
+/* Headless Chromium answers "Unable to capture screenshot" (-32000) when no
+ * compositor frame is ready yet: right after a viewport change, a navigation
+ * or under heavy load. It is transient, so the call is retried with a short
+ * backoff until the caller's deadline; any other error returns at once.
+ * Consumes params. */
+static base_err capture_call(cdp_page *page, cJSON *params, int timeout_ms, cJSON **res,
+                             char *err)
+{
+    double deadline = base_monotime_ms() + timeout_ms;
+    int backoff = 16;
+    for (;;) {
+        char ebuf[BASE_ERRBUF_SIZE] = "";
+        int left = (int)(deadline - base_monotime_ms());
+        if (left < 1)
+            left = 1;
+        cJSON *copy = cJSON_Duplicate(params, 1);
+        if (!copy) {
+            cJSON_Delete(params);
+            return base_errf(err, BASE_ENOMEM, "capture: out of memory");
+        }
+        base_err e = cdp_page_call(page, "Page.captureScreenshot", copy, res, left, ebuf);
+        int transient = e == BASE_EREMOTE && strstr(ebuf, "Unable to capture screenshot");
+        if (!transient || base_monotime_ms() + backoff >= deadline) {
+            cJSON_Delete(params);
+            if (e)
+                base_errf(err, e, "%s", ebuf);
+            return e;
+        }
+        base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "capture: no frame ready, retrying in %d ms",
+                 backoff);
+        base_sleep_ms(backoff);
+        if (backoff < 256)
+            backoff *= 2;
+    }
 }
 
 base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_t **data,
@@ -59,9 +96,9 @@ base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_
         cJSON_AddNumberToObject(clip, "scale", 1);
     }
     double t0 = base_monotime_ms();
+    int timeout = o->timeout_ms > 0 ? o->timeout_ms : 10000;
     cJSON *res = NULL;
-    base_err e = cdp_page_call(page, "Page.captureScreenshot", pa, &res,
-                               o->timeout_ms > 0 ? o->timeout_ms : 10000, err);
+    base_err e = capture_call(page, pa, timeout, &res, err);
     if (e)
         return e;
     double t1 = base_monotime_ms();

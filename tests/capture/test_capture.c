@@ -94,7 +94,12 @@ static void clip_region(void)
     o.clip = base_rect_xywh(90, 0, 20, 10); /* straddles red | green */
     perc_image img = {0};
     char err[256] = "";
-    CHECK_OK(perc_capture(p, &o, &img, NULL, err));
+    base_err e = perc_capture(p, &o, &img, NULL, err);
+    CHECK_MSG(e == BASE_OK, "clip capture: %s", err);
+    if (e != BASE_OK) {
+        cdp_page_close(p);
+        return;
+    }
     /* Clip is in CSS px; the image is in device px. */
     CHECK_EQ(img.w, 40);
     CHECK_EQ(img.h, 20);

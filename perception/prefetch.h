@@ -1,0 +1,63 @@
+/* perception/prefetch.h: immutable vision epochs and the prefetch thread
+ * (seed 002 §4.3, Algorithm 2's producer side).
+ *
+ * After every mutating action the caller schedules a prefetch; the prefetch
+ * thread captures, runs the provider, enriches the boxes and publishes a new
+ * epoch with an atomic pointer swap. Epochs are immutable and refcounted:
+ * readers acquire, use, release, and never see a torn epoch.
+ */
+#ifndef FOVEA_PERCEPTION_PREFETCH_H
+#define FOVEA_PERCEPTION_PREFETCH_H
+
+#include <stdint.h>
+
+#include "perception/fingerprint.h"
+#include "perception/image.h"
+#include "perception/vision.h"
+
+typedef struct perc_epoch {
+    uint64_t id;             /* 1, 2, ... per prefetcher */
+    char url[1024];
+    perc_fingerprint fp;     /* taken right before the capture */
+    perc_box *boxes;
+    int n;
+    perc_selector *map;
+    int n_map;
+    char page_type[32];
+    double taken_at_ms;      /* base_monotime_ms() at capture */
+    double capture_ms, decode_ms, vision_ms, enrich_ms; /* stage timings */
+    perc_image shot;         /* the screenshot the boxes came from (device px) */
+    int refs;                /* private: atomic refcount */
+} perc_epoch;
+
+typedef struct perc_prefetch perc_prefetch;
+
+typedef struct perc_prefetch_opts {
+    int model_width; /* default 1024 */
+    int keep_shot;   /* keep the screenshot in the epoch (overlays need it); default 1 */
+} perc_prefetch_opts;
+
+/* Purpose: starts the prefetch thread for page with provider v (borrowed; must
+ * outlive the prefetcher; only the prefetch thread calls it afterwards). */
+base_err perc_prefetch_create(cdp_page *page, perc_vision *v, const perc_prefetch_opts *o,
+                              perc_prefetch **out, char *err);
+/* Stops the thread (waits for an in-flight pass) and releases the current epoch. */
+void perc_prefetch_destroy(perc_prefetch *pf);
+
+/* Purpose: asks for a new pass after a mutating action; returns its ticket
+ * (the id the next published epoch will have or exceed). Non-blocking; any thread. */
+uint64_t perc_prefetch_schedule(perc_prefetch *pf, const perc_vision_ctx *ctx);
+
+/* Purpose: the latest published epoch (acquired; NULL before the first).
+ * Any thread. Release with perc_epoch_release. */
+perc_epoch *perc_prefetch_current(perc_prefetch *pf);
+/* Purpose: waits up to timeout_ms for an epoch with id >= ticket; returns it
+ * acquired, or NULL on timeout (then *late is not touched). Any thread. */
+perc_epoch *perc_prefetch_wait(perc_prefetch *pf, uint64_t ticket, int timeout_ms);
+void perc_epoch_acquire(perc_epoch *e);
+void perc_epoch_release(perc_epoch *e);
+
+/* Last error of the prefetch thread ("" when the last pass succeeded). */
+void perc_prefetch_last_error(perc_prefetch *pf, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,65 @@
+/* perception/probe.h: the live half of the snapper.
+ *
+ * One batched Runtime.evaluate of assets/js/snap_probe.js collects, for the
+ * probe points of a box (snap_probe_points + the visible centres of the
+ * interactive elements in the box), the hit-test stacks front to back, walking
+ * open shadow roots and same-origin iframes (coordinates translated). A stack
+ * that ends on a cross-origin iframe is continued through that frame's own CDP
+ * session (phase A-alt). snap_resolve then picks the element and point, and
+ * the hit target at the final point is verified the way Playwright does.
+ *
+ * Any thread except the cdp service thread; one call at a time per page.
+ */
+#ifndef FOVEA_PERCEPTION_PROBE_H
+#define FOVEA_PERCEPTION_PROBE_H
+
+#include "cdp/browser.h"
+#include "snapper/snap.h"
+
+/* The candidates and stacks of one box as the page reported them. All strings
+ * in cands[] point into memory owned by the struct; free with
+ * perc_probe_fini. */
+typedef struct perc_probe {
+    snap_candidate *cands;
+    int n;
+    snap_probe probe;
+    char *strings; /* owned backing store of the candidate strings */
+    double eval_ms; /* time of the page evaluate(s) */
+} perc_probe;
+
+/* Purpose: probes box (viewport CSS px of the document reached through
+ * `session`, NULL = the page's top session) in one evaluate.
+ * Ownership: *out is the caller's, filled on success; perc_probe_fini frees it.
+ * Errors: BASE_EINVAL (empty box), cdp errors, BASE_EPROTO (bad reply). */
+base_err perc_probe_box(cdp_page *page, const char *session, base_rect box, perc_probe *out,
+                        char *err);
+void perc_probe_fini(perc_probe *p);
+
+/* What the snapper chose on a live page, in top-viewport CSS px. */
+typedef struct perc_snap {
+    int found;               /* 1: click pt on the element below */
+    base_point pt;           /* top-viewport CSS px; the box centre when !found */
+    snap_result res;         /* phase, score breakdown, reason */
+    base_rect rect;          /* the chosen element's visible rect, top-viewport */
+    char tag[32];
+    char text[128];          /* visible text or aria-label, trimmed */
+    char xpath[512];         /* unique within its frame */
+    char frame_id[64];       /* CDP frame id of the element's document ("" = top) */
+    char session[64];        /* CDP session of that frame ("" = the page's own) */
+    base_point frame_offset; /* the frame's viewport origin in top-viewport px */
+    int disabled;
+    snap_verdict verdict;    /* hit-target check at pt */
+    char covering[160];      /* when COVERED: what receives the click, e.g.
+                                "div#cookie-banner 'We use cookies'" */
+    double probe_ms;         /* total time spent in page evaluates */
+} perc_snap;
+
+/* Purpose: snaps a vision box (top-viewport CSS px) for intent on a live
+ * page: probe, snap_resolve, A-alt descent into iframes (same- and
+ * cross-origin), then verification at the final point. "No candidate" is
+ * BASE_OK with out->found == 0 and out->res.reason saying why.
+ * Ownership: *out is the caller's. Errors: as perc_probe_box. */
+base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, perc_snap *out,
+                       char *err);
+
+#endif

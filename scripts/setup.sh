@@ -11,7 +11,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config
   libwebsockets-dev libcjson-dev libcurl4-openssl-dev libpng-dev
-  libturbojpeg0-dev libjpeg62-turbo-dev libstb-dev libomp-dev
+  libturbojpeg0-dev libjpeg62-turbo-dev libstb-dev libomp-dev libdeflate-dev
   chromium fonts-dejavu-core
 )
 

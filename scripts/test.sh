@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the README's second command (and what CI runs).
 # Installs what is missing, then builds and runs the whole test suite twice:
-# a normal build (build/) and an ASan+UBSan build (build-asan/). Any failure
+# a normal build (build/) and an ASan+UBSan build (build-asan/), then the
+# threaded tests (label `tsan`) in a ThreadSanitizer build. Any failure
 # or skipped integration test (with CI set) fails the run.
 #
 #   scripts/test.sh            both builds
@@ -11,12 +12,15 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 jobs="$(nproc)"
 
+# run_suite DIR [ctest-args --] cmake-args...
 run_suite() {
   local dir="$1"; shift
+  local filter=()
+  if [ "${1:-}" = "-L" ]; then filter=(-L "$2"); shift 3; fi
   echo "== build $dir ($*)" >&2
   scripts/setup.sh "$dir" -DFOVEA_WERROR=ON "$@"
-  echo "== test $dir" >&2
-  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600)
+  echo "== test $dir ${filter[*]}" >&2
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600 "${filter[@]}")
 }
 
 run_suite build
@@ -25,5 +29,9 @@ if [ "${1:-}" != "--quick" ]; then
   # threads joined, so detect_leaks stays on.
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_suite build-asan -DFOVEA_ASAN=ON -DFOVEA_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug
+  # The threaded parts (cdp service thread, prefetch epochs) once more under
+  # ThreadSanitizer: the tests labelled `tsan`.
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    run_suite build-tsan -L tsan -- -DFOVEA_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 echo "== all test suites passed" >&2

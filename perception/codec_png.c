@@ -1,5 +1,10 @@
 /* perception/codec_png.c: PNG decode and encode through libpng.
  *
+ * Screenshots (non-interlaced 8-bit RGB/RGBA) first go through the native
+ * fast path of png_fast.c, which inflates with libdeflate and gives the
+ * same bytes as libpng; everything it declines comes here. The "fast" PNG
+ * encoder is the libdeflate one of png_fast.c as well.
+ *
  * libpng reports errors by longjmp'ing out of whatever call hit them, so
  * each entry point keeps all state that must be cleaned up in a context
  * struct whose address libpng sees (it therefore lives in memory, not in
@@ -21,6 +26,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "perception/image_int.h"
+#include "perception/png_int.h"
 
 typedef struct png_rd {
     const uint8_t *data;
@@ -157,6 +163,14 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
 
 base_err perc__png_decode(const uint8_t *data, size_t n, perc_image *out, char *err)
 {
+    base_err e = BASE_OK;
+    if (perc__png_fast_decode(data, n, PERC_PNG_KERNEL_AUTO, out, &e, err))
+        return e;
+    return perc__png_decode_libpng(data, n, out, err);
+}
+
+base_err perc__png_decode_libpng(const uint8_t *data, size_t n, perc_image *out, char *err)
+{
     png_rd rd = {.data = data, .n = n, .row = -1};
     return png_decode(&rd, out, err);
 }
@@ -190,7 +204,7 @@ static void on_flush(png_structp png)
 }
 
 /* As for decoding, the writer state lives in the caller's frame. */
-static base_err png_encode(png_wr *wr, const perc_image *img, int fast, uint8_t **out,
+static base_err png_encode(png_wr *wr, const perc_image *img, uint8_t **out,
                            size_t *out_len, char *err)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, wr, on_werror, on_warning);
@@ -210,12 +224,7 @@ static base_err png_encode(png_wr *wr, const perc_image *img, int fast, uint8_t 
     png_set_write_fn(png, wr, on_write, on_flush);
     png_set_IHDR(png, info, (png_uint_32)img->w, (png_uint_32)img->h, 8, PNG_COLOR_TYPE_RGBA,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    if (fast) {
-        png_set_compression_level(png, 1);
-        png_set_filter(png, 0, PNG_FILTER_UP);
-    } else {
-        png_set_compression_level(png, 6);
-    }
+    png_set_compression_level(png, 6);
     png_write_info(png, info);
     for (int y = 0; y < img->h; y++)
         png_write_row(png, img->px + (size_t)img->stride * (size_t)y);
@@ -238,10 +247,14 @@ base_err perc_image_encode_png(const perc_image *img, int fast, uint8_t **out, s
     base_err de = perc__check_dims(img->w, img->h, "png", err);
     if (de)
         return de == BASE_EDECODE ? BASE_EINVAL : de;
+    /* libdeflate's level 1 is several times faster than zlib's and still
+     * compresses screenshots better. */
+    if (fast)
+        return perc__png_fast_encode(img, 1, out, out_len, err);
     png_wr wr = {.e = BASE_OK};
     /* Worst case of deflate's stored blocks plus headers; generous cap. */
     base_buf_init(&wr.buf, (size_t)img->h * ((size_t)img->w * 4 + 1) * 2 + (1u << 20));
-    base_err e = png_encode(&wr, img, fast, out, out_len, err);
+    base_err e = png_encode(&wr, img, out, out_len, err);
     base_buf_fini(&wr.buf);
     return e;
 }

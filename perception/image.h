@@ -57,9 +57,10 @@ base_err perc_image_decode(const uint8_t *data, size_t n, perc_image *out, char 
 /* Frees img->px and resets img to empty. NULL-safe, any thread. */
 void perc_image_fini(perc_image *img);
 
-/* Encodes img as an 8-bit RGBA PNG. fast != 0 picks zlib level 1 and the
- * cheap "up" filter (screenshots for humans), 0 picks level 6 with adaptive
- * filtering. *out (freed by the caller with base_free) and *out_len are set
+/* Encodes img as an 8-bit PNG. fast != 0 picks libdeflate level 1 with the
+ * cheap "up" filter (screenshots for humans; RGB when every alpha is 255,
+ * which decodes to the same RGBA), 0 picks libpng/zlib level 6 RGBA with
+ * adaptive filtering. *out (freed by the caller with base_free) and *out_len are set
  * only on success. Any thread. Errors: BASE_EINVAL, BASE_ENOMEM, BASE_EIO
  * (libpng failure). */
 base_err perc_image_encode_png(const perc_image *img, int fast, uint8_t **out, size_t *out_len,

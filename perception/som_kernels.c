@@ -292,7 +292,7 @@ base_err perc__ops_apply(perc_image *img, const som_oplist *l, perc_kernel k, ch
     uint8_t *px = img->px;
     size_t stride = (size_t)img->stride;
     long long work = (long long)w * h;
-#pragma omp parallel for schedule(static) if (work > 65536)
+#pragma omp parallel for schedule(dynamic, 16) if (work > 65536)
     for (int y = 0; y < h; y++) {
         int b = y / BAND;
         uint8_t *row = px + stride * (size_t)y;

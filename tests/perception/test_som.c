@@ -6,9 +6,12 @@
  * on awkward inputs: odd image sizes, marks clipped by the edges or lying
  * outside, zero-size marks, dashed marks, and 0 or 500 marks.
  */
+#include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "base/rng.h"
@@ -182,6 +185,251 @@ static void label_placement(void)
     CHECK_OK(perc_som_layout(400, 240, &m[1], 1, &o, L, err));
     CHECK_EQ(L[0].x0, 200);
     CHECK_EQ(L[0].y1, 80);
+}
+
+/* ---- golden images for label placement ---------------------------------
+ * Small scenes of crowded and edge cases drawn with the scalar kernel and
+ * compared pixel for pixel with tests/perception/data/golden/som_NAME.png.
+ * FOVEA_UPDATE_GOLDEN=1 rewrites the goldens instead (look at them before
+ * committing). On a mismatch the test names the first differing pixel and
+ * writes the actual image to <build>/tests/perception/golden-actual/. The
+ * goldens assume the default font (DejaVu Sans Bold of fonts-dejavu-core). */
+
+#define GOLDEN_DIR FOVEA_SOURCE_DIR "/tests/perception/data/golden/"
+#define ACTUAL_DIR FOVEA_BINARY_DIR "/tests/perception/golden-actual/"
+#define GW 160
+#define GH 100
+
+/* A page-like background: light left part with grey rules, dark right part,
+ * so tags and fills are seen on both. */
+static void golden_background(perc_image *img)
+{
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0; x < img->w; x++) {
+            uint8_t *p = img->px + (size_t)y * img->stride + 4 * (size_t)x;
+            int dark = x >= img->w * 5 / 8;
+            int rule = y % 10 == 0 || x % 40 == 0;
+            int v = dark ? 32 + (y % 10 == 0 ? 20 : 0) : (rule ? 220 : 250 - (x + y) % 7);
+            p[0] = (uint8_t)v;
+            p[1] = (uint8_t)v;
+            p[2] = (uint8_t)(dark ? v + 4 : v);
+            p[3] = 255;
+        }
+}
+
+/* Compares img with the golden NAME (or rewrites it). Returns 1 when they
+ * match; otherwise explains, saves the actual image and returns 0. */
+static int golden_compare(const char *name, const perc_image *img, char *why, size_t why_n)
+{
+    char gpath[512];
+    snprintf(gpath, sizeof(gpath), GOLDEN_DIR "som_%s.png", name);
+    uint8_t *enc = NULL;
+    size_t en = 0;
+    if (perc_image_encode_png(img, 0, &enc, &en, NULL) != BASE_OK) {
+        snprintf(why, why_n, "cannot encode the actual image");
+        return 0;
+    }
+    const char *upd = getenv("FOVEA_UPDATE_GOLDEN");
+    if (upd && strcmp(upd, "1") == 0) {
+        char err[BASE_ERRBUF_SIZE] = "";
+        base_err e = perc_image_write_file(gpath, enc, en, err);
+        base_free(enc);
+        if (e)
+            snprintf(why, why_n, "cannot update the golden: %s", err);
+        else
+            fprintf(stderr, "updated golden %s\n", gpath);
+        return e == BASE_OK;
+    }
+    uint8_t *gd = NULL;
+    size_t gn = 0;
+    perc_image g = {0};
+    char err[BASE_ERRBUF_SIZE] = "";
+    int ok = 0;
+    if (perc_image_read_file(gpath, &gd, &gn, 1u << 20, err) != BASE_OK ||
+        perc_image_decode(gd, gn, &g, err) != BASE_OK) {
+        snprintf(why, why_n, "golden %s unusable (%s); run with FOVEA_UPDATE_GOLDEN=1", gpath,
+                 err);
+    } else if (g.w != img->w || g.h != img->h) {
+        snprintf(why, why_n, "golden %s is %dx%d, actual %dx%d", gpath, g.w, g.h, img->w,
+                 img->h);
+    } else {
+        long ndiff = 0;
+        int fx = -1;
+        int fy = -1;
+        for (int y = 0; y < g.h; y++)
+            for (int x = 0; x < g.w; x++)
+                if (memcmp(g.px + (size_t)y * g.stride + 4 * x,
+                           img->px + (size_t)y * img->stride + 4 * x, 4) != 0) {
+                    if (!ndiff++) {
+                        fx = x;
+                        fy = y;
+                    }
+                }
+        ok = ndiff == 0;
+        if (!ok) {
+            const uint8_t *e = g.px + (size_t)fy * g.stride + 4 * fx;
+            const uint8_t *a = img->px + (size_t)fy * img->stride + 4 * fx;
+            snprintf(why, why_n,
+                     "%ld pixels differ from %s; first at (%d,%d): golden %d,%d,%d,%d actual "
+                     "%d,%d,%d,%d",
+                     ndiff, gpath, fx, fy, e[0], e[1], e[2], e[3], a[0], a[1], a[2], a[3]);
+        }
+    }
+    if (!ok) {
+        mkdir(ACTUAL_DIR, 0755);
+        char apath[512];
+        snprintf(apath, sizeof(apath), ACTUAL_DIR "som_%s.png", name);
+        if (perc_image_write_file(apath, enc, en, NULL) == BASE_OK) {
+            size_t l = strlen(why);
+            snprintf(why + l, why_n - l, "; actual image written to %s", apath);
+        }
+    }
+    perc_image_fini(&g);
+    base_free(gd);
+    base_free(enc);
+    return ok;
+}
+
+typedef struct golden_scene {
+    const char *name;
+    perc_mark marks[24];
+    int n;
+    int label_fmt;
+    float scale;
+    int room; /* 1: there is room, so tags must avoid each other and their marks */
+} golden_scene;
+
+/* Eight 16x12 buttons 2 px apart. */
+#define TOOLBAR_MARKS                                                                          \
+    {                                                                                          \
+        {.r = {4, 40, 20, 52}, .id = 1}, {.r = {22, 40, 38, 52}, .id = 2},                     \
+            {.r = {40, 40, 56, 52}, .id = 3}, {.r = {58, 40, 74, 52}, .id = 4},                \
+            {.r = {76, 40, 92, 52}, .id = 5}, {.r = {94, 40, 110, 52}, .id = 6},               \
+            {.r = {112, 40, 128, 52}, .id = 7}, {.r = {130, 40, 146, 52}, .id = 8},            \
+    }
+
+static const golden_scene scenes[] = {
+    /* Marks flush with every edge and corner, and two hanging off it. */
+    {"edges",
+     {{.r = {0, 0, 30, 14}, .id = 1},
+      {.r = {130, 0, 160, 14}, .id = 2},
+      {.r = {0, 86, 30, 100}, .id = 3},
+      {.r = {130, 86, 160, 100}, .id = 4},
+      {.r = {-10, 40, 20, 60}, .id = 5},
+      {.r = {148, 44, 175, 58}, .id = 6, .style = PERC_MARK_DASHED}},
+     6, PERC_LABEL_VID, 1.0f, 1},
+    /* A toolbar of eight small buttons: the tags do not fit above them
+     * side by side, so some must go below. */
+    {"toolbar",
+     TOOLBAR_MARKS,
+     8, PERC_LABEL_VID, 1.0f, 1},
+    /* The same toolbar with bare numbers, which fit above every button. */
+    {"toolbar_num",
+     TOOLBAR_MARKS,
+     8, PERC_LABEL_NUM, 1.0f, 1},
+    /* A container with marks inside, an overlapping pair, a zero-size mark
+     * (no tag) and a dashed previous-pass mark. */
+    {"nested",
+     {{.r = {8, 20, 150, 92}, .id = 10},
+      {.r = {16, 30, 60, 48}, .id = 11},
+      {.r = {70, 30, 140, 48}, .id = 12, .style = PERC_MARK_DASHED},
+      {.r = {16, 60, 80, 84}, .id = 13},
+      {.r = {60, 66, 120, 88}, .id = 14},
+      {.r = {130, 70, 130, 70}, .id = 15}},
+     6, PERC_LABEL_VID, 1.0f, 0},
+    /* Too many marks for the canvas: tags must still stay inside. */
+    {"dense",
+     {{.r = {2, 2, 26, 22}, .id = 1},      {.r = {28, 2, 52, 22}, .id = 2},
+      {.r = {54, 2, 78, 22}, .id = 3},     {.r = {80, 2, 104, 22}, .id = 4},
+      {.r = {106, 2, 130, 22}, .id = 5},   {.r = {132, 2, 158, 22}, .id = 6},
+      {.r = {2, 26, 26, 46}, .id = 7},     {.r = {28, 26, 52, 46}, .id = 8},
+      {.r = {54, 26, 78, 46}, .id = 9},    {.r = {80, 26, 104, 46}, .id = 10},
+      {.r = {106, 26, 130, 46}, .id = 11}, {.r = {132, 26, 158, 46}, .id = 12},
+      {.r = {2, 50, 26, 70}, .id = 13},    {.r = {28, 50, 52, 70}, .id = 14},
+      {.r = {54, 50, 78, 70}, .id = 15},   {.r = {80, 50, 104, 70}, .id = 16},
+      {.r = {106, 50, 130, 70}, .id = 17}, {.r = {132, 50, 158, 70}, .id = 18},
+      {.r = {2, 74, 26, 98}, .id = 19},    {.r = {28, 74, 52, 98}, .id = 20},
+      {.r = {54, 74, 78, 98}, .id = 21},   {.r = {80, 74, 104, 98}, .id = 22},
+      {.r = {106, 74, 130, 98}, .id = 23}, {.r = {132, 74, 158, 98}, .id = 24}},
+     24, PERC_LABEL_VID, 1.0f, 0},
+    /* Text labels at device scale 2 (CSS boxes on an 80x50 viewport). */
+    {"text_scale2",
+     {{.r = {4, 12, 40, 22}, .id = 1, .label = "Search"},
+      {.r = {44, 12, 76, 22}, .id = 2, .label = "Go"},
+      {.r = {4, 30, 76, 40}, .id = 3, .label = "Results"}},
+     3, PERC_LABEL_TEXT, 2.0f, 1},
+};
+
+static perc_som_label box_of(const perc_mark *m, float scale)
+{
+    perc_som_label b = {.x0 = (int)floorf(m->r.x0 * scale),
+                        .y0 = (int)floorf(m->r.y0 * scale),
+                        .x1 = (int)ceilf(m->r.x1 * scale),
+                        .y1 = (int)ceilf(m->r.y1 * scale)};
+    return b;
+}
+
+static void label_golden(void)
+{
+    const char *font = getenv("FOVEA_FONT");
+    if (font && *font)
+        SKIP("goldens are drawn with the default font; FOVEA_FONT is set");
+    int max_threads = omp_get_max_threads();
+    for (size_t si = 0; si < sizeof(scenes) / sizeof(scenes[0]); si++) {
+        const golden_scene *sc = &scenes[si];
+        perc_som_opts o;
+        perc_som_opts_init(&o);
+        o.kernel = PERC_KERNEL_SCALAR;
+        o.font_px = 11;
+        o.scale = sc->scale;
+        o.label_fmt = sc->label_fmt;
+        char err[BASE_ERRBUF_SIZE] = "";
+
+        /* Placement properties, asserted on the layout itself. */
+        perc_som_label L[24];
+        CHECK_OK(perc_som_layout(GW, GH, sc->marks, sc->n, &o, L, err));
+        for (int i = 0; i < sc->n; i++) {
+            perc_som_label own = box_of(&sc->marks[i], sc->scale);
+            int empty = own.x1 <= own.x0 || own.y1 <= own.y0;
+            CHECK_MSG(empty ? L[i].placement < 0 : L[i].placement >= 0,
+                      "%s: mark %d placement %d", sc->name, sc->marks[i].id, L[i].placement);
+            if (L[i].placement < 0)
+                continue;
+            CHECK_MSG(L[i].x0 >= 0 && L[i].y0 >= 0 && L[i].x1 <= GW && L[i].y1 <= GH,
+                      "%s: tag of mark %d at %d,%d-%d,%d leaves the %dx%d image", sc->name,
+                      sc->marks[i].id, L[i].x0, L[i].y0, L[i].x1, L[i].y1, GW, GH);
+            if (!sc->room)
+                continue;
+            CHECK_MSG(!rects_overlap(&L[i], &own),
+                      "%s: tag of mark %d (placement %d) covers its own mark", sc->name,
+                      sc->marks[i].id, L[i].placement);
+            for (int j = 0; j < i; j++)
+                if (L[j].placement >= 0)
+                    CHECK_MSG(!rects_overlap(&L[i], &L[j]), "%s: tags of marks %d and %d overlap",
+                              sc->name, sc->marks[i].id, sc->marks[j].id);
+        }
+
+        /* The drawing, pixel for pixel. */
+        perc_image img = {0};
+        CHECK_OK(perc_image_alloc(&img, GW, GH));
+        golden_background(&img);
+        perc_image simd = clone(&img);
+        omp_set_num_threads(1);
+        base_err e = perc_som_draw(&img, sc->marks, sc->n, &o, err);
+        omp_set_num_threads(max_threads);
+        CHECK_MSG(e == BASE_OK, "%s: %s", sc->name, err);
+        char why[768] = "";
+        int same = golden_compare(sc->name, &img, why, sizeof(why));
+        /* The SIMD kernels draw the same bytes, so the goldens hold for them. */
+        o.kernel = PERC_KERNEL_AUTO;
+        CHECK_OK(perc_som_draw(&simd, sc->marks, sc->n, &o, err));
+        int simd_same = memcmp(simd.px, img.px, (size_t)img.stride * GH) == 0;
+        perc_image_fini(&simd);
+        perc_image_fini(&img);
+        CHECK_MSG(same, "%s: %s", sc->name, why);
+        CHECK_MSG(simd_same, "%s: the %s kernel differs from scalar", sc->name,
+                  perc_som_kernel_name(PERC_KERNEL_AUTO));
+    }
 }
 
 static void draw_effects(void)
@@ -417,6 +665,7 @@ static const check_case cases[] = {
     {"span_kernels_exact", span_kernels_exact},
     {"simd_matches_scalar", simd_matches_scalar},
     {"label_placement", label_placement},
+    {"label_golden", label_golden},
     {"draw_effects", draw_effects},
     {"debug_draw", debug_draw},
     {"font_missing", font_missing},

@@ -1,0 +1,44 @@
+/* perception/png_int.h: the native PNG fast path and encoder of perception/
+ * (png_fast.c), used by codec_png.c and by tests. Not a public header. */
+#ifndef FOVEA_PERCEPTION_PNG_INT_H
+#define FOVEA_PERCEPTION_PNG_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perception/image.h"
+
+/* Row kernels of the fast path: AUTO is SSE2 on x86-64, else scalar. */
+typedef enum perc_png_kernel { PERC_PNG_KERNEL_AUTO = 0, PERC_PNG_KERNEL_SCALAR } perc_png_kernel;
+
+/* Decodes a non-interlaced 8-bit RGB or RGBA PNG without libpng: chunks are
+ * walked and CRC-checked here, the IDAT stream is inflated in one call by
+ * libdeflate and the rows are unfiltered straight into RGBA8.
+ *
+ * Returns 0 ("declined") when the file is anything the fast path does not
+ * reproduce exactly as libpng would (other colour types or depths,
+ * interlacing, tRNS, unknown critical chunks, truncation, deflate streams
+ * libpng might judge differently ...); the caller then decodes it with
+ * libpng, which also words the error for broken files. Returns 1 when it
+ * decided, with *e = BASE_OK and *out set (caller frees with
+ * perc_image_fini), or *e = BASE_EDECODE (CRC mismatch in a critical chunk,
+ * bad filter type, too little image data), BASE_ETOOBIG or BASE_ENOMEM,
+ * with a message in err (optional, BASE_ERRBUF_SIZE) and *out untouched.
+ * The output equals libpng's RGBA8 output byte for byte. Any thread. */
+int perc__png_fast_decode(const uint8_t *data, size_t n, perc_png_kernel k, perc_image *out,
+                          base_err *e, char *err);
+
+/* The libpng decoder behind perc__png_decode (codec_png.c), without the
+ * fast path: the reference the fast path must match. Same contract as
+ * perc_image_decode for PNG input. */
+base_err perc__png_decode_libpng(const uint8_t *data, size_t n, perc_image *out, char *err);
+
+/* Encodes img as a PNG with libdeflate: an 8-bit RGB file when every alpha
+ * is 255 (the decoders give the same RGBA back), RGBA otherwise; rows use
+ * the "up" filter and one IDAT chunk of at most 2^31-1 bytes. level is
+ * libdeflate's 1..12. *out (base_free) and *out_len are set on success.
+ * Any thread. Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_ENOMEM. */
+base_err perc__png_fast_encode(const perc_image *img, int level, uint8_t **out, size_t *out_len,
+                               char *err);
+
+#endif

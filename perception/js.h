@@ -9,4 +9,12 @@
 extern const unsigned char fovea_js_dom_boxes[];
 extern const size_t fovea_js_dom_boxes_len;
 
+/* fingerprints and DOM enrichment (perception/fingerprint.c, enrich.c) */
+extern const unsigned char fovea_js_fp_observer[];
+extern const size_t fovea_js_fp_observer_len;
+extern const unsigned char fovea_js_fingerprint[];
+extern const size_t fovea_js_fingerprint_len;
+extern const unsigned char fovea_js_enrich[];
+extern const size_t fovea_js_enrich_len;
+
 #endif

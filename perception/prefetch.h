@@ -52,7 +52,10 @@ uint64_t perc_prefetch_schedule(perc_prefetch *pf, const perc_vision_ctx *ctx);
  * Any thread. Release with perc_epoch_release. */
 perc_epoch *perc_prefetch_current(perc_prefetch *pf);
 /* Purpose: waits up to timeout_ms for an epoch with id >= ticket; returns it
- * acquired, or NULL on timeout (then *late is not touched). Any thread. */
+ * acquired, or NULL on timeout (then *late is not touched). Any thread.
+ * Also returns NULL early when the pass that would have produced the ticket
+ * failed (perc_prefetch_last_error says why), or the prefetcher is stopping.
+ * Ticket 0 returns the current epoch at once. */
 perc_epoch *perc_prefetch_wait(perc_prefetch *pf, uint64_t ticket, int timeout_ms);
 void perc_epoch_acquire(perc_epoch *e);
 void perc_epoch_release(perc_epoch *e);

@@ -1,0 +1,340 @@
+// assets/js/enrich.js: the selector map and the DOM enrichment of vision
+// boxes (seed 002 §4.3), in one evaluate. perception/enrich.c evaluates
+//   (<this function>)(BOXES)
+// where BOXES is null (list the page's interactive elements only: the `dom`
+// vision provider) or an array of [x0, y0, x1, y1] in top-viewport CSS px.
+// Returns a JSON string:
+//   {"map":    [{x0,y0,x1,y1, xpath, frame, label, kind, tag}],
+//    "frames": [{parent, url, k}],
+//    "boxes":  [{dom, split}],
+//    "states": {"<map index>": {expanded, active, labelledby, ctl}}}
+// map: every visible, uncovered interactive element of the top document, its
+//   open shadow roots and its same-origin iframes (recursively), in document
+//   order, with the same notion of "interactive" as dom_boxes.js (native
+//   controls, interactive ARIA roles, tabindex >= 0, onclick, contenteditable,
+//   a pointer cursor its parent does not have). xpath follows the shared
+//   convention: steps tag[n], n 1-based among same-tag element siblings and
+//   always written, "/#shadow-root" after a shadow host; it is relative to the
+//   element's frame document. frame: -1 (top) or an index into frames.
+// frames: one per same-origin iframe document entered; parent is a frames
+//   index or -1, url the frame document's URL and k its rank among the
+//   earlier siblings (same parent) with the same URL, so the caller can find
+//   the CDP frame id in its frame tree.
+// boxes (when BOXES is given), per box: dom = the map index of the nearest
+//   interactive element (best overlap, else the smallest element containing
+//   the box centre, else the nearest centre within 40 px, else -1), and split.
+// states, for every map index a box (or half box) refers to:
+//   expanded = aria-expanded / <details open> as 1/0, -1 when absent;
+//   active = checked / aria-checked / aria-pressed / aria-selected /
+//   option.selected as 1/0, -1 when not applicable; labelledby = the text
+//   of the aria-labelledby targets; ctl = map index of the control that
+//   expands the element's container (aria-controls pointing at an ancestor,
+//   or the <summary> of an enclosing <details>), -1 when none; split = null,
+//   or {chip: [x0,y0,x1,y1,dom], chev: [x0,y0,x1,y1,dom]} when the box holds
+//   a chip and a chevron (two elements, one a small expand control at either
+//   end, or one element whose text ends or starts with a chevron glyph).
+((BOXES) => {
+  const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
+    'slider', 'spinbutton', 'searchbox', 'textbox']);
+  const TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'OPTION']);
+  const GLYPHS = '\u25BE\u25BC\u25B8\u25B6\u25C2\u25C0\u25B4\u25B2\u25BF\u25BD\u25B9\u25B7' +
+    '\u25C3\u25C1\u25B5\u25B3\u2304\u2303\u02C5\u02C4\u203A\u2039\u276F\u276E\u2228';
+  const EXPAND_WORDS = /\b(expand|collapse|toggle|more|show|open)\b/i;
+  const clean = (s, n) => String(s || '').replace(/\s+/g, ' ').trim().slice(0, n);
+
+  const interactive = (el, cs, win) => {
+    if (TAGS.has(el.tagName)) {
+      if (el.tagName === 'A' && !el.hasAttribute('href') && !el.hasAttribute('onclick')) return false;
+      if (el.tagName === 'INPUT' && el.type === 'hidden') return false;
+      return true;
+    }
+    const role = el.getAttribute('role');
+    if (role && ROLES.has(role)) return true;
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && parseInt(ti, 10) >= 0) return true;
+    if (el.hasAttribute('onclick') || (el.isContentEditable && el.contentEditable === 'true')) return true;
+    if (cs.cursor === 'pointer') {
+      const p = el.parentElement;
+      return !p || win.getComputedStyle(p).cursor !== 'pointer';
+    }
+    return false;
+  };
+  const kindOf = (el) => {
+    const role = el.getAttribute('role');
+    if (role && ROLES.has(role)) return role;
+    switch (el.tagName) {
+      case 'A': return 'link';
+      case 'BUTTON': case 'SUMMARY': return 'button';
+      case 'SELECT': return 'select';
+      case 'TEXTAREA': return 'input';
+      case 'OPTION': return 'option';
+      case 'INPUT': {
+        const t = el.type;
+        if (t === 'checkbox' || t === 'radio') return t;
+        if (t === 'submit' || t === 'button' || t === 'reset' || t === 'image') return 'button';
+        return 'input';
+      }
+      default: return 'clickable';
+    }
+  };
+  const labelOf = (el) => clean(el.getAttribute('aria-label') || el.innerText || el.value ||
+    el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt'), 127);
+  const xpathOf = (el) => {
+    const steps = [];
+    let n = el;
+    while (n && n.nodeType === 1) {
+      const tag = n.localName;
+      let k = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling)
+        if (s.localName === tag) k++;
+      steps.push(tag + '[' + k + ']');
+      const p = n.parentNode;
+      if (p && p.nodeType === 11 && p.host) {
+        steps.push('#shadow-root');
+        n = p.host;
+      } else {
+        n = p;
+      }
+    }
+    return '/' + steps.reverse().join('/');
+  };
+  // The hit test at (x, y) of a document-local point reaches el: walk out
+  // of each shadow root, checking that the top-most element there is el, its
+  // descendant or its ancestor (an ancestor is hit when el has
+  // pointer-events: none).
+  const related = (t, el) => t && (t === el || el.contains(t) || t.contains(el));
+  const hitOk = (el, x, y) => {
+    let node = el;
+    let root = el.getRootNode();
+    while (root && root.host) {
+      if (!related(root.elementFromPoint(x, y), node)) return false;
+      node = root.host;
+      root = node.getRootNode();
+    }
+    return related(root.elementFromPoint(x, y), node);
+  };
+
+  const map = [], els = [], offs = [], frames = [];
+  // Lists one document's interactive elements; ox/oy translate its viewport
+  // to the top viewport and clip is its visible part (top px).
+  const walk = (doc, win, ox, oy, clip, frameIdx, outer) => {
+    const vw = win.innerWidth, vh = win.innerHeight;
+    const visit = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) visit(el.shadowRoot);
+        if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
+          let cd = null;
+          try { cd = el.contentDocument; } catch (e) { cd = null; }
+          if (!cd || !el.contentWindow) continue;
+          const r = el.getBoundingClientRect();
+          const fx = ox + r.left + el.clientLeft, fy = oy + r.top + el.clientTop;
+          const fclip = [Math.max(clip[0], fx), Math.max(clip[1], fy),
+            Math.min(clip[2], fx + el.clientWidth), Math.min(clip[3], fy + el.clientHeight)];
+          if (fclip[2] - fclip[0] < 1 || fclip[3] - fclip[1] < 1) continue;
+          let k = 0;
+          for (const f of frames) if (f.parent === frameIdx && f.url === cd.URL) k++;
+          frames.push({ parent: frameIdx, url: cd.URL, k });
+          // The frame must itself be reachable at the point we hit-test.
+          walk(cd, el.contentWindow, fx, fy, fclip, frames.length - 1,
+            outer.concat([[el, r.left + el.clientLeft, r.top + el.clientTop]]));
+          continue;
+        }
+        const cs = win.getComputedStyle(el);
+        if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) continue;
+        if (!interactive(el, cs, win)) continue;
+        if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width < 1 || r.height < 1) continue;
+        const lx0 = Math.max(0, r.left), ly0 = Math.max(0, r.top);
+        const lx1 = Math.min(vw, r.right), ly1 = Math.min(vh, r.bottom);
+        const x0 = Math.max(clip[0], lx0 + ox), y0 = Math.max(clip[1], ly0 + oy);
+        const x1 = Math.min(clip[2], lx1 + ox), y1 = Math.min(clip[3], ly1 + oy);
+        if (x1 - x0 < 1 || y1 - y0 < 1) continue;
+        const cx = (x0 + x1) / 2 - ox, cy = (y0 + y1) / 2 - oy;
+        if (!hitOk(el, cx, cy)) continue;
+        // Each enclosing iframe must be on top at the same point of its parent.
+        let ok = true;
+        for (let i = outer.length - 1, px = cx, py = cy; i >= 0 && ok; i--) {
+          px += outer[i][1];
+          py += outer[i][2];
+          ok = hitOk(outer[i][0], px, py);
+        }
+        if (!ok) continue;
+        els.push(el);
+        offs.push([ox, oy]);
+        map.push({ x0, y0, x1, y1, xpath: xpathOf(el), frame: frameIdx, label: labelOf(el),
+          kind: kindOf(el), tag: el.tagName.toLowerCase() });
+      }
+    };
+    visit(doc);
+  };
+  walk(document, window, 0, 0, [0, 0, window.innerWidth, window.innerHeight], -1, []);
+  if (!Array.isArray(BOXES)) return JSON.stringify({ map, frames, boxes: [], states: {} });
+
+  const area = (a) => Math.max(0, a[2] - a[0]) * Math.max(0, a[3] - a[1]);
+  const inter = (a, b) => area([Math.max(a[0], b[0]), Math.max(a[1], b[1]),
+    Math.min(a[2], b[2]), Math.min(a[3], b[3])]);
+  const rectOf = (i) => [map[i].x0, map[i].y0, map[i].x1, map[i].y1];
+  const nearest = (b) => {
+    let best = -1, bestIou = 0;
+    for (let i = 0; i < map.length; i++) {
+      const r = rectOf(i), ov = inter(b, r);
+      if (ov <= 0) continue;
+      const iou = ov / (area(b) + area(r) - ov);
+      if (iou > bestIou) { bestIou = iou; best = i; }
+    }
+    if (best >= 0 && bestIou >= 0.1) return best;
+    const cx = (b[0] + b[2]) / 2, cy = (b[1] + b[3]) / 2;
+    let small = -1, smallArea = Infinity;
+    for (let i = 0; i < map.length; i++) {
+      const r = rectOf(i);
+      if (cx >= r[0] && cx < r[2] && cy >= r[1] && cy < r[3] && area(r) < smallArea) {
+        small = i;
+        smallArea = area(r);
+      }
+    }
+    if (small >= 0) return small;
+    let near = -1, nearD = 40;
+    for (let i = 0; i < map.length; i++) {
+      const r = rectOf(i);
+      const d = Math.hypot((r[0] + r[2]) / 2 - cx, (r[1] + r[3]) / 2 - cy);
+      if (d < nearD) { nearD = d; near = i; }
+    }
+    return near >= 0 ? near : best;
+  };
+  const tri = (v) => (v === 'true' ? 1 : v === 'false' ? 0 : v === 'mixed' ? 1 : -1);
+  const expandedOf = (el) => {
+    if (el.hasAttribute('aria-expanded')) return tri(el.getAttribute('aria-expanded'));
+    if (el.tagName === 'SUMMARY' && el.parentElement && el.parentElement.tagName === 'DETAILS')
+      return el.parentElement.open ? 1 : 0;
+    return -1;
+  };
+  const activeOf = (el) => {
+    if (el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked ? 1 : 0;
+    if (el.tagName === 'OPTION') return el.selected ? 1 : 0;
+    for (const a of ['aria-checked', 'aria-pressed', 'aria-selected']) {
+      if (el.hasAttribute(a)) {
+        const v = tri(el.getAttribute(a));
+        if (v >= 0) return v;
+      }
+    }
+    return -1;
+  };
+  const labelledbyOf = (el) => {
+    const ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/).filter(Boolean);
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids) {
+      const t = (root.getElementById ? root.getElementById(id) : null) ||
+        el.ownerDocument.getElementById(id);
+      if (t) parts.push(t.getAttribute('aria-label') || t.textContent || '');
+    }
+    return clean(parts.join(' '), 127);
+  };
+  const controlOf = (el) => {
+    const root = el.getRootNode();
+    let a = el.parentElement;
+    for (let depth = 0; a && depth < 12; depth++, a = a.parentElement) {
+      if (a.id && root.querySelector) {
+        const c = root.querySelector('[aria-controls~="' + CSS.escape(a.id) + '"]');
+        if (c && c !== el && !a.contains(c)) return c;
+      }
+      if (a.tagName === 'DETAILS') {
+        const s = a.querySelector(':scope > summary');
+        if (s && s !== el && !s.contains(el)) return s;
+      }
+    }
+    return null;
+  };
+  const isChevron = (el) => {
+    if (el.hasAttribute('aria-expanded')) return true;
+    const hp = el.getAttribute('aria-haspopup');
+    if (hp && hp !== 'false') return true;
+    const t = (el.textContent || '').trim();
+    if (t && [...t].every((c) => GLYPHS.includes(c))) return true;
+    return EXPAND_WORDS.test(el.getAttribute('aria-label') || el.getAttribute('title') || '');
+  };
+  // Chip + chevron as two elements: exactly one small expand control lying
+  // at the left or right end of the box, and at least one other element.
+  const splitTwo = (b) => {
+    const inside = [];
+    for (let i = 0; i < map.length; i++) {
+      const r = rectOf(i);
+      if (area(r) > 0 && inter(b, r) >= 0.7 * area(r)) inside.push(i);
+    }
+    if (inside.length < 2) return null;
+    const chev = inside.filter((i) => isChevron(els[i]) && map[i].x1 - map[i].x0 <= 48);
+    if (chev.length !== 1) return null;
+    const c = chev[0], r = rectOf(c);
+    const others = inside.filter((i) => i !== c);
+    let chip, chevR;
+    if (r[0] - b[0] > b[2] - r[2]) {
+      chip = [b[0], b[1], r[0], b[3]];
+      chevR = [r[0], b[1], b[2], b[3]];
+    } else {
+      chip = [r[2], b[1], b[2], b[3]];
+      chevR = [b[0], b[1], r[2], b[3]];
+    }
+    // The chevron must not sit in the middle of the row.
+    if (others.some((i) => map[i].x0 < chevR[0] && map[i].x1 > chevR[2])) return null;
+    let chipDom = others[0], bestOv = -1;
+    for (const i of others) {
+      const ov = inter(chip, rectOf(i));
+      if (ov > bestOv) { bestOv = ov; chipDom = i; }
+    }
+    return { chip: chip.concat([chipDom]), chev: chevR.concat([c]) };
+  };
+  // Chip + chevron as one element whose text ends (or starts) with a glyph.
+  const splitGlyph = (b, i) => {
+    if (i < 0) return null;
+    const el = els[i];
+    const text = (el.textContent || '').trim();
+    if (text.length < 2) return null;
+    const last = GLYPHS.includes(text[text.length - 1]);
+    const first = GLYPHS.includes(text[0]);
+    if (!last && !first) return null;
+    // The last glyph when the text ends with one, else the first.
+    const tw = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let node = null, off = -1;
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      for (let j = 0; j < n.data.length; j++) {
+        if (!GLYPHS.includes(n.data[j]) || (!last && node)) continue;
+        node = n;
+        off = j;
+      }
+    }
+    if (!node) return null;
+    const range = el.ownerDocument.createRange();
+    range.setStart(node, off);
+    range.setEnd(node, off + 1);
+    const gr = range.getBoundingClientRect();
+    if (gr.width < 1) return null;
+    const gx0 = gr.left + offs[i][0] - 2, gx1 = gr.right + offs[i][0] + 2;
+    if (last && gx0 > b[0] + 8)
+      return { chip: [b[0], b[1], gx0, b[3], i], chev: [gx0, b[1], b[2], b[3], i] };
+    if (first && gx1 < b[2] - 8)
+      return { chip: [gx1, b[1], b[2], b[3], i], chev: [b[0], b[1], gx1, b[3], i] };
+    return null;
+  };
+
+  // Element states, computed only for the elements some box refers to.
+  const states = {};
+  const want = (i) => {
+    if (i < 0 || i in states) return;
+    const el = els[i], c = controlOf(el);
+    states[i] = { expanded: expandedOf(el), active: activeOf(el), labelledby: labelledbyOf(el),
+      ctl: c ? els.indexOf(c) : -1 };
+  };
+  const boxes = BOXES.map((b) => {
+    const dom = nearest(b);
+    const split = splitTwo(b) || splitGlyph(b, dom);
+    want(dom);
+    if (split) {
+      want(split.chip[4]);
+      want(split.chev[4]);
+    }
+    return { dom, split };
+  });
+  return JSON.stringify({ map, frames, boxes, states });
+})

@@ -1,0 +1,143 @@
+/* perception/vision.c: the provider-independent half of perception/vision.h
+ * and the `dom` provider.
+ *
+ * The `dom` provider does not look at the screenshot at all: it asks the
+ * page for its visible, uncovered interactive elements through the same
+ * probe that builds the selector map (assets/js/enrich.js, which applies the
+ * rules of dom_boxes.js and also walks open shadow roots and same-origin
+ * iframes). Its boxes are therefore exact, in top-viewport CSS px at any
+ * device scale factor, and box i is selector-map entry i. It is the default
+ * when no model endpoint is configured and the paper's cold-start fallback.
+ */
+#include "perception/vision.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "perception/enrich_int.h"
+
+void perc_detection_fini(perc_detection *d)
+{
+    if (!d)
+        return;
+    base_free(d->boxes);
+    memset(d, 0, sizeof *d);
+}
+
+base_err perc_vision_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+                            const perc_vision_ctx *ctx, perc_detection *out, char *err)
+{
+    if (!v || !v->ops || !v->ops->detect || !out)
+        return base_errf(err, BASE_EINVAL, "vision: NULL provider or output");
+    perc_detection d;
+    memset(&d, 0, sizeof d);
+    double t0 = base_monotime_ms();
+    base_err e = v->ops->detect(v, page, shot, ctx, &d, err);
+    if (e) {
+        perc_detection_fini(&d);
+        return e;
+    }
+    if (d.n < 0 || (d.n > 0 && !d.boxes)) {
+        perc_detection_fini(&d);
+        return base_errf(err, BASE_EPROTO, "vision: provider %s returned an invalid detection",
+                         v->ops->name ? v->ops->name : "?");
+    }
+    if (d.ms <= 0)
+        d.ms = base_monotime_ms() - t0;
+    if (!d.model[0])
+        snprintf(d.model, sizeof d.model, "%s", v->ops->name ? v->ops->name : "");
+    *out = d;
+    return BASE_OK;
+}
+
+void perc_vision_destroy(perc_vision *v)
+{
+    if (!v)
+        return;
+    if (v->ops && v->ops->destroy)
+        v->ops->destroy(v);
+    else
+        base_free(v);
+}
+
+/* ---------- the dom provider ---------- */
+
+static base_err dom_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+                           const perc_vision_ctx *ctx, perc_detection *out, char *err)
+{
+    (void)v;
+    (void)shot;
+    (void)ctx;
+    if (!page)
+        return base_errf(err, BASE_EINVAL, "vision dom: needs a live page");
+    cJSON *root = NULL;
+    base_err e = perc__enrich_eval(page, NULL, 0, &root, err);
+    if (e)
+        return e;
+    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "map");
+    int n = cJSON_GetArraySize(map);
+    perc_box *boxes = base_calloc(n > 0 ? (size_t)n : 1, sizeof *boxes);
+    if (!boxes) {
+        cJSON_Delete(root);
+        return base_errf(err, BASE_ENOMEM, "vision dom: out of memory");
+    }
+    int i = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, map)
+    {
+        perc_box *b = &boxes[i];
+        const char *keys[4] = {"x0", "y0", "x1", "y1"};
+        float c[4];
+        for (int k = 0; k < 4; k++) {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, keys[k]);
+            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) {
+                base_free(boxes);
+                cJSON_Delete(root);
+                return base_errf(err, BASE_EPROTO, "vision dom: map[%d].%s is not a number", i,
+                                 keys[k]);
+            }
+            c[k] = (float)x->valuedouble;
+        }
+        b->r = (base_rect){c[0], c[1], c[2], c[3]};
+        b->id = i + 1;
+        const char *label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "label"));
+        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kind"));
+        snprintf(b->label, sizeof b->label, "%s", label ? label : "");
+        snprintf(b->kind, sizeof b->kind, "%s", kind ? kind : "");
+        b->confidence = 1.0f;
+        b->intent_relevant = -1;
+        b->dom_index = i;
+        b->expanded = -1;
+        b->active = -1;
+        b->expand_control = -1;
+        i++;
+    }
+    cJSON_Delete(root);
+    out->boxes = boxes;
+    out->n = n;
+    snprintf(out->model, sizeof out->model, "dom");
+    out->calls = 0;
+    return BASE_OK;
+}
+
+static void dom_destroy(perc_vision *v)
+{
+    base_free(v);
+}
+
+static const perc_vision_ops dom_ops = {"dom", dom_detect, dom_destroy};
+
+base_err perc_vision_dom_create(perc_vision **out, char *err)
+{
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "vision dom: NULL out");
+    perc_vision *v = base_calloc(1, sizeof *v);
+    if (!v)
+        return base_errf(err, BASE_ENOMEM, "vision dom: out of memory");
+    v->ops = &dom_ops;
+    *out = v;
+    return BASE_OK;
+}

@@ -1,0 +1,57 @@
+/* tests/vision/vision_util.h: small helpers shared by the vision tests. */
+#ifndef FOVEA_TESTS_VISION_UTIL_H
+#define FOVEA_TESTS_VISION_UTIL_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "cdp/browser.h"
+
+/* Evaluates expr in the page's top document; 0 on success (prints why not). */
+static inline int vu_eval(cdp_page *p, const char *expr)
+{
+    char err[256] = "";
+    if (cdp_page_evaluate(p, expr, NULL, 10000, err)) {
+        fprintf(stderr, "evaluate %s: %s\n", expr, err);
+        return -1;
+    }
+    return 0;
+}
+
+/* Evaluates expr in another CDP session (an out-of-process iframe). */
+static inline int vu_eval_session(cdp_page *p, const char *session, const char *expr)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "expression", expr);
+    cJSON *res = NULL;
+    char err[256] = "";
+    if (cdp_call(cdp_page_conn(p), session, "Runtime.evaluate", pa, &res, 10000, err)) {
+        fprintf(stderr, "evaluate in %s: %s\n", session, err);
+        return -1;
+    }
+    int bad = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails") != NULL;
+    cJSON_Delete(res);
+    return bad ? -1 : 0;
+}
+
+/* Waits up to 10 s for an out-of-process frame whose URL contains needle;
+ * copies its session into session (64 bytes). 0 when found. */
+static inline int vu_wait_oopif(cdp_page *p, const char *needle, char *session)
+{
+    double t0 = base_monotime_ms();
+    while (base_monotime_ms() - t0 < 10000) {
+        cdp_frame fr[16];
+        int n = cdp_page_frames(p, fr, 16);
+        for (int i = 0; i < n && i < 16; i++) {
+            if (fr[i].oopif && strstr(fr[i].url, needle)) {
+                snprintf(session, 64, "%s", fr[i].session);
+                return 0;
+            }
+        }
+        base_sleep_ms(20);
+    }
+    return -1;
+}
+
+#endif

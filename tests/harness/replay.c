@@ -1,0 +1,575 @@
+/* tests/harness/replay.c: a REPLAY server of recorded chat-completions
+ * responses for tests (see replay.h). Not a model: it never looks at the
+ * image beyond checking that it is one; it answers from its queue.
+ *
+ * Requests are validated the way the OpenAI API validates them, closely
+ * enough that a client sending a malformed request fails here as it would
+ * there (400 with {"error": {"message", "type", "param", "code"}}). The queue
+ * is a plain array under a mutex: the first entry whose `match` is absent or
+ * found in the prompt answers, and is consumed unless it repeats.
+ */
+#include "replay.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/base64.h"
+#include "base/buf.h"
+#include "base/httpd.h"
+
+#define MAX_QUEUE 256
+#define MAX_SEEN 256
+#define MAX_FILE (4u << 20)
+
+typedef struct entry {
+    replay_reply rep; /* strings owned */
+    int left;         /* -1 forever */
+} entry;
+
+struct replay {
+    base_httpd *srv;
+    char base_url[64];
+    pthread_mutex_t mu;
+    entry q[MAX_QUEUE];
+    int nq;
+    replay_seen seen[MAX_SEEN];
+    int nseen;
+    int total;
+    char *key;
+    int serial;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? base_strdup(s) : NULL;
+}
+
+static void entry_free(entry *e)
+{
+    base_free((void *)(uintptr_t)e->rep.content);
+    base_free((void *)(uintptr_t)e->rep.body);
+    base_free((void *)(uintptr_t)e->rep.finish_reason);
+    base_free((void *)(uintptr_t)e->rep.retry_after);
+    base_free((void *)(uintptr_t)e->rep.match);
+    memset(e, 0, sizeof *e);
+}
+
+void replay_seen_fini(replay_seen *s)
+{
+    if (!s)
+        return;
+    base_free(s->model);
+    base_free(s->prompt);
+    base_free(s->auth);
+    base_free(s->image);
+    memset(s, 0, sizeof *s);
+}
+
+/* An OpenAI-style error envelope. */
+static void api_error(base_http_response *resp, int status, const char *type, const char *param,
+                      const char *msg)
+{
+    resp->status = status;
+    snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+    cJSON *root = cJSON_CreateObject();
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    cJSON_AddStringToObject(e, "message", msg);
+    cJSON_AddStringToObject(e, "type", type);
+    if (param)
+        cJSON_AddStringToObject(e, "param", param);
+    else
+        cJSON_AddNullToObject(e, "param");
+    cJSON_AddNullToObject(e, "code");
+    char *s = cJSON_PrintUnformatted(root);
+    if (s)
+        base_buf_append_str(&resp->body, s);
+    free(s);
+    cJSON_Delete(root);
+}
+
+/* The request as parsed by validate(). */
+typedef struct parsed {
+    const char *model;
+    base_buf prompt;
+    uint8_t *image;
+    size_t image_len;
+} parsed;
+
+/* Decodes a data:image/...;base64, URL. Returns 0 on success. */
+static int decode_data_url(const char *url, parsed *p, char *why, size_t wn)
+{
+    const char *comma = strchr(url, ',');
+    if (strncmp(url, "data:image/", 11) != 0 || !comma || comma - url < 18 ||
+        strncmp(comma - 7, ";base64", 7) != 0) {
+        snprintf(why, wn, "Invalid image URL: expected a data:image/...;base64, URL");
+        return -1;
+    }
+    const char *b64 = comma + 1;
+    size_t n = strlen(b64);
+    uint8_t *img = base_malloc(base64_decoded_max(n) + 1);
+    size_t len = 0;
+    if (!img || base64_decode(b64, n, img, &len, NULL) != BASE_OK) {
+        base_free(img);
+        snprintf(why, wn, "Invalid base64 image data.");
+        return -1;
+    }
+    int jpeg = len >= 3 && img[0] == 0xFF && img[1] == 0xD8 && img[2] == 0xFF;
+    int png = len >= 8 && memcmp(img, "\x89PNG\r\n\x1a\n", 8) == 0;
+    if (!jpeg && !png) {
+        base_free(img);
+        snprintf(why, wn,
+                 "You uploaded an unsupported image. Please make sure your image is "
+                 "valid (png or jpeg).");
+        return -1;
+    }
+    if (!p->image) {
+        p->image = img;
+        p->image_len = len;
+    } else {
+        base_free(img);
+    }
+    return 0;
+}
+
+/* Checks the request shape; on failure fills resp with a 400 and returns -1. */
+static int validate(const cJSON *root, parsed *p, base_http_response *resp)
+{
+    char why[256];
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
+    if (!cJSON_IsString(model) || !model->valuestring[0]) {
+        api_error(resp, 400, "invalid_request_error", "model",
+                  "you must provide a model parameter");
+        return -1;
+    }
+    p->model = model->valuestring;
+    const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(root, "messages");
+    if (!cJSON_IsArray(msgs) || cJSON_GetArraySize(msgs) == 0) {
+        api_error(resp, 400, "invalid_request_error", "messages",
+                  "Missing required parameter: 'messages'.");
+        return -1;
+    }
+    int i = 0, images = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, msgs)
+    {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+        const char *rs = cJSON_IsString(role) ? role->valuestring : "";
+        if (strcmp(rs, "system") && strcmp(rs, "user") && strcmp(rs, "assistant") &&
+            strcmp(rs, "developer")) {
+            snprintf(why, sizeof why, "Invalid value for 'messages[%d].role'.", i);
+            api_error(resp, 400, "invalid_request_error", "messages", why);
+            return -1;
+        }
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+        int user = strcmp(rs, "user") == 0;
+        if (cJSON_IsString(c)) {
+            if (user && (base_buf_append_str(&p->prompt, c->valuestring) ||
+                         base_buf_append_str(&p->prompt, "\n")))
+                goto nomem;
+        } else if (cJSON_IsArray(c)) {
+            const cJSON *part;
+            int k = 0;
+            cJSON_ArrayForEach(part, c)
+            {
+                const cJSON *type = cJSON_GetObjectItemCaseSensitive(part, "type");
+                const char *ts = cJSON_IsString(type) ? type->valuestring : "";
+                if (strcmp(ts, "text") == 0) {
+                    const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
+                    if (!cJSON_IsString(t)) {
+                        snprintf(why, sizeof why,
+                                 "Missing required parameter: 'messages[%d].content[%d].text'.", i,
+                                 k);
+                        api_error(resp, 400, "invalid_request_error", "messages", why);
+                        return -1;
+                    }
+                    if (user && (base_buf_append_str(&p->prompt, t->valuestring) ||
+                                 base_buf_append_str(&p->prompt, "\n")))
+                        goto nomem;
+                } else if (strcmp(ts, "image_url") == 0) {
+                    const cJSON *iu = cJSON_GetObjectItemCaseSensitive(part, "image_url");
+                    const cJSON *url =
+                        cJSON_IsObject(iu) ? cJSON_GetObjectItemCaseSensitive(iu, "url") : NULL;
+                    if (!cJSON_IsString(url)) {
+                        snprintf(why, sizeof why,
+                                 "Missing required parameter: "
+                                 "'messages[%d].content[%d].image_url.url'.",
+                                 i, k);
+                        api_error(resp, 400, "invalid_request_error", "messages", why);
+                        return -1;
+                    }
+                    if (decode_data_url(url->valuestring, p, why, sizeof why)) {
+                        api_error(resp, 400, "invalid_request_error", "messages", why);
+                        return -1;
+                    }
+                    images++;
+                } else {
+                    snprintf(why, sizeof why,
+                             "Invalid value: '%.40s'. Supported values are: 'text' and "
+                             "'image_url'.",
+                             ts);
+                    api_error(resp, 400, "invalid_request_error", "messages", why);
+                    return -1;
+                }
+                k++;
+            }
+        } else {
+            snprintf(why, sizeof why, "Invalid type for 'messages[%d].content'.", i);
+            api_error(resp, 400, "invalid_request_error", "messages", why);
+            return -1;
+        }
+        i++;
+    }
+    if (images == 0) {
+        /* The real API accepts text-only requests; this replay serves only
+         * vision requests, so a missing image is the client's bug. */
+        api_error(resp, 400, "invalid_request_error", "messages",
+                  "replay: no image_url part in messages (this endpoint serves vision "
+                  "requests)");
+        return -1;
+    }
+    return 0;
+nomem:
+    api_error(resp, 500, "server_error", NULL, "replay: out of memory");
+    return -1;
+}
+
+/* Wraps model text in a chat.completion envelope. */
+static void envelope(replay *r, const entry *e, const char *model, base_http_response *resp)
+{
+    cJSON *root = cJSON_CreateObject();
+    char id[48];
+    snprintf(id, sizeof id, "chatcmpl-replay-%d", r->serial);
+    cJSON_AddStringToObject(root, "id", id);
+    cJSON_AddStringToObject(root, "object", "chat.completion");
+    cJSON_AddNumberToObject(root, "created", 1700000000);
+    cJSON_AddStringToObject(root, "model", model);
+    cJSON *choices = cJSON_AddArrayToObject(root, "choices");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddNumberToObject(c, "index", 0);
+    cJSON *msg = cJSON_AddObjectToObject(c, "message");
+    cJSON_AddStringToObject(msg, "role", "assistant");
+    cJSON_AddStringToObject(msg, "content", e->rep.content);
+    cJSON_AddStringToObject(c, "finish_reason",
+                            e->rep.finish_reason ? e->rep.finish_reason : "stop");
+    cJSON_AddItemToArray(choices, c);
+    cJSON *u = cJSON_AddObjectToObject(root, "usage");
+    cJSON_AddNumberToObject(u, "prompt_tokens", 800);
+    cJSON_AddNumberToObject(u, "completion_tokens", (double)(strlen(e->rep.content) / 4));
+    char *s = cJSON_PrintUnformatted(root);
+    if (s)
+        base_buf_append_str(&resp->body, s);
+    free(s);
+    cJSON_Delete(root);
+}
+
+/* Fills resp from queue entry e. */
+static void answer(replay *r, const entry *e, const char *model, base_http_response *resp)
+{
+    const replay_reply *rep = &e->rep;
+    resp->delay_ms = rep->delay_ms;
+    if (rep->retry_after)
+        base_http_response_header(resp, "Retry-After", rep->retry_after);
+    if (rep->close_mid_body) {
+        /* Headers promise 4000 bytes; the connection closes after ~40. */
+        resp->raw = 1;
+        base_buf_append_str(&resp->body, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                         "Content-Length: 4000\r\n\r\n"
+                                         "{\"id\":\"chatcmpl-replay\",\"choices\":[{\"mess");
+        return;
+    }
+    if (rep->garbage) {
+        resp->status = 200;
+        snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+        static const uint8_t junk[] = {0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef, '<',
+                                       'h',  't',  'm',  'l',  '>',  0xff, 0xfe, 0x00, '{'};
+        base_buf_append(&resp->body, junk, sizeof junk);
+        return;
+    }
+    resp->status = rep->status ? rep->status : 200;
+    snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+    if (rep->body)
+        base_buf_append_str(&resp->body, rep->body);
+    else if (rep->content)
+        envelope(r, e, model, resp);
+    else if (resp->status >= 400)
+        api_error(resp, resp->status, resp->status == 429 ? "rate_limit_error" : "server_error",
+                  NULL,
+                  resp->status == 429 ? "Rate limit reached for requests (replay)"
+                                      : "The server had an error while processing your request "
+                                        "(replay)");
+}
+
+static void record(replay *r, int status, const parsed *p, const char *auth)
+{
+    r->total++;
+    if (r->nseen >= MAX_SEEN)
+        return;
+    replay_seen *s = &r->seen[r->nseen];
+    memset(s, 0, sizeof *s);
+    s->status = status;
+    s->model = base_strdup(p && p->model ? p->model : "");
+    s->prompt = base_strdup(p && p->prompt.data ? (const char *)p->prompt.data : "");
+    s->auth = base_strdup(auth ? auth : "");
+    if (p && p->image) {
+        s->image = base_malloc(p->image_len);
+        if (s->image) {
+            memcpy(s->image, p->image, p->image_len);
+            s->image_len = p->image_len;
+        }
+    }
+    r->nseen++;
+}
+
+static int handler(const base_http_request *req, base_http_response *resp, void *user)
+{
+    replay *r = user;
+    const char *auth = base_http_request_header(req, "Authorization");
+    parsed p;
+    memset(&p, 0, sizeof p);
+    base_buf_init(&p.prompt, 1u << 20);
+    cJSON *root = NULL;
+    pthread_mutex_lock(&r->mu);
+    r->serial++;
+    if (strcmp(req->path, "/v1/chat/completions") != 0) {
+        char why[160];
+        snprintf(why, sizeof why, "Invalid URL (%.8s %.100s)", req->method, req->path);
+        api_error(resp, 404, "invalid_request_error", NULL, why);
+        goto out;
+    }
+    if (strcmp(req->method, "POST") != 0) {
+        api_error(resp, 405, "invalid_request_error", NULL, "Only POST is allowed here.");
+        goto out;
+    }
+    if (r->key) {
+        const char *k = auth && strncmp(auth, "Bearer ", 7) == 0 ? auth + 7 : "";
+        if (strcmp(k, r->key) != 0) {
+            /* Like real endpoints, echo what was sent, so clients can be
+             * tested for not passing the key on into their own messages. */
+            char why[256];
+            snprintf(why, sizeof why, "Incorrect API key provided: %.120s.", k);
+            api_error(resp, 401, "invalid_request_error", NULL, why);
+            goto out;
+        }
+    }
+    root = cJSON_ParseWithLength(req->body, req->body_len);
+    if (!cJSON_IsObject(root)) {
+        api_error(resp, 400, "invalid_request_error", NULL,
+                  "We could not parse the JSON body of your request.");
+        goto out;
+    }
+    if (validate(root, &p, resp))
+        goto out;
+    const char *prompt = p.prompt.data ? (const char *)p.prompt.data : "";
+    int pick = -1;
+    for (int i = 0; i < r->nq && pick < 0; i++)
+        if (!r->q[i].rep.match || strstr(prompt, r->q[i].rep.match))
+            pick = i;
+    if (pick < 0) {
+        api_error(resp, 500, "server_error", NULL,
+                  "replay: no recorded response left for this request");
+        goto out;
+    }
+    answer(r, &r->q[pick], p.model, resp);
+    if (r->q[pick].left > 0 && --r->q[pick].left == 0) {
+        entry_free(&r->q[pick]);
+        memmove(&r->q[pick], &r->q[pick + 1], (size_t)(r->nq - pick - 1) * sizeof r->q[0]);
+        r->nq--;
+    }
+out:
+    record(r, resp->raw ? 200 : resp->status, &p, auth);
+    pthread_mutex_unlock(&r->mu);
+    cJSON_Delete(root);
+    base_buf_fini(&p.prompt);
+    base_free(p.image);
+    return 1;
+}
+
+base_err replay_start(replay **out, char *err)
+{
+    replay *r = base_calloc(1, sizeof *r);
+    if (!r)
+        return base_errf(err, BASE_ENOMEM, "replay: out of memory");
+    pthread_mutex_init(&r->mu, NULL);
+    base_httpd_opts o;
+    memset(&o, 0, sizeof o);
+    o.handler = handler;
+    o.user = r;
+    o.max_body_bytes = 32u << 20;
+    base_err e = base_httpd_start(&o, &r->srv, err);
+    if (e) {
+        pthread_mutex_destroy(&r->mu);
+        base_free(r);
+        return e;
+    }
+    snprintf(r->base_url, sizeof r->base_url, "http://127.0.0.1:%d/v1", base_httpd_port(r->srv));
+    *out = r;
+    return BASE_OK;
+}
+
+void replay_destroy(replay *r)
+{
+    if (!r)
+        return;
+    base_httpd_destroy(r->srv);
+    for (int i = 0; i < r->nq; i++)
+        entry_free(&r->q[i]);
+    for (int i = 0; i < r->nseen; i++)
+        replay_seen_fini(&r->seen[i]);
+    base_free(r->key);
+    pthread_mutex_destroy(&r->mu);
+    base_free(r);
+}
+
+const char *replay_base_url(const replay *r)
+{
+    return r->base_url;
+}
+
+base_err replay_push(replay *r, const replay_reply *rep)
+{
+    entry e;
+    memset(&e, 0, sizeof e);
+    e.rep = *rep;
+    e.rep.content = dup_or_null(rep->content);
+    e.rep.body = dup_or_null(rep->body);
+    e.rep.finish_reason = dup_or_null(rep->finish_reason);
+    e.rep.retry_after = dup_or_null(rep->retry_after);
+    e.rep.match = dup_or_null(rep->match);
+    e.left = rep->times == 0 ? 1 : rep->times;
+    if ((rep->content && !e.rep.content) || (rep->body && !e.rep.body) ||
+        (rep->finish_reason && !e.rep.finish_reason) || (rep->retry_after && !e.rep.retry_after) ||
+        (rep->match && !e.rep.match)) {
+        entry_free(&e);
+        return BASE_ENOMEM;
+    }
+    pthread_mutex_lock(&r->mu);
+    base_err res = BASE_OK;
+    if (r->nq < MAX_QUEUE)
+        r->q[r->nq++] = e;
+    else
+        res = BASE_ETOOBIG;
+    pthread_mutex_unlock(&r->mu);
+    if (res)
+        entry_free(&e);
+    return res;
+}
+
+base_err replay_push_file(replay *r, const char *path, const char *match, char *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return base_errf(err, BASE_EIO, "replay: cannot open %s", path);
+    base_buf b;
+    base_buf_init(&b, MAX_FILE);
+    char chunk[8192];
+    size_t n;
+    base_err e = BASE_OK;
+    while (!e && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        e = base_buf_append(&b, chunk, n);
+    fclose(f);
+    if (!e) {
+        replay_reply rep;
+        memset(&rep, 0, sizeof rep);
+        rep.body = b.data ? (const char *)b.data : "";
+        rep.match = match;
+        e = replay_push(r, &rep);
+    }
+    base_buf_fini(&b);
+    return e ? base_errf(err, e, "replay: %s: %s", path, base_strerror(e)) : BASE_OK;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int replay_load_dir(replay *r, const char *dir, char *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        base_errf(err, BASE_EIO, "replay: cannot read %s", dir);
+        return -1;
+    }
+    char *names[MAX_QUEUE];
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < MAX_QUEUE) {
+        size_t l = strlen(de->d_name);
+        if (l > 5 && strcmp(de->d_name + l - 5, ".json") == 0)
+            names[n++] = base_strdup(de->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    int ok = 0;
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i] ? names[i] : "");
+        if (names[i] && replay_push_file(r, path, NULL, err) == BASE_OK)
+            ok++;
+        base_free(names[i]);
+    }
+    return ok;
+}
+
+base_err replay_require_key(replay *r, const char *key)
+{
+    char *k = dup_or_null(key);
+    if (key && !k)
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    base_free(r->key);
+    r->key = k;
+    pthread_mutex_unlock(&r->mu);
+    return BASE_OK;
+}
+
+int replay_count(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->total;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+int replay_pending(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->nq;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+base_err replay_request(replay *r, int i, replay_seen *out)
+{
+    pthread_mutex_lock(&r->mu);
+    base_err e = BASE_OK;
+    if (i < 0 || i >= r->nseen) {
+        e = BASE_ENOTFOUND;
+    } else {
+        const replay_seen *s = &r->seen[i];
+        memset(out, 0, sizeof *out);
+        out->status = s->status;
+        out->model = dup_or_null(s->model);
+        out->prompt = dup_or_null(s->prompt);
+        out->auth = dup_or_null(s->auth);
+        if (s->image) {
+            out->image = base_malloc(s->image_len);
+            if (out->image) {
+                memcpy(out->image, s->image, s->image_len);
+                out->image_len = s->image_len;
+            }
+        }
+        if ((s->model && !out->model) || (s->prompt && !out->prompt) || (s->auth && !out->auth) ||
+            (s->image && !out->image)) {
+            replay_seen_fini(out);
+            e = BASE_ENOMEM;
+        }
+    }
+    pthread_mutex_unlock(&r->mu);
+    return e;
+}

@@ -1,0 +1,83 @@
+/* tests/harness/replay.h: a REPLAY of recorded chat-completions responses.
+ *
+ * This is not a model. It is a loopback HTTP server (base/httpd.h) that
+ * speaks the OpenAI-compatible POST /v1/chat/completions protocol well
+ * enough for a client to be tested against it: it checks the request's shape
+ * as the real API does (a model, messages with roles and content, an
+ * image_url part holding a data: URL of a JPEG or PNG) and answers 400 with
+ * an OpenAI-style error envelope when the shape is wrong, optionally
+ * requires a bearer key (401 otherwise, echoing the key it got, as real
+ * endpoints do, so that clients can be tested for leaking it), and then
+ * answers with the next queued reply: a recorded response body (files under
+ * tests/fixtures/replay/), or model text it wraps in a chat.completion
+ * envelope. A reply can also be a fault: a delay, a 429 with Retry-After, a
+ * 500, garbage bytes, or a connection closed in the middle of the body.
+ *
+ * Every request is recorded (model, prompt text, decoded image bytes) so
+ * tests can check what the client sent. Test thread for the API; the
+ * handler runs on server threads and is thread-safe.
+ */
+#ifndef FOVEA_TESTS_REPLAY_H
+#define FOVEA_TESTS_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+typedef struct replay replay;
+
+/* One queued reply. Strings are copied by replay_push. */
+typedef struct replay_reply {
+    int status;                /* 0 = 200 */
+    const char *content;       /* model text, wrapped in a chat.completion envelope */
+    const char *body;          /* or the whole response body, sent verbatim */
+    const char *finish_reason; /* for content; NULL = "stop" */
+    const char *retry_after;   /* Retry-After header value, NULL = none */
+    int delay_ms;              /* wait before answering */
+    int garbage;               /* answer 200 with bytes that are not JSON */
+    int close_mid_body;        /* promise a long body, send part of it, close */
+    const char *match;         /* only for a request whose prompt contains this */
+    int times;                 /* requests this reply answers: 0 = 1, -1 = all */
+} replay_reply;
+
+/* What the server received in one request (copies; replay_seen_fini). */
+typedef struct replay_seen {
+    int status;     /* what it answered */
+    char *model;    /* "" when absent */
+    char *prompt;   /* text parts of the user messages, joined by newlines */
+    char *auth;     /* the Authorization header value, "" when absent */
+    uint8_t *image; /* the first image's decoded bytes, NULL when none */
+    size_t image_len;
+} replay_seen;
+
+/* Starts a replay server on a random loopback port. Errors: those of
+ * base_httpd_start, BASE_ENOMEM. */
+base_err replay_start(replay **out, char *err);
+/* Stops the server and frees everything. NULL is a no-op. */
+void replay_destroy(replay *r);
+/* "http://127.0.0.1:PORT/v1" (the base URL clients append
+ * /chat/completions to). Valid until destroy. */
+const char *replay_base_url(const replay *r);
+
+/* Queues a reply. Errors: BASE_ENOMEM. */
+base_err replay_push(replay *r, const replay_reply *rep);
+/* Queues a recorded response file (served verbatim as the body, status 200,
+ * once, for a request whose prompt contains match when match is not NULL).
+ * Errors: BASE_EIO (unreadable file), BASE_ENOMEM. */
+base_err replay_push_file(replay *r, const char *path, const char *match, char *err);
+/* Queues every *.json file of dir in name order. Returns how many (>= 0), or
+ * -1 when the directory cannot be read. */
+int replay_load_dir(replay *r, const char *dir, char *err);
+/* Requires "Authorization: Bearer key" (NULL: no check). */
+base_err replay_require_key(replay *r, const char *key);
+
+/* Requests received so far (valid or not). */
+int replay_count(replay *r);
+/* Replies still queued (those with times = -1 count once). */
+int replay_pending(replay *r);
+/* Copies request i (0-based) into *out. Errors: BASE_ENOTFOUND, BASE_ENOMEM. */
+base_err replay_request(replay *r, int i, replay_seen *out);
+void replay_seen_fini(replay_seen *s);
+
+#endif

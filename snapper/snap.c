@@ -30,6 +30,10 @@
 /* Compound-row test: side by side, vertical overlap >= half the smaller height,
  * horizontal gap <= max(COMPOUND_GAP_PX, smaller height). Ours, not the paper's. */
 #define COMPOUND_GAP_PX 8.0f
+/* Label factor kept by non-matching candidates when another one matches. */
+#define NONMATCH_WEIGHT 0.25f
+/* Label qualities closer than this count as equal. */
+#define QUALITY_MARGIN 0.05f
 
 void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID])
 {
@@ -302,7 +306,20 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         *out = r;
         return BASE_OK;
     }
-    if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL && snap__label_match(&cands[ea], label)) {
+    /* The centre only wins outright when no other element in the box carries
+     * the label better ("Remove Copper Spur" vs "Increase Copper Spur"). */
+    int centre_best = 1;
+    if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL) {
+        float qa = snap__label_quality(&cands[ea], label);
+        for (int k = 1; k < probe->n_points && centre_best; k++) {
+            int h = first_interactive(cands, probe->stack[k], probe->n[k]);
+            if (h >= 0 && h != ea && !cands[h].is_iframe &&
+                snap__label_quality(&cands[h], label) > qa + QUALITY_MARGIN)
+                centre_best = 0;
+        }
+    }
+    if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL && centre_best &&
+        snap__label_match(&cands[ea], label)) {
         int k = snap__chevron_count(&cands[ea]);
         /* The intent gates the shortcut: EXPAND wants an expand control, SELECT
          * must not land on one; otherwise phase B decides. */
@@ -374,6 +391,31 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         s[i].k = snap__chevron_count(c);
         if (s[i].a > s[lead].a)
             lead = i;
+    }
+
+    /* Exclusive label: once some candidate carries the expected label, the
+     * others (and those carrying it clearly worse) keep only NONMATCH_WEIGHT
+     * of their label factor, so a large unrelated element cannot win on area
+     * alone. The expand control of a
+     * compound row whose label matches keeps its factor (the chevron case),
+     * except for SELECT, which never wants it. (DESIGN.md, ours.) */
+    if (label_len > 0) {
+        float qmax = 0.0f, q[SNAP_PROBE_MAX_POINTS];
+        for (int i = 0; i < ns; i++) {
+            q[i] = s[i].lambda >= SNAP__MATCH_MIN ? snap__label_quality(&cands[s[i].idx], label)
+                                                  : 0.0f;
+            if (q[i] > qmax)
+                qmax = q[i];
+        }
+        for (int i = 0; qmax > 0.0f && i < ns; i++) {
+            if (q[i] >= qmax - QUALITY_MARGIN)
+                continue;
+            int keep = 0;
+            for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && j < ns && !keep; j++)
+                keep = q[j] >= qmax - QUALITY_MARGIN && compound(cands, n, s[i].idx, s[j].idx);
+            if (!keep)
+                s[i].lambda *= NONMATCH_WEIGHT;
+        }
     }
 
     int row = base_rect_w(box) >= ROW_MIN_W_PX && base_rect_h(box) >= ROW_MIN_H_PX;

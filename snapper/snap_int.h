@@ -33,6 +33,11 @@ float snap__label_factor(const snap_candidate *c, const char *label);
 /* Phase A's LabelMatch: lambda >= SNAP__MATCH_MIN. */
 #define SNAP__MATCH_MIN 0.7f
 int snap__label_match(const snap_candidate *c, const char *label);
+/* How well c carries the label, in [0, 1]: 1 equal, 0.9 whole-word
+ * containment (or words in order for options), the word Jaccard (capped at
+ * 0.85) for a fuzzy match, the label factor for days and value widgets, 0
+ * for no match; 1 without a label. Ranks candidates that all match. */
+float snap__label_quality(const snap_candidate *c, const char *label);
 
 /* K(e) of E.3 eq. (11): number of expand-control indicators (0..4). */
 int snap__chevron_count(const snap_candidate *c);

@@ -14,7 +14,8 @@
 #include "snapper/snap_int.h"
 
 /* Chevron and disclosure glyphs (UTF-8): the paper's filled and hollow
- * triangles, the common chevrons and the vertical ellipsis ("more"). */
+ * triangles, the common chevrons, the ellipses of "more" buttons (vertical,
+ * horizontal, presentation form) and the menu "hamburger". */
 static const char *const glyphs[] = {
     "\xe2\x96\xbe", /* ▾ */ "\xe2\x96\xbc", /* ▼ */ "\xe2\x96\xbf", /* ▿ */
     "\xe2\x96\xbd", /* ▽ */ "\xe2\x96\xb8", /* ▸ */ "\xe2\x96\xb6", /* ▶ */
@@ -25,6 +26,8 @@ static const char *const glyphs[] = {
     "\xe2\x8c\x84", /* ⌄ */ "\xe2\x8c\x83", /* ⌃ */ "\xe2\x80\xba", /* › */
     "\xe2\x80\xb9", /* ‹ */ "\xe2\x9d\xaf", /* ❯ */ "\xe2\x9d\xae", /* ❮ */
     "\xcb\x85",     /* ˅ */ "\xcb\x84",     /* ˄ */ "\xe2\x8b\xae", /* ⋮ */
+    "\xe2\x8b\xaf", /* ⋯ */ "\xe2\x80\xa6", /* … */ "\xef\xb8\x99", /* ︙ */
+    "\xe2\x98\xb0", /* ☰ */
 };
 #define N_GLYPHS (sizeof glyphs / sizeof glyphs[0])
 
@@ -184,23 +187,61 @@ static int numbers_covered(const word *l, int nl, const word *e, int ne)
     return 1;
 }
 
-/* The generic match on folded strings; see DESIGN.md "Match rule". */
-static int folded_match(const char *fl, const char *fe)
+/* Ordered match for options and menu items, whose labels often differ only
+ * in word order ("Price: high to low" / "Price: low to high"): the shorter
+ * word list is a subsequence of the longer, covers at least half of it and
+ * has 3+ characters, and every number of the label is present. */
+static int ordered_match(const char *fl, const char *fe)
+{
+    word wl[MAX_WORDS], we[MAX_WORDS];
+    int nl = split_words(fl, wl, MAX_WORDS);
+    int ne = split_words(fe, we, MAX_WORDS);
+    if (nl == 0 || ne == 0)
+        return 0;
+    const word *sw = nl <= ne ? wl : we, *lw = nl <= ne ? we : wl;
+    int ns = nl <= ne ? nl : ne, nlong = nl <= ne ? ne : nl;
+    size_t chars = 0;
+    int j = 0;
+    for (int i = 0; i < ns; i++) {
+        while (j < nlong && !word_eq(sw[i], lw[j]))
+            j++;
+        if (j == nlong)
+            return 0;
+        j++;
+        chars += sw[i].n;
+    }
+    return chars >= 3 && 2 * ns >= nlong && numbers_covered(wl, nl, we, ne);
+}
+
+/* Match quality on folded strings, the generic match of DESIGN.md "Match
+ * rule": 1 when equal, QUALITY_CONTAINS for a whole-word substring, the word
+ * Jaccard (>= 0.5) for a fuzzy match, 0 for none. */
+#define QUALITY_CONTAINS 0.9f
+static float folded_quality(const char *fl, const char *fe)
 {
     size_t ll = strlen(fl), le = strlen(fe);
     if (ll == 0 || le == 0)
-        return 0;
+        return 0.0f;
     if (strcmp(fl, fe) == 0)
-        return 1;
+        return 1.0f;
     size_t shorter = ll < le ? ll : le, longer = ll < le ? le : ll;
     if (shorter >= 3 && 2 * shorter >= longer) {
         if (ll <= le ? contains_words(fe, fl) : contains_words(fl, fe))
-            return 1;
+            return QUALITY_CONTAINS;
     }
     word wl[MAX_WORDS], we[MAX_WORDS];
     int nl = split_words(fl, wl, MAX_WORDS);
     int ne = split_words(fe, we, MAX_WORDS);
-    return jaccard(wl, nl, we, ne) >= 0.5f && numbers_covered(wl, nl, we, ne);
+    float j = jaccard(wl, nl, we, ne);
+    /* Below a containment: a fuzzy match never outranks a clean one. */
+    if (j > 0.85f)
+        j = 0.85f;
+    return j >= 0.5f && numbers_covered(wl, nl, we, ne) ? j : 0.0f;
+}
+
+static int folded_match(const char *fl, const char *fe)
+{
+    return folded_quality(fl, fe) > 0.0f;
 }
 
 int snap__text_match(const char *a, const char *b)
@@ -293,11 +334,12 @@ float snap__label_factor(const snap_candidate *c, const char *label)
         }
         return 1.0f;
     case SNAP__W_OPTION:
-        /* Substr(l, e.text) on whole words, or the generic match. */
+        /* Substr(l, e.text) on whole words, or the words in order: options
+         * of one list often share all their words (DESIGN.md). */
         for (int i = 0; i < 3; i++) {
             char fe[SNAP__FOLD_CAP];
             snap__fold(own[i], fe, sizeof fe);
-            if (contains_words(fe, fl) || folded_match(fl, fe))
+            if (contains_words(fe, fl) || ordered_match(fl, fe))
                 return 1.0f;
         }
         return 0.0f;
@@ -319,6 +361,41 @@ float snap__label_factor(const snap_candidate *c, const char *label)
                 return 1.0f;
         }
         return 0.5f;
+    }
+}
+
+float snap__label_quality(const snap_candidate *c, const char *label)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0)
+        return 1.0f;
+    const char *own[3] = {c->text, c->aria_label, c->title};
+    float q = 0.0f;
+    switch (snap__widget_of(c)) {
+    case SNAP__W_DAY:
+    case SNAP__W_VALUE:
+        return snap__label_factor(c, label);
+    case SNAP__W_OPTION:
+        for (int i = 0; i < 3; i++) {
+            char fe[SNAP__FOLD_CAP];
+            snap__fold(own[i], fe, sizeof fe);
+            float qi = strcmp(fe, fl) == 0                                 ? 1.0f
+                       : contains_words(fe, fl) || ordered_match(fl, fe) ? QUALITY_CONTAINS
+                                                                          : 0.0f;
+            if (qi > q)
+                q = qi;
+        }
+        return q;
+    case SNAP__W_GENERIC:
+    default:
+        for (int i = 0; i < 3; i++) {
+            char fe[SNAP__FOLD_CAP];
+            snap__fold(own[i], fe, sizeof fe);
+            float qi = folded_quality(fl, fe);
+            if (qi > q)
+                q = qi;
+        }
+        return q;
     }
 }
 

@@ -150,6 +150,56 @@ static void label_rules(void)
     CHECK_EQ(snap__chevron_count(&c), 4);
 }
 
+/* Ranking when several elements match, and when one matches while a larger
+ * one does not (DESIGN.md "Exclusive label"). */
+static void label_ranking(void)
+{
+    snap_scene s;
+    int body = page(&s);
+    /* A quantity stepper: "+" and the trash can share every word but the verb. */
+    int plus = sc_add(&s, body, base_rect_xywh(847, 137, 26, 26), "button", "button", "+",
+                      "Increase Copper Spur", 1);
+    int trash = sc_add(&s, body, base_rect_xywh(880, 137, 26, 26), "button", "button", "T",
+                       "Remove Copper Spur", 1);
+    /* A large promo button beside a small kebab whose aria-label is the label. */
+    int promo = sc_add(&s, body, base_rect_xywh(100, 300, 200, 60), "button", "button",
+                       "Pay later in 4", "", 1);
+    int kebab = sc_add(&s, body, base_rect_xywh(304, 318, 24, 24), "button", "button",
+                       "\xe2\x8b\xaf", "More payment options", 1);
+    snap_result r;
+    /* Centre on the trash can, box over both: the better label wins. */
+    CHECK(snap_box(&s, base_rect_xywh(860, 132, 53, 36), "Increase Copper Spur",
+                   SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, plus);
+    CHECK(snap_box(&s, base_rect_xywh(847, 132, 66, 36), "Remove Copper Spur", SNAP_INTENT_ANY,
+                   &r));
+    CHECK_EQ(r.cand, trash);
+    /* 10x the area does not beat the one element that carries the label. */
+    CHECK(snap_box(&s, base_rect_xywh(200, 296, 140, 68), "More payment options",
+                   SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, kebab);
+    /* Without a label the area decides, as in the paper. */
+    CHECK(snap_box(&s, base_rect_xywh(200, 296, 140, 68), NULL, SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, promo);
+    snap_scene_fini(&s);
+
+    /* Options of one list share their words; the order tells them apart. */
+    snap_candidate c;
+    memset(&c, 0, sizeof c);
+    c.aria_expanded = -1;
+    c.role = "option";
+    c.text = "Price: low to high";
+    CHECK_NEAR(snap__label_factor(&c, "Price: high to low"), 0, 0);
+    CHECK_NEAR(snap__label_factor(&c, "price low high"), 1, 0);
+    CHECK_NEAR(snap__label_quality(&c, "Price: low to high"), 1, 0);
+    /* The ellipses of "more" buttons count as expand glyphs. */
+    c.role = "button";
+    c.text = "\xe2\x8b\xaf";
+    CHECK_EQ(snap__chevron_count(&c), 1);
+    c.text = "\xe2\x80\xa6";
+    CHECK_EQ(snap__chevron_count(&c), 1);
+}
+
 static void classify(void)
 {
     CHECK_EQ(snap_classify_intent("Open", "Country"), SNAP_INTENT_EXPAND);
@@ -609,6 +659,7 @@ static void property_random(void)
 }
 
 static const check_case cases[] = {
+    {"label_ranking", label_ranking},
     {"probe_points", probe_points},
     {"scene_hit_order", scene_hit_order},
     {"label_rules", label_rules},

@@ -109,27 +109,30 @@ base_err snap_scene_hit(const snap_scene *s, base_point p, int *out, int max, in
     /* Ancestors after all their hit descendants, whatever the paint orders
      * say: a topological order of the ancestor relation that, among the
      * elements free to go next, always takes the nearest by paint order. */
-    int *order = NULL;
+    /* blockers[j]: hit descendants of list[j] not placed yet. O(m^2)
+     * ancestor tests once, then each placement releases its ancestors. */
+    int *order = NULL, *blockers = NULL;
     char *placed = NULL;
     if (m > 0) {
         order = base_malloc((size_t)m * sizeof *order);
+        blockers = base_calloc((size_t)m, sizeof *blockers);
         placed = base_calloc((size_t)m, 1);
-        if (!order || !placed) {
+        if (!order || !blockers || !placed) {
             base_free(order);
+            base_free(blockers);
             base_free(placed);
             base_free(list);
             return BASE_ENOMEM;
         }
     }
+    for (int j = 0; j < m; j++) {
+        for (int u = 0; u < m; u++)
+            blockers[j] += u != j && snap_is_ancestor(s->cand, s->n, list[j], list[u]);
+    }
     for (int o = 0; o < m; o++) {
         int pick = -1;
         for (int j = 0; j < m && pick < 0; j++) {
-            if (placed[j])
-                continue;
-            int blocked = 0;
-            for (int u = 0; u < m && !blocked; u++)
-                blocked = !placed[u] && u != j && snap_is_ancestor(s->cand, s->n, list[j], list[u]);
-            if (!blocked)
+            if (!placed[j] && blockers[j] == 0)
                 pick = j;
         }
         /* The relation is acyclic (parents precede children), so some element
@@ -140,7 +143,12 @@ base_err snap_scene_hit(const snap_scene *s, base_point p, int *out, int max, in
         }
         placed[pick] = 1;
         order[o] = list[pick];
+        for (int a = 0; a < m; a++) {
+            if (!placed[a] && blockers[a] > 0 && snap_is_ancestor(s->cand, s->n, list[a], list[pick]))
+                blockers[a]--;
+        }
     }
+    base_free(blockers);
     base_free(placed);
     base_free(list);
     list = order;

@@ -8,6 +8,7 @@
 #ifndef FOVEA_CASCADE_CASCADE_H
 #define FOVEA_CASCADE_CASCADE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -22,11 +23,24 @@ typedef struct cascade_opts {
     uint64_t seed;         /* motion/typing seed */
     int wait_ms;           /* tier 2 wait for the element; default 5000 */
     const char *learnings_path; /* per-domain learnings file, NULL = none */
+    /* Added by the hand (compatible: set by cascade_opts_init). */
+    int effect_ms;         /* how long a tier waits for the page to react; default 1000 */
+    int settle_ms;         /* bound on waiting for a scrolled element to stop; default 500 */
+    int typos;             /* cascade_type may simulate typos (never for passwords); default 1 */
 } cascade_opts;
 
+/* Purpose: fills o with the defaults above (humanize on, untrusted off, seed
+ * 0, wait 5000 ms, no learnings file). Caller-owned; any thread; cannot fail. */
 void cascade_opts_init(cascade_opts *o);
 
+/* Purpose: a hand for page (borrowed; must outlive the hand) with options o
+ * (NULL: defaults; copied, the learnings path too). Loads the learnings file
+ * when o->learnings_path is set (a missing file is an empty store).
+ * Ownership: *out is the caller's; free with cascade_hand_destroy.
+ * Errors: BASE_EINVAL (NULL page/out), BASE_EDECODE (learnings file is not
+ * valid learnings JSON; err names it), BASE_EIO, BASE_ENOMEM. */
 base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand **out, char *err);
+/* Frees the hand (not the page). NULL is a no-op. */
 void cascade_hand_destroy(cascade_hand *h);
 /* Last known cursor position (top-viewport CSS px). */
 base_point cascade_hand_cursor(const cascade_hand *h);
@@ -77,12 +91,75 @@ typedef struct cascade_result {
     double ms;
 } cascade_result;
 
+/* The three actions below share one contract.
+ * Purpose: act on t and say precisely what happened in *out (always filled,
+ * also on failure: reason, message, tiers tried, alternatives).
+ * Returns BASE_OK whenever the action ran to a verdict, including a refusal
+ * or a failed click (out->success == 0, out->reason says why); an error code
+ * only for bad arguments (BASE_EINVAL: NULL hand/target/out, a target with
+ * neither xpath nor point, invalid UTF-8 text) and transport failures
+ * (BASE_ECLOSED, BASE_ETIMEDOUT, ...; out->reason == CASCADE_ERROR).
+ * Ownership: t and text are borrowed for the call. Thread: the hand's owner.
+ * Nothing typed into a password field is ever logged. */
+
+/* Algorithm 5: tier 1 (probe, scroll, top-most check, path, press/release),
+ * tier 2 (trusted click at the content-quad centre after waiting up to
+ * wait_ms), tier 3 (el.click(), only with allow_untrusted on domains not
+ * marked bot-protected). Refuses a repeated dead click (CASCADE_DEAD_CLICK). */
 base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result *out, char *err);
+/* Focuses t by clicking, selects its content, and types text (after the
+ * text-fix pre-pass) with humanized key events; falls back to the native
+ * value setter when keys do not reach the field; verifies the final value
+ * (out->reason CASCADE_NO_EFFECT and the two values in the message on a
+ * mismatch). password: no typos, nothing logged. */
 base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text, int password,
                       cascade_result *out, char *err);
 /* Drags from the target (a slider thumb or range input) to `to`, or, for a
  * range input/slider, to value (when have_value). */
 base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, double value,
                       int have_value, cascade_result *out, char *err);
+
+/* ---- per-domain learnings (added by the hand) ----
+ * Which tier worked on which domain, and which domains are bot-protected.
+ * Stored as JSON {"version":1,"domains":{"host":{"wins":[t1,t2,t3],
+ * "fails":n,"bot_protected":bool}}}, rewritten atomically on every change
+ * (temp file + fsync + rename + fsync of the directory): after a crash the
+ * file is the old or the new version, never a torn one. One store per
+ * process and path; not for concurrent writers. */
+typedef struct cascade_learnings cascade_learnings;
+
+/* Purpose: loads path (a missing file is an empty store). Ownership: *out is
+ * the caller's (cascade_learnings_close). Errors: BASE_EINVAL, BASE_EIO,
+ * BASE_EDECODE (not learnings JSON), BASE_ENOMEM. Any one thread. */
+base_err cascade_learnings_open(const char *path, cascade_learnings **out, char *err);
+/* Frees the store (nothing is written). NULL is a no-op. */
+void cascade_learnings_close(cascade_learnings *l);
+/* Records the outcome of one click on domain (tier 1..3, or 0 = every tier
+ * failed) and saves. Errors: BASE_EINVAL, BASE_EIO (the file keeps its old
+ * content), BASE_ENOMEM. */
+base_err cascade_learnings_record(cascade_learnings *l, const char *domain, int tier, char *err);
+/* Marks (on=1) or clears a domain as bot-protected and saves. Same errors. */
+base_err cascade_learnings_set_bot_protected(cascade_learnings *l, const char *domain, int on,
+                                             char *err);
+/* The tier that worked most often on domain (ties: the lower), 0 if none. */
+int cascade_learnings_best_tier(const cascade_learnings *l, const char *domain);
+int cascade_learnings_bot_protected(const cascade_learnings *l, const char *domain);
+/* Writes the store now (what record/set do after each change). */
+base_err cascade_learnings_save(cascade_learnings *l, char *err);
+/* The hand's store (borrowed), NULL when it has no learnings file. */
+cascade_learnings *cascade_hand_learnings(cascade_hand *h);
+
+/* ---- the text-fix pre-pass of cascade_type (pure; any thread) ----
+ * Rewrites text for a field described by its input type, pattern and
+ * placeholder (any may be NULL): dates into the field's format ("2026-04-23"
+ * into MM/DD/YYYY gives "04/23/2026"; into type=date the ISO value
+ * "2026-04-23", which cascade_type enters through the date editor), numbers for type=number ("$1,234.50" ->
+ * "1234.50"), currency amounts for fields whose placeholder/pattern shows
+ * two decimals, digits only for digit patterns. Writes the result (or a copy
+ * of text) into out (cap bytes) and a short note of what changed into note
+ * (note_n bytes, may be NULL). Returns 1 when text changed, 0 when not, -1
+ * when out is too small (out then holds a copy prefix). */
+int cascade_text_fix(const char *text, const char *type, const char *pattern,
+                     const char *placeholder, char *out, size_t cap, char *note, size_t note_n);
 
 #endif

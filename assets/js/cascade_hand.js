@@ -1,0 +1,538 @@
+// assets/js/cascade_hand.js: the page half of the hand (cascade/).
+//
+// Evaluated once per document in fovea's own isolated world ("fovea_hand"),
+// so the page cannot see or tamper with it; the DOM is shared, the page's
+// JS globals are not. The expression yields an object of operations that the
+// C side calls with one JSON argument each:
+//   probe     resolve the target, check found/enabled/visible, scroll it into
+//             view (centre) and settle, pick the press point and check that
+//             the element is top-most there (covered / ambiguous otherwise)
+//   effect    wait (bounded) until the page mutated, the URL changed or the
+//             target's focus/checked/value/aria state changed
+//   waitEl    wait (bounded) until the target exists and is visible; returns
+//             the element itself (the C side asks CDP for its content quads)
+//   jsClick   the scripted el.click() of tier 3
+//   field / setValue / value     typing support
+//   slider    range inputs and role=slider widgets
+// Coordinates are CSS pixels of this frame's viewport; the C side adds the
+// frame's origin. Targets are XPaths in fovea's form (/html[1]/body[1]/div[2],
+// "/#shadow-root" after a shadow host), or any XPath document.evaluate knows,
+// or a bare point.
+(() => {
+  'use strict';
+  const S = { muts: 0, roots: new WeakSet() };
+
+  // Counts mutations of the document and of every shadow root we touched
+  // (a document observer does not see inside shadow roots).
+  // S.wake: the pending effect wait, woken at once by a mutation.
+  const mo = new MutationObserver((recs) => { S.muts += recs.length; if (S.wake) S.wake(); });
+  const observe = (root) => {
+    if (!root || S.roots.has(root)) return;
+    S.roots.add(root);
+    mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+  };
+  observe(document);
+
+  const parentOf = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode;
+
+  // Every shadow root between the document and n, outermost last.
+  const shadowChain = (n) => {
+    const out = [];
+    for (let r = n.getRootNode(); r instanceof ShadowRoot; r = r.host.getRootNode()) out.push(r);
+    return out;
+  };
+
+  const resolve = (xp) => {
+    if (!xp) return null;
+    if (!/^(\/([a-zA-Z][\w-]*(\[\d+\])?|#shadow-root))+$/.test(xp)) {
+      // A general XPath (ids, predicates, //): the light DOM only.
+      const r = document.evaluate(xp, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      if (r.snapshotLength > 1) return { many: r.snapshotLength };
+      const n = r.snapshotItem(0);
+      return n && n.nodeType === 1 ? n : null;
+    }
+    let node = document;
+    for (const step of xp.split('/').slice(1)) {
+      if (step === '#shadow-root') {
+        node = node.shadowRoot;
+        if (!node) return null;
+        continue;
+      }
+      const m = /^([\w-]+)(?:\[(\d+)\])?$/.exec(step);
+      const tag = m[1].toLowerCase();
+      let k = m[2] ? parseInt(m[2], 10) : 1;
+      let hit = null;
+      for (const c of node.children) {
+        if (c.localName.toLowerCase() === tag && --k === 0) { hit = c; break; }
+      }
+      if (!hit) return null;
+      node = hit;
+    }
+    return node === document ? null : node;
+  };
+
+  // Top-most element at (x, y), descending into open shadow roots.
+  const hitAt = (x, y) => {
+    let e = document.elementFromPoint(x, y);
+    while (e && e.shadowRoot) {
+      const inner = e.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === e) break;
+      e = inner;
+    }
+    return e;
+  };
+
+  const contains = (a, b) => {
+    for (let n = b; n; n = parentOf(n)) if (n === a) return true;
+    return false;
+  };
+
+  const clip = (s, n) => {
+    s = String(s || '').replace(/\s+/g, ' ').trim();
+    return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
+  };
+
+  const textOf = (el) => el.getAttribute('aria-label') || el.innerText || el.value ||
+    el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || '';
+
+  const describe = (el) => {
+    if (!el || el.nodeType !== 1) return String(el);
+    let d = el.localName;
+    if (el.id) d += '#' + el.id;
+    else if (typeof el.className === 'string' && el.className.trim())
+      d += '.' + el.className.trim().split(/\s+/).slice(0, 2).join('.');
+    const t = clip(textOf(el), 40);
+    return t ? d + " '" + t + "'" : d;
+  };
+
+  const INTERACTIVE = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],' +
+    '[role=checkbox],[role=menuitem],[role=tab],[role=option],[role=switch],[role=slider],' +
+    '[onclick],[contenteditable=""],[contenteditable=true]';
+
+  const disabledWhy = (el) => {
+    try {
+      if (el.matches(':disabled')) {
+        const fs = el.closest('fieldset[disabled]');
+        return fs && !el.disabled ? 'inside a disabled fieldset' : 'disabled';
+      }
+    } catch (e) { /* not a form control */ }
+    for (let n = el; n && n.nodeType === 1; n = parentOf(n)) {
+      if (n.getAttribute('aria-disabled') === 'true') return n === el ? 'aria-disabled' : 'inside an aria-disabled ' + n.localName;
+      if (n.inert || n.hasAttribute('inert')) return 'inert';
+    }
+    return '';
+  };
+
+  const invisibleWhy = (el) => {
+    const cs = getComputedStyle(el);
+    if (cs.display === 'none') return 'display:none';
+    if (cs.visibility === 'hidden' || cs.visibility === 'collapse') return 'visibility:hidden';
+    if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }))
+      return 'hidden (an ancestor is not rendered or has opacity 0)';
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return 'zero size';
+    return '';
+  };
+
+  const vp = () => ({ w: document.documentElement.clientWidth || innerWidth, h: document.documentElement.clientHeight || innerHeight });
+
+  const visRect = (el) => {
+    const r = el.getBoundingClientRect(), v = vp();
+    return { x0: Math.max(0, r.left), y0: Math.max(0, r.top), x1: Math.min(v.w, r.right), y1: Math.min(v.h, r.bottom) };
+  };
+
+  const inViewport = (el) => {
+    const r = el.getBoundingClientRect(), v = vp();
+    // Fully inside, or at least a 24x24 visible patch of a large element.
+    if (r.left >= 0 && r.top >= 0 && r.right <= v.w && r.bottom <= v.h) return true;
+    const q = visRect(el);
+    return q.x1 - q.x0 >= Math.min(24, r.width) && q.y1 - q.y0 >= Math.min(24, r.height) &&
+      q.x1 - q.x0 >= r.width / 2 && q.y1 - q.y0 >= r.height / 2;
+  };
+
+  const frame = () => new Promise((res) => {
+    let done = false;
+    const fin = () => { if (!done) { done = true; res(); } };
+    requestAnimationFrame(fin);
+    setTimeout(fin, 50);
+  });
+
+  // Waits until the element's rect stops moving (smooth scroll, transitions),
+  // two equal frames in a row, at most ms.
+  const settle = async (el, ms) => {
+    const t0 = performance.now();
+    let prev = null, same = 0;
+    while (performance.now() - t0 < ms) {
+      await frame();
+      const r = el.getBoundingClientRect();
+      const key = r.left + ',' + r.top + ',' + r.width + ',' + r.height;
+      same = key === prev ? same + 1 : 0;
+      prev = key;
+      if (same >= 1) break;
+    }
+  };
+
+  const NOT_TEXT = /^(button|submit|reset|checkbox|radio|image|file|range|color|hidden)$/;
+  const textEntry = (el) => el.localName === 'textarea' || el.localName === 'select' ||
+    (el.localName === 'input' && !NOT_TEXT.test(el.type)) || el.isContentEditable;
+
+  const state = (el) => {
+    const s = {};
+    if (!el) return s;
+    // Focus is an effect only for controls whose purpose is to take focus
+    // (a text field); a button takes focus on any click, effect or not.
+    if (textEntry(el)) {
+      let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+      s.focus = a ? (a === el ? 'self' : contains(el, a) ? 'inside' : describe(a)) : '';
+    }
+    if ('checked' in el) s.checked = !!el.checked;
+    if ('value' in el && typeof el.value === 'string') s.value = el.value.slice(0, 200);
+    if ('open' in el) s.open = !!el.open;
+    for (const k of ['aria-pressed', 'aria-expanded', 'aria-checked', 'aria-selected'])
+      if (el.hasAttribute(k)) s[k] = el.getAttribute(k);
+    s.connected = el.isConnected;
+    return s;
+  };
+
+  // Buttons inside a covering element that a person would use to dismiss it.
+  const DISMISS = /\b(accept|agree|allow|ok|okay|got it|close|dismiss|reject|decline|deny|continue|no thanks|i understand)\b|^[x\u00d7\u2715\u2716]$/i;
+  const suggest = (cover) => {
+    const out = [];
+    const all = cover.querySelectorAll('button,a[href],[role=button],input[type=button],input[type=submit],[aria-label]');
+    const ranked = [];
+    for (const b of all) {
+      if (invisibleWhy(b)) continue;
+      const t = clip(textOf(b), 40);
+      const score = DISMISS.test(t) ? 2 : /close|dismiss/i.test(b.getAttribute('aria-label') || '') ? 2 : 1;
+      const r = b.getBoundingClientRect();
+      ranked.push({ score, desc: describe(b), x: r.left + r.width / 2, y: r.top + r.height / 2 });
+    }
+    ranked.sort((a, b) => b.score - a.score);
+    for (const r of ranked.slice(0, 3)) out.push(r);
+    return out;
+  };
+
+  // The outermost ancestor of hit that does not contain the target: the
+  // overlay itself rather than the span inside it that took the hit.
+  const coverRoot = (hit, el) => {
+    let c = hit;
+    for (let p = parentOf(c); p && p.nodeType === 1 && p !== document.body &&
+      p !== document.documentElement && !contains(p, el); p = parentOf(p)) c = p;
+    return c;
+  };
+
+  // A different control between hit and el (e.g. a button inside a row).
+  const nestedControl = (hit, el) => {
+    for (let n = hit; n && n !== el; n = parentOf(n)) {
+      if (n.nodeType !== 1) continue;
+      if (el.localName === 'label' && el.control === n) return null;
+      if (n.matches && n.matches(INTERACTIVE)) return n;
+    }
+    return null;
+  };
+
+  const hitOk = (el, x, y) => {
+    const h = hitAt(x, y);
+    if (!h) return { ok: false, hit: null };
+    if (contains(el, h)) return { ok: true, hit: h };
+    // A label forwards its click to its control.
+    if (h.localName === 'label' && h.control === el) return { ok: true, hit: h };
+    return { ok: false, hit: h };
+  };
+
+  const target = (a) => {
+    if (a.xpath) {
+      const el = resolve(a.xpath);
+      if (el && el.many) return { err: 'the XPath matches ' + el.many + ' elements' };
+      return { el };
+    }
+    return { el: hitAt(a.x, a.y) };
+  };
+
+  const api = {};
+
+  api.probe = async (a) => {
+    const out = { found: false, muts: S.muts, url: location.href };
+    const t = target(a);
+    if (t.err) { out.ambiguous = t.err; return out; }
+    const el = t.el;
+    if (!el) return out;
+    for (const r of shadowChain(el)) observe(r);
+    out.found = true;
+    out.desc = describe(el);
+    out.tag = el.localName;
+    out.state = state(el);
+    out.disabled = disabledWhy(el);
+    if (out.disabled) return out;
+    out.invisible = invisibleWhy(el);
+    if (out.invisible) return out;
+    out.scrolled = false;
+    if (a.xpath && !inViewport(el)) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      out.scrolled = true;
+      await settle(el, a.settle_ms || 500);
+    } else if (a.xpath && a.settle_ms && document.getAnimations().length) {
+      // Something is animating (a sliding menu, a transition): wait for the
+      // target to stop; a still page costs nothing here.
+      await settle(el, Math.min(a.settle_ms, 300));
+    }
+    const r = el.getBoundingClientRect();
+    out.rect = { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom };
+    let q = visRect(el);
+    if (q.x1 - q.x0 < 1 || q.y1 - q.y0 < 1) { out.invisible = 'outside the viewport'; return out; }
+    // The press point: the caller's point if it is on the element, else the
+    // centre of the visible part; if that is covered, the first uncovered
+    // point of a 5x5 interior grid (a partly covered element is still
+    // clickable where it shows).
+    let x = (q.x0 + q.x1) / 2, y = (q.y0 + q.y1) / 2;
+    const given = a.xpath && a.x !== undefined && a.x >= q.x0 && a.x < q.x1 && a.y >= q.y0 && a.y < q.y1;
+    if (given) { x = a.x; y = a.y; }
+    if (!a.xpath) { x = a.x; y = a.y; }
+    let h = hitOk(el, x, y);
+    if (!h.ok && out.scrolled) {
+      // Our own scroll put it under something fixed (a sticky header, a
+      // banner): try the other alignments before calling it covered.
+      for (const block of ['end', 'start', 'nearest']) {
+        el.scrollIntoView({ block, inline: 'nearest', behavior: 'instant' });
+        await settle(el, Math.min(a.settle_ms || 500, 200));
+        const q2 = visRect(el);
+        if (q2.x1 - q2.x0 < 1 || q2.y1 - q2.y0 < 1) continue;
+        const x2 = (q2.x0 + q2.x1) / 2, y2 = (q2.y0 + q2.y1) / 2;
+        const h2 = hitOk(el, x2, y2);
+        if (h2.ok) { h = h2; x = x2; y = y2; q = q2; break; }
+      }
+      const r2 = el.getBoundingClientRect();
+      out.rect = { x0: r2.left, y0: r2.top, x1: r2.right, y1: r2.bottom };
+    }
+    if (!h.ok && a.xpath) {
+      for (let i = 0; i < 25 && !h.ok; i++) {
+        const gx = q.x0 + (q.x1 - q.x0) * (0.1 + 0.2 * (i % 5));
+        const gy = q.y0 + (q.y1 - q.y0) * (0.1 + 0.2 * Math.floor(i / 5));
+        const g = hitOk(el, gx, gy);
+        if (g.ok) { h = g; x = gx; y = gy; }
+      }
+    }
+    out.x = x; out.y = y;
+    out.vp = vp();
+    if (!h.ok) {
+      if (!h.hit) { out.invisible = 'nothing is hit-testable at its point'; return out; }
+      const cover = coverRoot(h.hit, el);
+      out.covered = describe(cover);
+      out.alternatives = suggest(cover);
+      return out;
+    }
+    const nested = nestedControl(h.hit, el);
+    if (nested) out.ambiguous = 'the point lands on ' + describe(nested) + ' inside ' + out.desc;
+    out.hit = describe(h.hit);
+    out.muts = S.muts;
+    return out;
+  };
+
+  // Baseline for the effect check, taken right before the press.
+  api.mark = () => ({ muts: S.muts, url: location.href });
+
+  api.effect = async (a) => {
+    const el = a.xpath ? resolve(a.xpath) : null;
+    const s0 = JSON.stringify(a.state || {});
+    const t0 = performance.now();
+    for (;;) {
+      if (S.muts > a.muts) return { effect: 'mutation', muts: S.muts };
+      if (location.href !== a.url) return { effect: 'url changed', muts: S.muts };
+      if (el && el.nodeType === 1) {
+        const s = state(el);
+        if (JSON.stringify(s) !== s0) {
+          const k = Object.keys(s).find((k) => JSON.stringify(s[k]) !== JSON.stringify((a.state || {})[k]));
+          return { effect: (k || 'state') + ' changed', muts: S.muts };
+        }
+      }
+      if (performance.now() - t0 >= (a.ms || 0)) return { effect: '', muts: S.muts, state: el ? state(el) : {} };
+      await new Promise((r) => { S.wake = r; setTimeout(r, 10); });
+      S.wake = null;
+    }
+  };
+
+  api.state = (a) => {
+    const el = a.xpath ? resolve(a.xpath) : null;
+    return el && el.nodeType === 1 ? state(el) : null;
+  };
+
+  api.waitEl = async (a) => {
+    const t0 = performance.now();
+    for (;;) {
+      const el = resolve(a.xpath);
+      if (el && el.nodeType === 1 && !invisibleWhy(el)) {
+        if (!inViewport(el)) {
+          el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+          await settle(el, 300);
+        }
+        return el;
+      }
+      if (performance.now() - t0 >= (a.ms || 0)) return null;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  api.jsClick = (a) => {
+    const el = resolve(a.xpath);
+    if (!el || el.nodeType !== 1) return false;
+    if (!inViewport(el)) el.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+    el.click();
+    return true;
+  };
+
+  // ---- typing ----
+  const isEditable = (el) => el.isContentEditable;
+  const kindOf = (el) => {
+    if (el.localName === 'input') return 'input';
+    if (el.localName === 'textarea') return 'textarea';
+    if (el.localName === 'select') return 'select';
+    if (isEditable(el)) return 'editable';
+    return 'other';
+  };
+  const valueOf = (el) => {
+    if (!el) return null;
+    if (kindOf(el) === 'editable') return el.innerText.replace(/\n$/, '');
+    return 'value' in el ? String(el.value) : null;
+  };
+
+  // The field to type into: the target itself, or the editable element the
+  // click focused (a wrapper div around an input, a label).
+  const fieldEl = (a) => {
+    let el = resolve(a.xpath);
+    if (el && el.nodeType === 1 && kindOf(el) === 'other') {
+      const inner = el.querySelector('input,textarea,[contenteditable=""],[contenteditable=true]');
+      if (inner) el = inner;
+      else if (el.localName === 'label' && el.control) el = el.control;
+    }
+    return el && el.nodeType === 1 ? el : null;
+  };
+
+  api.field = (a) => {
+    const el = fieldEl(a);
+    if (!el) return { found: false };
+    const o = { found: true, kind: kindOf(el), type: el.type || '', desc: describe(el),
+      pattern: el.getAttribute('pattern') || '', placeholder: el.getAttribute('placeholder') || '',
+      label: clip((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label') || '', 60),
+      value: valueOf(el), maxlength: el.maxLength > 0 ? el.maxLength : 0, shadow: shadowChain(el).length,
+      readonly: !!el.readOnly, disabled: disabledWhy(el) };
+    for (const r of shadowChain(el)) observe(r);
+    return o;
+  };
+
+  // Focuses the field (if the click did not) and selects its content so that
+  // typing replaces it, the way a person selects before retyping.
+  api.prepare = (a) => {
+    const el = fieldEl(a);
+    if (!el) return { focused: false };
+    let act = document.activeElement;
+    while (act && act.shadowRoot && act.shadowRoot.activeElement) act = act.shadowRoot.activeElement;
+    const clicked = act === el || contains(el, act);
+    if (!clicked) el.focus();
+    if (a.clear) {
+      const k = kindOf(el);
+      if (k === 'editable') {
+        const sel = getSelection(), rg = document.createRange();
+        rg.selectNodeContents(el);
+        sel.removeAllRanges();
+        sel.addRange(rg);
+      } else if (k === 'input' || k === 'textarea') {
+        try { el.select(); } catch (e) { /* types without selection */ }
+      }
+    }
+    act = document.activeElement;
+    while (act && act.shadowRoot && act.shadowRoot.activeElement) act = act.shadowRoot.activeElement;
+    return { focused: act === el || contains(el, act), byClick: clicked, value: valueOf(el) };
+  };
+
+  api.value = (a) => ({ value: valueOf(fieldEl(a)) });
+
+  const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
+
+  // The value-set path: the prototype's native setter (bypassing a
+  // framework's instance override), then input and change, then a change
+  // event on every shadow host around the field.
+  api.setValue = (a) => {
+    const el = fieldEl(a) || (a.xpath ? resolve(a.xpath) : null);
+    if (!el) return { ok: false };
+    const k = kindOf(el);
+    if (k === 'editable') {
+      el.textContent = a.value;
+    } else {
+      const proto = k === 'textarea' ? HTMLTextAreaElement.prototype :
+        k === 'select' ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+      const d = Object.getOwnPropertyDescriptor(proto, 'value');
+      d.set.call(el, a.value);
+    }
+    fire(el, 'input');
+    fire(el, 'change');
+    for (const r of shadowChain(el)) r.host.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
+    return { ok: true, value: valueOf(el) };
+  };
+
+  // After typing into a field inside shadow roots: the change event a
+  // web component listens for on its host (the field's own change is not
+  // composed and never reaches the host).
+  api.commit = (a) => {
+    const el = fieldEl(a);
+    if (!el) return 0;
+    const roots = shadowChain(el);
+    for (const r of roots) r.host.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
+    return roots.length;
+  };
+
+  // ---- sliders ----
+  const num = (v, d) => { const x = parseFloat(v); return Number.isFinite(x) ? x : d; };
+  const sliderEl = (a) => {
+    let el = resolve(a.xpath);
+    if (!el || el.nodeType !== 1) return null;
+    if (!(el.localName === 'input' && el.type === 'range') && el.getAttribute('role') !== 'slider') {
+      const inner = el.querySelector('input[type=range],[role=slider]') ||
+        (el.shadowRoot && el.shadowRoot.querySelector('input[type=range],[role=slider]'));
+      if (inner) el = inner;
+    }
+    return el;
+  };
+
+  api.slider = (a) => {
+    const el = sliderEl(a);
+    if (!el) return { found: false };
+    for (const r of shadowChain(el)) observe(r);
+    if (!inViewport(el)) el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+    const rr = (e) => { const r = e.getBoundingClientRect(); return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom }; };
+    if (el.localName === 'input' && el.type === 'range') {
+      const min = num(el.min, 0), max = num(el.max, 100);
+      const step = el.step === 'any' ? 0 : num(el.step, 1);
+      const vert = getComputedStyle(el).writingMode.startsWith('vertical');
+      return { found: true, kind: 'range', min, max, step, value: num(el.value, min), rect: rr(el),
+        thumb: rr(el), vertical: vert, desc: describe(el), disabled: disabledWhy(el) };
+    }
+    if (el.getAttribute('role') !== 'slider') return { found: true, kind: 'none', desc: describe(el) };
+    const min = num(el.getAttribute('aria-valuemin'), 0), max = num(el.getAttribute('aria-valuemax'), 100);
+    const vert = el.getAttribute('aria-orientation') === 'vertical';
+    // The track: the nearest ancestor clearly longer than the thumb along
+    // the slider's axis; a thumb that is itself long is its own track.
+    const t = el.getBoundingClientRect();
+    let track = el;
+    const len = (r) => vert ? r.height : r.width;
+    if (len(t) < 60) {
+      for (let p = parentOf(el), i = 0; p && p.nodeType === 1 && i < 6; p = parentOf(p), i++) {
+        if (len(p.getBoundingClientRect()) >= 3 * Math.max(len(t), 8)) { track = p; break; }
+      }
+    }
+    return { found: true, kind: 'aria', min, max, step: num(el.dataset.step || el.getAttribute('step'), 0),
+      value: num(el.getAttribute('aria-valuenow'), min), rect: rr(track), thumb: rr(el), vertical: vert,
+      self_track: track === el, desc: describe(el), disabled: disabledWhy(el) };
+  };
+
+  api.sliderValue = (a) => {
+    const el = sliderEl(a);
+    if (!el) return null;
+    if (el.localName === 'input') return num(el.value, 0);
+    return num(el.getAttribute('aria-valuenow'), 0);
+  };
+
+  api.focusEl = (a) => { const el = sliderEl(a) || resolve(a.xpath); if (el && el.focus) el.focus(); return true; };
+
+  return api;
+})()

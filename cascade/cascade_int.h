@@ -1,0 +1,111 @@
+/* cascade/cascade_int.h: what the hand's source files share (not public).
+ *
+ * hand.c owns the cascade_hand and its page plumbing: evaluating the page
+ * half (assets/js/cascade_hand.js) in an isolated world of any frame,
+ * translating frame coordinates to the top viewport, and dispatching input
+ * through the page's top session. click.c, type.c and drag.c build the three
+ * actions on top; learn.c is the per-domain learnings store.
+ */
+#ifndef FOVEA_CASCADE_CASCADE_INT_H
+#define FOVEA_CASCADE_CASCADE_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "base/rng.h"
+#include "cascade/cascade.h"
+
+#define CASCADE__MAX_CTX 16
+
+typedef struct cascade__ctx {
+    char frame_id[64];
+    char session[64];
+    int ctx_id;
+} cascade__ctx;
+
+struct cascade_hand {
+    cdp_page *page;
+    cascade_opts o;
+    char *learnings_path; /* owned copy of o.learnings_path */
+    cascade_learnings *learn;
+    base_rng rng;
+    base_point cursor;
+    cascade__ctx ctx[CASCADE__MAX_CTX];
+    int nctx;
+    /* Dead-click guard: the last click's target and whether it had an effect. */
+    char last_key[600];
+    int last_no_effect;
+    char last_state[512]; /* JSON of the target's state before that click */
+    char last_url[512];
+};
+
+/* Evaluates `__fovea_hand.OP(ARG)` (arg: a JSON object, consumed) in the
+ * hand's isolated world of frame_id ("" or NULL: the main frame), installing
+ * the page half first if the world does not have it yet. by_value 0 returns
+ * a remote object (*out gets the "result" RemoteObject). *out: caller frees. */
+base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJSON *arg,
+                       int by_value, cJSON **out, int timeout_ms, char *err);
+
+/* The session that owns frame_id's document (page session for ""), 64 bytes. */
+base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char *err);
+
+/* Origin of frame_id's viewport in top-viewport CSS px ((0,0) for the top). */
+base_err cascade__frame_origin(cascade_hand *h, const char *frame_id, base_point *o, char *err);
+
+/* Origin of the local root of `session` (the page session: (0,0); an
+ * out-of-process iframe's session: that frame's origin). CDP DOM quads are
+ * relative to it. */
+base_err cascade__session_origin(cascade_hand *h, const char *session, base_point *o, char *err);
+
+/* Mouse event on the top session: type "mouseMoved"/"mousePressed"/
+ * "mouseReleased"; buttons is the pressed-button mask after the event. */
+base_err cascade__mouse(cascade_hand *h, const char *type, base_point p, int buttons, char *err);
+
+/* Dispatches n calls methods[i](params[i]) (params consumed) on the top
+ * session, all queued at once, and waits for every reply. Chromium handles
+ * one session's input in order. */
+base_err cascade__pipeline(cascade_hand *h, const char *const *methods, cJSON **params, int n,
+                           char *err);
+/* Params of one Input.dispatchMouseEvent. */
+cJSON *cascade__mouse_params(const char *type, base_point p, int buttons);
+
+/* Replays a planned path (sleeping each waypoint's dt_ms) with `buttons`
+ * held; appends the points to out->path. Updates the cursor. */
+struct motion_path;
+base_err cascade__replay(cascade_hand *h, const struct motion_path *mp, int buttons,
+                         cascade_result *out, char *err);
+
+/* Press and release at p: humanized (path from the cursor, hesitation, hold)
+ * or pipelined (one move, press, release). mark: when non-NULL and the path
+ * was replayed, called right before the press (the effect baseline). */
+typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, char *err);
+base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
+                           void *mark_user, cascade_result *out, char *err);
+
+/* No-humanize tier 1 in one round: move + press + release at p and the
+ * page half's effect(effect_arg) in frame_id's world, all queued at once.
+ * *effect gets the effect op's value, or NULL when it could not be had this
+ * way (the caller then waits for the effect the usual way). */
+base_err cascade__fast_click(cascade_hand *h, base_point p, const char *frame_id, cJSON *effect_arg,
+                             cJSON **effect, cascade_result *out, char *err);
+
+/* Next plan seed from the hand's stream. */
+uint64_t cascade__seed(cascade_hand *h);
+
+/* Host of the top document's URL ("" if none), for the learnings. */
+void cascade__domain(cascade_hand *h, char *buf, size_t n);
+/* URL of the top document (copied, n bytes). */
+void cascade__top_url(cascade_hand *h, char *buf, size_t n);
+
+/* Result helpers. */
+void cascade__result_init(cascade_result *r);
+cascade_try *cascade__try(cascade_result *r, int tier);
+void cascade__alt(cascade_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cascade__msg(cascade_result *r, cascade_reason why, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* JSON accessors tolerant of missing members. */
+double cascade__num(const cJSON *o, const char *k, double dflt);
+const char *cascade__str(const cJSON *o, const char *k);
+int cascade__bool(const cJSON *o, const char *k);
+
+#endif

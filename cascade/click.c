@@ -1,0 +1,478 @@
+/* cascade/click.c: the three-tier click cascade (seed 002 §6.3, Algorithm 5).
+ *
+ * Tier 1 probes the target in ONE evaluate of the page half (found,
+ * enabled, visible, in viewport; scroll to centre and settle; press point;
+ * top-most check through shadow roots), refuses disabled, covered and
+ * ambiguous targets with a reason and alternatives, then presses: a
+ * humanized Bezier approach from the tracked cursor, hesitation, press,
+ * hold, release (or, without humanization, one move + press + release
+ * pipelined). Success is an observed effect: DOM mutations counted by the
+ * page half's MutationObserver, a URL change, or a change of the target's
+ * focus/checked/value/aria state. Tier 2 waits up to wait_ms for the element
+ * and clicks (trusted, no path) the centre of its CDP content quad. Tier 3,
+ * opt-in and never on domains marked bot-protected, calls el.click().
+ *
+ * The dead-click guard remembers the last click's target and whether it did
+ * anything; the same target again after a click without effect is refused
+ * with a request for fresh perception, unless the target's active state
+ * (checked, aria-pressed, aria-expanded, ...) flipped since.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/clock.h"
+#include "base/log.h"
+#include "cascade/cascade_int.h"
+
+typedef struct click_ctx {
+    cascade_hand *h;
+    const cascade_target *t;
+    const char *fid; /* "" = top */
+    base_point origin; /* frame origin, top-viewport px */
+    double muts;       /* effect baseline */
+    char url[1024];
+    cJSON *state;      /* target state before the press (owned) */
+} click_ctx;
+
+static cJSON *target_arg(const cascade_target *t, base_point origin)
+{
+    cJSON *a = cJSON_CreateObject();
+    if (t->xpath && t->xpath[0])
+        cJSON_AddStringToObject(a, "xpath", t->xpath);
+    if (t->have_pt) {
+        cJSON_AddNumberToObject(a, "x", t->pt.x - origin.x);
+        cJSON_AddNumberToObject(a, "y", t->pt.y - origin.y);
+    }
+    return a;
+}
+
+static const char *label_of(const cascade_target *t)
+{
+    if (t->label && t->label[0])
+        return t->label;
+    if (t->xpath && t->xpath[0])
+        return t->xpath;
+    return "the point";
+}
+
+/* The effect baseline, taken right before the press in humanized mode. */
+static base_err mark_baseline(cascade_hand *h, void *user, char *err)
+{
+    click_ctx *c = user;
+    cJSON *v = NULL;
+    base_err e = cascade__call(h, c->fid, "mark", NULL, 1, &v, 10000, err);
+    if (e)
+        return e;
+    c->muts = cascade__num(v, "muts", c->muts);
+    const char *u = cascade__str(v, "url");
+    if (u)
+        snprintf(c->url, sizeof c->url, "%s", u);
+    cJSON_Delete(v);
+    return BASE_OK;
+}
+
+/* Waits up to ms for an effect of the last press; writes the effect ("" for
+ * none) to what. A navigation that destroyed the document counts. */
+static cJSON *effect_arg(click_ctx *c, int ms)
+{
+    cJSON *a = cJSON_CreateObject();
+    if (c->t->xpath && c->t->xpath[0])
+        cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON_AddNumberToObject(a, "muts", c->muts);
+    cJSON_AddStringToObject(a, "url", c->url);
+    cJSON_AddNumberToObject(a, "ms", ms);
+    if (c->state)
+        cJSON_AddItemToObject(a, "state", cJSON_Duplicate(c->state, 1));
+    return a;
+}
+
+static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *err)
+{
+    char top0[512], top1[512];
+    cascade__top_url(c->h, top0, sizeof top0);
+    cJSON *a = effect_arg(c, ms);
+    cJSON *v = NULL;
+    char e2[BASE_ERRBUF_SIZE] = "";
+    base_err e = cascade__call(c->h, c->fid, "effect", a, 1, &v, ms + 10000, e2);
+    if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
+        /* The frame's document went away under us: a navigation. */
+        snprintf(what, n, "navigated");
+        return BASE_OK;
+    }
+    if (e)
+        return base_errf(err, e, "%s", e2);
+    const char *eff = cascade__str(v, "effect");
+    snprintf(what, n, "%s", eff ? eff : "");
+    cJSON_Delete(v);
+    cascade__top_url(c->h, top1, sizeof top1);
+    if (!what[0] && strcmp(top0, top1) != 0)
+        snprintf(what, n, "url changed");
+    return BASE_OK;
+}
+
+static void reset_guard(cascade_hand *h)
+{
+    h->last_key[0] = '\0';
+    h->last_no_effect = 0;
+}
+
+static void target_key(const cascade_target *t, char *buf, size_t n)
+{
+    if (t->xpath && t->xpath[0])
+        snprintf(buf, n, "%s|%s", t->frame_id ? t->frame_id : "", t->xpath);
+    else
+        snprintf(buf, n, "%s|@%d,%d", t->frame_id ? t->frame_id : "",
+                 (int)lroundf(t->pt.x / 4.0f), (int)lroundf(t->pt.y / 4.0f));
+}
+
+/* The active-state members of a state snapshot (what a toggle flips). */
+static void active_state(const cJSON *s, char *buf, size_t n)
+{
+    static const char *const keys[] = {"checked", "open", "aria-pressed", "aria-expanded",
+                                       "aria-checked", "aria-selected"};
+    size_t k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && k + 1 < n; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, keys[i]);
+        if (!v)
+            continue;
+        char *p = cJSON_PrintUnformatted(v);
+        int w = snprintf(buf + k, n - k, "%s=%s;", keys[i], p ? p : "?");
+        cJSON_free(p);
+        if (w < 0 || (size_t)w >= n - k)
+            break;
+        k += (size_t)w;
+    }
+}
+
+/* Tier 2: wait for the element, click the centre of its content quad. */
+static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn, char *err)
+{
+    cascade_hand *h = c->h;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON_AddNumberToObject(a, "ms", h->o.wait_ms);
+    cJSON *obj = NULL;
+    base_err e = cascade__call(h, c->fid, "waitEl", a, 0, &obj, h->o.wait_ms + 10000, err);
+    if (e)
+        return e;
+    const char *oid = cascade__str(obj, "objectId");
+    if (!oid) {
+        cJSON_Delete(obj);
+        snprintf(why, whyn, "not found or not visible within %d ms", h->o.wait_ms);
+        return BASE_OK;
+    }
+    char sess[64];
+    e = cascade__session(h, c->fid, sess, err);
+    cJSON *res = NULL;
+    if (!e) {
+        cJSON *pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "objectId", oid);
+        e = cdp_call(cdp_page_conn(h->page), sess, "DOM.getContentQuads", pa, &res, 10000, err);
+    }
+    cJSON *rel = cJSON_CreateObject();
+    cJSON_AddStringToObject(rel, "objectId", oid);
+    cJSON_Delete(obj);
+    cdp_call(cdp_page_conn(h->page), sess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
+    if (e)
+        return e;
+    const cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res, "quads"), 0);
+    if (cJSON_GetArraySize(q) < 8) {
+        cJSON_Delete(res);
+        snprintf(why, whyn, "no content quad (not rendered)");
+        return BASE_OK;
+    }
+    base_point p = {0, 0};
+    for (int i = 0; i < 4; i++) {
+        p.x += (float)cJSON_GetArrayItem(q, 2 * i)->valuedouble / 4;
+        p.y += (float)cJSON_GetArrayItem(q, 2 * i + 1)->valuedouble / 4;
+    }
+    cJSON_Delete(res);
+    base_point so;
+    e = cascade__session_origin(h, sess, &so, err);
+    if (e)
+        return e;
+    p.x += so.x;
+    p.y += so.y;
+    /* Tier 2 has no path and no hesitation: a quick trusted press. */
+    e = cascade__press_at(h, p, 0, NULL, NULL, out, err);
+    if (e)
+        return e;
+    return wait_effect(c, h->o.effect_ms, why, whyn, err);
+}
+
+static base_err tier3(click_ctx *c, char *why, size_t whyn, char *err)
+{
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON *v = NULL;
+    base_err e = cascade__call(c->h, c->fid, "jsClick", a, 1, &v, 10000, err);
+    if (e)
+        return e;
+    int ok = cJSON_IsTrue(v);
+    cJSON_Delete(v);
+    if (!ok) {
+        snprintf(why, whyn, "element not found");
+        return BASE_OK;
+    }
+    return wait_effect(c, c->h->o.effect_ms, why, whyn, err);
+}
+
+static void finish_learn(cascade_hand *h, const char *domain, int tier)
+{
+    if (!h->learn || !domain[0])
+        return;
+    char e2[BASE_ERRBUF_SIZE] = "";
+    if (cascade_learnings_record(h->learn, domain, tier, e2))
+        base_log(BASE_LOG_CASCADE, BASE_LOG_WARN, "learnings not saved: %s", e2);
+}
+
+static void set_try(cascade_try *tr, int ok, double t0, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void set_try(cascade_try *tr, int ok, double t0, const char *fmt, ...)
+{
+    if (!tr)
+        return;
+    tr->success = ok;
+    tr->ms = base_monotime_ms() - t0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(tr->outcome, sizeof tr->outcome, fmt, ap);
+    va_end(ap);
+}
+
+base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result *out, char *err)
+{
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "cascade_click: NULL result");
+    cascade__result_init(out);
+    if (!h || !t || (!(t->xpath && t->xpath[0]) && !t->have_pt)) {
+        cascade__msg(out, CASCADE_ERROR, "invalid target: give an xpath or a point");
+        return base_errf(err, BASE_EINVAL, "cascade_click: NULL hand or empty target");
+    }
+    double t_start = base_monotime_ms();
+    click_ctx c;
+    memset(&c, 0, sizeof c);
+    c.h = h;
+    c.t = t;
+    c.fid = t->frame_id ? t->frame_id : "";
+    char domain[256];
+    cascade__domain(h, domain, sizeof domain);
+    int has_xpath = t->xpath && t->xpath[0];
+    const char *label = label_of(t);
+    char key[600];
+    target_key(t, key, sizeof key);
+    char url_now[512];
+    cascade__top_url(h, url_now, sizeof url_now);
+    if (strcmp(url_now, h->last_url) != 0)
+        reset_guard(h); /* a new page: nothing carries over */
+
+    base_err e = cascade__frame_origin(h, c.fid, &c.origin, err);
+    cJSON *p = NULL;
+    if (!e) {
+        cJSON *a = target_arg(t, c.origin);
+        cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+        e = cascade__call(h, c.fid, "probe", a, 1, &p, h->o.settle_ms + 15000, err);
+    }
+    if (e) {
+        cascade__msg(out, CASCADE_ERROR, "could not probe %s: %s", label,
+                     err && err[0] ? err : base_strerror(e));
+        out->ms = base_monotime_ms() - t_start;
+        return e;
+    }
+    c.muts = cascade__num(p, "muts", 0);
+    const char *u = cascade__str(p, "url");
+    snprintf(c.url, sizeof c.url, "%s", u ? u : "");
+    c.state = cJSON_DetachItemFromObjectCaseSensitive(p, "state");
+    char act_now[512];
+    active_state(c.state, act_now, sizeof act_now);
+
+    /* Dead-click guard. */
+    if (h->last_no_effect && strcmp(h->last_key, key) == 0) {
+        if (strcmp(act_now, h->last_state) == 0) {
+            cascade__msg(out, CASCADE_DEAD_CLICK,
+                         "refused: the last click on %s changed nothing; take a fresh look "
+                         "(new perception) before clicking it again",
+                         label);
+            cascade__alt(out, "re-run perception and pick another element");
+            cascade__alt(out, "scroll or wait for the page to finish loading, then retry");
+            goto done;
+        }
+        /* The state flipped since (a slow toggle): the click did work. */
+    }
+
+    int found = cascade__bool(p, "found");
+    const char *amb = cascade__str(p, "ambiguous");
+    const char *dis = cascade__str(p, "disabled");
+    const char *inv = cascade__str(p, "invisible");
+    const char *cov = cascade__str(p, "covered");
+    const char *desc = cascade__str(p, "desc");
+    if (!found && amb) {
+        cascade__msg(out, CASCADE_AMBIGUOUS, "%s is ambiguous: %s", label, amb);
+        cascade__alt(out, "give a more specific XPath (with positions) or a point");
+        goto done;
+    }
+    if (found && dis && dis[0]) {
+        cascade__msg(out, CASCADE_DISABLED, "%s (%s) is %s; not clicked", label,
+                     desc ? desc : "?", dis);
+        cascade__alt(out, "fill in the required fields first, then retry");
+        cascade__alt(out, "look for another control that does the same thing");
+        goto done;
+    }
+    if (found && cov) {
+        cascade__msg(out, CASCADE_COVERED, "%s (%s) is covered by %s", label, desc ? desc : "?",
+                     cov);
+        const cJSON *alts = cJSON_GetObjectItemCaseSensitive(p, "alternatives");
+        const cJSON *al;
+        cJSON_ArrayForEach(al, alts)
+        {
+            const char *d = cascade__str(al, "desc");
+            cascade__alt(out, "click %s at (%.0f,%.0f) to dismiss the cover", d ? d : "?",
+                         cascade__num(al, "x", 0) + c.origin.x,
+                         cascade__num(al, "y", 0) + c.origin.y);
+        }
+        cascade__alt(out, "press Escape, or scroll so that the element is not under the cover");
+        goto done;
+    }
+    if (found && amb) {
+        cascade__msg(out, CASCADE_AMBIGUOUS, "%s is ambiguous: %s", label, amb);
+        cascade__alt(out, "click the inner control itself, or give a point on %s outside it",
+                     desc ? desc : "the element");
+        goto done;
+    }
+
+    /* Where to start: the domain's best tier (tier 3 only when allowed). */
+    int start = h->learn ? cascade_learnings_best_tier(h->learn, domain) : 0;
+    int bot = h->learn ? cascade_learnings_bot_protected(h->learn, domain) : 0;
+    if (start < 1 || (start == 3 && (!h->o.allow_untrusted || bot)))
+        start = 1;
+    char why[96] = "";
+    int done_tier = 0;
+
+    /* Tier 1. */
+    if (start <= 1 && found && !(inv && inv[0])) {
+        double t0 = base_monotime_ms();
+        cascade_try *tr = cascade__try(out, 1);
+        base_point pt = {(float)cascade__num(p, "x", 0) + c.origin.x,
+                         (float)cascade__num(p, "y", 0) + c.origin.y};
+        const cdp_page_opts *vp = cdp_page_viewport(h->page);
+        if (vp && vp->width > 0 && (pt.x < 0 || pt.y < 0 || pt.x >= vp->width ||
+                                    pt.y >= vp->height)) {
+            set_try(tr, 0, t0, "point (%s) outside the top viewport", "scrolled frame");
+        } else {
+            cJSON *fx = NULL;
+            if (h->o.humanize)
+                e = cascade__press_at(h, pt, 1, mark_baseline, &c, out, err);
+            else
+                e = cascade__fast_click(h, pt, c.fid, effect_arg(&c, h->o.effect_ms), &fx, out,
+                                        err);
+            if (!e && fx) {
+                const char *eff = cascade__str(fx, "effect");
+                snprintf(why, sizeof why, "%s", eff ? eff : "");
+            } else if (!e) {
+                e = wait_effect(&c, h->o.effect_ms, why, sizeof why, err);
+            }
+            cJSON_Delete(fx);
+            if (e)
+                goto transport;
+            set_try(tr, why[0] != 0, t0, "%s", why[0] ? why : "no effect");
+            if (why[0])
+                done_tier = 1;
+        }
+    } else if (start <= 1 && found && inv) {
+        cascade_try *tr = cascade__try(out, 1);
+        set_try(tr, 0, base_monotime_ms(), "not visible: %s", inv);
+    } else if (start <= 1) {
+        cascade_try *tr = cascade__try(out, 1);
+        set_try(tr, 0, base_monotime_ms(), "%s", has_xpath ? "not found" : "nothing at the point");
+    }
+
+    /* Tier 2 (needs an element to wait for). */
+    if (!done_tier && has_xpath && start <= 2) {
+        double t0 = base_monotime_ms();
+        cascade_try *tr = cascade__try(out, 2);
+        why[0] = '\0';
+        e = tier2(&c, out, why, sizeof why, err);
+        if (e)
+            goto transport;
+        int ok = why[0] && !strstr(why, "not found") && !strstr(why, "no content quad");
+        set_try(tr, ok, t0, "%s", why[0] ? why : "no effect");
+        if (ok)
+            done_tier = 2;
+    }
+
+    /* Tier 3. */
+    if (!done_tier && has_xpath && h->o.allow_untrusted) {
+        double t0 = base_monotime_ms();
+        cascade_try *tr = cascade__try(out, 3);
+        if (bot) {
+            set_try(tr, 0, t0, "refused: %.60s is marked bot-protected", domain);
+            cascade__msg(out, CASCADE_BOT_PROTECTED,
+                         "no trusted click had an effect on %s, and scripted clicks are off on "
+                         "%s (bot-protected)",
+                         label, domain);
+        } else {
+            why[0] = '\0';
+            e = tier3(&c, why, sizeof why, err);
+            if (e)
+                goto transport;
+            set_try(tr, why[0] && strcmp(why, "element not found") != 0, t0, "%s",
+                    why[0] ? why : "no effect");
+            if (tr && tr->success)
+                done_tier = 3;
+        }
+    }
+
+    if (done_tier) {
+        out->success = 1;
+        cascade__msg(out, CASCADE_OK, "clicked %s (tier %d: %s)", label, done_tier,
+                     out->tried[out->n_tried - 1].outcome);
+        reset_guard(h);
+        finish_learn(h, domain, done_tier);
+        goto done;
+    }
+    if (out->reason != CASCADE_BOT_PROTECTED) {
+        if (!found)
+            cascade__msg(out, CASCADE_NOT_FOUND, "%s was not found%s", label,
+                         has_xpath ? " (the page may have changed: take a fresh look)" : "");
+        else if (inv && inv[0])
+            cascade__msg(out, CASCADE_INVISIBLE, "%s (%s) is not visible: %s", label,
+                         desc ? desc : "?", inv);
+        else
+            cascade__msg(out, CASCADE_NO_EFFECT,
+                         "clicked %s (%s) but the page did not react (no mutation, URL or "
+                         "state change)",
+                         label, desc ? desc : "?");
+    }
+    if (found && !(inv && inv[0]) && out->reason == CASCADE_NO_EFFECT) {
+        snprintf(h->last_key, sizeof h->last_key, "%s", key);
+        snprintf(h->last_state, sizeof h->last_state, "%s", act_now);
+        h->last_no_effect = 1;
+    }
+    if (!h->o.allow_untrusted && has_xpath && found)
+        cascade__alt(out, "allow untrusted clicks (tier 3, el.click()) if the site accepts them");
+    cascade__alt(out, "take a fresh look: the element may not be what reacts to the click");
+    finish_learn(h, domain, 0);
+    goto done;
+
+transport:
+    cascade__msg(out, CASCADE_ERROR, "click on %s failed: %s", label,
+                 err && err[0] ? err : base_strerror(e));
+    cJSON_Delete(p);
+    cJSON_Delete(c.state);
+    out->ms = base_monotime_ms() - t_start;
+    return e;
+
+done:
+    snprintf(h->last_url, sizeof h->last_url, "%s", url_now);
+    cJSON_Delete(p);
+    cJSON_Delete(c.state);
+    out->ms = base_monotime_ms() - t_start;
+    base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "click %s: %s (%s) %.1f ms", label,
+             cascade_reason_name(out->reason), out->message, out->ms);
+    return BASE_OK;
+}

@@ -1,0 +1,802 @@
+/* cascade/hand.c: the hand's page plumbing.
+ *
+ * A hand acts on one page. The page half of every action is
+ * assets/js/cascade_hand.js, evaluated in an isolated world ("fovea_hand")
+ * that the hand creates per frame with Page.createIsolatedWorld: the page's
+ * scripts cannot see it, and frames of any origin (same-process or
+ * out-of-process) are reached the same way, through the session that owns
+ * the frame. The world's context id is cached per frame and re-created when
+ * a navigation destroyed it.
+ *
+ * Coordinates: the page half reports CSS px of its frame's viewport; the
+ * hand adds the frame's origin (the content box of its <iframe> element in
+ * the parent, recursively) and dispatches every input event on the page's
+ * top session in top-viewport px, which Chromium routes into out-of-process
+ * iframes itself. The cursor position is tracked here so that the next path
+ * starts where the last one ended.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cascade/cascade_int.h"
+#include "motion/path.h"
+
+extern const unsigned char fovea_js_cascade_hand[];
+extern const size_t fovea_js_cascade_hand_len;
+
+#define WORLD_NAME "fovea_hand"
+#define MAX_FRAMES 64
+
+void cascade_opts_init(cascade_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->humanize = 1;
+    o->wait_ms = 5000;
+    o->effect_ms = 1000;
+    o->settle_ms = 500;
+    o->typos = 1;
+}
+
+base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand **out, char *err)
+{
+    if (!page || !out)
+        return base_errf(err, BASE_EINVAL, "cascade: NULL page or out");
+    cascade_hand *h = base_calloc(1, sizeof *h);
+    if (!h)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    h->page = page;
+    if (o)
+        h->o = *o;
+    else
+        cascade_opts_init(&h->o);
+    base_err e = BASE_OK;
+    if (h->o.learnings_path && h->o.learnings_path[0]) {
+        h->learnings_path = base_strdup(h->o.learnings_path);
+        if (!h->learnings_path) {
+            e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+            goto fail;
+        }
+        e = cascade_learnings_open(h->learnings_path, &h->learn, err);
+        if (e)
+            goto fail;
+    }
+    h->o.learnings_path = h->learnings_path;
+    if (h->o.wait_ms < 0)
+        h->o.wait_ms = 0;
+    if (h->o.effect_ms < 0)
+        h->o.effect_ms = 0;
+    base_rng_seed(&h->rng, h->o.seed);
+    /* The cursor starts somewhere in the middle of the viewport, as a
+     * person's would after moving to the window. */
+    const cdp_page_opts *vp = cdp_page_viewport(page);
+    float w = vp && vp->width > 0 ? (float)vp->width : 1280.0f;
+    float ht = vp && vp->height > 0 ? (float)vp->height : 800.0f;
+    h->cursor.x = (float)base_rng_uniform(&h->rng, 0.3 * w, 0.7 * w);
+    h->cursor.y = (float)base_rng_uniform(&h->rng, 0.3 * ht, 0.7 * ht);
+    *out = h;
+    return BASE_OK;
+fail:
+    cascade_learnings_close(h->learn);
+    base_free(h->learnings_path);
+    base_free(h);
+    return e;
+}
+
+void cascade_hand_destroy(cascade_hand *h)
+{
+    if (!h)
+        return;
+    cascade_learnings_close(h->learn);
+    base_free(h->learnings_path);
+    base_free(h);
+}
+
+base_point cascade_hand_cursor(const cascade_hand *h)
+{
+    base_point z = {0, 0};
+    return h ? h->cursor : z;
+}
+
+cascade_learnings *cascade_hand_learnings(cascade_hand *h)
+{
+    return h ? h->learn : NULL;
+}
+
+uint64_t cascade__seed(cascade_hand *h)
+{
+    return base_rng_u64(&h->rng);
+}
+
+const char *cascade_reason_name(cascade_reason r)
+{
+    switch (r) {
+    case CASCADE_OK: return "ok";
+    case CASCADE_NOT_FOUND: return "not_found";
+    case CASCADE_DISABLED: return "disabled";
+    case CASCADE_INVISIBLE: return "invisible";
+    case CASCADE_COVERED: return "element_covered";
+    case CASCADE_AMBIGUOUS: return "ambiguous";
+    case CASCADE_NO_EFFECT: return "no_effect";
+    case CASCADE_DEAD_CLICK: return "dead_click";
+    case CASCADE_BOT_PROTECTED: return "bot_protected";
+    case CASCADE_ERROR: return "error";
+    }
+    return "unknown";
+}
+
+/* ---------- results and JSON helpers ---------- */
+
+void cascade__result_init(cascade_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->reason = CASCADE_ERROR;
+}
+
+cascade_try *cascade__try(cascade_result *r, int tier)
+{
+    if (r->n_tried >= 3)
+        return NULL;
+    cascade_try *t = &r->tried[r->n_tried++];
+    memset(t, 0, sizeof *t);
+    t->tier = tier;
+    return t;
+}
+
+void cascade__alt(cascade_result *r, const char *fmt, ...)
+{
+    if (r->n_alternatives >= 4)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0], fmt, ap);
+    va_end(ap);
+}
+
+void cascade__msg(cascade_result *r, cascade_reason why, const char *fmt, ...)
+{
+    r->reason = why;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->message, sizeof r->message, fmt, ap);
+    va_end(ap);
+}
+
+double cascade__num(const cJSON *o, const char *k, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+const char *cascade__str(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int cascade__bool(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsTrue(v);
+}
+
+/* ---------- frames, sessions, isolated worlds ---------- */
+
+static int find_frame(cascade_hand *h, const char *id, cdp_frame *out)
+{
+    cdp_frame fr[MAX_FRAMES];
+    int n = cdp_page_frames(h->page, fr, MAX_FRAMES);
+    if (n > MAX_FRAMES)
+        n = MAX_FRAMES;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(fr[i].id, id) == 0) {
+            *out = fr[i];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static const char *main_frame_id(cascade_hand *h)
+{
+    /* A tab's main frame has the id of its target. */
+    return cdp_page_target_id(h->page);
+}
+
+static const char *norm_frame(cascade_hand *h, const char *frame_id)
+{
+    return frame_id && frame_id[0] ? frame_id : main_frame_id(h);
+}
+
+base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char *err)
+{
+    const char *fid = norm_frame(h, frame_id);
+    if (strcmp(fid, main_frame_id(h)) == 0) {
+        snprintf(buf, 64, "%s", cdp_page_session(h->page));
+        return BASE_OK;
+    }
+    if (cdp_page_frame_session(h->page, fid, buf))
+        return base_errf(err, BASE_ENOTFOUND, "cascade: frame %.64s is not (or no longer) in the page",
+                         fid);
+    return BASE_OK;
+}
+
+void cascade__top_url(cascade_hand *h, char *buf, size_t n)
+{
+    cdp_frame f;
+    if (find_frame(h, main_frame_id(h), &f))
+        snprintf(buf, n, "%s", f.url);
+    else if (n)
+        buf[0] = '\0';
+}
+
+void cascade__domain(cascade_hand *h, char *buf, size_t n)
+{
+    char url[512];
+    cascade__top_url(h, url, sizeof url);
+    const char *p = strstr(url, "://");
+    p = p ? p + 3 : url;
+    /* Skip user info, stop at the port, path, query or fragment. */
+    const char *at = strchr(p, '@');
+    const char *slash = strpbrk(p, "/?#");
+    if (at && (!slash || at < slash))
+        p = at + 1;
+    size_t k = 0;
+    if (*p == '[') { /* IPv6 literal: keep the brackets' content */
+        p++;
+        while (p[k] && p[k] != ']')
+            k++;
+    } else {
+        while (p[k] && !strchr(":/?#", p[k]))
+            k++;
+    }
+    if (k >= n)
+        k = n ? n - 1 : 0;
+    for (size_t i = 0; i < k; i++)
+        buf[i] = (char)((p[i] >= 'A' && p[i] <= 'Z') ? p[i] + 32 : p[i]);
+    if (n)
+        buf[k] = '\0';
+}
+
+static cascade__ctx *ctx_find(cascade_hand *h, const char *fid)
+{
+    for (int i = 0; i < h->nctx; i++)
+        if (strcmp(h->ctx[i].frame_id, fid) == 0)
+            return &h->ctx[i];
+    return NULL;
+}
+
+static void ctx_drop(cascade_hand *h, const char *fid)
+{
+    cascade__ctx *c = ctx_find(h, fid);
+    if (c)
+        *c = h->ctx[--h->nctx];
+}
+
+static base_err ctx_get(cascade_hand *h, const char *fid, cascade__ctx *out, char *err)
+{
+    cascade__ctx *c = ctx_find(h, fid);
+    if (c) {
+        *out = *c;
+        return BASE_OK;
+    }
+    char sess[64];
+    base_err e = cascade__session(h, fid, sess, err);
+    if (e)
+        return e;
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "frameId", fid);
+    cJSON_AddStringToObject(pa, "worldName", WORLD_NAME);
+    cJSON *res = NULL;
+    e = cdp_call(cdp_page_conn(h->page), sess, "Page.createIsolatedWorld", pa, &res, 10000, err);
+    if (e)
+        return e;
+    int id = (int)cascade__num(res, "executionContextId", -1);
+    cJSON_Delete(res);
+    if (id < 0)
+        return base_errf(err, BASE_EPROTO, "cascade: createIsolatedWorld gave no context");
+    if (h->nctx == CASCADE__MAX_CTX)
+        h->ctx[0] = h->ctx[--h->nctx]; /* forget the oldest-ish entry */
+    c = &h->ctx[h->nctx++];
+    snprintf(c->frame_id, sizeof c->frame_id, "%s", fid);
+    snprintf(c->session, sizeof c->session, "%s", sess);
+    c->ctx_id = id;
+    *out = *c;
+    return BASE_OK;
+}
+
+/* Runtime.evaluate in the world; *out gets the value (by_value) or the
+ * RemoteObject. Context loss is BASE_ENOTFOUND so the caller can retry. */
+static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr, int by_value,
+                        cJSON **out, int timeout_ms, char *err)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "expression", expr);
+    cJSON_AddNumberToObject(pa, "contextId", c->ctx_id);
+    cJSON_AddBoolToObject(pa, "returnByValue", by_value);
+    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *res = NULL;
+    char e2[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_call(cdp_page_conn(h->page), c->session, "Runtime.evaluate", pa, &res,
+                          timeout_ms, e2);
+    if (e == BASE_EREMOTE && (strstr(e2, "context") || strstr(e2, "Context") ||
+                              strstr(e2, "target")))
+        return BASE_ENOTFOUND; /* destroyed by a navigation: retry in a new world */
+    if (e)
+        return base_errf(err, e, "%s", e2);
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");
+    if (ex) {
+        const cJSON *exc = cJSON_GetObjectItemCaseSensitive(ex, "exception");
+        const char *desc = cascade__str(exc, "description");
+        const char *text = cascade__str(ex, "text");
+        /* A navigation while awaiting a promise surfaces as an exception. */
+        if ((desc && strstr(desc, "destroyed")) || (text && strstr(text, "destroyed"))) {
+            cJSON_Delete(res);
+            return BASE_ENOTFOUND;
+        }
+        base_errf(err, BASE_EREMOTE, "page script threw: %.200s",
+                  desc ? desc : (text ? text : "unknown exception"));
+        cJSON_Delete(res);
+        return BASE_EREMOTE;
+    }
+    cJSON *r = cJSON_DetachItemFromObjectCaseSensitive(res, "result");
+    cJSON_Delete(res);
+    if (!r)
+        return base_errf(err, BASE_EPROTO, "cascade: evaluate returned no result");
+    if (by_value) {
+        cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(r, "value");
+        cJSON_Delete(r);
+        *out = v ? v : cJSON_CreateNull();
+    } else {
+        *out = r;
+    }
+    return BASE_OK;
+}
+
+static int is_missing(const cJSON *v, int by_value)
+{
+    if (by_value)
+        return cJSON_IsString(v) && strcmp(v->valuestring, "__fovea_missing") == 0;
+    const char *val = cascade__str(v, "value");
+    return val && strcmp(val, "__fovea_missing") == 0;
+}
+
+base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJSON *arg,
+                       int by_value, cJSON **out, int timeout_ms, char *err)
+{
+    char *a = arg ? cJSON_PrintUnformatted(arg) : NULL;
+    cJSON_Delete(arg);
+    if (arg && !a)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    size_t n = strlen(op) + (a ? strlen(a) : 2) + 128;
+    char *expr = base_malloc(n);
+    if (!expr) {
+        cJSON_free(a);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
+    snprintf(expr, n,
+             "typeof __fovea_hand==='object'?__fovea_hand.%s(%s):'__fovea_missing'", op,
+             a ? a : "{}");
+    cJSON_free(a);
+    const char *fid = norm_frame(h, frame_id);
+    base_err e = BASE_OK;
+    cJSON *v = NULL;
+    /* Attempts: a fresh world after a navigation, then the install. */
+    for (int attempt = 0; attempt < 4; attempt++) {
+        cascade__ctx c;
+        e = ctx_get(h, fid, &c, err);
+        if (e)
+            break;
+        e = eval_in(h, &c, expr, by_value, &v, timeout_ms, err);
+        if (e == BASE_ENOTFOUND) {
+            ctx_drop(h, fid);
+            continue;
+        }
+        if (e)
+            break;
+        if (!is_missing(v, by_value))
+            break;
+        cJSON_Delete(v);
+        v = NULL;
+        /* First use of this world: install the page half. */
+        size_t m = fovea_js_cascade_hand_len + 64;
+        char *inst = base_malloc(m);
+        if (!inst) {
+            e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+            break;
+        }
+        snprintf(inst, m, "globalThis.__fovea_hand=%s;0", (const char *)fovea_js_cascade_hand);
+        cJSON *ignored = NULL;
+        e = eval_in(h, &c, inst, 1, &ignored, timeout_ms, err);
+        base_free(inst);
+        cJSON_Delete(ignored);
+        if (e == BASE_ENOTFOUND) {
+            ctx_drop(h, fid);
+            continue;
+        }
+        if (e)
+            break;
+        e = BASE_EPROTO; /* loop once more to run the op */
+    }
+    base_free(expr);
+    if (e == BASE_ENOTFOUND || e == BASE_EPROTO)
+        e = base_errf(err, BASE_ECLOSED, "cascade: the frame's document kept going away");
+    if (e) {
+        cJSON_Delete(v);
+        return e;
+    }
+    *out = v;
+    return BASE_OK;
+}
+
+/* ---------- coordinates ---------- */
+
+static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point *o, int depth,
+                                   char *err);
+
+static base_err session_origin_depth(cascade_hand *h, const char *session, base_point *o,
+                                     int depth, char *err)
+{
+    o->x = o->y = 0;
+    if (strcmp(session, cdp_page_session(h->page)) == 0)
+        return BASE_OK;
+    cdp_frame fr[MAX_FRAMES];
+    int n = cdp_page_frames(h->page, fr, MAX_FRAMES);
+    if (n > MAX_FRAMES)
+        n = MAX_FRAMES;
+    for (int i = 0; i < n; i++)
+        if (fr[i].oopif && strcmp(fr[i].session, session) == 0)
+            return frame_origin_depth(h, fr[i].id, o, depth + 1, err);
+    return base_errf(err, BASE_ENOTFOUND, "cascade: no frame owns session %.40s", session);
+}
+
+static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point *o, int depth,
+                                   char *err)
+{
+    o->x = o->y = 0;
+    fid = norm_frame(h, fid);
+    if (strcmp(fid, main_frame_id(h)) == 0)
+        return BASE_OK;
+    if (depth > 16)
+        return base_errf(err, BASE_EINVAL, "cascade: frames nested too deep");
+    cdp_frame f;
+    if (!find_frame(h, fid, &f))
+        return base_errf(err, BASE_ENOTFOUND, "cascade: frame %.64s is not in the page", fid);
+    char psess[64];
+    base_err e = cascade__session(h, f.parent_id, psess, err);
+    if (e)
+        return e;
+    cdp_conn *conn = cdp_page_conn(h->page);
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "frameId", fid);
+    cJSON *res = NULL;
+    e = cdp_call(conn, psess, "DOM.getFrameOwner", pa, &res, 10000, err);
+    if (e)
+        return e;
+    int node = (int)cascade__num(res, "backendNodeId", -1);
+    cJSON_Delete(res);
+    pa = cJSON_CreateObject();
+    cJSON_AddNumberToObject(pa, "backendNodeId", node);
+    res = NULL;
+    e = cdp_call(conn, psess, "DOM.getBoxModel", pa, &res, 10000, err);
+    if (e)
+        return e;
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(res, "model");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(model, "content");
+    if (cJSON_GetArraySize(content) < 8) {
+        cJSON_Delete(res);
+        return base_errf(err, BASE_EPROTO, "cascade: no box model for the frame's <iframe>");
+    }
+    base_point local = {(float)cJSON_GetArrayItem(content, 0)->valuedouble,
+                        (float)cJSON_GetArrayItem(content, 1)->valuedouble};
+    cJSON_Delete(res);
+    base_point up;
+    e = session_origin_depth(h, psess, &up, depth, err);
+    if (e)
+        return e;
+    o->x = local.x + up.x;
+    o->y = local.y + up.y;
+    return BASE_OK;
+}
+
+base_err cascade__frame_origin(cascade_hand *h, const char *frame_id, base_point *o, char *err)
+{
+    return frame_origin_depth(h, frame_id, o, 0, err);
+}
+
+base_err cascade__session_origin(cascade_hand *h, const char *session, base_point *o, char *err)
+{
+    return session_origin_depth(h, session, o, 0, err);
+}
+
+/* ---------- input ---------- */
+
+static cJSON *mouse_params(const char *type, base_point p, int buttons)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "type", type);
+    cJSON_AddNumberToObject(pa, "x", p.x);
+    cJSON_AddNumberToObject(pa, "y", p.y);
+    int press = strcmp(type, "mouseMoved") != 0;
+    cJSON_AddStringToObject(pa, "button", press || buttons ? "left" : "none");
+    cJSON_AddNumberToObject(pa, "buttons", buttons);
+    if (press)
+        cJSON_AddNumberToObject(pa, "clickCount", 1);
+    cJSON_AddStringToObject(pa, "pointerType", "mouse");
+    return pa;
+}
+
+cJSON *cascade__mouse_params(const char *type, base_point p, int buttons)
+{
+    return mouse_params(type, p, buttons);
+}
+
+base_err cascade__mouse(cascade_hand *h, const char *type, base_point p, int buttons, char *err)
+{
+    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", mouse_params(type, p, buttons),
+                               NULL, 10000, err);
+    if (!e)
+        h->cursor = p;
+    return e;
+}
+
+static void path_add(cascade_result *out, base_point p)
+{
+    if (out && out->n_path < (int)(sizeof out->path / sizeof out->path[0]))
+        out->path[out->n_path++] = p;
+}
+
+base_err cascade__replay(cascade_hand *h, const motion_path *mp, int buttons, cascade_result *out,
+                         char *err)
+{
+    /* Waypoints are scheduled on an absolute timeline so the time each
+     * dispatch takes is absorbed rather than added. */
+    double t = base_monotime_ms();
+    for (int i = 0; i < mp->n; i++) {
+        t += mp->pts[i].dt_ms;
+        double now = base_monotime_ms();
+        if (t > now)
+            base_sleep_ms(t - now);
+        base_point p = {mp->pts[i].x, mp->pts[i].y};
+        base_err e = cascade__mouse(h, "mouseMoved", p, buttons, err);
+        if (e)
+            return e;
+        path_add(out, p);
+    }
+    return BASE_OK;
+}
+
+/* Pipelined dispatch: every call is queued at once, the replies are awaited
+ * together. Chromium handles one session's input in order. */
+typedef struct pipe_wait {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int left;
+    base_err e;
+    char msg[160];
+    cJSON *tail;  /* reply of the trailing evaluate (owned copy), if any */
+    base_err tail_e;
+} pipe_wait;
+
+static void tail_done(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)msg;
+    pipe_wait *w = user;
+    pthread_mutex_lock(&w->mu);
+    w->tail_e = e;
+    if (!e && result)
+        w->tail = cJSON_Duplicate(result, 1);
+    w->left--;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void pipe_done(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)result;
+    pipe_wait *w = user;
+    pthread_mutex_lock(&w->mu);
+    if (e && !w->e) {
+        w->e = e;
+        snprintf(w->msg, sizeof w->msg, "%s", msg ? msg : "");
+    }
+    w->left--;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+}
+
+/* Queues every call, and then (tail_params non-NULL) a Runtime.evaluate on
+ * tail_session whose reply lands in *tail_out; waits for all replies. */
+static base_err pipeline_tail(cascade_hand *h, const char *const *methods, cJSON **params, int n,
+                              const char *tail_session, cJSON *tail_params, cJSON **tail_out,
+                              char *err);
+
+static base_err pipeline(cascade_hand *h, const char *const *methods, cJSON **params, int n,
+                         char *err)
+{
+    return pipeline_tail(h, methods, params, n, NULL, NULL, NULL, err);
+}
+
+static base_err pipeline_tail(cascade_hand *h, const char *const *methods, cJSON **params, int n,
+                              const char *tail_session, cJSON *tail_params, cJSON **tail_out,
+                              char *err)
+{
+    pipe_wait w;
+    memset(&w, 0, sizeof w);
+    pthread_mutex_init(&w.mu, NULL);
+    pthread_cond_init(&w.cv, NULL);
+    cdp_conn *c = cdp_page_conn(h->page);
+    const char *s = cdp_page_session(h->page);
+    base_err e = BASE_OK;
+    int queued = 0;
+    for (int i = 0; i < n; i++) {
+        if (e) {
+            cJSON_Delete(params[i]);
+            continue;
+        }
+        pthread_mutex_lock(&w.mu);
+        w.left++;
+        pthread_mutex_unlock(&w.mu);
+        e = cdp_call_async(c, s, methods[i], params[i], 10000, pipe_done, &w);
+        if (e) {
+            pthread_mutex_lock(&w.mu);
+            w.left--;
+            pthread_mutex_unlock(&w.mu);
+        } else {
+            queued++;
+        }
+    }
+    if (tail_params && !e) {
+        pthread_mutex_lock(&w.mu);
+        w.left++;
+        pthread_mutex_unlock(&w.mu);
+        base_err te = cdp_call_async(c, tail_session, "Runtime.evaluate", tail_params,
+                                     h->o.effect_ms + 10000, tail_done, &w);
+        if (te) {
+            pthread_mutex_lock(&w.mu);
+            w.left--;
+            w.tail_e = te;
+            pthread_mutex_unlock(&w.mu);
+        }
+    } else if (tail_params) {
+        cJSON_Delete(tail_params);
+        w.tail_e = e;
+    }
+    pthread_mutex_lock(&w.mu);
+    while (w.left > 0)
+        pthread_cond_wait(&w.cv, &w.mu); /* every call has a timeout */
+    pthread_mutex_unlock(&w.mu);
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    if (tail_out)
+        *tail_out = w.tail_e ? NULL : w.tail;
+    else
+        cJSON_Delete(w.tail);
+    if (tail_out && w.tail_e)
+        cJSON_Delete(w.tail);
+    if (e)
+        return base_errf(err, e, "cascade: cannot queue input events");
+    if (w.e)
+        return base_errf(err, w.e, "cascade: input dispatch: %s", w.msg);
+    (void)queued;
+    return BASE_OK;
+}
+
+base_err cascade__pipeline(cascade_hand *h, const char *const *methods, cJSON **params, int n,
+                           char *err)
+{
+    return pipeline(h, methods, params, n, err);
+}
+
+base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
+                           void *mark_user, cascade_result *out, char *err)
+{
+    base_err e;
+    if (!humanize) {
+        cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
+                        mouse_params("mouseReleased", p, 0)};
+        static const char *const m[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+                                         "Input.dispatchMouseEvent"};
+        e = pipeline(h, m, ev, 3, err);
+        if (e)
+            return e;
+        h->cursor = p;
+        path_add(out, p);
+        if (out)
+            out->clicked_at = p;
+        return BASE_OK;
+    }
+    motion_path mp;
+    memset(&mp, 0, sizeof mp);
+    e = motion_plan_path(h->cursor, p, MOTION_CLICK, cascade__seed(h), &mp);
+    if (e)
+        return base_errf(err, e, "cascade: cannot plan a path to (%.0f,%.0f)", p.x, p.y);
+    float hes = 0, hold = 0;
+    motion_plan_click_timing(cascade__seed(h), &hes, &hold);
+    e = cascade__replay(h, &mp, 0, out, err);
+    base_point at = mp.release;
+    motion_path_fini(&mp);
+    if (e)
+        return e;
+    /* The effect baseline is taken during the hesitation, so hover effects
+     * of the approach do not count as the click's effect. */
+    double t0 = base_monotime_ms();
+    if (mark) {
+        e = mark(h, mark_user, err);
+        if (e)
+            return e;
+    }
+    double left = hes - (base_monotime_ms() - t0);
+    if (left > 0)
+        base_sleep_ms(left);
+    e = cascade__mouse(h, "mousePressed", at, 1, err);
+    if (e)
+        return e;
+    base_sleep_ms(hold);
+    e = cascade__mouse(h, "mouseReleased", at, 0, err);
+    if (e)
+        return e;
+    if (out)
+        out->clicked_at = at;
+    return BASE_OK;
+}
+
+base_err cascade__fast_click(cascade_hand *h, base_point p, const char *frame_id, cJSON *effect_arg,
+                             cJSON **effect, cascade_result *out, char *err)
+{
+    *effect = NULL;
+    cascade__ctx c;
+    char *a = cJSON_PrintUnformatted(effect_arg);
+    cJSON_Delete(effect_arg);
+    base_err e = a ? ctx_get(h, norm_frame(h, frame_id), &c, err)
+                   : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    if (e) {
+        cJSON_free(a);
+        return e;
+    }
+    size_t n = strlen(a) + 96;
+    char *expr = base_malloc(n);
+    if (!expr) {
+        cJSON_free(a);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
+    snprintf(expr, n, "typeof __fovea_hand==='object'?__fovea_hand.effect(%s):'__fovea_missing'",
+             a);
+    cJSON_free(a);
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "expression", expr);
+    cJSON_AddNumberToObject(pa, "contextId", c.ctx_id);
+    cJSON_AddBoolToObject(pa, "returnByValue", 1);
+    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    base_free(expr);
+    cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
+                    mouse_params("mouseReleased", p, 0)};
+    static const char *const m[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+                                     "Input.dispatchMouseEvent"};
+    cJSON *reply = NULL;
+    e = pipeline_tail(h, m, ev, 3, c.session, pa, &reply, err);
+    if (e) {
+        cJSON_Delete(reply);
+        return e;
+    }
+    h->cursor = p;
+    path_add(out, p);
+    if (out)
+        out->clicked_at = p;
+    /* The effect value, or nothing (the caller then asks again the usual
+     * way): a missing world, an exception, a lost context. */
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "value");
+    if (reply && !cJSON_GetObjectItemCaseSensitive(reply, "exceptionDetails") &&
+        cJSON_IsObject(v))
+        *effect = cJSON_Duplicate(v, 1);
+    cJSON_Delete(reply);
+    return BASE_OK;
+}

@@ -1,0 +1,431 @@
+/* cascade/type.c: typing into a field (seed 002 §6.4).
+ *
+ * cascade_type focuses the field the way a person does (a click on it, with
+ * the same probe as a click: found, enabled, visible, not covered), selects
+ * what is there so the new text replaces it, then plays a typing plan from
+ * motion/typing.h as trusted key events: keyDown/keyUp with the real key,
+ * code and virtual key code for ASCII, Input.insertText for other Unicode,
+ * Backspace for the plan's corrected typos. Before that, the text-fix
+ * pre-pass (textfix.c) rewrites dates and amounts into the field's format.
+ * Afterwards the value is read back; when the keys did not reach the field
+ * (a frame that swallows them, a widget that rebuilds itself) the value is
+ * set through the prototype's native setter with input/change events and a
+ * change event on every shadow host (the page half's setValue). A mismatch
+ * that survives is reported. Password text is never typed with typos and
+ * never appears in a log line or a message.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cascade/cascade_int.h"
+#include "motion/typing.h"
+
+#define BATCH 128
+
+/* US-layout code and virtual key code of a printable ASCII character, and
+ * whether it needs Shift. */
+static void ascii_key(char c, char *code, size_t n, int *vk, int *shift)
+{
+    static const char shifted_digits[] = ")!@#$%^&*(";
+    static const struct {
+        char plain, shifted;
+        const char *code;
+        int vk;
+    } punct[] = {
+        {'-', '_', "Minus", 189},       {'=', '+', "Equal", 187},     {'[', '{', "BracketLeft", 219},
+        {']', '}', "BracketRight", 221}, {'\\', '|', "Backslash", 220}, {';', ':', "Semicolon", 186},
+        {'\'', '"', "Quote", 222},      {',', '<', "Comma", 188},     {'.', '>', "Period", 190},
+        {'/', '?', "Slash", 191},       {'`', '~', "Backquote", 192},
+    };
+    *shift = 0;
+    if (c >= 'a' && c <= 'z') {
+        snprintf(code, n, "Key%c", c - 32);
+        *vk = c - 32;
+        return;
+    }
+    if (c >= 'A' && c <= 'Z') {
+        snprintf(code, n, "Key%c", c);
+        *vk = c;
+        *shift = 1;
+        return;
+    }
+    if (c >= '0' && c <= '9') {
+        snprintf(code, n, "Digit%c", c);
+        *vk = c;
+        return;
+    }
+    if (c == ' ') {
+        snprintf(code, n, "Space");
+        *vk = 32;
+        return;
+    }
+    const char *sd = strchr(shifted_digits, c);
+    if (sd) {
+        snprintf(code, n, "Digit%d", (int)(sd - shifted_digits));
+        *vk = '0' + (int)(sd - shifted_digits);
+        *shift = 1;
+        return;
+    }
+    for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++) {
+        if (c == punct[i].plain || c == punct[i].shifted) {
+            snprintf(code, n, "%s", punct[i].code);
+            *vk = punct[i].vk;
+            *shift = c == punct[i].shifted;
+            return;
+        }
+    }
+    code[0] = '\0';
+    *vk = 0;
+}
+
+static cJSON *key_params(const char *type, const char *key, const char *code, int vk,
+                         const char *text, int shift)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "type", type);
+    cJSON_AddStringToObject(pa, "key", key);
+    if (code && code[0])
+        cJSON_AddStringToObject(pa, "code", code);
+    if (vk) {
+        cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk);
+        cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk);
+    }
+    if (text) {
+        cJSON_AddStringToObject(pa, "text", text);
+        cJSON_AddStringToObject(pa, "unmodifiedText", text);
+    }
+    if (shift)
+        cJSON_AddNumberToObject(pa, "modifiers", 8);
+    return pa;
+}
+
+/* The CDP calls for one plan event (1 or 2). */
+static int key_calls(const motion_key *k, const char **methods, cJSON **params)
+{
+    static const char *const DK = "Input.dispatchKeyEvent";
+    if (k->kind == MOTION_KEY_BACKSPACE) {
+        methods[0] = methods[1] = DK;
+        params[0] = key_params("rawKeyDown", "Backspace", "Backspace", 8, NULL, 0);
+        params[1] = key_params("keyUp", "Backspace", "Backspace", 8, NULL, 0);
+        return 2;
+    }
+    char c = k->utf8[0];
+    if (k->len == 1 && (c == '\n' || c == '\r')) {
+        methods[0] = methods[1] = DK;
+        params[0] = key_params("keyDown", "Enter", "Enter", 13, "\r", 0);
+        params[1] = key_params("keyUp", "Enter", "Enter", 13, NULL, 0);
+        return 2;
+    }
+    if (k->len == 1 && c >= 0x20 && c < 0x7f) {
+        char code[24];
+        int vk, shift;
+        ascii_key(c, code, sizeof code, &vk, &shift);
+        methods[0] = methods[1] = DK;
+        params[0] = key_params("keyDown", k->utf8, code, vk, k->utf8, shift);
+        params[1] = key_params("keyUp", k->utf8, code, vk, NULL, shift);
+        return 2;
+    }
+    /* Other Unicode (and control characters such as tab): committed text,
+     * the way an input method delivers it. */
+    methods[0] = "Input.insertText";
+    params[0] = cJSON_CreateObject();
+    cJSON_AddStringToObject(params[0], "text", k->utf8);
+    return 1;
+}
+
+/* Plays the plan: humanized (each event after its delay) or pipelined in
+ * batches. */
+static base_err play(cascade_hand *h, const motion_typing *plan, int humanize, char *err)
+{
+    const char *methods[BATCH + 2];
+    cJSON *params[BATCH + 2];
+    int n = 0;
+    double t = base_monotime_ms();
+    for (int i = 0; i < plan->n; i++) {
+        if (humanize) {
+            t += plan->keys[i].delay_ms;
+            double now = base_monotime_ms();
+            if (t > now)
+                base_sleep_ms(t - now);
+        }
+        n += key_calls(&plan->keys[i], methods + n, params + n);
+        if (humanize || n >= BATCH || i == plan->n - 1) {
+            base_err e = cascade__pipeline(h, methods, params, n, err);
+            n = 0;
+            if (e)
+                return e;
+        }
+    }
+    return BASE_OK;
+}
+
+/* Date editors (<input type=date>) take the digits of the locale's order;
+ * Chromium's en-US editor is MM DD YYYY. */
+static void date_digits(const char *iso, char *buf, size_t n)
+{
+    if (strlen(iso) == 10 && iso[4] == '-' && iso[7] == '-')
+        snprintf(buf, n, "%.2s%.2s%.4s", iso + 5, iso + 8, iso);
+    else
+        snprintf(buf, n, "%s", iso);
+}
+
+static void norm_value(char *s)
+{
+    /* Contenteditable text comes back with no-break spaces where spaces
+     * were typed next to each other; \r\n from some editors. */
+    char *w = s;
+    for (char *r = s; *r; r++) {
+        if ((unsigned char)r[0] == 0xc2 && (unsigned char)r[1] == 0xa0) {
+            *w++ = ' ';
+            r++;
+        } else if (*r != '\r') {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+static base_err read_value(cascade_hand *h, const char *fid, const cascade_target *t, char **out,
+                           char *err)
+{
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON *v = NULL;
+    base_err e = cascade__call(h, fid, "value", a, 1, &v, 10000, err);
+    if (e)
+        return e;
+    const char *s = cascade__str(v, "value");
+    *out = base_strdup(s ? s : "");
+    cJSON_Delete(v);
+    if (!*out)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    norm_value(*out);
+    return BASE_OK;
+}
+
+base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text, int password,
+                      cascade_result *out, char *err)
+{
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "cascade_type: NULL result");
+    cascade__result_init(out);
+    if (!h || !t || !text || !(t->xpath && t->xpath[0])) {
+        cascade__msg(out, CASCADE_ERROR, "invalid arguments: typing needs a field's xpath");
+        return base_errf(err, BASE_EINVAL, "cascade_type: NULL hand, text or target xpath");
+    }
+    double t_start = base_monotime_ms();
+    const char *fid = t->frame_id ? t->frame_id : "";
+    const char *label = t->label && t->label[0] ? t->label : t->xpath;
+    char *fixed = NULL, *got = NULL;
+    motion_typing plan;
+    memset(&plan, 0, sizeof plan);
+    cJSON *fld = NULL, *p = NULL;
+    base_err e;
+
+    /* The field, as the page describes it. */
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    e = cascade__call(h, fid, "field", a, 1, &fld, 10000, err);
+    if (e)
+        goto transport;
+    if (!cascade__bool(fld, "found")) {
+        cascade__msg(out, CASCADE_NOT_FOUND, "field %s was not found (take a fresh look)", label);
+        goto done;
+    }
+    const char *kind = cascade__str(fld, "kind");
+    const char *type = cascade__str(fld, "type");
+    const char *dis = cascade__str(fld, "disabled");
+    if ((dis && dis[0]) || cascade__bool(fld, "readonly")) {
+        cascade__msg(out, CASCADE_DISABLED, "field %s is %s; nothing typed", label,
+                     dis && dis[0] ? dis : "read-only");
+        goto done;
+    }
+    if (kind && strcmp(kind, "other") == 0) {
+        cascade__msg(out, CASCADE_NOT_FOUND, "%s (%s) is not a text field", label,
+                     cascade__str(fld, "desc") ? cascade__str(fld, "desc") : "?");
+        cascade__alt(out, "point at the input, textarea or editable area itself");
+        goto done;
+    }
+    int is_date = type && strcmp(type, "date") == 0;
+
+    /* The text-fix pre-pass. */
+    size_t cap = strlen(text) + 64;
+    fixed = base_malloc(cap);
+    if (!fixed) {
+        e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+        goto transport;
+    }
+    char note[96];
+    int fx = cascade_text_fix(text, type, cascade__str(fld, "pattern"),
+                              cascade__str(fld, "placeholder"), fixed, cap, note, sizeof note);
+    if (fx < 0)
+        snprintf(fixed, cap, "%s", text);
+    int maxlen = (int)cascade__num(fld, "maxlength", 0);
+
+    /* Focus by clicking, with the click's probe (covered fields are not
+     * typed into). Date editors are clicked on their first segment. */
+    base_point origin;
+    e = cascade__frame_origin(h, fid, &origin, err);
+    if (e)
+        goto transport;
+    a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    e = cascade__call(h, fid, "probe", a, 1, &p, h->o.settle_ms + 15000, err);
+    if (e)
+        goto transport;
+    const char *cov = cascade__str(p, "covered");
+    const char *inv = cascade__str(p, "invisible");
+    if (cov) {
+        cascade__msg(out, CASCADE_COVERED, "field %s is covered by %s", label, cov);
+        const cJSON *al;
+        cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(p, "alternatives"))
+        {
+            cascade__alt(out, "click %s at (%.0f,%.0f) to dismiss the cover",
+                         cascade__str(al, "desc") ? cascade__str(al, "desc") : "?",
+                         cascade__num(al, "x", 0) + origin.x, cascade__num(al, "y", 0) + origin.y);
+        }
+        goto done;
+    }
+    double t1 = base_monotime_ms();
+    cascade_try *tr = cascade__try(out, 1);
+    if (!(inv && inv[0])) {
+        base_point pt = {(float)cascade__num(p, "x", 0) + origin.x,
+                         (float)cascade__num(p, "y", 0) + origin.y};
+        const cJSON *rect = cJSON_GetObjectItemCaseSensitive(p, "rect");
+        if (is_date && rect)
+            pt.x = (float)cascade__num(rect, "x0", 0) + origin.x + 8;
+        e = cascade__press_at(h, pt, h->o.humanize, NULL, NULL, out, err);
+        if (e)
+            goto transport;
+    }
+    cJSON *prep = NULL;
+    a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON_AddBoolToObject(a, "clear", !is_date);
+    e = cascade__call(h, fid, "prepare", a, 1, &prep, 10000, err);
+    if (e)
+        goto transport;
+    int focused = cascade__bool(prep, "focused");
+    cJSON_Delete(prep);
+
+    /* Type. */
+    char digits[32];
+    const char *to_type = fixed;
+    if (is_date) {
+        date_digits(fixed, digits, sizeof digits);
+        to_type = digits;
+    }
+    unsigned flags = 0;
+    if (password)
+        flags |= MOTION_TYPING_PASSWORD;
+    if (!h->o.typos || is_date)
+        flags |= MOTION_TYPING_NO_TYPOS;
+    char perr[BASE_ERRBUF_SIZE] = "";
+    e = motion_plan_typing(to_type, strlen(to_type), flags, cascade__seed(h), &plan, perr);
+    if (e) {
+        cascade__msg(out, CASCADE_ERROR, "cannot type this text: %s", perr);
+        base_errf(err, e, "cascade_type: %s", perr);
+        goto fail_ret;
+    }
+    if (focused) {
+        e = play(h, &plan, h->o.humanize, err);
+        if (e)
+            goto transport;
+    }
+    if (tr) {
+        tr->ms = base_monotime_ms() - t1;
+        snprintf(tr->outcome, sizeof tr->outcome, "%s %d chars%s, %d typo%s corrected",
+                 focused ? "typed" : "not focused, skipped", (int)strlen(to_type),
+                 password ? " (password)" : "", plan.n_typos, plan.n_typos == 1 ? "" : "s");
+    }
+
+    /* Verify; fall back to the native setter when the keys did not land. */
+    const char *want = fixed;
+    e = read_value(h, fid, t, &got, err);
+    if (e)
+        goto transport;
+    int ok = strcmp(got, want) == 0 ||
+             (maxlen > 0 && strncmp(got, want, (size_t)maxlen) == 0 && (int)strlen(got) == maxlen);
+    if (tr)
+        tr->success = ok;
+    char domain[256];
+    cascade__domain(h, domain, sizeof domain);
+    int bot = h->learn && cascade_learnings_bot_protected(h->learn, domain);
+    if (!ok && !bot) {
+        double t2 = base_monotime_ms();
+        cascade_try *t3 = cascade__try(out, 3);
+        a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "xpath", t->xpath);
+        cJSON_AddStringToObject(a, "value", want);
+        cJSON *sv = NULL;
+        e = cascade__call(h, fid, "setValue", a, 1, &sv, 10000, err);
+        cJSON_Delete(sv);
+        if (e)
+            goto transport;
+        base_free(got);
+        got = NULL;
+        e = read_value(h, fid, t, &got, err);
+        if (e)
+            goto transport;
+        ok = strcmp(got, want) == 0;
+        if (t3) {
+            t3->success = ok;
+            t3->ms = base_monotime_ms() - t2;
+            snprintf(t3->outcome, sizeof t3->outcome,
+                     "keys did not land; value set natively + input/change%s",
+                     cascade__num(fld, "shadow", 0) > 0 ? " + change on shadow host" : "");
+        }
+    }
+    if (ok && cascade__num(fld, "shadow", 0) > 0 && !(out->n_tried > 1)) {
+        a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "xpath", t->xpath);
+        cJSON *cv = NULL;
+        e = cascade__call(h, fid, "commit", a, 1, &cv, 10000, err);
+        cJSON_Delete(cv);
+        if (e)
+            goto transport;
+    }
+    if (ok) {
+        out->success = 1;
+        cascade__msg(out, CASCADE_OK, "typed into %s%s%s%s", label, fx > 0 ? " (" : "",
+                     fx > 0 ? note : "", fx > 0 ? ")" : "");
+    } else if (password) {
+        cascade__msg(out, CASCADE_NO_EFFECT,
+                     "the password field %s does not hold the typed text afterwards", label);
+    } else {
+        cascade__msg(out, CASCADE_NO_EFFECT, "%s holds \"%.80s\" instead of \"%.80s\"", label, got,
+                     want);
+        cascade__alt(out, "the field may reformat input: check its expected format");
+        cascade__alt(out, "take a fresh look: an autocomplete or mask may have changed it");
+    }
+    goto done;
+
+transport:
+    cascade__msg(out, CASCADE_ERROR, "typing into %s failed: %s", label,
+                 err && err[0] ? err : base_strerror(e));
+fail_ret:
+    out->ms = base_monotime_ms() - t_start;
+    motion_typing_fini(&plan);
+    base_free(fixed);
+    base_free(got);
+    cJSON_Delete(fld);
+    cJSON_Delete(p);
+    return e;
+
+done:
+    out->ms = base_monotime_ms() - t_start;
+    base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "type into %s: %s, %d bytes, %.1f ms", label,
+             cascade_reason_name(out->reason), (int)strlen(text), out->ms);
+    motion_typing_fini(&plan);
+    base_free(fixed);
+    base_free(got);
+    cJSON_Delete(fld);
+    cJSON_Delete(p);
+    return BASE_OK;
+}

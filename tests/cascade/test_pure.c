@@ -1,0 +1,166 @@
+/* tests/cascade/test_pure.c: the hand's parts that need no browser: the
+ * learnings store (crash safety under SIGKILL mid-write, corrupt files, best
+ * tier) and the text-fix pre-pass. */
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "cascade/cascade.h"
+#include "check.h"
+
+static void tmp_path(char *buf, size_t n, const char *tag)
+{
+    snprintf(buf, n, "%s/hand-%s-%d.json", FOVEA_BINARY_DIR, tag, (int)getpid());
+}
+
+static void learnings_basics(void)
+{
+    char path[512], err[256] = "";
+    tmp_path(path, sizeof path, "basic");
+    unlink(path);
+    cascade_learnings *l = NULL;
+    CHECK_OK(cascade_learnings_open(path, &l, err));
+    CHECK_EQ(cascade_learnings_best_tier(l, "example.com"), 0);
+    CHECK_OK(cascade_learnings_record(l, "example.com", 2, err));
+    CHECK_OK(cascade_learnings_record(l, "example.com", 2, err));
+    CHECK_OK(cascade_learnings_record(l, "example.com", 1, err));
+    CHECK_OK(cascade_learnings_record(l, "example.com", 0, err));
+    CHECK_OK(cascade_learnings_set_bot_protected(l, "shop.test", 1, err));
+    cascade_learnings_close(l);
+    /* A new process (here: a new store) sees the same. */
+    CHECK_OK(cascade_learnings_open(path, &l, err));
+    CHECK_EQ(cascade_learnings_best_tier(l, "example.com"), 2);
+    CHECK(!cascade_learnings_bot_protected(l, "example.com"));
+    CHECK(cascade_learnings_bot_protected(l, "shop.test"));
+    CHECK_EQ(cascade_learnings_record(l, "", 1, err), BASE_EINVAL);
+    CHECK_EQ(cascade_learnings_record(l, "x", 4, NULL), BASE_EINVAL);
+    cascade_learnings_close(l);
+    /* Not our file: a clear error naming it. */
+    FILE *f = fopen(path, "w");
+    CHECK(f);
+    fputs("{\"domains\": [1, 2]}", f);
+    fclose(f);
+    err[0] = '\0';
+    CHECK_EQ(cascade_learnings_open(path, &l, err), BASE_EDECODE);
+    CHECK(strstr(err, path));
+    f = fopen(path, "w");
+    fputs("{\"version\":1,\"domains\":{\"a\":{\"wins\":[1,2", f);
+    fclose(f);
+    CHECK_EQ(cascade_learnings_open(path, &l, NULL), BASE_EDECODE);
+    CHECK_EQ(cascade_learnings_open(NULL, &l, NULL), BASE_EINVAL);
+    unlink(path);
+    cascade_learnings_close(NULL);
+}
+
+/* A child rewrites the store in a tight loop (each version bigger than the
+ * last); the parent kills it with SIGKILL at a random moment, then the file
+ * must load, be valid JSON, and hold a version no older than it was. */
+static void learnings_survive_kill(void)
+{
+    char path[512], err[256] = "";
+    tmp_path(path, sizeof path, "kill");
+    unlink(path);
+    cascade_learnings *l = NULL;
+    CHECK_OK(cascade_learnings_open(path, &l, err));
+    CHECK_OK(cascade_learnings_record(l, "seed.test", 1, err));
+    cascade_learnings_close(l);
+    int last_domains = 1;
+    for (int round = 0; round < 12; round++) {
+        pid_t pid = fork();
+        CHECK(pid >= 0);
+        if (pid == 0) {
+            cascade_learnings *c = NULL;
+            if (cascade_learnings_open(path, &c, NULL))
+                _exit(2);
+            for (int i = 0;; i++) {
+                char dom[64];
+                snprintf(dom, sizeof dom, "r%d-d%d.example", round, i);
+                if (cascade_learnings_record(c, dom, 1 + i % 3, NULL))
+                    _exit(3);
+            }
+        }
+        base_sleep_ms(5 + (round * 7) % 23);
+        kill(pid, SIGKILL);
+        int st = 0;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+        CHECK_MSG(WIFSIGNALED(st), "child exited by itself (status %d)", st);
+        FILE *f = fopen(path, "rb");
+        CHECK(f);
+        static char text[4 << 20];
+        size_t n = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[n] = '\0';
+        cJSON *j = cJSON_Parse(text);
+        CHECK_MSG(j != NULL, "round %d: torn file (%zu bytes)", round, n);
+        int doms = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "domains"));
+        cJSON_Delete(j);
+        CHECK_MSG(doms >= last_domains, "round %d: went back from %d to %d domains", round,
+                  last_domains, doms);
+        last_domains = doms;
+        CHECK_OK(cascade_learnings_open(path, &l, err));
+        CHECK_EQ(cascade_learnings_best_tier(l, "seed.test"), 1);
+        cascade_learnings_close(l);
+        /* The killed writer may leave its temporary file; never the store. */
+        char tmp[600];
+        snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)pid);
+        unlink(tmp);
+    }
+    CHECK_MSG(last_domains > 1, "the children never got a write through");
+    unlink(path);
+}
+
+static void text_fix(void)
+{
+    struct {
+        const char *text, *type, *pattern, *placeholder, *want;
+        int changed;
+    } cases[] = {
+        {"2026-04-23", NULL, NULL, "MM/DD/YYYY", "04/23/2026", 1},
+        {"2026-04-23", "text", NULL, "dd.mm.yyyy", "23.04.2026", 1},
+        {"04/23/2026", "date", NULL, NULL, "2026-04-23", 1},
+        {"April 23, 2026", "date", NULL, NULL, "2026-04-23", 1},
+        {"23 Apr 2026", NULL, NULL, "YYYY-MM-DD", "2026-04-23", 1},
+        {"2026-04-23", NULL, "\\d{2}/\\d{2}/\\d{4}", NULL, "04/23/2026", 1},
+        {"2026-04-23", NULL, NULL, "mm/dd/yy", "04/23/26", 1},
+        {"2026-02-30", NULL, NULL, "MM/DD/YYYY", "2026-02-30", 0}, /* not a date */
+        {"2026-04-23", NULL, NULL, NULL, "2026-04-23", 0},         /* field says nothing */
+        {"$1,234.50", "number", NULL, NULL, "1234.50", 1},
+        {"1.234,50 €", "number", NULL, NULL, "1234.50", 1},
+        {"-12", "number", NULL, NULL, "-12", 0},
+        {"1,234", "number", NULL, NULL, "1234", 1},
+        {"$12", "text", NULL, "$0.00", "12.00", 1},
+        {"(555) 123-4567", "tel", "\\d*", NULL, "5551234567", 1},
+        {"call me", "tel", "\\d*", NULL, "call me", 0},
+        {"hello", "number", NULL, NULL, "hello", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char out[64], note[64];
+        int r = cascade_text_fix(cases[i].text, cases[i].type, cases[i].pattern,
+                                 cases[i].placeholder, out, sizeof out, note, sizeof note);
+        CHECK_MSG(r == cases[i].changed && strcmp(out, cases[i].want) == 0,
+                  "case %zu: \"%s\" -> \"%s\" (%d), want \"%s\"", i, cases[i].text, out, r,
+                  cases[i].want);
+        CHECK(r == 0 || note[0]);
+    }
+    char small[4];
+    CHECK_EQ(cascade_text_fix("2026-04-23", "date", NULL, NULL, small, sizeof small, NULL, 0), -1);
+    CHECK_EQ(cascade_text_fix("x", NULL, NULL, NULL, NULL, 0, NULL, 0), -1);
+}
+
+static const check_case cases[] = {
+    {"learnings_basics", learnings_basics},
+    {"learnings_survive_kill", learnings_survive_kill},
+    {"text_fix", text_fix},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -1,0 +1,575 @@
+// assets/js/snap_probe.js: the live half of the snapper (perception/probe.c).
+//
+// A function expression; the caller appends its argument and evaluates
+//   (<this file>)({box: [x0, y0, x1, y1], pts: [[x, y], ...], cp: 1})
+// in one Runtime.evaluate. Coordinates are CSS px of this document's viewport.
+// For every point of `pts` (the 17 lattice points of snap_probe_points) and,
+// when cp is 1, the visible centre of up to 32 interactive elements (and
+// iframes we cannot see into) overlapping the box, smallest overlap first,
+// it returns the elements at that point front to back: document
+// .elementsFromPoint, with the hits inside OPEN shadow roots placed before
+// their host and the hits inside same-origin iframes (the point translated
+// by the iframe's content box) placed before the iframe. A cross-origin
+// iframe stays a leaf marked as an iframe; the caller descends through its
+// CDP session. The reply is one JSON string:
+//   {v:1, ms, pts:[[x,y]..], fc:[cand|-1..], st:[[i..]..],
+//    f:[[frame_chain, dx, dy]..],                 f[0] is this document
+//    c:[[tag, role, text, aria_label, title, xpath, frame, x0, y0, x1, y1,
+//        flags, paint_order, parent, "tag#id.class"]..],
+//    ifr:[[cand, cx0, cy0, cx1, cy1]..]}          content boxes of iframes
+// flags: 1 aria-expanded present, 2 aria-expanded "true", 4 aria-haspopup,
+// 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent.
+// The candidate table is ordered so that a parent precedes its children.
+// xpath steps are `tag[n]` (n: 1-based among same-tag element siblings, always
+// written); inside an open shadow root the host's path is followed by
+// `/#shadow-root`. frame_chain joins the xpaths of the iframes from this
+// document down, with `|` ("" for this document).
+(function (arg) {
+  'use strict';
+  const t0 = performance.now();
+  // Same notion of "interactive" as dom_boxes.js.
+  const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
+    'slider', 'spinbutton', 'searchbox', 'textbox']);
+  const TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
+  const IMPLICIT = {
+    button: 'button', summary: 'button', textarea: 'textbox', option: 'option',
+    h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
+    ul: 'list', ol: 'list', menu: 'list', li: 'listitem', nav: 'navigation', main: 'main',
+    dialog: 'dialog', table: 'table', tr: 'row', td: 'cell', th: 'columnheader',
+    header: 'banner', footer: 'contentinfo', aside: 'complementary', article: 'article',
+    hr: 'separator', progress: 'progressbar', meter: 'meter', details: 'group',
+    fieldset: 'group', output: 'status', datalist: 'listbox', form: 'form',
+  };
+  const INPUT_ROLES = {
+    checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button',
+    image: 'button', range: 'slider', number: 'spinbutton', hidden: '', color: '', file: '',
+    date: '', 'datetime-local': '', month: '', time: '', week: '', password: '',
+  };
+  const TEXT_CAP = 160, DEPTH = 32, MAX_CP = 32, MAX_FRAME_DEPTH = 8;
+  const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'title']);
+  const NO_BOX = new Set(['head', 'script', 'style', 'template', 'link', 'meta', 'title']);
+  const box = arg.box;
+  const bx0 = box[0], by0 = box[1], bx1 = box[2], by1 = box[3];
+  const pts = arg.pts.map((p) => [p[0], p[1]]);
+
+  const inter = (a, b) => [Math.max(a[0], b[0]), Math.max(a[1], b[1]),
+    Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+  const empty = (r) => !(r[2] > r[0] && r[3] > r[1]);
+  const area = (r) => (empty(r) ? 0 : (r[2] - r[0]) * (r[3] - r[1]));
+  const inside = (r, x, y) => x >= r[0] && x < r[2] && y >= r[1] && y < r[3];
+  const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
+
+  // Frame contexts: a document this script can reach and the translation of
+  // its viewport into ours. ctx.clip is the frame's content box (null: top).
+  const top = { doc: document, dx: 0, dy: 0, clip: null, chain: '', iframe: null, parent: null,
+    depth: 0, id: 0 };
+  const ctxs = [top];
+  const frameCtx = new Map();
+  const reach = (fr, pc) => {
+    if (frameCtx.has(fr)) return frameCtx.get(fr);
+    let ctx = null;
+    let doc = null;
+    try { doc = fr.contentDocument; } catch (e) { doc = null; }
+    if (doc && doc.documentElement && pc.depth < MAX_FRAME_DEPTH) {
+      const r = fr.getBoundingClientRect();
+      const cs = styleOf(fr);
+      const px = (v) => parseFloat(v) || 0;
+      const x0 = pc.dx + r.left + px(cs.borderLeftWidth) + px(cs.paddingLeft);
+      const y0 = pc.dy + r.top + px(cs.borderTopWidth) + px(cs.paddingTop);
+      const x1 = pc.dx + r.right - px(cs.borderRightWidth) - px(cs.paddingRight);
+      const y1 = pc.dy + r.bottom - px(cs.borderBottomWidth) - px(cs.paddingBottom);
+      let clip = [x0, y0, x1, y1];
+      if (pc.clip) clip = inter(clip, pc.clip);
+      ctx = { doc, dx: x0, dy: y0, clip, chain: '', iframe: fr, parent: pc,
+        depth: pc.depth + 1, id: ctxs.length };
+      ctx.chain = (pc.chain ? pc.chain + '|' : '') + xpath(fr);
+      ctxs.push(ctx);
+    }
+    frameCtx.set(fr, ctx);
+    return ctx;
+  };
+  const isFrame = (el) => el.localName === 'iframe' || el.localName === 'frame';
+
+  // xpath with memoised sibling indices (a list of 2,000 rows is counted once).
+  const sibN = new Map();
+  const xpCache = new Map();
+  const sibIndex = (el) => {
+    let n = sibN.get(el);
+    if (n !== undefined) return n;
+    const p = el.parentNode;
+    if (p && p.childElementCount > 16) {
+      const count = new Map();
+      for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
+        const k = c.localName.toLowerCase();
+        const v = (count.get(k) || 0) + 1;
+        count.set(k, v);
+        sibN.set(c, v);
+      }
+      return sibN.get(el);
+    }
+    const tag = el.localName.toLowerCase();
+    n = 1;
+    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
+      if (s.localName.toLowerCase() === tag) n++;
+    }
+    sibN.set(el, n);
+    return n;
+  };
+  const xpath = (el) => {
+    let s = xpCache.get(el);
+    if (s !== undefined) return s;
+    const p = el.parentNode;
+    let prefix = '';
+    if (p && p.nodeType === 11) prefix = (p.host ? xpath(p.host) : '') + '/#shadow-root';
+    else if (p && p.nodeType === 1) prefix = xpath(p);
+    s = prefix + '/' + el.localName.toLowerCase() + '[' + sibIndex(el) + ']';
+    xpCache.set(el, s);
+    return s;
+  };
+
+  // The candidate table, in first-seen order until the final reordering.
+  const els = [];
+  const elCtx = [];
+  const index = new Map();
+  const add = (el, ctx) => {
+    let i = index.get(el);
+    if (i === undefined) {
+      i = els.length;
+      index.set(el, i);
+      els.push(el);
+      elCtx.push(ctx);
+    }
+    return i;
+  };
+
+  // Stack at (x, y) of ctx's document, appended to out (indices), front first.
+  const stackIn = (ctx, x, y, out, seen) => {
+    if (ctx.clip && !inside(ctx.clip, x, y)) return;
+    const lx = x - ctx.dx, ly = y - ctx.dy;
+    walk(ctx.doc.elementsFromPoint(lx, ly), ctx, x, y, lx, ly, out, seen);
+  };
+  const walk = (list, ctx, x, y, lx, ly, out, seen) => {
+    for (const el of list) {
+      if (out.length >= DEPTH) return;
+      if (seen.has(el)) continue;
+      const sr = el.shadowRoot;
+      if (sr) {
+        // The shadow tree's own hit list also holds the outer scopes'
+        // elements; keep only its own, in front of the host.
+        const own = sr.elementsFromPoint(lx, ly).filter((e) => e.getRootNode() === sr);
+        walk(own, ctx, x, y, lx, ly, out, seen);
+      }
+      if (isFrame(el)) {
+        const fc = reach(el, ctx);
+        if (fc) stackIn(fc, x, y, out, seen);
+      }
+      if (out.length >= DEPTH) return;
+      seen.add(el);
+      out.push(add(el, ctx));
+    }
+  };
+
+  const interactive = (el, cs) => {
+    const tag = el.localName;
+    if (TAGS.has(tag)) {
+      if (tag === 'a' && !el.hasAttribute('href') && !el.hasAttribute('onclick')) return false;
+      if (tag === 'input' && el.type === 'hidden') return false;
+      return true;
+    }
+    const role = el.getAttribute('role');
+    if (role && ROLES.has(role)) return true;
+    const ti = el.getAttribute('tabindex');
+    if (ti !== null && parseInt(ti, 10) >= 0) return true;
+    if (el.hasAttribute('onclick') || (el.isContentEditable && el.contentEditable === 'true')) {
+      return true;
+    }
+    if (cs.cursor === 'pointer') {
+      const p = el.parentElement;
+      return !p || styleOf(p).cursor !== 'pointer';
+    }
+    return false;
+  };
+
+  // Candidate points: interactive elements (and iframes we cannot enter)
+  // overlapping the box, as snap_scene_probe picks them offline.
+  const clipMemo = new Map();
+  const INF = [-Infinity, -Infinity, Infinity, Infinity];
+  const clipOf = (el) => {
+    // The overflow clip the ancestors put on el, in its document's viewport.
+    let c = clipMemo.get(el);
+    if (c !== undefined) return c;
+    c = INF;
+    const cs = styleOf(el);
+    if (cs.position !== 'fixed') {
+      let p = el.parentNode;
+      if (p && p.nodeType === 11) p = p.host;
+      if (p && p.nodeType === 1) {
+        c = clipOf(p);
+        const ps = styleOf(p);
+        if (ps.overflowX !== 'visible' || ps.overflowY !== 'visible') {
+          const r = p.getBoundingClientRect();
+          c = inter(c, [r.left, r.top, r.right, r.bottom]);
+        }
+      }
+    }
+    clipMemo.set(el, c);
+    return c;
+  };
+  const fr4 = (ctx, r) => {
+    let q = [r.left + ctx.dx, r.top + ctx.dy, r.right + ctx.dx, r.bottom + ctx.dy];
+    if (ctx.clip) q = inter(q, ctx.clip);
+    return q;
+  };
+  // Measuring every element of a large page would cost more than all the
+  // rest of the probe, so the search starts from what the lattice hit: each
+  // element of the lattice stacks overlaps the box; its children (and open
+  // shadow roots' children, and a same-origin frame's document) are measured
+  // and followed when they overlap the box too, or when they have no box of
+  // their own (display:contents and zero-size wrappers). Of a child list
+  // longer than 32 (a long list) only the 8 neighbours of hit children on
+  // each side are measured: lists are laid out in order, so the others lie
+  // beyond the lattice rows. Missed: an unhit, narrow element positioned out
+  // of a non-overlapping parent.
+  const nLattice = pts.length;
+  const stacks = pts.map((p) => {
+    const out = [];
+    stackIn(top, p[0], p[1], out, new Set());
+    return out;
+  });
+  const found = [];
+  const considered = new Set();
+  const consider = (el, ctx, r) => {
+    if (considered.has(el)) return;
+    considered.add(el);
+    const cs = styleOf(el);
+    if (cs.visibility === 'hidden' || cs.pointerEvents === 'none') return;
+    if (!((isFrame(el) && !reach(el, ctx)) || interactive(el, cs))) return;
+    const rect = fr4(ctx, r);
+    const cl = clipOf(el);
+    const v = inter(inter(rect, [cl[0] + ctx.dx, cl[1] + ctx.dy, cl[2] + ctx.dx,
+      cl[3] + ctx.dy]), box);
+    if (empty(v)) return;
+    found.push({ el, ctx, a: area(inter(rect, box)), x: (v[0] + v[2]) / 2, y: (v[1] + v[3]) / 2 });
+  };
+  const hit = new Set();
+  const expanded = new Set();
+  const overlaps = (ctx, r) => r.right + ctx.dx > bx0 && r.left + ctx.dx < bx1 &&
+    r.bottom + ctx.dy > by0 && r.top + ctx.dy < by1;
+  const expand = (el, ctx) => {
+    if (expanded.has(el)) return;
+    expanded.add(el);
+    if (isFrame(el)) {
+      const fc = reach(el, ctx);
+      if (fc && !empty(inter(fc.clip, box))) {
+        const root = fc.doc.documentElement;
+        consider(root, fc, root.getBoundingClientRect());
+        expand(root, fc);
+      }
+      return;
+    }
+    const kids = [];
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (!NO_BOX.has(c.localName)) kids.push(c);
+    }
+    if (el.shadowRoot) {
+      for (let c = el.shadowRoot.firstElementChild; c; c = c.nextElementSibling) kids.push(c);
+    }
+    let pick = null;
+    if (kids.length > 32) {
+      pick = new Uint8Array(kids.length);
+      for (let i = 0; i < kids.length; i++) {
+        if (!hit.has(kids[i])) continue;
+        for (let j = Math.max(0, i - 8); j <= Math.min(kids.length - 1, i + 8); j++) pick[j] = 1;
+      }
+    }
+    for (let i = 0; i < kids.length; i++) {
+      if (pick && !pick[i]) continue;
+      const c = kids[i];
+      const r = c.getBoundingClientRect();
+      if (overlaps(ctx, r)) {
+        consider(c, ctx, r);
+        expand(c, ctx);
+      } else if (r.width === 0 || r.height === 0) {
+        expand(c, ctx);
+      }
+    }
+  };
+  const candEls = [];
+  if (arg.cp) {
+    for (const s of stacks) for (const i of s) hit.add(els[i]);
+    for (const s of stacks) {
+      for (const i of s) {
+        consider(els[i], elCtx[i], els[i].getBoundingClientRect());
+        expand(els[i], elCtx[i]);
+      }
+    }
+      const FOLLOWING = 4;
+    found.sort((p, q) => p.a - q.a || p.ctx.id - q.ctx.id ||
+      (p.el.compareDocumentPosition(q.el) & FOLLOWING ? -1 : 1));
+    for (const f of found.slice(0, MAX_CP)) {
+      pts.push([f.x, f.y]);
+      candEls.push(f);
+      const out = [];
+      stackIn(top, f.x, f.y, out, new Set());
+      stacks.push(out);
+    }
+  }
+  const forCand = pts.map(() => -1);
+  for (let k = 0; k < candEls.length; k++) {
+    forCand[nLattice + k] = add(candEls[k].el, candEls[k].ctx);
+  }
+
+  // Paint order: a topological order of "in front of" over all stacks,
+  // first-seen order on ties; front-most gets the largest number.
+  const n = els.length;
+  const succ = els.map(() => []);
+  const indeg = new Int32Array(n);
+  for (const s of stacks) {
+    for (let k = 0; k + 1 < s.length; k++) {
+      succ[s[k]].push(s[k + 1]);
+      indeg[s[k + 1]]++;
+    }
+  }
+  const heap = [];
+  const hpush = (v) => {
+    heap.push(v);
+    for (let i = heap.length - 1; i > 0;) {
+      const p = (i - 1) >> 1;
+      if (heap[p] <= heap[i]) break;
+      [heap[p], heap[i]] = [heap[i], heap[p]];
+      i = p;
+    }
+  };
+  const hpop = () => {
+    const top0 = heap[0], last = heap.pop();
+    if (heap.length) {
+      heap[0] = last;
+      for (let i = 0; ;) {
+        const l = 2 * i + 1, r = l + 1;
+        let m = i;
+        if (l < heap.length && heap[l] < heap[m]) m = l;
+        if (r < heap.length && heap[r] < heap[m]) m = r;
+        if (m === i) break;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    }
+    return top0;
+  };
+  const paint = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) hpush(i);
+  let rank = 0, scanFrom = 0;
+  while (rank < n) {
+    if (!heap.length) {
+      // A cycle (inconsistent stacks): release the earliest unplaced one.
+      while (paint[scanFrom] >= 0) scanFrom++;
+      indeg[scanFrom] = 0;
+      hpush(scanFrom);
+    }
+    const v = hpop();
+    if (paint[v] >= 0) continue;
+    paint[v] = n - rank++;
+    for (const w of succ[v]) if (--indeg[w] === 0 && paint[w] < 0) hpush(w);
+  }
+
+  // Composed parent in the table and depth, for ordering parents first.
+  const parentOf = (el, ctx) => {
+    let p = el.parentNode;
+    let c = ctx;
+    for (;;) {
+      if (!p) {
+        return -1;
+      } else if (p.nodeType === 11) {
+        p = p.host;
+      } else if (p.nodeType === 9) {
+        if (!c || !c.iframe) return -1;
+        p = c.iframe;
+        c = c.parent;
+      }
+      if (!p) return -1;
+      const i = index.get(p);
+      if (i !== undefined) return i;
+      p = p.parentNode;
+    }
+  };
+  const parent = els.map((el, i) => parentOf(el, elCtx[i]));
+  const depth = new Int32Array(n).fill(-1);
+  const depthOf = (i) => {
+    if (depth[i] >= 0) return depth[i];
+    depth[i] = parent[i] < 0 ? 0 : depthOf(parent[i]) + 1;
+    return depth[i];
+  };
+  const order = els.map((e, i) => i);
+  order.sort((a, b) => depthOf(a) - depthOf(b) || a - b);
+  const remap = new Int32Array(n);
+  order.forEach((old, i) => { remap[old] = i; });
+
+  const clean = (s) => {
+    s = String(s == null ? '' : s);
+    if (s.length > 4 * TEXT_CAP) s = s.slice(0, 4 * TEXT_CAP);
+    s = s.replace(/\s+/g, ' ').trim();
+    return s.length > TEXT_CAP ? s.slice(0, TEXT_CAP) : s;
+  };
+  // Bounded text of a (large) non-interactive element: the first text nodes.
+  const someText = (el) => {
+    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let s = '';
+    for (let k = 0; k < 64 && s.length < 2 * TEXT_CAP; k++) {
+      const t = w.nextNode();
+      if (!t) break;
+      const pt = t.parentNode && t.parentNode.localName;
+      if (!SKIP_TEXT.has(pt)) {
+        s += t.data + ' ';
+      }
+    }
+    return clean(s);
+  };
+  // Text of el's flat tree (slots replaced by what is assigned to them, open
+  // shadow roots entered), bounded: the label of a web-component button.
+  const flatText = (el) => {
+    let s = '';
+    let budget = 200;
+    const visit = (node) => {
+      if (budget-- <= 0 || s.length > 2 * TEXT_CAP) return;
+      if (node.nodeType === 3) {
+        s += node.data + ' ';
+        return;
+      }
+      if (node.nodeType !== 1 && node.nodeType !== 11) return;
+      if (node.nodeType === 1 && SKIP_TEXT.has(node.localName)) return;
+      let kids = node.childNodes;
+      if (node.localName === 'slot') {
+        const a = node.assignedNodes({ flatten: true });
+        if (a.length) kids = a;
+      } else if (node.shadowRoot) {
+        kids = node.shadowRoot.childNodes;
+      }
+      for (let k = 0; k < kids.length; k++) visit(kids[k]);
+    };
+    visit(el);
+    return s;
+  };
+  const textOf = (el, isInter) => {
+    const tag = el.localName;
+    let t = '';
+    if (tag === 'input') {
+      const ty = el.type;
+      if (ty === 'checkbox' || ty === 'radio') t = '';
+      else t = el.value || el.getAttribute('placeholder') || '';
+    } else if (tag === 'select') {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      t = o ? o.text : '';
+    } else if (tag === 'textarea') {
+      t = el.value || el.getAttribute('placeholder') || '';
+    } else if (tag === 'img') {
+      t = el.getAttribute('alt') || '';
+    } else if (isInter && typeof el.innerText === 'string') {
+      t = el.innerText;
+      // innerText follows the DOM, not the flat tree: a shadow button whose
+      // label is slotted light content reads empty, so walk the flat tree.
+      if (!t.trim()) t = flatText(el);
+      if (!t.trim()) {
+        const img = el.querySelector('img[alt],svg title');
+        if (img) t = img.localName === 'img' ? img.getAttribute('alt') : img.textContent;
+      }
+    } else {
+      t = someText(el);
+    }
+    return clean(t);
+  };
+  const ariaLabel = (el) => {
+    const a = el.getAttribute('aria-label');
+    if (a && a.trim()) return clean(a);
+    const ids = el.getAttribute('aria-labelledby');
+    if (!ids) return '';
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.split(/\s+/)) {
+      const e = id && root.getElementById ? root.getElementById(id) : null;
+      if (e) parts.push(e.textContent);
+    }
+    return clean(parts.join(' '));
+  };
+  const roleOf = (el) => {
+    const r = el.getAttribute('role');
+    if (r && r.trim()) return r.trim().split(/\s+/)[0].toLowerCase();
+    const tag = el.localName;
+    if (tag === 'a' || tag === 'area') return el.hasAttribute('href') ? 'link' : '';
+    if (tag === 'input') {
+      const ty = (el.getAttribute('type') || 'text').toLowerCase();
+      if (ty in INPUT_ROLES) return INPUT_ROLES[ty];
+      return el.hasAttribute('list') ? 'combobox' : (ty === 'search' ? 'searchbox' : 'textbox');
+    }
+    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (tag === 'img') return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+    if (tag === 'section') {
+      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+    }
+    return IMPLICIT[tag] || '';
+  };
+  const descOf = (el) => {
+    let d = el.localName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    const cl = el.classList;
+    for (let k = 0; cl && k < cl.length && d.length < 60; k++) d += '.' + cl[k];
+    return d.length > 80 ? d.slice(0, 80) : d;
+  };
+  const r3 = (v) => Math.round(v * 1000) / 1000;
+
+  const c = new Array(n);
+  const ifr = [];
+  for (let i = 0; i < n; i++) {
+    const el = els[i];
+    const ctx = elCtx[i];
+    const cs = styleOf(el);
+    const isInter = interactive(el, cs);
+    let rect = fr4(ctx, el.getBoundingClientRect());
+    if (el === el.ownerDocument.documentElement) {
+      // The root element is hit anywhere on the canvas, whatever its own
+      // box (0 px tall when everything is absolutely placed): report at
+      // least its viewport so an offline model hits it where Chromium does.
+      const w = el.ownerDocument.defaultView;
+      let vp = [ctx.dx, ctx.dy, ctx.dx + w.innerWidth, ctx.dy + w.innerHeight];
+      if (ctx.clip) vp = inter(vp, ctx.clip);
+      rect = [Math.min(rect[0], vp[0]), Math.min(rect[1], vp[1]), Math.max(rect[2], vp[2]),
+        Math.max(rect[3], vp[3])];
+    }
+    let flags = 0;
+    const ex = el.getAttribute('aria-expanded');
+    if (ex === 'true' || ex === 'false') flags |= 1 | (ex === 'true' ? 2 : 0);
+    const hp = el.getAttribute('aria-haspopup');
+    if (hp !== null && hp !== 'false') flags |= 4;
+    if ((el.matches && el.matches(':disabled')) || el.getAttribute('aria-disabled') === 'true') {
+      flags |= 8;
+    }
+    if (cs.cursor === 'pointer') flags |= 16;
+    if (isInter) flags |= 32;
+    if (isFrame(el)) {
+      const fc = reach(el, ctx);
+      if (!fc) flags |= 64;
+      const cb = fc ? fc.clip : (() => {
+        const px = (v) => parseFloat(v) || 0;
+        return [rect[0] + px(cs.borderLeftWidth) + px(cs.paddingLeft),
+          rect[1] + px(cs.borderTopWidth) + px(cs.paddingTop),
+          rect[2] - px(cs.borderRightWidth) - px(cs.paddingRight),
+          rect[3] - px(cs.borderBottomWidth) - px(cs.paddingBottom)];
+      })();
+      ifr.push([remap[i], r3(cb[0]), r3(cb[1]), r3(cb[2]), r3(cb[3])]);
+    }
+    c[remap[i]] = [el.localName.toLowerCase(), roleOf(el), textOf(el, isInter), ariaLabel(el),
+      clean(el.getAttribute('title') || ''), xpath(el), ctx.id, r3(rect[0]), r3(rect[1]),
+      r3(rect[2]), r3(rect[3]), flags, paint[i], parent[i] < 0 ? -1 : remap[parent[i]],
+      descOf(el)];
+  }
+  return JSON.stringify({
+    v: 1,
+    ms: performance.now() - t0,
+    pts,
+    fc: forCand.map((k) => (k < 0 ? -1 : remap[k])),
+    st: stacks.map((s) => s.map((k) => remap[k])),
+    f: ctxs.map((x) => [x.chain, r3(x.dx), r3(x.dy)]),
+    c,
+    ifr,
+  });
+})

@@ -1,0 +1,847 @@
+/* perception/probe.c: the live half of the snapper.
+ *
+ * perc_probe_box sends the box's 17 lattice points (snap_probe_points, so the
+ * live and the offline model ask for exactly the same points) to
+ * assets/js/snap_probe.js in ONE Runtime.evaluate; the script adds the
+ * candidate points, hit-tests every point through open shadow roots and
+ * same-origin iframes, and returns a compact JSON string that is parsed here
+ * into owned snap_candidate arrays. The parser trusts nothing: every index,
+ * count, number and string type is checked and a bad reply is BASE_EPROTO.
+ * The script is compiled once per document (it keeps itself under a
+ * Symbol.for key named after its hash); the first probe of a document pays
+ * one extra round trip to install it.
+ *
+ * perc_snap_box runs snap_resolve on that probe. When phase A-alt names an
+ * iframe the page script could not enter, the frame is found among the
+ * page's frames by its owner element (DOM.getFrameOwner + DOM.getBoxModel,
+ * matched on the content box the script reported): a cross-origin frame is
+ * probed through its own CDP session, an in-process one the page hides
+ * (opaque origin, tampered accessors) through an isolated world created in
+ * it. The box is clipped and translated into the frame (snap_frame_box), and
+ * the final point is mapped back level by level (snap_frame_point). Last, the
+ * final point is hit-tested once more from the top document down the same
+ * frames and checked with snap_verify, naming whatever covers the target.
+ */
+#include "perception/probe.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "perception/probe_int.h"
+
+/* Embedded from assets/js/snap_probe.js (see perception/CMakeLists.txt). */
+extern const unsigned char fovea_js_snap_probe[];
+extern const size_t fovea_js_snap_probe_len;
+
+#define PROBE_MAX_CANDS 8192 /* 49 points x 32 deep + ancestors, with room */
+#define PROBE_MAX_FRAMES 64  /* frame contexts one reply may name */
+#define PROBE_MAX_EXPR (1u << 20)
+#define PROBE_TIMEOUT_MS 10000
+#define PROBE_MAX_DESCENT 4      /* nested cross-origin frames followed */
+#define PROBE_FRAME_WAIT_MS 2000 /* an iframe target may attach late */
+#define PROBE_MAX_TABLE 256      /* frames looked at when matching owners */
+#define C_FIELDS 15              /* fields of one candidate entry */
+#define FLAG_EXP 1
+#define FLAG_EXP_TRUE 2
+#define FLAG_POPUP 4
+#define FLAG_DISABLED 8
+#define FLAG_POINTER 16
+#define FLAG_INTERACTIVE 32
+#define FLAG_IFRAME 64
+
+void perc_probe_fini(perc_probe *p)
+{
+    if (!p)
+        return;
+    base_free(p->cands);
+    base_free(p->strings);
+    memset(p, 0, sizeof *p);
+}
+
+void perc__reply_fini(perc__reply *r)
+{
+    if (!r)
+        return;
+    perc_probe_fini(&r->p);
+    base_free(r->desc);
+    base_free(r->content);
+    base_free(r->origin);
+    memset(r, 0, sizeof *r);
+}
+
+/* ---- reply parsing ------------------------------------------------------- */
+
+static int get_num(const cJSON *x, double *v)
+{
+    if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble))
+        return 0;
+    *v = x->valuedouble;
+    return 1;
+}
+
+static int get_int(const cJSON *x, int lo, int hi, int *v)
+{
+    double d;
+    if (!get_num(x, &d) || d != floor(d) || d < lo || d > hi)
+        return 0;
+    *v = (int)d;
+    return 1;
+}
+
+/* Collects the items of array a into f[0..n-1]; 0 unless it has exactly n. */
+static int items(const cJSON *a, const cJSON **f, int n)
+{
+    if (!cJSON_IsArray(a))
+        return 0;
+    int k = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, a)
+    {
+        if (k == n)
+            return 0;
+        f[k++] = x;
+    }
+    return k == n;
+}
+
+static const cJSON *arr(const cJSON *root, const char *key)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
+    return cJSON_IsArray(a) ? a : NULL;
+}
+
+static char *keep(char **cur, const char *s)
+{
+    char *d = *cur;
+    size_t n = strlen(s) + 1;
+    memcpy(d, s, n);
+    *cur += n;
+    return d;
+}
+
+/* Checks one candidate entry (pass 1) and adds its string bytes to *bytes. */
+static int check_cand(const cJSON *e, int nc, int nf, int self, size_t *bytes)
+{
+    const cJSON *f[C_FIELDS];
+    if (!items(e, f, C_FIELDS))
+        return 0;
+    static const int str_fields[] = {0, 1, 2, 3, 4, 5, 14};
+    for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++) {
+        if (!cJSON_IsString(f[str_fields[i]]))
+            return 0;
+        *bytes += strlen(f[str_fields[i]]->valuestring) + 1;
+    }
+    int v;
+    double d;
+    if (!get_int(f[6], 0, nf - 1, &v) || !get_int(f[11], 0, 127, &v) ||
+        !get_int(f[12], -1, 1 << 30, &v) || !get_int(f[13], -1, nc - 1, &v) || v == self)
+        return 0;
+    for (int i = 7; i <= 10; i++) {
+        if (!get_num(f[i], &d))
+            return 0;
+    }
+    return 1;
+}
+
+static base_err parse_root(const cJSON *root, base_rect box, const base_point *sent, int n_sent,
+                           perc__reply *r, char *err)
+{
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "v");
+    if (!cJSON_IsObject(root) || !cJSON_IsNumber(ver) || ver->valuedouble != 1)
+        return base_errf(err, BASE_EPROTO, "probe: reply is not a version 1 object");
+    const cJSON *pts = arr(root, "pts"), *fc = arr(root, "fc"), *st = arr(root, "st");
+    const cJSON *fa = arr(root, "f"), *ca = arr(root, "c"), *ifr = arr(root, "ifr");
+    if (!pts || !fc || !st || !fa || !ca || !ifr)
+        return base_errf(err, BASE_EPROTO, "probe: reply lacks pts, fc, st, f, c or ifr");
+    int n_pts = cJSON_GetArraySize(pts);
+    int max_pts = n_sent == SNAP_PROBE_NGRID ? SNAP_PROBE_MAX_POINTS : n_sent;
+    if (n_pts < n_sent || n_pts > max_pts || cJSON_GetArraySize(fc) != n_pts ||
+        cJSON_GetArraySize(st) != n_pts)
+        return base_errf(err, BASE_EPROTO, "probe: %d points for %d sent, or arrays disagree",
+                         n_pts, n_sent);
+    int nc = cJSON_GetArraySize(ca), nf = cJSON_GetArraySize(fa);
+    if (nc > PROBE_MAX_CANDS || nf < 1 || nf > PROBE_MAX_FRAMES)
+        return base_errf(err, BASE_EPROTO, "probe: %d candidates, %d frames", nc, nf);
+
+    /* Pass 1: validate everything and size the string store. */
+    size_t bytes = 1;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, fa)
+    {
+        const cJSON *f[3];
+        double d;
+        if (!items(x, f, 3) || !cJSON_IsString(f[0]) || !get_num(f[1], &d) || !get_num(f[2], &d))
+            return base_errf(err, BASE_EPROTO, "probe: bad frame entry");
+        bytes += strlen(f[0]->valuestring) + 1;
+    }
+    int i = 0;
+    cJSON_ArrayForEach(x, ca)
+    {
+        if (!check_cand(x, nc, nf, i, &bytes))
+            return base_errf(err, BASE_EPROTO, "probe: bad candidate entry %d", i);
+        i++;
+    }
+
+    size_t n_alloc = nc > 0 ? (size_t)nc : 1;
+    r->p.cands = base_calloc(n_alloc, sizeof *r->p.cands);
+    r->desc = base_calloc(n_alloc, sizeof *r->desc);
+    r->content = base_calloc(n_alloc, sizeof *r->content);
+    r->origin = base_calloc(n_alloc, sizeof *r->origin);
+    r->p.strings = base_malloc(bytes);
+    const char **chain = base_calloc((size_t)nf, sizeof *chain);
+    base_point *forig = base_calloc((size_t)nf, sizeof *forig);
+    if (!r->p.cands || !r->desc || !r->content || !r->origin || !r->p.strings || !chain || !forig) {
+        base_free(chain);
+        base_free(forig);
+        return base_errf(err, BASE_ENOMEM, "probe: out of memory");
+    }
+    char *cur = r->p.strings;
+    r->p.n = nc;
+
+    /* Pass 2: fill. */
+    i = 0;
+    cJSON_ArrayForEach(x, fa)
+    {
+        const cJSON *f[3];
+        items(x, f, 3);
+        chain[i] = keep(&cur, f[0]->valuestring);
+        forig[i].x = (float)f[1]->valuedouble;
+        forig[i].y = (float)f[2]->valuedouble;
+        i++;
+    }
+    i = 0;
+    cJSON_ArrayForEach(x, ca)
+    {
+        const cJSON *f[C_FIELDS];
+        items(x, f, C_FIELDS);
+        snap_candidate *c = &r->p.cands[i];
+        c->tag = keep(&cur, f[0]->valuestring);
+        c->role = keep(&cur, f[1]->valuestring);
+        c->text = keep(&cur, f[2]->valuestring);
+        c->aria_label = keep(&cur, f[3]->valuestring);
+        c->title = keep(&cur, f[4]->valuestring);
+        c->xpath = keep(&cur, f[5]->valuestring);
+        int fi = f[6]->valueint;
+        c->frame_chain = chain[fi];
+        r->origin[i] = forig[fi];
+        c->rect.x0 = (float)f[7]->valuedouble;
+        c->rect.y0 = (float)f[8]->valuedouble;
+        c->rect.x1 = (float)f[9]->valuedouble;
+        c->rect.y1 = (float)f[10]->valuedouble;
+        r->content[i] = c->rect;
+        int fl = f[11]->valueint;
+        c->aria_expanded = (fl & FLAG_EXP) ? ((fl & FLAG_EXP_TRUE) ? 1 : 0) : -1;
+        c->aria_haspopup = !!(fl & FLAG_POPUP);
+        c->disabled = !!(fl & FLAG_DISABLED);
+        c->cursor_pointer = !!(fl & FLAG_POINTER);
+        c->is_interactive = !!(fl & FLAG_INTERACTIVE);
+        c->is_iframe = !!(fl & FLAG_IFRAME);
+        c->paint_order = f[12]->valueint;
+        c->parent = f[13]->valueint;
+        r->desc[i] = keep(&cur, f[14]->valuestring);
+        i++;
+    }
+    base_free(chain);
+    base_free(forig);
+
+    cJSON_ArrayForEach(x, ifr)
+    {
+        const cJSON *f[5];
+        int ci;
+        double d[4];
+        if (!items(x, f, 5) || !get_int(f[0], 0, nc - 1, &ci) || !get_num(f[1], &d[0]) ||
+            !get_num(f[2], &d[1]) || !get_num(f[3], &d[2]) || !get_num(f[4], &d[3]))
+            return base_errf(err, BASE_EPROTO, "probe: bad iframe entry");
+        r->content[ci] = (base_rect){(float)d[0], (float)d[1], (float)d[2], (float)d[3]};
+    }
+
+    /* Points and stacks. */
+    snap_probe *pr = &r->p.probe;
+    memset(pr, 0, sizeof *pr);
+    pr->box = box;
+    const cJSON *xp = pts->child, *xf = fc->child, *xs = st->child;
+    for (int k = 0; k < n_pts; k++, xp = xp->next, xf = xf->next, xs = xs->next) {
+        const cJSON *pf[2];
+        double px, py;
+        int cand;
+        if (!items(xp, pf, 2) || !get_num(pf[0], &px) || !get_num(pf[1], &py))
+            return base_errf(err, BASE_EPROTO, "probe: bad point %d", k);
+        base_point p = {(float)px, (float)py};
+        if (k < n_sent && (p.x != sent[k].x || p.y != sent[k].y))
+            return base_errf(err, BASE_EPROTO, "probe: point %d is not the one sent", k);
+        if (!get_int(xf, -1, nc - 1, &cand) || (k < n_sent) != (cand < 0))
+            return base_errf(err, BASE_EPROTO, "probe: bad candidate of point %d", k);
+        if (!cJSON_IsArray(xs) || cJSON_GetArraySize(xs) > SNAP_PROBE_DEPTH)
+            return base_errf(err, BASE_EPROTO, "probe: bad stack %d", k);
+        /* A candidate point rounded onto the box edge is dropped: the
+         * snapper only accepts points strictly inside. */
+        if (k >= n_sent && !base_rect_contains(box, p))
+            continue;
+        int slot = pr->n_points++;
+        pr->pt[slot] = p;
+        pr->for_cand[slot] = cand;
+        int d = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, xs)
+        {
+            if (!get_int(e, 0, nc - 1, &pr->stack[slot][d]))
+                return base_errf(err, BASE_EPROTO, "probe: bad index in stack %d", k);
+            d++;
+        }
+        pr->n[slot] = d;
+    }
+    for (int k = pr->n_points; k < SNAP_PROBE_MAX_POINTS; k++)
+        pr->for_cand[k] = -1;
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(root, "ms");
+    base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "probe: %d points, %d candidates, %.3f ms in page",
+             pr->n_points, nc, cJSON_IsNumber(ms) ? ms->valuedouble : -1.0);
+    return BASE_OK;
+}
+
+base_err perc__probe_parse(const char *json, size_t len, base_rect box, const base_point *sent,
+                           int n_sent, perc__reply *out, char *err)
+{
+    if (!json || !sent || !out || n_sent < 1 || n_sent > SNAP_PROBE_MAX_POINTS)
+        return base_errf(err, BASE_EINVAL, "probe: bad arguments to the reply parser");
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root)
+        return base_errf(err, BASE_EPROTO, "probe: reply is not JSON");
+    perc__reply r;
+    memset(&r, 0, sizeof r);
+    base_err e = parse_root(root, box, sent, n_sent, &r, err);
+    cJSON_Delete(root);
+    if (e) {
+        perc__reply_fini(&r);
+        return e;
+    }
+    *out = r;
+    return BASE_OK;
+}
+
+/* ---- page side ------------------------------------------------------------- */
+
+static const char *session_of(cdp_page *page, const char *session)
+{
+    return session && session[0] ? session : cdp_page_session(page);
+}
+
+/* The key under which a document keeps the compiled probe function: a hash
+ * of the script, so a newer fovea never calls an older page copy. */
+static void script_key(char *key, size_t cap)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a 64 */
+    for (size_t i = 0; i < fovea_js_snap_probe_len; i++) {
+        h ^= fovea_js_snap_probe[i];
+        h *= 1099511628211ull;
+    }
+    snprintf(key, cap, "fovea.snap_probe.%016llx", (unsigned long long)h);
+}
+
+/* One Runtime.evaluate of expr on session (in execution context context_id
+ * when > 0, else the main world of the session's frame); *value gets result.value (caller
+ * frees) and *ms accumulates the round trip. A thrown exception is
+ * BASE_EREMOTE. */
+static base_err evaluate(cdp_page *page, const char *session, int context_id, const char *expr,
+                         cJSON **value, double *ms, char *err)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
+        (context_id > 0 && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "probe: out of memory");
+    }
+    cJSON *res = NULL;
+    int64_t t0 = base_monotime();
+    base_err e = cdp_call(cdp_page_conn(page), session_of(page, session), "Runtime.evaluate", pa,
+                          &res, PROBE_TIMEOUT_MS, err);
+    *ms += (double)(base_monotime() - t0) / 1000.0;
+    if (e)
+        return e;
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");
+    if (ex) {
+        const cJSON *exc = cJSON_GetObjectItemCaseSensitive(ex, "exception");
+        const cJSON *desc = cJSON_GetObjectItemCaseSensitive(exc, "description");
+        const cJSON *text = cJSON_GetObjectItemCaseSensitive(ex, "text");
+        e = base_errf(err, BASE_EREMOTE, "probe: page script threw: %.200s",
+                      cJSON_IsString(desc)   ? desc->valuestring
+                      : cJSON_IsString(text) ? text->valuestring
+                                             : "unknown exception");
+        cJSON_Delete(res);
+        return e;
+    }
+    cJSON *rv = cJSON_GetObjectItemCaseSensitive(res, "result");
+    cJSON *val = rv ? cJSON_DetachItemFromObjectCaseSensitive(rv, "value") : NULL;
+    cJSON_Delete(res);
+    *value = val ? val : cJSON_CreateNull();
+    if (!*value)
+        return base_errf(err, BASE_ENOMEM, "probe: out of memory");
+    return BASE_OK;
+}
+
+/* Evaluates the probe script on `session` (context_id as for evaluate) for
+ * box with the points sent[]
+ * (cp: add the candidate points) and parses the reply into *out.
+ * The script is sent and compiled once per document: it keeps itself under
+ * a Symbol.for key (non-enumerable) and later probes send only the short
+ * call. A document without it (a fresh navigation) answers null, and the
+ * full script goes in the same evaluate as that probe's call. */
+static base_err run_probe(cdp_page *page, const char *session, int context_id, base_rect box,
+                          const base_point *sent, int n_sent, int cp, perc__reply *out, char *err)
+{
+    char key[64];
+    script_key(key, sizeof key);
+    base_buf args, expr;
+    base_buf_init(&args, PROBE_MAX_EXPR);
+    base_buf_init(&expr, PROBE_MAX_EXPR);
+    /* %.9g round-trips a float exactly, so the script's echo of the lattice
+     * can be compared for equality. */
+    base_err e =
+        base_buf_printf(&args, "{\"box\":[%.9g,%.9g,%.9g,%.9g],\"cp\":%d,\"pts\":[", (double)box.x0,
+                        (double)box.y0, (double)box.x1, (double)box.y1, cp);
+    for (int k = 0; !e && k < n_sent; k++)
+        e = base_buf_printf(&args, "%s[%.9g,%.9g]", k ? "," : "", (double)sent[k].x,
+                            (double)sent[k].y);
+    if (!e)
+        e = base_buf_append_str(&args, "]}");
+    if (!e)
+        e = base_buf_printf(&expr,
+                            "(() => { const f = globalThis[Symbol.for('%s')];"
+                            " return typeof f === 'function' ? f(%s) : null; })()",
+                            key, (const char *)args.data);
+    if (e) {
+        base_buf_fini(&args);
+        base_buf_fini(&expr);
+        return base_errf(err, e, "probe: cannot build the expression");
+    }
+    double ms = 0.0;
+    cJSON *val = NULL;
+    e = evaluate(page, session, context_id, (const char *)expr.data, &val, &ms, err);
+    if (!e && cJSON_IsNull(val)) {
+        cJSON_Delete(val);
+        val = NULL;
+        base_buf_reset(&expr);
+        e = base_buf_append_str(&expr, "(() => { const f = (");
+        if (!e)
+            e = base_buf_append(&expr, fovea_js_snap_probe, fovea_js_snap_probe_len);
+        if (!e)
+            e = base_buf_printf(&expr,
+                                "); try { Object.defineProperty(globalThis, Symbol.for('%s'),"
+                                " {value: f, configurable: true}); } catch (e) {}"
+                                " return f(%s); })()",
+                                key, (const char *)args.data);
+        if (e)
+            e = base_errf(err, e, "probe: cannot build the expression");
+        else
+            e = evaluate(page, session, context_id, (const char *)expr.data, &val, &ms, err);
+    }
+    base_buf_fini(&args);
+    base_buf_fini(&expr);
+    if (e) {
+        cJSON_Delete(val);
+        return e;
+    }
+    if (!cJSON_IsString(val)) {
+        cJSON_Delete(val);
+        return base_errf(err, BASE_EPROTO, "probe: the page returned no JSON string");
+    }
+    e = perc__probe_parse(val->valuestring, strlen(val->valuestring), box, sent, n_sent, out, err);
+    cJSON_Delete(val);
+    if (!e)
+        out->p.eval_ms = ms;
+    return e;
+}
+
+static int box_ok(base_rect b)
+{
+    return isfinite(b.x0) && isfinite(b.y0) && isfinite(b.x1) && isfinite(b.y1) &&
+           !base_rect_empty(b);
+}
+
+base_err perc_probe_box(cdp_page *page, const char *session, base_rect box, perc_probe *out,
+                        char *err)
+{
+    if (!page || !out)
+        return base_errf(err, BASE_EINVAL, "probe: NULL page or output");
+    if (!box_ok(box))
+        return base_errf(err, BASE_EINVAL, "probe: box is empty or not finite");
+    base_point lat[SNAP_PROBE_NGRID];
+    snap_probe_points(box, lat);
+    perc__reply r;
+    base_err e = run_probe(page, session, 0, box, lat, SNAP_PROBE_NGRID, 1, &r, err);
+    if (e)
+        return e;
+    *out = r.p;
+    base_free(r.desc);
+    base_free(r.content);
+    base_free(r.origin);
+    return BASE_OK;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+static base_rect quad_bbox(const cJSON *q)
+{
+    base_rect r = {0, 0, 0, 0};
+    if (!cJSON_IsArray(q) || cJSON_GetArraySize(q) != 8)
+        return r;
+    float v[8];
+    int k = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, q)
+    {
+        double d;
+        if (!get_num(x, &d))
+            return (base_rect){0, 0, 0, 0};
+        v[k++] = (float)d;
+    }
+    r.x0 = fminf(fminf(v[0], v[2]), fminf(v[4], v[6]));
+    r.x1 = fmaxf(fmaxf(v[0], v[2]), fmaxf(v[4], v[6]));
+    r.y0 = fminf(fminf(v[1], v[3]), fminf(v[5], v[7]));
+    r.y1 = fmaxf(fmaxf(v[1], v[3]), fmaxf(v[5], v[7]));
+    return r;
+}
+
+/* Content box of the element owning frame fid, in the viewport px of the
+ * document of session; 0 when fid is not a child of that document. */
+static int owner_content(cdp_page *page, const char *session, const char *fid, base_rect *content)
+{
+    cdp_conn *conn = cdp_page_conn(page);
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid)) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    cJSON *res = NULL;
+    if (cdp_call(conn, session, "DOM.getFrameOwner", pa, &res, PROBE_TIMEOUT_MS, NULL))
+        return 0;
+    int node = 0;
+    int ok = get_int(cJSON_GetObjectItemCaseSensitive(res, "backendNodeId"), 1, 0x7fffffff, &node);
+    cJSON_Delete(res);
+    if (!ok)
+        return 0;
+    pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", node)) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    res = NULL;
+    if (cdp_call(conn, session, "DOM.getBoxModel", pa, &res, PROBE_TIMEOUT_MS, NULL))
+        return 0;
+    const cJSON *model = cJSON_GetObjectItemCaseSensitive(res, "model");
+    base_rect c = quad_bbox(cJSON_GetObjectItemCaseSensitive(model, "content"));
+    cJSON_Delete(res);
+    if (base_rect_empty(c))
+        return 0;
+    *content = c;
+    return 1;
+}
+
+/* Finds the child frame of session's document whose owner's content box
+ * starts at `origin` (that document's viewport px): an out-of-process one
+ * when oopif, else one sharing the session. Fills *out and *content. */
+static int find_frame(cdp_page *page, const char *session, base_point origin, int oopif,
+                      cdp_frame *out, base_rect *content)
+{
+    cdp_frame *fr = base_malloc(PROBE_MAX_TABLE * sizeof *fr);
+    if (!fr)
+        return 0;
+    int n = cdp_page_frames(page, fr, PROBE_MAX_TABLE);
+    if (n > PROBE_MAX_TABLE)
+        n = PROBE_MAX_TABLE;
+    int best = -1;
+    float best_d = 2.0f; /* px: the script's computed box and the DOM's agree to rounding */
+    base_rect best_c = {0, 0, 0, 0};
+    for (int k = 0; k < n; k++) {
+        if (!fr[k].parent_id[0] || fr[k].oopif != (oopif != 0))
+            continue;
+        if (!oopif && strcmp(fr[k].session, session) != 0)
+            continue;
+        /* An out-of-process frame's owner lives in its parent's document. */
+        int skip = 0;
+        for (int j = 0; oopif && j < n; j++) {
+            if (strcmp(fr[j].id, fr[k].parent_id) == 0)
+                skip = strcmp(fr[j].session, session) != 0;
+        }
+        base_rect c;
+        if (skip || !owner_content(page, session, fr[k].id, &c))
+            continue;
+        float d = fmaxf(fabsf(c.x0 - origin.x), fabsf(c.y0 - origin.y));
+        if (d < best_d) {
+            best = k;
+            best_d = d;
+            best_c = c;
+        }
+    }
+    if (best >= 0) {
+        *out = fr[best];
+        *content = best_c;
+    }
+    base_free(fr);
+    return best >= 0;
+}
+
+/* A fresh isolated world in frame fid of session's process, for frames the
+ * main-world script cannot enter; 0 on failure. */
+static int isolated_world(cdp_page *page, const char *session, const char *fid, int *context_id)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid) ||
+        !cJSON_AddStringToObject(pa, "worldName", "fovea_snap_probe")) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    cJSON *res = NULL;
+    if (cdp_call(cdp_page_conn(page), session, "Page.createIsolatedWorld", pa, &res,
+                 PROBE_TIMEOUT_MS, NULL))
+        return 0;
+    int ok = get_int(cJSON_GetObjectItemCaseSensitive(res, "executionContextId"), 1, 0x7fffffff,
+                     context_id);
+    cJSON_Delete(res);
+    return ok;
+}
+
+/* ---- snapping ------------------------------------------------------------- */
+
+/* Copies src into dst (cap bytes) without cutting a UTF-8 sequence. */
+static void copy_utf8(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src ? src : "");
+    if (n >= cap) {
+        n = cap - 1;
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* One document on the way down: the top one, then each cross-origin frame. */
+typedef struct level {
+    char session[64];   /* "" for the page's own session */
+    int context_id;     /* > 0: an isolated world in an in-process frame */
+    char frame_id[64];  /* "" for the top document */
+    base_point origin;  /* its viewport origin, top-viewport px */
+    char *iframe_xpath; /* the iframe we entered it through (in the level above) */
+    char *iframe_chain;
+} level;
+
+static int find_cand(const perc__reply *r, const char *xpath, const char *chain)
+{
+    for (int i = 0; i < r->p.n; i++) {
+        if (strcmp(r->p.cands[i].xpath, xpath) == 0 &&
+            strcmp(r->p.cands[i].frame_chain, chain) == 0)
+            return i;
+    }
+    return -1;
+}
+
+static void describe(const perc__reply *r, int i, char *buf, size_t cap)
+{
+    const snap_candidate *c = &r->p.cands[i];
+    const char *t = c->text[0] ? c->text : c->aria_label;
+    char shown[48];
+    copy_utf8(shown, sizeof shown, t);
+    if (shown[0])
+        snprintf(buf, cap, "%s '%s'", r->desc[i], shown);
+    else
+        snprintf(buf, cap, "%s", r->desc[i]);
+}
+
+/* The hit-target check at the top-viewport point pt: hit-test it again from
+ * the top document down through the levels and check the element reached. */
+static base_err verify(cdp_page *page, const level *lv, int nlv, base_point pt, const char *xpath,
+                       const char *chain, perc_snap *out, char *err)
+{
+    for (int l = 0; l < nlv; l++) {
+        base_point p = {pt.x - lv[l].origin.x, pt.y - lv[l].origin.y};
+        base_rect b = {p.x - 0.5f, p.y - 0.5f, p.x + 0.5f, p.y + 0.5f};
+        perc__reply r;
+        base_err e = run_probe(page, lv[l].session, lv[l].context_id, b, &p, 1, 0, &r, err);
+        if (e)
+            return e;
+        out->probe_ms += r.p.eval_ms;
+        int last = l + 1 == nlv;
+        int chosen = last ? find_cand(&r, xpath, chain)
+                          : find_cand(&r, lv[l + 1].iframe_xpath, lv[l + 1].iframe_chain);
+        const int *stack = r.p.probe.stack[0];
+        int ns = r.p.probe.n[0];
+        int cov = -1;
+        snap_verdict v = snap_verify(r.p.cands, r.p.n, stack, ns, chosen, &cov);
+        if (v == SNAP_VERIFY_COVERED && cov < 0)
+            cov = stack[0]; /* the chosen element is not at the point at all */
+        out->verdict = v;
+        out->covering[0] = '\0';
+        if (v == SNAP_VERIFY_COVERED)
+            describe(&r, cov, out->covering, sizeof out->covering);
+        perc__reply_fini(&r);
+        if (v != SNAP_VERIFY_OK || last)
+            return BASE_OK;
+    }
+    return BASE_OK;
+}
+
+/* Fills out from the chosen candidate of reply r at level l. */
+static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *res, const level *l,
+                       base_rect clip, perc_snap *out)
+{
+    const snap_candidate *c = &r->p.cands[res->cand];
+    out->found = 1;
+    base_rect at = {l->origin.x, l->origin.y, l->origin.x, l->origin.y};
+    out->pt = snap_frame_point(res->pt, at);
+    base_rect rect = {c->rect.x0 + l->origin.x, c->rect.y0 + l->origin.y, c->rect.x1 + l->origin.x,
+                      c->rect.y1 + l->origin.y};
+    out->rect = base_rect_intersect(rect, clip);
+    copy_utf8(out->tag, sizeof out->tag, c->tag);
+    copy_utf8(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
+    copy_utf8(out->xpath, sizeof out->xpath, c->xpath);
+    out->disabled = c->disabled;
+    copy_utf8(out->session, sizeof out->session, l->session);
+    copy_utf8(out->frame_id, sizeof out->frame_id, l->frame_id);
+    out->frame_offset = l->origin;
+    if (c->frame_chain[0]) {
+        /* A same-origin frame the script entered: its document has its own
+         * frame id, found by the owner's content box. */
+        base_point o = r->origin[res->cand];
+        out->frame_offset = (base_point){o.x + l->origin.x, o.y + l->origin.y};
+        cdp_frame f;
+        base_rect cb;
+        if (find_frame(page, session_of(page, l->session), o, 0, &f, &cb))
+            copy_utf8(out->frame_id, sizeof out->frame_id, f.id);
+        else
+            base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snap: frame of %s not identified",
+                     c->frame_chain);
+    }
+}
+
+base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, perc_snap *out,
+                       char *err)
+{
+    if (!page || !out)
+        return base_errf(err, BASE_EINVAL, "snap: NULL page or output");
+    if (!box_ok(box))
+        return base_errf(err, BASE_EINVAL, "snap: box is empty or not finite");
+    perc_snap s;
+    memset(&s, 0, sizeof s);
+    s.pt = base_rect_center(box);
+    s.verdict = SNAP_VERIFY_EMPTY;
+    level lv[PROBE_MAX_DESCENT + 1];
+    memset(lv, 0, sizeof lv);
+    int nlv = 1;
+    const cdp_page_opts *vp = cdp_page_viewport(page);
+    base_rect lbox = box; /* the box in the current level's viewport */
+    /* The part of the top viewport the current level's document shows. */
+    base_rect clip = {0, 0, vp && vp->width > 0 ? (float)vp->width : 1280.0f,
+                      vp && vp->height > 0 ? (float)vp->height : 800.0f};
+    base_err e = BASE_OK;
+    char *xp = NULL, *ch = NULL;
+    for (;;) {
+        level *l = &lv[nlv - 1];
+        perc__reply r;
+        base_point lat[SNAP_PROBE_NGRID];
+        snap_probe_points(lbox, lat);
+        e = run_probe(page, l->session, l->context_id, lbox, lat, SNAP_PROBE_NGRID, 1, &r, err);
+        if (e)
+            goto done;
+        s.probe_ms += r.p.eval_ms;
+        snap_result res;
+        e = snap_resolve(r.p.cands, r.p.n, &r.p.probe, intent, &res, err);
+        if (e) {
+            perc__reply_fini(&r);
+            goto done;
+        }
+        s.res = res;
+        if (res.phase == SNAP_PHASE_A_ALT && res.cand >= 0) {
+            if (nlv > PROBE_MAX_DESCENT) {
+                s.res.reason = "iframes nested too deep";
+                perc__reply_fini(&r);
+                break;
+            }
+            const snap_candidate *fc = &r.p.cands[res.cand];
+            base_point o = {r.content[res.cand].x0, r.content[res.cand].y0};
+            cdp_frame f;
+            base_rect cb;
+            int got = 0, ctx = 0;
+            const char *ls = session_of(page, l->session);
+            /* The iframe's target may still be attaching right after load. */
+            for (double t0 = base_monotime_ms();; base_sleep_ms(25)) {
+                got = find_frame(page, ls, o, 1, &f, &cb);
+                /* An in-process frame the script could not enter (an opaque
+                 * origin, e.g. a sandbox): probe it in an isolated world. */
+                if (!got && find_frame(page, ls, o, 0, &f, &cb)) {
+                    got = isolated_world(page, ls, f.id, &ctx);
+                    copy_utf8(f.session, sizeof f.session, l->session);
+                }
+                if (got || base_monotime_ms() - t0 > PROBE_FRAME_WAIT_MS)
+                    break;
+            }
+            if (!got) {
+                s.res.reason = "iframe: its frame was not found";
+                perc__reply_fini(&r);
+                break;
+            }
+            base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snap: into frame %s (%s) at %.1f,%.1f", f.id,
+                     ctx ? "isolated world" : "own session", (double)cb.x0, (double)cb.y0);
+            level *nl = &lv[nlv];
+            nl->iframe_xpath = base_strdup(fc->xpath);
+            nl->iframe_chain = base_strdup(fc->frame_chain);
+            perc__reply_fini(&r);
+            if (!nl->iframe_xpath || !nl->iframe_chain) {
+                e = base_errf(err, BASE_ENOMEM, "snap: out of memory");
+                nlv++;
+                goto done;
+            }
+            copy_utf8(nl->session, sizeof nl->session, f.session);
+            nl->context_id = ctx;
+            copy_utf8(nl->frame_id, sizeof nl->frame_id, f.id);
+            nl->origin = (base_point){l->origin.x + cb.x0, l->origin.y + cb.y0};
+            nlv++;
+            lbox = snap_frame_box(lbox, cb);
+            clip = base_rect_intersect(clip, (base_rect){nl->origin.x, nl->origin.y,
+                                                         nl->origin.x + base_rect_w(cb),
+                                                         nl->origin.y + base_rect_h(cb)});
+            if (!box_ok(lbox)) {
+                s.res.reason = "iframe: the box does not overlap its content";
+                break;
+            }
+            continue;
+        }
+        if (res.found) {
+            fill_found(page, &r, &res, l, clip, &s);
+            xp = base_strdup(r.p.cands[res.cand].xpath);
+            ch = base_strdup(r.p.cands[res.cand].frame_chain);
+        }
+        perc__reply_fini(&r);
+        break;
+    }
+    if (s.found) {
+        if (!xp || !ch) {
+            e = base_errf(err, BASE_ENOMEM, "snap: out of memory");
+            goto done;
+        }
+        s.res.pt = s.pt; /* the result speaks top-viewport px like the rest */
+        e = verify(page, lv, nlv, s.pt, xp, ch, &s, err);
+        if (e)
+            goto done;
+    } else {
+        s.pt = base_rect_center(box);
+        s.res.found = 0;
+        s.res.pt = s.pt;
+    }
+    *out = s;
+done:
+    base_free(xp);
+    base_free(ch);
+    for (int i = 0; i < nlv && i <= PROBE_MAX_DESCENT; i++) {
+        base_free(lv[i].iframe_xpath);
+        base_free(lv[i].iframe_chain);
+    }
+    return e;
+}

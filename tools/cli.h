@@ -3,6 +3,8 @@
 #ifndef FOVEA_TOOLS_CLI_H
 #define FOVEA_TOOLS_CLI_H
 
+#include <stdio.h>
+
 #include "base/err.h"
 #include "base/httpd.h"
 #include "cdp/browser.h"
@@ -11,6 +13,11 @@ int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_overlay(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
+int cli_cmd_record(int argc, char **argv);
+int cli_cmd_snaptest(int argc, char **argv);
+/* Replays the recorded snapper case in dir offline and prints one table row
+ * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
+int cli_snaptest_case(const char *dir, FILE *out);
 
 /* Options every browser-driving command shares. */
 typedef struct cli_browser_opts {

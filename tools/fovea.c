@@ -20,6 +20,8 @@ static const struct {
     {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
     {"bench", cli_cmd_bench, "measure CDP round trip, capture methods and decode"},
+    {"record", cli_cmd_record, "save a snapper test case (shot, page snapshot, box, target)"},
+    {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
 };
 
 static void usage(FILE *f)

@@ -1,0 +1,150 @@
+#!/bin/sh
+# tests/snapcases/record_all.sh: re-records every committed snapper case from
+# the fixture pages in tests/fixtures/pages/snap with `fovea record`.
+#
+#   tests/snapcases/record_all.sh [path/to/fovea]     (default build/tools/fovea)
+#
+# Each case is one vision box as a model would plausibly return it (a bit off,
+# too large, two rows merged, a chip and its chevron in one row box), the
+# label the model gave it, the intent, and the element that was meant. Boxes
+# are CSS px of a 1280x800 viewport unless the case says otherwise. After a
+# change to a fixture page, re-run this and check `fovea snaptest
+# tests/snapcases` before committing the new snapshots.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fovea=${1:-$root/build/tools/fovea}
+site=$root/tests/fixtures/pages
+n=0
+
+# rec NAME URL [fovea record options...]
+rec() {
+    name=$1
+    url=$2
+    shift 2
+    rm -rf "$here/$name"
+    "$fovea" record --site "$site" --url "$url" --name "$name" --out "$here/$name" "$@"
+    n=$((n + 1))
+}
+
+shop=/snap/shop.html?nocookie
+# Compound rows: the name is plain text, the chevron is the control.
+rec shop-row-us-expand "$shop" --box 18,243,277,277 --label "United States" --intent expand \
+    --expect-selector "#row-us button" --note "chip + chevron row box, expand intent"
+rec shop-row-ca-click "$shop" --box 16,276,282,340 --label "Canada" \
+    --expect-selector "#row-ca button" --note "row box over two rows, plain click: only the chevron acts"
+rec shop-row-brand-more "$shop" --box 20,372,268,440 --label "Big Agnes" --intent expand \
+    --expect-selector "aside .frow:nth-of-type(4) button" --note "kebab (aria-haspopup) beside a brand name, rows merged"
+# Label + decorative, non-interactive arrow: the whole link is the target.
+rec shop-cat-arrow "$shop" --box 14,143,286,182 --label "Family tents" \
+    --expect-selector "aside a.cat:nth-of-type(2)" --note "link row with a decorative arrow"
+rec shop-cat-merged "$shop" --box 15,112,285,180 --label "Backpacking tents" \
+    --expect-selector "aside a.cat:nth-of-type(1)" --note "two link rows merged into one box"
+# Dropdown options.
+rec shop-sort-option "$shop" --box 1058,170,1262,210 --label "Price: high to low" --intent select \
+    --expect-selector ".sort li:nth-child(3)" --note "open listbox option, box a bit low"
+rec shop-sort-merged "$shop" --box 1064,140,1256,206 --label "Price: low to high" --intent select \
+    --expect-selector ".sort li:nth-child(2)" --note "two options merged"
+rec shop-sort-trigger "$shop" --box 1122,66,1266,110 --label "Sort: Best match" \
+    --expect-selector "#sortbtn" --note "popup trigger with a glyph"
+# Nested cards: a card link with a wishlist icon and an add-to-cart button inside.
+rec shop-card-wish "$shop" --box 890,118,934,160 --label "Save Hubba Hubba to wishlist" \
+    --expect-selector ".card:nth-child(2) .wish" --note "icon-only button on a card link, box too large"
+rec shop-card-add "$shop" --box 952,286,1256,332 --label "Add to cart" \
+    --expect-selector ".card:nth-child(3) .add" --note "button under a card link"
+rec shop-card-title "$shop" --box 300,420,604,522 --label "Trail Lodge 4" \
+    --expect-selector ".card:nth-child(4) > a" --note "card link around its title"
+# Small checkboxes beside long labels.
+rec shop-check-long "$shop" --box 28,474,276,514 --label "Free shipping on orders over \$35" \
+    --expect-selector "#free" --note "13 px checkbox, box over the whole label"
+rec shop-check-tight "$shop" --box 31,521,54,545 --label "In stock at my store" \
+    --expect-selector "#instock" --note "box on the checkbox only, a bit off"
+# Icon-only header buttons.
+rec shop-search-icon "$shop" --box 994,6,1048,50 --label "Search" \
+    --expect-selector "header .go" --note "icon-only button beside a search field"
+rec shop-account-icon "$shop" --box 1176,10,1218,48 --label "Account" \
+    --expect-selector "header .icon" --note "icon-only button"
+rec shop-pager-2 "$shop" --box 333,582,370,622 --label "2" \
+    --expect-selector ".pager a:nth-child(2)" --note "one-digit pagination link"
+# Scrolled page under a sticky header.
+rec shop-scrolled-card "$shop" --scroll 0,100 --box 305,28,606,120 --label "Copper Spur HV UL2" \
+    --expect-selector ".card:nth-child(1) > a" --note "scrolled: card link partly under the sticky header"
+rec shop-scrolled-add "$shop" --scroll 0,240 --box 632,282,928,322 --label "Add to cart" \
+    --expect-selector ".card:nth-child(5) .add" --note "scrolled 240 px"
+# Cookie banner (fixed, on top) at a 600 px high viewport.
+rec shop-cookie-accept /snap/shop.html --height 600 --box 1170,548,1266,592 --label "Accept all" \
+    --expect-selector "#cookie .accept" --note "cookie banner button"
+rec shop-cookie-covered /snap/shop.html --height 600 --box 632,522,928,562 --label "Add to cart" \
+    --expect-selector ".card:nth-child(5) .add" --note "target partly covered by the cookie banner"
+
+book=/snap/booking.html
+# Calendar day cells.
+rec book-day-13 "$book" --box 222,270,268,312 --label "13" --intent select \
+    --expect-selector "#days tr:nth-child(2) td:nth-child(6)" --note "calendar day, box a bit large"
+rec book-day-merged "$book" --box 224,306,302,344 --label "21" --intent select \
+    --expect-selector "#days tr:nth-child(3) td:nth-child(7)" --note "two day cells merged"
+rec book-day-aria "$book" --box 146,304,194,346 --label "June 18, 2025" --intent select \
+    --expect-selector "#days tr:nth-child(3) td:nth-child(4)" --note "day named by its aria-label"
+# Time picker.
+rec book-time-option "$book" --box 330,286,484,322 --label "11:30 AM" --intent select \
+    --expect-selector "#times li:nth-child(12)" --note "time option in a scrolled list"
+rec book-time-merged "$book" --box 330,195,484,255 --label "10:30 AM" --intent select \
+    --expect-selector "#times li:nth-child(10)" --note "10:00 and 10:30 merged"
+rec book-time-trigger "$book" --box 626,100,804,146 --label "10:30 AM" --intent expand \
+    --expect-selector ".field:nth-child(4) .trigger" --note "combobox trigger showing its value"
+# Icon-only steppers.
+rec book-pax-add-child "$book" --box 710,230,754,274 --label "Add child" \
+    --expect-selector ".pax .line:nth-child(2) button:last-child" --note "icon-only + button"
+rec book-pax-row "$book" --box 560,188,760,228 --label "Remove adult" \
+    --expect-selector ".pax .line:nth-child(1) button:first-child" --note "whole stepper row boxed"
+rec book-deal-card "$book" --box 331,494,640,546 --label "Boise" \
+    --expect-selector ".deal:nth-child(2)" --note "onclick card with a decorative arrow"
+rec book-scrolled-cta "$book" --scroll 0,200 --box 20,232,190,286 --label "Search flights" \
+    --expect-selector ".cta" --note "scrolled 200 px"
+
+acct=/snap/account.html
+rec acct-tool-link "$acct" --box 184,2,228,44 --label "Insert link" \
+    --expect-selector ".bar .tb:nth-of-type(3)" --note "icon-only toolbar button"
+rec acct-tool-merged "$acct" --box 224,4,302,42 --label "Redo" \
+    --expect-selector ".bar .tb:nth-of-type(5)" --note "undo and redo merged"
+rec acct-menu-billing "$acct" --box 1050,84,1268,122 --label "Billing and invoices" --intent select \
+    --expect-selector "[role=menu] a:nth-child(2)" --note "open menu item"
+rec acct-switch-weekly "$acct" --box 888,216,938,248 --label "Weekly summary" \
+    --expect-selector ".card .setting:nth-child(2) input" --note "opacity:0 native switch under a styled span"
+rec acct-summary-billing "$acct" --box 6,182,214,218 --label "Billing" --intent expand \
+    --expect-selector "details:nth-of-type(2) summary" --note "accordion summary with a glyph"
+rec acct-scaled-switch "$acct" --box 898,443,944,473 --label "Show cents in reports" \
+    --expect-selector ".scaled .setting:nth-child(2) input" --note "switch in a transform: scale(0.8) card"
+# Modal dialog over the page.
+rec acct-modal-delete "$acct?modal" --box 756,432,836,478 --label "Delete" \
+    --expect-selector ".dialog .del" --note "modal button"
+rec acct-modal-close "$acct?modal" --box 804,312,848,356 --label "Close" \
+    --expect-selector ".dialog .x" --note "icon-only close button"
+rec acct-modal-covered "$acct?modal" --box 826,482,942,517 --label "Delete workspace" \
+    --expect-selector ".danger" --note "page button covered by the modal overlay (verify says covered)"
+
+co=/snap/checkout.html
+# Open shadow roots.
+rec co-shadow-inc "$co" --box 842,132,878,168 --label "Increase Copper Spur" \
+    --expect-selector "qty-stepper >>> button:last-of-type" --note "button in an open shadow root"
+rec co-shadow-apply "$co" --box 970,176,1242,218 --label "Apply" \
+    --expect-selector "promo-code >>> button" --note "shadow input + button merged"
+# Same-origin iframe.
+rec co-frame-cvc-help "$co" --box 870,681,904,715 --label "What is CVC?" \
+    --expect-selector "#card >>> .help" --note "icon-only button in a same-origin iframe"
+rec co-frame-save "$co" --box 56,726,430,752 --label "Save this card" \
+    --expect-selector "#card >>> .save input" --note "small checkbox in an iframe, long label"
+# Cross-origin (out-of-process) iframe: named by point.
+rec co-xframe-pay "$co" --box 38,484,454,538 --label "Pay with QuickWallet" \
+    --expect-point 200,511 --note "button in a cross-origin iframe"
+rec co-xframe-more "$co" --box 452,484,918,538 --label "More payment options" \
+    --expect-point 890,511 --note "kebab beside a wide button, cross-origin iframe"
+rec co-radio-express "$co" --box 40,364,918,410 --label "Express (2 days)" \
+    --expect-selector ".ship label:nth-of-type(2)" --note "radio row (label wraps the input)"
+# Device scale 2.
+rec co-dsf2-inc "$co" --scale 2 --box 842,132,878,168 --label "Increase Copper Spur" \
+    --expect-selector "qty-stepper >>> button:last-of-type" --note "device scale factor 2"
+rec co-dsf2-xframe "$co" --scale 2 --box 38,484,454,538 --label "Pay with QuickWallet" \
+    --expect-point 200,511 --note "device scale factor 2, cross-origin iframe"
+
+echo "recorded $n cases under $here"

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static atomic_ulong fail_countdown;
 static atomic_ulong alloc_count;
@@ -79,4 +82,13 @@ char *base_strdup(const char *s)
     if (!s)
         return NULL;
     return base_strndup(s, strlen(s));
+}
+
+void base_alloc_keep_large_buffers(void)
+{
+#ifdef __GLIBC__
+    /* Both thresholds fixed: mallopt also stops glibc's dynamic threshold. */
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }

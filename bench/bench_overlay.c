@@ -61,6 +61,10 @@ int main(int argc, char **argv)
     int reps = argc > 3 ? (int)strtol(argv[3], NULL, 10) : 100;
     if (reps < 1)
         reps = 1;
+    /* As the fovea binary does (tools/fovea.c); FOVEA_BENCH_MALLOC_DEFAULT=1
+     * measures glibc's default thresholds instead. */
+    if (!getenv("FOVEA_BENCH_MALLOC_DEFAULT"))
+        base_alloc_keep_large_buffers();
     char err[BASE_ERRBUF_SIZE] = "";
     uint8_t *png = NULL;
     size_t png_n = 0;

@@ -85,10 +85,14 @@ def main():
     out = run([os.path.join(bindir, 'bench_overlay'), PNG, BOXES, str(reps)])
     print(out.strip())
     fovea = float(re.search(r'pipeline fovea: ([0-9.]+) ms', out).group(1))
-    name, best = min(results.items(), key=lambda kv: kv[1])
+    # The target compares like with like: the "no marks" libvips run does
+    # less work than fovea and is reported, not used as the baseline.
+    same = {k: v for k, v in results.items() if 'no marks' not in k}
+    name, best = min(same.items(), key=lambda kv: kv[1])
     for k, v in results.items():
         print('ratio fovea / %s: %.2fx' % (k, fovea / v))
-    print('ratio fovea / faster baseline (%s): %.2fx (target <= 0.25x)' % (name, fovea / best))
+    print('ratio fovea / faster baseline doing the same work (%s): %.2fx (target <= 0.25x)'
+          % (name, fovea / best))
 
 
 if __name__ == '__main__':

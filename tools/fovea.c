@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "cdp/launch.h"
 #include "tools/cli.h"
 
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    base_alloc_keep_large_buffers(); /* frame buffers are reused, not re-faulted */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -157,11 +157,13 @@
     setTimeout(fin, 50);
   });
 
-  // Waits until the element's rect stops moving (smooth scroll, transitions),
-  // two equal frames in a row, at most ms.
+  // Waits until the element's rect stops moving (smooth scroll, transitions):
+  // the same rect on two consecutive frames, counting the rect now, so a
+  // still target costs one frame; at most ms.
   const settle = async (el, ms) => {
     const t0 = performance.now();
-    let prev = null, same = 0;
+    const r0 = el.getBoundingClientRect();
+    let prev = r0.left + ',' + r0.top + ',' + r0.width + ',' + r0.height, same = 0;
     while (performance.now() - t0 < ms) {
       await frame();
       const r = el.getBoundingClientRect();

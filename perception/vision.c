@@ -5,13 +5,12 @@
  * page for its visible, uncovered interactive elements through the same
  * probe that builds the selector map (assets/js/enrich.js, which applies the
  * rules of dom_boxes.js and also walks open shadow roots and same-origin
- * iframes). Its boxes are therefore exact, in top-viewport CSS px at any
- * device scale factor, and box i is selector-map entry i. It is the default
- * when no model endpoint is configured and the paper's cold-start fallback.
+ * iframes; enrich_frames.c adds cross-origin iframes). Its boxes are therefore exact, in
+ * top-viewport CSS px at any device scale factor, and box i is selector-map entry i. It is the
+ * default when no model endpoint is configured and the paper's cold-start fallback.
  */
 #include "perception/vision.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,53 +72,33 @@ static base_err dom_detect(perc_vision *v, cdp_page *page, const perc_image *sho
     (void)ctx;
     if (!page)
         return base_errf(err, BASE_EINVAL, "vision dom: needs a live page");
-    cJSON *root = NULL;
-    base_err e = perc__enrich_eval(page, NULL, 0, &root, err);
+    perc__probe p;
+    base_err e = perc__probe_run(page, NULL, 0, 0, &p, err);
     if (e)
         return e;
-    const cJSON *map = cJSON_GetObjectItemCaseSensitive(root, "map");
-    int n = cJSON_GetArraySize(map);
-    perc_box *boxes = base_calloc(n > 0 ? (size_t)n : 1, sizeof *boxes);
+    perc_box *boxes = base_calloc(p.n > 0 ? (size_t)p.n : 1, sizeof *boxes);
     if (!boxes) {
-        cJSON_Delete(root);
+        perc__probe_fini(&p);
         return base_errf(err, BASE_ENOMEM, "vision dom: out of memory");
     }
-    int i = 0;
-    const cJSON *m;
-    cJSON_ArrayForEach(m, map)
-    {
+    for (int i = 0; i < p.n; i++) {
         perc_box *b = &boxes[i];
-        const char *keys[4] = {"x0", "y0", "x1", "y1"};
-        float c[4];
-        for (int k = 0; k < 4; k++) {
-            const cJSON *x = cJSON_GetObjectItemCaseSensitive(m, keys[k]);
-            if (!cJSON_IsNumber(x) || !isfinite(x->valuedouble)) {
-                base_free(boxes);
-                cJSON_Delete(root);
-                return base_errf(err, BASE_EPROTO, "vision dom: map[%d].%s is not a number", i,
-                                 keys[k]);
-            }
-            c[k] = (float)x->valuedouble;
-        }
-        b->r = (base_rect){c[0], c[1], c[2], c[3]};
+        b->r = p.items[i].sel.r;
         b->id = i + 1;
-        const char *label = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "label"));
-        const char *kind = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "kind"));
-        snprintf(b->label, sizeof b->label, "%s", label ? label : "");
-        snprintf(b->kind, sizeof b->kind, "%s", kind ? kind : "");
+        snprintf(b->label, sizeof b->label, "%s", p.items[i].sel.label);
+        snprintf(b->kind, sizeof b->kind, "%s", p.items[i].kind);
         b->confidence = 1.0f;
         b->intent_relevant = -1;
         b->dom_index = i;
         b->expanded = -1;
         b->active = -1;
         b->expand_control = -1;
-        i++;
     }
-    cJSON_Delete(root);
     out->boxes = boxes;
-    out->n = n;
+    out->n = p.n;
     snprintf(out->model, sizeof out->model, "dom");
     out->calls = 0;
+    perc__probe_fini(&p);
     return BASE_OK;
 }
 
@@ -128,7 +107,7 @@ static void dom_destroy(perc_vision *v)
     base_free(v);
 }
 
-static const perc_vision_ops dom_ops = {"dom", dom_detect, dom_destroy};
+static const perc_vision_ops dom_ops = {"dom", dom_detect, dom_destroy, 0};
 
 base_err perc_vision_dom_create(perc_vision **out, char *err)
 {

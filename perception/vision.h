@@ -78,6 +78,10 @@ typedef struct perc_vision_ops {
     base_err (*detect)(perc_vision *v, cdp_page *page, const perc_image *shot,
                        const perc_vision_ctx *ctx, perc_detection *out, char *err);
     void (*destroy)(perc_vision *v);
+    /* 1 when detect reads the screenshot; 0 (the dom provider) lets the
+     * prefetcher skip the capture unless the caller keeps shots (overlays),
+     * and detect then gets an empty image. */
+    int needs_pixels;
 } perc_vision_ops;
 
 struct perc_vision {

@@ -838,7 +838,7 @@ static void oai_destroy(perc_vision *v)
     base_free(o);
 }
 
-static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy};
+static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1};
 
 /* Adds a header line to o->headers; 0 on out of memory. */
 static int add_header(oai *o, const char *line)

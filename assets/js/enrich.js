@@ -1,29 +1,38 @@
 // assets/js/enrich.js: the selector map and the DOM enrichment of vision
-// boxes (seed 002 §4.3), in one evaluate. perception/enrich.c evaluates
+// boxes (seed 002 §4.3), in one evaluate. perception/enrich_frames.c
+// evaluates
 //   (<this function>)(BOXES)
-// where BOXES is null (list the page's interactive elements only: the `dom`
-// vision provider) or an array of [x0, y0, x1, y1] in top-viewport CSS px.
+// in the top document, then again in every frame that pass cannot enter
+// (cross-origin iframes, in their own session or an isolated world) with
+// BOXES null or "states", and calls it in owner mode (below) on each such
+// frame's <iframe> element.
+// BOXES is null (list the page's interactive elements only: the `dom`
+// vision provider), "states" (the list plus the states of every element) or
+// an array of [x0, y0, x1, y1] in top-viewport CSS px.
 // Returns a JSON string:
 //   {"map":    [{x0,y0,x1,y1, xpath, frame, label, kind, tag}],
-//    "frames": [{parent, url, k}],
+//    "frames": [{parent, url, oxp, hidden}],
 //    "boxes":  [{dom, split}],
 //    "states": {"<map index>": {expanded, active, labelledby, ctl}}}
-// map: every visible, uncovered interactive element of the top document, its
+// map: every visible, uncovered interactive element of the document, its
 //   open shadow roots and its same-origin iframes (recursively), in document
 //   order, with the same notion of "interactive" as dom_boxes.js (native
 //   controls, interactive ARIA roles, tabindex >= 0, onclick, contenteditable,
-//   a pointer cursor its parent does not have). xpath follows the shared
-//   convention: steps tag[n], n 1-based among same-tag element siblings and
-//   always written, "/#shadow-root" after a shadow host; it is relative to the
-//   element's frame document. frame: -1 (top) or an index into frames.
-// frames: one per same-origin iframe document entered; parent is a frames
-//   index or -1, url the frame document's URL and k its rank among the
-//   earlier siblings (same parent) with the same URL, so the caller can find
-//   the CDP frame id in its frame tree.
-// boxes (when BOXES is given), per box: dom = the map index of the nearest
+//   a pointer cursor its parent does not have), in this document's viewport
+//   CSS px. xpath follows the shared convention: steps tag[n], n 1-based
+//   among same-tag element siblings and always written, "/#shadow-root" after
+//   a shadow host; it is relative to the element's frame document. frame: -1
+//   (this document) or an index into frames.
+// frames: one per same-origin iframe document found; parent is a frames
+//   index or -1, url the frame document's URL, oxp the xpath of the <iframe>
+//   element in its parent document (the caller matches it with the owner
+//   element of each CDP frame) and hidden 1 when no part of the frame is
+//   visible (its elements are not listed).
+// boxes (when BOXES is an array), per box: dom = the map index of the nearest
 //   interactive element (best overlap, else the smallest element containing
 //   the box centre, else the nearest centre within 40 px, else -1), and split.
-// states, for every map index a box (or half box) refers to:
+// states, for every map index a box (or half box) refers to (every index
+//   with "states"):
 //   expanded = aria-expanded / <details open> as 1/0, -1 when absent;
 //   active = checked / aria-checked / aria-pressed / aria-selected /
 //   option.selected as 1/0, -1 when not applicable; labelledby = the text
@@ -33,7 +42,18 @@
 //   or {chip: [x0,y0,x1,y1,dom], chev: [x0,y0,x1,y1,dom]} when the box holds
 //   a chip and a chevron (two elements, one a small expand control at either
 //   end, or one element whose text ends or starts with a chevron glyph).
-((BOXES) => {
+//
+// Owner mode (OWNER given, through Runtime.callFunctionOn): OWNER is the
+// <iframe> element of a frame the caller probed separately, RECTS that
+// frame's elements in its own viewport px ([x0,y0,x1,y1] each) and HOPS how
+// many same-origin frame levels separate OWNER's document from the document
+// this pass started in. Returns {"oxp": OWNER's xpath, "rects": [...]}: each
+// rect moved into that document's viewport, clipped to the part of the frame
+// visible there, or null when nothing is left or the frame element (or one
+// of its enclosing frames) is not on top at the rect's centre (e.g. a modal
+// covers the iframe). Without RECTS: {"oxp", "visible"}, visible false when
+// no part of the frame shows in that document's viewport.
+((BOXES, OWNER, RECTS, HOPS) => {
   const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
     'slider', 'spinbutton', 'searchbox', 'textbox']);
@@ -115,9 +135,57 @@
     return related(root.elementFromPoint(x, y), node);
   };
 
+  // The content box of a frame element (where its document's viewport
+  // sits) in its own document's viewport px; computed borders and padding
+  // keep sub-pixel values that clientLeft/clientWidth would round.
+  const contentBox = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+    const px = (k) => parseFloat(cs[k]) || 0;
+    const l = px('borderLeftWidth') + px('paddingLeft');
+    const t = px('borderTopWidth') + px('paddingTop');
+    const w = r.width - l - px('borderRightWidth') - px('paddingRight');
+    const h = r.height - t - px('borderBottomWidth') - px('paddingBottom');
+    return { x: r.left + l, y: r.top + t, w: Math.max(0, w), h: Math.max(0, h) };
+  };
+  const cut = (a, b) => [Math.max(a[0], b[0]), Math.max(a[1], b[1]),
+    Math.min(a[2], b[2]), Math.min(a[3], b[3])];
+
+  if (OWNER) {
+    // chain[i] is a frame element, off[i] the origin of its document's
+    // viewport in the pass document's viewport; chain[0] is OWNER.
+    const chain = [OWNER];
+    for (let w = OWNER.ownerDocument.defaultView; chain.length <= (HOPS | 0) && w.frameElement;) {
+      chain.push(w.frameElement);
+      w = w.frameElement.ownerDocument.defaultView;
+    }
+    const n = chain.length, off = new Array(n);
+    const rootWin = chain[n - 1].ownerDocument.defaultView;
+    let clip = [0, 0, rootWin.innerWidth, rootWin.innerHeight], inner = null;
+    off[n - 1] = [0, 0];
+    for (let i = n - 1; i >= 0; i--) {
+      const cb = contentBox(chain[i]);
+      const x = off[i][0] + cb.x, y = off[i][1] + cb.y;
+      clip = cut(clip, [x, y, x + cb.w, y + cb.h]);
+      if (i > 0) off[i - 1] = [x, y];
+      else inner = [x, y];
+    }
+    const oxp = xpathOf(OWNER);
+    if (!Array.isArray(RECTS))
+      return JSON.stringify({ oxp, visible: clip[2] - clip[0] >= 1 && clip[3] - clip[1] >= 1 });
+    const rects = RECTS.map((r) => {
+      const c = cut(clip, [r[0] + inner[0], r[1] + inner[1], r[2] + inner[0], r[3] + inner[1]]);
+      if (c[2] - c[0] < 1 || c[3] - c[1] < 1) return null;
+      const cx = (c[0] + c[2]) / 2, cy = (c[1] + c[3]) / 2;
+      for (let i = 0; i < n; i++) if (!hitOk(chain[i], cx - off[i][0], cy - off[i][1])) return null;
+      return c;
+    });
+    return JSON.stringify({ oxp, rects });
+  }
+
   const map = [], els = [], offs = [], frames = [];
   // Lists one document's interactive elements; ox/oy translate its viewport
-  // to the top viewport and clip is its visible part (top px).
+  // to the pass document's viewport and clip is its visible part there.
   const walk = (doc, win, ox, oy, clip, frameIdx, outer) => {
     const vw = win.innerWidth, vh = win.innerHeight;
     const visit = (root) => {
@@ -126,18 +194,17 @@
         if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
           let cd = null;
           try { cd = el.contentDocument; } catch (e) { cd = null; }
+          // Cross-origin: the caller probes it through CDP (owner mode).
           if (!cd || !el.contentWindow) continue;
-          const r = el.getBoundingClientRect();
-          const fx = ox + r.left + el.clientLeft, fy = oy + r.top + el.clientTop;
-          const fclip = [Math.max(clip[0], fx), Math.max(clip[1], fy),
-            Math.min(clip[2], fx + el.clientWidth), Math.min(clip[3], fy + el.clientHeight)];
-          if (fclip[2] - fclip[0] < 1 || fclip[3] - fclip[1] < 1) continue;
-          let k = 0;
-          for (const f of frames) if (f.parent === frameIdx && f.url === cd.URL) k++;
-          frames.push({ parent: frameIdx, url: cd.URL, k });
+          const cb = contentBox(el);
+          const fx = ox + cb.x, fy = oy + cb.y;
+          const fclip = cut(clip, [fx, fy, fx + cb.w, fy + cb.h]);
+          const hidden = fclip[2] - fclip[0] < 1 || fclip[3] - fclip[1] < 1;
+          frames.push({ parent: frameIdx, url: cd.URL, oxp: xpathOf(el), hidden: hidden ? 1 : 0 });
+          if (hidden) continue;
           // The frame must itself be reachable at the point we hit-test.
           walk(cd, el.contentWindow, fx, fy, fclip, frames.length - 1,
-            outer.concat([[el, r.left + el.clientLeft, r.top + el.clientTop]]));
+            outer.concat([[el, cb.x, cb.y]]));
           continue;
         }
         const cs = win.getComputedStyle(el);
@@ -170,7 +237,8 @@
     visit(doc);
   };
   walk(document, window, 0, 0, [0, 0, window.innerWidth, window.innerHeight], -1, []);
-  if (!Array.isArray(BOXES)) return JSON.stringify({ map, frames, boxes: [], states: {} });
+  if (!Array.isArray(BOXES) && BOXES !== 'states')
+    return JSON.stringify({ map, frames, boxes: [], states: {} });
 
   const area = (a) => Math.max(0, a[2] - a[0]) * Math.max(0, a[3] - a[1]);
   const inter = (a, b) => area([Math.max(a[0], b[0]), Math.max(a[1], b[1]),
@@ -326,6 +394,10 @@
     states[i] = { expanded: expandedOf(el), active: activeOf(el), labelledby: labelledbyOf(el),
       ctl: c ? els.indexOf(c) : -1 };
   };
+  if (BOXES === 'states') {
+    for (let i = 0; i < map.length; i++) want(i);
+    return JSON.stringify({ map, frames, boxes: [], states });
+  }
   const boxes = BOXES.map((b) => {
     const dom = nearest(b);
     const split = splitTwo(b) || splitGlyph(b, dom);

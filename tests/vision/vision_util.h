@@ -7,6 +7,26 @@
 
 #include "base/clock.h"
 #include "cdp/browser.h"
+#include "perception/vision.h"
+
+/* The nth box (0-based) labelled label, or NULL. */
+static inline const perc_box *vu_find(const perc_detection *d, const char *label, int nth)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->boxes[i].label, label) == 0 && nth-- == 0)
+            return &d->boxes[i];
+    return NULL;
+}
+
+/* Box b exists and has exactly the rect (X0, Y0)-(X1, Y1). */
+#define VU_CHECK_RECT(b, X0, Y0, X1, Y1)                                                   \
+    do {                                                                                   \
+        CHECK_MSG((b) != NULL, "box missing");                                             \
+        CHECK_NEAR((b)->r.x0, X0, 1e-3);                                                   \
+        CHECK_NEAR((b)->r.y0, Y0, 1e-3);                                                   \
+        CHECK_NEAR((b)->r.x1, X1, 1e-3);                                                   \
+        CHECK_NEAR((b)->r.y1, Y1, 1e-3);                                                   \
+    } while (0)
 
 /* Evaluates expr in the page's top document; 0 on success (prints why not). */
 static inline int vu_eval(cdp_page *p, const char *expr)

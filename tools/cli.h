@@ -10,6 +10,7 @@
 #include "cdp/browser.h"
 
 int cli_cmd_capture(int argc, char **argv);
+int cli_cmd_run(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_overlay(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
@@ -55,6 +56,18 @@ typedef struct cli_session {
  * failure, leaving nothing running. */
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o);
 void cli_session_close(cli_session *s);
+
+/* Opens the session a task runs in (fovea run, fovea bench steps): serves
+ * site on loopback when the task's URL is relative (the second origin,
+ * http://localhost:PORT, passed to the start page as ?xo=), launches or
+ * attaches (cdp), and opens the start URL at the task's viewport. cmd
+ * prefixes messages. Returns 0 (*srv, *s are the caller's: cli_session_close
+ * then base_httpd_destroy), 1 when serving or the browser failed, 2 for a
+ * relative URL without site (message printed). */
+struct agent_task;
+int cli_task_session_open(const char *cmd, const struct agent_task *task, const char *task_path,
+                          const char *site, const char *cdp, int headful, base_httpd **srv,
+                          cli_session *s);
 
 /* Creates the parent directories of path (mkdir -p of its dirname). */
 base_err cli_mkdirs_for(const char *path, char *err);

@@ -1,6 +1,8 @@
-/* tools/cmd_bench.c: `fovea bench` — foundation latency figures.
+/* tools/cmd_bench.c: `fovea bench` — latency figures.
  *
- * Measures, on one page of one browser, in one process: the protocol round
+ * `fovea bench steps` times whole engine steps: see bench_steps() below.
+ *
+ * The default mode measures, on one page of one browser, in one process: the protocol round
  * trip of Runtime.evaluate("1"), every screenshot method fovea can use, and
  * PNG/JPEG decode. With --baseline CMD it also runs a baseline client (the
  * Node `ws` script in bench/) against the SAME page between fovea's rounds,
@@ -8,12 +10,15 @@
  * the median (and p90) of the per-round medians (p90s) over --rounds rounds
  * of --reps repetitions, after --warmup untimed repetitions.
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+#include "agent/run.h"
+#include "agent/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "perception/capture.h"
@@ -172,8 +177,330 @@ static int bench_fresh(cdp_page *page, double *v, int reps, int warmup, stat2 *f
     return 0;
 }
 
+/* ---- fovea bench steps ------------------------------------------------------
+ *
+ * Runs a task through the real runner (agent_run: gate -> prefetched vision
+ * -> snapper -> cascade -> settle) and reports, per stage, the median and
+ * p90 over the timed steps. The first --warmup steps run on a cold page
+ * (first vision pass, script compilation, the consent wall of the bench
+ * task) and are not counted; then steps warmup+1.. are cycled until --n
+ * steps have been timed, so the task's tail must leave the page as it found
+ * it (assets/tasks/bench.json does). Every figure comes from the runner's
+ * own per-step record (agent_stage_ms), measured where the work happens. */
+
+/* Stages, in the order of the table; "gate" is the gate's wall time
+ * (fingerprint + waiting for vision), "other" what the step spent outside
+ * the listed stages (choosing the box, reading the URL, the trace line). */
+enum {
+    ST_CAPTURE, ST_DECODE, ST_FINGERPRINT, ST_VISION, ST_GATE, ST_OVERLAY, ST_SNAP, ST_MOTION,
+    ST_DISPATCH, ST_SETTLE, ST_OTHER, ST_TOTAL, ST_COUNT
+};
+static const char *const stage_names[ST_COUNT] = {
+    "capture", "decode", "fingerprint", "vision", "gate", "overlay", "snap", "motion",
+    "dispatch", "settle", "other", "total"};
+static const char *const stage_notes[ST_COUNT] = {
+    "prefetch: Page.captureScreenshot + base64 (a)",
+    "prefetch: PNG decode (a)",
+    "gate: page fingerprint (inside gate)",
+    "prefetch: provider detect + DOM enrichment (a)",
+    "gate wall time: fingerprint + waiting for vision",
+    "steps/NNN.png (off unless --overlays)",
+    "perc_snap_box: live probe + snapper",
+    "inside dispatch (b)",
+    "cascade: probe, press, effect wait",
+    "navigation check + next prefetch scheduled",
+    "box choice, URL read, trace line",
+    "whole step"};
+
+typedef struct steps_bench {
+    int warmup, n, got, failed;
+    double (*v)[ST_COUNT]; /* [n][stage] */
+    int declarative, procedural;
+    cJSON *steps;          /* per-step rows for --json */
+} steps_bench;
+
+static void steps_on_step(const agent_step_record *r, void *user)
+{
+    steps_bench *b = user;
+    if (!r->ok)
+        b->failed = r->index;
+    if (r->index <= b->warmup || b->got >= b->n)
+        return;
+    double *v = b->v[b->got++];
+    const agent_stage_ms *m = &r->ms;
+    v[ST_CAPTURE] = m->capture;
+    v[ST_DECODE] = m->decode;
+    v[ST_FINGERPRINT] = m->fingerprint;
+    v[ST_VISION] = m->vision;
+    v[ST_GATE] = m->gate;
+    v[ST_OVERLAY] = m->overlay;
+    v[ST_SNAP] = m->snap;
+    v[ST_MOTION] = m->motion;
+    v[ST_DISPATCH] = m->dispatch;
+    v[ST_SETTLE] = m->settle;
+    v[ST_TOTAL] = r->total_ms;
+    double on_path = m->gate + m->overlay + m->snap + m->motion + m->dispatch + m->settle;
+    v[ST_OTHER] = r->total_ms > on_path ? r->total_ms - on_path : 0;
+    if (strcmp(r->gate, "declarative") == 0)
+        b->declarative++;
+    else if (strcmp(r->gate, "procedural") == 0)
+        b->procedural++;
+    cJSON *row = cJSON_CreateObject();
+    cJSON_AddNumberToObject(row, "step", r->index);
+    cJSON_AddStringToObject(row, "desc", r->desc);
+    cJSON_AddStringToObject(row, "gate", r->gate);
+    cJSON *ms = cJSON_AddObjectToObject(row, "ms");
+    for (int k = 0; k < ST_COUNT; k++)
+        cJSON_AddNumberToObject(ms, stage_names[k], round(v[k] * 100) / 100);
+    cJSON_AddItemToArray(b->steps, row);
+}
+
+static void steps_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fovea bench steps [options]\n\n"
+            "Per-step latency of the engine: runs a task through the runner (gate, vision,\n"
+            "snapper, cascade) and prints the median and p90 of every stage over N steps.\n\n"
+            "  --task FILE      task to run (default assets/tasks/bench.json)\n"
+            "  --site DIR       folder served on loopback (default assets/site)\n"
+            "  --n N            steps timed (default 24 for the bench task, one pass over\n"
+            "                   any other --task); the steps after the warm-up are repeated\n"
+            "                   in order until N have run\n"
+            "  --warmup K       first K steps run but not timed (default 1)\n"
+            "  --vision NAME    dom (default) or openai\n"
+            "  --no-humanize    straight, untimed pointer and key events (the default here)\n"
+            "  --humanize       Bezier paths and typing cadence\n"
+            "  --overlays WHICH none (default here), failures or all\n"
+            "  --out DIR        trace folder (default out/bench)\n"
+            "  --cdp URL        attach instead of launching Chromium\n"
+            "  --seed N         seed of the cursor paths and typing (default 1)\n"
+            "  --json           one JSON object on stdout\n"
+            "  --verbose        the runner's progress line per step on stderr\n");
+}
+
+static int bench_steps(int argc, char **argv)
+{
+    const char *task_path = "assets/tasks/bench.json", *site = "assets/site", *cdp = NULL;
+    agent_run_opts ro;
+    agent_run_opts_init(&ro);
+    ro.humanize = 0;
+    ro.overlays = AGENT_OVERLAYS_NONE;
+    ro.out_dir = "out/bench";
+    ro.no_summary = 1;
+    int n = 0, warmup = 1, json = 0, verbose = 0, seed = 1, task_given = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            steps_usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        if (strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+            continue;
+        }
+        if (strcmp(a, "--no-humanize") == 0 || strcmp(a, "--humanize") == 0) {
+            ro.humanize = strcmp(a, "--humanize") == 0;
+            continue;
+        }
+        if (i + 1 >= argc || a[0] != '-') {
+            fprintf(stderr, "fovea bench steps: unknown option or missing value: %s\n", a);
+            steps_usage(stderr);
+            return 2;
+        }
+        const char *v = argv[++i];
+        int bad = 0;
+        if (strcmp(a, "--task") == 0) {
+            task_path = v;
+            task_given = 1;
+        } else if (strcmp(a, "--site") == 0)
+            site = v;
+        else if (strcmp(a, "--cdp") == 0)
+            cdp = v;
+        else if (strcmp(a, "--out") == 0)
+            ro.out_dir = v;
+        else if (strcmp(a, "--vision") == 0)
+            ro.vision = v;
+        else if (strcmp(a, "--n") == 0)
+            bad = cli_parse_int("--n", v, 1, AGENT_TASK_MAX_STEPS - 1, &n) < 0;
+        else if (strcmp(a, "--warmup") == 0)
+            bad = cli_parse_int("--warmup", v, 0, 100, &warmup) < 0;
+        else if (strcmp(a, "--seed") == 0)
+            bad = cli_parse_int("--seed", v, 0, 2147483647, &seed) < 0;
+        else if (strcmp(a, "--overlays") == 0) {
+            if (agent_overlays_parse(v, &ro.overlays) < 0) {
+                fprintf(stderr, "fovea bench steps: --overlays must be all, failures or none, "
+                                "got '%s'\n", v);
+                bad = 1;
+            }
+        } else {
+            fprintf(stderr, "fovea bench steps: unknown option %s\n", a);
+            steps_usage(stderr);
+            bad = 1;
+        }
+        if (bad)
+            return 2;
+    }
+    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0) {
+        fprintf(stderr, "fovea bench steps: --vision must be dom or openai, got '%s'\n", ro.vision);
+        return 2;
+    }
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_task *task = NULL;
+    if (agent_task_load(task_path, &task, err) != BASE_OK) {
+        fprintf(stderr, "fovea bench steps: %s\n", err);
+        return 2;
+    }
+    int cycle = task->n_steps - warmup;
+    /* Default: 24 steps of the bench task; one pass over another task (it
+     * may not be repeatable). */
+    if (n == 0)
+        n = task_given ? (cycle > 0 ? cycle : 1) : 24;
+    if (cycle < 1 || warmup + n > AGENT_TASK_MAX_STEPS) {
+        fprintf(stderr, "fovea bench steps: %s has %d step%s: nothing left to time after %d "
+                        "warm-up step%s (or --n too large)\n",
+                task_path, task->n_steps, task->n_steps == 1 ? "" : "s", warmup,
+                warmup == 1 ? "" : "s");
+        agent_task_free(task);
+        return 2;
+    }
+    /* The run: the warm-up steps, then the rest cycled to n timed steps. The
+     * step structs are shallow copies (the strings stay the task's). */
+    agent_task run = *task;
+    run.n_steps = warmup + n;
+    run.steps = base_calloc((size_t)run.n_steps, sizeof *run.steps);
+    steps_bench b;
+    memset(&b, 0, sizeof b);
+    b.warmup = warmup;
+    b.n = n;
+    b.v = base_calloc((size_t)n, sizeof *b.v);
+    b.steps = cJSON_CreateArray();
+    FILE *devnull = verbose ? NULL : fopen("/dev/null", "w");
+    if (!run.steps || !b.v || !b.steps || (!verbose && !devnull)) {
+        fprintf(stderr, "fovea bench steps: out of memory\n");
+        base_free(run.steps);
+        base_free(b.v);
+        cJSON_Delete(b.steps);
+        if (devnull)
+            fclose(devnull);
+        agent_task_free(task);
+        return 1;
+    }
+    for (int i = 0; i < run.n_steps; i++)
+        run.steps[i] = task->steps[i < warmup ? i : warmup + (i - warmup) % cycle];
+    ro.seed = (uint64_t)seed;
+    ro.task_file = task_path;
+    ro.progress = verbose ? stderr : devnull;
+    ro.on_step = steps_on_step;
+    ro.on_step_user = &b;
+
+    base_httpd *srv = NULL;
+    cli_session s;
+    int status =
+        cli_task_session_open("fovea bench steps", task, task_path, site, cdp, 0, &srv, &s);
+    agent_run_result res;
+    memset(&res, 0, sizeof res);
+    const char *product = "";
+    char url[1024] = "";
+    if (status == 0) {
+        ro.browser = cdp_browser_product(s.browser);
+        product = ro.browser;
+        snprintf(url, sizeof url, "%s", s.url);
+        if (agent_run(s.page, &run, &ro, &res, err) != BASE_OK) {
+            fprintf(stderr, "fovea bench steps: %s\n", err);
+            status = 1;
+        } else if (!res.ok || b.got < n) {
+            fprintf(stderr, "fovea bench steps: the run failed at %s (trace: %s/trace.jsonl)%s\n",
+                    res.reason, ro.out_dir,
+                    res.failed_step > task->n_steps
+                        ? "; steps after the warm-up are repeated, so the task must leave the "
+                          "page as it found it"
+                        : "");
+            status = 1;
+        }
+    }
+    if (status == 0) {
+        stat2 st[ST_COUNT];
+        double *col = base_calloc((size_t)n, sizeof *col);
+        for (int k = 0; col && k < ST_COUNT; k++) {
+            for (int i = 0; i < n; i++)
+                col[i] = b.v[i][k];
+            st[k] = summarize(col, n);
+        }
+        if (!col) {
+            fprintf(stderr, "fovea bench steps: out of memory\n");
+            status = 1;
+        } else if (json) {
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "task", task->name);
+            cJSON_AddStringToObject(j, "file", task_path);
+            cJSON_AddStringToObject(j, "browser", product);
+            cJSON_AddStringToObject(j, "vision", ro.vision);
+            cJSON_AddBoolToObject(j, "humanize", ro.humanize);
+            cJSON_AddStringToObject(j, "overlays", ro.overlays == AGENT_OVERLAYS_ALL ? "all"
+                                                   : ro.overlays == AGENT_OVERLAYS_FAILURES
+                                                       ? "failures"
+                                                       : "none");
+            cJSON_AddNumberToObject(j, "n", n);
+            cJSON_AddNumberToObject(j, "warmup", warmup);
+            cJSON_AddNumberToObject(j, "declarative", b.declarative);
+            cJSON_AddNumberToObject(j, "procedural", b.procedural);
+            /* The cascade result has one wall time for the whole action:
+             * cursor motion is inside dispatch, never split out. */
+            cJSON_AddBoolToObject(j, "motion_in_dispatch", 1);
+            cJSON *stages = cJSON_AddObjectToObject(j, "stages");
+            for (int k = 0; k < ST_COUNT; k++) {
+                cJSON *o = cJSON_AddObjectToObject(stages, stage_names[k]);
+                cJSON_AddNumberToObject(o, "median", round(st[k].median * 1000) / 1000);
+                cJSON_AddNumberToObject(o, "p90", round(st[k].p90 * 1000) / 1000);
+            }
+            cJSON_AddItemToObject(j, "steps", b.steps);
+            b.steps = NULL;
+            char *out = cJSON_PrintUnformatted(j);
+            cJSON_Delete(j);
+            if (out)
+                printf("%s\n", out);
+            cJSON_free(out);
+        } else {
+            printf("fovea bench steps: %s, %d steps timed after %d warm-up, vision %s, %s, "
+                   "overlays %s\n%s on %s\n",
+                   task->name, n, warmup, ro.vision, ro.humanize ? "humanized" : "no humanization",
+                   ro.overlays == AGENT_OVERLAYS_ALL        ? "all"
+                   : ro.overlays == AGENT_OVERLAYS_FAILURES ? "failures"
+                                                            : "none",
+                   product, url);
+            printf("%-12s %10s %10s  %s\n", "stage", "median ms", "p90 ms", "what");
+            for (int k = 0; k < ST_COUNT; k++)
+                printf("%-12s %10.2f %10.2f  %s\n", stage_names[k], st[k].median, st[k].p90,
+                       stage_notes[k]);
+            printf("gate: %d declarative (waited for vision), %d procedural (epoch still "
+                   "valid)\n",
+                   b.declarative, b.procedural);
+            printf("(a) runs in the prefetch thread; counted only for steps that waited for "
+                   "that pass,\n    so its time is part of gate, not added to it\n"
+                   "(b) the cascade reports one time per action; cursor motion is not split "
+                   "from dispatch\n");
+        }
+        base_free(col);
+    }
+    cli_session_close(&s); /* zeroed when it was not opened */
+    base_httpd_destroy(srv);
+    if (devnull)
+        fclose(devnull);
+    cJSON_Delete(b.steps);
+    base_free(b.v);
+    base_free(run.steps);
+    agent_task_free(task);
+    return status;
+}
+
 int cli_cmd_bench(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "steps") == 0)
+        return bench_steps(argc - 1, argv + 1);
     cli_browser_opts bo;
     cli_browser_opts_init(&bo);
     int reps = 50, warmup = 10, rounds = 3, json = 0;
@@ -196,7 +523,9 @@ int cli_cmd_bench(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: fovea bench (--url URL | --site DIR [--url PATH]) [--reps N] "
-                   "[--rounds R] [--baseline CMD] [--json]\n\n"
+                   "[--rounds R] [--baseline CMD] [--json]\n"
+                   "       fovea bench steps [--task FILE] [--n N] [--json] ... "
+                   "(fovea bench steps --help)\n\n"
                    "Prints median and p90 (ms) of the CDP round trip, each capture method and\n"
                    "PNG/JPEG decode. --baseline CMD is run as `CMD PAGE_WS_URL REPS WARMUP` and\n"
                    "must print \"median p90\"; fovea reports the ratio.\n");

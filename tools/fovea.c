@@ -17,10 +17,11 @@ static const struct {
     int (*fn)(int argc, char **argv);
     const char *help;
 } commands[] = {
+    {"run", cli_cmd_run, "run a scripted task (JSON) through vision, snapper and cascade"},
     {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
     {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
-    {"bench", cli_cmd_bench, "measure CDP round trip, capture methods and decode"},
+    {"bench", cli_cmd_bench, "measure CDP round trip, capture, decode, and per-step task latency"},
     {"record", cli_cmd_record, "save a snapper test case (shot, page snapshot, box, target)"},
     {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
 };

@@ -1,0 +1,175 @@
+/* agent/report.c: OUT/report.html from OUT/trace.jsonl and the overlays.
+ *
+ * The report is built from the files of the output folder only, never from
+ * the runner's memory, so it can be regenerated for a partial run (a
+ * failing step, a killed process) and always agrees with the trace. The
+ * page is the embedded template assets/report/report.html with the run put
+ * into its run-data script as JSON: the task line, the step lines (each
+ * with its overlay as a data: URL) and the end line. Every '<' in that JSON
+ * is written as \u003c so no string can close the script element.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/trace.h"
+#include "base/alloc.h"
+#include "base/base64.h"
+#include "base/buf.h"
+
+extern const unsigned char fovea_report_html[];
+extern const size_t fovea_report_html_len;
+
+#define REPORT_TRACE_MAX (64u << 20)
+#define REPORT_IMAGE_MAX (32u << 20)
+#define REPORT_OUT_MAX (1024u << 20)
+
+/* Only "steps/NNN.png"-like names: the trace is ours, but a report must
+ * never inline an arbitrary file because a trace line said so. */
+static int safe_rel(const char *rel)
+{
+    if (strncmp(rel, "steps/", 6) != 0 || strstr(rel, "..") || strchr(rel + 6, '/'))
+        return 0;
+    size_t n = strlen(rel);
+    return n > 10 && strcmp(rel + n - 4, ".png") == 0;
+}
+
+/* Adds "image": "data:image/png;base64,..." to step j when its overlay exists. */
+static base_err attach_image(const char *dir, cJSON *j, char *err)
+{
+    const cJSON *ov = cJSON_GetObjectItemCaseSensitive(j, "overlay");
+    if (!cJSON_IsString(ov) || !ov->valuestring[0] || !safe_rel(ov->valuestring))
+        return BASE_OK;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, ov->valuestring);
+    uint8_t *png = NULL;
+    size_t n = 0;
+    if (perc_image_read_file(path, &png, &n, REPORT_IMAGE_MAX, NULL) != BASE_OK)
+        return BASE_OK; /* a missing overlay is shown as "no overlay" */
+    static const char prefix[] = "data:image/png;base64,";
+    size_t enc = base64_encoded_len(n);
+    char *url = enc ? base_malloc(sizeof prefix + enc) : NULL;
+    if (!url) {
+        base_free(png);
+        return base_errf(err, BASE_ENOMEM, "out of memory encoding %s", path);
+    }
+    memcpy(url, prefix, sizeof prefix - 1);
+    base64_encode(png, n, url + sizeof prefix - 1);
+    base_free(png);
+    cJSON *s = cJSON_CreateString(url);
+    base_free(url);
+    if (!s || !cJSON_AddItemToObject(j, "image", s)) {
+        cJSON_Delete(s);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    return BASE_OK;
+}
+
+/* Reads trace.jsonl into {"task":..,"steps":[..],"end":..}. */
+static base_err load_run(const char *dir, cJSON **out, char *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = perc_image_read_file(path, &data, &n, REPORT_TRACE_MAX, why);
+    if (e)
+        return base_errf(err, e == BASE_ETOOBIG ? e : BASE_EIO, "report: %s", why);
+    cJSON *run = cJSON_CreateObject();
+    cJSON *steps = run ? cJSON_AddArrayToObject(run, "steps") : NULL;
+    if (!steps) {
+        e = base_errf(err, BASE_ENOMEM, "out of memory");
+        goto done;
+    }
+    char *line = (char *)data;
+    for (int lineno = 1; line && *line; lineno++) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        if (*line) {
+            cJSON *j = cJSON_Parse(line);
+            const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
+            if (!cJSON_IsString(type)) {
+                cJSON_Delete(j);
+                e = base_errf(err, BASE_EPROTO, "report: %s line %d: not a trace record", path,
+                              lineno);
+                goto done;
+            }
+            if (strcmp(type->valuestring, "step") == 0) {
+                if ((e = attach_image(dir, j, err))) {
+                    cJSON_Delete(j);
+                    goto done;
+                }
+                cJSON_AddItemToArray(steps, j);
+            } else if (strcmp(type->valuestring, "task") == 0 ||
+                       strcmp(type->valuestring, "end") == 0) {
+                cJSON_DeleteItemFromObjectCaseSensitive(run, type->valuestring);
+                cJSON_AddItemToObject(run, type->valuestring, j);
+            } else {
+                cJSON_Delete(j); /* newer record kinds are ignored */
+            }
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(run, "task"))
+        e = base_errf(err, BASE_EPROTO, "report: %s has no task line", path);
+done:
+    base_free(data);
+    if (e)
+        cJSON_Delete(run);
+    else
+        *out = run;
+    return e;
+}
+
+/* Appends s with every '<' written as \u003c. */
+static base_err append_script_safe(base_buf *b, const char *s)
+{
+    for (const char *p = s; *p;) {
+        const char *lt = strchr(p, '<');
+        size_t n = lt ? (size_t)(lt - p) : strlen(p);
+        base_err e = base_buf_append(b, p, n);
+        if (!e && lt)
+            e = base_buf_append_str(b, "\\u003c");
+        if (e)
+            return e;
+        p += n + (lt ? 1 : 0);
+    }
+    return BASE_OK;
+}
+
+base_err agent_report_write(const char *out_dir, char *err)
+{
+    if (!out_dir)
+        return base_errf(err, BASE_EINVAL, "agent_report_write: NULL directory");
+    cJSON *run = NULL;
+    base_err e = load_run(out_dir, &run, err);
+    if (e)
+        return e;
+    char *json = cJSON_PrintUnformatted(run);
+    cJSON_Delete(run);
+    if (!json)
+        return base_errf(err, BASE_ENOMEM, "out of memory formatting the report");
+    static const char marker[] = "{{RUN_JSON}}";
+    const char *tpl = (const char *)fovea_report_html;
+    const char *at = strstr(tpl, marker);
+    BASE_ASSERT(at != NULL); /* the template is ours and embedded at build time */
+    base_buf b;
+    base_buf_init(&b, REPORT_OUT_MAX);
+    e = base_buf_append(&b, tpl, (size_t)(at - tpl));
+    if (!e)
+        e = append_script_safe(&b, json);
+    if (!e)
+        e = base_buf_append_str(&b, at + sizeof marker - 1);
+    cJSON_free(json);
+    if (e) {
+        base_buf_fini(&b);
+        return base_errf(err, e, "report: %s", base_strerror(e));
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/report.html", out_dir);
+    e = perc_image_write_file(path, b.data, b.len, err);
+    base_buf_fini(&b);
+    return e;
+}

@@ -1,0 +1,1199 @@
+/* agent/run.c: the scripted-task runner.
+ *
+ * One loop over the task's steps; each attempt of a step fills an
+ * agent_step_record as it goes (gate, box, snap, cascade, timings) and ends
+ * with the overlay, a trace line and a progress line. The parts:
+ *
+ *  - ground(): the grounding path for a named target. The gate decides
+ *    procedural or declarative and hands back an epoch; the box is chosen in
+ *    it by vision index and/or label; when the epoch does not hold it (the
+ *    page is still changing: an autocomplete list after its debounce, a new
+ *    page after a navigation) a new prefetch is scheduled and waited for,
+ *    until the step's timeout. The box then goes to perc_snap_box with the
+ *    intent derived from the verb.
+ *  - the actions, which hand the snapped element to cascade_* and, for
+ *    mutating ones, settle (wait for a navigation the action started) and
+ *    schedule the next prefetch so it runs while the next step is prepared.
+ *  - text steps, which read the rendered text of every frame
+ *    (assets/js/agent_text.js, cross-origin frames through their sessions).
+ *
+ * Secrets: typed passwords are collected up front; every string of a record
+ * is scrubbed before it is written, descriptions mask them, and the rects
+ * of fields that received one are painted over in later overlays.
+ */
+#include "agent/run.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <regex.h>
+#include <string.h>
+
+#include "agent/trace.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "cascade/cascade.h"
+#include "cascade/gate.h"
+#include "perception/capture.h"
+#include "perception/fingerprint.h"
+#include "perception/prefetch.h"
+#include "perception/probe.h"
+#include "perception/vision.h"
+
+extern const unsigned char fovea_js_agent_text[];
+extern const unsigned char fovea_js_agent_select[];
+
+#define MAX_MASKS 16
+#define MAX_SECRETS 32
+#define TEXT_MAX (4u << 20)
+/* How long watch_end waits for a navigation to start when the page did not
+ * answer its round trip (a busy or unloading page). */
+#define SETTLE_GRACE_MS 60
+/* How long a requested navigation may take to start loading. */
+#define NAV_START_MS 5000
+
+void agent_run_opts_init(agent_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->out_dir = "out/run";
+    o->vision = "dom";
+    o->humanize = 1;
+    o->overlays = AGENT_OVERLAYS_ALL;
+}
+
+int agent_overlays_parse(const char *s, agent_overlays *out)
+{
+    static const char *const names[] = {"all", "failures", "none"};
+    for (int i = 0; s && i < 3; i++) {
+        if (strcmp(s, names[i]) == 0) {
+            *out = (agent_overlays)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+typedef struct runner {
+    cdp_page *page;
+    const agent_task *task;
+    agent_run_opts o;
+    FILE *out;
+    perc_vision *vision;
+    perc_prefetch *pf;
+    cascade_hand *hand;
+    agent_trace *trace;
+    uint64_t ticket;         /* of the last scheduled prefetch */
+    uint64_t last_epoch;     /* id of the epoch the previous step used */
+    const char *secrets[MAX_SECRETS];
+    int n_secrets;
+    base_rect masks[MAX_MASKS];
+    int n_masks;
+    char mask_url[1024];     /* masks apply while the page stays on this URL */
+    char main_frame[64];
+    agent_step_record *recs; /* one per step (the last attempt) for the summary */
+} runner;
+
+/* ---- small helpers --------------------------------------------------------- */
+
+static void copy(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+/* Lower-cased, whitespace-collapsed, trimmed copy for label comparison. */
+static void norm(const char *s, char *out, size_t n)
+{
+    size_t k = 0;
+    int space = 0;
+    for (; s && *s && k + 1 < n; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (isspace(c)) {
+            space = k > 0;
+            continue;
+        }
+        if (space && k + 2 < n)
+            out[k++] = ' ';
+        space = 0;
+        out[k++] = (char)tolower(c);
+    }
+    out[k] = '\0';
+}
+
+/* How well a box label matches the wanted label: 100 equal, 80 the box
+ * label starts with it, 60 contains it, 40 it starts with the box label
+ * (a longer description of a short control), 0 no match. */
+static int label_score(const char *want, const char *have)
+{
+    char w[PERC_LABEL_MAX * 2], h[PERC_LABEL_MAX * 2];
+    norm(want, w, sizeof w);
+    norm(have, h, sizeof h);
+    if (!w[0] || !h[0])
+        return 0;
+    if (strcmp(w, h) == 0)
+        return 100;
+    if (strncmp(h, w, strlen(w)) == 0)
+        return 80;
+    if (strstr(h, w))
+        return 60;
+    if (strlen(h) >= 3 && strncmp(w, h, strlen(h)) == 0)
+        return 40;
+    return 0;
+}
+
+static double now_ms(void)
+{
+    return base_monotime_ms();
+}
+
+static void schedule(runner *rn, const char *subgoal)
+{
+    perc_vision_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.subgoal = subgoal;
+    rn->ticket = perc_prefetch_schedule(rn->pf, &ctx);
+}
+
+static void page_url(runner *rn, char *buf, size_t n)
+{
+    cJSON *v = NULL;
+    buf[0] = '\0';
+    if (cdp_page_evaluate(rn->page, "location.href", &v, 3000, NULL) == BASE_OK &&
+        cJSON_IsString(v))
+        copy(buf, n, v->valuestring);
+    cJSON_Delete(v);
+}
+
+/* Sets the failure of r: reason code name and a one-line outcome. */
+__attribute__((format(printf, 3, 4))) static void failf(agent_step_record *r, const char *reason,
+                                                        const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->outcome, sizeof r->outcome, fmt, ap);
+    va_end(ap);
+    r->ok = 0;
+    if (!r->reason[0] || strcmp(r->reason, "ok") == 0)
+        copy(r->reason, sizeof r->reason, reason);
+}
+
+/* ---- settling after an action --------------------------------------------- */
+
+static int main_frame_pred(const cJSON *params, void *user)
+{
+    const char *want = user;
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(params, "frameId");
+    return cJSON_IsString(f) && strcmp(f->valuestring, want) == 0;
+}
+
+typedef struct settle_watch {
+    cdp_waiter *requested, *started, *stopped;
+} settle_watch;
+
+/* Registered before the action so a navigation it starts cannot be missed. */
+static void watch_begin(runner *rn, settle_watch *w)
+{
+    memset(w, 0, sizeof *w);
+    cdp_conn *c = cdp_page_conn(rn->page);
+    const char *s = cdp_page_session(rn->page);
+    if (cdp_waiter_create(c, s, "Page.frameRequestedNavigation", main_frame_pred, rn->main_frame,
+                          &w->requested) != BASE_OK)
+        w->requested = NULL;
+    if (cdp_waiter_create(c, s, "Page.frameStartedLoading", main_frame_pred, rn->main_frame,
+                          &w->started) != BASE_OK)
+        w->started = NULL;
+    if (cdp_waiter_create(c, s, "Page.frameStoppedLoading", main_frame_pred, rn->main_frame,
+                          &w->stopped) != BASE_OK)
+        w->stopped = NULL;
+}
+
+/* 1 when the waiter's event has arrived (without waiting). */
+static int fired(cdp_waiter *w)
+{
+    return w && cdp_waiter_wait(w, 0, NULL) == BASE_OK;
+}
+
+/* After a mutating action: did it start a navigation of the main frame?
+ * The renderer emits Page.frameRequestedNavigation while it runs the
+ * action's handlers and default action (link, form submit, location =),
+ * and a session's events and replies arrive in the order it sent them. So
+ * after one round trip to the page every navigation the action requested
+ * so far has been announced; then only a navigation needs waiting for
+ * (until the main frame stops loading), and a plain DOM update costs one
+ * round trip instead of a fixed grace period. A requested navigation that
+ * never starts (cancelled, a download, a 204) is given NAV_START_MS. A
+ * navigation started later from a timer is not waited for here; the next
+ * step's gate sees the new page's fingerprint. Then the next prefetch is
+ * scheduled. */
+static void watch_end(runner *rn, settle_watch *w, agent_step_record *r, const char *subgoal)
+{
+    double t0 = now_ms();
+    cJSON *v = NULL;
+    if (cdp_page_evaluate(rn->page, "0", &v, 2000, NULL) != BASE_OK && w->started)
+        cdp_waiter_wait(w->started, SETTLE_GRACE_MS, NULL); /* page busy or gone */
+    cJSON_Delete(v);
+    int started = fired(w->started);
+    if (!started && fired(w->requested))
+        started = w->started && cdp_waiter_wait(w->started, NAV_START_MS, NULL) == BASE_OK;
+    if (started && w->stopped && cdp_waiter_wait(w->stopped, 15000, NULL) != BASE_OK)
+        base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: page did not finish loading", r->index);
+    cdp_waiter_destroy(w->requested);
+    cdp_waiter_destroy(w->started);
+    cdp_waiter_destroy(w->stopped);
+    memset(w, 0, sizeof *w);
+    schedule(rn, subgoal);
+    r->ms.settle += now_ms() - t0;
+}
+
+/* ---- grounding -------------------------------------------------------------- */
+
+/* Index of the best box for t in e, or -1; *source says how it was chosen. */
+static int choose_box(const perc_epoch *e, const agent_target *t, const char **source)
+{
+    if (!e)
+        return -1;
+    if (t->index > 0) {
+        for (int i = 0; i < e->n; i++) {
+            if (e->boxes[i].id != t->index)
+                continue;
+            /* An index alone is trusted; with a label the label must agree,
+             * since indices are only stable within one epoch. */
+            if (!t->label || label_score(t->label, e->boxes[i].label) > 0) {
+                *source = "index";
+                return i;
+            }
+        }
+    }
+    int best = -1, best_score = 0;
+    float best_area = 0;
+    for (int i = 0; t->label && i < e->n; i++) {
+        int s = label_score(t->label, e->boxes[i].label);
+        float area = base_rect_area(e->boxes[i].r);
+        /* Ties go to the smaller box: the more specific control. */
+        if (s > best_score || (s == best_score && s > 0 && area < best_area)) {
+            best = i;
+            best_score = s;
+            best_area = area;
+        }
+    }
+    if (best >= 0)
+        *source = "label";
+    return best;
+}
+
+/* Up to 4 "did you mean" lines: boxes sharing a word with the label. */
+static void suggest(const perc_epoch *e, const agent_target *t, agent_step_record *r)
+{
+    char w[256];
+    norm(t->label, w, sizeof w);
+    for (int i = 0; e && i < e->n && r->n_alternatives < 4; i++) {
+        char h[256];
+        norm(e->boxes[i].label, h, sizeof h);
+        int share = 0;
+        char tmp[256];
+        copy(tmp, sizeof tmp, w);
+        for (char *save = NULL, *tok = strtok_r(tmp, " ", &save); tok && !share;
+             tok = strtok_r(NULL, " ", &save))
+            share = strlen(tok) >= 3 && strstr(h, tok) != NULL;
+        /* With few boxes, every one is worth naming (a consent wall that
+         * hides everything else leaves only its own buttons). */
+        if (!share && w[0] && e->n > 4)
+            continue;
+        base_point c = base_rect_center(e->boxes[i].r);
+        snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                 "[V%d] '%.100s' at (%.0f,%.0f)", e->boxes[i].id, e->boxes[i].label, c.x, c.y);
+    }
+}
+
+/* The result of grounding one target. */
+typedef struct grounded {
+    perc_epoch *epoch; /* acquired */
+    int box;           /* index into epoch->boxes */
+    perc_snap snap;
+} grounded;
+
+static void grounded_fini(grounded *g)
+{
+    perc_epoch_release(g->epoch);
+    memset(g, 0, sizeof *g);
+}
+
+static const char *intent_name(snap_intent_kind k)
+{
+    return k == SNAP_INTENT_SELECT ? "select" : k == SNAP_INTENT_EXPAND ? "expand" : "any";
+}
+
+static const char *phase_name(snap_phase p)
+{
+    switch (p) {
+    case SNAP_PHASE_A:
+        return "A";
+    case SNAP_PHASE_A_ALT:
+        return "A-alt";
+    case SNAP_PHASE_B:
+        return "B";
+    default:
+        return "-";
+    }
+}
+
+/* Gate, box, snap for target t. do_snap 0 stops after the box (wait_for).
+ * Returns 1 with *g filled, 0 with r's failure set. */
+static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_intent_kind kind,
+                  int do_snap, agent_step_record *r, grounded *g)
+{
+    memset(g, 0, sizeof *g);
+    char err[BASE_ERRBUF_SIZE] = "";
+    double deadline = now_ms() + s->timeout_ms;
+    double t0 = now_ms();
+    cascade_gate_result gr;
+    memset(&gr, 0, sizeof gr);
+    base_err e = cascade_gate(rn->page, rn->pf, rn->ticket, s->critical, NULL, &gr, err);
+    r->ms.gate += now_ms() - t0;
+    if (e) {
+        failf(r, "error", "gate: %s", err);
+        return 0;
+    }
+    copy(r->gate, sizeof r->gate,
+         gr.mode == CASCADE_GATE_PROCEDURAL ? "procedural" : "declarative");
+    copy(r->gate_why, sizeof r->gate_why, gr.why);
+    r->vision_lag = gr.vision_lag;
+    r->ms.fingerprint += gr.now.ms;
+    perc_epoch *ep = gr.epoch;
+    const char *source = "";
+    int bi = choose_box(ep, t, &source);
+    /* Not in this epoch: the page may still be changing. Ask for fresh
+     * vision until the box shows up or the step's time is spent. */
+    while (bi < 0 && now_ms() < deadline) {
+        schedule(rn, r->desc);
+        double w0 = now_ms();
+        perc_epoch *next = perc_prefetch_wait(rn->pf, rn->ticket, (int)(deadline - now_ms()) + 1);
+        r->ms.gate += now_ms() - w0;
+        if (!next) {
+            char why[200] = "";
+            perc_prefetch_last_error(rn->pf, why, sizeof why);
+            if (why[0]) {
+                perc_epoch_release(ep);
+                failf(r, "error", "vision: %s", why);
+                return 0;
+            }
+            break;
+        }
+        perc_epoch_release(ep);
+        ep = next;
+        copy(r->gate, sizeof r->gate, "declarative");
+        copy(r->gate_why, sizeof r->gate_why, "target not in the epoch: waited for fresh vision");
+        bi = choose_box(ep, t, &source);
+        if (bi < 0)
+            base_sleep_ms(50);
+    }
+    if (ep) {
+        r->epoch_id = ep->id;
+        r->n_boxes = ep->n;
+        /* Stage times of the vision pass count when this step needed it. */
+        if (ep->id != rn->last_epoch && strcmp(r->gate, "declarative") == 0) {
+            r->ms.capture = ep->capture_ms;
+            r->ms.decode = ep->decode_ms;
+            r->ms.vision = ep->vision_ms + ep->enrich_ms;
+        }
+        rn->last_epoch = ep->id;
+    }
+    if (bi < 0) {
+        if (ep)
+            suggest(ep, t, r);
+        failf(r, "not_found", "no box for %s%s%s in %d vision boxes (epoch %llu)",
+              t->label ? "'" : "", t->label ? t->label : "", t->label ? "'" : "",
+              ep ? ep->n : 0, ep ? (unsigned long long)ep->id : 0ULL);
+        if (t->index > 0 && !t->label)
+            snprintf(r->outcome + strlen(r->outcome), sizeof r->outcome - strlen(r->outcome),
+                     " [V%d]", t->index);
+        g->epoch = ep;
+        g->box = -1;
+        return 0;
+    }
+    const perc_box *b = &ep->boxes[bi];
+    r->box_id = b->id;
+    copy(r->box_label, sizeof r->box_label, b->label);
+    copy(r->box_source, sizeof r->box_source, source);
+    r->box = b->r;
+    g->epoch = ep;
+    g->box = bi;
+    if (!do_snap)
+        return 1;
+    snap_intent in = {t->label ? t->label : b->label, kind};
+    copy(r->intent, sizeof r->intent, intent_name(kind));
+    t0 = now_ms();
+    e = perc_snap_box(rn->page, b->r, &in, &g->snap, err);
+    r->ms.snap += now_ms() - t0;
+    if (e) {
+        failf(r, "error", "snap: %s", err);
+        return 0;
+    }
+    const perc_snap *sn = &g->snap;
+    r->snapped = sn->found;
+    copy(r->phase, sizeof r->phase, phase_name(sn->res.phase));
+    r->score_area = sn->res.score.area;
+    r->score_label = sn->res.score.label;
+    r->score_chevron = sn->res.score.chevron;
+    r->score_total = sn->res.score.total;
+    r->pt = sn->pt;
+    copy(r->el_tag, sizeof r->el_tag, sn->tag);
+    copy(r->el_text, sizeof r->el_text, sn->text);
+    r->el_rect = sn->rect;
+    copy(r->verdict, sizeof r->verdict,
+         sn->verdict == SNAP_VERIFY_OK        ? "hit ok"
+         : sn->verdict == SNAP_VERIFY_COVERED ? "covered"
+                                              : "nothing at point");
+    if (sn->verdict == SNAP_VERIFY_COVERED && sn->covering[0])
+        snprintf(r->verdict, sizeof r->verdict, "covered");
+    copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
+    if (!sn->found) {
+        failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
+              sn->res.reason);
+        return 0;
+    }
+    return 1;
+}
+
+static cascade_target target_of(const grounded *g, const char *label)
+{
+    cascade_target t;
+    memset(&t, 0, sizeof t);
+    t.xpath = g->snap.xpath;
+    t.frame_id = g->snap.frame_id;
+    t.pt = g->snap.pt;
+    t.have_pt = 1;
+    t.label = label;
+    return t;
+}
+
+/* Copies a cascade result into the record; returns its success. */
+static int take_result(agent_step_record *r, const cascade_result *c)
+{
+    r->n_tried = c->n_tried < 3 ? c->n_tried : 3;
+    for (int i = 0; i < r->n_tried; i++) {
+        r->tried[i].tier = c->tried[i].tier;
+        r->tried[i].success = c->tried[i].success;
+        r->tried[i].ms = c->tried[i].ms;
+        copy(r->tried[i].outcome, sizeof r->tried[i].outcome, c->tried[i].outcome);
+    }
+    copy(r->reason, sizeof r->reason, c->success ? "ok" : cascade_reason_name(c->reason));
+    copy(r->message, sizeof r->message, c->message);
+    r->n_alternatives = 0;
+    for (int i = 0; i < c->n_alternatives && i < 4; i++)
+        copy(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0], c->alternatives[i]);
+    r->n_path = c->n_path < AGENT_MAX_PATH ? c->n_path : AGENT_MAX_PATH;
+    memcpy(r->path, c->path, (size_t)r->n_path * sizeof r->path[0]);
+    if (c->n_tried > 0)
+        r->pt = c->clicked_at;
+    r->ms.dispatch += c->ms;
+    r->ok = c->success;
+    if (!c->success)
+        snprintf(r->outcome, sizeof r->outcome, "%.24s: %.220s", cascade_reason_name(c->reason),
+                 c->message);
+    return c->success;
+}
+
+/* The verdict of a cascade call: a transport or argument error with no
+ * tier tried becomes an "error" failure; anything else is the result's. */
+static int cascade_outcome(agent_step_record *r, base_err e, const cascade_result *c,
+                           const char *err)
+{
+    if (e && c->n_tried == 0) {
+        failf(r, "error", "cascade: %s%s%s", base_strerror(e), err[0] ? ": " : "", err);
+        return 0;
+    }
+    return take_result(r, c);
+}
+
+/* ---- page text ----------------------------------------------------------------- */
+
+static void append_value(base_buf *b, const cJSON *res)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "result");
+    v = cJSON_GetObjectItemCaseSensitive(v, "value");
+    if (cJSON_IsString(v)) {
+        base_buf_append_str(b, v->valuestring);
+        base_buf_append_str(b, "\n");
+    }
+}
+
+/* The rendered text of the page and all its frames, one line per line. */
+static base_err page_text(runner *rn, base_buf *out, char *err)
+{
+    cJSON *v = NULL;
+    base_err e = cdp_page_evaluate(rn->page, (const char *)fovea_js_agent_text, &v, 5000, err);
+    if (e)
+        return e;
+    if (cJSON_IsString(v)) {
+        base_buf_append_str(out, v->valuestring);
+        base_buf_append_str(out, "\n");
+    }
+    cJSON_Delete(v);
+    cdp_frame frames[32];
+    int n = cdp_page_frames(rn->page, frames, 32);
+    for (int i = 1; i < n && i < 32; i++) {
+        if (!frames[i].oopif || !frames[i].session[0])
+            continue;
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "expression", (const char *)fovea_js_agent_text);
+        cJSON_AddBoolToObject(p, "returnByValue", 1);
+        cJSON *res = NULL;
+        if (cdp_call(cdp_page_conn(rn->page), frames[i].session, "Runtime.evaluate", p, &res,
+                     5000, NULL) == BASE_OK)
+            append_value(out, res);
+        cJSON_Delete(res);
+    }
+    return BASE_OK;
+}
+
+/* Does text contain the step's text (case-insensitive) or match its pattern? */
+static int text_matches(const agent_step *s, const char *text)
+{
+    if (s->pattern) {
+        regex_t re;
+        if (regcomp(&re, s->pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
+            return 0;
+        int ok = regexec(&re, text, 0, NULL, 0) == 0;
+        regfree(&re);
+        if (!ok)
+            return 0;
+    }
+    if (s->text) {
+        char w[AGENT_TEXT_MAX + 1];
+        norm(s->text, w, sizeof w);
+        size_t n = strlen(text);
+        char *h = base_malloc(n + 1);
+        if (!h)
+            return 0;
+        norm(text, h, n + 1);
+        int ok = strstr(h, w) != NULL;
+        base_free(h);
+        return ok;
+    }
+    return 1;
+}
+
+/* ---- actions --------------------------------------------------------------------- */
+
+static snap_intent_kind kind_for(const agent_step *s, const char *label, const char *dflt)
+{
+    return snap_classify_intent(s->verb ? s->verb : dflt, label);
+}
+
+static void add_mask(runner *rn, base_rect r)
+{
+    char url[1024];
+    page_url(rn, url, sizeof url);
+    if (strcmp(url, rn->mask_url) != 0) {
+        rn->n_masks = 0;
+        copy(rn->mask_url, sizeof rn->mask_url, url);
+    }
+    if (rn->n_masks < MAX_MASKS)
+        rn->masks[rn->n_masks++] = r;
+}
+
+static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    const char *dflt = s->action == AGENT_TYPE ? "type" : "click";
+    if (!ground(rn, s, &s->target, kind_for(s, s->target.label, dflt), 1, r, g))
+        return 0;
+    cascade_target t = target_of(g, s->target.label);
+    cascade_result c;
+    memset(&c, 0, sizeof c);
+    settle_watch w;
+    watch_begin(rn, &w);
+    base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, s->password, &c, err)
+                                         : cascade_click(rn->hand, &t, &c, err);
+    int ok = cascade_outcome(r, e, &c, err);
+    if (ok && s->action == AGENT_TYPE && s->password)
+        add_mask(rn, g->snap.rect);
+    if (ok)
+        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%.60s' at (%.0f,%.0f): %s",
+                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, g->snap.text,
+                 r->pt.x, r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+    watch_end(rn, &w, r, r->desc);
+    return ok;
+}
+
+/* A native <select> cannot be opened into the page; choose by script. */
+static int native_select(runner *rn, const agent_step *s, agent_step_record *r, const grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (g->snap.frame_id[0]) {
+        failf(r, "error", "native <select> inside a frame is not supported yet");
+        return 0;
+    }
+    cJSON *args = cJSON_CreateArray();
+    cJSON_AddItemToArray(args, cJSON_CreateString(g->snap.xpath));
+    cJSON_AddItemToArray(args, cJSON_CreateString(s->value));
+    char *a = cJSON_PrintUnformatted(args);
+    cJSON_Delete(args);
+    base_buf b;
+    base_buf_init(&b, 1u << 20);
+    base_err e = a ? base_buf_printf(&b, "(%s)(...%s)", (const char *)fovea_js_agent_select, a)
+                   : BASE_ENOMEM;
+    cJSON_free(a);
+    double t0 = now_ms();
+    cJSON *v = NULL;
+    if (!e)
+        e = cdp_page_evaluate(rn->page, (const char *)b.data, &v, 5000, err);
+    base_buf_fini(&b);
+    double ms = now_ms() - t0;
+    r->ms.dispatch += ms;
+    cJSON *res = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON_Delete(v);
+    int ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "ok"));
+    r->n_tried = 1;
+    r->tried[0].tier = 3;
+    r->tried[0].success = ok;
+    r->tried[0].ms = ms;
+    if (ok) {
+        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "native <select> set (scripted)");
+        copy(r->reason, sizeof r->reason, "ok");
+        r->ok = 1;
+        snprintf(r->outcome, sizeof r->outcome, "chose '%.80s' in <select> '%.60s' (scripted)",
+                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "chosen")),
+                 g->snap.text);
+    } else {
+        const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "why"));
+        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "%s", why ? why : err);
+        failf(r, "not_found", "<select> '%.60s' has no option '%.60s'", g->snap.text, s->value);
+        const cJSON *o;
+        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(res, "options"))
+        {
+            if (r->n_alternatives < 4 && cJSON_IsString(o))
+                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                         "option '%.120s'", o->valuestring);
+        }
+    }
+    cJSON_Delete(res);
+    return ok;
+}
+
+static int act_select(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (!ground(rn, s, &s->target, kind_for(s, s->target.label, "open"), 1, r, g))
+        return 0;
+    settle_watch w;
+    if (strcmp(g->snap.tag, "select") == 0) {
+        watch_begin(rn, &w);
+        int ok = native_select(rn, s, r, g);
+        watch_end(rn, &w, r, r->desc);
+        return ok;
+    }
+    /* Open the control, then choose the option from fresh vision. */
+    cascade_target t = target_of(g, s->target.label);
+    cascade_result c;
+    memset(&c, 0, sizeof c);
+    watch_begin(rn, &w);
+    base_err e = cascade_click(rn->hand, &t, &c, err);
+    int ok = cascade_outcome(r, e, &c, err);
+    watch_end(rn, &w, r, r->desc);
+    if (!ok)
+        return 0;
+    grounded opt;
+    agent_target want = {s->value, 0};
+    agent_step_record r2 = *r;
+    if (!ground(rn, s, &want, kind_for(s, s->value, "select"), 1, &r2, &opt)) {
+        grounded_fini(&opt);
+        *r = r2;
+        snprintf(r->outcome + strlen(r->outcome), sizeof r->outcome - strlen(r->outcome),
+                 " (after opening '%.40s')", s->target.label ? s->target.label : "");
+        return 0;
+    }
+    *r = r2;
+    t = target_of(&opt, s->value);
+    memset(&c, 0, sizeof c);
+    watch_begin(rn, &w);
+    e = cascade_click(rn->hand, &t, &c, err);
+    ok = cascade_outcome(r, e, &c, err);
+    if (ok)
+        snprintf(r->outcome, sizeof r->outcome, "opened '%.50s', chose <%s> '%.60s'",
+                 s->target.label ? s->target.label : "", opt.snap.tag, opt.snap.text);
+    watch_end(rn, &w, r, r->desc);
+    /* The overlay shows the option's epoch: keep that one. */
+    grounded_fini(g);
+    *g = opt;
+    return ok;
+}
+
+static int act_drag(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (!ground(rn, s, &s->target, kind_for(s, s->target.label, "drag"), 1, r, g))
+        return 0;
+    base_point to = {s->to_x, s->to_y};
+    if (agent_target_set(&s->to)) {
+        agent_step_record r2 = *r;
+        grounded dst;
+        if (!ground(rn, s, &s->to, SNAP_INTENT_ANY, 1, &r2, &dst)) {
+            grounded_fini(&dst);
+            copy(r->reason, sizeof r->reason, r2.reason);
+            snprintf(r->outcome, sizeof r->outcome, "drag destination: %.200s", r2.outcome);
+            r->ok = 0;
+            return 0;
+        }
+        to = dst.snap.pt;
+        grounded_fini(&dst);
+    }
+    cascade_target t = target_of(g, s->target.label);
+    cascade_result c;
+    memset(&c, 0, sizeof c);
+    settle_watch w;
+    watch_begin(rn, &w);
+    base_err e = cascade_drag(rn->hand, &t, to, s->num_value, s->have_num_value, &c, err);
+    int ok = cascade_outcome(r, e, &c, err);
+    if (ok)
+        snprintf(r->outcome, sizeof r->outcome, "dragged <%s> '%.60s' to %s%s", g->snap.tag,
+                 g->snap.text, s->have_num_value ? "value " : "",
+                 s->have_num_value ? s->value : "the destination");
+    watch_end(rn, &w, r, r->desc);
+    return ok;
+}
+
+/* A trusted wheel scroll at the viewport centre, then wait until scrollY rests. */
+static base_err wheel(runner *rn, int dy, char *err)
+{
+    const cdp_page_opts *vp = cdp_page_viewport(rn->page);
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "type", "mouseWheel");
+    cJSON_AddNumberToObject(p, "x", (vp->width ? vp->width : 1280) / 2);
+    cJSON_AddNumberToObject(p, "y", (vp->height ? vp->height : 800) / 2);
+    cJSON_AddNumberToObject(p, "deltaX", 0);
+    cJSON_AddNumberToObject(p, "deltaY", dy);
+    base_err e = cdp_page_call(rn->page, "Input.dispatchMouseEvent", p, NULL, 5000, err);
+    double last = -1;
+    for (int i = 0; !e && i < 20; i++) {
+        cJSON *v = NULL;
+        if (cdp_page_evaluate(rn->page, "window.scrollY", &v, 2000, NULL) != BASE_OK) {
+            cJSON_Delete(v);
+            break;
+        }
+        double y = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        cJSON_Delete(v);
+        if (y == last)
+            break;
+        last = y;
+        base_sleep_ms(30);
+    }
+    return e;
+}
+
+static int act_scroll(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    settle_watch w;
+    if (!agent_target_set(&s->target)) {
+        watch_begin(rn, &w);
+        double t0 = now_ms();
+        base_err e = wheel(rn, s->dy, err);
+        r->ms.dispatch += now_ms() - t0;
+        watch_end(rn, &w, r, r->desc);
+        if (e) {
+            failf(r, "error", "scroll: %s", err);
+            return 0;
+        }
+        r->ok = 1;
+        copy(r->reason, sizeof r->reason, "ok");
+        snprintf(r->outcome, sizeof r->outcome, "scrolled by %d px", s->dy);
+        return 1;
+    }
+    /* Scroll until vision sees the target, a viewport at a time. */
+    const cdp_page_opts *vp = cdp_page_viewport(rn->page);
+    int step_px = (int)((vp->height ? vp->height : 800) * 0.7);
+    agent_step once = *s;
+    once.timeout_ms = 1200;
+    for (int i = 0; i < 12; i++) {
+        agent_step_record r2 = *r;
+        if (ground(rn, &once, &s->target, SNAP_INTENT_ANY, 0, &r2, g)) {
+            *r = r2;
+            r->ok = 1;
+            copy(r->reason, sizeof r->reason, "ok");
+            snprintf(r->outcome, sizeof r->outcome, "[V%d] '%.80s' in view after %d scroll%s",
+                     r->box_id, r->box_label, i, i == 1 ? "" : "s");
+            return 1;
+        }
+        grounded_fini(g);
+        *r = r2;
+        watch_begin(rn, &w);
+        double t0 = now_ms();
+        base_err e = wheel(rn, s->dy < 0 ? -step_px : step_px, err);
+        r->ms.dispatch += now_ms() - t0;
+        watch_end(rn, &w, r, r->desc);
+        if (e) {
+            failf(r, "error", "scroll: %s", err);
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    if (agent_target_set(&s->target)) {
+        int ok = ground(rn, s, &s->target, SNAP_INTENT_ANY, 0, r, g);
+        if (ok) {
+            r->ok = 1;
+            copy(r->reason, sizeof r->reason, "ok");
+            snprintf(r->outcome, sizeof r->outcome, "[V%d] '%.80s' is there (%s)", r->box_id,
+                     r->box_label, r->box_source);
+        }
+        return ok;
+    }
+    copy(r->gate, sizeof r->gate, "-");
+    double deadline = now_ms() + s->timeout_ms;
+    char err[BASE_ERRBUF_SIZE] = "";
+    do {
+        base_buf b;
+        base_buf_init(&b, TEXT_MAX);
+        base_err e = page_text(rn, &b, err);
+        int ok = !e && b.data && text_matches(s, (const char *)b.data);
+        base_buf_fini(&b);
+        if (ok) {
+            r->ok = 1;
+            copy(r->reason, sizeof r->reason, "ok");
+            snprintf(r->outcome, sizeof r->outcome, "'%.120s' is on the page", s->text);
+            return 1;
+        }
+        base_sleep_ms(100);
+    } while (now_ms() < deadline);
+    failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
+    return 0;
+}
+
+/* assert_text and extract: text of the target element, or of the page. */
+static int act_read(runner *rn, const agent_step *s, agent_step_record *r, grounded *g)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    int tgt = agent_target_set(&s->target);
+    if (tgt && !ground(rn, s, &s->target, SNAP_INTENT_ANY, 1, r, g))
+        return 0;
+    if (!tgt)
+        copy(r->gate, sizeof r->gate, "-");
+    double deadline = now_ms() + s->timeout_ms;
+    int ok = 0;
+    char *text = NULL;
+    do {
+        base_free(text);
+        text = NULL;
+        if (tgt) {
+            char both[512];
+            snprintf(both, sizeof both, "%s\n%s", g->snap.text, r->box_label);
+            text = base_strdup(both);
+        } else {
+            base_buf b;
+            base_buf_init(&b, TEXT_MAX);
+            if (page_text(rn, &b, err) == BASE_OK)
+                text = base_buf_steal(&b, NULL);
+            base_buf_fini(&b);
+        }
+        ok = text && text_matches(s, text);
+        if (ok || tgt)
+            break;
+        base_sleep_ms(100);
+    } while (now_ms() < deadline);
+    if (s->action == AGENT_EXTRACT && text) {
+        /* The lines of the text that match (all non-empty ones without a pattern). */
+        regex_t re;
+        int have_re = s->pattern && regcomp(&re, s->pattern, REG_EXTENDED | REG_NOSUB) == 0;
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save);
+             line && r->n_extracted < AGENT_MAX_EXTRACT; line = strtok_r(NULL, "\n", &save)) {
+            char n[160];
+            norm(line, n, sizeof n);
+            if (!n[0] || (have_re && regexec(&re, line, 0, NULL, 0) != 0))
+                continue;
+            copy(r->extracted[r->n_extracted++], sizeof r->extracted[0], line);
+        }
+        if (have_re)
+            regfree(&re);
+        ok = r->n_extracted > 0;
+    }
+    base_free(text);
+    if (ok) {
+        r->ok = 1;
+        copy(r->reason, sizeof r->reason, "ok");
+        if (s->action == AGENT_EXTRACT)
+            snprintf(r->outcome, sizeof r->outcome, "%d line%s extracted", r->n_extracted,
+                     r->n_extracted == 1 ? "" : "s");
+        else
+            snprintf(r->outcome, sizeof r->outcome, "found %s%.100s%s%s", s->text ? "'" : "/",
+                     s->text ? s->text : s->pattern, s->text ? "'" : "/",
+                     tgt ? " in the target" : " on the page");
+        return 1;
+    }
+    if (s->action == AGENT_EXTRACT)
+        failf(r, "not_found", "nothing matched /%.100s/", s->pattern ? s->pattern : "");
+    else
+        failf(r, "assert_failed", "%s%.100s%s not found %s within %d ms", s->text ? "'" : "/",
+              s->text ? s->text : s->pattern, s->text ? "'" : "/",
+              tgt ? "in the target" : "on the page", tgt ? 0 : s->timeout_ms);
+    return 0;
+}
+
+/* ---- the step loop ----------------------------------------------------------------- */
+
+static void scrub_record(runner *rn, agent_step_record *r)
+{
+    char *fields[] = {r->outcome, r->message, r->el_text, r->box_label, r->url, r->snap_reason};
+    size_t caps[] = {sizeof r->outcome, sizeof r->message, sizeof r->el_text,
+                     sizeof r->box_label, sizeof r->url, sizeof r->snap_reason};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        agent_scrub(fields[i], caps[i], rn->secrets, rn->n_secrets);
+    for (int i = 0; i < r->n_alternatives; i++)
+        agent_scrub(r->alternatives[i], sizeof r->alternatives[i], rn->secrets, rn->n_secrets);
+    for (int i = 0; i < r->n_extracted; i++)
+        agent_scrub(r->extracted[i], sizeof r->extracted[i], rn->secrets, rn->n_secrets);
+    for (int i = 0; i < r->n_tried; i++)
+        agent_scrub(r->tried[i].outcome, sizeof r->tried[i].outcome, rn->secrets,
+                    rn->n_secrets);
+}
+
+/* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
+static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
+{
+    if (rn->o.overlays == AGENT_OVERLAYS_NONE ||
+        (rn->o.overlays == AGENT_OVERLAYS_FAILURES && r->ok))
+        return;
+    double t0 = now_ms();
+    char err[BASE_ERRBUF_SIZE] = "";
+    perc_image img = {0};
+    const perc_epoch *ep = g->epoch;
+    base_err e = BASE_OK;
+    if (ep && ep->shot.px) {
+        e = perc_image_alloc(&img, ep->shot.w, ep->shot.h);
+        for (int y = 0; !e && y < img.h; y++)
+            memcpy(img.px + (size_t)y * (size_t)img.stride,
+                   ep->shot.px + (size_t)y * (size_t)ep->shot.stride, (size_t)img.w * 4);
+        img.scale = ep->shot.scale > 0 ? ep->shot.scale : 1.0f;
+    } else {
+        e = perc_capture(rn->page, NULL, &img, NULL, err);
+    }
+    perc_mark *marks = NULL;
+    int n = 0;
+    if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks))) {
+        for (int i = 0; i < ep->n; i++)
+            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, ep->boxes[i].label, 0};
+    }
+    char url[1024];
+    page_url(rn, url, sizeof url);
+    int masks = strcmp(url, rn->mask_url) == 0 ? rn->n_masks : 0;
+    if (!e)
+        e = agent_trace_overlay(rn->trace, &img, marks, n, rn->masks, masks, r, err);
+    if (e)
+        base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
+    base_free(marks);
+    perc_image_fini(&img);
+    r->ms.overlay += now_ms() - t0;
+}
+
+static const char *tiers_text(const agent_step_record *r, char *buf, size_t n)
+{
+    if (r->n_tried == 0)
+        return "-";
+    size_t k = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n_tried && k + 4 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", r->tried[i].tier);
+    return buf;
+}
+
+static void progress(runner *rn, const agent_step_record *r)
+{
+    char tiers[16];
+    fprintf(rn->out, "step %d/%d %s gate=%s tier=%s %s %.0f ms\n", r->index, r->total, r->desc,
+            r->gate[0] ? r->gate : "-", tiers_text(r, tiers, sizeof tiers),
+            r->ok ? "ok" : "FAILED", r->total_ms);
+    if (!r->ok) {
+        fprintf(rn->out, "  reason: %s\n", r->outcome);
+        if (r->message[0] && !strstr(r->outcome, r->message))
+            fprintf(rn->out, "  cascade: %s\n", r->message);
+        for (int i = 0; i < r->n_alternatives; i++)
+            fprintf(rn->out, "  try: %s\n", r->alternatives[i]);
+    }
+    fflush(rn->out);
+}
+
+static int run_step(runner *rn, int i, agent_step_record *r)
+{
+    const agent_step *s = &rn->task->steps[i];
+    int ok = 0;
+    for (int attempt = 1; attempt <= 1 + s->retries; attempt++) {
+        memset(r, 0, sizeof *r);
+        r->index = i + 1;
+        r->total = rn->task->n_steps;
+        r->attempts = attempt;
+        copy(r->action, sizeof r->action, agent_action_name(s->action));
+        agent_step_describe(s, r->desc, sizeof r->desc);
+        copy(r->target_label, sizeof r->target_label, s->target.label);
+        r->target_index = s->target.index;
+        copy(r->intent, sizeof r->intent, "-");
+        double t0 = now_ms();
+        grounded g;
+        memset(&g, 0, sizeof g);
+        switch (s->action) {
+        case AGENT_CLICK:
+        case AGENT_TYPE:
+            ok = act_click_like(rn, s, r, &g);
+            break;
+        case AGENT_SELECT:
+            ok = act_select(rn, s, r, &g);
+            break;
+        case AGENT_DRAG:
+            ok = act_drag(rn, s, r, &g);
+            break;
+        case AGENT_SCROLL:
+            ok = act_scroll(rn, s, r, &g);
+            break;
+        case AGENT_WAIT_FOR:
+            ok = act_wait_for(rn, s, r, &g);
+            break;
+        default:
+            ok = act_read(rn, s, r, &g);
+            break;
+        }
+        r->ok = ok;
+        if (ok)
+            copy(r->reason, sizeof r->reason, "ok");
+        page_url(rn, r->url, sizeof r->url);
+        r->total_ms = now_ms() - t0;
+        scrub_record(rn, r);
+        write_overlay(rn, r, &g);
+        r->total_ms = now_ms() - t0;
+        grounded_fini(&g);
+        char err[BASE_ERRBUF_SIZE] = "";
+        if (agent_trace_step(rn->trace, r, err) != BASE_OK)
+            base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
+        if (ok || attempt == 1 + s->retries)
+            break;
+        fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
+                r->desc, attempt, r->outcome);
+        schedule(rn, r->desc);
+    }
+    progress(rn, r);
+    if (rn->o.on_step)
+        rn->o.on_step(r, rn->o.on_step_user);
+    return ok;
+}
+
+static void summary(runner *rn, int n)
+{
+    FILE *f = stdout;
+    fprintf(f, "\n %3s  %-44s %-12s %-6s %-5s %-5s %-14s %7s\n", "#", "step", "gate", "box",
+            "snap", "tier", "result", "ms");
+    double total = 0;
+    for (int i = 0; i < n; i++) {
+        const agent_step_record *r = &rn->recs[i];
+        char box[16] = "-", tiers[16];
+        if (r->box_id > 0)
+            snprintf(box, sizeof box, "[V%d]", r->box_id);
+        fprintf(f, " %3d  %-44.44s %-12s %-6s %-5s %-5s %-14.14s %7.0f\n", r->index, r->desc,
+                r->gate[0] ? r->gate : "-", box, r->phase[0] ? r->phase : "-",
+                tiers_text(r, tiers, sizeof tiers), r->ok ? "ok" : r->reason, r->total_ms);
+        total += r->total_ms;
+    }
+    fprintf(f, " %3s  %-44s %-12s %-6s %-5s %-5s %-14s %7.0f\n", "", "total", "", "", "", "", "",
+            total);
+    fflush(f);
+}
+
+static base_err setup(runner *rn, char *err)
+{
+    base_err e;
+    if (strcmp(rn->o.vision, "dom") == 0) {
+        e = perc_vision_dom_create(&rn->vision, err);
+    } else if (strcmp(rn->o.vision, "openai") == 0) {
+        perc_openai_config c;
+        perc_openai_config_init(&c);
+        e = perc_openai_config_from_env(&c, err);
+        if (!e)
+            e = perc_vision_openai_create(&c, &rn->vision, err);
+    } else {
+        return base_errf(err, BASE_EINVAL, "unknown vision provider '%s' (dom or openai)",
+                         rn->o.vision);
+    }
+    if (e)
+        return e;
+    if ((e = perc_fingerprint_install(rn->page, err)))
+        return e;
+    /* Overlays draw on the epoch's screenshot; without them it is not kept. */
+    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
+    if ((e = perc_prefetch_create(rn->page, rn->vision, &po, &rn->pf, err)))
+        return e;
+    cascade_opts co;
+    cascade_opts_init(&co);
+    co.humanize = rn->o.humanize;
+    co.seed = rn->o.seed;
+    if ((e = cascade_hand_create(rn->page, &co, &rn->hand, err)))
+        return e;
+    cdp_frame main;
+    if (cdp_page_frames(rn->page, &main, 1) > 0)
+        copy(rn->main_frame, sizeof rn->main_frame, main.id);
+    for (int i = 0; i < rn->task->n_steps && rn->n_secrets < MAX_SECRETS; i++) {
+        const agent_step *s = &rn->task->steps[i];
+        if (s->action == AGENT_TYPE && s->password && s->text && s->text[0])
+            rn->secrets[rn->n_secrets++] = s->text;
+    }
+    rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
+    if (!rn->recs)
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    return BASE_OK;
+}
+
+base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts *o,
+                   agent_run_result *res, char *err)
+{
+    memset(res, 0, sizeof *res);
+    if (!page || !task || !res)
+        return base_errf(err, BASE_EINVAL, "agent_run: NULL argument");
+    runner rn;
+    memset(&rn, 0, sizeof rn);
+    rn.page = page;
+    rn.task = task;
+    if (o)
+        rn.o = *o;
+    else
+        agent_run_opts_init(&rn.o);
+    if (!rn.o.out_dir)
+        rn.o.out_dir = "out/run";
+    if (!rn.o.vision)
+        rn.o.vision = "dom";
+    rn.out = rn.o.progress ? rn.o.progress : stderr;
+    double t0 = now_ms();
+    base_err e = setup(&rn, err);
+    char url[1024];
+    if (!e) {
+        page_url(&rn, url, sizeof url);
+        agent_trace_info info = {task->name, rn.o.task_file, url, rn.o.vision, rn.o.browser,
+                                 task->width, task->height, task->scale, rn.o.humanize,
+                                 rn.o.seed, task->n_steps};
+        e = agent_trace_open(rn.o.out_dir, &info, &rn.trace, err);
+    }
+    if (!e) {
+        schedule(&rn, task->name);
+        int i = 0;
+        for (; i < task->n_steps; i++) {
+            if (!run_step(&rn, i, &rn.recs[i]))
+                break;
+            res->steps_done++;
+        }
+        res->ok = i == task->n_steps;
+        res->total_ms = now_ms() - t0;
+        if (!res->ok) {
+            res->failed_step = i + 1;
+            snprintf(res->reason, sizeof res->reason, "step %d: %.236s", i + 1,
+                     rn.recs[i].outcome);
+        }
+        if (!rn.o.no_summary)
+            summary(&rn, res->ok ? i : i + 1);
+        agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
+    }
+    cascade_hand_destroy(rn.hand);
+    perc_prefetch_destroy(rn.pf);
+    perc_vision_destroy(rn.vision);
+    base_free(rn.recs);
+    return e;
+}

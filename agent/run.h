@@ -1,0 +1,71 @@
+/* agent/run.h: runs a scripted task on a live page through the real
+ * grounding path (ARCHITECTURE.md "One step, as data").
+ *
+ * Every step that names a target goes gate -> (prefetched) vision epoch ->
+ * the box chosen by index and/or label -> perc_snap_box -> cascade_* -> a
+ * prefetch scheduled after mutating actions. Text steps (wait_for,
+ * assert_text, extract without target) read the rendered text of every
+ * frame. Each finished step is written to OUT/trace.jsonl with its overlay
+ * OUT/steps/NNN.png and one progress line on stderr; the first failing step
+ * ends the run with the cascade's reason and alternatives, keeping
+ * everything written so far. The caller writes report.html afterwards
+ * (agent_report_write) so that it covers failed runs too.
+ */
+#ifndef FOVEA_AGENT_RUN_H
+#define FOVEA_AGENT_RUN_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agent/task.h"
+#include "agent/trace.h"
+#include "cdp/browser.h"
+
+/* Which steps get an overlay (OUT/steps/NNN.png). Drawing and encoding
+ * one costs ~100-200 ms, so benchmarks turn them off. */
+typedef enum agent_overlays {
+    AGENT_OVERLAYS_ALL = 0, /* every step (default) */
+    AGENT_OVERLAYS_FAILURES, /* failed attempts only */
+    AGENT_OVERLAYS_NONE,
+} agent_overlays;
+
+/* Parses "all", "failures" or "none"; returns 0, or -1 for anything else. */
+int agent_overlays_parse(const char *s, agent_overlays *out);
+
+typedef struct agent_run_opts {
+    const char *out_dir;   /* default "out/run" */
+    const char *vision;    /* "dom" (default) or "openai" (configured from the environment) */
+    const char *task_file; /* for the trace, may be NULL */
+    const char *browser;   /* product string for the trace, may be NULL */
+    int humanize;          /* Bezier paths and typing cadence (default 1) */
+    uint64_t seed;
+    FILE *progress;        /* progress lines; NULL = stderr */
+    /* Added for `fovea bench steps` (zero = previous behaviour). */
+    agent_overlays overlays; /* default AGENT_OVERLAYS_ALL */
+    int no_summary;        /* 1: no summary table on stdout at the end */
+    /* Called on the runner's thread after each step's last attempt, with its
+     * finished record (borrowed for the call; scrubbed of secrets). */
+    void (*on_step)(const agent_step_record *r, void *user);
+    void *on_step_user;
+} agent_run_opts;
+
+void agent_run_opts_init(agent_run_opts *o);
+
+typedef struct agent_run_result {
+    int ok;              /* every step passed */
+    int steps_done;      /* steps that passed */
+    int failed_step;     /* 1-based, 0 when none failed */
+    char reason[256];    /* "step 4: covered: ..." when !ok */
+    double total_ms;
+} agent_run_result;
+
+/* Purpose: runs task on page (already navigated to the task's start URL).
+ * Ownership: borrows page and task; *res is the caller's and always filled.
+ * Thread: the caller's (not the cdp service thread); one run per page.
+ * Returns BASE_OK when the run happened, whether or not every step passed
+ * (res->ok); an error when it could not run at all (output folder not
+ * writable, vision provider not configured, page gone). */
+base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts *o,
+                   agent_run_result *res, char *err);
+
+#endif

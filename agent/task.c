@@ -1,0 +1,534 @@
+/* agent/task.c: the task-file parser.
+ *
+ * The parser walks the cJSON tree once and copies what it needs into an
+ * agent_task, so nothing of cJSON escapes. It is strict on purpose: unknown
+ * fields, wrong types and missing fields are errors naming the step and the
+ * field, because a typo in a task file ("tagret") should fail before a
+ * browser starts, not as a confusing click on the wrong thing. Regex patterns
+ * are compiled here too, so a bad pattern is a parse error.
+ */
+#include "agent/task.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "perception/image.h"
+
+static const char *const action_names[AGENT_ACTION_COUNT] = {
+    "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract",
+};
+
+const char *agent_action_name(agent_action a)
+{
+    return (unsigned)a < AGENT_ACTION_COUNT ? action_names[a] : "?";
+}
+
+int agent_target_set(const agent_target *t)
+{
+    return t && ((t->label && t->label[0]) || t->index > 0);
+}
+
+/* Parse context: where we are, for messages. */
+typedef struct pctx {
+    const char *src;
+    char *err;
+    int step; /* -1 outside steps[] */
+} pctx;
+
+__attribute__((format(printf, 3, 4))) static base_err fail(const pctx *c, const char *field,
+                                                           const char *fmt, ...)
+{
+    char msg[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->step >= 0)
+        return base_errf(c->err, BASE_EPROTO, "%s: steps[%d].%s: %s", c->src, c->step, field, msg);
+    return base_errf(c->err, BASE_EPROTO, "%s: %s: %s", c->src, field, msg);
+}
+
+static base_err dup_string(const pctx *c, const cJSON *j, const char *field, char **out)
+{
+    if (!cJSON_IsString(j))
+        return fail(c, field, "expected a string");
+    size_t n = strlen(j->valuestring);
+    if (n > AGENT_TEXT_MAX)
+        return fail(c, field, "longer than %d bytes", AGENT_TEXT_MAX);
+    char *s = base_strdup(j->valuestring);
+    if (!s)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    *out = s;
+    return BASE_OK;
+}
+
+static base_err get_int(const pctx *c, const cJSON *j, const char *field, int lo, int hi, int *out)
+{
+    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) ||
+        j->valuedouble < lo || j->valuedouble > hi)
+        return fail(c, field, "expected an integer in %d..%d", lo, hi);
+    *out = (int)j->valuedouble;
+    return BASE_OK;
+}
+
+static base_err get_bool(const pctx *c, const cJSON *j, const char *field, int *out)
+{
+    if (!cJSON_IsBool(j))
+        return fail(c, field, "expected true or false");
+    *out = cJSON_IsTrue(j);
+    return BASE_OK;
+}
+
+/* "V4", "[V4]", "v4" or "4" -> 4; returns the number of characters used, or
+ * 0 when s does not start with an index. */
+static size_t parse_index_prefix(const char *s, int *index)
+{
+    const char *p = s;
+    int bracket = *p == '[';
+    if (bracket)
+        p++;
+    if (*p == 'V' || *p == 'v')
+        p++;
+    else if (bracket)
+        return 0; /* "[4]" is not an index: it may be literal text */
+    if (*p < '0' || *p > '9')
+        return 0;
+    long v = 0;
+    while (*p >= '0' && *p <= '9' && v < 100000)
+        v = v * 10 + (*p++ - '0');
+    if (bracket && *p++ != ']')
+        return 0;
+    if (v < 1 || v >= 100000)
+        return 0;
+    *index = (int)v;
+    return (size_t)(p - s);
+}
+
+/* A target: "label", "[V4]", "[V4] label" or {"label": .., "index": 4|"V4"}. */
+static base_err parse_target(const pctx *c, const cJSON *j, const char *field, agent_target *t)
+{
+    static const char shape[] = "expected a string or {label, index}";
+    if (cJSON_IsString(j)) {
+        const char *s = j->valuestring;
+        int index = 0;
+        size_t used = s[0] == '[' ? parse_index_prefix(s, &index) : 0;
+        const char *rest = s + used;
+        while (*rest == ' ')
+            rest++;
+        if (!index && !*rest)
+            return fail(c, field, "%s (got an empty string)", shape);
+        if (strlen(rest) > AGENT_TEXT_MAX)
+            return fail(c, field, "longer than %d bytes", AGENT_TEXT_MAX);
+        t->index = index;
+        if (*rest && !(t->label = base_strdup(rest)))
+            return base_errf(c->err, BASE_ENOMEM, "out of memory");
+        return BASE_OK;
+    }
+    if (!cJSON_IsObject(j))
+        return fail(c, field, "%s", shape);
+    char sub[48];
+    const cJSON *f;
+    cJSON_ArrayForEach(f, j)
+    {
+        if (strcmp(f->string, "label") == 0) {
+            snprintf(sub, sizeof sub, "%s.label", field);
+            base_err e = dup_string(c, f, sub, &t->label);
+            if (e)
+                return e;
+        } else if (strcmp(f->string, "index") == 0) {
+            snprintf(sub, sizeof sub, "%s.index", field);
+            if (cJSON_IsString(f)) {
+                size_t used = parse_index_prefix(f->valuestring, &t->index);
+                if (!used || f->valuestring[used])
+                    return fail(c, sub, "expected a vision index like 4, \"V4\" or \"[V4]\"");
+            } else {
+                base_err e = get_int(c, f, sub, 1, 99999, &t->index);
+                if (e)
+                    return e;
+            }
+        } else {
+            snprintf(sub, sizeof sub, "%s.%s", field, f->string);
+            return fail(c, sub, "unknown field (a target has label and index)");
+        }
+    }
+    if (!agent_target_set(t))
+        return fail(c, field, "%s (neither is set)", shape);
+    return BASE_OK;
+}
+
+static base_err check_regex(const pctx *c, const char *pattern)
+{
+    regex_t re;
+    int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[96];
+        regerror(rc, &re, why, sizeof why);
+        return fail(c, "pattern", "bad regular expression: %s", why);
+    }
+    regfree(&re);
+    return BASE_OK;
+}
+
+/* drag "to": a target, or a point {x, y} in CSS px. */
+static base_err parse_to(const pctx *c, const cJSON *j, agent_step *s)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, "x");
+    const cJSON *y = cJSON_GetObjectItemCaseSensitive(j, "y");
+    if (cJSON_IsObject(j) && (x || y)) {
+        if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) || cJSON_GetArraySize(j) != 2 ||
+            !isfinite(x->valuedouble) || !isfinite(y->valuedouble) ||
+            fabs(x->valuedouble) > 1e6 || fabs(y->valuedouble) > 1e6)
+            return fail(c, "to", "expected {x, y} numbers in CSS px, a string or {label, index}");
+        s->have_to_pt = 1;
+        s->to_x = (float)x->valuedouble;
+        s->to_y = (float)y->valuedouble;
+        return BASE_OK;
+    }
+    return parse_target(c, j, "to", &s->to);
+}
+
+static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
+{
+    const char *k = f->string;
+    if (strcmp(k, "action") == 0)
+        return BASE_OK; /* read first, by parse_step */
+    if (strcmp(k, "target") == 0)
+        return parse_target(c, f, "target", &s->target);
+    if (strcmp(k, "verb") == 0)
+        return dup_string(c, f, k, &s->verb);
+    if (strcmp(k, "text") == 0)
+        return dup_string(c, f, k, &s->text);
+    if (strcmp(k, "note") == 0)
+        return dup_string(c, f, k, &s->note);
+    if (strcmp(k, "pattern") == 0) {
+        base_err e = dup_string(c, f, k, &s->pattern);
+        return e ? e : check_regex(c, s->pattern);
+    }
+    if (strcmp(k, "value") == 0) {
+        if (cJSON_IsNumber(f)) {
+            if (!isfinite(f->valuedouble))
+                return fail(c, k, "expected a finite number");
+            char tmp[64];
+            snprintf(tmp, sizeof tmp, "%g", f->valuedouble);
+            s->num_value = f->valuedouble;
+            s->have_num_value = 1;
+            s->value = base_strdup(tmp);
+            return s->value ? BASE_OK : base_errf(c->err, BASE_ENOMEM, "out of memory");
+        }
+        if (!cJSON_IsString(f))
+            return fail(c, k, "expected a string or a number");
+        return dup_string(c, f, k, &s->value);
+    }
+    if (strcmp(k, "password") == 0)
+        return get_bool(c, f, k, &s->password);
+    if (strcmp(k, "critical") == 0)
+        return get_bool(c, f, k, &s->critical);
+    if (strcmp(k, "timeout_ms") == 0)
+        return get_int(c, f, k, 1, 600000, &s->timeout_ms);
+    if (strcmp(k, "retries") == 0)
+        return get_int(c, f, k, 0, 10, &s->retries);
+    if (strcmp(k, "dy") == 0)
+        return get_int(c, f, k, -100000, 100000, &s->dy);
+    if (strcmp(k, "to") == 0)
+        return parse_to(c, f, s);
+    return fail(c, k, "unknown field");
+}
+
+/* Which fields each action needs, checked after all fields are read. */
+static base_err check_step(const pctx *c, const agent_step *s)
+{
+    int tgt = agent_target_set(&s->target);
+    switch (s->action) {
+    case AGENT_CLICK:
+        return tgt ? BASE_OK : fail(c, "target", "required for click");
+    case AGENT_TYPE:
+        if (!tgt)
+            return fail(c, "target", "required for type");
+        return s->text ? BASE_OK : fail(c, "text", "required for type");
+    case AGENT_SELECT:
+        if (!tgt)
+            return fail(c, "target", "required for select");
+        return s->value && s->value[0] ? BASE_OK : fail(c, "value", "required for select");
+    case AGENT_SCROLL:
+        return tgt || s->dy ? BASE_OK : fail(c, "target", "scroll needs a target or dy");
+    case AGENT_DRAG:
+        if (!tgt)
+            return fail(c, "target", "required for drag");
+        if (!s->have_to_pt && !agent_target_set(&s->to) && !s->have_num_value)
+            return fail(c, "to", "drag needs to (a target or {x, y}) or a numeric value");
+        return BASE_OK;
+    case AGENT_WAIT_FOR:
+        return tgt || s->text ? BASE_OK : fail(c, "target", "wait_for needs a target or text");
+    case AGENT_ASSERT_TEXT:
+        return s->text || s->pattern ? BASE_OK
+                                     : fail(c, "text", "assert_text needs text or pattern");
+    case AGENT_EXTRACT:
+        return BASE_OK;
+    default:
+        return fail(c, "action", "internal: bad action");
+    }
+}
+
+static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
+{
+    s->timeout_ms = 5000;
+    s->retries = 1;
+    if (!cJSON_IsObject(j))
+        return base_errf(c->err, BASE_EPROTO, "%s: steps[%d]: expected an object", c->src,
+                         c->step);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "action");
+    if (!a)
+        return fail(c, "action", "missing (one of click, type, select, scroll, drag, wait_for, "
+                                 "assert_text, extract)");
+    if (!cJSON_IsString(a))
+        return fail(c, "action", "expected a string");
+    int found = -1;
+    for (int i = 0; i < AGENT_ACTION_COUNT; i++)
+        if (strcmp(a->valuestring, action_names[i]) == 0)
+            found = i;
+    if (found < 0)
+        return fail(c, "action", "unknown action '%.40s'", a->valuestring);
+    s->action = (agent_action)found;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, j)
+    {
+        base_err e = parse_step_field(c, f, s);
+        if (e)
+            return e;
+    }
+    return check_step(c, s);
+}
+
+static base_err parse_viewport(const pctx *c, const cJSON *j, agent_task *t)
+{
+    if (!cJSON_IsObject(j))
+        return fail(c, "viewport", "expected {width, height, scale}");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, j)
+    {
+        base_err e = BASE_OK;
+        if (strcmp(f->string, "width") == 0)
+            e = get_int(c, f, "viewport.width", 16, 8192, &t->width);
+        else if (strcmp(f->string, "height") == 0)
+            e = get_int(c, f, "viewport.height", 16, 8192, &t->height);
+        else if (strcmp(f->string, "scale") == 0) {
+            if (!cJSON_IsNumber(f) || !(f->valuedouble >= 0.25 && f->valuedouble <= 8))
+                return fail(c, "viewport.scale", "expected a number in 0.25..8");
+            t->scale = f->valuedouble;
+        } else {
+            char sub[64];
+            snprintf(sub, sizeof sub, "viewport.%.40s", f->string);
+            return fail(c, sub, "unknown field");
+        }
+        if (e)
+            return e;
+    }
+    return BASE_OK;
+}
+
+static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
+{
+    pctx c = *cin;
+    if (!cJSON_IsObject(root))
+        return base_errf(c.err, BASE_EPROTO, "%s: expected a JSON object at the top", c.src);
+    const cJSON *f;
+    const cJSON *steps = NULL;
+    cJSON_ArrayForEach(f, root)
+    {
+        base_err e = BASE_OK;
+        if (strcmp(f->string, "name") == 0)
+            e = dup_string(&c, f, "name", &t->name);
+        else if (strcmp(f->string, "url") == 0)
+            e = dup_string(&c, f, "url", &t->url);
+        else if (strcmp(f->string, "viewport") == 0)
+            e = parse_viewport(&c, f, t);
+        else if (strcmp(f->string, "steps") == 0)
+            steps = f;
+        else if (strcmp(f->string, "description") == 0)
+            e = cJSON_IsString(f) ? BASE_OK : fail(&c, "description", "expected a string");
+        else
+            e = fail(&c, f->string, "unknown field");
+        if (e)
+            return e;
+    }
+    if (!t->url || !t->url[0])
+        return fail(&c, "url", "required (absolute, or a path inside --site)");
+    if (!steps)
+        return fail(&c, "steps", "required (a non-empty array)");
+    if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0)
+        return fail(&c, "steps", "expected a non-empty array");
+    int n = cJSON_GetArraySize(steps);
+    if (n > AGENT_TASK_MAX_STEPS)
+        return base_errf(c.err, BASE_ETOOBIG, "%s: steps: %d steps, at most %d", c.src, n,
+                         AGENT_TASK_MAX_STEPS);
+    t->steps = base_calloc((size_t)n, sizeof *t->steps);
+    if (!t->steps)
+        return base_errf(c.err, BASE_ENOMEM, "out of memory");
+    const cJSON *j;
+    cJSON_ArrayForEach(j, steps)
+    {
+        c.step = t->n_steps;
+        /* Count the step before parsing so agent_task_free frees a partial one. */
+        t->n_steps++;
+        base_err e = parse_step(&c, j, &t->steps[c.step]);
+        if (e)
+            return e;
+    }
+    return BASE_OK;
+}
+
+/* Line number of byte offset off, for "invalid JSON near line L". */
+static int line_of(const char *s, size_t len, size_t off)
+{
+    int line = 1;
+    for (size_t i = 0; i < off && i < len; i++)
+        line += s[i] == '\n';
+    return line;
+}
+
+base_err agent_task_parse(const char *json, size_t len, const char *src, agent_task **out,
+                          char *err)
+{
+    if (!src)
+        src = "task";
+    if (!json || !out)
+        return base_errf(err, BASE_EINVAL, "%s: no input", src);
+    if (len > AGENT_TASK_MAX_BYTES)
+        return base_errf(err, BASE_ETOOBIG, "%s: %zu bytes, at most %u", src, len,
+                         AGENT_TASK_MAX_BYTES);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
+    if (!root) {
+        /* cJSON reports failure both for bad syntax and for allocation failure;
+         * the position tells them apart well enough for a message. */
+        size_t off = end ? (size_t)(end - json) : 0;
+        return base_errf(err, BASE_EPROTO, "%s: invalid JSON near line %d", src,
+                         line_of(json, len, off));
+    }
+    agent_task *t = base_calloc(1, sizeof *t);
+    if (!t) {
+        cJSON_Delete(root);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    t->width = 1280;
+    t->height = 800;
+    t->scale = 1.0;
+    pctx c = {src, err, -1};
+    base_err e = parse_root(&c, root, t);
+    cJSON_Delete(root);
+    if (!e && !t->name && !(t->name = base_strdup(src)))
+        e = base_errf(err, BASE_ENOMEM, "out of memory");
+    if (e) {
+        agent_task_free(t);
+        return e;
+    }
+    *out = t;
+    return BASE_OK;
+}
+
+base_err agent_task_load(const char *path, agent_task **out, char *err)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = perc_image_read_file(path, &d, &n, AGENT_TASK_MAX_BYTES, why);
+    if (e)
+        return base_errf(err, e, "cannot read task %s: %s", path, why);
+    const char *base = strrchr(path, '/');
+    e = agent_task_parse((const char *)d, n, base ? base + 1 : path, out, err);
+    base_free(d);
+    return e;
+}
+
+static void target_free(agent_target *t)
+{
+    base_free(t->label);
+}
+
+void agent_task_free(agent_task *t)
+{
+    if (!t)
+        return;
+    for (int i = 0; i < t->n_steps; i++) {
+        agent_step *s = &t->steps[i];
+        target_free(&s->target);
+        target_free(&s->to);
+        base_free(s->verb);
+        base_free(s->text);
+        base_free(s->value);
+        base_free(s->pattern);
+        base_free(s->note);
+    }
+    base_free(t->steps);
+    base_free(t->name);
+    base_free(t->url);
+    base_free(t);
+}
+
+/* "'label'", "[V4] 'label'" or "[V4]" into buf. */
+static void describe_target(const agent_target *t, char *buf, size_t n)
+{
+    if (t->index > 0 && t->label)
+        snprintf(buf, n, "[V%d] '%.60s'", t->index, t->label);
+    else if (t->index > 0)
+        snprintf(buf, n, "[V%d]", t->index);
+    else
+        snprintf(buf, n, "'%.60s'", t->label ? t->label : "");
+}
+
+void agent_step_describe(const agent_step *s, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return;
+    char tgt[96] = "", to[96] = "";
+    if (agent_target_set(&s->target))
+        describe_target(&s->target, tgt, sizeof tgt);
+    const char *name = agent_action_name(s->action);
+    switch (s->action) {
+    case AGENT_TYPE:
+        if (s->password)
+            snprintf(buf, n, "type %s <- ********", tgt);
+        else
+            snprintf(buf, n, "type %s <- '%.60s'", tgt, s->text ? s->text : "");
+        break;
+    case AGENT_SELECT:
+        snprintf(buf, n, "select %s = '%.60s'", tgt, s->value ? s->value : "");
+        break;
+    case AGENT_DRAG:
+        if (agent_target_set(&s->to))
+            describe_target(&s->to, to, sizeof to);
+        else if (s->have_to_pt)
+            snprintf(to, sizeof to, "(%.0f,%.0f)", s->to_x, s->to_y);
+        else
+            snprintf(to, sizeof to, "value %.60s", s->value ? s->value : "");
+        snprintf(buf, n, "drag %s -> %s", tgt, to);
+        break;
+    case AGENT_SCROLL:
+        if (tgt[0])
+            snprintf(buf, n, "scroll to %s", tgt);
+        else
+            snprintf(buf, n, "scroll by %d px", s->dy);
+        break;
+    case AGENT_WAIT_FOR:
+    case AGENT_ASSERT_TEXT:
+    case AGENT_EXTRACT:
+        if (s->text)
+            snprintf(buf, n, "%s %s%s'%.60s'", name, tgt, tgt[0] ? " " : "", s->text);
+        else if (s->pattern)
+            snprintf(buf, n, "%s %s%s/%.60s/", name, tgt, tgt[0] ? " " : "", s->pattern);
+        else
+            snprintf(buf, n, "%s %s", name, tgt[0] ? tgt : "page");
+        break;
+    default:
+        if (s->verb && strcmp(s->verb, name) != 0)
+            snprintf(buf, n, "%s (%s) %s", name, s->verb, tgt);
+        else
+            snprintf(buf, n, "%s %s", name, tgt);
+        break;
+    }
+}

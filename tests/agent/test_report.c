@@ -1,0 +1,304 @@
+/* tests/agent/test_report.c: trace.jsonl, step overlays and report.html.
+ *
+ * A run of three steps (a click, a password typed, a failing click with
+ * alternatives) is written through the trace API onto synthetic screenshots;
+ * the trace must be one JSON object per line with no password in it, the
+ * password field must be painted over in later overlays, and report.html —
+ * opened in real headless Chromium — must show the summary table and every
+ * step with its overlay decoded, and no password anywhere in the page.
+ */
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <unistd.h>
+
+#include "agent/trace.h"
+#include "base/alloc.h"
+#include "harness.h"
+#include "perception/capture.h"
+
+#define SECRET "s3cret-Pa55"
+
+static const char *out_dir(void)
+{
+    return FOVEA_BINARY_DIR "/tests/agent/out_report";
+}
+
+/* A 640x400 "page": light background with a dark band, scale 1. */
+static base_err fake_shot(perc_image *img)
+{
+    base_err e = perc_image_alloc(img, 640, 400);
+    if (e)
+        return e;
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0; x < img->w; x++) {
+            uint8_t *p = img->px + (size_t)y * (size_t)img->stride + (size_t)x * 4;
+            uint8_t v = (uint8_t)(y < 60 ? 40 : 235);
+            p[0] = v;
+            p[1] = (uint8_t)(v + (x & 7));
+            p[2] = v;
+            p[3] = 255;
+        }
+    return BASE_OK;
+}
+
+static void fill_record(agent_step_record *r, int index, const char *action, const char *desc)
+{
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->total = 3;
+    snprintf(r->action, sizeof r->action, "%s", action);
+    snprintf(r->desc, sizeof r->desc, "%s", desc);
+    snprintf(r->intent, sizeof r->intent, "any");
+    snprintf(r->gate, sizeof r->gate, "declarative");
+    snprintf(r->gate_why, sizeof r->gate_why, "first action on this page");
+    r->epoch_id = (uint64_t)index;
+    r->n_boxes = 2;
+    r->attempts = 1;
+    r->box_id = 1;
+    snprintf(r->box_source, sizeof r->box_source, "label");
+    r->box = (base_rect){100, 100, 260, 140};
+    r->snapped = 1;
+    snprintf(r->phase, sizeof r->phase, "A");
+    r->score_total = 0.91f;
+    r->pt = (base_point){180, 120};
+    r->el_rect = r->box;
+    snprintf(r->el_tag, sizeof r->el_tag, "button");
+    r->n_path = 3;
+    r->path[0] = (base_point){10, 300};
+    r->path[1] = (base_point){90, 200};
+    r->path[2] = r->pt;
+    r->ok = 1;
+    snprintf(r->reason, sizeof r->reason, "ok");
+    r->n_tried = 1;
+    r->tried[0] = (agent_try){1, 1, 12.5, "mutation"};
+    snprintf(r->url, sizeof r->url, "http://127.0.0.1/x.html");
+    r->total_ms = 120;
+    r->ms = (agent_stage_ms){.gate = 10, .capture = 30, .snap = 20, .dispatch = 50, .settle = 10};
+}
+
+/* Writes the three-step run; returns 0 on success. */
+static void write_run(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_trace_info info = {.task_name = "report test", .task_file = "t.json",
+                             .url = "http://127.0.0.1/x.html", .vision = "dom",
+                             .browser = "Chrome/test", .width = 640, .height = 400,
+                             .scale = 1, .humanize = 1, .seed = 7, .n_steps = 3};
+    agent_trace *t = NULL;
+    CHECK_MSG(agent_trace_open(out_dir(), &info, &t, err) == BASE_OK, "%s", err);
+    const char *secrets[] = {SECRET};
+    perc_mark marks[2] = {{{100, 100, 260, 140}, 1, "Accept <all>", 0},
+                          {{300, 200, 500, 240}, 2, "Password", 0}};
+    agent_step_record r;
+    perc_image img = {0};
+
+    fill_record(&r, 1, "click", "click 'Accept <all>'");
+    snprintf(r.box_label, sizeof r.box_label, "Accept <all>");
+    snprintf(r.outcome, sizeof r.outcome, "clicked at (180,120): mutation");
+    CHECK_OK(fake_shot(&img));
+    CHECK_MSG(agent_trace_overlay(t, &img, marks, 2, NULL, 0, &r, err) == BASE_OK, "%s", err);
+    perc_image_fini(&img);
+    CHECK_STR(r.overlay, "steps/001.png");
+    CHECK_OK(agent_trace_step(t, &r, err));
+
+    fill_record(&r, 2, "type", "type 'Password' <- ********");
+    snprintf(r.box_label, sizeof r.box_label, "Password");
+    /* A page echoing the password must not get it into the trace. */
+    snprintf(r.outcome, sizeof r.outcome, "typed 11 characters; page says 'hi " SECRET "'");
+    agent_scrub(r.outcome, sizeof r.outcome, secrets, 1);
+    CHECK_MSG(strstr(r.outcome, SECRET) == NULL, "%s", r.outcome);
+    CHECK_OK(fake_shot(&img));
+    CHECK_OK(agent_trace_overlay(t, &img, marks, 2, NULL, 0, &r, err));
+    perc_image_fini(&img);
+    CHECK_OK(agent_trace_step(t, &r, err));
+
+    fill_record(&r, 3, "click", "click 'Book now'");
+    r.ok = 0;
+    snprintf(r.reason, sizeof r.reason, "covered");
+    snprintf(r.message, sizeof r.message, "'Book now' is covered by div#cookie-banner");
+    snprintf(r.outcome, sizeof r.outcome, "covered: 'Book now' is covered by div#cookie-banner");
+    r.n_alternatives = 1;
+    snprintf(r.alternatives[0], sizeof r.alternatives[0], "close button 'Accept' at (640,700)");
+    r.tried[0] = (agent_try){1, 0, 30, "covered by div#cookie-banner"};
+    r.tried[1] = (agent_try){2, 0, 25, "no effect"};
+    r.n_tried = 2;
+    r.n_extracted = 2;
+    snprintf(r.extracted[0], sizeof r.extracted[0], "TAP $389");
+    snprintf(r.extracted[1], sizeof r.extracted[1], "Iberia $429");
+    base_rect mask = {300, 200, 500, 240};
+    CHECK_OK(fake_shot(&img));
+    CHECK_OK(agent_trace_overlay(t, &img, marks, 2, &mask, 1, &r, err));
+    /* The masked field is opaque dark whatever was drawn there. */
+    const uint8_t *p = img.px + (size_t)220 * (size_t)img.stride + (size_t)310 * 4;
+    CHECK_MSG(p[0] == 0x30 && p[1] == 0x30 && p[3] == 0xff, "mask pixel %d,%d,%d", p[0], p[1],
+              p[2]);
+    perc_image_fini(&img);
+    CHECK_OK(agent_trace_step(t, &r, err));
+    agent_trace_close(t, 0, 3, 360, "step 3: covered");
+    CHECK_MSG(agent_report_write(out_dir(), err) == BASE_OK, "%s", err);
+}
+
+static void trace_lines(void)
+{
+    write_run();
+    if (check__failed)
+        return;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/trace.jsonl", out_dir());
+    FILE *f = fopen(path, "r");
+    CHECK(f);
+    char line[16384];
+    int n = 0, steps = 0;
+    while (fgets(line, sizeof line, f)) {
+        n++;
+        CHECK_MSG(strstr(line, SECRET) == NULL, "password in trace line %d", n);
+        cJSON *j = cJSON_Parse(line);
+        CHECK_MSG(j != NULL, "line %d is not JSON", n);
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+        if (type && strcmp(type, "step") == 0) {
+            steps++;
+            CHECK(cJSON_GetObjectItem(j, "gate") && cJSON_GetObjectItem(j, "ms"));
+            CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "ms"), "dispatch"));
+        }
+        cJSON_Delete(j);
+    }
+    fclose(f);
+    CHECK_EQ(n, 5);
+    CHECK_EQ(steps, 3);
+    for (int i = 1; i <= 3; i++) {
+        snprintf(path, sizeof path, "%s/steps/%03d.png", out_dir(), i);
+        CHECK_MSG(access(path, R_OK) == 0, "missing %s", path);
+    }
+}
+
+static void scrub(void)
+{
+    const char *sec[] = {"abc", "", "zz"};
+    char s[32] = "xabcyabc zz";
+    agent_scrub(s, sizeof s, sec, 3);
+    CHECK_STR(s, "x********y******** ********");
+    char tiny[8] = "abcabc";
+    agent_scrub(tiny, sizeof tiny, sec, 1);
+    CHECK(strstr(tiny, "abc") == NULL);
+    CHECK_EQ(strlen(tiny), 7);
+}
+
+static void report_in_browser(void)
+{
+    HARNESS_OR_SKIP(h);
+    write_run();
+    if (check__failed)
+        return;
+    char err[BASE_ERRBUF_SIZE] = "";
+    cdp_page *page = harness_open(1100, 900, 1, NULL);
+    CHECK(page);
+    char url[1200];
+    snprintf(url, sizeof url, "file://%s/report.html", out_dir());
+    base_err e = cdp_page_navigate(page, url, 20000, err);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *v = NULL;
+    e = cdp_page_evaluate(
+        page,
+        "(() => { const imgs = [...document.querySelectorAll('section.step img')];"
+        " return JSON.stringify({"
+        " rows: document.querySelectorAll('#summary tbody tr').length,"
+        " failRows: document.querySelectorAll('#summary tbody tr.fail').length,"
+        " steps: [...document.querySelectorAll('section.step h2')].map(h => h.textContent),"
+        " decoded: imgs.filter(i => i.complete && i.naturalWidth === 640).length,"
+        " verdict: document.getElementById('verdict').textContent,"
+        " reason: (document.querySelector('.reason') || {}).textContent,"
+        " alt: document.body.innerText.includes(\"close button 'Accept' at (640,700)\"),"
+        " extracted: document.querySelectorAll('ul.extracted li').length,"
+        " secret: document.documentElement.outerHTML.includes('" SECRET "'),"
+        " label: document.body.innerText.includes(\"'Accept <all>' by label\") }); })()",
+        &v, 10000, err);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *r = cJSON_Parse(cJSON_GetStringValue(v));
+    cJSON_Delete(v);
+    CHECK(r);
+    int rows = cJSON_GetObjectItem(r, "rows")->valueint;
+    int fails = cJSON_GetObjectItem(r, "failRows")->valueint;
+    int decoded = cJSON_GetObjectItem(r, "decoded")->valueint;
+    int extracted = cJSON_GetObjectItem(r, "extracted")->valueint;
+    int secret = cJSON_IsTrue(cJSON_GetObjectItem(r, "secret"));
+    int alt = cJSON_IsTrue(cJSON_GetObjectItem(r, "alt"));
+    int label = cJSON_IsTrue(cJSON_GetObjectItem(r, "label"));
+    char verdict[64], reason[200], step3[200];
+    snprintf(verdict, sizeof verdict, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")));
+    const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
+    snprintf(reason, sizeof reason, "%s", rs ? rs : "");
+    cJSON *steps = cJSON_GetObjectItem(r, "steps");
+    int n_steps = cJSON_GetArraySize(steps);
+    snprintf(step3, sizeof step3, "%s",
+             n_steps == 3 ? cJSON_GetStringValue(cJSON_GetArrayItem(steps, 2)) : "");
+    cJSON_Delete(r);
+
+    /* A screenshot of the report for people to look at. */
+    perc_image shot = {0};
+    e = perc_capture(page, NULL, &shot, NULL, err);
+    cdp_page_close(page);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    uint8_t *png = NULL;
+    size_t n = 0;
+    CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
+    char path[1024];
+    snprintf(path, sizeof path, "%s/report-screenshot.png", out_dir());
+    e = perc_image_write_file(path, png, n, err);
+    base_free(png);
+    /* The page is not blank: the header text and table differ from the background. */
+    int dark = 0;
+    for (int y = 0; y < shot.h; y += 4)
+        for (int x = 0; x < shot.w; x += 4)
+            dark += shot.px[(size_t)y * (size_t)shot.stride + (size_t)x * 4] < 100;
+    perc_image_fini(&shot);
+    CHECK_OK(e);
+    CHECK_MSG(dark > 200, "report screenshot looks blank (%d dark samples)", dark);
+
+    CHECK_EQ(rows, 3);
+    CHECK_EQ(fails, 1);
+    CHECK_EQ(n_steps, 3);
+    CHECK_EQ(decoded, 3);
+    CHECK_EQ(extracted, 2);
+    CHECK_MSG(!secret, "password in report.html");
+    CHECK(alt);
+    CHECK(label);
+    CHECK_STR(verdict, "failed at step 3");
+    CHECK_MSG(strstr(reason, "covered: 'Book now' is covered by div#cookie-banner"), "%s", reason);
+    CHECK_MSG(strstr(step3, "Step 3/3: click 'Book now'"), "%s", step3);
+}
+
+static void report_errors(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_EQ(agent_report_write("/nonexistent/dir", err), BASE_EIO);
+    CHECK_MSG(strstr(err, "/nonexistent/dir/trace.jsonl"), "%s", err);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/tests/agent/out_bad", FOVEA_BINARY_DIR);
+    agent_trace_info info = {.task_name = "bad", .n_steps = 1};
+    agent_trace *t = NULL;
+    CHECK_OK(agent_trace_open(dir, &info, &t, err));
+    agent_trace_close(t, 1, 0, 1, NULL);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    FILE *f = fopen(path, "a");
+    CHECK(f);
+    fputs("{not json\n", f);
+    fclose(f);
+    err[0] = '\0';
+    CHECK_EQ(agent_report_write(dir, err), BASE_EPROTO);
+    CHECK_MSG(strstr(err, "line 3: not a trace record"), "%s", err);
+}
+
+static const check_case cases[] = {
+    {"trace_lines", trace_lines},
+    {"scrub", scrub},
+    {"report_errors", report_errors},
+    {"report_in_browser", report_in_browser},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -1,0 +1,264 @@
+/* tests/agent/test_task.c: the task-file parser.
+ *
+ * A good task is parsed into every field; each kind of mistake in a task
+ * file gets a message naming the step and the field; allocation failures at
+ * every point give a clean BASE_ENOMEM; the demo task in assets/ parses.
+ */
+#include "check.h"
+
+#include "agent/task.h"
+#include "base/alloc.h"
+
+static base_err parse(const char *json, agent_task **t, char *err)
+{
+    err[0] = '\0';
+    return agent_task_parse(json, strlen(json), "t.json", t, err);
+}
+
+static const char good[] =
+    "{\"name\":\"demo\",\"url\":\"/index.html\",\"viewport\":{\"width\":1024,\"height\":700,"
+    "\"scale\":2},\"steps\":["
+    "{\"action\":\"click\",\"target\":\"Accept cookies\"},"
+    "{\"action\":\"click\",\"target\":{\"label\":\"Stops\",\"index\":\"[V4]\"},\"verb\":\"open\","
+    "\"critical\":true,\"timeout_ms\":9000,\"retries\":3},"
+    "{\"action\":\"type\",\"target\":\"[V7] Password\",\"text\":\"hunter2\",\"password\":true},"
+    "{\"action\":\"select\",\"target\":\"Cabin\",\"value\":\"Business\"},"
+    "{\"action\":\"drag\",\"target\":\"Max price\",\"value\":450},"
+    "{\"action\":\"drag\",\"target\":\"[V2]\",\"to\":{\"x\":10.5,\"y\":20}},"
+    "{\"action\":\"scroll\",\"dy\":-300},"
+    "{\"action\":\"wait_for\",\"text\":\"results\"},"
+    "{\"action\":\"assert_text\",\"pattern\":\"[0-9]+ results\",\"note\":\"count\"},"
+    "{\"action\":\"extract\",\"target\":{\"index\":12}}]}";
+
+static void parses_every_field(void)
+{
+    char err[BASE_ERRBUF_SIZE];
+    agent_task *t = NULL;
+    CHECK_MSG(parse(good, &t, err) == BASE_OK, "%s", err);
+    CHECK_STR(t->name, "demo");
+    CHECK_STR(t->url, "/index.html");
+    CHECK_EQ(t->width, 1024);
+    CHECK_EQ(t->height, 700);
+    CHECK_NEAR(t->scale, 2.0, 0);
+    CHECK_EQ(t->n_steps, 10);
+    agent_step *s = t->steps;
+    CHECK_EQ(s[0].action, AGENT_CLICK);
+    CHECK_STR(s[0].target.label, "Accept cookies");
+    CHECK_EQ(s[0].target.index, 0);
+    CHECK_EQ(s[0].timeout_ms, 5000);
+    CHECK_EQ(s[0].retries, 1);
+    CHECK_EQ(s[1].target.index, 4);
+    CHECK_STR(s[1].target.label, "Stops");
+    CHECK_STR(s[1].verb, "open");
+    CHECK_EQ(s[1].critical, 1);
+    CHECK_EQ(s[1].timeout_ms, 9000);
+    CHECK_EQ(s[1].retries, 3);
+    CHECK_EQ(s[2].action, AGENT_TYPE);
+    CHECK_EQ(s[2].target.index, 7);
+    CHECK_STR(s[2].target.label, "Password");
+    CHECK_EQ(s[2].password, 1);
+    CHECK_STR(s[3].value, "Business");
+    CHECK_EQ(s[4].have_num_value, 1);
+    CHECK_NEAR(s[4].num_value, 450, 0);
+    CHECK_EQ(s[5].have_to_pt, 1);
+    CHECK_NEAR(s[5].to_x, 10.5, 0);
+    CHECK_EQ(s[5].target.index, 2);
+    CHECK(s[5].target.label == NULL);
+    CHECK_EQ(s[6].dy, -300);
+    CHECK_STR(s[7].text, "results");
+    CHECK_STR(s[8].pattern, "[0-9]+ results");
+    CHECK_STR(s[8].note, "count");
+    CHECK_EQ(s[9].target.index, 12);
+
+    /* Descriptions used in progress lines and captions never show a password. */
+    char d[160];
+    agent_step_describe(&s[2], d, sizeof d);
+    CHECK_MSG(strstr(d, "hunter2") == NULL, "password shown: %s", d);
+    CHECK_STR(d, "type [V7] 'Password' <- ********");
+    agent_step_describe(&s[1], d, sizeof d);
+    CHECK_STR(d, "click (open) [V4] 'Stops'");
+    agent_step_describe(&s[4], d, sizeof d);
+    CHECK_STR(d, "drag 'Max price' -> value 450");
+    agent_task_free(t);
+}
+
+/* Each broken task and the message it must produce (a substring). */
+static const struct {
+    const char *json, *msg;
+} bad[] = {
+    {"", "t.json: invalid JSON near line 1"},
+    {"{\n\"url\": \"/\",\n\"steps\": [,]}", "t.json: invalid JSON near line 3"},
+    {"[]", "t.json: expected a JSON object at the top"},
+    {"{\"steps\":[{\"action\":\"click\",\"target\":\"x\"}]}", "t.json: url: required"},
+    {"{\"url\":7,\"steps\":[]}", "t.json: url: expected a string"},
+    {"{\"url\":\"/\"}", "t.json: steps: required"},
+    {"{\"url\":\"/\",\"steps\":[]}", "t.json: steps: expected a non-empty array"},
+    {"{\"url\":\"/\",\"steps\":{}}", "t.json: steps: expected a non-empty array"},
+    {"{\"url\":\"/\",\"stpes\":[]}", "t.json: stpes: unknown field"},
+    {"{\"url\":\"/\",\"viewport\":[],\"steps\":[1]}", "t.json: viewport: expected {width"},
+    {"{\"url\":\"/\",\"viewport\":{\"width\":5},\"steps\":[1]}",
+     "t.json: viewport.width: expected an integer in 16..8192"},
+    {"{\"url\":\"/\",\"viewport\":{\"height\":800.5},\"steps\":[1]}",
+     "t.json: viewport.height: expected an integer"},
+    {"{\"url\":\"/\",\"viewport\":{\"scale\":0},\"steps\":[1]}",
+     "t.json: viewport.scale: expected a number in 0.25..8"},
+    {"{\"url\":\"/\",\"viewport\":{\"dpr\":1},\"steps\":[1]}", "t.json: viewport.dpr: unknown field"},
+    {"{\"url\":\"/\",\"steps\":[1]}", "t.json: steps[0]: expected an object"},
+    {"{\"url\":\"/\",\"steps\":[{}]}", "t.json: steps[0].action: missing"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":3}]}", "t.json: steps[0].action: expected a string"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"tap\"}]}",
+     "t.json: steps[0].action: unknown action 'tap'"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\"},{\"action\":\"click\","
+     "\"target\":5}]}",
+     "t.json: steps[1].target: expected a string or {label, index}"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"\"}]}",
+     "t.json: steps[0].target: expected a string or {label, index} (got an empty string)"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{}}]}",
+     "t.json: steps[0].target: expected a string or {label, index} (neither is set)"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{\"label\":1}}]}",
+     "t.json: steps[0].target.label: expected a string"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{\"index\":0}}]}",
+     "t.json: steps[0].target.index: expected an integer in 1..99999"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{\"index\":\"V\"}}]}",
+     "t.json: steps[0].target.index: expected a vision index"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{\"idx\":2}}]}",
+     "t.json: steps[0].target.idx: unknown field"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\"}]}",
+     "t.json: steps[0].target: required for click"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"tagret\":\"a\"}]}",
+     "t.json: steps[0].tagret: unknown field"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"type\",\"target\":\"a\"}]}",
+     "t.json: steps[0].text: required for type"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"type\",\"target\":\"a\",\"text\":1}]}",
+     "t.json: steps[0].text: expected a string"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"type\",\"target\":\"a\",\"text\":\"b\","
+     "\"password\":\"yes\"}]}",
+     "t.json: steps[0].password: expected true or false"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\"}]}",
+     "t.json: steps[0].value: required for select"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\",\"value\":[]}]}",
+     "t.json: steps[0].value: expected a string or a number"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\"}]}",
+     "t.json: steps[0].target: scroll needs a target or dy"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\",\"dy\":\"down\"}]}",
+     "t.json: steps[0].dy: expected an integer"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\"}]}",
+     "t.json: steps[0].to: drag needs to"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":{\"x\":1}}]}",
+     "t.json: steps[0].to: expected {x, y}"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":[]}]}",
+     "t.json: steps[0].to: expected a string or {label, index}"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"wait_for\"}]}",
+     "t.json: steps[0].target: wait_for needs a target or text"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"assert_text\"}]}",
+     "t.json: steps[0].text: assert_text needs text or pattern"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"(a\"}]}",
+     "t.json: steps[0].pattern: bad regular expression"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"verb\":false}]}",
+     "t.json: steps[0].verb: expected a string"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"critical\":1}]}",
+     "t.json: steps[0].critical: expected true or false"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"timeout_ms\":0}]}",
+     "t.json: steps[0].timeout_ms: expected an integer in 1..600000"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"retries\":11}]}",
+     "t.json: steps[0].retries: expected an integer in 0..10"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"note\":{}}]}",
+     "t.json: steps[0].note: expected a string"},
+};
+
+static void errors_name_step_and_field(void)
+{
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[BASE_ERRBUF_SIZE];
+        agent_task *t = (agent_task *)&err; /* must stay untouched */
+        base_err e = parse(bad[i].json, &t, err);
+        CHECK_MSG(e == BASE_EPROTO, "case %zu: error %d (%s)", i, (int)e, err);
+        CHECK_MSG(t == (agent_task *)&err, "case %zu: out-param touched", i);
+        CHECK_MSG(strstr(err, bad[i].msg) != NULL, "case %zu: got \"%s\", want \"%s\"", i, err,
+                  bad[i].msg);
+    }
+}
+
+static void caps_and_limits(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_task *t = NULL;
+    /* 1001 steps. */
+    size_t cap = 64 + 1001 * 40;
+    char *big = base_malloc(cap);
+    CHECK(big);
+    size_t n = (size_t)snprintf(big, cap, "{\"url\":\"/\",\"steps\":[");
+    for (int i = 0; i < 1001; i++)
+        n += (size_t)snprintf(big + n, cap - n, "%s{\"action\":\"scroll\",\"dy\":1}",
+                              i ? "," : "");
+    n += (size_t)snprintf(big + n, cap - n, "]}");
+    base_err e = agent_task_parse(big, n, "big.json", &t, err);
+    base_free(big);
+    CHECK_EQ(e, BASE_ETOOBIG);
+    CHECK_MSG(strstr(err, "big.json: steps: 1001 steps, at most 1000"), "%s", err);
+    err[0] = '\0';
+    CHECK_EQ(agent_task_parse("{}", AGENT_TASK_MAX_BYTES + 1, "x", &t, err), BASE_ETOOBIG);
+    err[0] = '\0';
+    CHECK_EQ(agent_task_parse(NULL, 0, NULL, &t, err), BASE_EINVAL);
+    CHECK_STR(err, "task: no input");
+    /* A vision index in a label string that is not one stays a label. */
+    CHECK_OK(parse("{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"[4] items\"}]}",
+                   &t, err));
+    CHECK_STR(t->steps[0].target.label, "[4] items");
+    CHECK_EQ(t->steps[0].target.index, 0);
+    CHECK_STR(t->name, "t.json");
+    agent_task_free(t);
+    agent_task_free(NULL);
+}
+
+static void enomem_everywhere(void)
+{
+    char err[BASE_ERRBUF_SIZE];
+    agent_task *t = NULL;
+    base_alloc_fail_after(0);
+    CHECK_OK(parse(good, &t, err));
+    agent_task_free(t);
+    unsigned long count = base_alloc_fail_after(0);
+    CHECK(count > 10);
+    for (unsigned long k = 1; k <= count; k++) {
+        t = NULL;
+        base_alloc_fail_after(k);
+        base_err e = parse(good, &t, err);
+        base_alloc_fail_after(0);
+        CHECK_MSG(e == BASE_ENOMEM, "allocation %lu: error %d (%s)", k, (int)e, err);
+        CHECK(t == NULL);
+    }
+}
+
+static void demo_task_parses(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_task *t = NULL;
+    CHECK_MSG(agent_task_load(FOVEA_SOURCE_DIR "/assets/tasks/demo.json", &t, err) == BASE_OK,
+              "%s", err);
+    CHECK(t->n_steps >= 10);
+    int seen[AGENT_ACTION_COUNT] = {0};
+    for (int i = 0; i < t->n_steps; i++)
+        seen[t->steps[i].action]++;
+    /* The demo exercises every action but scroll-by and extract at least once. */
+    CHECK(seen[AGENT_CLICK] && seen[AGENT_TYPE] && seen[AGENT_SELECT] && seen[AGENT_DRAG]);
+    CHECK(seen[AGENT_ASSERT_TEXT] && seen[AGENT_WAIT_FOR]);
+    agent_task_free(t);
+    err[0] = '\0';
+    CHECK_EQ(agent_task_load("/nonexistent/x.json", &t, err), BASE_EIO);
+    CHECK_MSG(strstr(err, "cannot read task /nonexistent/x.json"), "%s", err);
+}
+
+static const check_case cases[] = {
+    {"parses_every_field", parses_every_field},
+    {"errors_name_step_and_field", errors_name_step_and_field},
+    {"caps_and_limits", caps_and_limits},
+    {"enomem_everywhere", enomem_everywhere},
+    {"demo_task_parses", demo_task_parses},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

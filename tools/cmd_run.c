@@ -1,0 +1,208 @@
+/* tools/cmd_run.c: `fovea run TASK.json` — run a scripted task end to end.
+ *
+ * With --site the folder is served on loopback and reachable on two origins
+ * (http://127.0.0.1:PORT and http://localhost:PORT: different sites to
+ * Chromium, so a frame from the second runs out of process); the second
+ * origin is passed to the start page as ?xo=, which the demo site uses for
+ * its cross-origin passenger form. The run writes OUT/trace.jsonl,
+ * OUT/steps/NNN.png and OUT/report.html; the report is written for failed
+ * runs too. Exit status: 0 all steps passed, 1 a step failed or the run
+ * could not start, 2 usage or task-file error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/run.h"
+#include "agent/task.h"
+#include "agent/trace.h"
+#include "tools/cli.h"
+
+static void run_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fovea run TASK.json [options]\n\n"
+            "Runs a scripted task (a URL, a viewport and steps: click, type, select, scroll,\n"
+            "drag, wait_for, assert_text, extract) through vision, the snapper and the\n"
+            "click cascade, and writes OUT/trace.jsonl, OUT/steps/NNN.png, OUT/report.html.\n\n"
+            "  --site DIR       serve DIR on loopback; the task's url is a path in it\n"
+            "  --cdp URL        attach to a running browser instead of launching Chromium\n"
+            "  --vision NAME    dom (default) or openai (FOVEA_OPENAI_BASE_URL, ...)\n"
+            "  --out DIR        output folder (default out/run)\n"
+            "  --no-humanize    straight, untimed pointer and key events\n"
+            "  --headful        show the browser window\n"
+            "  --seed N         seed of the cursor paths and typing (default 1)\n"
+            "  --overlays WHICH all (default), failures or none: which steps get\n"
+            "                   OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n");
+}
+
+/* Appends "xo=<origin>" (percent-encoded) to url's query. */
+static void add_xo(char *url, size_t n, int port)
+{
+    char *hash = strchr(url, '#');
+    char frag[256] = "";
+    if (hash) {
+        snprintf(frag, sizeof frag, "%s", hash);
+        *hash = '\0';
+    }
+    size_t k = strlen(url);
+    snprintf(url + k, n - k, "%sxo=http%%3A%%2F%%2Flocalhost%%3A%d%s", strchr(url, '?') ? "&" : "?",
+             port, frag);
+}
+
+int cli_task_session_open(const char *cmd, const agent_task *task, const char *task_path,
+                          const char *site, const char *cdp, int headful, base_httpd **srv,
+                          cli_session *s)
+{
+    *srv = NULL;
+    memset(s, 0, sizeof *s);
+    int absolute = strncmp(task->url, "http://", 7) == 0 ||
+                   strncmp(task->url, "https://", 8) == 0 || strncmp(task->url, "file:", 5) == 0 ||
+                   strncmp(task->url, "about:", 6) == 0;
+    if (!absolute && !site) {
+        fprintf(stderr, "%s: %s: url '%s' is relative; give --site DIR\n", cmd, task_path,
+                task->url);
+        return 2;
+    }
+    /* The server is started here rather than by cli_session_open so that its
+     * port is known before the first navigation (for the second origin). */
+    char url[1024], err[BASE_ERRBUF_SIZE] = "";
+    if (!absolute) {
+        base_httpd_opts ho;
+        memset(&ho, 0, sizeof ho);
+        ho.root = site;
+        if (base_httpd_start(&ho, srv, err) != BASE_OK) {
+            fprintf(stderr, "%s: cannot serve %s: %s\n", cmd, site, err);
+            return 1;
+        }
+        int port = base_httpd_port(*srv);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d%s%s", port, task->url[0] == '/' ? "" : "/",
+                 task->url);
+        add_xo(url, sizeof url, port);
+    } else {
+        snprintf(url, sizeof url, "%s", task->url);
+    }
+    cli_browser_opts bo;
+    cli_browser_opts_init(&bo);
+    bo.cdp = cdp;
+    bo.url = url;
+    bo.width = task->width;
+    bo.height = task->height;
+    bo.scale = task->scale;
+    bo.headful = headful;
+    if (cli_session_open(s, &bo) != BASE_OK) {
+        base_httpd_destroy(*srv);
+        *srv = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+int cli_cmd_run(int argc, char **argv)
+{
+    const char *task_path = NULL, *site = NULL, *cdp = NULL;
+    agent_run_opts ro;
+    agent_run_opts_init(&ro);
+    int headful = 0, seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            run_usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--no-humanize") == 0) {
+            ro.humanize = 0;
+            continue;
+        }
+        if (strcmp(a, "--headful") == 0) {
+            headful = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (task_path) {
+                fprintf(stderr, "fovea run: one task file only (got '%s' and '%s')\n", task_path,
+                        a);
+                return 2;
+            }
+            task_path = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "fovea run: unknown option or missing value: %s\n", a);
+            run_usage(stderr);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--site") == 0)
+            site = v;
+        else if (strcmp(a, "--cdp") == 0)
+            cdp = v;
+        else if (strcmp(a, "--vision") == 0)
+            ro.vision = v;
+        else if (strcmp(a, "--out") == 0)
+            ro.out_dir = v;
+        else if (strcmp(a, "--overlays") == 0) {
+            if (agent_overlays_parse(v, &ro.overlays) < 0) {
+                fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",
+                        v);
+                return 2;
+            }
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_parse_int("--seed", v, 0, 2147483647, &seed) < 0)
+                return 2;
+        } else {
+            fprintf(stderr, "fovea run: unknown option %s\n", a);
+            run_usage(stderr);
+            return 2;
+        }
+    }
+    if (!task_path) {
+        run_usage(stderr);
+        return 2;
+    }
+    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0) {
+        fprintf(stderr, "fovea run: --vision must be dom or openai, got '%s'\n", ro.vision);
+        return 2;
+    }
+    ro.seed = (uint64_t)seed;
+    ro.task_file = task_path;
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_task *task = NULL;
+    if (agent_task_load(task_path, &task, err) != BASE_OK) {
+        fprintf(stderr, "fovea run: %s\n", err);
+        return 2;
+    }
+    base_httpd *srv = NULL;
+    cli_session s;
+    int status = cli_task_session_open("fovea run", task, task_path, site, cdp, headful, &srv, &s);
+    if (status == 2) {
+        agent_task_free(task);
+        return 2;
+    }
+    if (status == 0) {
+        status = 1;
+        fprintf(stderr, "fovea run: %s (%d steps) on %s\n", task->name, task->n_steps, s.url);
+        ro.browser = cdp_browser_product(s.browser);
+        agent_run_result res;
+        base_err e = agent_run(s.page, task, &ro, &res, err);
+        cli_session_close(&s);
+        if (e) {
+            fprintf(stderr, "fovea run: %s\n", err);
+        } else {
+            char rerr[BASE_ERRBUF_SIZE] = "";
+            if (agent_report_write(ro.out_dir, rerr) != BASE_OK)
+                fprintf(stderr, "fovea run: report: %s\n", rerr);
+            else
+                printf("report: %s/report.html\n", ro.out_dir);
+            if (res.ok)
+                printf("fovea run: %s passed: %d/%d steps in %.2f s\n", task->name,
+                       res.steps_done, task->n_steps, res.total_ms / 1000.0);
+            else
+                printf("fovea run: %s FAILED at %s\n", task->name, res.reason);
+            status = res.ok ? 0 : 1;
+        }
+    }
+    base_httpd_destroy(srv);
+    agent_task_free(task);
+    return status;
+}

@@ -659,7 +659,7 @@ static int native_select(runner *rn, const agent_step *s, agent_step_record *r, 
                  g->snap.text);
     } else {
         const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "why"));
-        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "%s", why ? why : err);
+        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "%.95s", why ? why : err);
         failf(r, "not_found", "<select> '%.60s' has no option '%.60s'", g->snap.text, s->value);
         const cJSON *o;
         cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(res, "options"))

@@ -174,6 +174,20 @@
     }
   };
 
+  // 1 when a running animation targets el or a (composed) ancestor of it.
+  const movedByAnimation = (el) => {
+    const anims = document.getAnimations();
+    if (!anims.length) return false;
+    for (const an of anims) {
+      const t = an.effect && an.effect.target;
+      if (!t || an.playState !== 'running') continue;
+      for (let n = el; n; n = n.parentNode || n.host) {
+        if (n === t) return true;
+      }
+    }
+    return false;
+  };
+
   const NOT_TEXT = /^(button|submit|reset|checkbox|radio|image|file|range|color|hidden)$/;
   const textEntry = (el) => el.localName === 'textarea' || el.localName === 'select' ||
     (el.localName === 'input' && !NOT_TEXT.test(el.type)) || el.isContentEditable;
@@ -274,9 +288,10 @@
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       out.scrolled = true;
       await settle(el, a.settle_ms || 500);
-    } else if (a.xpath && a.settle_ms && document.getAnimations().length) {
-      // Something is animating (a sliding menu, a transition): wait for the
-      // target to stop; a still page costs nothing here.
+    } else if (a.xpath && a.settle_ms && movedByAnimation(el)) {
+      // The target or one of its ancestors is animating (a sliding menu, a
+      // transition): wait for it to stop. Animations elsewhere (a spinner,
+      // a rotating arrow beside it) cannot move it and cost nothing here.
       await settle(el, Math.min(a.settle_ms, 300));
     }
     const r = el.getBoundingClientRect();

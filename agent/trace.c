@@ -12,9 +12,9 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 
 struct agent_trace {
     FILE *f;
@@ -24,22 +24,6 @@ struct agent_trace {
 static double r1(double v)
 {
     return isfinite(v) ? round(v * 10.0) / 10.0 : 0.0;
-}
-
-static base_err mkdir_p(const char *path, char *err)
-{
-    char buf[1024];
-    if (snprintf(buf, sizeof buf, "%s/", path) >= (int)sizeof buf)
-        return base_errf(err, BASE_EINVAL, "path too long: %.100s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return base_errf(err, BASE_EIO, "mkdir %s: %s", buf, strerror(errno));
-        *p = '/';
-    }
-    return BASE_OK;
 }
 
 /* Prints root on one line plus '\n' and flushes; frees root. */
@@ -71,7 +55,7 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
         goto fail;
     }
     snprintf(path, sizeof path, "%s/steps", t->dir);
-    if ((e = mkdir_p(path, err)))
+    if ((e = base_mkdirs(path, 0, err)))
         goto fail;
     snprintf(path, sizeof path, "%s/trace.jsonl", t->dir);
     t->f = fopen(path, "w");

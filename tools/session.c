@@ -9,9 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "tools/cli.h"
+
+#include "base/fs.h"
 
 const char cli_browser_opts_help[] =
     "  --url URL        page to open (with --site: a path inside the site, default /)\n"
@@ -140,16 +141,5 @@ void cli_session_close(cli_session *s)
 
 base_err cli_mkdirs_for(const char *path, char *err)
 {
-    char buf[1024];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return base_errf(err, BASE_EINVAL, "path too long: %.100s", path);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return base_errf(err, BASE_EIO, "mkdir %s: %s", buf, strerror(errno));
-        *p = '/';
-    }
-    return BASE_OK;
+    return base_mkdirs(path, 1, err);
 }

@@ -1,11 +1,17 @@
 /* tests/base/test_base.c: unit tests for base/. */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/err.h"
+#include "base/fs.h"
 #include "base/geom.h"
 #include "base/log.h"
 #include "base/rng.h"
@@ -250,7 +256,47 @@ static void alloc_injection(void)
     base_alloc_fail_after(0);
 }
 
+static int is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void mkdirs(void)
+{
+    char root[] = "/tmp/fovea-mkdirs-XXXXXX";
+    CHECK(mkdtemp(root) != NULL);
+    char p[256], err[BASE_ERRBUF_SIZE] = "";
+    snprintf(p, sizeof p, "%s/a/b/c", root);
+    CHECK_OK(base_mkdirs(p, 0, err));
+    CHECK(is_dir(p));
+    CHECK_OK(base_mkdirs(p, 0, err)); /* existing: fine */
+    snprintf(p, sizeof p, "%s/x/y/file.png", root);
+    CHECK_OK(base_mkdirs(p, 1, err));
+    snprintf(p, sizeof p, "%s/x/y", root);
+    CHECK(is_dir(p));
+    snprintf(p, sizeof p, "%s/x/y/file.png", root);
+    CHECK(!is_dir(p));
+    /* A file in the way is an I/O error naming it. */
+    FILE *f = fopen(p, "w");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    char q[300];
+    snprintf(q, sizeof q, "%s/sub", p);
+    CHECK_EQ(base_mkdirs(q, 0, err), BASE_EIO);
+    CHECK(strstr(err, "file.png") != NULL);
+    char big[1200];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    CHECK_EQ(base_mkdirs(big, 0, err), BASE_EINVAL);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    CHECK_EQ(system(cmd), 0);
+}
+
 static const check_case cases[] = {
+    {"mkdirs", mkdirs},
     {"base64_vectors", base64_vectors},
     {"base64_roundtrip_random", base64_roundtrip_random},
     {"base64_garbage", base64_garbage},

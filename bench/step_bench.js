@@ -1,15 +1,14 @@
 // bench/step_bench.js: the Playwright half of bench/run_steps.sh.
 //
 //   node bench/step_bench.js [--task FILE] [--n N] [--warmup K] [--fovea BIN]
-//                            [--probe enrich|dom_boxes] [--click mouse|locator]
+//                            [--click mouse|locator]
 //
 // Runs the click steps of a fovea task (default assets/tasks/bench.json) with
 // playwright-core on Debian's Chromium, the way a Playwright agent grounds a
 // click on the same page: per step
 //   screenshot  page.screenshot() of the viewport (PNG),
 //   probe       one page.evaluate of fovea's own DOM probe (assets/js/enrich.js,
-//               what fovea's `dom` vision provider evaluates; --probe dom_boxes
-//               for the lighter Set-of-Marks probe), then the target chosen by
+//               what fovea's `dom` vision provider evaluates), then the target chosen by
 //               label with fovea's rule (equal > starts with > contains, ties
 //               to the smaller box),
 //   hit         document.elementFromPoint at the box centre (the snapper's
@@ -42,7 +41,7 @@ const site = opt('--site', path.join(root, 'assets', 'site'));
 const n = Number(opt('--n', 24));
 const warmup = Number(opt('--warmup', 1));
 const fovea = opt('--fovea', null);
-const probeName = opt('--probe', 'enrich');
+const probeName = 'enrich';
 const clickMode = opt('--click', 'mouse');
 
 function serveNode() {
@@ -118,7 +117,7 @@ function stats(v) {
   if (clickMode === 'locator' && probeName !== 'enrich') throw new Error('--click locator needs --probe enrich (XPaths)');
   const probeSrc = fs.readFileSync(path.join(root, 'assets', 'js', probeName + '.js'), 'utf8');
   // enrich.js is a function of the boxes to enrich (null: list the page);
-  // dom_boxes.js is an expression. Both return a JSON string.
+  // other probes are expressions. Both return a JSON string.
   const probeExpr = probeName === 'enrich' ? `(${probeSrc.trim().replace(/;\s*$/, '')})(null)` : probeSrc;
   const srv = fovea ? await serveFovea() : await serveNode();
   const vp = task.viewport || {};

@@ -6,9 +6,6 @@
 
 #include <stddef.h>
 
-extern const unsigned char fovea_js_dom_boxes[];
-extern const size_t fovea_js_dom_boxes_len;
-
 /* fingerprints and DOM enrichment (perception/fingerprint.c, enrich.c) */
 extern const unsigned char fovea_js_fp_observer[];
 extern const size_t fovea_js_fp_observer_len;

@@ -662,7 +662,7 @@ static const char *implicit_role(const raw_doc *d, int i, const char *tag)
     return "";
 }
 
-/* The interactive notion of assets/js/dom_boxes.js: natively interactive
+/* The interactive notion of assets/js/enrich.js: natively interactive
  * tags, interactive ARIA roles, tabindex >= 0, an onclick attribute,
  * contenteditable, or a pointer cursor that the parent does not show. */
 static int is_interactive(const raw_doc *d, int i, const char *tag, const char *role, int l)

@@ -3,9 +3,9 @@
  *
  * The `dom` provider does not look at the screenshot at all: it asks the
  * page for its visible, uncovered interactive elements through the same
- * probe that builds the selector map (assets/js/enrich.js, which applies the
- * rules of dom_boxes.js and also walks open shadow roots and same-origin
- * iframes; enrich_frames.c adds cross-origin iframes). Its boxes are therefore exact, in
+ * probe that builds the selector map (assets/js/enrich.js, which walks the
+ * document, open shadow roots and same-origin iframes; enrich_frames.c adds
+ * cross-origin iframes). Its boxes are therefore exact, in
  * top-viewport CSS px at any device scale factor, and box i is selector-map entry i. It is the
  * default when no model endpoint is configured and the paper's cold-start fallback.
  */

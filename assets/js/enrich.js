@@ -16,7 +16,7 @@
 //    "states": {"<map index>": {expanded, active, labelledby, ctl}}}
 // map: every visible, uncovered interactive element of the document, its
 //   open shadow roots and its same-origin iframes (recursively), in document
-//   order, with the same notion of "interactive" as dom_boxes.js (native
+//   order, with the notion of "interactive" shared with snap_probe.js (native
 //   controls, interactive ARIA roles, tabindex >= 0, onclick, contenteditable,
 //   a pointer cursor its parent does not have), in this document's viewport
 //   CSS px. xpath follows the shared convention: steps tag[n], n 1-based

@@ -27,7 +27,7 @@
 (function (arg) {
   'use strict';
   const t0 = performance.now();
-  // Same notion of "interactive" as dom_boxes.js.
+  // Same notion of "interactive" as enrich.js (the dom provider).
   const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
     'slider', 'spinbutton', 'searchbox', 'textbox']);

@@ -319,24 +319,7 @@ static void grounded_fini(grounded *g)
     memset(g, 0, sizeof *g);
 }
 
-static const char *intent_name(snap_intent_kind k)
-{
-    return k == SNAP_INTENT_SELECT ? "select" : k == SNAP_INTENT_EXPAND ? "expand" : "any";
-}
 
-static const char *phase_name(snap_phase p)
-{
-    switch (p) {
-    case SNAP_PHASE_A:
-        return "A";
-    case SNAP_PHASE_A_ALT:
-        return "A-alt";
-    case SNAP_PHASE_B:
-        return "B";
-    default:
-        return "-";
-    }
-}
 
 /* Gate, box, snap for target t. do_snap 0 stops after the box (wait_for).
  * Returns 1 with *g filled, 0 with r's failure set. */
@@ -422,7 +405,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     if (!do_snap)
         return 1;
     snap_intent in = {t->label ? t->label : b->label, kind};
-    copy(r->intent, sizeof r->intent, intent_name(kind));
+    copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = now_ms();
     e = perc_snap_box(rn->page, b->r, &in, &g->snap, err);
     r->ms.snap += now_ms() - t0;
@@ -432,7 +415,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     }
     const perc_snap *sn = &g->snap;
     r->snapped = sn->found;
-    copy(r->phase, sizeof r->phase, phase_name(sn->res.phase));
+    copy(r->phase, sizeof r->phase, snap_phase_name(sn->res.phase));
     r->score_area = sn->res.score.area;
     r->score_label = sn->res.score.label;
     r->score_chevron = sn->res.score.chevron;

@@ -76,6 +76,25 @@ int snap_probe_add_point(snap_probe *p, int cand, base_rect rect)
     return k;
 }
 
+const char *snap_phase_name(snap_phase p)
+{
+    switch (p) {
+    case SNAP_PHASE_A:
+        return "A";
+    case SNAP_PHASE_A_ALT:
+        return "A-alt";
+    case SNAP_PHASE_B:
+        return "B";
+    default:
+        return "-";
+    }
+}
+
+const char *snap_intent_name(snap_intent_kind k)
+{
+    return k == SNAP_INTENT_SELECT ? "select" : k == SNAP_INTENT_EXPAND ? "expand" : "any";
+}
+
 snap_intent_kind snap_classify_intent(const char *verb, const char *label)
 {
     static const char *const expand_verbs[] = {"open",   "expand",      "collapse",  "toggle",

@@ -115,6 +115,11 @@ typedef enum snap_phase {
     SNAP_PHASE_B,        /* grid scan with the chevron tiebreaker */
 } snap_phase;
 
+/* Purpose: short names for traces and tables: "A", "A-alt", "B", "-"; and
+ * "any", "select", "expand". Static strings. Thread: any. */
+const char *snap_phase_name(snap_phase p);
+const char *snap_intent_name(snap_intent_kind k);
+
 typedef struct snap_score {
     float area, label, chevron, total;
 } snap_score;

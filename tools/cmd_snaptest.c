@@ -209,19 +209,6 @@ static outcome naive_centre(const snapcase *c, base_rect box)
     return OUT_NONE;
 }
 
-static const char *phase_name(snap_phase p)
-{
-    switch (p) {
-    case SNAP_PHASE_A:
-        return "A";
-    case SNAP_PHASE_A_ALT:
-        return "A-alt";
-    case SNAP_PHASE_B:
-        return "B";
-    default:
-        return "-";
-    }
-}
 
 /* "<tag> 'text'" of a candidate into buf. */
 static void describe(const snap_candidate *c, char *buf, size_t cap)
@@ -265,7 +252,7 @@ static base_err write_overlay(const snapcase *c, const replay *r, const char *ou
         e = perc_draw_crosshair(&img, r->res.pt, 9, 0xdd2222ffu, err);
     char cap[256];
     snprintf(cap, sizeof cap, "%s: %s, phase %s, %s", c->name, OUTCOME_NAME[r->out],
-             phase_name(r->res.phase), r->res.reason);
+             snap_phase_name(r->res.phase), r->res.reason);
     if (!e)
         e = perc_draw_caption(&img, cap, err);
     uint8_t *png = NULL;
@@ -361,7 +348,7 @@ static cJSON *result_json(const snapcase *c, const replay *r)
     } else {
         cJSON_AddNullToObject(o, "got");
     }
-    cJSON_AddStringToObject(o, "phase", phase_name(r->res.phase));
+    cJSON_AddStringToObject(o, "phase", snap_phase_name(r->res.phase));
     cJSON_AddStringToObject(o, "reason", r->res.reason);
     cJSON *s = cJSON_AddObjectToObject(o, "score");
     cJSON_AddNumberToObject(s, "area", r->res.score.area);
@@ -397,7 +384,7 @@ static void print_row(FILE *f, const snapcase *c, const replay *r)
             : r->out == OUT_WRONG ? "WRONG"
                                   : "NONE",
             c->name, exp,
-            got, phase_name(r->res.phase), r->res.score.area, r->res.score.label,
+            got, snap_phase_name(r->res.phase), r->res.score.area, r->res.score.label,
             r->res.score.chevron, r->res.score.total,
             r->res.found && r->verify == SNAP_VERIFY_COVERED ? " [covered]" : "");
 }
@@ -798,7 +785,7 @@ int cli__snaptest_live(snapcase *const *cases, const replay *off, int n, const c
         if (!json || !agree)
             printf("%-8s %-28s live %-5s <%s> '%.20s' (%s)  offline %s\n",
                    agree ? "agree" : "DIFFER", c->name, OUTCOME_NAME[lo_out], ls.tag, ls.text,
-                   phase_name(ls.res.phase), OUTCOME_NAME[off[i].out]);
+                   snap_phase_name(ls.res.phase), OUTCOME_NAME[off[i].out]);
     }
     if (!json)
         printf("live: %d cases, %d disagree with offline, %d wrong\n", done, disagree, wrong);

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/buf.h"
+#include "base/fs.h"
 
 extern const unsigned char fovea_report_html[];
 extern const size_t fovea_report_html_len;
@@ -44,7 +45,7 @@ static base_err attach_image(const char *dir, cJSON *j, char *err)
     snprintf(path, sizeof path, "%s/%s", dir, ov->valuestring);
     uint8_t *png = NULL;
     size_t n = 0;
-    if (perc_image_read_file(path, &png, &n, REPORT_IMAGE_MAX, NULL) != BASE_OK)
+    if (base_read_file(path, &png, &n, REPORT_IMAGE_MAX, NULL) != BASE_OK)
         return BASE_OK; /* a missing overlay is shown as "no overlay" */
     static const char prefix[] = "data:image/png;base64,";
     size_t enc = base64_encoded_len(n);
@@ -73,7 +74,7 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
     uint8_t *data = NULL;
     size_t n = 0;
     char why[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_image_read_file(path, &data, &n, REPORT_TRACE_MAX, why);
+    base_err e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, why);
     if (e)
         return base_errf(err, e == BASE_ETOOBIG ? e : BASE_EIO, "report: %s", why);
     cJSON *run = cJSON_CreateObject();
@@ -169,7 +170,7 @@ base_err agent_report_write(const char *out_dir, char *err)
     }
     char path[1024];
     snprintf(path, sizeof path, "%s/report.html", out_dir);
-    e = perc_image_write_file(path, b.data, b.len, err);
+    e = base_write_file(path, b.data, b.len, err);
     base_buf_fini(&b);
     return e;
 }

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "perception/image.h"
+#include "base/fs.h"
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
     "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract",
@@ -436,7 +436,7 @@ base_err agent_task_load(const char *path, agent_task **out, char *err)
     uint8_t *d = NULL;
     size_t n = 0;
     char why[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_image_read_file(path, &d, &n, AGENT_TASK_MAX_BYTES, why);
+    base_err e = base_read_file(path, &d, &n, AGENT_TASK_MAX_BYTES, why);
     if (e)
         return base_errf(err, e, "cannot read task %s: %s", path, why);
     const char *base = strrchr(path, '/');

@@ -270,7 +270,7 @@ base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *m
     char rel[32], path[1024];
     snprintf(rel, sizeof rel, "steps/%03d.png", r->index);
     snprintf(path, sizeof path, "%s/%s", t->dir, rel);
-    e = perc_image_write_file(path, png, n, err);
+    e = base_write_file(path, png, n, err);
     base_free(png);
     if (!e)
         snprintf(r->overlay, sizeof r->overlay, "%s", rel);

@@ -1,10 +1,16 @@
-/* base/fs.c: mkdir -p. */
+/* base/fs.c: mkdir -p, whole-file read, atomic whole-file write. */
 #include "base/fs.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
 
 base_err base_mkdirs(const char *path, int parent_only, char *err)
 {
@@ -20,5 +26,118 @@ base_err base_mkdirs(const char *path, int parent_only, char *err)
             return base_errf(err, BASE_EIO, "mkdir %s: %s", buf, strerror(errno));
         *p = '/';
     }
+    return BASE_OK;
+}
+
+/* fsync of the directory holding path, so that a rename is durable too. */
+static void sync_dir(const char *path)
+{
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err)
+{
+    if (!path || (!data && n))
+        return base_errf(err, BASE_EINVAL, "write: no path or data");
+    size_t plen = strlen(path);
+    char *tmp = base_malloc(plen + 16);
+    if (!tmp)
+        return base_errf(err, BASE_ENOMEM, "write %s: out of memory", path);
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp.XXXXXX", 12);
+    /* The temporary sits next to the target so that rename() stays within
+     * one filesystem and is atomic. */
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        base_err e = base_errf(err, BASE_EIO, "write %s: %s", path, strerror(errno));
+        base_free(tmp);
+        return e;
+    }
+    size_t off = 0;
+    while (off < n) {
+        ssize_t k = write(fd, data + off, n - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            goto fail;
+        off += (size_t)k;
+    }
+    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+        goto fail;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0)
+        goto fail;
+    base_free(tmp);
+    sync_dir(path);
+    return BASE_OK;
+fail:;
+    base_err e = base_errf(err, BASE_EIO, "write %s: %s", path, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    base_free(tmp);
+    return e;
+}
+
+base_err base_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err)
+{
+    if (!path || !out || !n)
+        return base_errf(err, BASE_EINVAL, "read: no path or output");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return base_errf(err, errno == ENOENT ? BASE_ENOTFOUND : BASE_EIO, "read %s: %s", path,
+                         strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        base_err e = base_errf(err, BASE_EIO, "read %s: %s", path, strerror(errno));
+        close(fd);
+        return e;
+    }
+    if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max) {
+        close(fd);
+        return base_errf(err, BASE_ETOOBIG, "read %s: %lld bytes exceed the %zu byte cap", path,
+                         (long long)st.st_size, max);
+    }
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = base_malloc(len + 1);
+    if (!buf) {
+        close(fd);
+        return base_errf(err, BASE_ENOMEM, "read %s: out of memory", path);
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t k = read(fd, buf + off, len - off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            base_err e = base_errf(err, BASE_EIO, "read %s: %s", path, strerror(errno));
+            close(fd);
+            base_free(buf);
+            return e;
+        }
+        if (k == 0)
+            break; /* the file shrank under us; return what is there */
+        off += (size_t)k;
+    }
+    close(fd);
+    buf[off] = 0;
+    *out = buf;
+    *n = off;
     return BASE_OK;
 }

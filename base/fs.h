@@ -1,6 +1,9 @@
-/* base/fs.h: small file-system helpers shared by the CLI and the agent. */
+/* base/fs.h: file-system helpers: mkdir -p, whole-file read, atomic write. */
 #ifndef FOVEA_BASE_FS_H
 #define FOVEA_BASE_FS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #include "base/err.h"
 
@@ -10,5 +13,20 @@
  * Thread: any. Errors: BASE_EINVAL (path over 1023 bytes), BASE_EIO (a mkdir
  * failed; err names the directory and the reason). */
 base_err base_mkdirs(const char *path, int parent_only, char *err);
+
+/* Purpose: writes n bytes to path atomically: a temporary file in the same
+ * directory is written, fsync'ed and renamed over path (and the directory
+ * fsync'ed), so readers and a crash mid-write see the old file or the new
+ * one, never a partial one.
+ * Ownership: borrows path and data. Thread: any. Errors: BASE_EINVAL,
+ * BASE_ENOMEM, BASE_EIO (message names the path and errno text). */
+base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err);
+
+/* Purpose: reads a whole file of at most max bytes into a new buffer (*out,
+ * freed with base_free; NUL-terminated one byte past *n, so text can be used
+ * as a string). Thread: any. Errors: BASE_EINVAL, BASE_ENOTFOUND (no such
+ * file), BASE_EIO (open/read failure), BASE_ETOOBIG (larger than max),
+ * BASE_ENOMEM. Out-params untouched on failure. */
+base_err base_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err);
 
 #endif

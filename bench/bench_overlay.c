@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "perception/image.h"
 #include "perception/som.h"
 
@@ -73,8 +74,8 @@ int main(int argc, char **argv)
     perc_mark *marks = NULL;
     int n = 0;
     perc_image pristine = {0};
-    if (perc_image_read_file(png_path, &png, &png_n, 64u << 20, err) ||
-        perc_image_read_file(box_path, &js, &js_n, 16u << 20, err) ||
+    if (base_read_file(png_path, &png, &png_n, 64u << 20, err) ||
+        base_read_file(box_path, &js, &js_n, 16u << 20, err) ||
         perc_marks_parse_json((const char *)js, js_n, 0, 0, &marks, &n, err) ||
         perc_image_decode(png, png_n, &pristine, err)) {
         fprintf(stderr, "bench_overlay: %s\n", err);
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
         if (perc_image_decode(png, png_n, &img, err) || perc_som_draw(&img, marks, n, NULL, err) ||
             perc_draw_caption(&img, "step 3 - click [V4] 'Account 5' - ok", err) ||
             perc_image_encode_png(&img, 1, &out, &out_n, err) ||
-            perc_image_write_file(save, out, out_n, err))
+            base_write_file(save, out, out_n, err))
             fprintf(stderr, "bench_overlay: %s\n", err);
         base_free(out);
         perc_image_fini(&img);

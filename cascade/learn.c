@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/log.h"
 #include "cascade/cascade.h"
 
@@ -63,45 +64,20 @@ static int valid_root(const cJSON *r)
     return 1;
 }
 
-static base_err read_file(const char *path, char **out, char *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) {
-            *out = NULL;
-            return BASE_OK;
-        }
-        return base_errf(err, BASE_EIO, "learnings: cannot open %s: %s", path, strerror(errno));
-    }
-    char *buf = base_malloc(MAX_FILE_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    }
-    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || n > MAX_FILE_BYTES) {
-        base_free(buf);
-        return base_errf(err, bad ? BASE_EIO : BASE_ETOOBIG, "learnings: cannot read %s%s", path,
-                         bad ? "" : " (larger than 4 MiB)");
-    }
-    buf[n] = '\0';
-    *out = buf;
-    return BASE_OK;
-}
-
 base_err cascade_learnings_open(const char *path, cascade_learnings **out, char *err)
 {
     if (!path || !path[0] || !out)
         return base_errf(err, BASE_EINVAL, "learnings: NULL or empty path");
-    char *text = NULL;
-    base_err e = read_file(path, &text, err);
+    uint8_t *text = NULL;
+    size_t len = 0;
+    base_err e = base_read_file(path, &text, &len, MAX_FILE_BYTES, err);
+    if (e == BASE_ENOTFOUND) /* a missing file is an empty store */
+        e = BASE_OK;
     if (e)
         return e;
     cJSON *root = NULL;
     if (text) {
-        root = cJSON_Parse(text);
+        root = cJSON_ParseWithLength((const char *)text, len);
         base_free(text);
         if (!root || !valid_root(root)) {
             cJSON_Delete(root);
@@ -231,38 +207,6 @@ base_err cascade_learnings_set_bot_protected(cascade_learnings *l, const char *d
     return cascade_learnings_save(l, err);
 }
 
-static base_err write_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return BASE_EIO;
-        p += w;
-        n -= (size_t)w;
-    }
-    return BASE_OK;
-}
-
-/* fsync of the directory holding path, so the rename itself is durable. */
-static void sync_dir(const char *path)
-{
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == path)
-        snprintf(dir, sizeof dir, "/");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-}
-
 base_err cascade_learnings_save(cascade_learnings *l, char *err)
 {
     if (!l)
@@ -270,39 +214,7 @@ base_err cascade_learnings_save(cascade_learnings *l, char *err)
     char *text = cJSON_Print(l->root);
     if (!text)
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    size_t n = strlen(l->path) + 32;
-    char *tmp = base_malloc(n);
-    if (!tmp) {
-        cJSON_free(text);
-        return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    }
-    snprintf(tmp, n, "%s.tmp.%ld", l->path, (long)getpid());
-    base_err e = BASE_OK;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        e = base_errf(err, BASE_EIO, "learnings: cannot create %s: %s", tmp, strerror(errno));
-        goto out;
-    }
-    if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) || fsync(fd) != 0) {
-        e = base_errf(err, BASE_EIO, "learnings: cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        goto out;
-    }
-    if (close(fd) != 0) {
-        e = base_errf(err, BASE_EIO, "learnings: cannot close %s: %s", tmp, strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    if (rename(tmp, l->path) != 0) {
-        e = base_errf(err, BASE_EIO, "learnings: cannot rename over %s: %s", l->path,
-                      strerror(errno));
-        unlink(tmp);
-        goto out;
-    }
-    sync_dir(l->path);
-out:
-    base_free(tmp);
+    base_err e = base_write_file(l->path, (const uint8_t *)text, strlen(text), err);
     cJSON_free(text);
     return e;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/image.h"
 #include "stb_truetype.h"
 
@@ -38,8 +39,8 @@ static base_err load_font(char *err)
     uint8_t *data = NULL;
     size_t n = 0;
     char ioerr[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_image_read_file(path, &data, &n, 32u << 20, ioerr);
-    if (e == BASE_EIO)
+    base_err e = base_read_file(path, &data, &n, 32u << 20, ioerr);
+    if (e == BASE_EIO || e == BASE_ENOTFOUND)
         return base_errf(err, BASE_ENOTFOUND,
                          "font: cannot read %s (install fonts-dejavu-core or set FOVEA_FONT): %s",
                          path, ioerr);

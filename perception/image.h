@@ -71,18 +71,6 @@ base_err perc_image_encode_png(const perc_image *img, int fast, uint8_t **out, s
 base_err perc_image_encode_jpeg(const perc_image *img, int quality, uint8_t **out,
                                 size_t *out_len, char *err);
 
-/* Writes n bytes to path atomically: a temporary file in the same directory
- * is written, fsync'ed and renamed over path, so readers never see a partial
- * file. Any thread. Errors: BASE_EINVAL, BASE_EIO (message names the path
- * and errno text). */
-base_err perc_image_write_file(const char *path, const uint8_t *data, size_t n, char *err);
-
-/* Reads a whole file of at most max bytes into a new buffer (*out, freed with
- * base_free; NUL-terminated one byte past *n for convenience). Any thread.
- * Errors: BASE_EINVAL, BASE_EIO (open/read failure), BASE_ETOOBIG (file
- * larger than max), BASE_ENOMEM. Out-params untouched on failure. */
-base_err perc_image_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err);
-
 /* Sniffs the format from the first bytes (PNG signature or JPEG SOI). */
 perc_format perc_image_sniff(const uint8_t *data, size_t n);
 

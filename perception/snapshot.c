@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/image.h"
 
 #define FORMAT_ID "fovea-snapshot/1"
@@ -1490,7 +1491,7 @@ base_err perc_snapshot_read_file(const char *path, perc_snapshot *out, char *err
         return base_errf(err, BASE_EINVAL, "snapshot: NULL argument");
     uint8_t *data = NULL;
     size_t n = 0;
-    base_err e = perc_image_read_file(path, &data, &n, PERC_SNAPSHOT_MAX_BYTES, err);
+    base_err e = base_read_file(path, &data, &n, PERC_SNAPSHOT_MAX_BYTES, err);
     if (e)
         return e;
     e = perc_snapshot_parse((const char *)data, n, out, err);

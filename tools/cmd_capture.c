@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "perception/capture.h"
 #include "perception/image.h"
 #include "tools/cli.h"
@@ -85,7 +86,7 @@ int cli_cmd_capture(int argc, char **argv)
     if (!e)
         e = cli_mkdirs_for(out, err);
     if (!e)
-        e = perc_image_write_file(out, data, n, err);
+        e = base_write_file(out, data, n, err);
     int w = img.w, h = img.h;
     char url[sizeof s.url];
     snprintf(url, sizeof url, "%s", s.url);

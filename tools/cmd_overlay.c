@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/capture.h"
 #include "perception/dom_boxes.h"
 #include "perception/image.h"
@@ -38,7 +39,7 @@ static void overlay_usage(FILE *f)
 static base_err read_text(const char *path, char **out, size_t *n, char *err)
 {
     uint8_t *d = NULL;
-    base_err e = perc_image_read_file(path, &d, n, 64u << 20, err);
+    base_err e = base_read_file(path, &d, n, 64u << 20, err);
     if (!e)
         *out = (char *)d;
     return e;
@@ -52,7 +53,7 @@ static base_err write_png(const char *path, const perc_image *img, char *err)
     if (!e)
         e = cli_mkdirs_for(path, err);
     if (!e)
-        e = perc_image_write_file(path, d, n, err);
+        e = base_write_file(path, d, n, err);
     base_free(d);
     return e;
 }
@@ -124,7 +125,7 @@ int cli_cmd_overlay(int argc, char **argv)
     if (shot) {
         uint8_t *d = NULL;
         size_t len = 0;
-        e = perc_image_read_file(shot, &d, &len, 256u << 20, err);
+        e = base_read_file(shot, &d, &len, 256u << 20, err);
         if (!e)
             e = perc_image_decode(d, len, &img, err);
         base_free(d);
@@ -166,7 +167,7 @@ int cli_cmd_overlay(int argc, char **argv)
         if (!e)
             e = cli_mkdirs_for(model, err);
         if (!e)
-            e = perc_image_write_file(model, jd, jn, err);
+            e = base_write_file(model, jd, jn, err);
         base_free(jd);
     }
     if (!e)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/capture.h"
 #include "perception/image.h"
 #include "perception/snapshot.h"
@@ -75,7 +76,7 @@ static base_err write_text(const char *path, const char *s, char *err)
 {
     base_err e = cli_mkdirs_for(path, err);
     if (!e)
-        e = perc_image_write_file(path, (const uint8_t *)s, strlen(s), err);
+        e = base_write_file(path, (const uint8_t *)s, strlen(s), err);
     return e;
 }
 
@@ -243,7 +244,7 @@ int cli_cmd_record(int argc, char **argv)
         size_t n = 0;
         perc_mark *marks = NULL;
         int nm = 0;
-        base_err e = perc_image_read_file(boxes, &d, &n, 16u << 20, err);
+        base_err e = base_read_file(boxes, &d, &n, 16u << 20, err);
         if (!e)
             e = perc_marks_parse_json((const char *)d, n, norm_w, norm_h, &marks, &nm, err);
         base_free(d);
@@ -377,7 +378,7 @@ int cli_cmd_record(int argc, char **argv)
     e = write_text(path, snap_text, err);
     snprintf(path, sizeof path, "%s/shot.png", out);
     if (!e)
-        e = perc_image_write_file(path, png, png_n, err);
+        e = base_write_file(path, png, png_n, err);
     snprintf(path, sizeof path, "%s/case.json", out);
     if (!e)
         e = write_text(path, case_text, err);

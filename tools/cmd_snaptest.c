@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/image.h"
 #include "perception/probe.h"
 #include "perception/snapshot.h"
@@ -108,7 +109,7 @@ static base_err load_case(const char *dir, snapcase *c, char *err)
     snprintf(path, sizeof path, "%s/case.json", dir);
     uint8_t *d = NULL;
     size_t n = 0;
-    base_err e = perc_image_read_file(path, &d, &n, 1u << 20, err);
+    base_err e = base_read_file(path, &d, &n, 1u << 20, err);
     if (e)
         return e;
     cJSON *j = cJSON_ParseWithLength((const char *)d, n);
@@ -227,7 +228,7 @@ static base_err write_overlay(const snapcase *c, const replay *r, const char *ou
     size_t n = 0;
     perc_image img;
     memset(&img, 0, sizeof img);
-    base_err e = perc_image_read_file(path, &d, &n, 256u << 20, err);
+    base_err e = base_read_file(path, &d, &n, 256u << 20, err);
     if (!e)
         e = perc_image_decode(d, n, &img, err);
     base_free(d);
@@ -262,7 +263,7 @@ static base_err write_overlay(const snapcase *c, const replay *r, const char *ou
     if (!e)
         e = cli_mkdirs_for(path, err);
     if (!e)
-        e = perc_image_write_file(path, png, n, err);
+        e = base_write_file(path, png, n, err);
     base_free(png);
     perc_image_fini(&img);
     return e;

@@ -14,6 +14,7 @@
 
 #include "agent/trace.h"
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "harness.h"
 #include "perception/capture.h"
 
@@ -244,7 +245,7 @@ static void report_in_browser(void)
     CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
     char path[1024];
     snprintf(path, sizeof path, "%s/report-screenshot.png", out_dir());
-    e = perc_image_write_file(path, png, n, err);
+    e = base_write_file(path, png, n, err);
     base_free(png);
     /* The page is not blank: the header text and table differ from the background. */
     int dark = 0;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "perception/image.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
@@ -27,7 +28,7 @@ static int run(const char *args, const char *out, char **log)
     int st = system(cmd);
     uint8_t *d = NULL;
     size_t n = 0;
-    *log = perc_image_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -37,7 +38,7 @@ static char *slurp(const char *dir, const char *name)
     snprintf(path, sizeof path, "%s/%s", dir, name);
     uint8_t *d = NULL;
     size_t n = 0;
-    return perc_image_read_file(path, &d, &n, 256u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return base_read_file(path, &d, &n, 256u << 20, NULL) == BASE_OK ? (char *)d : NULL;
 }
 
 static int count(const char *s, const char *needle)

@@ -245,7 +245,7 @@ static void demo_task_parses(void)
     CHECK(seen[AGENT_ASSERT_TEXT] && seen[AGENT_WAIT_FOR]);
     agent_task_free(t);
     err[0] = '\0';
-    CHECK_EQ(agent_task_load("/nonexistent/x.json", &t, err), BASE_EIO);
+    CHECK_EQ(agent_task_load("/nonexistent/x.json", &t, err), BASE_ENOTFOUND);
     CHECK_MSG(strstr(err, "cannot read task /nonexistent/x.json"), "%s", err);
 }
 

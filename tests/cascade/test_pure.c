@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "cascade/cascade.h"
 #include "check.h"
 
@@ -90,13 +91,11 @@ static void learnings_survive_kill(void)
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
         CHECK_MSG(WIFSIGNALED(st), "child exited by itself (status %d)", st);
-        FILE *f = fopen(path, "rb");
-        CHECK(f);
-        static char text[4 << 20];
-        size_t n = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        text[n] = '\0';
-        cJSON *j = cJSON_Parse(text);
+        uint8_t *text = NULL;
+        size_t n = 0;
+        CHECK_OK(base_read_file(path, &text, &n, 4 << 20, NULL));
+        cJSON *j = cJSON_Parse((const char *)text);
+        base_free(text);
         CHECK_MSG(j != NULL, "round %d: torn file (%zu bytes)", round, n);
         int doms = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "domains"));
         cJSON_Delete(j);

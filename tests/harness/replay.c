@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/buf.h"
+#include "base/fs.h"
 #include "base/httpd.h"
 
 #define MAX_QUEUE 256
@@ -461,25 +462,17 @@ base_err replay_push(replay *r, const replay_reply *rep)
 
 base_err replay_push_file(replay *r, const char *path, const char *match, char *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return base_errf(err, BASE_EIO, "replay: cannot open %s", path);
-    base_buf b;
-    base_buf_init(&b, MAX_FILE);
-    char chunk[8192];
-    size_t n;
-    base_err e = BASE_OK;
-    while (!e && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        e = base_buf_append(&b, chunk, n);
-    fclose(f);
-    if (!e) {
-        replay_reply rep;
-        memset(&rep, 0, sizeof rep);
-        rep.body = b.data ? (const char *)b.data : "";
-        rep.match = match;
-        e = replay_push(r, &rep);
-    }
-    base_buf_fini(&b);
+    uint8_t *text = NULL;
+    size_t n = 0;
+    base_err e = base_read_file(path, &text, &n, MAX_FILE, err);
+    if (e)
+        return e;
+    replay_reply rep;
+    memset(&rep, 0, sizeof rep);
+    rep.body = (const char *)text;
+    rep.match = match;
+    e = replay_push(r, &rep);
+    base_free(text);
     return e ? base_errf(err, e, "replay: %s: %s", path, base_strerror(e)) : BASE_OK;
 }
 

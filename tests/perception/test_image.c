@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/rng.h"
 #include "check.h"
 #include "test_util.h"
@@ -24,7 +25,7 @@ static uint8_t *load(const char *name, size_t *n)
     uint8_t *d = NULL;
     char path[512];
     snprintf(path, sizeof(path), DATA "%s", name);
-    if (perc_image_read_file(path, &d, n, 1u << 20, NULL) != BASE_OK)
+    if (base_read_file(path, &d, n, 1u << 20, NULL) != BASE_OK)
         return NULL;
     return d;
 }
@@ -369,23 +370,23 @@ static void file_io(void)
     char path[128];
     snprintf(path, sizeof(path), "%s/a.bin", dir);
     const uint8_t data[] = "hello pixels";
-    CHECK_OK(perc_image_write_file(path, data, sizeof(data), NULL));
-    CHECK_OK(perc_image_write_file(path, data, sizeof(data), NULL)); /* replace */
+    CHECK_OK(base_write_file(path, data, sizeof(data), NULL));
+    CHECK_OK(base_write_file(path, data, sizeof(data), NULL)); /* replace */
     uint8_t *back = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_read_file(path, &back, &n, 100, NULL));
+    CHECK_OK(base_read_file(path, &back, &n, 100, NULL));
     CHECK_EQ(n, sizeof(data));
     CHECK(memcmp(back, data, n) == 0);
     base_free(back);
     char err[BASE_ERRBUF_SIZE] = "";
     back = NULL;
-    CHECK_EQ(perc_image_read_file(path, &back, &n, 4, err), BASE_ETOOBIG);
+    CHECK_EQ(base_read_file(path, &back, &n, 4, err), BASE_ETOOBIG);
     CHECK(back == NULL && strstr(err, "cap"));
     err[0] = 0;
-    CHECK_EQ(perc_image_read_file("/nonexistent/x.png", &back, &n, 4, err), BASE_EIO);
+    CHECK_EQ(base_read_file("/nonexistent/x.png", &back, &n, 4, err), BASE_ENOTFOUND);
     CHECK(strstr(err, "/nonexistent/x.png"));
     err[0] = 0;
-    CHECK_EQ(perc_image_write_file("/nonexistent/dir/x.png", data, 3, err), BASE_EIO);
+    CHECK_EQ(base_write_file("/nonexistent/dir/x.png", data, 3, err), BASE_EIO);
     CHECK(strstr(err, "/nonexistent/dir/x.png"));
     unlink(path);
     rmdir(dir);

@@ -18,6 +18,7 @@
 #include <libdeflate.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/rng.h"
 #include "check.h"
 #include "perception/image.h"
@@ -284,7 +285,7 @@ static void fixtures_vs_libpng(void)
     for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
         uint8_t *d = NULL;
         size_t n = 0;
-        CHECK_OK(perc_image_read_file(files[i].path, &d, &n, 16u << 20, NULL));
+        CHECK_OK(base_read_file(files[i].path, &d, &n, 16u << 20, NULL));
         char why[200] = "";
         if (files[i].fast) {
             CHECK_MSG(fast_equals_libpng(d, n, NULL, why, sizeof(why)), "%s: %s", files[i].path,

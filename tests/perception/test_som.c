@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/rng.h"
 #include "check.h"
 #include "test_util.h"
@@ -232,7 +233,7 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
     const char *upd = getenv("FOVEA_UPDATE_GOLDEN");
     if (upd && strcmp(upd, "1") == 0) {
         char err[BASE_ERRBUF_SIZE] = "";
-        base_err e = perc_image_write_file(gpath, enc, en, err);
+        base_err e = base_write_file(gpath, enc, en, err);
         base_free(enc);
         if (e)
             snprintf(why, why_n, "cannot update the golden: %s", err);
@@ -245,7 +246,7 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
     perc_image g = {0};
     char err[BASE_ERRBUF_SIZE] = "";
     int ok = 0;
-    if (perc_image_read_file(gpath, &gd, &gn, 1u << 20, err) != BASE_OK ||
+    if (base_read_file(gpath, &gd, &gn, 1u << 20, err) != BASE_OK ||
         perc_image_decode(gd, gn, &g, err) != BASE_OK) {
         snprintf(why, why_n, "golden %s unusable (%s); run with FOVEA_UPDATE_GOLDEN=1", gpath,
                  err);
@@ -279,7 +280,7 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
         mkdir(ACTUAL_DIR, 0755);
         char apath[512];
         snprintf(apath, sizeof(apath), ACTUAL_DIR "som_%s.png", name);
-        if (perc_image_write_file(apath, enc, en, NULL) == BASE_OK) {
+        if (base_write_file(apath, enc, en, NULL) == BASE_OK) {
             size_t l = strlen(why);
             snprintf(why + l, why_n - l, "; actual image written to %s", apath);
         }

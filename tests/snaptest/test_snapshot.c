@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "check.h"
 #include "harness.h"
 #include "perception/image.h"
@@ -29,7 +30,7 @@ static char *read_js(void)
     uint8_t *d = NULL;
     size_t n = 0;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (perc_image_read_file(FOVEA_SOURCE_DIR "/tests/snaptest/deep_hit.js", &d, &n, 1u << 20,
+    if (base_read_file(FOVEA_SOURCE_DIR "/tests/snaptest/deep_hit.js", &d, &n, 1u << 20,
                              err)) {
         fprintf(stderr, "%s\n", err);
         return NULL;

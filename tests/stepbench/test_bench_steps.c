@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/stepbench/out"
@@ -33,15 +34,11 @@ static int run(const char *args, char **out, char **errs)
     for (int k = 0; k < 2; k++) {
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", OUT, names[k]);
-        FILE *f = fopen(path, "rb");
-        char *buf = base_calloc(1, 1u << 20);
-        if (f && buf) {
-            size_t n = fread(buf, 1, (1u << 20) - 1, f);
-            buf[n] = '\0';
-        }
-        if (f)
-            fclose(f);
-        *dst[k] = buf;
+        uint8_t *buf = NULL;
+        size_t n = 0;
+        if (base_read_file(path, &buf, &n, 1u << 20, NULL) != BASE_OK)
+            buf = (uint8_t *)base_strdup("");
+        *dst[k] = (char *)buf;
     }
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }

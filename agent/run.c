@@ -407,7 +407,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     snap_intent in = {t->label ? t->label : b->label, kind};
     copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = now_ms();
-    e = perc_snap_box(rn->page, b->r, &in, &g->snap, err);
+    e = perc_snap_box(rn->page, b->r, &in, 0, &g->snap, err);
     r->ms.snap += now_ms() - t0;
     if (e) {
         failf(r, "error", "snap: %s", err);
@@ -424,12 +424,6 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     copy(r->el_tag, sizeof r->el_tag, sn->tag);
     copy(r->el_text, sizeof r->el_text, sn->text);
     r->el_rect = sn->rect;
-    copy(r->verdict, sizeof r->verdict,
-         sn->verdict == SNAP_VERIFY_OK        ? "hit ok"
-         : sn->verdict == SNAP_VERIFY_COVERED ? "covered"
-                                              : "nothing at point");
-    if (sn->verdict == SNAP_VERIFY_COVERED && sn->covering[0])
-        snprintf(r->verdict, sizeof r->verdict, "covered");
     copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
     if (!sn->found) {
         failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
@@ -447,6 +441,8 @@ static cascade_target target_of(const grounded *g, const char *label)
     t.frame_id = g->snap.frame_id;
     t.pt = g->snap.pt;
     t.have_pt = 1;
+    t.origin = g->snap.frame_offset;
+    t.have_origin = 1;
     t.label = label;
     return t;
 }
@@ -470,6 +466,10 @@ static int take_result(agent_step_record *r, const cascade_result *c)
     memcpy(r->path, c->path, (size_t)r->n_path * sizeof r->path[0]);
     if (c->n_tried > 0)
         r->pt = c->clicked_at;
+    /* The hit-target check is the cascade's, made right before the press
+     * (the snap skips its own: perc_snap_box(..., verify 0, ...)). */
+    copy(r->verdict, sizeof r->verdict,
+         c->reason == CASCADE_COVERED ? "covered" : c->n_tried > 0 ? "hit ok" : "");
     r->ms.dispatch += c->ms;
     r->ok = c->success;
     if (!c->success)

@@ -53,6 +53,10 @@ typedef struct cascade_target {
     base_point pt;        /* top-viewport CSS px; used when set (have_pt) */
     int have_pt;
     const char *label;    /* for messages */
+    base_point origin;    /* frame_id's viewport origin in top-viewport px, when the
+                             caller knows it (perc_snap.frame_offset); saves two
+                             round trips per frame level */
+    int have_origin;
 } cascade_target;
 
 typedef enum cascade_reason {

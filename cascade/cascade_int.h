@@ -48,8 +48,11 @@ base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJ
 /* The session that owns frame_id's document (page session for ""), 64 bytes. */
 base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char *err);
 
-/* Origin of frame_id's viewport in top-viewport CSS px ((0,0) for the top). */
-base_err cascade__frame_origin(cascade_hand *h, const char *frame_id, base_point *o, char *err);
+/* Origin of frame_id's viewport in top-viewport CSS px ((0,0) for the top):
+ * t->origin when the target carries it (t may be NULL), else measured over
+ * CDP (two round trips per frame level). */
+base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const char *frame_id,
+                               base_point *o, char *err);
 
 /* Origin of the local root of `session` (the page session: (0,0); an
  * out-of-process iframe's session: that frame's origin). CDP DOM quads are

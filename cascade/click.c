@@ -271,7 +271,7 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     if (strcmp(url_now, h->last_url) != 0)
         reset_guard(h); /* a new page: nothing carries over */
 
-    base_err e = cascade__frame_origin(h, c.fid, &c.origin, err);
+    base_err e = cascade__frame_origin(h, t, c.fid, &c.origin, err);
     cJSON *p = NULL;
     if (!e) {
         cJSON *a = target_arg(t, c.origin);

@@ -228,7 +228,7 @@ base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, d
     const char *fid = t->frame_id ? t->frame_id : "";
     const char *label = t->label && t->label[0] ? t->label : t->xpath;
     base_point org;
-    base_err e = cascade__frame_origin(h, fid, &org, err);
+    base_err e = cascade__frame_origin(h, t, fid, &org, err);
     slider s;
     char desc[160] = "";
     if (!e)

@@ -506,8 +506,13 @@ static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point 
     return BASE_OK;
 }
 
-base_err cascade__frame_origin(cascade_hand *h, const char *frame_id, base_point *o, char *err)
+base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const char *frame_id,
+                               base_point *o, char *err)
 {
+    if (t && t->have_origin) {
+        *o = t->origin; /* the caller (the snapper) already measured it */
+        return BASE_OK;
+    }
     return frame_origin_depth(h, frame_id, o, 0, err);
 }
 

@@ -270,7 +270,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     /* Focus by clicking, with the click's probe (covered fields are not
      * typed into). Date editors are clicked on their first segment. */
     base_point origin;
-    e = cascade__frame_origin(h, fid, &origin, err);
+    e = cascade__frame_origin(h, t, fid, &origin, err);
     if (e)
         goto transport;
     a = cJSON_CreateObject();

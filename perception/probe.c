@@ -721,8 +721,8 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
     }
 }
 
-base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, perc_snap *out,
-                       char *err)
+base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify_pt,
+                       perc_snap *out, char *err)
 {
     if (!page || !out)
         return base_errf(err, BASE_EINVAL, "snap: NULL page or output");
@@ -827,9 +827,11 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
             goto done;
         }
         s.res.pt = s.pt; /* the result speaks top-viewport px like the rest */
-        e = verify(page, lv, nlv, s.pt, xp, ch, &s, err);
-        if (e)
-            goto done;
+        if (verify_pt) {
+            e = verify(page, lv, nlv, s.pt, xp, ch, &s, err);
+            if (e)
+                goto done;
+        }
     } else {
         s.pt = base_rect_center(box);
         s.res.found = 0;

@@ -56,10 +56,13 @@ typedef struct perc_snap {
 
 /* Purpose: snaps a vision box (top-viewport CSS px) for intent on a live
  * page: probe, snap_resolve, A-alt descent into iframes (same- and
- * cross-origin), then verification at the final point. "No candidate" is
- * BASE_OK with out->found == 0 and out->res.reason saying why.
+ * cross-origin), then, when verify is set, the hit-target check at the final
+ * point (verdict, covering; one more evaluate per frame level). The cascade
+ * repeats that check right before it presses, so a caller that clicks next
+ * passes 0 (verdict then stays SNAP_VERIFY_EMPTY and covering ""). "No candidate"
+ * is BASE_OK with out->found == 0 and out->res.reason saying why.
  * Ownership: *out is the caller's. Errors: as perc_probe_box. */
-base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, perc_snap *out,
-                       char *err);
+base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify,
+                       perc_snap *out, char *err);
 
 #endif

@@ -766,7 +766,7 @@ int cli__snaptest_live(snapcase *const *cases, const replay *off, int n, const c
         if (!e)
             e = cdp_page_evaluate(page, js, NULL, 10000, cerr);
         if (!e)
-            e = perc_snap_box(page, c->box, &in, &ls, cerr);
+            e = perc_snap_box(page, c->box, &in, 1, &ls, cerr);
         cdp_page_close(page);
         if (e) {
             printf("ERROR %-28s %s\n", c->name, cerr);

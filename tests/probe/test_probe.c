@@ -245,7 +245,7 @@ static void compound_row_at(double scale)
     CHECK_EQ(expand.kind, SNAP_INTENT_EXPAND);
     CHECK_EQ(select.kind, SNAP_INTENT_SELECT);
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, row, &expand, &s, err));
+    CHECK_OK(perc_snap_box(p, row, &expand, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.tag, "button");
     CHECK_STR(s.xpath, "/html[1]/body[1]/div[1]/button[1]");
@@ -260,7 +260,7 @@ static void compound_row_at(double scale)
     CHECK(s.probe_ms > 0.0);
 
     perc_snap t;
-    CHECK_OK(perc_snap_box(p, row, &select, &t, err));
+    CHECK_OK(perc_snap_box(p, row, &select, 1, &t, err));
     CHECK_EQ(t.found, 1);
     CHECK_STR(t.tag, "a");
     CHECK_STR(t.text, "United States");
@@ -334,7 +334,7 @@ static void shadow_roots(void)
 
     snap_intent in = {"Deep link", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, (base_rect){20, 120, 320, 180}, &in, &s, err));
+    CHECK_OK(perc_snap_box(p, (base_rect){20, 120, 320, 180}, &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.tag, "a");
     CHECK_STR(s.text, "Deep link");
@@ -430,7 +430,7 @@ static void same_origin_frame(void)
 
     snap_intent in = {"Frame button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Frame button");
     CHECK_STR(s.xpath, "/html[1]/body[1]/button[1]");
@@ -492,7 +492,7 @@ static void cross_origin_at(double scale, int scroll_y)
 
     snap_intent in = {"Frame button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, box, &in, &s, err));
+    CHECK_OK(perc_snap_box(p, box, &in, 1, &s, err));
     CHECK_MSG(s.found == 1, "not found: %s", s.res.reason);
     CHECK_STR(s.tag, "button");
     CHECK_STR(s.text, "Frame button");
@@ -562,7 +562,7 @@ static void sandboxed_frame(void)
     perc_probe_fini(&pp);
     snap_intent in = {"Sandboxed button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
     CHECK_MSG(s.found == 1, "not found: %s", s.res.reason);
     CHECK_STR(s.text, "Sandboxed button");
     CHECK(s.frame_id[0] != '\0');
@@ -581,7 +581,7 @@ static void sandboxed_frame(void)
     for (int i = 0; i < 120 && !clicked; i++) {
         if (i % 40 == 0)
             CHECK_OK(click_at(p, at));
-        CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, &s, err));
+        CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, 1, &s, err));
         clicked = s.found && strcmp(s.text, "sandbox clicked") == 0;
         if (!clicked)
             base_sleep_ms(25);
@@ -601,7 +601,7 @@ static void hidden_frame(void)
     char err[256] = "";
     snap_intent in = {"Frame button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
     CHECK_MSG(s.found == 1, "not found: %s", s.res.reason);
     CHECK_STR(s.text, "Frame button");
     CHECK_STR(s.session, "");
@@ -612,7 +612,7 @@ static void hidden_frame(void)
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     CHECK_OK(click_at(p, s.pt));
     snap_intent after = {"clicked", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, 1, &s, err));
     CHECK_STR(s.text, "clicked");
     cdp_page_close(p);
 }
@@ -627,21 +627,21 @@ static void covered_targets(void)
     char err[256] = "";
     perc_snap s;
     snap_intent buy = {"Buy now", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#buy"), 4), &buy, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#buy"), 4), &buy, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Buy now");
     CHECK_EQ(s.verdict, SNAP_VERIFY_COVERED);
     CHECK_MSG(strncmp(s.covering, "div#cookie-banner 'We use cookies", 33) == 0, "covering: %s",
               s.covering);
     snap_intent open = {"Open account", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     cdp_page_close(p);
 
     p = harness_open(1024, 700, 1, "/probe/covered.html?modal=1");
     CHECK(p != NULL);
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Open account");
     CHECK_EQ(s.verdict, SNAP_VERIFY_COVERED);
@@ -664,7 +664,7 @@ static void transforms(void)
         snap_intent in = {labels[i], SNAP_INTENT_ANY};
         perc_snap s;
         char err[256] = "";
-        CHECK_OK(perc_snap_box(p, r, &in, &s, err));
+        CHECK_OK(perc_snap_box(p, r, &in, 1, &s, err));
         CHECK_MSG(s.found == 1, "%s: %s", ids[i], s.res.reason);
         CHECK_STR(s.text, labels[i]);
         CHECK(rect_near(s.rect, r, 0.01f));
@@ -693,7 +693,7 @@ static void scrolled_page(void)
     char err[256] = "";
     snap_intent in = {"Far button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(far, 10), &in, &s, err));
+    CHECK_OK(perc_snap_box(p, grow(far, 10), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK(rect_near(s.rect, far, 0.01f));
     CHECK(base_rect_contains(far, s.pt));
@@ -701,7 +701,7 @@ static void scrolled_page(void)
     base_rect under = rect_of(p, "#under");
     CHECK_NEAR(under.y0, 20, 0.01);
     snap_intent un = {"Under header", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, under, &un, &s, err));
+    CHECK_OK(perc_snap_box(p, under, &un, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Under header");
     if (s.pt.y < 50) {
@@ -723,7 +723,7 @@ static void no_candidate(void)
     base_rect box = {600, 400, 700, 450};
     perc_snap s;
     memset(&s, 0x55, sizeof s);
-    CHECK_OK(perc_snap_box(p, box, NULL, &s, err));
+    CHECK_OK(perc_snap_box(p, box, NULL, 1, &s, err));
     CHECK_EQ(s.found, 0);
     CHECK_EQ(s.res.phase, SNAP_PHASE_NONE);
     CHECK(s.res.reason != NULL && s.res.reason[0]);
@@ -731,7 +731,7 @@ static void no_candidate(void)
     CHECK_NEAR(s.pt.y, 425, 0.001);
     /* The decorative arrow of row 3 is not a target; the chip is. */
     snap_intent in = {"France", SNAP_INTENT_EXPAND};
-    CHECK_OK(perc_snap_box(p, rect_of(p, "#row3"), &in, &s, err));
+    CHECK_OK(perc_snap_box(p, rect_of(p, "#row3"), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.tag, "a");
     /* Bad input is a clear error, never a crash. */
@@ -741,9 +741,9 @@ static void no_candidate(void)
         err[0] = '\0';
         CHECK_EQ(perc_probe_box(p, NULL, bad[i], &pp, err), BASE_EINVAL);
         CHECK(err[0] != '\0');
-        CHECK_EQ(perc_snap_box(p, bad[i], NULL, &s, NULL), BASE_EINVAL);
+        CHECK_EQ(perc_snap_box(p, bad[i], NULL, 1, &s, NULL), BASE_EINVAL);
     }
-    CHECK_EQ(perc_snap_box(p, box, NULL, NULL, NULL), BASE_EINVAL);
+    CHECK_EQ(perc_snap_box(p, box, NULL, 1, NULL, NULL), BASE_EINVAL);
     CHECK_EQ(perc_probe_box(NULL, NULL, box, NULL, NULL), BASE_EINVAL);
     perc_probe_fini(NULL);
     cdp_page_close(p);

@@ -470,7 +470,8 @@ static int take_result(agent_step_record *r, const cascade_result *c)
      * (the snap skips its own: perc_snap_box(..., verify 0, ...)). */
     copy(r->verdict, sizeof r->verdict,
          c->reason == CASCADE_COVERED ? "covered" : c->n_tried > 0 ? "hit ok" : "");
-    r->ms.dispatch += c->ms;
+    r->ms.motion += c->motion_ms;
+    r->ms.dispatch += c->ms - c->motion_ms;
     r->ok = c->success;
     if (!c->success)
         snprintf(r->outcome, sizeof r->outcome, "%.24s: %.220s", cascade_reason_name(c->reason),

@@ -92,7 +92,8 @@ typedef struct cascade_result {
     base_point clicked_at;    /* where the press happened */
     base_point path[256];     /* cursor path replayed (for overlays), up to 256 points */
     int n_path;
-    double ms;
+    double ms;                /* the whole call */
+    double motion_ms;         /* of which replaying cursor paths (0 without humanization) */
 } cascade_result;
 
 /* The three actions below share one contract.

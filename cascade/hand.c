@@ -563,7 +563,7 @@ base_err cascade__replay(cascade_hand *h, const motion_path *mp, int buttons, ca
 {
     /* Waypoints are scheduled on an absolute timeline so the time each
      * dispatch takes is absorbed rather than added. */
-    double t = base_monotime_ms();
+    double t = base_monotime_ms(), start = t;
     for (int i = 0; i < mp->n; i++) {
         t += mp->pts[i].dt_ms;
         double now = base_monotime_ms();
@@ -575,6 +575,8 @@ base_err cascade__replay(cascade_hand *h, const motion_path *mp, int buttons, ca
             return e;
         path_add(out, p);
     }
+    if (out)
+        out->motion_ms += base_monotime_ms() - start;
     return BASE_OK;
 }
 

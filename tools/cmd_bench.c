@@ -448,9 +448,6 @@ static int bench_steps(int argc, char **argv)
             cJSON_AddNumberToObject(j, "warmup", warmup);
             cJSON_AddNumberToObject(j, "declarative", b.declarative);
             cJSON_AddNumberToObject(j, "procedural", b.procedural);
-            /* The cascade result has one wall time for the whole action:
-             * cursor motion is inside dispatch, never split out. */
-            cJSON_AddBoolToObject(j, "motion_in_dispatch", 1);
             cJSON *stages = cJSON_AddObjectToObject(j, "stages");
             for (int k = 0; k < ST_COUNT; k++) {
                 cJSON *o = cJSON_AddObjectToObject(stages, stage_names[k]);

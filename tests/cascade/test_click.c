@@ -58,6 +58,9 @@ static void humanized_trail(void)
     CHECK_OK(cascade_click(h, &t, &r, err));
     CHECK_MSG(r.success, "click failed: %s", r.message);
     CHECK_EQ(r.tried[0].tier, 1);
+    /* The path replay is timed on its own (Algorithm 6: >= 100 ms sweep). */
+    CHECK_MSG(r.motion_ms >= 100 && r.motion_ms < r.ms, "motion %.1f of %.1f ms", r.motion_ms,
+              r.ms);
     cJSON *ev = hu_events(p);
     int untrusted = 0;
     int moves = hu_count(ev, "mousemove", &untrusted);

@@ -962,9 +962,8 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         for (int i = 0; i < ep->n; i++)
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, ep->boxes[i].label, 0};
     }
-    char url[1024];
-    page_url(rn, url, sizeof url);
-    int masks = strcmp(url, rn->mask_url) == 0 ? rn->n_masks : 0;
+    /* r->url was read right after the step (run_step). */
+    int masks = strcmp(r->url, rn->mask_url) == 0 ? rn->n_masks : 0;
     if (!e)
         e = agent_trace_overlay(rn->trace, &img, marks, n, rn->masks, masks, r, err);
     if (e)

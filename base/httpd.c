@@ -629,7 +629,6 @@ static int handle_one(base_httpd *s, int fd, base_buf *in)
     base_http_request req;
     memset(&req, 0, sizeof req);
     req.method = method;
-    req.header = base_http_request_header;
     req.priv = &pv;
 
     /* Body framing: Content-Length only; duplicates must agree. */

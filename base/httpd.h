@@ -32,9 +32,6 @@ typedef struct base_http_request {
     const char *query;   /* raw text after '?', "" when there is none */
     const char *body;    /* body_len bytes, NUL-terminated one past the end */
     size_t body_len;
-    /* Same as base_http_request_header(req, name); kept for call sites that
-     * prefer req->header(req, "Retry-After"). */
-    const char *(*header)(const struct base_http_request *req, const char *name);
     void *priv; /* server-private; do not touch */
 } base_http_request;
 

@@ -103,9 +103,6 @@ typedef struct cdp_stats {
 } cdp_stats;
 void cdp_conn_stats(cdp_conn *c, cdp_stats *out);
 
-/* Copies the reason the connection closed (empty while open). */
-void cdp_conn_close_reason(cdp_conn *c, char *buf, size_t n);
-
 /* Parses one incoming protocol message. Exposed for the fuzz target and
  * tests: classifies `text` (n bytes) as a reply (*id >= 0) or an event
  * (*method set), and returns BASE_EPROTO for anything else. *root receives

@@ -969,9 +969,3 @@ void cdp_conn_stats(cdp_conn *c, cdp_stats *out)
     pthread_mutex_unlock(&c->mu);
 }
 
-void cdp_conn_close_reason(cdp_conn *c, char *buf, size_t n)
-{
-    pthread_mutex_lock(&c->mu);
-    snprintf(buf, n, "%s", c->state == ST_CLOSED ? c->close_reason : "");
-    pthread_mutex_unlock(&c->mu);
-}

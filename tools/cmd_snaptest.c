@@ -543,8 +543,8 @@ static void pct_line(FILE *f, const char *what, const int *v)
 
 /* ---- Live replay (perc_snap_box) ----------------------------------------- */
 
-int cli__snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
-                       int json, char *err);
+static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
+                         int json, char *err);
 
 /* ---- Main ---------------------------------------------------------------- */
 
@@ -663,7 +663,7 @@ int cli_cmd_snaptest(int argc, char **argv)
         printf("boxes where the target is under at least one lattice point:\n");
         pct_line(stdout, "snapper", all.reach);
     } else if (live) {
-        int lr = cli__snaptest_live(cases, res, l.n, site, json, err);
+        int lr = snaptest_live(cases, res, l.n, site, json, err);
         if (lr < 0) {
             fprintf(stderr, "fovea snaptest --live: %s\n", err);
             rc = 1;
@@ -716,8 +716,8 @@ static int scene_match(const snapcase *c, const perc_snap *ls)
     return -1;
 }
 
-int cli__snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
-                       int json, char *err)
+static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
+                         int json, char *err)
 {
     base_httpd *srv = NULL;
     cdp_browser *br = NULL;

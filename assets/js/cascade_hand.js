@@ -369,11 +369,6 @@
     }
   };
 
-  api.state = (a) => {
-    const el = a.xpath ? resolve(a.xpath) : null;
-    return el && el.nodeType === 1 ? state(el) : null;
-  };
-
   api.waitEl = async (a) => {
     const t0 = performance.now();
     for (;;) {
@@ -540,13 +535,6 @@
     return { found: true, kind: 'aria', min, max, step: num(el.dataset.step || el.getAttribute('step'), 0),
       value: num(el.getAttribute('aria-valuenow'), min), rect: rr(track), thumb: rr(el), vertical: vert,
       self_track: track === el, desc: describe(el), disabled: disabledWhy(el) };
-  };
-
-  api.sliderValue = (a) => {
-    const el = sliderEl(a);
-    if (!el) return null;
-    if (el.localName === 'input') return num(el.value, 0);
-    return num(el.getAttribute('aria-valuenow'), 0);
   };
 
   api.focusEl = (a) => { const el = sliderEl(a) || resolve(a.xpath); if (el && el.focus) el.focus(); return true; };

@@ -314,7 +314,7 @@ static int test_handler(const base_http_request *req, base_http_response *resp, 
     __atomic_add_fetch(calls, 1, __ATOMIC_SEQ_CST);
     if (strcmp(req->path, "/echo") == 0 && strcmp(req->method, "POST") == 0) {
         snprintf(resp->content_type, sizeof resp->content_type, "application/json");
-        const char *auth = req->header(req, "x-token");
+        const char *auth = base_http_request_header(req, "x-token");
         base_http_response_header(resp, "X-Seen-Token", auth ? auth : "none");
         base_http_response_header(resp, "X-Query", req->query);
         base_buf_append(&resp->body, req->body, req->body_len);

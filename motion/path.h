@@ -48,15 +48,6 @@ typedef struct motion_path {
     int overshoot;        /* 1 when a drag overshoots and corrects, else 0 */
 } motion_path;
 
-/* Summary of a path for benchmarks and traces. */
-typedef struct motion_stats {
-    float length_px;         /* polyline length from `from` through every waypoint */
-    float chord_px;          /* straight distance from `from` to the last waypoint */
-    float max_dev_px;        /* largest distance of a waypoint from the from->target line */
-    float total_ms;          /* sum of dt_ms */
-    float peak_speed_px_ms;  /* largest step length / dt_ms */
-} motion_stats;
-
 /* Plans a humanized cursor path from `from` to `to` (Algorithm 6) using only
  * the random stream of `seed`. On success fills *out, which the caller owns
  * and releases with motion_path_fini. Any thread.
@@ -84,9 +75,5 @@ double motion_ease(motion_mode mode, double t);
 /* The derivative phi'(t) of motion_ease, used by the per-waypoint timing.
  * Same clamping. Pure; any thread; cannot fail. */
 double motion_ease_slope(motion_mode mode, double t);
-
-/* Computes *out from a planned path. Borrows `path`; writes only *out. Any
- * thread. Errors: BASE_EINVAL when either pointer is NULL (out untouched). */
-base_err motion_path_stats(const motion_path *path, motion_stats *out);
 
 #endif

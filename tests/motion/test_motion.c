@@ -274,8 +274,6 @@ static void path_invalid(void)
     CHECK_EQ(e, BASE_ENOMEM);
     CHECK(memcmp(&p, &sentinel, sizeof p) == 0);
     motion_path_fini(NULL);
-    motion_stats st;
-    CHECK_EQ(motion_path_stats(NULL, &st), BASE_EINVAL);
 }
 
 static int same_path(const motion_path *a, const motion_path *b)
@@ -354,20 +352,6 @@ static void path_overshoot(void)
         motion_path_fini(&p);
         CHECK_EQ(ov, 0);
     }
-}
-
-static void path_stats(void)
-{
-    motion_path p;
-    CHECK_OK(motion_plan_path((base_point){0, 0}, (base_point){600, 0}, MOTION_DRAG, 5, &p));
-    motion_stats st;
-    CHECK_OK(motion_path_stats(&p, &st));
-    motion_path_fini(&p);
-    CHECK(st.length_px >= st.chord_px - 1e-3f);
-    CHECK(st.chord_px > 590.0f && st.chord_px < 610.0f);
-    CHECK(st.total_ms >= 800.0f);
-    CHECK(st.peak_speed_px_ms > 0.0f && isfinite(st.peak_speed_px_ms));
-    CHECK(st.max_dev_px >= 0.0f);
 }
 
 /* Truncated normals: N(100,50) on [20,300] has mean ~105.9; N(90,25) on
@@ -692,7 +676,6 @@ static const check_case cases[] = {
     {"path_invalid", path_invalid},
     {"path_determinism", path_determinism},
     {"path_overshoot", path_overshoot},
-    {"path_stats", path_stats},
     {"click_timing", click_timing},
     {"typing_roundtrip", typing_roundtrip},
     {"typing_stats", typing_stats},

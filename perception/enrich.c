@@ -65,6 +65,13 @@ base_err perc_vision_enrich(cdp_page *page, perc_detection *d, perc_selector **m
 {
     if (!page || !d || !map || !n_map || d->n < 0 || (d->n > 0 && !d->boxes))
         return base_errf(err, BASE_EINVAL, "enrich: bad arguments");
+    if (d->map) { /* the provider read the DOM itself (dom): already enriched */
+        *map = d->map;
+        *n_map = d->n_map;
+        d->map = NULL;
+        d->n_map = 0;
+        return BASE_OK;
+    }
     perc__probe p;
     base_err e = perc__probe_run(page, d->boxes, d->n, 1, &p, err);
     if (e)

@@ -607,7 +607,7 @@ base_err perc__probe_run(cdp_page *page, const perc_box *boxes, int n, int want_
         arg = s ? base_strdup(s) : NULL;
         cJSON_free(s);
     } else {
-        arg = base_strdup("null");
+        arg = base_strdup(want_states ? "\"states\"" : "null");
     }
     probe_run r;
     memset(&r, 0, sizeof r);

@@ -23,6 +23,7 @@ void perc_detection_fini(perc_detection *d)
     if (!d)
         return;
     base_free(d->boxes);
+    base_free(d->map);
     memset(d, 0, sizeof *d);
 }
 
@@ -72,12 +73,17 @@ static base_err dom_detect(perc_vision *v, cdp_page *page, const perc_image *sho
     (void)ctx;
     if (!page)
         return base_errf(err, BASE_EINVAL, "vision dom: needs a live page");
+    /* One probe gives the boxes, their states and the selector map: box i
+     * is element i, so enrichment needs no second pass. */
     perc__probe p;
-    base_err e = perc__probe_run(page, NULL, 0, 0, &p, err);
+    base_err e = perc__probe_run(page, NULL, 0, 1, &p, err);
     if (e)
         return e;
     perc_box *boxes = base_calloc(p.n > 0 ? (size_t)p.n : 1, sizeof *boxes);
-    if (!boxes) {
+    perc_selector *map = base_calloc(p.n > 0 ? (size_t)p.n : 1, sizeof *map);
+    if (!boxes || !map) {
+        base_free(boxes);
+        base_free(map);
         perc__probe_fini(&p);
         return base_errf(err, BASE_ENOMEM, "vision dom: out of memory");
     }
@@ -90,12 +96,16 @@ static base_err dom_detect(perc_vision *v, cdp_page *page, const perc_image *sho
         b->confidence = 1.0f;
         b->intent_relevant = -1;
         b->dom_index = i;
-        b->expanded = -1;
-        b->active = -1;
-        b->expand_control = -1;
+        b->expanded = p.items[i].expanded;
+        b->active = p.items[i].active;
+        snprintf(b->labelledby, sizeof b->labelledby, "%s", p.items[i].labelledby);
+        b->expand_control = p.items[i].ctl >= 0 && p.items[i].ctl < p.n ? p.items[i].ctl : -1;
+        map[i] = p.items[i].sel;
     }
     out->boxes = boxes;
     out->n = p.n;
+    out->map = map;
+    out->n_map = p.n;
     snprintf(out->model, sizeof out->model, "dom");
     out->calls = 0;
     perc__probe_fini(&p);

@@ -52,6 +52,11 @@ typedef struct perc_detection {
     char model[64];     /* which model/provider answered */
     int calls;          /* endpoint calls made (retries and coverage pass included) */
     double ms;          /* wall time of detect */
+    /* Set by providers that read the DOM themselves (dom): the selector map
+     * with box i = entry i and the boxes' DOM fields already filled, so
+     * perc_vision_enrich only hands it over instead of probing again. */
+    perc_selector *map;
+    int n_map;
 } perc_detection;
 
 void perc_detection_fini(perc_detection *d);
@@ -123,6 +128,8 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
  * state, aria-labelledby text, parent expand control; a box holding a chip
  * and a chevron is split in two (d->boxes may be reallocated, n grows).
  * *map / *n_map receive the selector map (caller frees with base_free).
+ * When d->map is set (the dom provider), nothing is probed: the map is
+ * handed over (d->map becomes NULL) and the boxes are left as they are.
  * Thread: any but the cdp service thread. */
 base_err perc_vision_enrich(cdp_page *page, perc_detection *d, perc_selector **map, int *n_map,
                             char *err);

@@ -43,7 +43,6 @@
 #include "perception/vision.h"
 
 extern const unsigned char fovea_js_agent_text[];
-extern const unsigned char fovea_js_agent_select[];
 
 #define MAX_MASKS 16
 #define MAX_SECRETS 32
@@ -606,54 +605,13 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
 static int native_select(runner *rn, const agent_step *s, agent_step_record *r, const grounded *g)
 {
     char err[BASE_ERRBUF_SIZE] = "";
-    if (g->snap.frame_id[0]) {
-        failf(r, "error", "native <select> inside a frame is not supported yet");
-        return 0;
-    }
-    cJSON *args = cJSON_CreateArray();
-    cJSON_AddItemToArray(args, cJSON_CreateString(g->snap.xpath));
-    cJSON_AddItemToArray(args, cJSON_CreateString(s->value));
-    char *a = cJSON_PrintUnformatted(args);
-    cJSON_Delete(args);
-    base_buf b;
-    base_buf_init(&b, 1u << 20);
-    base_err e = a ? base_buf_printf(&b, "(%s)(...%s)", (const char *)fovea_js_agent_select, a)
-                   : BASE_ENOMEM;
-    cJSON_free(a);
-    double t0 = now_ms();
-    cJSON *v = NULL;
-    if (!e)
-        e = cdp_page_evaluate(rn->page, (const char *)b.data, &v, 5000, err);
-    base_buf_fini(&b);
-    double ms = now_ms() - t0;
-    r->ms.dispatch += ms;
-    cJSON *res = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
-    cJSON_Delete(v);
-    int ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "ok"));
-    r->n_tried = 1;
-    r->tried[0].tier = 3;
-    r->tried[0].success = ok;
-    r->tried[0].ms = ms;
-    if (ok) {
-        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "native <select> set (scripted)");
-        copy(r->reason, sizeof r->reason, "ok");
-        r->ok = 1;
-        snprintf(r->outcome, sizeof r->outcome, "chose '%.80s' in <select> '%.60s' (scripted)",
-                 cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "chosen")),
-                 g->snap.text);
-    } else {
-        const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(res, "why"));
-        snprintf(r->tried[0].outcome, sizeof r->tried[0].outcome, "%.95s", why ? why : err);
-        failf(r, "not_found", "<select> '%.60s' has no option '%.60s'", g->snap.text, s->value);
-        const cJSON *o;
-        cJSON_ArrayForEach(o, cJSON_GetObjectItemCaseSensitive(res, "options"))
-        {
-            if (r->n_alternatives < 4 && cJSON_IsString(o))
-                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
-                         "option '%.120s'", o->valuestring);
-        }
-    }
-    cJSON_Delete(res);
+    cascade_target t = target_of(g, s->target.label);
+    cascade_result c;
+    memset(&c, 0, sizeof c);
+    base_err e = cascade_select(rn->hand, &t, s->value, &c, err);
+    int ok = cascade_outcome(r, e, &c, err);
+    if (ok)
+        snprintf(r->outcome, sizeof r->outcome, "%.200s", c.message);
     return ok;
 }
 

@@ -123,6 +123,14 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
  * range input/slider, to value (when have_value). */
 base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, double value,
                       int have_value, cascade_result *out, char *err);
+/* Chooses the option of the native <select> t whose text (or value) equals
+ * option, case and space folded, else the first whose text starts with it;
+ * the browser draws a native select's popup outside the page, so this is a
+ * scripted choice (tier 3 in tried[]) with the input/change events a user's
+ * choice fires, in any frame. No such option: CASCADE_NOT_FOUND with the
+ * options as alternatives; disabled: CASCADE_DISABLED. */
+base_err cascade_select(cascade_hand *h, const cascade_target *t, const char *option,
+                        cascade_result *out, char *err);
 
 /* ---- per-domain learnings (added by the hand) ----
  * Which tier worked on which domain, and which domains are bot-protected.

@@ -13,6 +13,7 @@
 //             the element itself (the C side asks CDP for its content quads)
 //   jsClick   the scripted el.click() of tier 3
 //   field / setValue / value     typing support
+//   selectOption                 a native <select>'s option (scripted)
 //   slider    range inputs and role=slider widgets
 // Coordinates are CSS pixels of this frame's viewport; the C side adds the
 // frame's origin. Targets are XPaths in fovea's form (/html[1]/body[1]/div[2],
@@ -480,6 +481,23 @@
     fire(el, 'change');
     for (const r of shadowChain(el)) r.host.dispatchEvent(new Event('change', { bubbles: true, composed: true }));
     return { ok: true, value: valueOf(el) };
+  };
+
+  // A native <select>: the option whose text or value is the asked text
+  // (folded), else the first whose text starts with it, set through setValue.
+  api.selectOption = (a) => {
+    const el = resolve(a.xpath);
+    if (!el || el.localName !== 'select') return { ok: false, why: 'not a <select>' };
+    if (disabledWhy(el)) return { ok: false, why: 'disabled' };
+    const norm = (s) => String(s).replace(/\s+/g, ' ').trim().toLowerCase();
+    const want = norm(a.text);
+    const opts = [...el.options];
+    const o = opts.find((x) => norm(x.text) === want) || opts.find((x) => norm(x.value) === want) ||
+      opts.find((x) => norm(x.text).startsWith(want));
+    if (!o) return { ok: false, why: 'no such option', options: opts.map((x) => x.text.trim()).slice(0, 12) };
+    el.focus();
+    api.setValue({ xpath: a.xpath, value: o.value });
+    return { ok: true, chosen: o.text.trim() };
   };
 
   // After typing into a field inside shadow roots: the change event a

@@ -166,6 +166,32 @@ static void frame_typing_and_range(void)
     CHECK(hu_count(ev, "keydown", &untrusted) >= 9);
     CHECK_EQ(untrusted, 0);
     cJSON_Delete(ev);
+    /* A native <select> in the out-of-process frame: chosen by text
+     * (folded), reported as the scripted tier, with its change event. */
+    cascade_target sel = hu_xpath("/html[1]/body[1]/select[1]", cross);
+    CHECK_OK(cascade_select(h, &sel, "  business ", &r, err));
+    CHECK_MSG(r.success, "iframe select: %s", r.message);
+    CHECK_EQ(r.n_tried, 1);
+    CHECK_EQ(r.tried[0].tier, 3);
+    CHECK(strstr(r.message, "Business") != NULL);
+    base_sleep_ms(100);
+    ev = hu_events(p);
+    int changes = 0;
+    const cJSON *x;
+    cJSON_ArrayForEach(x, ev)
+    {
+        const char *ty = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "type"));
+        const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "id"));
+        changes += ty && id && strcmp(ty, "change") == 0 && strcmp(id, "sel") == 0;
+    }
+    cJSON_Delete(ev);
+    CHECK_EQ(changes, 1);
+    /* No such option: not found, the options offered instead; not a select. */
+    CHECK_OK(cascade_select(h, &sel, "Premium", &r, err));
+    CHECK(!r.success && r.reason == CASCADE_NOT_FOUND);
+    CHECK_EQ(r.n_alternatives, 3);
+    CHECK_OK(cascade_select(h, &in, "Business", &r, err));
+    CHECK(!r.success && r.reason == CASCADE_NOT_FOUND);
     cascade_hand_destroy(h);
     cdp_page_close(p);
 }

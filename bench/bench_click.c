@@ -20,25 +20,16 @@
 
 #include "base/clock.h"
 #include "base/httpd.h"
+#include "base/stats.h"
 #include "cascade/cascade.h"
 #include "cdp/browser.h"
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static void stats(const char *name, double *v, int n, int last)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    double sum = 0;
-    for (int i = 0; i < n; i++)
-        sum += v[i];
+    base_summary s = base_summarize(v, n);
     printf("  \"%s\": {\"n\": %d, \"min\": %.3f, \"median\": %.3f, \"p90\": %.3f, \"max\": %.3f, "
            "\"mean\": %.3f}%s\n",
-           name, n, v[0], v[n / 2], v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1], v[n - 1],
-           sum / n, last ? "" : ",");
+           name, n, s.min, s.median, s.p90, s.max, s.mean, last ? "" : ",");
 }
 
 static long arg_long(const char *s)

@@ -11,21 +11,9 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/stats.h"
 #include "harness.h"
 #include "perception/fingerprint.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double pct(double *v, int n, double p)
-{
-    qsort(v, (size_t)n, sizeof v[0], cmp_double);
-    int i = (int)(p * (n - 1) + 0.5);
-    return v[i];
-}
 
 int main(int argc, char **argv)
 {
@@ -70,10 +58,9 @@ int main(int argc, char **argv)
         }
         fp[i] = base_monotime_ms() - t0;
     }
-    printf("fingerprint: median %.3f ms, p90 %.3f ms (n=%d)\n", pct(fp, iters, 0.5),
-           pct(fp, iters, 0.9), iters);
-    printf("trivial evaluate: median %.3f ms, p90 %.3f ms\n", pct(base, iters, 0.5),
-           pct(base, iters, 0.9));
+    base_summary sf = base_summarize(fp, iters), sb = base_summarize(base, iters);
+    printf("fingerprint: median %.3f ms, p90 %.3f ms (n=%d)\n", sf.median, sf.p90, iters);
+    printf("trivial evaluate: median %.3f ms, p90 %.3f ms\n", sb.median, sb.p90);
     free(fp);
     free(base);
     cdp_page_close(p);

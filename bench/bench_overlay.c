@@ -18,20 +18,13 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "base/stats.h"
 #include "perception/image.h"
 #include "perception/som.h"
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a;
-    double y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof(*v), cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    return base_summarize(v, n).median;
 }
 
 static double time_draw(const perc_image *pristine, perc_image *work, const perc_mark *m, int n,

@@ -15,19 +15,14 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/stats.h"
 #include "harness.h"
 #include "perception/probe.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void report(const char *what, double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    printf("%-34s median %7.3f ms   p90 %7.3f ms   (n=%d)\n", what, v[n / 2], v[(n * 9) / 10], n);
+    base_summary s = base_summarize(v, n);
+    printf("%-34s median %7.3f ms   p90 %7.3f ms   (n=%d)\n", what, s.median, s.p90, n);
 }
 
 int main(int argc, char **argv)

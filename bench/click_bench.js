@@ -33,7 +33,9 @@ function stats(v) {
   v.sort((a, b) => a - b);
   const n = v.length, sum = v.reduce((a, b) => a + b, 0);
   const r = (x) => Math.round(x * 1000) / 1000;
-  return { n, min: r(v[0]), median: r(v[n >> 1]), p90: r(v[Math.min(n - 1, Math.floor(n * 0.9))]), max: r(v[n - 1]), mean: r(sum / n) };
+  // The median and nearest-rank p90 of base_summarize (base/stats.h).
+  const median = n % 2 ? v[n >> 1] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  return { n, min: r(v[0]), median: r(median), p90: r(v[Math.max(0, Math.ceil(0.9 * n) - 1)]), max: r(v[n - 1]), mean: r(sum / n) };
 }
 
 (async () => {

@@ -21,6 +21,7 @@
 #include "agent/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/stats.h"
 #include "perception/capture.h"
 #include "tools/cli.h"
 
@@ -28,19 +29,10 @@ typedef struct stat2 {
     double median, p90;
 } stat2;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static stat2 summarize(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    stat2 s;
-    s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-    int k = (int)ceil(0.9 * n) - 1;
-    s.p90 = v[k < 0 ? 0 : k];
+    base_summary b = base_summarize(v, n);
+    stat2 s = {b.median, b.p90};
     return s;
 }
 

@@ -15,6 +15,7 @@
 #include "base/geom.h"
 #include "base/log.h"
 #include "base/rng.h"
+#include "base/stats.h"
 #include "check.h"
 
 /* RFC 4648 section 10 test vectors. */
@@ -295,7 +296,30 @@ static void mkdirs(void)
     CHECK_EQ(system(cmd), 0);
 }
 
+static void summarize(void)
+{
+    double odd[] = {5, 1, 4, 2, 3};
+    base_summary s = base_summarize(odd, 5);
+    CHECK_EQ(s.n, 5);
+    CHECK_NEAR(s.min, 1, 0);
+    CHECK_NEAR(s.median, 3, 0);
+    CHECK_NEAR(s.p90, 5, 0); /* rank ceil(4.5) = 5 */
+    CHECK_NEAR(s.max, 5, 0);
+    CHECK_NEAR(s.mean, 3, 1e-12);
+    double even[20];
+    for (int i = 0; i < 20; i++)
+        even[i] = 20 - i; /* 20..1 */
+    s = base_summarize(even, 20);
+    CHECK_NEAR(s.median, 10.5, 0); /* mean of the two middle values */
+    CHECK_NEAR(s.p90, 18, 0);      /* rank 18 */
+    CHECK_NEAR(even[0], 1, 0);     /* sorted in place */
+    s = base_summarize(NULL, 0);
+    CHECK_EQ(s.n, 0);
+    CHECK_NEAR(s.median, 0, 0);
+}
+
 static const check_case cases[] = {
+    {"summarize", summarize},
     {"mkdirs", mkdirs},
     {"base64_vectors", base64_vectors},
     {"base64_roundtrip_random", base64_roundtrip_random},

@@ -492,16 +492,6 @@ static int cascade_outcome(agent_step_record *r, base_err e, const cascade_resul
 
 /* ---- page text ----------------------------------------------------------------- */
 
-static void append_value(base_buf *b, const cJSON *res)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(res, "result");
-    v = cJSON_GetObjectItemCaseSensitive(v, "value");
-    if (cJSON_IsString(v)) {
-        base_buf_append_str(b, v->valuestring);
-        base_buf_append_str(b, "\n");
-    }
-}
-
 /* The rendered text of the page and all its frames, one line per line. */
 static base_err page_text(runner *rn, base_buf *out, char *err)
 {
@@ -519,14 +509,14 @@ static base_err page_text(runner *rn, base_buf *out, char *err)
     for (int i = 1; i < n && i < 32; i++) {
         if (!frames[i].oopif || !frames[i].session[0])
             continue;
-        cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "expression", (const char *)fovea_js_agent_text);
-        cJSON_AddBoolToObject(p, "returnByValue", 1);
-        cJSON *res = NULL;
-        if (cdp_call(cdp_page_conn(rn->page), frames[i].session, "Runtime.evaluate", p, &res,
-                     5000, NULL) == BASE_OK)
-            append_value(out, res);
-        cJSON_Delete(res);
+        cJSON *fv = NULL;
+        if (cdp_page_evaluate_in(rn->page, frames[i].session, 0, (const char *)fovea_js_agent_text,
+                                 &fv, 5000, NULL) == BASE_OK &&
+            cJSON_IsString(fv)) {
+            base_buf_append_str(out, fv->valuestring);
+            base_buf_append_str(out, "\n");
+        }
+        cJSON_Delete(fv);
     }
     return BASE_OK;
 }

@@ -483,13 +483,23 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
 base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
                            char *err)
 {
+    return cdp_page_evaluate_in(p, NULL, 0, expr, value, timeout_ms, err);
+}
+
+base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
+                              cJSON **value, int timeout_ms, char *err)
+{
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddBoolToObject(pa, "returnByValue", 1);
-    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
+        !cJSON_AddBoolToObject(pa, "awaitPromise", 1) ||
+        (context_id > 0 && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "evaluate: out of memory");
+    }
     cJSON *res = NULL;
-    base_err e = cdp_call(p->conn, p->session, "Runtime.evaluate", pa, &res,
-                          timeout_ms > 0 ? timeout_ms : 30000, err);
+    base_err e = cdp_call(p->conn, session && session[0] ? session : p->session,
+                          "Runtime.evaluate", pa, &res, timeout_ms > 0 ? timeout_ms : 30000, err);
     if (e)
         return e;
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");

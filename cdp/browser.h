@@ -68,6 +68,13 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
 base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
                            char *err);
 
+/* The same on another session of the page (an out-of-process iframe's;
+ * NULL or "" = the page's own) and in execution context context_id when > 0
+ * (an isolated world), else the session's main world. Thread: any but the
+ * cdp service thread. Errors: as cdp_page_evaluate. */
+base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
+                              cJSON **value, int timeout_ms, char *err);
+
 /* cdp_call on the page's own session. */
 base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
                        int timeout_ms, char *err);

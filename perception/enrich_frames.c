@@ -136,22 +136,19 @@ static base_err eval_pass(cdp_page *page, const char *session, int context, cons
     base_buf b;
     base_buf_init(&b, fovea_js_enrich_len + strlen(arg) + 64);
     base_err e = base_buf_printf(&b, "(%s)(%s)", (const char *)fovea_js_enrich, arg);
-    cJSON *pa = cJSON_CreateObject();
-    if (e || !pa || !cJSON_AddStringToObject(pa, "expression", (const char *)b.data) ||
-        !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
-        (context > 0 && !cJSON_AddNumberToObject(pa, "contextId", context))) {
+    if (e) {
         base_buf_fini(&b);
-        cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "enrich: out of memory");
     }
+    cJSON *v = NULL;
+    e = cdp_page_evaluate_in(page, session, context, (const char *)b.data, &v, timeout_ms, err);
     base_buf_fini(&b);
-    cJSON *res = NULL;
-    e = cdp_call(cdp_page_conn(page), session, "Runtime.evaluate", pa, &res, timeout_ms, err);
     if (e)
         return e;
-    cJSON *r = NULL;
-    if ((e = reply_json(res, &r, err)))
-        return e;
+    cJSON *r = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON_Delete(v);
+    if (!r)
+        return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
     int nm = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "map"));
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "map")) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "frames")) ||

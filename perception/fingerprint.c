@@ -106,31 +106,6 @@ static base_err parse_answer(const cJSON *v, frame_answer *a, const char *where,
     return BASE_OK;
 }
 
-/* Runtime.evaluate of expr in another session (an out-of-process iframe). */
-static base_err eval_session(cdp_page *page, const char *session, const char *expr, cJSON **value,
-                             char *err)
-{
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa)
-        return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddBoolToObject(pa, "returnByValue", 1);
-    cJSON *res = NULL;
-    base_err e = cdp_call(cdp_page_conn(page), session, "Runtime.evaluate", pa, &res,
-                          FP_TIMEOUT_MS, err);
-    if (e)
-        return e;
-    cJSON *r = cJSON_GetObjectItemCaseSensitive(res, "result");
-    if (cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails") || !r) {
-        cJSON_Delete(res);
-        return base_errf(err, BASE_EREMOTE, "fingerprint: probe threw in frame session %s",
-                         session);
-    }
-    *value = cJSON_DetachItemFromObjectCaseSensitive(r, "value");
-    cJSON_Delete(res);
-    return *value ? BASE_OK : base_errf(err, BASE_EPROTO, "fingerprint: no value from frame");
-}
-
 base_err perc_fingerprint_install(cdp_page *page, char *err)
 {
     if (!page)
@@ -210,7 +185,8 @@ base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err)
         char ferr[BASE_ERRBUF_SIZE] = "";
         frame_answer a;
         cJSON *fv = NULL;
-        if (eval_session(page, fr[i].session, expr, &fv, ferr) == BASE_OK &&
+        if (cdp_page_evaluate_in(page, fr[i].session, 0, expr, &fv, FP_TIMEOUT_MS, ferr) ==
+                BASE_OK &&
             parse_answer(fv, &a, fr[i].id, ferr) == BASE_OK) {
             hf = fold_bytes(hf, a.url, strlen(a.url) + 1);
             hf = fold_u64(fold_u64(fold_u64(hf, a.d), a.t), a.f);

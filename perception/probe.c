@@ -343,46 +343,16 @@ static void script_key(char *key, size_t cap)
     snprintf(key, cap, "fovea.snap_probe.%016llx", (unsigned long long)h);
 }
 
-/* One Runtime.evaluate of expr on session (in execution context context_id
- * when > 0, else the main world of the session's frame); *value gets result.value (caller
- * frees) and *ms accumulates the round trip. A thrown exception is
- * BASE_EREMOTE. */
+/* One evaluate of expr on session (cdp_page_evaluate_in); *ms accumulates
+ * the round trip. */
 static base_err evaluate(cdp_page *page, const char *session, int context_id, const char *expr,
                          cJSON **value, double *ms, char *err)
 {
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
-        !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
-        (context_id > 0 && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
-        cJSON_Delete(pa);
-        return base_errf(err, BASE_ENOMEM, "probe: out of memory");
-    }
-    cJSON *res = NULL;
     int64_t t0 = base_monotime();
-    base_err e = cdp_call(cdp_page_conn(page), session_of(page, session), "Runtime.evaluate", pa,
-                          &res, PROBE_TIMEOUT_MS, err);
+    base_err e = cdp_page_evaluate_in(page, session_of(page, session), context_id, expr, value,
+                                      PROBE_TIMEOUT_MS, err);
     *ms += (double)(base_monotime() - t0) / 1000.0;
-    if (e)
-        return e;
-    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");
-    if (ex) {
-        const cJSON *exc = cJSON_GetObjectItemCaseSensitive(ex, "exception");
-        const cJSON *desc = cJSON_GetObjectItemCaseSensitive(exc, "description");
-        const cJSON *text = cJSON_GetObjectItemCaseSensitive(ex, "text");
-        e = base_errf(err, BASE_EREMOTE, "probe: page script threw: %.200s",
-                      cJSON_IsString(desc)   ? desc->valuestring
-                      : cJSON_IsString(text) ? text->valuestring
-                                             : "unknown exception");
-        cJSON_Delete(res);
-        return e;
-    }
-    cJSON *rv = cJSON_GetObjectItemCaseSensitive(res, "result");
-    cJSON *val = rv ? cJSON_DetachItemFromObjectCaseSensitive(rv, "value") : NULL;
-    cJSON_Delete(res);
-    *value = val ? val : cJSON_CreateNull();
-    if (!*value)
-        return base_errf(err, BASE_ENOMEM, "probe: out of memory");
-    return BASE_OK;
+    return e;
 }
 
 /* Evaluates the probe script on `session` (context_id as for evaluate) for

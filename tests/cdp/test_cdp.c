@@ -309,6 +309,15 @@ static void frame_tree_and_oopif(void)
     CHECK(strstr(val, "localhost") != NULL);
     CHECK(strstr(val, "inner button") != NULL);
     cJSON_Delete(res);
+    /* The same through cdp_page_evaluate_in, and its exception path. */
+    cJSON *v = NULL;
+    CHECK_OK(cdp_page_evaluate_in(p, sess, 0, "Promise.resolve(location.host)", &v, 5000, err));
+    CHECK(cJSON_IsString(v) && strstr(v->valuestring, "localhost") != NULL);
+    cJSON_Delete(v);
+    v = NULL;
+    CHECK_EQ(cdp_page_evaluate_in(p, sess, 0, "null.x", &v, 5000, err), BASE_EREMOTE);
+    CHECK(strstr(err, "threw") != NULL);
+    CHECK(v == NULL);
     /* The same-origin frame shares the page session. */
     int same = -1;
     for (int k = 0; k < n && k < 8; k++) {

@@ -28,31 +28,21 @@ static inline const perc_box *vu_find(const perc_detection *d, const char *label
         CHECK_NEAR((b)->r.y1, Y1, 1e-3);                                                   \
     } while (0)
 
-/* Evaluates expr in the page's top document; 0 on success (prints why not). */
-static inline int vu_eval(cdp_page *p, const char *expr)
+/* Evaluates expr in session (NULL: the page's top document); 0 on success
+ * (prints why not). */
+static inline int vu_eval_session(cdp_page *p, const char *session, const char *expr)
 {
     char err[256] = "";
-    if (cdp_page_evaluate(p, expr, NULL, 10000, err)) {
+    if (cdp_page_evaluate_in(p, session, 0, expr, NULL, 10000, err)) {
         fprintf(stderr, "evaluate %s: %s\n", expr, err);
         return -1;
     }
     return 0;
 }
 
-/* Evaluates expr in another CDP session (an out-of-process iframe). */
-static inline int vu_eval_session(cdp_page *p, const char *session, const char *expr)
+static inline int vu_eval(cdp_page *p, const char *expr)
 {
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON *res = NULL;
-    char err[256] = "";
-    if (cdp_call(cdp_page_conn(p), session, "Runtime.evaluate", pa, &res, 10000, err)) {
-        fprintf(stderr, "evaluate in %s: %s\n", session, err);
-        return -1;
-    }
-    int bad = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails") != NULL;
-    cJSON_Delete(res);
-    return bad ? -1 : 0;
+    return vu_eval_session(p, NULL, expr);
 }
 
 /* Waits up to 10 s for an out-of-process frame whose URL contains needle;

@@ -106,9 +106,14 @@
     return t ? d + " '" + t + "'" : d;
   };
 
-  const INTERACTIVE = 'a[href],button,input,select,textarea,summary,[role=button],[role=link],' +
-    '[role=checkbox],[role=menuitem],[role=tab],[role=option],[role=switch],[role=slider],' +
-    '[onclick],[contenteditable=""],[contenteditable=true]';
+  // The roles and tags of the interactive notion shared with enrich.js and
+  // snap_probe.js (the pointer-cursor rule needs computed styles, not a selector).
+  const INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,option,' +
+    '[role=button],[role=link],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],' +
+    '[role=option],[role=tab],[role=checkbox],[role=radio],[role=combobox],[role=switch],' +
+    '[role=gridcell],[role=treeitem],[role=slider],[role=spinbutton],[role=searchbox],' +
+    '[role=textbox],[tabindex]:not([tabindex^="-"]),[onclick],[contenteditable=""],' +
+    '[contenteditable=true]';
 
   const disabledWhy = (el) => {
     try {

@@ -104,10 +104,11 @@
     const steps = [];
     let n = el;
     while (n && n.nodeType === 1) {
-      const tag = n.localName;
+      // Lower-case like every fovea xpath (SVG's clipPath, foreignObject).
+      const tag = n.localName.toLowerCase();
       let k = 1;
       for (let s = n.previousElementSibling; s; s = s.previousElementSibling)
-        if (s.localName === tag) k++;
+        if (s.localName.toLowerCase() === tag) k++;
       steps.push(tag + '[' + k + ']');
       const p = n.parentNode;
       if (p && p.nodeType === 11 && p.host) {

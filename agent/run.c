@@ -1058,6 +1058,8 @@ static base_err setup(runner *rn, char *err)
     cascade_opts_init(&co);
     co.humanize = rn->o.humanize;
     co.seed = rn->o.seed;
+    co.allow_untrusted = rn->o.allow_untrusted;
+    co.learnings_path = rn->o.learnings;
     if ((e = cascade_hand_create(rn->page, &co, &rn->hand, err)))
         return e;
     cdp_frame main;

@@ -38,6 +38,8 @@ typedef struct agent_run_opts {
     const char *task_file; /* for the trace, may be NULL */
     const char *browser;   /* product string for the trace, may be NULL */
     int humanize;          /* Bezier paths and typing cadence (default 1) */
+    int allow_untrusted;   /* cascade tier 3 (scripted el.click()) allowed (default 0) */
+    const char *learnings; /* per-domain learnings file for the cascade, NULL = none */
     uint64_t seed;
     FILE *progress;        /* progress lines; NULL = stderr */
     /* Added for `fovea bench steps` (zero = previous behaviour). */

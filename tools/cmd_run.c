@@ -30,6 +30,10 @@ static void run_usage(FILE *f)
             "  --vision NAME    dom (default) or openai (FOVEA_OPENAI_BASE_URL, ...)\n"
             "  --out DIR        output folder (default out/run)\n"
             "  --no-humanize    straight, untimed pointer and key events\n"
+            "  --allow-untrusted  let the click cascade fall back to a scripted el.click()\n"
+            "                   (tier 3; never on domains the learnings mark bot-protected)\n"
+            "  --learnings FILE per-domain learnings: which tier worked where; later clicks\n"
+            "                   on that domain start at the best tier (file written atomically)\n"
             "  --headful        show the browser window\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
             "  --overlays WHICH all (default), failures or none: which steps get\n"
@@ -118,6 +122,10 @@ int cli_cmd_run(int argc, char **argv)
             headful = 1;
             continue;
         }
+        if (strcmp(a, "--allow-untrusted") == 0) {
+            ro.allow_untrusted = 1;
+            continue;
+        }
         if (a[0] != '-') {
             if (task_path) {
                 fprintf(stderr, "fovea run: one task file only (got '%s' and '%s')\n", task_path,
@@ -141,6 +149,8 @@ int cli_cmd_run(int argc, char **argv)
             ro.vision = v;
         else if (strcmp(a, "--out") == 0)
             ro.out_dir = v;
+        else if (strcmp(a, "--learnings") == 0)
+            ro.learnings = v;
         else if (strcmp(a, "--overlays") == 0) {
             if (agent_overlays_parse(v, &ro.overlays) < 0) {
                 fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",

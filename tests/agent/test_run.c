@@ -9,12 +9,12 @@
  */
 #include "check.h"
 
+#include <cjson/cJSON.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
-#include "perception/image.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 
@@ -53,7 +53,12 @@ static void demo(void)
 {
     const char *out = FOVEA_BINARY_DIR "/tests/agent/out_demo";
     char *log = NULL;
-    int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --no-humanize", out, &log);
+    /* The learnings file lives outside OUT (run() clears OUT first). */
+    const char *learn = FOVEA_BINARY_DIR "/tests/agent/demo_learnings.json";
+    remove(learn);
+    int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --no-humanize --learnings " FOVEA_BINARY_DIR
+                                  "/tests/agent/demo_learnings.json",
+                 out, &log);
     int ok = st == 0 && log && strstr(log, "passed: 21/21 steps");
     if (!ok)
         fprintf(stderr, "%s\n", log ? log : "(no output)");
@@ -70,6 +75,19 @@ static void demo(void)
     CHECK_EQ(steps, 21);
     CHECK_MSG(!secret && !rsecret, "the password reached the trace or the report");
     CHECK_EQ(images, 21);
+    /* --learnings reached the cascade: the demo's clicks were recorded for
+     * the site's domain (tier 1 won). */
+    uint8_t *lj = NULL;
+    size_t ln = 0;
+    CHECK_OK(base_read_file(learn, &lj, &ln, 1u << 20, NULL));
+    cJSON *root = cJSON_Parse((const char *)lj);
+    base_free(lj);
+    const cJSON *dom = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(root, "domains"), "127.0.0.1");
+    const cJSON *wins = cJSON_GetObjectItemCaseSensitive(dom, "wins");
+    CHECK_MSG(cJSON_IsArray(wins) && cJSON_GetArrayItem(wins, 0)->valuedouble >= 5,
+              "no tier-1 wins recorded for 127.0.0.1");
+    cJSON_Delete(root);
 }
 
 static void covered(void)

@@ -12,7 +12,8 @@ PACKAGES=(
   build-essential cmake pkg-config
   libwebsockets-dev libcjson-dev libcurl4-openssl-dev libpng-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libstb-dev libomp-dev libdeflate-dev
-  chromium fonts-dejavu-core
+  libpcre2-dev
+  chromium fonts-dejavu-core fonts-liberation
 )
 
 missing=()

@@ -29,6 +29,11 @@ typedef struct snap_candidate {
     const char *text;        /* visible text, trimmed (innerText) */
     const char *aria_label;  /* aria-label or aria-labelledby text */
     const char *title;       /* title attribute */
+    const char *name;        /* accessible name as browsers compute it (accname:
+                                aria-labelledby, aria-label, <label for>/wrapping label,
+                                alt, SVG <title>, title, placeholder); NULL/"" unknown */
+    const char *hint;        /* words an icon carries when it has no name: class tokens,
+                                icon-font glyph names, SVG <use> ids; space separated */
     const char *xpath;       /* unique id within its frame, e.g. "/html/body/div[2]" */
     const char *frame_chain; /* "" for the top document */
     int aria_expanded;       /* -1 absent, 0 "false", 1 "true" */
@@ -36,6 +41,8 @@ typedef struct snap_candidate {
     int disabled;            /* reported, not skipped: the caller refuses disabled targets */
     int cursor_pointer;      /* computed cursor is pointer */
     int is_interactive;      /* decided by the probe (a, button, input, [role=button]...) */
+    int has_listener;        /* a click/mousedown/pointerdown/... listener or on* handler is
+                                attached to it (not inherited by delegation) */
     int is_iframe;           /* an <iframe>/<frame>: a hit here needs descent */
     int paint_order;         /* larger paints later, i.e. nearer the viewer */
     int parent;              /* index of the nearest ancestor in the array, -1 if none

@@ -81,9 +81,27 @@ typedef struct cascade_try {
     char outcome[96];  /* "mutation", "url changed", "no effect", "covered by ..." */
 } cascade_try;
 
+/* What the page did after an action: a bit set in cascade_result.effects. */
+enum {
+    CASCADE_FX_MUTATION = 1 << 0,  /* DOM mutation in the document (light DOM) */
+    CASCADE_FX_URL = 1 << 1,       /* the URL changed (navigation or history) */
+    CASCADE_FX_VALUE = 1 << 2,     /* an input's value changed */
+    CASCADE_FX_CHECKED = 1 << 3,   /* checked / selected / aria-pressed / aria-checked changed */
+    CASCADE_FX_FOCUS = 1 << 4,     /* focus moved */
+    CASCADE_FX_SELECTION = 1 << 5, /* the text selection changed */
+    CASCADE_FX_SHADOW = 1 << 6,    /* a mutation inside a shadow root */
+    CASCADE_FX_REQUEST = 1 << 7,   /* the page sent a network request */
+    CASCADE_FX_NEW_TAB = 1 << 8,   /* a new tab/popup opened (new_target_id) */
+    CASCADE_FX_DIALOG = 1 << 9,    /* a JavaScript dialog opened (dialog_*) */
+};
+
 typedef struct cascade_result {
     int success;
     cascade_reason reason;
+    unsigned effects;          /* CASCADE_FX_* observed after the delivered action */
+    char new_target_id[64];    /* CASCADE_FX_NEW_TAB: the new tab's target id */
+    char dialog_type[16];      /* CASCADE_FX_DIALOG: "alert", "confirm", "prompt", "beforeunload" */
+    char dialog_message[256];  /* CASCADE_FX_DIALOG: its text (UTF-8, truncated) */
     cascade_try tried[3];
     int n_tried;
     char message[256];        /* one human line */

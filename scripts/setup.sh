@@ -9,7 +9,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential clang libclang-rt-dev cmake pkg-config
   libwebsockets-dev libcjson-dev libcurl4-openssl-dev libpng-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libstb-dev libomp-dev libdeflate-dev
   libpcre2-dev

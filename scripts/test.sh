@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the README's second command (and what CI runs).
 # Installs what is missing, then builds and runs the whole test suite twice:
-# a normal build (build/) and an ASan+UBSan build (build-asan/), then the
+# a normal gcc build (build/) and a clang ASan+UBSan build (build-asan/), then the
 # threaded tests (label `tsan`) in a ThreadSanitizer build. Any failure
 # or skipped integration test (with CI set) fails the run.
 #
@@ -27,7 +27,9 @@ run_suite build
 if [ "${1:-}" != "--quick" ]; then
   # Leaks are reported but Chromium-facing tests exit through atexit with
   # threads joined, so detect_leaks stays on.
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  # This build uses clang (the normal one gcc), so code and tests that only
+  # one compiler rejects are seen, both with -Werror.
+  CC=clang ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     run_suite build-asan -DFOVEA_ASAN=ON -DFOVEA_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug
   # The threaded parts (cdp service thread, prefetch epochs) once more under
   # ThreadSanitizer: the tests labelled `tsan`.

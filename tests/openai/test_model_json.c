@@ -231,8 +231,8 @@ static void envelope(void)
     CHECK_MSG(strstr(err, "Rate limit reached") != NULL, "err: %s", err);
     static const char *const bad[] = {"<html>502</html>", "{}", "{\"choices\":[]}",
                                       "{\"choices\":[{\"message\":{\"content\":null}}]}",
-                                      "{\"choices\":[{\"message\":{\"content\":null,"
-                                      "\"refusal\":\"I can't\"}}]}"};
+                                      ("{\"choices\":[{\"message\":{\"content\":null,"
+                                       "\"refusal\":\"I can't\"}}]}")};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         base_errclear(err);
         CHECK_EQ(perc_chat_reply_parse(bad[i], strlen(bad[i]), &content, &cut, err), BASE_EPROTO);

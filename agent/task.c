@@ -11,13 +11,13 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/regex.h"
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
     "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract",
@@ -43,7 +43,7 @@ typedef struct pctx {
 __attribute__((format(printf, 3, 4))) static base_err fail(const pctx *c, const char *field,
                                                            const char *fmt, ...)
 {
-    char msg[160];
+    char msg[224];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -161,16 +161,20 @@ static base_err parse_target(const pctx *c, const cJSON *j, const char *field, a
     return BASE_OK;
 }
 
-static base_err check_regex(const pctx *c, const char *pattern)
+/* Compiles the step's pattern once, here, so that a hostile or broken
+ * pattern fails the load (before any browser starts) and the run reuses the
+ * compiled, bounded regex (base/regex.h). */
+static base_err compile_regex(const pctx *c, agent_step *s)
 {
-    regex_t re;
-    int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[96];
-        regerror(rc, &re, why, sizeof why);
-        return fail(c, "pattern", "bad regular expression: %s", why);
-    }
-    regfree(&re);
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_regex_destroy(s->re); /* a duplicated "pattern" key is refused earlier */
+    s->re = NULL;
+    base_err e = base_regex_compile(s->pattern, strlen(s->pattern), BASE_REGEX_MULTILINE, &s->re,
+                                    why);
+    if (e == BASE_ENOMEM)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    if (e)
+        return fail(c, "pattern", "bad regular expression (PCRE2 syntax): %s", why);
     return BASE_OK;
 }
 
@@ -207,7 +211,7 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
         return dup_string(c, f, k, &s->note);
     if (strcmp(k, "pattern") == 0) {
         base_err e = dup_string(c, f, k, &s->pattern);
-        return e ? e : check_regex(c, s->pattern);
+        return e ? e : compile_regex(c, s);
     }
     if (strcmp(k, "value") == 0) {
         if (cJSON_IsNumber(f)) {
@@ -462,6 +466,7 @@ void agent_task_free(agent_task *t)
         base_free(s->text);
         base_free(s->value);
         base_free(s->pattern);
+        base_regex_destroy(s->re);
         base_free(s->note);
     }
     base_free(t->steps);

@@ -22,6 +22,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/regex.h"
 
 typedef enum agent_action {
     AGENT_CLICK = 0,   /* click target (verb picks the snap intent) */
@@ -53,7 +54,8 @@ typedef struct agent_step {
     char *verb;       /* intent verb ("open", "select", "press"...), NULL = by action */
     char *text;       /* type: text to type; wait_for/assert_text: text to find */
     char *value;      /* select: the option label; drag: numeric value as text */
-    char *pattern;    /* assert_text/extract: POSIX extended regex */
+    char *pattern;    /* assert_text/extract: a PCRE2 regex (base/regex.h; was POSIX ERE) */
+    base_regex *re;   /* pattern compiled at load (multiline), owned; NULL = none */
     int password;     /* type: text is a secret, never written anywhere */
     int critical;     /* gate uses the hard timeout (a submit, an unseen page) */
     agent_target to;  /* drag: destination element */

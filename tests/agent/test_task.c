@@ -6,8 +6,13 @@
  */
 #include "check.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "agent/task.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 
 static base_err parse(const char *json, agent_task **t, char *err)
 {
@@ -67,6 +72,8 @@ static void parses_every_field(void)
     CHECK_EQ(s[6].dy, -300);
     CHECK_STR(s[7].text, "results");
     CHECK_STR(s[8].pattern, "[0-9]+ results");
+    CHECK(s[8].re != NULL); /* compiled once, at load */
+    CHECK(s[7].re == NULL);
     CHECK_STR(s[8].note, "count");
     CHECK_EQ(s[9].target.index, 12);
 
@@ -249,12 +256,69 @@ static void demo_task_parses(void)
     CHECK_MSG(strstr(err, "cannot read task /nonexistent/x.json"), "%s", err);
 }
 
+/* Patterns that made glibc's regcomp grow without bound (23 GB, then the
+ * OOM killer) are load errors naming the step, in milliseconds. Run in a
+ * child under a 1 GB address-space ceiling (not in sanitizer builds, whose
+ * shadow memory needs far more), so a runaway compile fails the test
+ * instead of the machine. */
+static void hostile_patterns_body(void)
+{
+    static const char *const pats[] = {
+        "a+++++++++++++++++++++++++",
+        "((ab){1000}){1000}",
+        "(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))"
+        ")))))))))))))))))))))))))))))))))))))))))))))))))))",
+        "(x+x+)+y{1000}(a|b|c){500}[[:alpha:]]{999}(?:(?:(?:z*)*)*)*(?<=a+)",
+        "[z-a]",
+    };
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"%s\"}]}",
+                 pats[i]);
+        char err[BASE_ERRBUF_SIZE];
+        agent_task *t = NULL;
+        double t0 = base_monotime_ms();
+        base_err e = parse(json, &t, err);
+        double ms = base_monotime_ms() - t0;
+        printf("  %.30s... -> %s (%.2f ms)\n", pats[i], err, ms);
+        if (e == BASE_OK)
+            agent_task_free(t);
+        CHECK_EQ(e, BASE_EPROTO);
+        CHECK_MSG(strstr(err, "t.json: steps[0].pattern: bad regular expression (PCRE2 syntax): "
+                              "regex: ") != NULL,
+                  "%s", err);
+        CHECK(ms < 500);
+    }
+}
+
+static void hostile_patterns(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+#ifndef FOVEA_SANITIZED
+        struct rlimit rl = {1u << 30, 1u << 30};
+        setrlimit(RLIMIT_AS, &rl);
+#endif
+        alarm(20);
+        hostile_patterns_body();
+        fflush(stdout);
+        _exit(check__failed ? 1 : 0);
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed (status 0x%x)", st);
+}
+
 static const check_case cases[] = {
     {"parses_every_field", parses_every_field},
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},
     {"enomem_everywhere", enomem_everywhere},
     {"demo_task_parses", demo_task_parses},
+    {"hostile_patterns", hostile_patterns},
     {NULL, NULL},
 };
 

@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/num.h"
 #include "base/regex.h"
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
@@ -69,10 +70,8 @@ static base_err dup_string(const pctx *c, const cJSON *j, const char *field, cha
 
 static base_err get_int(const pctx *c, const cJSON *j, const char *field, int lo, int hi, int *out)
 {
-    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) ||
-        j->valuedouble < lo || j->valuedouble > hi)
+    if (!cJSON_IsNumber(j) || base_num_to_int_exact(j->valuedouble, lo, hi, out) != BASE_OK)
         return fail(c, field, "expected an integer in %d..%d", lo, hi);
-    *out = (int)j->valuedouble;
     return BASE_OK;
 }
 

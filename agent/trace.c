@@ -216,12 +216,13 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
 static void paint_mask(perc_image *img, base_rect r)
 {
     float s = img->scale > 0 ? img->scale : 1.0f;
-    int x0 = (int)floorf(r.x0 * s), y0 = (int)floorf(r.y0 * s);
-    int x1 = (int)ceilf(r.x1 * s), y1 = (int)ceilf(r.y1 * s);
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 > img->w ? img->w : x1;
-    y1 = y1 > img->h ? img->h : y1;
+    /* The rectangle comes from the page: clamp to the image in float before
+     * converting, since (int) of a huge or NaN float is undefined. */
+    float fx0 = fmaxf(floorf(r.x0 * s), 0.0f), fy0 = fmaxf(floorf(r.y0 * s), 0.0f);
+    float fx1 = fminf(ceilf(r.x1 * s), (float)img->w), fy1 = fminf(ceilf(r.y1 * s), (float)img->h);
+    if (!(fx0 < fx1 && fy0 < fy1))
+        return;
+    int x0 = (int)fx0, y0 = (int)fy0, x1 = (int)fx1, y1 = (int)fy1;
     for (int y = y0; y < y1; y++) {
         uint8_t *p = img->px + (size_t)y * (size_t)img->stride + (size_t)x0 * 4;
         for (int x = x0; x < x1; x++, p += 4) {

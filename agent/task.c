@@ -17,6 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json_check.h"
 #include "base/num.h"
 #include "base/regex.h"
 
@@ -385,13 +386,58 @@ static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
     return BASE_OK;
 }
 
-/* Line number of byte offset off, for "invalid JSON near line L". */
-static int line_of(const char *s, size_t len, size_t off)
+/* Deepest nesting a task file may use; the real shape is four levels. */
+#define TASK_MAX_DEPTH 32
+
+static int cmp_names(const void *a, const void *b)
 {
-    int line = 1;
-    for (size_t i = 0; i < off && i < len; i++)
-        line += s[i] == '\n';
-    return line;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Refuses a key that appears twice in one object, anywhere in the tree.
+ * cJSON keeps both and the field loops would read both (the second one
+ * silently winning, and the first leaking); a person who wrote "target"
+ * twice meant one of them, so say which key and where. path names the
+ * node ("" at the top, "steps[2]", "steps[2].target"). */
+static base_err check_dups(const cJSON *j, const char *src, const char *path, char *err)
+{
+    int n = cJSON_GetArraySize(j);
+    if (cJSON_IsObject(j) && n > 1) {
+        const char **names = base_malloc((size_t)n * sizeof *names);
+        if (!names)
+            return base_errf(err, BASE_ENOMEM, "out of memory");
+        int k = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, j) names[k++] = f->string;
+        qsort(names, (size_t)k, sizeof *names, cmp_names);
+        for (int i = 1; i < k; i++) {
+            if (strcmp(names[i - 1], names[i]) == 0) {
+                base_err e = base_errf(err, BASE_EPROTO,
+                                       "%s: %s%s%.60s: duplicated key (each key may appear once)",
+                                       src, path, path[0] ? "." : "", names[i]);
+                base_free(names);
+                return e;
+            }
+        }
+        base_free(names);
+    }
+    const cJSON *c;
+    int i = 0;
+    cJSON_ArrayForEach(c, j)
+    {
+        if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+            char sub[160];
+            if (cJSON_IsArray(j))
+                snprintf(sub, sizeof sub, "%s[%d]", path, i);
+            else
+                snprintf(sub, sizeof sub, "%s%s%.60s", path, path[0] ? "." : "", c->string);
+            base_err e = check_dups(c, src, sub, err);
+            if (e)
+                return e;
+        }
+        i++;
+    }
+    return BASE_OK;
 }
 
 base_err agent_task_parse(const char *json, size_t len, const char *src, agent_task **out,
@@ -404,14 +450,26 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     if (len > AGENT_TASK_MAX_BYTES)
         return base_errf(err, BASE_ETOOBIG, "%s: %zu bytes, at most %u", src, len,
                          AGENT_TASK_MAX_BYTES);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-    if (!root) {
-        /* cJSON reports failure both for bad syntax and for allocation failure;
-         * the position tells them apart well enough for a message. */
-        size_t off = end ? (size_t)(end - json) : 0;
-        return base_errf(err, BASE_EPROTO, "%s: invalid JSON near line %d", src,
-                         line_of(json, len, off));
+    /* A UTF-8 byte order mark is skipped: RFC 8259 lets parsers ignore it,
+     * Windows editors still write one, and it cannot change what the file
+     * means; refusing it would only teach people to fight their editor. */
+    if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
+        json += 3;
+        len -= 3;
+    }
+    /* The strict check first: exactly one JSON value, valid UTF-8, no NUL,
+     * with a message naming line, column and what was expected. cJSON
+     * alone accepts trailing garbage and only points at where it stopped. */
+    char why[BASE_ERRBUF_SIZE] = "";
+    if (base_json_check(json, len, TASK_MAX_DEPTH, why) != BASE_OK)
+        return base_errf(err, BASE_EPROTO, "%s: %s", src, why);
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, NULL, 0);
+    if (!root) /* the text is valid JSON, so only allocation can fail here */
+        return base_errf(err, BASE_ENOMEM, "%s: out of memory parsing JSON", src);
+    base_err e = check_dups(root, src, "", err);
+    if (e) {
+        cJSON_Delete(root);
+        return e;
     }
     agent_task *t = base_calloc(1, sizeof *t);
     if (!t) {
@@ -422,7 +480,7 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     t->height = 800;
     t->scale = 1.0;
     pctx c = {src, err, -1};
-    base_err e = parse_root(&c, root, t);
+    e = parse_root(&c, root, t);
     cJSON_Delete(root);
     if (!e && !t->name && !(t->name = base_strdup(src)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");

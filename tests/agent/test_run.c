@@ -10,10 +10,12 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/fs.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
@@ -132,8 +134,33 @@ static void bad_task(void)
     CHECK_MSG(strstr(copy, "bad_regex: steps[0].pattern: bad regular expression"), "%s", copy);
 }
 
+/* An unreadable learnings file is a usage error (exit 2) before any
+ * browser starts: here a directory stands for it (root reads mode-000
+ * files). No browser is needed, and none must start: it would take far
+ * longer than the second allowed. */
+static void bad_learnings(void)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/agent/out_bad_learnings";
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/learnings_is_a_dir";
+    mkdir(dir, 0700);
+    char *log = NULL;
+    double t0 = base_monotime_ms();
+    int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --learnings " FOVEA_BINARY_DIR
+                                  "/tests/agent/learnings_is_a_dir",
+                 out, &log);
+    double ms = base_monotime_ms() - t0;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", log ? log : "");
+    base_free(log);
+    rmdir(dir);
+    CHECK_MSG(st == 2, "exit %d: %s", st, copy);
+    CHECK_MSG(strstr(copy, "fovea run: --learnings: learnings: cannot read"), "%s", copy);
+    CHECK_MSG(ms < 1500, "took %.0f ms", ms);
+}
+
 static const check_case cases[] = {
     {"bad_task", bad_task},
+    {"bad_learnings", bad_learnings},
     {"covered", covered},
     {"demo", demo},
     {NULL, NULL},

@@ -45,6 +45,13 @@ base_err perc__png_decode_libpng(const uint8_t *data, size_t n, perc_image *out,
 base_err perc__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64_t idat_bytes,
                               char *err);
 
+/* Purpose: refuses a PNG in memory with a chunk whose declared length runs
+ * more than 64 KiB past the end of the data, before libpng sees it (libpng
+ * allocates the declared length of ancillary chunks up front).
+ * Thread: any. Errors: BASE_EDECODE ("png: chunk 'tEXt' claims N bytes,
+ * the file has M left ..."). */
+base_err perc__png_check_chunks(const uint8_t *data, size_t n, char *err);
+
 /* Sum of the IDAT payload bytes of a PNG in memory (bytes actually
  * present: a chunk claiming more than the file holds counts what is there).
  * Stops at the first malformed chunk header. Thread: any. */

@@ -629,6 +629,28 @@ static void forged_dims_body(void)
         }
         free(p.p);
     }
+    /* Found by fuzz_image_decode: a 48-byte 13x9 file whose tEXt chunk
+     * claims 1.36 GB; libpng allocated the claimed length inside
+     * png_read_info (1.3 GB resident, 4 to 10 s). */
+    {
+        pngw t = {0};
+        w_ihdr(&t, 13, 9, 8, 2, 0);
+        static const uint8_t tail[] = {0x51, 0x00, 0x00, 0x03, 't', 'E', 'X', 't',
+                                       'k',  0x00, 0xf3, 0x91, 0x44, 0x60, 0x82};
+        w_bytes(&t, tail, sizeof tail);
+        for (int path = 0; path < 2; path++) {
+            char terr[BASE_ERRBUF_SIZE] = "";
+            perc_image tout = {0};
+            base_err e = path ? perc__png_decode_libpng(t.p, t.n, &tout, terr)
+                              : perc_image_decode(t.p, t.n, &tout, terr);
+            perc_image_fini(&tout);
+            printf("  tEXt claiming 1.36 GB (%zu bytes) %s: %d %s\n", t.n,
+                   path ? "libpng" : "auto", e, terr);
+            CHECK_MSG(e == BASE_EDECODE && strstr(terr, "chunk 'tEXt' claims 1358954499 bytes"),
+                      "%d %s", e, terr);
+        }
+        free(t.p);
+    }
     /* A real image still decodes under the same ceiling. */
     pngw ok = forged_png(64, 1, 8, 6, 0, NULL, 0);
     char err[BASE_ERRBUF_SIZE] = "";

@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/utf8.h"
 
 struct agent_trace {
     FILE *f;
@@ -33,7 +34,23 @@ static base_err write_line(agent_trace *t, cJSON *root, char *err)
     cJSON_Delete(root);
     if (!s)
         return base_errf(err, BASE_ENOMEM, "out of memory formatting a trace line");
-    int bad = fputs(s, t->f) < 0 || fputc('\n', t->f) == EOF || fflush(t->f) != 0;
+    /* Strings come from pages and endpoints, which send any bytes, and
+     * fixed-size copies may cut a character in half; cJSON passes bytes >=
+     * 0x80 through unchanged. Every JSON delimiter is ASCII, so replacing
+     * each invalid byte with U+FFFD keeps the line valid JSON and makes it
+     * valid UTF-8. Valid lines (nearly all) are written as they are. */
+    size_t n = strlen(s);
+    char *fixed = NULL;
+    if (base_utf8_check(s, n) < n) {
+        fixed = base_malloc(BASE_UTF8_REPAIR_CAP(n));
+        if (!fixed) {
+            cJSON_free(s);
+            return base_errf(err, BASE_ENOMEM, "out of memory formatting a trace line");
+        }
+        base_utf8_repair(s, n, fixed, BASE_UTF8_REPAIR_CAP(n));
+    }
+    int bad = fputs(fixed ? fixed : s, t->f) < 0 || fputc('\n', t->f) == EOF || fflush(t->f) != 0;
+    base_free(fixed);
     cJSON_free(s);
     if (bad)
         return base_errf(err, BASE_EIO, "write %s/trace.jsonl: %s", t->dir, strerror(errno));

@@ -1,5 +1,6 @@
-/* tests/base/test_regex.c: the bounded PCRE2 wrapper (base/regex.h) and the
- * checked number conversion (base/num.h).
+/* tests/base/test_inputs.c: base's guards for untrusted input: the bounded
+ * PCRE2 wrapper (base/regex.h), the checked number conversion (base/num.h)
+ * and UTF-8 validation and repair (base/utf8.h).
  *
  * The hostile cases are the ones that took fovea down with glibc's regcomp
  * (a 30-byte pattern grew the process to 23 GB): each must fail with a
@@ -19,6 +20,7 @@
 #include "base/clock.h"
 #include "base/num.h"
 #include "base/regex.h"
+#include "base/utf8.h"
 #include "check.h"
 
 static int matches(const char *pat, unsigned flags, const char *subject)
@@ -217,12 +219,52 @@ static void num_to_int(void)
     CHECK_EQ(v, -3);
 }
 
+static void utf8_rules(void)
+{
+    static const struct {
+        const char *s;
+        size_t bad_at; /* (size_t)-1: valid */
+    } v[] = {
+        {"plain ascii", (size_t)-1},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", (size_t)-1},
+        {"\xef\xbf\xbf\xf4\x8f\xbf\xbf", (size_t)-1}, /* U+FFFF, U+10FFFF */
+        {"a\xff", 1},
+        {"a\x80", 1},                 /* lone continuation */
+        {"\xc0\xaf", 0},              /* overlong '/' */
+        {"\xc1\xbf", 0},              /* overlong */
+        {"\xe0\x80\xaf", 0},          /* overlong three-byte */
+        {"\xed\xa0\x80", 0},          /* surrogate U+D800 */
+        {"\xf4\x90\x80\x80", 0},      /* above U+10FFFF */
+        {"\xf5\x80\x80\x80", 0},
+        {"ok \xe2\x82", 3},           /* cut at the end */
+        {"\xe2\x82x", 0},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t n = strlen(v[i].s);
+        size_t at = base_utf8_check(v[i].s, n);
+        CHECK_MSG(at == (v[i].bad_at == (size_t)-1 ? n : v[i].bad_at), "case %zu: %zu", i, at);
+        char out[64];
+        size_t k = base_utf8_repair(v[i].s, n, out, sizeof out);
+        CHECK_EQ(base_utf8_check(out, k), k);
+        CHECK_EQ(strlen(out), k);
+        if (v[i].bad_at == (size_t)-1)
+            CHECK_STR(out, v[i].s);
+    }
+    char out[16];
+    CHECK_EQ(base_utf8_repair("a\xff\xfe", 3, out, sizeof out), 7);
+    CHECK_STR(out, "a\xef\xbf\xbd\xef\xbf\xbd");
+    /* A full buffer stops before a sequence, never inside one. */
+    CHECK_EQ(base_utf8_repair("ab\xe2\x82\xac", 5, out, 4), 2);
+    CHECK_STR(out, "ab");
+}
+
 static const check_case cases[] = {
     {"pcre_syntax", pcre_syntax},
     {"hostile_compile", hostile_compile},
     {"backtracking_limit", backtracking_limit},
     {"regex_enomem", regex_enomem},
     {"num_to_int", num_to_int},
+    {"utf8_rules", utf8_rules},
     {NULL, NULL},
 };
 

@@ -258,6 +258,8 @@ static base_err rect_array(const cJSON *a, int n, double **out)
     return BASE_OK;
 }
 
+static const char *str_at(const session_data *s, int i);
+
 static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc *d)
 {
     memset(d, 0, sizeof *d);
@@ -271,10 +273,7 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
     if (d->n > PERC_SNAPSHOT_MAX_NODES * 4 || d->n_layout > d->n + PERC_SNAPSHOT_MAX_NODES)
         return base_errf(c->err, BASE_ETOOBIG, "snapshot: %d nodes is over the cap", d->n);
     const cJSON *fid = obj(jd, "frameId");
-    d->frame_id = cJSON_IsNumber(fid) && fid->valuedouble >= 0 &&
-                          fid->valuedouble < s->n_strings
-                      ? s->strings[(int)fid->valuedouble]
-                      : "";
+    d->frame_id = str_at(s, json_int(fid, -1));
     const cJSON *sx = obj(jd, "scrollOffsetX"), *sy = obj(jd, "scrollOffsetY");
     d->scroll_x = cJSON_IsNumber(sx) ? sx->valuedouble : 0.0;
     d->scroll_y = cJSON_IsNumber(sy) ? sy->valuedouble : 0.0;
@@ -1457,9 +1456,9 @@ base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
     }
     s.dsf = dsf ? dsf->valuedouble : 1.0;
     const cJSON *mf = obj(root, "missing_frames");
-    s.missing_frames = cJSON_IsNumber(mf) && mf->valuedouble >= 0 && mf->valuedouble < 1e6
-                           ? (int)mf->valuedouble
-                           : 0;
+    s.missing_frames = 0;
+    if (cJSON_IsNumber(mf) && base_num_to_int(mf->valuedouble, 0, 999999, &s.missing_frames))
+        s.missing_frames = 0;
     const cJSON *url = obj(root, "url");
     const char *u = "";
     if (url && (!cJSON_IsString(url) || own_str(&s, url->valuestring, &u))) {

@@ -17,6 +17,7 @@
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/utf8.h"
 
 extern const unsigned char fovea_report_html[];
 extern const size_t fovea_report_html_len;
@@ -148,8 +149,17 @@ base_err agent_report_write(const char *out_dir, char *err)
     base_err e = load_run(out_dir, &run, err);
     if (e)
         return e;
-    char *json = cJSON_PrintUnformatted(run);
+    char *raw = cJSON_PrintUnformatted(run);
     cJSON_Delete(run);
+    if (!raw)
+        return base_errf(err, BASE_ENOMEM, "out of memory formatting the report");
+    /* A trace from an older fovea may hold invalid UTF-8 from a page: the
+     * report must be valid UTF-8 whatever it read (see trace.c). */
+    size_t rn = strlen(raw);
+    char *json = base_malloc(BASE_UTF8_REPAIR_CAP(rn));
+    if (json)
+        base_utf8_repair(raw, rn, json, BASE_UTF8_REPAIR_CAP(rn));
+    cJSON_free(raw);
     if (!json)
         return base_errf(err, BASE_ENOMEM, "out of memory formatting the report");
     static const char marker[] = "{{RUN_JSON}}";
@@ -163,7 +173,7 @@ base_err agent_report_write(const char *out_dir, char *err)
         e = append_script_safe(&b, json);
     if (!e)
         e = base_buf_append_str(&b, at + sizeof marker - 1);
-    cJSON_free(json);
+    base_free(json);
     if (e) {
         base_buf_fini(&b);
         return base_errf(err, e, "report: %s", base_strerror(e));

@@ -26,7 +26,6 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
-#include <regex.h>
 #include <string.h>
 
 #include "agent/trace.h"
@@ -521,16 +520,17 @@ static base_err page_text(runner *rn, base_buf *out, char *err)
     return BASE_OK;
 }
 
-/* Does text contain the step's text (case-insensitive) or match its pattern? */
-static int text_matches(const agent_step *s, const char *text)
+/* Does text contain the step's text (case-insensitive) and match its
+ * pattern (compiled at load)? 1 yes, 0 no, -1 when the match hit one of the
+ * regex limits (why says which; retrying cannot help). */
+static int text_matches(const agent_step *s, const char *text, char *why)
 {
-    if (s->pattern) {
-        regex_t re;
-        if (regcomp(&re, s->pattern, REG_EXTENDED | REG_NOSUB | REG_NEWLINE) != 0)
-            return 0;
-        int ok = regexec(&re, text, 0, NULL, 0) == 0;
-        regfree(&re);
-        if (!ok)
+    if (s->re) {
+        int m = 0;
+        base_err e = base_regex_match(s->re, text, strlen(text), &m, why);
+        if (e == BASE_ETOOBIG)
+            return -1;
+        if (e || !m)
             return 0;
     }
     if (s->text) {
@@ -783,8 +783,13 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
         base_buf b;
         base_buf_init(&b, TEXT_MAX);
         base_err e = page_text(rn, &b, err);
-        int ok = !e && b.data && text_matches(s, (const char *)b.data);
+        char why[BASE_ERRBUF_SIZE] = "";
+        int ok = !e && b.data ? text_matches(s, (const char *)b.data, why) : 0;
         base_buf_fini(&b);
+        if (ok < 0) {
+            failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
+            return 0;
+        }
         if (ok) {
             r->ok = 1;
             copy(r->reason, sizeof r->reason, "ok");
@@ -823,25 +828,41 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
                 text = base_buf_steal(&b, NULL);
             base_buf_fini(&b);
         }
-        ok = text && text_matches(s, text);
+        char why[BASE_ERRBUF_SIZE] = "";
+        ok = text ? text_matches(s, text, why) : 0;
+        if (ok < 0) {
+            base_free(text);
+            failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
+            return 0;
+        }
         if (ok || tgt)
             break;
         base_sleep_ms(100);
     } while (now_ms() < deadline);
     if (s->action == AGENT_EXTRACT && text) {
         /* The lines of the text that match (all non-empty ones without a pattern). */
-        regex_t re;
-        int have_re = s->pattern && regcomp(&re, s->pattern, REG_EXTENDED | REG_NOSUB) == 0;
+        char why[BASE_ERRBUF_SIZE] = "";
+        base_err re_e = BASE_OK;
         for (char *save = NULL, *line = strtok_r(text, "\n", &save);
              line && r->n_extracted < AGENT_MAX_EXTRACT; line = strtok_r(NULL, "\n", &save)) {
             char n[160];
             norm(line, n, sizeof n);
-            if (!n[0] || (have_re && regexec(&re, line, 0, NULL, 0) != 0))
+            int m = 1;
+            base_err le = n[0] && s->re ? base_regex_match(s->re, line, strlen(line), &m, why)
+                                        : BASE_OK;
+            if (le == BASE_ETOOBIG) {
+                re_e = le;
+                break;
+            }
+            if (!n[0] || le || !m)
                 continue;
             copy(r->extracted[r->n_extracted++], sizeof r->extracted[0], line);
         }
-        if (have_re)
-            regfree(&re);
+        if (re_e == BASE_ETOOBIG) {
+            base_free(text);
+            failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
+            return 0;
+        }
         ok = r->n_extracted > 0;
     }
     base_free(text);

@@ -11,13 +11,15 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json_check.h"
+#include "base/num.h"
+#include "base/regex.h"
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
     "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract",
@@ -43,7 +45,7 @@ typedef struct pctx {
 __attribute__((format(printf, 3, 4))) static base_err fail(const pctx *c, const char *field,
                                                            const char *fmt, ...)
 {
-    char msg[160];
+    char msg[224];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -69,10 +71,8 @@ static base_err dup_string(const pctx *c, const cJSON *j, const char *field, cha
 
 static base_err get_int(const pctx *c, const cJSON *j, const char *field, int lo, int hi, int *out)
 {
-    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble) ||
-        j->valuedouble < lo || j->valuedouble > hi)
+    if (!cJSON_IsNumber(j) || base_num_to_int_exact(j->valuedouble, lo, hi, out) != BASE_OK)
         return fail(c, field, "expected an integer in %d..%d", lo, hi);
-    *out = (int)j->valuedouble;
     return BASE_OK;
 }
 
@@ -161,16 +161,20 @@ static base_err parse_target(const pctx *c, const cJSON *j, const char *field, a
     return BASE_OK;
 }
 
-static base_err check_regex(const pctx *c, const char *pattern)
+/* Compiles the step's pattern once, here, so that a hostile or broken
+ * pattern fails the load (before any browser starts) and the run reuses the
+ * compiled, bounded regex (base/regex.h). */
+static base_err compile_regex(const pctx *c, agent_step *s)
 {
-    regex_t re;
-    int rc = regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[96];
-        regerror(rc, &re, why, sizeof why);
-        return fail(c, "pattern", "bad regular expression: %s", why);
-    }
-    regfree(&re);
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_regex_destroy(s->re); /* a duplicated "pattern" key is refused earlier */
+    s->re = NULL;
+    base_err e = base_regex_compile(s->pattern, strlen(s->pattern), BASE_REGEX_MULTILINE, &s->re,
+                                    why);
+    if (e == BASE_ENOMEM)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    if (e)
+        return fail(c, "pattern", "bad regular expression (PCRE2 syntax): %s", why);
     return BASE_OK;
 }
 
@@ -207,7 +211,7 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
         return dup_string(c, f, k, &s->note);
     if (strcmp(k, "pattern") == 0) {
         base_err e = dup_string(c, f, k, &s->pattern);
-        return e ? e : check_regex(c, s->pattern);
+        return e ? e : compile_regex(c, s);
     }
     if (strcmp(k, "value") == 0) {
         if (cJSON_IsNumber(f)) {
@@ -382,13 +386,58 @@ static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
     return BASE_OK;
 }
 
-/* Line number of byte offset off, for "invalid JSON near line L". */
-static int line_of(const char *s, size_t len, size_t off)
+/* Deepest nesting a task file may use; the real shape is four levels. */
+#define TASK_MAX_DEPTH 32
+
+static int cmp_names(const void *a, const void *b)
 {
-    int line = 1;
-    for (size_t i = 0; i < off && i < len; i++)
-        line += s[i] == '\n';
-    return line;
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Refuses a key that appears twice in one object, anywhere in the tree.
+ * cJSON keeps both and the field loops would read both (the second one
+ * silently winning, and the first leaking); a person who wrote "target"
+ * twice meant one of them, so say which key and where. path names the
+ * node ("" at the top, "steps[2]", "steps[2].target"). */
+static base_err check_dups(const cJSON *j, const char *src, const char *path, char *err)
+{
+    int n = cJSON_GetArraySize(j);
+    if (cJSON_IsObject(j) && n > 1) {
+        const char **names = base_malloc((size_t)n * sizeof *names);
+        if (!names)
+            return base_errf(err, BASE_ENOMEM, "out of memory");
+        int k = 0;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, j) names[k++] = f->string;
+        qsort(names, (size_t)k, sizeof *names, cmp_names);
+        for (int i = 1; i < k; i++) {
+            if (strcmp(names[i - 1], names[i]) == 0) {
+                base_err e = base_errf(err, BASE_EPROTO,
+                                       "%s: %s%s%.60s: duplicated key (each key may appear once)",
+                                       src, path, path[0] ? "." : "", names[i]);
+                base_free(names);
+                return e;
+            }
+        }
+        base_free(names);
+    }
+    const cJSON *c;
+    int i = 0;
+    cJSON_ArrayForEach(c, j)
+    {
+        if (cJSON_IsObject(c) || cJSON_IsArray(c)) {
+            char sub[160];
+            if (cJSON_IsArray(j))
+                snprintf(sub, sizeof sub, "%s[%d]", path, i);
+            else
+                snprintf(sub, sizeof sub, "%s%s%.60s", path, path[0] ? "." : "", c->string);
+            base_err e = check_dups(c, src, sub, err);
+            if (e)
+                return e;
+        }
+        i++;
+    }
+    return BASE_OK;
 }
 
 base_err agent_task_parse(const char *json, size_t len, const char *src, agent_task **out,
@@ -401,14 +450,26 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     if (len > AGENT_TASK_MAX_BYTES)
         return base_errf(err, BASE_ETOOBIG, "%s: %zu bytes, at most %u", src, len,
                          AGENT_TASK_MAX_BYTES);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, len, &end, 0);
-    if (!root) {
-        /* cJSON reports failure both for bad syntax and for allocation failure;
-         * the position tells them apart well enough for a message. */
-        size_t off = end ? (size_t)(end - json) : 0;
-        return base_errf(err, BASE_EPROTO, "%s: invalid JSON near line %d", src,
-                         line_of(json, len, off));
+    /* A UTF-8 byte order mark is skipped: RFC 8259 lets parsers ignore it,
+     * Windows editors still write one, and it cannot change what the file
+     * means; refusing it would only teach people to fight their editor. */
+    if (len >= 3 && memcmp(json, "\xef\xbb\xbf", 3) == 0) {
+        json += 3;
+        len -= 3;
+    }
+    /* The strict check first: exactly one JSON value, valid UTF-8, no NUL,
+     * with a message naming line, column and what was expected. cJSON
+     * alone accepts trailing garbage and only points at where it stopped. */
+    char why[BASE_ERRBUF_SIZE] = "";
+    if (base_json_check(json, len, TASK_MAX_DEPTH, why) != BASE_OK)
+        return base_errf(err, BASE_EPROTO, "%s: %s", src, why);
+    cJSON *root = cJSON_ParseWithLengthOpts(json, len, NULL, 0);
+    if (!root) /* the text is valid JSON, so only allocation can fail here */
+        return base_errf(err, BASE_ENOMEM, "%s: out of memory parsing JSON", src);
+    base_err e = check_dups(root, src, "", err);
+    if (e) {
+        cJSON_Delete(root);
+        return e;
     }
     agent_task *t = base_calloc(1, sizeof *t);
     if (!t) {
@@ -419,7 +480,7 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     t->height = 800;
     t->scale = 1.0;
     pctx c = {src, err, -1};
-    base_err e = parse_root(&c, root, t);
+    e = parse_root(&c, root, t);
     cJSON_Delete(root);
     if (!e && !t->name && !(t->name = base_strdup(src)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");
@@ -462,6 +523,7 @@ void agent_task_free(agent_task *t)
         base_free(s->text);
         base_free(s->value);
         base_free(s->pattern);
+        base_regex_destroy(s->re);
         base_free(s->note);
     }
     base_free(t->steps);

@@ -13,8 +13,12 @@
  * Every step names its target the way an agent would: by label, by vision
  * index ([V4]) or both. The parser checks every field and its error names the
  * step and the field ("demo.json: steps[3].target: expected a string or
- * {label, index}"), so a broken task never reaches a browser. Parsing is
- * pure (no I/O except agent_task_load reading the file) and reentrant.
+ * {label, index}"), so a broken task never reaches a browser. The text must
+ * be exactly one JSON object in UTF-8 (a leading byte order mark is
+ * skipped); syntax errors name the line, the column and what was expected,
+ * and a key given twice in one object is an error. Patterns are PCRE2
+ * (base/regex.h), not POSIX ERE as before, compiled once at load with
+ * bounded size and matching. Parsing is pure (no I/O except agent_task_load reading the file) and reentrant.
  */
 #ifndef FOVEA_AGENT_TASK_H
 #define FOVEA_AGENT_TASK_H
@@ -22,6 +26,7 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "base/regex.h"
 
 typedef enum agent_action {
     AGENT_CLICK = 0,   /* click target (verb picks the snap intent) */
@@ -53,7 +58,8 @@ typedef struct agent_step {
     char *verb;       /* intent verb ("open", "select", "press"...), NULL = by action */
     char *text;       /* type: text to type; wait_for/assert_text: text to find */
     char *value;      /* select: the option label; drag: numeric value as text */
-    char *pattern;    /* assert_text/extract: POSIX extended regex */
+    char *pattern;    /* assert_text/extract: a PCRE2 regex (base/regex.h; was POSIX ERE) */
+    base_regex *re;   /* pattern compiled at load (multiline), owned; NULL = none */
     int password;     /* type: text is a secret, never written anywhere */
     int critical;     /* gate uses the hard timeout (a submit, an unseen page) */
     agent_target to;  /* drag: destination element */
@@ -84,8 +90,9 @@ typedef struct agent_task {
  * names the input in messages (e.g. "demo.json"; NULL = "task").
  * Ownership: *out is the caller's on success (agent_task_free); untouched on
  * failure. Thread: any. Errors: BASE_EPROTO with "SRC: steps[3].target:
- * expected a string or {label, index}" (or "SRC: invalid JSON near line L"),
- * BASE_ETOOBIG (input or step count over the caps), BASE_ENOMEM. */
+ * expected a string or {label, index}", "SRC: invalid JSON near line L,
+ * column C: expected ..., got ...", "SRC: steps[0].target: duplicated key"
+ * or "SRC: steps[2].pattern: bad regular expression ..."), BASE_ETOOBIG (input or step count over the caps), BASE_ENOMEM. */
 base_err agent_task_parse(const char *json, size_t len, const char *src, agent_task **out,
                           char *err);
 

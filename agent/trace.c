@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/utf8.h"
 
 struct agent_trace {
     FILE *f;
@@ -33,7 +34,23 @@ static base_err write_line(agent_trace *t, cJSON *root, char *err)
     cJSON_Delete(root);
     if (!s)
         return base_errf(err, BASE_ENOMEM, "out of memory formatting a trace line");
-    int bad = fputs(s, t->f) < 0 || fputc('\n', t->f) == EOF || fflush(t->f) != 0;
+    /* Strings come from pages and endpoints, which send any bytes, and
+     * fixed-size copies may cut a character in half; cJSON passes bytes >=
+     * 0x80 through unchanged. Every JSON delimiter is ASCII, so replacing
+     * each invalid byte with U+FFFD keeps the line valid JSON and makes it
+     * valid UTF-8. Valid lines (nearly all) are written as they are. */
+    size_t n = strlen(s);
+    char *fixed = NULL;
+    if (base_utf8_check(s, n) < n) {
+        fixed = base_malloc(BASE_UTF8_REPAIR_CAP(n));
+        if (!fixed) {
+            cJSON_free(s);
+            return base_errf(err, BASE_ENOMEM, "out of memory formatting a trace line");
+        }
+        base_utf8_repair(s, n, fixed, BASE_UTF8_REPAIR_CAP(n));
+    }
+    int bad = fputs(fixed ? fixed : s, t->f) < 0 || fputc('\n', t->f) == EOF || fflush(t->f) != 0;
+    base_free(fixed);
     cJSON_free(s);
     if (bad)
         return base_errf(err, BASE_EIO, "write %s/trace.jsonl: %s", t->dir, strerror(errno));
@@ -216,12 +233,13 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
 static void paint_mask(perc_image *img, base_rect r)
 {
     float s = img->scale > 0 ? img->scale : 1.0f;
-    int x0 = (int)floorf(r.x0 * s), y0 = (int)floorf(r.y0 * s);
-    int x1 = (int)ceilf(r.x1 * s), y1 = (int)ceilf(r.y1 * s);
-    x0 = x0 < 0 ? 0 : x0;
-    y0 = y0 < 0 ? 0 : y0;
-    x1 = x1 > img->w ? img->w : x1;
-    y1 = y1 > img->h ? img->h : y1;
+    /* The rectangle comes from the page: clamp to the image in float before
+     * converting, since (int) of a huge or NaN float is undefined. */
+    float fx0 = fmaxf(floorf(r.x0 * s), 0.0f), fy0 = fmaxf(floorf(r.y0 * s), 0.0f);
+    float fx1 = fminf(ceilf(r.x1 * s), (float)img->w), fy1 = fminf(ceilf(r.y1 * s), (float)img->h);
+    if (!(fx0 < fx1 && fy0 < fy1))
+        return;
+    int x0 = (int)fx0, y0 = (int)fy0, x1 = (int)fx1, y1 = (int)fy1;
     for (int y = y0; y < y1; y++) {
         uint8_t *p = img->px + (size_t)y * (size_t)img->stride + (size_t)x0 * 4;
         for (int x = x0; x < x1; x++, p += 4) {

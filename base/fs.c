@@ -1,4 +1,6 @@
 /* base/fs.c: mkdir -p, whole-file read, atomic whole-file write. */
+/* realpath is an XSI function in glibc's headers. */
+#define _XOPEN_SOURCE 700
 #include "base/fs.h"
 
 #include <errno.h>
@@ -47,7 +49,10 @@ static void sync_dir(const char *path)
     }
 }
 
-base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err)
+/* The atomic write with the file mode the new file gets (before the
+ * rename, so that no reader ever sees a wider mode than intended). */
+static base_err write_mode(const char *path, const uint8_t *data, size_t n, mode_t mode,
+                           char *err)
 {
     if (!path || (!data && n))
         return base_errf(err, BASE_EINVAL, "write: no path or data");
@@ -74,7 +79,7 @@ base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *
             goto fail;
         off += (size_t)k;
     }
-    if (fchmod(fd, 0644) != 0 || fsync(fd) != 0)
+    if (fchmod(fd, mode) != 0 || fsync(fd) != 0)
         goto fail;
     if (close(fd) != 0) {
         fd = -1;
@@ -92,6 +97,67 @@ fail:;
         close(fd);
     unlink(tmp);
     base_free(tmp);
+    return e;
+}
+
+base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err)
+{
+    return write_mode(path, data, n, 0644, err);
+}
+
+base_err base_path_resolve(const char *path, char **out, char *err)
+{
+    if (!path || !path[0] || !out)
+        return base_errf(err, BASE_EINVAL, "resolve: no path");
+    char *real = realpath(path, NULL);
+    char *r = NULL;
+    if (real) {
+        r = base_strdup(real);
+        free(real); /* realpath allocates with malloc */
+    } else if (errno == ENOENT) {
+        /* Missing file: the path itself, or a dangling symlink's target
+         * (one level, relative to the link's directory), which is where a
+         * write through the link must go. */
+        struct stat st;
+        char link[1024];
+        ssize_t k = -1;
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+            k = readlink(path, link, sizeof link - 1);
+        if (k > 0) {
+            link[k] = '\0';
+            const char *slash = strrchr(path, '/');
+            if (link[0] == '/' || !slash) {
+                r = base_strdup(link);
+            } else {
+                size_t dl = (size_t)(slash - path) + 1;
+                r = base_malloc(dl + (size_t)k + 1);
+                if (r) {
+                    memcpy(r, path, dl);
+                    memcpy(r + dl, link, (size_t)k + 1);
+                }
+            }
+        } else {
+            r = base_strdup(path);
+        }
+    } else {
+        return base_errf(err, BASE_EIO, "resolve %s: %s", path, strerror(errno));
+    }
+    if (!r)
+        return base_errf(err, BASE_ENOMEM, "resolve %s: out of memory", path);
+    *out = r;
+    return BASE_OK;
+}
+
+base_err base_write_file_keep(const char *path, const uint8_t *data, size_t n, char *err)
+{
+    char *target = NULL;
+    base_err e = base_path_resolve(path, &target, err);
+    if (e)
+        return e;
+    struct stat st;
+    mode_t mode = stat(target, &st) == 0 ? (st.st_mode & 07777) : 0644;
+    e = write_mode(target, data, n, mode, err);
+    base_free(target);
     return e;
 }
 

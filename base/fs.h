@@ -22,6 +22,20 @@ base_err base_mkdirs(const char *path, int parent_only, char *err);
  * BASE_ENOMEM, BASE_EIO (message names the path and errno text). */
 base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err);
 
+/* Purpose: the file a write to path must replace: path with symbolic
+ * links resolved (realpath), or, when the file does not exist yet, the
+ * target of a dangling symlink at path, or path itself. *out is the
+ * caller's (base_free). Thread: any. Errors: BASE_EINVAL, BASE_EIO (a
+ * component is unreadable, a loop...), BASE_ENOMEM. */
+base_err base_path_resolve(const char *path, char **out, char *err);
+
+/* Purpose: as base_write_file, but for a file the user owns and may have
+ * arranged: a symlink at path is written through (its target is replaced,
+ * the link stays) and an existing file keeps its permission bits (0600
+ * stays 0600; new files get 0644). Thread: any. Errors: as
+ * base_write_file and base_path_resolve. */
+base_err base_write_file_keep(const char *path, const uint8_t *data, size_t n, char *err);
+
 /* Purpose: reads a whole file of at most max bytes into a new buffer (*out,
  * freed with base_free; NUL-terminated one byte past *n, so text can be used
  * as a string). Thread: any. Errors: BASE_EINVAL, BASE_ENOTFOUND (no such

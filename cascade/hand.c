@@ -17,6 +17,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "cascade/cascade_int.h"
 #include "motion/path.h"
 
@@ -298,7 +300,9 @@ static base_err ctx_get(cascade_hand *h, const char *fid, cascade__ctx *out, cha
     e = cdp_call(cdp_page_conn(h->page), sess, "Page.createIsolatedWorld", pa, &res, 10000, err);
     if (e)
         return e;
-    int id = (int)cascade__num(res, "executionContextId", -1);
+    int id = -1;
+    if (base_num_to_int(cascade__num(res, "executionContextId", -1), -1, INT_MAX, &id))
+        id = -1; /* not an int: reported below as no context */
     cJSON_Delete(res);
     if (id < 0)
         return base_errf(err, BASE_EPROTO, "cascade: createIsolatedWorld gave no context");
@@ -480,7 +484,9 @@ static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point 
     e = cdp_call(conn, psess, "DOM.getFrameOwner", pa, &res, 10000, err);
     if (e)
         return e;
-    int node = (int)cascade__num(res, "backendNodeId", -1);
+    int node = -1;
+    if (base_num_to_int(cascade__num(res, "backendNodeId", -1), -1, INT_MAX, &node))
+        node = -1;
     cJSON_Delete(res);
     pa = cJSON_CreateObject();
     cJSON_AddNumberToObject(pa, "backendNodeId", node);

@@ -9,6 +9,15 @@
  * file, fsync the directory. rename is atomic on POSIX file systems, so a
  * reader (or the next run after a crash) sees the old or the new file, never
  * a mix; a crash before the rename only leaves a stray temporary file.
+ *
+ * Several runs may share one file (parallel jobs, one learnings file per
+ * team). Each store therefore remembers what it changed since it last
+ * wrote (the delta) and every write is a read-merge-write under an
+ * exclusive flock on "<file>.lock": re-read the file as it is now, add this
+ * store's counts to it, write it, adopt the merged result. Counts from all
+ * writers add up exactly; a flag set by one run stays set. The file is
+ * written where a symlink points (the link stays a link) and keeps its
+ * permission bits.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -16,6 +25,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,8 +40,9 @@
 #define MAX_DOMAIN 253
 
 struct cascade_learnings {
-    char *path;
-    cJSON *root; /* {"version":1,"domains":{...}} */
+    char *path;   /* the file written: symlinks resolved */
+    cJSON *root;  /* {"version":1,"domains":{...}} as last read or written, plus delta */
+    cJSON *delta; /* changes since the last write: {domain: {"wins":[..], "fails":n, "bot":b}} */
 };
 
 static cJSON *new_root(void)
@@ -64,39 +75,59 @@ static int valid_root(const cJSON *r)
     return 1;
 }
 
+/* Reads and checks the file at path; a missing file is an empty store.
+ * *out is a new root. */
+static base_err read_root(const char *path, cJSON **out, char *err)
+{
+    uint8_t *text = NULL;
+    size_t len = 0;
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = base_read_file(path, &text, &len, MAX_FILE_BYTES, why);
+    if (e == BASE_ENOTFOUND) { /* a missing file is an empty store */
+        cJSON *r = new_root();
+        if (!r)
+            return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
+        *out = r;
+        return BASE_OK;
+    }
+    if (e)
+        return base_errf(err, e, "learnings: cannot read %s (%s)", path, why);
+    cJSON *root = cJSON_ParseWithLength((const char *)text, len);
+    base_free(text);
+    if (!root || !valid_root(root)) {
+        cJSON_Delete(root);
+        return base_errf(err, BASE_EDECODE, "learnings: %s is not a learnings JSON file", path);
+    }
+    *out = root;
+    return BASE_OK;
+}
+
 base_err cascade_learnings_open(const char *path, cascade_learnings **out, char *err)
 {
     if (!path || !path[0] || !out)
         return base_errf(err, BASE_EINVAL, "learnings: NULL or empty path");
-    uint8_t *text = NULL;
-    size_t len = 0;
-    base_err e = base_read_file(path, &text, &len, MAX_FILE_BYTES, err);
-    if (e == BASE_ENOTFOUND) /* a missing file is an empty store */
-        e = BASE_OK;
+    char *target = NULL;
+    base_err e = base_path_resolve(path, &target, err);
     if (e)
         return e;
     cJSON *root = NULL;
-    if (text) {
-        root = cJSON_ParseWithLength((const char *)text, len);
-        base_free(text);
-        if (!root || !valid_root(root)) {
-            cJSON_Delete(root);
-            return base_errf(err, BASE_EDECODE, "learnings: %s is not a learnings JSON file",
-                             path);
-        }
-    } else {
-        root = new_root();
+    e = read_root(target, &root, err);
+    if (e) {
+        base_free(target);
+        return e;
     }
     cascade_learnings *l = base_calloc(1, sizeof *l);
-    char *p = base_strdup(path);
-    if (!root || !l || !p) {
+    cJSON *delta = cJSON_CreateObject();
+    if (!l || !delta) {
         cJSON_Delete(root);
+        cJSON_Delete(delta);
         base_free(l);
-        base_free(p);
+        base_free(target);
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     }
-    l->path = p;
+    l->path = target;
     l->root = root;
+    l->delta = delta;
     *out = l;
     return BASE_OK;
 }
@@ -106,6 +137,7 @@ void cascade_learnings_close(cascade_learnings *l)
     if (!l)
         return;
     cJSON_Delete(l->root);
+    cJSON_Delete(l->delta);
     base_free(l->path);
     base_free(l);
 }
@@ -123,10 +155,10 @@ static const cJSON *entry(const cascade_learnings *l, const char *domain)
         cJSON_GetObjectItemCaseSensitive(l->root, "domains"), domain);
 }
 
-/* The domain's entry, created with zero counts when missing. */
-static cJSON *entry_mut(cascade_learnings *l, const char *domain)
+/* The domain's entry in root, created with zero counts when missing. */
+static cJSON *entry_in(cJSON *root, const char *domain)
 {
-    cJSON *doms = cJSON_GetObjectItemCaseSensitive(l->root, "domains");
+    cJSON *doms = cJSON_GetObjectItemCaseSensitive(root, "domains");
     cJSON *e = cJSON_GetObjectItemCaseSensitive(doms, domain);
     if (e)
         return e;
@@ -142,6 +174,44 @@ static cJSON *entry_mut(cascade_learnings *l, const char *domain)
         return NULL;
     }
     return e;
+}
+
+static cJSON *entry_mut(cascade_learnings *l, const char *domain)
+{
+    return entry_in(l->root, domain);
+}
+
+/* The domain's entry in the delta ({"wins":[0,0,0],"fails":0}). */
+static cJSON *delta_entry(cascade_learnings *l, const char *domain)
+{
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(l->delta, domain);
+    if (e)
+        return e;
+    e = cJSON_AddObjectToObject(l->delta, domain);
+    if (!e)
+        return NULL;
+    const double zero[3] = {0, 0, 0};
+    cJSON *w = cJSON_CreateDoubleArray(zero, 3);
+    if (!w || !cJSON_AddItemToObject(e, "wins", w) || !cJSON_AddNumberToObject(e, "fails", 0)) {
+        cJSON_Delete(w);
+        cJSON_DeleteItemFromObjectCaseSensitive(l->delta, domain);
+        return NULL;
+    }
+    return e;
+}
+
+/* Adds 1 to wins[tier-1] (tier 1..3) or to fails (tier 0) of entry e. */
+static void bump(cJSON *e, int tier)
+{
+    if (tier == 0) {
+        cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "fails");
+        if (cJSON_IsNumber(f))
+            cJSON_SetNumberValue(f, f->valuedouble + 1);
+    } else {
+        cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "wins"), tier - 1);
+        if (cJSON_IsNumber(v))
+            cJSON_SetNumberValue(v, v->valuedouble + 1);
+    }
 }
 
 static void set_num(cJSON *o, const char *k, double v)
@@ -179,15 +249,13 @@ base_err cascade_learnings_record(cascade_learnings *l, const char *domain, int 
     if (!l || !domain_ok(domain) || tier < 0 || tier > 3)
         return base_errf(err, BASE_EINVAL, "learnings: bad domain or tier %d", tier);
     cJSON *e = entry_mut(l, domain);
-    if (!e)
+    cJSON *d = delta_entry(l, domain);
+    if (!e || !d)
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    if (tier == 0) {
-        set_num(e, "fails", cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(e, "fails")) + 1);
-    } else {
-        cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "wins"), tier - 1);
-        if (cJSON_IsNumber(v))
-            cJSON_SetNumberValue(v, v->valuedouble + 1);
-    }
+    if (tier == 0 && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "fails")))
+        set_num(e, "fails", 0); /* a file we read may lack it */
+    bump(e, tier);
+    bump(d, tier);
     return cascade_learnings_save(l, err);
 }
 
@@ -197,24 +265,117 @@ base_err cascade_learnings_set_bot_protected(cascade_learnings *l, const char *d
     if (!l || !domain_ok(domain))
         return base_errf(err, BASE_EINVAL, "learnings: bad domain");
     cJSON *e = entry_mut(l, domain);
-    if (!e)
+    cJSON *d = delta_entry(l, domain);
+    if (!e || !d)
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     cJSON *b = cJSON_CreateBool(on != 0);
-    if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(e, "bot_protected", b)) {
+    cJSON *db = cJSON_CreateBool(on != 0);
+    if (!b || !db || !cJSON_ReplaceItemInObjectCaseSensitive(e, "bot_protected", b)) {
         cJSON_Delete(b);
+        cJSON_Delete(db);
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     }
+    cJSON_DeleteItemFromObjectCaseSensitive(d, "bot");
+    cJSON_AddItemToObject(d, "bot", db);
     return cascade_learnings_save(l, err);
+}
+
+/* Adds the delta's counts and flags to root (the file as it is now). */
+static base_err merge_delta(cJSON *root, const cJSON *delta)
+{
+    const cJSON *d;
+    cJSON_ArrayForEach(d, delta)
+    {
+        cJSON *e = entry_in(root, d->string);
+        if (!e)
+            return BASE_ENOMEM;
+        cJSON *w = cJSON_GetObjectItemCaseSensitive(e, "wins");
+        if (!w) {
+            const double zero[3] = {0, 0, 0};
+            w = cJSON_CreateDoubleArray(zero, 3);
+            if (!w || !cJSON_AddItemToObject(e, "wins", w)) {
+                cJSON_Delete(w);
+                return BASE_ENOMEM;
+            }
+        }
+        const cJSON *dw = cJSON_GetObjectItemCaseSensitive(d, "wins");
+        for (int t = 0; t < 3; t++) {
+            cJSON *v = cJSON_GetArrayItem(w, t);
+            const cJSON *add = cJSON_GetArrayItem(dw, t);
+            if (cJSON_IsNumber(v) && cJSON_IsNumber(add))
+                cJSON_SetNumberValue(v, v->valuedouble + add->valuedouble);
+        }
+        const cJSON *df = cJSON_GetObjectItemCaseSensitive(d, "fails");
+        const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "fails");
+        set_num(e, "fails", (cJSON_IsNumber(f) ? f->valuedouble : 0) +
+                                (cJSON_IsNumber(df) ? df->valuedouble : 0));
+        const cJSON *bot = cJSON_GetObjectItemCaseSensitive(d, "bot");
+        if (bot) {
+            cJSON *b = cJSON_CreateBool(cJSON_IsTrue(bot));
+            if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(e, "bot_protected", b)) {
+                cJSON_Delete(b);
+                return BASE_ENOMEM;
+            }
+        }
+    }
+    return BASE_OK;
 }
 
 base_err cascade_learnings_save(cascade_learnings *l, char *err)
 {
     if (!l)
         return base_errf(err, BASE_EINVAL, "learnings: NULL store");
-    char *text = cJSON_Print(l->root);
-    if (!text)
+    /* The lock file sits beside the data file and is never removed:
+     * removing it would let a late locker hold a lock on an unlinked
+     * inode while a new one locks a fresh file. */
+    size_t plen = strlen(l->path);
+    char *lock = base_malloc(plen + 6);
+    if (!lock)
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    base_err e = base_write_file(l->path, (const uint8_t *)text, strlen(text), err);
+    memcpy(lock, l->path, plen);
+    memcpy(lock + plen, ".lock", 6);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        base_err e = base_errf(err, BASE_EIO, "learnings: cannot create the lock %s: %s", lock,
+                               strerror(errno));
+        base_free(lock);
+        return e;
+    }
+    base_free(lock);
+    int rc;
+    do {
+        rc = flock(fd, LOCK_EX);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        base_err e = base_errf(err, BASE_EIO, "learnings: cannot lock %s: %s", l->path,
+                               strerror(errno));
+        close(fd);
+        return e;
+    }
+    /* Under the lock: the file as the other writers left it, plus ours. */
+    cJSON *now = NULL;
+    base_err e = read_root(l->path, &now, err);
+    if (!e && merge_delta(now, l->delta) != BASE_OK)
+        e = base_errf(err, BASE_ENOMEM, "learnings: out of memory");
+    char *text = e ? NULL : cJSON_Print(now);
+    if (!e && !text)
+        e = base_errf(err, BASE_ENOMEM, "learnings: out of memory");
+    if (!e)
+        e = base_write_file_keep(l->path, (const uint8_t *)text, strlen(text), err);
     cJSON_free(text);
+    cJSON *fresh = e ? NULL : cJSON_CreateObject();
+    if (!e && !fresh)
+        e = base_errf(err, BASE_ENOMEM, "learnings: out of memory");
+    if (!e) {
+        /* Written: adopt the merged view and start a new delta. */
+        cJSON_Delete(l->root);
+        l->root = now;
+        now = NULL;
+        cJSON_Delete(l->delta);
+        l->delta = fresh;
+    }
+    cJSON_Delete(now);
+    flock(fd, LOCK_UN);
+    close(fd);
     return e;
 }

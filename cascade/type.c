@@ -16,12 +16,14 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "cascade/cascade_int.h"
 #include "motion/typing.h"
 
@@ -265,7 +267,10 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
                               cascade__str(fld, "placeholder"), fixed, cap, note, sizeof note);
     if (fx < 0)
         snprintf(fixed, cap, "%s", text);
-    int maxlen = (int)cascade__num(fld, "maxlength", 0);
+    /* The page reports maxlength; a value out of int range means none. */
+    int maxlen = 0;
+    if (base_num_to_int(cascade__num(fld, "maxlength", 0), INT_MIN, INT_MAX, &maxlen))
+        maxlen = 0;
 
     /* Focus by clicking, with the click's probe (covered fields are not
      * typed into). Date editors are clicked on their first segment. */

@@ -17,6 +17,7 @@
  * bound.
  */
 #include <errno.h>
+#include <limits.h>
 #include <libwebsockets.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +29,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "cdp/cdp.h"
 
 #define DEFAULT_MAX_MESSAGE ((size_t)256 << 20)
@@ -126,7 +128,10 @@ base_err cdp_msg_parse(const char *text, size_t n, cJSON **root_out, cdp_msg *ms
             const cJSON *em = cJSON_GetObjectItemCaseSensitive(error, "message");
             const cJSON *ec = cJSON_GetObjectItemCaseSensitive(error, "code");
             m.error_message = cJSON_IsString(em) ? em->valuestring : "unspecified error";
-            m.error_code = cJSON_IsNumber(ec) ? ec->valueint : 0;
+            m.error_code = 0;
+            if (cJSON_IsNumber(ec) &&
+                base_num_to_int_exact(ec->valuedouble, INT_MIN, INT_MAX, &m.error_code))
+                m.error_code = 0; /* not an int: keep the message, drop the code */
         } else {
             const cJSON *res = cJSON_GetObjectItemCaseSensitive(root, "result");
             if (!cJSON_IsObject(res)) {

@@ -33,7 +33,8 @@ typedef struct png_rd {
     size_t n, off;
     int truncated;
     int row; /* row being decoded, -1 while reading headers */
-    char msg[128];
+    int forged; /* msg holds perc__png_check_data's full message */
+    char msg[BASE_ERRBUF_SIZE];
 } png_rd;
 
 static void on_error(png_structp png, png_const_charp msg)
@@ -64,6 +65,75 @@ static void on_read(png_structp png, png_bytep dst, size_t len)
     rd->off += len;
 }
 
+/* Deflate's best case is a 258-byte match coded in 2 bits: 1032 bytes out
+ * per byte in. The slack covers zlib's header and a final partial block. */
+#define DEFLATE_MAX_RATIO 1032u
+#define DEFLATE_SLACK 1024u
+
+base_err perc__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64_t idat_bytes,
+                              char *err)
+{
+    /* w, h <= 2^31 and bits <= 64: the product fits in 64 bits only after
+     * dividing once, so divide by 8 first (a lower bound is all we need). */
+    uint64_t need = (uint64_t)w * (uint64_t)h / 8u * (uint64_t)(unsigned)bits_per_pixel;
+    uint64_t most = idat_bytes * DEFLATE_MAX_RATIO + DEFLATE_SLACK;
+    if (idat_bytes > UINT64_MAX / 2048u || need <= most)
+        return BASE_OK;
+    return base_errf(err, BASE_EDECODE,
+                     "png: %ux%u needs at least %llu bytes of compressed image data, the file "
+                     "has %llu (truncated, or a forged header)",
+                     (unsigned)w, (unsigned)h, (unsigned long long)(need / DEFLATE_MAX_RATIO),
+                     (unsigned long long)idat_bytes);
+}
+
+uint64_t perc__png_idat_bytes(const uint8_t *data, size_t n)
+{
+    uint64_t sum = 0;
+    size_t off = 8;
+    while (data && off <= n && n - off >= 8) {
+        uint32_t len = (uint32_t)data[off] << 24 | (uint32_t)data[off + 1] << 16 |
+                       (uint32_t)data[off + 2] << 8 | data[off + 3];
+        size_t avail = n - off - 8;
+        if (memcmp(data + off + 4, "IDAT", 4) == 0)
+            sum += len < avail ? len : avail;
+        if ((uint64_t)len + 12 > (uint64_t)(n - off))
+            break;
+        off += (size_t)len + 12;
+    }
+    return sum;
+}
+
+/* Chunks declaring more than this many bytes beyond the end of the file are
+ * refused before libpng sees them; smaller truncations are left to libpng,
+ * whose messages say where the data ran out. */
+#define CLAIM_SLACK (64u << 10)
+
+base_err perc__png_check_chunks(const uint8_t *data, size_t n, char *err)
+{
+    size_t off = 8;
+    while (data && off <= n && n - off >= 8) {
+        uint32_t len = (uint32_t)data[off] << 24 | (uint32_t)data[off + 1] << 16 |
+                       (uint32_t)data[off + 2] << 8 | data[off + 3];
+        size_t avail = n - off - 8;
+        if (len > avail && len - avail > CLAIM_SLACK) {
+            char type[5];
+            for (int i = 0; i < 4; i++) {
+                uint8_t c = data[off + 4 + i];
+                type[i] = (char)((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ? c : '?');
+            }
+            type[4] = '\0';
+            return base_errf(err, BASE_EDECODE,
+                             "png: chunk '%s' claims %u bytes, the file has %zu left (truncated, "
+                             "or a forged length)",
+                             type, (unsigned)len, avail);
+        }
+        if ((uint64_t)len + 12 > (uint64_t)(n - off))
+            break;
+        off += (size_t)len + 12;
+    }
+    return BASE_OK;
+}
+
 /* The read state lives in the caller's frame (see perc__png_decode) so that
  * its fields, updated between setjmp and a longjmp, stay well defined. */
 static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
@@ -84,6 +154,8 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
         if (fail != BASE_EDECODE)
             e = fail == BASE_ENOMEM ? base_errf(err, fail, "png: out of memory")
                                     : base_errf(err, fail, "png: %s", rdp->msg);
+        else if (rdp->forged)
+            e = base_errf(err, BASE_EDECODE, "%s", rdp->msg);
         else if (rdp->truncated && rdp->row >= 0)
             e = base_errf(err, BASE_EDECODE, "png: truncated data at row %d", rdp->row);
         else if (rdp->truncated)
@@ -99,6 +171,9 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
     png_set_read_fn(png, rdp, on_read);
     png_set_user_limits(png, PERC_IMAGE_MAX_DIM, PERC_IMAGE_MAX_DIM);
     png_set_chunk_malloc_max(png, 8u << 20);
+    /* At most this many ancillary chunks (text, sPLT, unknown) are kept:
+     * without a cap, many small chunks add up to unbounded memory. */
+    png_set_chunk_cache_max(png, 128);
 #ifdef PNG_IGNORE_ADLER32
     /* Chunk CRCs already protect the data; the zlib checksum is redundant. */
     png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
@@ -116,6 +191,15 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
         snprintf(rdp->msg, sizeof(rdp->msg), "dimensions %ux%u exceed the limits", (unsigned)w32,
                  (unsigned)h32);
         fail = de;
+        png_longjmp(png, 1);
+    }
+    /* The pixel buffer is allocated below: first make sure the file holds
+     * enough compressed data to fill it (a forged header must not cost
+     * hundreds of MB). */
+    rdp->msg[0] = '\0';
+    if (perc__png_check_data(w32, h32, depth * png_get_channels(png, info),
+                             perc__png_idat_bytes(rdp->data, rdp->n), rdp->msg)) {
+        rdp->forged = 1;
         png_longjmp(png, 1);
     }
     if (ctype == PNG_COLOR_TYPE_PALETTE)
@@ -171,6 +255,13 @@ base_err perc__png_decode(const uint8_t *data, size_t n, perc_image *out, char *
 
 base_err perc__png_decode_libpng(const uint8_t *data, size_t n, perc_image *out, char *err)
 {
+    /* libpng allocates a chunk's declared length before reading it (a
+     * 48-byte file whose tEXt chunk claims 1.3 GB made it allocate 1.3 GB,
+     * whatever png_set_chunk_malloc_max says), so lengths are checked
+     * against the data first. */
+    base_err ce = perc__png_check_chunks(data, n, err);
+    if (ce)
+        return ce;
     png_rd rd = {.data = data, .n = n, .row = -1};
     return png_decode(&rd, out, err);
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/num.h"
 
 #define ENRICH_MAX_ITEMS 20000
 
@@ -38,7 +39,8 @@ static int part_rect(const cJSON *a, base_rect *r, int *dom)
         v[i] = x->valuedouble;
     }
     *r = (base_rect){(float)v[0], (float)v[1], (float)v[2], (float)v[3]};
-    *dom = v[4] >= -1 && v[4] <= ENRICH_MAX_ITEMS ? (int)v[4] : -1;
+    if (base_num_to_int(v[4], -1, ENRICH_MAX_ITEMS, dom) != BASE_OK)
+        *dom = -1;
     return base_rect_empty(*r) ? -1 : 0;
 }
 

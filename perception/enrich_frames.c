@@ -31,6 +31,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
 
@@ -96,8 +97,8 @@ static double num(const cJSON *o, const char *k, double dflt)
 
 int perc__json_int(const cJSON *o, const char *k, int dflt, int lo, int hi)
 {
-    double v = num(o, k, dflt);
-    return v >= lo && v <= hi ? (int)v : dflt;
+    int v = dflt;
+    return base_num_to_int(num(o, k, dflt), lo, hi, &v) == BASE_OK ? v : dflt;
 }
 
 const char *perc__json_str(const cJSON *o, const char *k)

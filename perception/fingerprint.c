@@ -24,6 +24,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "perception/js.h"
 
 #define FP_TIMEOUT_MS 10000
@@ -99,9 +100,9 @@ static base_err parse_answer(const cJSON *v, frame_answer *a, const char *where,
     a->mut = cJSON_IsNumber(m) && m->valuedouble >= 0 && m->valuedouble < 4294967295.0
                  ? (uint32_t)m->valuedouble
                  : 0;
-    a->sy = cJSON_IsNumber(sy) && sy->valuedouble > -1e9 && sy->valuedouble < 1e9
-                ? (int)sy->valuedouble
-                : 0;
+    a->sy = 0;
+    if (cJSON_IsNumber(sy) && base_num_to_int(sy->valuedouble, -1000000000, 1000000000, &a->sy))
+        a->sy = 0;
     snprintf(a->url, sizeof a->url, "%s", u ? u : "");
     return BASE_OK;
 }

@@ -437,6 +437,14 @@ int perc__png_fast_decode(const uint8_t *data, size_t n, perc_png_kernel k, perc
         *e = de;
         return 1;
     }
+    /* Before decode_rows allocates the pixels: a header forged to claim
+     * far more pixels than the compressed data can hold is an error here,
+     * with the same bound and message as the libpng path. */
+    de = perc__png_check_data(s.w, s.h, s.bpp * 8, s.idat_len, err);
+    if (de) {
+        *e = de;
+        return 1;
+    }
     /* A file that is one IDAT chunk (or whose IDATs happen to be adjacent
      * in one run with nothing between payloads) needs no copy. */
     if (s.idat_n == 1)

@@ -33,6 +33,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/num.h"
 #include "perception/probe_int.h"
 
 /* Embedded from assets/js/snap_probe.js (see perception/CMakeLists.txt). */
@@ -88,10 +89,7 @@ static int get_num(const cJSON *x, double *v)
 static int get_int(const cJSON *x, int lo, int hi, int *v)
 {
     double d;
-    if (!get_num(x, &d) || d != floor(d) || d < lo || d > hi)
-        return 0;
-    *v = (int)d;
-    return 1;
+    return get_num(x, &d) && base_num_to_int_exact(d, lo, hi, v) == BASE_OK;
 }
 
 /* Collects the items of array a into f[0..n-1]; 0 unless it has exactly n. */

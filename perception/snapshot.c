@@ -29,6 +29,7 @@
  */
 #include "perception/snapshot.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/num.h"
 #include "perception/image.h"
 
 #define FORMAT_ID "fovea-snapshot/1"
@@ -156,6 +158,18 @@ static const cJSON *obj(const cJSON *o, const char *k)
     return cJSON_GetObjectItemCaseSensitive(o, k);
 }
 
+/* A number from the browser as an int, dflt when it is not a number or
+ * does not fit (a hostile page or a broken reply must not reach an
+ * undefined float-to-int conversion). Fractions truncate, as CDP never
+ * sends any where an int is expected. */
+static int json_int(const cJSON *x, int dflt)
+{
+    int v = dflt;
+    if (!cJSON_IsNumber(x) || base_num_to_int(x->valuedouble, INT_MIN, INT_MAX, &v) != BASE_OK)
+        return dflt;
+    return v;
+}
+
 /* Copies a JSON array of numbers into a new int array of exactly n entries
  * (missing entries read `dflt`). */
 static base_err int_array(const cJSON *a, int n, int dflt, int **out)
@@ -169,7 +183,7 @@ static base_err int_array(const cJSON *a, int n, int dflt, int **out)
     {
         if (i >= n)
             break;
-        v[i++] = cJSON_IsNumber(it) ? (int)it->valuedouble : dflt;
+        v[i++] = json_int(it, dflt);
     }
     while (i < n)
         v[i++] = dflt;
@@ -189,9 +203,9 @@ static base_err rare_ints(const cJSON *rare, int n, int **out)
     const cJSON *idx = obj(rare, "index"), *val = obj(rare, "value");
     const cJSON *a = idx ? idx->child : NULL, *b = val ? val->child : NULL;
     for (; a; a = a->next) {
-        int k = cJSON_IsNumber(a) ? (int)a->valuedouble : -1;
+        int k = json_int(a, -1);
         if (k >= 0 && k < n)
-            v[k] = b ? (cJSON_IsNumber(b) ? (int)b->valuedouble : -1) : 1;
+            v[k] = b ? json_int(b, -1) : 1;
         if (b)
             b = b->next;
     }
@@ -244,6 +258,8 @@ static base_err rect_array(const cJSON *a, int n, double **out)
     return BASE_OK;
 }
 
+static const char *str_at(const session_data *s, int i);
+
 static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc *d)
 {
     memset(d, 0, sizeof *d);
@@ -257,10 +273,7 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
     if (d->n > PERC_SNAPSHOT_MAX_NODES * 4 || d->n_layout > d->n + PERC_SNAPSHOT_MAX_NODES)
         return base_errf(c->err, BASE_ETOOBIG, "snapshot: %d nodes is over the cap", d->n);
     const cJSON *fid = obj(jd, "frameId");
-    d->frame_id = cJSON_IsNumber(fid) && fid->valuedouble >= 0 &&
-                          fid->valuedouble < s->n_strings
-                      ? s->strings[(int)fid->valuedouble]
-                      : "";
+    d->frame_id = str_at(s, json_int(fid, -1));
     const cJSON *sx = obj(jd, "scrollOffsetX"), *sy = obj(jd, "scrollOffsetY");
     d->scroll_x = cJSON_IsNumber(sx) ? sx->valuedouble : 0.0;
     d->scroll_y = cJSON_IsNumber(sy) ? sy->valuedouble : 0.0;
@@ -329,7 +342,7 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
         {
             if (j >= ST_COUNT)
                 break;
-            d->styles[i * ST_COUNT + j++] = cJSON_IsNumber(x) ? (int)x->valuedouble : -1;
+            d->styles[i * ST_COUNT + j++] = json_int(x, -1);
         }
         while (j < ST_COUNT)
             d->styles[i * ST_COUNT + j++] = -1;
@@ -365,8 +378,8 @@ static const char *attr(const raw_doc *d, int i, const char *name)
     const cJSON *a = d->attrs[i];
     const cJSON *k = a ? a->child : NULL;
     while (k && k->next) {
-        if (cJSON_IsNumber(k) && strcmp(str_at(d->ses, (int)k->valuedouble), name) == 0)
-            return cJSON_IsNumber(k->next) ? str_at(d->ses, (int)k->next->valuedouble) : "";
+        if (cJSON_IsNumber(k) && strcmp(str_at(d->ses, json_int(k, -1)), name) == 0)
+            return cJSON_IsNumber(k->next) ? str_at(d->ses, json_int(k->next, -1)) : "";
         k = k->next->next;
     }
     return NULL;
@@ -455,7 +468,7 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
     cJSON_ArrayForEach(n, list)
     {
         const cJSON *t = obj(n, "nodeType");
-        if (!cJSON_IsNumber(t) || (int)t->valuedouble != 1)
+        if (json_int(t, 0) != 1)
             continue;
         char tag[64];
         local_name(n, tag, sizeof tag);
@@ -464,7 +477,7 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
         for (const cJSON *p = list->child; p && p != n; p = p->next) {
             const cJSON *pt = obj(p, "nodeType");
             char ptag[64];
-            if (!cJSON_IsNumber(pt) || (int)pt->valuedouble != 1)
+            if (json_int(pt, 0) != 1)
                 continue;
             local_name(p, ptag, sizeof ptag);
             idx += strcmp(ptag, tag) == 0;
@@ -477,7 +490,7 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
         const cJSON *bid = obj(n, "backendNodeId");
         const char *fid = node_str(n, "frameId");
         int is_frame = strcmp(tag, "iframe") == 0 || strcmp(tag, "frame") == 0;
-        base_err e = fact_put(s, cJSON_IsNumber(bid) ? (int)bid->valuedouble : 0, path,
+        base_err e = fact_put(s, json_int(bid, 0), path,
                               is_frame && fid[0] ? fid : NULL);
         if (!e)
             e = walk_children(s, obj(n, "children"), path, depth + 1);
@@ -1228,7 +1241,7 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
     if (!e) {
         const cJSON *ud = obj(c->docs[0].ses->snap, "documents");
         const cJSON *url = obj(ud ? ud->child : NULL, "documentURL");
-        const char *u = cJSON_IsNumber(url) ? str_at(&c->ses[0], (int)url->valuedouble) : "";
+        const char *u = cJSON_IsNumber(url) ? str_at(&c->ses[0], json_int(url, -1)) : "";
         const cdp_page_opts *po = cdp_page_viewport(page);
         double dsf = po && po->scale > 0 ? po->scale : 1.0;
         cJSON *j = to_json(c, u, vw, vh, dsf, c->docs[0].scroll_x, c->docs[0].scroll_y);
@@ -1302,11 +1315,9 @@ static base_err get_int(const cJSON *o, const char *k, int i, int lo, int hi, in
         *v = dflt;
         return BASE_OK;
     }
-    if (!cJSON_IsNumber(x) || !(x->valuedouble >= lo && x->valuedouble <= hi) ||
-        x->valuedouble != floor(x->valuedouble))
+    if (!cJSON_IsNumber(x) || base_num_to_int_exact(x->valuedouble, lo, hi, v) != BASE_OK)
         return base_errf(err, BASE_EPROTO, "snapshot: nodes[%d].%s: expected an integer in %d..%d",
                          i, k, lo, hi);
-    *v = (int)x->valuedouble;
     return BASE_OK;
 }
 
@@ -1445,9 +1456,9 @@ base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
     }
     s.dsf = dsf ? dsf->valuedouble : 1.0;
     const cJSON *mf = obj(root, "missing_frames");
-    s.missing_frames = cJSON_IsNumber(mf) && mf->valuedouble >= 0 && mf->valuedouble < 1e6
-                           ? (int)mf->valuedouble
-                           : 0;
+    s.missing_frames = 0;
+    if (cJSON_IsNumber(mf) && base_num_to_int(mf->valuedouble, 0, 999999, &s.missing_frames))
+        s.missing_frames = 0;
     const cJSON *url = obj(root, "url");
     const char *u = "";
     if (url && (!cJSON_IsString(url) || own_str(&s, url->valuestring, &u))) {

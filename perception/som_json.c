@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/num.h"
 #include "perception/som.h"
 
 #define MAX_JSON (16u << 20)
@@ -95,10 +96,11 @@ static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_ma
     m->id = i + 1;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
     if (id) {
-        if (!cJSON_IsNumber(id) || id->valuedouble != (double)(int)id->valuedouble ||
-            id->valuedouble < -1e9 || id->valuedouble > 1e9)
-            return base_errf(err, BASE_EPROTO, "boxes[%d].id: expected an integer", i);
-        m->id = (int)id->valuedouble;
+        /* Range-checked before the conversion: (int)1e30 is undefined. */
+        if (!cJSON_IsNumber(id) ||
+            base_num_to_int_exact(id->valuedouble, -1000000000, 1000000000, &m->id) != BASE_OK)
+            return base_errf(err, BASE_EPROTO,
+                             "boxes[%d].id: expected an integer in -1000000000..1000000000", i);
     }
     const cJSON *style = cJSON_GetObjectItemCaseSensitive(o, "style");
     m->style = PERC_MARK_SOLID;

@@ -16,6 +16,7 @@
 #include "agent/run.h"
 #include "agent/task.h"
 #include "agent/trace.h"
+#include "cascade/cascade.h"
 #include "tools/cli.h"
 
 static void run_usage(FILE *f)
@@ -181,6 +182,18 @@ int cli_cmd_run(int argc, char **argv)
     if (agent_task_load(task_path, &task, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
         return 2;
+    }
+    /* The learnings file is read now, before a browser starts: an
+     * unreadable or foreign file is a usage error (exit 2), not a run that
+     * fails at its first click. The cascade opens it again for real. */
+    if (ro.learnings) {
+        cascade_learnings *l = NULL;
+        if (cascade_learnings_open(ro.learnings, &l, err) != BASE_OK) {
+            fprintf(stderr, "fovea run: --learnings: %s\n", err);
+            agent_task_free(task);
+            return 2;
+        }
+        cascade_learnings_close(l);
     }
     base_httpd *srv = NULL;
     cli_session s;

@@ -10,11 +10,13 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "agent/trace.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/utf8.h"
 #include "harness.h"
 #include "perception/capture.h"
 
@@ -291,8 +293,64 @@ static void report_errors(void)
     CHECK_MSG(strstr(err, "line 3: not a trace record"), "%s", err);
 }
 
+/* A page (or endpoint) that sends bytes which are not UTF-8: a lone 0xFF,
+ * a cut three-byte sequence, an overlong '/', a UTF-16 surrogate, and a
+ * euro sign cut by a fixed-size copy at the end. Every trace line must
+ * still parse as JSON and be valid UTF-8, the bad bytes shown as U+FFFD and
+ * the good text kept; report.html likewise. */
+static void trace_bad_utf8(void)
+{
+    static const char bad[] = "caf\xc3\xa9 \xff price \xe2\x82 \xc0\xaf \xed\xa0\x80 ok \xe2\x82";
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/out_bad_utf8";
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_trace_info info = {.task_name = "bad \xff bytes", .task_file = "t.json",
+                             .url = "http://127.0.0.1/\xfe.html", .vision = "dom",
+                             .browser = "Chrome/test", .width = 640, .height = 400,
+                             .scale = 1, .n_steps = 1};
+    agent_trace *t = NULL;
+    CHECK_MSG(agent_trace_open(dir, &info, &t, err) == BASE_OK, "%s", err);
+    agent_step_record r;
+    fill_record(&r, 1, "extract", "extract page");
+    snprintf(r.box_label, sizeof r.box_label, "%s", bad);
+    snprintf(r.outcome, sizeof r.outcome, "%s", bad);
+    snprintf(r.url, sizeof r.url, "http://127.0.0.1/%s", bad);
+    r.n_extracted = 1;
+    snprintf(r.extracted[0], sizeof r.extracted[0], "%s", bad);
+    CHECK_OK(agent_trace_step(t, &r, err));
+    agent_trace_close(t, 1, 0, 10, bad);
+    CHECK_MSG(agent_report_write(dir, err) == BASE_OK, "%s", err);
+
+    char path[1024];
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    CHECK_OK(base_read_file(path, &d, &n, 1u << 20, NULL));
+    size_t at = base_utf8_check((const char *)d, n);
+    int kept = strstr((const char *)d, "caf\xc3\xa9 \xef\xbf\xbd price") != NULL;
+    int lines = 0, good = 1;
+    for (char *save = NULL, *line = strtok_r((char *)d, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        lines++;
+        cJSON *j = cJSON_Parse(line);
+        good &= j != NULL;
+        cJSON_Delete(j);
+    }
+    base_free(d);
+    CHECK_MSG(at == n, "trace.jsonl: invalid UTF-8 at byte %zu of %zu", at, n);
+    CHECK_EQ(lines, 3);
+    CHECK_MSG(good, "a trace line is not JSON");
+    CHECK_MSG(kept, "the valid text around the bad bytes was not kept");
+
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    CHECK_OK(base_read_file(path, &d, &n, 64u << 20, NULL));
+    at = base_utf8_check((const char *)d, n);
+    base_free(d);
+    CHECK_MSG(at == n, "report.html: invalid UTF-8 at byte %zu of %zu", at, n);
+}
+
 static const check_case cases[] = {
     {"trace_lines", trace_lines},
+    {"trace_bad_utf8", trace_bad_utf8},
     {"scrub", scrub},
     {"report_errors", report_errors},
     {"report_in_browser", report_in_browser},

@@ -10,10 +10,12 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "base/fs.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
@@ -132,8 +134,71 @@ static void bad_task(void)
     CHECK_MSG(strstr(copy, "bad_regex: steps[0].pattern: bad regular expression"), "%s", copy);
 }
 
+/* A pattern that backtracks catastrophically on the page text fails its
+ * step at once, naming the regex limit, well inside the step's 8 s timeout
+ * (glibc's matcher had no limit; a bounded one that only returned "no
+ * match" would wait out the timeout). */
+static void backtracking(void)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/agent/out_backtracking";
+    char *log = NULL;
+    int st = run(FOVEA_SOURCE_DIR "/tests/agent/tasks/backtracking.json --no-humanize", out, &log);
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", log ? log : "");
+    base_free(log);
+    CHECK_MSG(st == 1, "exit %d, output:\n%s", st, copy);
+    CHECK_MSG(strstr(copy, "backtracking steps"), "no limit named:\n%s", copy);
+    char *trace = slurp(out, "trace.jsonl");
+    cJSON *step = NULL;
+    for (char *save = NULL, *line = trace ? strtok_r(trace, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *j = cJSON_Parse(line);
+        const char *type = cJSON_GetStringValue(cJSON_GetObjectItem(j, "type"));
+        if (type && strcmp(type, "step") == 0 && !step)
+            step = j;
+        else
+            cJSON_Delete(j);
+    }
+    base_free(trace);
+    CHECK(step != NULL);
+    const char *reason = cJSON_GetStringValue(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(step, "cascade"), "reason"));
+    double ms = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(step, "ms"), "total"));
+    char r[64];
+    snprintf(r, sizeof r, "%s", reason ? reason : "(none)");
+    cJSON_Delete(step);
+    CHECK_STR(r, "pattern_limit");
+    CHECK_MSG(ms < 4000, "the step took %.0f ms", ms);
+}
+
+/* An unreadable learnings file is a usage error (exit 2) before any
+ * browser starts: here a directory stands for it (root reads mode-000
+ * files). No browser is needed, and none must start: it would take far
+ * longer than the second allowed. */
+static void bad_learnings(void)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/agent/out_bad_learnings";
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/learnings_is_a_dir";
+    mkdir(dir, 0700);
+    char *log = NULL;
+    double t0 = base_monotime_ms();
+    int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --learnings " FOVEA_BINARY_DIR
+                                  "/tests/agent/learnings_is_a_dir",
+                 out, &log);
+    double ms = base_monotime_ms() - t0;
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", log ? log : "");
+    base_free(log);
+    rmdir(dir);
+    CHECK_MSG(st == 2, "exit %d: %s", st, copy);
+    CHECK_MSG(strstr(copy, "fovea run: --learnings: learnings: cannot read"), "%s", copy);
+    CHECK_MSG(ms < 1500, "took %.0f ms", ms);
+}
+
 static const check_case cases[] = {
     {"bad_task", bad_task},
+    {"bad_learnings", bad_learnings},
+    {"backtracking", backtracking},
     {"covered", covered},
     {"demo", demo},
     {NULL, NULL},

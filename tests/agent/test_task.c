@@ -6,8 +6,13 @@
  */
 #include "check.h"
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "agent/task.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 
 static base_err parse(const char *json, agent_task **t, char *err)
 {
@@ -67,6 +72,8 @@ static void parses_every_field(void)
     CHECK_EQ(s[6].dy, -300);
     CHECK_STR(s[7].text, "results");
     CHECK_STR(s[8].pattern, "[0-9]+ results");
+    CHECK(s[8].re != NULL); /* compiled once, at load */
+    CHECK(s[7].re == NULL);
     CHECK_STR(s[8].note, "count");
     CHECK_EQ(s[9].target.index, 12);
 
@@ -87,7 +94,42 @@ static const struct {
     const char *json, *msg;
 } bad[] = {
     {"", "t.json: invalid JSON near line 1"},
-    {"{\n\"url\": \"/\",\n\"steps\": [,]}", "t.json: invalid JSON near line 3"},
+    {"{\n\"url\": \"/\",\n\"steps\": [,]}",
+     "t.json: invalid JSON near line 3, column 11: expected a value (a string, number, object, "
+     "array, true, false or null), got ','"},
+    /* Load-time validation (issue 11): each is an error naming line,
+     * column and what was expected, before any browser starts. */
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"target\":\"b\"}]}",
+     "t.json: steps[0].target: duplicated key (each key may appear once)"},
+    {"{\"url\":\"/\",\"url\":\"/x\",\"steps\":[{\"action\":\"click\",\"target\":\"a\"}]}",
+     "t.json: url: duplicated key"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":{\"index\":1,\"index\":2}}]}",
+     "t.json: steps[0].target.index: duplicated key"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\"}]} x",
+     "t.json: invalid JSON near line 1, column 55: expected the end of the input after the JSON "
+     "value, got 'x'"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\"}]}\n{}",
+     "t.json: invalid JSON near line 2, column 1: expected the end of the input"},
+    {"{\"url\":\"/\",\n  \"steps\":[{\"action\":\"type\",\"target\":\"a\",\"text\":\"caf\xe9\"}]}",
+     "t.json: invalid JSON near line 2, column 53: invalid UTF-8 (byte 0xE9); save the file as "
+     "UTF-8"},
+    {"{\"url\":\"/\xc0\xaf\"}", "t.json: invalid JSON near line 1, column 10: invalid UTF-8 (byte 0xC0)"},
+    {"{\"url\":\"/\xed\xa0\x80\"}", "invalid UTF-8 (byte 0xED)"},
+    {"{\"url\":\"/\xf4\x90\x80\x80\"}", "invalid UTF-8 (byte 0xF4)"},
+    {"{\"url\":\"/\\u0000x\"}", "column 11: \\u0000 (a NUL character) is not allowed"},
+    {"{\"url\" \"/\"}", "column 8: expected ':' after the key, got '\"'"},
+    {"{\"url\":\"/\" \"steps\":[]}", "column 12: expected ',' or '}', got '\"'"},
+    {"{\"url\":\"/\",}", "column 12: expected a key in double quotes, got '}'"},
+    {"{\"steps\":[1,]}", "column 13: expected a value"},
+    {"{\"steps\":[01]}", "a number with a leading zero"},
+    {"{'url':'/'}", "column 2: expected a key in double quotes, got"},
+    {"{\"url\":\"/\ttab\"}", "a control character (byte 0x09) inside a string"},
+    {"{\"url\":\"/\\q\"}", "expected an escape"},
+    {"{\"url\":tru}", "column 8: expected a value"},
+    {"{\"url\":\"/\"", "column 11: expected ',' or '}', got the end of the input"},
+    {"{\"url\":\"/", "expected '\"' to close the string, got the end of the input"},
+    {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+     "nesting deeper than 32 levels"},
     {"[]", "t.json: expected a JSON object at the top"},
     {"{\"steps\":[{\"action\":\"click\",\"target\":\"x\"}]}", "t.json: url: required"},
     {"{\"url\":7,\"steps\":[]}", "t.json: url: expected a string"},
@@ -249,12 +291,99 @@ static void demo_task_parses(void)
     CHECK_MSG(strstr(err, "cannot read task /nonexistent/x.json"), "%s", err);
 }
 
+/* Bytes strlen cannot carry: a raw NUL, and a byte order mark (skipped:
+ * RFC 8259 lets a parser ignore it, and Windows editors write one). */
+static void nul_and_bom(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_task *t = NULL;
+    static const char nul[] = "{\"url\":\"/\",\n\"name\":\"a\0b\",\"steps\":[{\"action\":\"click\","
+                              "\"target\":\"a\"}]}";
+    CHECK_EQ(agent_task_parse(nul, sizeof nul - 1, "t.json", &t, err), BASE_EPROTO);
+    CHECK(t == NULL);
+    CHECK_STR(err, "t.json: invalid JSON near line 2, column 10: a NUL byte (JSON text cannot "
+                   "contain one)");
+    char bom[512];
+    snprintf(bom, sizeof bom, "\xef\xbb\xbf%s", "{\"url\":\"/\",\"steps\":[{\"action\":\"click\","
+                                                 "\"target\":\"caf\xc3\xa9\"}]}");
+    err[0] = '\0';
+    CHECK_MSG(agent_task_parse(bom, strlen(bom), "t.json", &t, err) == BASE_OK, "%s", err);
+    CHECK_STR(t->steps[0].target.label, "caf\xc3\xa9");
+    agent_task_free(t);
+    /* A BOM in the middle is not a BOM: it is a character outside JSON's
+     * grammar. */
+    snprintf(bom, sizeof bom, "{\"url\":\"/\"}\xef\xbb\xbf");
+    err[0] = '\0';
+    t = NULL;
+    CHECK_EQ(agent_task_parse(bom, strlen(bom), "t.json", &t, err), BASE_EPROTO);
+    CHECK_MSG(strstr(err, "expected the end of the input after the JSON value, got byte 0xEF"),
+              "%s", err);
+}
+
+/* Patterns that made glibc's regcomp grow without bound (23 GB, then the
+ * OOM killer) are load errors naming the step, in milliseconds. Run in a
+ * child under a 1 GB address-space ceiling (not in sanitizer builds, whose
+ * shadow memory needs far more), so a runaway compile fails the test
+ * instead of the machine. */
+static void hostile_patterns_body(void)
+{
+    static const char *const pats[] = {
+        "a+++++++++++++++++++++++++",
+        "((ab){1000}){1000}",
+        "(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a)))))))))))))))))"
+        ")))))))))))))))))))))))))))))))))))))))))))))))))))",
+        "(x+x+)+y{1000}(a|b|c){500}[[:alpha:]]{999}(?:(?:(?:z*)*)*)*(?<=a+)",
+        "[z-a]",
+    };
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"%s\"}]}",
+                 pats[i]);
+        char err[BASE_ERRBUF_SIZE];
+        agent_task *t = NULL;
+        double t0 = base_monotime_ms();
+        base_err e = parse(json, &t, err);
+        double ms = base_monotime_ms() - t0;
+        printf("  %.30s... -> %s (%.2f ms)\n", pats[i], err, ms);
+        if (e == BASE_OK)
+            agent_task_free(t);
+        CHECK_EQ(e, BASE_EPROTO);
+        CHECK_MSG(strstr(err, "t.json: steps[0].pattern: bad regular expression (PCRE2 syntax): "
+                              "regex: ") != NULL,
+                  "%s", err);
+        CHECK(ms < 500);
+    }
+}
+
+static void hostile_patterns(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+#ifndef FOVEA_SANITIZED
+        struct rlimit rl = {1u << 30, 1u << 30};
+        setrlimit(RLIMIT_AS, &rl);
+#endif
+        alarm(20);
+        hostile_patterns_body();
+        fflush(stdout);
+        _exit(check__failed ? 1 : 0);
+    }
+    int st = 0;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed (status 0x%x)", st);
+}
+
 static const check_case cases[] = {
     {"parses_every_field", parses_every_field},
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},
     {"enomem_everywhere", enomem_everywhere},
     {"demo_task_parses", demo_task_parses},
+    {"hostile_patterns", hostile_patterns},
+    {"nul_and_bom", nul_and_bom},
     {NULL, NULL},
 };
 

@@ -3,6 +3,7 @@
  * tier) and the text-fix pre-pass. */
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -152,9 +153,159 @@ static void text_fix(void)
     CHECK_EQ(cascade_text_fix("x", NULL, NULL, NULL, NULL, 0, NULL, 0), -1);
 }
 
+/* wins[tier-1] of domain in the file at path, read raw (-1 when absent). */
+static double file_wins(const char *path, const char *domain, int tier)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    if (base_read_file(path, &d, &n, 1u << 20, NULL) != BASE_OK)
+        return -1;
+    cJSON *j = cJSON_ParseWithLength((const char *)d, n);
+    base_free(d);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(j, "domains"), domain);
+    const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "wins"), tier - 1);
+    double r = cJSON_IsNumber(v) ? v->valuedouble : -1;
+    cJSON_Delete(j);
+    return r;
+}
+
+/* Three processes share one file, each opened before any writes (as
+ * parallel runs are) and each recording 10 tier-2 wins and i+1 tier-1 wins;
+ * one marks a domain bot-protected. Without locking and merging, each
+ * write replaced the others' (10 + 10 + 10 ended as 21). */
+static void learnings_shared(void)
+{
+    char path[512], err[256] = "";
+    tmp_path(path, sizeof path, "shared");
+    unlink(path);
+    int go[2];
+    CHECK(pipe(go) == 0);
+    pid_t kids[3];
+    for (int i = 0; i < 3; i++) {
+        kids[i] = fork();
+        CHECK(kids[i] >= 0);
+        if (kids[i] == 0) {
+            close(go[1]);
+            cascade_learnings *l = NULL;
+            int bad = cascade_learnings_open(path, &l, err) != BASE_OK;
+            char c;
+            /* Start together: the parent closes the pipe once all exist. */
+            while (read(go[0], &c, 1) > 0) {
+            }
+            for (int k = 0; k < 10 && !bad; k++) {
+                bad |= cascade_learnings_record(l, "shop.example", 2, err) != BASE_OK;
+                if (k <= i)
+                    bad |= cascade_learnings_record(l, "shop.example", 1, err) != BASE_OK;
+            }
+            if (i == 1)
+                bad |= cascade_learnings_set_bot_protected(l, "shop.example", 1, err) != BASE_OK;
+            if (bad)
+                fprintf(stderr, "child %d: %s\n", i, err);
+            cascade_learnings_close(l);
+            _exit(bad);
+        }
+    }
+    close(go[0]);
+    close(go[1]);
+    for (int i = 0; i < 3; i++) {
+        int st = 0;
+        CHECK(waitpid(kids[i], &st, 0) == kids[i]);
+        CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child %d: 0x%x", i, st);
+    }
+    CHECK_EQ(file_wins(path, "shop.example", 2), 30);
+    CHECK_EQ(file_wins(path, "shop.example", 1), 1 + 2 + 3);
+    cascade_learnings *l = NULL;
+    CHECK_OK(cascade_learnings_open(path, &l, err));
+    CHECK(cascade_learnings_bot_protected(l, "shop.example"));
+    cascade_learnings_close(l);
+    unlink(path);
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    unlink(lock);
+}
+
+/* A symlinked learnings file is written through the link (the link stays a
+ * link) and keeps its mode; a dangling link gets its target created. */
+static void learnings_symlink_mode(void)
+{
+    char dir[512], real[600], link[600], err[256] = "";
+    snprintf(dir, sizeof dir, "%s/hand-link-%d", FOVEA_BINARY_DIR, (int)getpid());
+    CHECK(mkdir(dir, 0755) == 0 || errno == EEXIST);
+    snprintf(real, sizeof real, "%s/real.json", dir);
+    snprintf(link, sizeof link, "%s/link.json", dir);
+    unlink(real);
+    unlink(link);
+    FILE *f = fopen(real, "w");
+    CHECK(f);
+    fputs("{\"version\":1,\"domains\":{}}", f);
+    fclose(f);
+    CHECK(chmod(real, 0600) == 0);
+    CHECK(symlink("real.json", link) == 0);
+    cascade_learnings *l = NULL;
+    CHECK_OK(cascade_learnings_open(link, &l, err));
+    CHECK_OK(cascade_learnings_record(l, "a.example", 3, err));
+    cascade_learnings_close(l);
+    struct stat st;
+    CHECK(lstat(link, &st) == 0);
+    CHECK_MSG(S_ISLNK(st.st_mode), "the link was replaced by a regular file");
+    CHECK(stat(real, &st) == 0);
+    CHECK_EQ(st.st_mode & 0777, 0600);
+    CHECK_EQ(file_wins(real, "a.example", 3), 1);
+    /* Dangling: the target is created, the link stays. */
+    char fresh[600];
+    snprintf(fresh, sizeof fresh, "%s/fresh.json", dir);
+    unlink(fresh);
+    unlink(link);
+    CHECK(symlink("fresh.json", link) == 0);
+    CHECK_OK(cascade_learnings_open(link, &l, err));
+    CHECK_OK(cascade_learnings_record(l, "b.example", 1, err));
+    cascade_learnings_close(l);
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+    CHECK_EQ(file_wins(fresh, "b.example", 1), 1);
+    char lock[700];
+    unlink(link);
+    unlink(real);
+    unlink(fresh);
+    snprintf(lock, sizeof lock, "%s.lock", real);
+    unlink(lock);
+    snprintf(lock, sizeof lock, "%s.lock", fresh);
+    unlink(lock);
+    rmdir(dir);
+}
+
+/* A learnings path that cannot be read is a clear error naming it (a
+ * directory here, since root reads a mode-000 file; both when not root). */
+static void learnings_unreadable(void)
+{
+    char path[512], err[256] = "";
+    tmp_path(path, sizeof path, "unreadable");
+    CHECK(mkdir(path, 0700) == 0 || errno == EEXIST);
+    cascade_learnings *l = NULL;
+    base_err e = cascade_learnings_open(path, &l, err);
+    rmdir(path);
+    CHECK(e != BASE_OK && l == NULL);
+    CHECK_MSG(strstr(err, "learnings: cannot read") && strstr(err, path), "%s", err);
+    if (geteuid() != 0) {
+        FILE *f = fopen(path, "w");
+        CHECK(f);
+        fputs("{}", f);
+        fclose(f);
+        chmod(path, 0);
+        err[0] = '\0';
+        e = cascade_learnings_open(path, &l, err);
+        unlink(path);
+        CHECK_EQ(e, BASE_EIO);
+        CHECK_MSG(strstr(err, "Permission denied"), "%s", err);
+    }
+}
+
 static const check_case cases[] = {
     {"learnings_basics", learnings_basics},
     {"learnings_survive_kill", learnings_survive_kill},
+    {"learnings_shared", learnings_shared},
+    {"learnings_symlink_mode", learnings_symlink_mode},
+    {"learnings_unreadable", learnings_unreadable},
     {"text_fix", text_fix},
     {NULL, NULL},
 };

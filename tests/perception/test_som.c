@@ -642,6 +642,13 @@ static void boxes_json(void)
         {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"label\":5}]",
          "boxes[0].label: expected a string"},
         {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":1.5}]", "boxes[0].id: expected an integer"},
+        /* Out of int range: rejected before any conversion ((int)1e30 is
+         * undefined behaviour, which UBSan builds abort on). */
+        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":1e30}]",
+         "boxes[0].id: expected an integer in -1000000000..1000000000"},
+        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":-1e30}]", "boxes[0].id: expected"},
+        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":1e308}]", "boxes[0].id: expected"},
+        {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"id\":2147483648}]", "boxes[0].id: expected"},
         {"[{\"x0\":1,\"y0\":2,\"x1\":3,\"y1\":4,\"style\":\"dotted\"}]", "boxes[0].style"},
         {"[1]", "boxes[0]: expected an object"},
         {"{\"boxes\":3}", "boxes: expected an array"},

@@ -375,7 +375,9 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             perc_prefetch_last_error(rn->pf, why, sizeof why);
             if (why[0]) {
                 perc_epoch_release(ep);
-                failf(r, "error", "vision: %s", why);
+                /* "vision endpoint: timed out after N ms" / "rate-limited
+                 * (Retry-After N s)" already names the part that failed. */
+                failf(r, "vision", "%s%s", strncmp(why, "vision", 6) == 0 ? "" : "vision: ", why);
                 return 0;
             }
             break;
@@ -998,6 +1000,10 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
         }
     }
     rn->dialogs_seen = nd;
+    /* The vision endpoint timed out or refused within this step's time: a
+     * second attempt would only wait as long again. */
+    if (!*ok && strcmp(r->reason, "vision") == 0)
+        return 1;
     char why[200] = "";
     if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK) {
         if (!*ok) {

@@ -356,7 +356,7 @@ static void on_browser_event(cdp_page *p, const char *method, const cJSON *param
     } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
         const char *s = jstr(params, "sessionId");
         if (s && strcmp(s, p->session) == 0)
-            fail_page(p, BASE_ECLOSED, "tab closed (fovea's session to it was detached)");
+            fail_page(p, BASE_ECLOSED, "tab closed (by the page, the user or another client)");
     }
 }
 

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/run.h"
@@ -469,6 +470,85 @@ static void start_urls(void)
     CHECK(msconn < 2000);
 }
 
+/* The same through `fovea run` as a user runs it: exit 2 before any browser
+ * for a javascript: URL, exit 1 naming the 404 at once. */
+static int fovea_run(const char *task_json, const char *name, char *log, size_t n, double *ms)
+{
+    char task[512], out[512], cmd[2048], logf[600];
+    snprintf(task, sizeof task, "%s/%s.json", OUT, name);
+    snprintf(out, sizeof out, "%s/out_%s", OUT, name);
+    snprintf(logf, sizeof logf, "%s.log", out);
+    FILE *f = fopen(task, "w");
+    if (!f)
+        return -1;
+    fputs(task_json, f);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' run '%s' --site '%s/tests/fixtures/pages' --out '%s' > '%s' 2>&1",
+             FOVEA_BINARY_DIR, task, FOVEA_SOURCE_DIR, out, logf);
+    double t0 = base_monotime_ms();
+    int st = system(cmd);
+    *ms = base_monotime_ms() - t0;
+    uint8_t *d = NULL;
+    size_t len = 0;
+    log[0] = '\0';
+    if (base_read_file(logf, &d, &len, 1u << 16, NULL) == BASE_OK) {
+        snprintf(log, n, "%s", (const char *)d);
+        base_free(d);
+    }
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void cli_start_urls(void)
+{
+    char log[2048];
+    double ms = 0;
+    int st = fovea_run("{\"url\":\"javascript:alert(1)\",\"steps\":[{\"action\":\"wait_for\",\"text\":\"x\"}]}",
+                       "cli_js", log, sizeof log, &ms);
+    CHECK_MSG(st == 2 && strstr(log, "unsupported URL scheme 'javascript'"), "exit %d: %s", st, log);
+    st = fovea_run("{\"url\":\"/faults/gone.html\",\"steps\":[{\"action\":\"wait_for\",\"text\":\"x\",\"timeout_ms\":3000}]}",
+                   "cli_404", log, sizeof log, &ms);
+    add_row("404 start URL (fovea run, incl. browser start)", 3000, ms, "HTTP 404 at .../faults/gone.html");
+    CHECK_MSG(st == 1 && strstr(log, "HTTP 404 at http://127.0.0.1:") && strstr(log, "/faults/gone.html"),
+              "exit %d: %s", st, log);
+    CHECK_MSG(ms < 3000 + 1000, "fovea run took %.0f ms", ms);
+}
+
+/* The dialog step's fields are checked at load, before any browser. */
+static void dialog_task_parse(void)
+{
+    static const struct {
+        const char *json, *want;
+    } bad[] = {
+        {"{\"url\":\"/\",\"steps\":[{\"action\":\"dialog\",\"prompt_text\":\"x\"}]}",
+         "steps[0].prompt_text: needs \"accept\": true"},
+        {"{\"url\":\"/\",\"steps\":[{\"action\":\"dialog\",\"target\":\"OK\"}]}",
+         "steps[0].target: dialog takes no target"},
+        {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"OK\",\"accept\":true}]}",
+         "steps[0].accept: unknown field"},
+        {"{\"url\":\"/\",\"steps\":[{\"action\":\"dialog\",\"accept\":\"yes\"}]}",
+         "steps[0].accept"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        agent_task *t = NULL;
+        char err[BASE_ERRBUF_SIZE] = "";
+        base_err e = agent_task_parse(bad[i].json, strlen(bad[i].json), "t.json", &t, err);
+        agent_task_free(t);
+        CHECK_MSG(e == BASE_EPROTO && strstr(err, bad[i].want), "case %zu: %s", i, err);
+    }
+    const char *ok = "{\"url\":\"/\",\"steps\":[{\"action\":\"dialog\",\"accept\":true,"
+                     "\"prompt_text\":\"Ann\",\"expect\":\"name\"}]}";
+    agent_task *t = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_MSG(agent_task_parse(ok, strlen(ok), "t.json", &t, err) == BASE_OK, "%s", err);
+    int good = t->steps[0].action == AGENT_DIALOG && t->steps[0].accept == 1 &&
+               strcmp(t->steps[0].prompt_text, "Ann") == 0 && strcmp(t->steps[0].expect, "name") == 0;
+    char desc[200];
+    agent_step_describe(&t->steps[0], desc, sizeof desc);
+    agent_task_free(t);
+    CHECK(good);
+    CHECK_MSG(strstr(desc, "dialog: accept the next one with 'Ann'"), "%s", desc);
+}
+
 /* ---- vision endpoint: stall, 429, garbage (a REPLAY server) ------------------------- */
 
 static void vision_fault(const char *name, const replay_reply *rep, const char *want,
@@ -549,6 +629,8 @@ static const check_case cases[] = {
     {"frozen", frozen},
     {"popup", popup},
     {"start_urls", start_urls},
+    {"cli_start_urls", cli_start_urls},
+    {"dialog_task_parse", dialog_task_parse},
     {"vision_stall", vision_stall},
     {"vision_429", vision_429},
     {"vision_garbage", vision_garbage},

@@ -507,10 +507,12 @@ static void cli_start_urls(void)
     CHECK_MSG(st == 2 && strstr(log, "unsupported URL scheme 'javascript'"), "exit %d: %s", st, log);
     st = fovea_run("{\"url\":\"/faults/gone.html\",\"steps\":[{\"action\":\"wait_for\",\"text\":\"x\",\"timeout_ms\":3000}]}",
                    "cli_404", log, sizeof log, &ms);
-    add_row("404 start URL (fovea run, incl. browser start)", 3000, ms, "HTTP 404 at .../faults/gone.html");
+    add_row("404 start URL (fovea run, incl. Chromium launch)", 3000, ms,
+            "HTTP 404 at .../faults/gone.html");
+    /* The time includes launching Chromium, so it is recorded, not bounded;
+     * start_urls bounds the navigation itself. */
     CHECK_MSG(st == 1 && strstr(log, "HTTP 404 at http://127.0.0.1:") && strstr(log, "/faults/gone.html"),
               "exit %d: %s", st, log);
-    CHECK_MSG(ms < 3000 + 1000, "fovea run took %.0f ms", ms);
 }
 
 /* The dialog step's fields are checked at load, before any browser. */

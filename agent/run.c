@@ -1146,7 +1146,11 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             budget = rn->task->steps[i + 1].timeout_ms;
         rn->pass_deadline_ms = t0 + budget;
         rn->fx_tab[0] = '\0';
-        agent__watchdog_arm(rn->wd, rn->page, t0 + s->timeout_ms);
+        /* The probe starts a little before the deadline so that a frozen
+         * page is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
+        double probe_at = t0 + s->timeout_ms - AGENT__PROBE_LEAD_MS;
+        agent__watchdog_arm(rn->wd, rn->page,
+                            probe_at > t0 + s->timeout_ms / 2 ? probe_at : t0 + s->timeout_ms / 2);
         switch (s->action) {
         case AGENT_CLICK:
         case AGENT_TYPE:

@@ -56,8 +56,8 @@ static void *watch_main(void *arg)
             if (e == BASE_ETIMEDOUT) {
                 char why[200];
                 snprintf(why, sizeof why,
-                         "page not responding (its renderer answered nothing for %d ms past "
-                         "the step's deadline: a script in an endless loop?)",
+                         "page not responding (its renderer answered nothing for %d ms at the "
+                         "step's deadline: a script in an endless loop?)",
                          AGENT__PROBE_MS);
                 cdp_page_fail(page, BASE_ETIMEDOUT, why);
             }

@@ -92,6 +92,22 @@ static cJSON *effect_arg(click_ctx *c, int ms)
     return a;
 }
 
+/* 1 (and what set) when the press opened a JavaScript dialog (answered by
+ * the page's dialog policy) or a tab: the click was delivered and must not
+ * be repeated by another tier, even though the page itself may not change. */
+static int delivered_elsewhere(click_ctx *c, char *what, size_t n)
+{
+    if (cdp_page_dialog_count(c->h->page) > c->dialogs0) {
+        snprintf(what, n, "dialog");
+        return 1;
+    }
+    if (cdp_page_popup_count(c->h->page) > c->popups0) {
+        snprintf(what, n, "new tab");
+        return 1;
+    }
+    return 0;
+}
+
 static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *err)
 {
     char top0[512], top1[512];
@@ -104,18 +120,8 @@ static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *er
     base_err pe = cdp_page_status(c->h->page, dead, sizeof dead);
     if (e && pe) /* a crashed, closed or frozen page is not a navigation */
         return base_errf(err, pe, "%s", dead);
-    if (cdp_page_dialog_count(c->h->page) > c->dialogs0) {
-        /* The press opened a JavaScript dialog (answered by the page's
-         * dialog policy): the click was delivered and must not be repeated
-         * by another tier. */
+    if (delivered_elsewhere(c, what, n)) {
         cJSON_Delete(v);
-        snprintf(what, n, "dialog");
-        return BASE_OK;
-    }
-    if (cdp_page_popup_count(c->h->page) > c->popups0) {
-        /* The press opened a tab (window.open, target=_blank): delivered. */
-        cJSON_Delete(v);
-        snprintf(what, n, "new tab");
         return BASE_OK;
     }
     if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
@@ -401,6 +407,8 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             cJSON_Delete(fx);
             if (e)
                 goto transport;
+            if (!why[0])
+                delivered_elsewhere(&c, why, sizeof why);
             set_try(tr, why[0] != 0, t0, "%s", why[0] ? why : "no effect");
             if (why[0])
                 done_tier = 1;

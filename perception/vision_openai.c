@@ -70,6 +70,7 @@ typedef struct oai {
     char *base_url, *key, *model, *fallback, *endpoint;
     int timeout_ms, max_retries, model_width, max_boxes;
     CURL *curl;
+    CURLM *multi; /* drives curl so that a cancel wakes the wait at once */
     struct curl_slist *headers;
     base_rng rng;
     char *complex_urls[COMPLEX_URLS]; /* ring of URLs (fragment cut) */
@@ -323,6 +324,42 @@ static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, 
     return atomic_load(&o->cancel) != 0;
 }
 
+/* curl_easy_perform, but on a multi handle polled in 100 ms slices, so
+ * that perc_vision_cancel (which also wakes the poll) ends a request that
+ * is waiting for an answer at once rather than at curl's next once-a-second
+ * progress call. */
+static CURLcode perform(oai *o)
+{
+    if (!o->multi || curl_multi_add_handle(o->multi, o->curl) != CURLM_OK)
+        return curl_easy_perform(o->curl);
+    CURLcode rc = CURLE_OK;
+    int running = 1, done = 0;
+    while (!done) {
+        if (atomic_load(&o->cancel)) {
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl_multi_perform(o->multi, &running) != CURLM_OK) {
+            rc = CURLE_RECV_ERROR;
+            break;
+        }
+        int left = 0;
+        CURLMsg *m;
+        while ((m = curl_multi_info_read(o->multi, &left)) != NULL) {
+            if (m->msg == CURLMSG_DONE && m->easy_handle == o->curl) {
+                rc = m->data.result;
+                done = 1;
+            }
+        }
+        if (!done && running)
+            curl_multi_poll(o->multi, NULL, 0, 100, NULL);
+        else if (!done)
+            done = 1; /* finished without a message: nothing more to read */
+    }
+    curl_multi_remove_handle(o->multi, o->curl);
+    return rc;
+}
+
 /* Sleeps ms in short slices; returns 1 early when cancelled. */
 static int sleep_cancellable(oai *o, double ms)
 {
@@ -377,7 +414,7 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, cerr);
         (*calls)++;
         double t0 = base_monotime_ms();
-        CURLcode cc = curl_easy_perform(o->curl);
+        CURLcode cc = perform(o);
         double ms = base_monotime_ms() - t0;
         curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, NULL);
         long status = 0;
@@ -900,6 +937,8 @@ static void oai_destroy(perc_vision *v)
     oai *o = v->self;
     if (o->curl)
         curl_easy_cleanup(o->curl);
+    if (o->multi)
+        curl_multi_cleanup(o->multi);
     curl_slist_free_all(o->headers);
     base_buf_fini(&o->resp);
     for (int i = 0; i < o->n_complex; i++)
@@ -922,6 +961,10 @@ static void oai_cancel(perc_vision *v, int on)
 {
     oai *o = (oai *)v;
     atomic_store(&o->cancel, on != 0);
+    /* curl_multi_wakeup is the one multi call documented as safe from
+     * another thread. */
+    if (on && o->multi)
+        curl_multi_wakeup(o->multi);
 }
 
 static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1, oai_cancel};
@@ -1003,7 +1046,8 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
             goto nomem;
     }
     o->curl = curl_easy_init();
-    if (!o->curl)
+    o->multi = curl_multi_init();
+    if (!o->curl || !o->multi)
         goto nomem;
     CURL *h = o->curl;
     int connect_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;

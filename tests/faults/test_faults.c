@@ -32,6 +32,7 @@
 #include "base/clock.h"
 #include "base/fs.h"
 #include "harness.h"
+#include "perception/vision.h"
 #include "replay.h"
 
 #define OUT FOVEA_BINARY_DIR "/tests/faults"
@@ -440,6 +441,30 @@ static void popup(void)
     CHECK(r1->total_ms <= 3000 + 1000);
 }
 
+/* A target=_blank link (noopener by default) opens a tab the same way. */
+static void popup_link(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, "/faults/popup.html");
+    CHECK(p);
+    ran x;
+    int rc = run_task(p, "popup_link",
+                      "{\"url\":\"/faults/popup.html\",\"steps\":["
+                      "{\"action\":\"click\",\"target\":\"Privacy policy\",\"timeout_ms\":3000},"
+                      "{\"action\":\"assert_text\",\"text\":\"Help center\",\"timeout_ms\":2000}]}",
+                      "dom", &x);
+    uint64_t tabs = cdp_page_popup_count(p);
+    cdp_page_close(p);
+    CHECK(rc == 0);
+    CHECK_MSG(x.e == BASE_OK && x.res.ok, "run failed: %s %s", x.err, x.res.reason);
+    const agent_step_record *r1 = rec(&x, 1);
+    CHECK(r1);
+    CHECK_MSG(tabs == 1 && r1->n_tried == 1, "%d tabs opened, %d tiers tried", (int)tabs,
+              r1->n_tried);
+    CHECK_MSG(strstr(r1->new_tab, "help.html"), "'%s'", r1->new_tab);
+    add_row("link target=_blank", 3000, r1->total_ms, r1->new_tab);
+}
+
 /* ---- start URLs ------------------------------------------------------------------- */
 
 static void start_urls(void)
@@ -625,6 +650,82 @@ static void vision_garbage(void)
     vision_fault("vision_garbage", &rep, "endpoint reply is not JSON", "vision endpoint sends garbage (replay)");
 }
 
+/* perc_vision_cancel stops a request waiting on a stalled endpoint (a
+ * REPLAY server) at once, and the provider works again afterwards; a
+ * Retry-After longer than the detect's deadline is not waited for. */
+typedef struct cancel_job {
+    perc_vision *v;
+    perc_image shot;
+    perc_vision_ctx ctx;
+    base_err e;
+    char err[BASE_ERRBUF_SIZE];
+    double done_at;
+} cancel_job;
+
+static void *detect_main(void *arg)
+{
+    cancel_job *j = arg;
+    perc_detection d;
+    memset(&d, 0, sizeof d);
+    j->e = perc_vision_detect(j->v, NULL, &j->shot, &j->ctx, &d, j->err);
+    j->done_at = base_monotime_ms();
+    if (j->e == BASE_OK)
+        perc_detection_fini(&d);
+    return NULL;
+}
+
+static void vision_cancel(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK(replay_start(&r, err) == BASE_OK);
+    replay_reply stall = {.content = "{}", .delay_ms = 60000};
+    CHECK(replay_push(r, &stall) == BASE_OK);
+    perc_openai_config c;
+    perc_openai_config_init(&c);
+    c.base_url = replay_base_url(r);
+    c.model = "small-vision";
+    c.max_retries = 3;
+    c.timeout_ms = 30000;
+    cancel_job j;
+    memset(&j, 0, sizeof j);
+    base_err ce = perc_vision_openai_create(&c, &j.v, err);
+    if (ce == BASE_OK && perc_image_alloc(&j.shot, 320, 200) == BASE_OK) {
+        memset(j.shot.px, 255, (size_t)j.shot.stride * 200);
+        j.shot.scale = 1;
+        pthread_t th;
+        pthread_create(&th, NULL, detect_main, &j);
+        base_sleep_ms(300);
+        double t_cancel = base_monotime_ms();
+        perc_vision_cancel(j.v, 1);
+        pthread_join(th, NULL);
+        perc_vision_cancel(j.v, 0);
+        double ms = j.done_at - t_cancel;
+        add_row("vision request cancelled (replay)", 0, ms, j.err);
+        /* Afterwards: a 429 with Retry-After 3600 and 1.5 s left. */
+        replay_reply rl = {.status = 429, .retry_after = "3600"};
+        replay_push(r, &rl);
+        perc_detection d;
+        memset(&d, 0, sizeof d);
+        char err2[BASE_ERRBUF_SIZE] = "";
+        j.ctx.deadline_ms = base_monotime_ms() + 1500;
+        double t0 = base_monotime_ms();
+        base_err e2 = perc_vision_detect(j.v, NULL, &j.shot, &j.ctx, &d, err2);
+        double ms2 = base_monotime_ms() - t0;
+        perc_vision_destroy(j.v);
+        perc_image_fini(&j.shot);
+        replay_destroy(r);
+        CHECK_MSG(j.e == BASE_ECANCELED && strstr(j.err, "cancelled"), "%s", j.err);
+        CHECK_MSG(ms < 500, "cancel took %.0f ms", ms);
+        CHECK_MSG(e2 != BASE_OK && strstr(err2, "rate-limited (Retry-After 3600 s)"), "%s", err2);
+        CHECK_MSG(ms2 < 1000, "the 429 took %.0f ms", ms2);
+        return;
+    }
+    perc_vision_destroy(j.v);
+    replay_destroy(r);
+    CHECK_MSG(0, "provider: %s", err);
+}
+
 static void tables(void)
 {
     write_table();
@@ -640,12 +741,14 @@ static const check_case cases[] = {
     {"tab_closed", tab_closed},
     {"frozen", frozen},
     {"popup", popup},
+    {"popup_link", popup_link},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
     {"dialog_task_parse", dialog_task_parse},
     {"vision_stall", vision_stall},
     {"vision_429", vision_429},
     {"vision_garbage", vision_garbage},
+    {"vision_cancel", vision_cancel},
     {"tables", tables},
     {NULL, NULL},
 };

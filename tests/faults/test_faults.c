@@ -40,7 +40,7 @@
 /* ---- the table of times ------------------------------------------------ */
 
 typedef struct row {
-    char fault[48];
+    char fault[64];
     int timeout_ms;
     double ms;
     char message[160];
@@ -71,7 +71,7 @@ static void write_table(void)
     for (int k = 0; k < 2; k++) {
         if (!outs[k])
             continue;
-        fprintf(outs[k], "| fault | step timeout ms | fault -> error ms | message |\n"
+        fprintf(outs[k], "| fault | step timeout ms | fault -> clear outcome ms | message |\n"
                          "|---|---:|---:|---|\n");
         for (int i = 0; i < n_rows; i++)
             fprintf(outs[k], "| %s | %d | %.0f | %s |\n", rows[i].fault, rows[i].timeout_ms,

@@ -377,7 +377,8 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
                 perc_epoch_release(ep);
                 /* "vision endpoint: timed out after N ms" / "rate-limited
                  * (Retry-After N s)" already names the part that failed. */
-                failf(r, "vision", "%s%s", strncmp(why, "vision", 6) == 0 ? "" : "vision: ", why);
+                int endpoint = strncmp(why, "vision ", 7) == 0; /* the openai provider's */
+                failf(r, endpoint ? "vision" : "error", "%s%s", endpoint ? "" : "vision: ", why);
                 return 0;
             }
             break;

@@ -687,9 +687,20 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     if (!same_doc) {
         int left = timeout_ms - (int)((base_monotime() - t0) / 1000);
         e = cdp_waiter_wait(w, left > 0 ? left : 1, NULL);
-        if (e == BASE_ETIMEDOUT)
+        if (e == BASE_ETIMEDOUT &&
+            cdp_page_evaluate(p, "1", NULL, 700, NULL) == BASE_ETIMEDOUT) {
+            /* No load event and no answer at all: a script holds the
+             * renderer (an endless loop). Every later call would wait too. */
+            fail_page(p, BASE_ETIMEDOUT,
+                      "page not responding (no load event and no answer to a probe: a script "
+                      "in an endless loop?)");
+            base_errf(err, e, "navigation to %.200s: page not responding (no load event within "
+                              "%d ms, no answer to a probe)",
+                      url, timeout_ms);
+        } else if (e == BASE_ETIMEDOUT) {
             base_errf(err, e, "navigation to %.200s: no load event within %d ms", url,
                       timeout_ms);
+        }
         else if (e) {
             char why[200] = "browser connection closed";
             cdp_page_status(p, why, sizeof why);

@@ -505,6 +505,31 @@ static void start_urls(void)
     CHECK(msconn < 2000);
 }
 
+/* A start page frozen by its own script: the navigation names it. */
+static void frozen_on_load(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, NULL);
+    CHECK(p);
+    char url[256], err[BASE_ERRBUF_SIZE] = "";
+    harness_url(0, "/faults/frozen.html", url, sizeof url);
+    double t0 = base_monotime_ms();
+    base_err e = cdp_page_navigate(p, url, 2000, err);
+    double ms = base_monotime_ms() - t0;
+    char why[200] = "";
+    base_err pe = cdp_page_status(p, why, sizeof why);
+    t0 = base_monotime_ms();
+    base_err e2 = cdp_page_evaluate(p, "1", NULL, 5000, NULL);
+    double later_ms = base_monotime_ms() - t0;
+    cdp_page_close(p);
+    add_row("frozen start page (navigation)", 2000, ms, err);
+    CHECK_MSG(e == BASE_ETIMEDOUT && strstr(err, "page not responding"), "%s", err);
+    CHECK(ms <= 2000 + 1000);
+    /* Later calls fail at once with the cause. */
+    CHECK_MSG(pe == BASE_ETIMEDOUT && strstr(why, "page not responding"), "%s", why);
+    CHECK_MSG(e2 == BASE_ETIMEDOUT && later_ms < 100, "a later call took %.0f ms", later_ms);
+}
+
 /* The same through `fovea run` as a user runs it: exit 2 before any browser
  * for a javascript: URL, exit 1 naming the 404 at once. */
 static int fovea_run(const char *task_json, const char *name, char *log, size_t n, double *ms)
@@ -744,6 +769,7 @@ static const check_case cases[] = {
     {"popup_link", popup_link},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
+    {"frozen_on_load", frozen_on_load},
     {"dialog_task_parse", dialog_task_parse},
     {"vision_stall", vision_stall},
     {"vision_429", vision_429},

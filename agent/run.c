@@ -98,7 +98,7 @@ typedef struct runner {
      * vision passes, and the tabs the run moved to (closed at the end). */
     agent__watchdog *wd;
     uint64_t dialogs_seen, popups_seen;
-    double pass_deadline_ms;
+    int pass_budget_ms;      /* a vision pass may take this long (see schedule) */
     char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this attempt */
     cdp_page *tabs[8];
     int n_tabs;
@@ -156,13 +156,23 @@ static double now_ms(void)
     return base_monotime_ms();
 }
 
-static void schedule(runner *rn, const char *subgoal)
+/* Schedules a vision pass that must end by deadline_ms (base_monotime_ms;
+ * 0 = none): a network provider gives up then instead of holding the run. */
+static void schedule_until(runner *rn, const char *subgoal, double deadline_ms)
 {
     perc_vision_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.subgoal = subgoal;
-    ctx.deadline_ms = rn->pass_deadline_ms;
+    ctx.deadline_ms = deadline_ms;
     rn->ticket = perc_prefetch_schedule(rn->pf, &ctx);
+}
+
+/* A pass for the step to come: it may take as long as that step will wait
+ * for it (pass_budget_ms: the longer of this step's and the next one's
+ * timeout, counted from now, a lower bound of that step's deadline). */
+static void schedule(runner *rn, const char *subgoal)
+{
+    schedule_until(rn, subgoal, rn->pass_budget_ms > 0 ? now_ms() + rn->pass_budget_ms : 0);
 }
 
 static void page_url(runner *rn, char *buf, size_t n)
@@ -366,7 +376,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     /* Not in this epoch: the page may still be changing. Ask for fresh
      * vision until the box shows up or the step's time is spent. */
     while (bi < 0 && now_ms() < deadline && page_ok(rn)) {
-        schedule(rn, r->desc);
+        schedule_until(rn, r->desc, deadline);
         double w0 = now_ms();
         perc_epoch *next = perc_prefetch_wait(rn->pf, rn->ticket, (int)(deadline - now_ms()) + 1);
         r->ms.gate += now_ms() - w0;
@@ -919,13 +929,15 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
     cdp_page *np = NULL;
     base_err e = cdp_page_adopt(cdp_page_browser(rn->page), target_id, cdp_page_viewport(rn->page),
                                 &np, err);
-    /* A popup is often still loading: give it the step's usual settle time. */
-    for (int i = 0; !e && i < 100; i++) {
+    /* A popup is often still loading: wait for it, up to 5 s in all (a tab
+     * that does not answer is followed anyway; its first step will say). */
+    double until = now_ms() + 5000;
+    while (!e && now_ms() < until) {
         cJSON *v = NULL;
-        int done = cdp_page_evaluate(np, "document.readyState", &v, 2000, NULL) == BASE_OK &&
-                   cJSON_IsString(v) && strcmp(v->valuestring, "complete") == 0;
+        base_err ve = cdp_page_evaluate(np, "document.readyState", &v, 1000, NULL);
+        int done = ve == BASE_OK && cJSON_IsString(v) && strcmp(v->valuestring, "complete") == 0;
         cJSON_Delete(v);
-        if (done)
+        if (done || ve == BASE_ETIMEDOUT || ve == BASE_ECLOSED)
             break;
         base_sleep_ms(50);
     }
@@ -1140,12 +1152,13 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         double t0 = now_ms();
         grounded g;
         memset(&g, 0, sizeof g);
-        /* Vision passes get until this step's (or the next one's) deadline;
-         * the watchdog probes the page once this attempt's time is up. */
+        /* Vision passes get as long as the step that uses them waits (see
+         * schedule); the watchdog probes the page once this attempt's time
+         * is up. */
         int budget = s->timeout_ms;
         if (i + 1 < rn->task->n_steps && rn->task->steps[i + 1].timeout_ms > budget)
             budget = rn->task->steps[i + 1].timeout_ms;
-        rn->pass_deadline_ms = t0 + budget;
+        rn->pass_budget_ms = budget;
         rn->fx_tab[0] = '\0';
         /* The probe starts a little before the deadline so that a frozen
          * page is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
@@ -1266,7 +1279,7 @@ static base_err setup(runner *rn, char *err)
     if (!rn->recs)
         return base_errf(err, BASE_ENOMEM, "out of memory");
     if (rn->task->n_steps > 0)
-        rn->pass_deadline_ms = now_ms() + rn->task->steps[0].timeout_ms;
+        rn->pass_budget_ms = rn->task->steps[0].timeout_ms;
     return agent__watchdog_create(&rn->wd, err);
 }
 

@@ -1327,6 +1327,8 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
             snprintf(res->reason, sizeof res->reason, "step %d: %.236s", i + 1,
                      rn.recs[i].outcome);
         }
+        if (rn.page && cdp_page_dialog_pending_plan(rn.page))
+            fprintf(rn.out, "note: no dialog opened after the last dialog step\n");
         if (!rn.o.no_summary)
             summary(&rn, res->ok ? i : i + 1);
         agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);

@@ -1125,6 +1125,10 @@ static void progress(runner *rn, const agent_step_record *r)
     fprintf(rn->out, "step %d/%d %s gate=%s tier=%s %s %.0f ms\n", r->index, r->total, r->desc,
             r->gate[0] ? r->gate : "-", tiers_text(r, tiers, sizeof tiers),
             r->ok ? "ok" : "FAILED", r->total_ms);
+    if (r->dialog[0])
+        fprintf(rn->out, "  dialog: %s\n", r->dialog);
+    if (r->new_tab[0])
+        fprintf(rn->out, "  tab: %s\n", r->new_tab);
     if (!r->ok) {
         fprintf(rn->out, "  reason: %s\n", r->outcome);
         if (r->message[0] && !strstr(r->outcome, r->message))

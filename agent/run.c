@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "agent/trace.h"
+#include "agent/watchdog_int.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -91,6 +92,15 @@ typedef struct runner {
     char mask_url[1024];     /* masks apply while the page stays on this URL */
     char main_frame[64];
     agent_step_record *recs; /* one per step (the last attempt) for the summary */
+    /* Faults (README "When the page or the endpoint fails"): the frozen-page
+     * watchdog, the dialogs and tabs already reported, the deadline given to
+     * vision passes, and the tabs the run moved to (closed at the end). */
+    agent__watchdog *wd;
+    uint64_t dialogs_seen, popups_seen;
+    int pass_budget_ms;      /* a vision pass may take this long (see schedule) */
+    char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this attempt */
+    cdp_page *tabs[8];
+    int n_tabs;
 } runner;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -145,12 +155,23 @@ static double now_ms(void)
     return base_monotime_ms();
 }
 
-static void schedule(runner *rn, const char *subgoal)
+/* Schedules a vision pass that must end by deadline_ms (base_monotime_ms;
+ * 0 = none): a network provider gives up then instead of holding the run. */
+static void schedule_until(runner *rn, const char *subgoal, double deadline_ms)
 {
     perc_vision_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
     ctx.subgoal = subgoal;
+    ctx.deadline_ms = deadline_ms;
     rn->ticket = perc_prefetch_schedule(rn->pf, &ctx);
+}
+
+/* A pass for the step to come: it may take as long as that step will wait
+ * for it (pass_budget_ms: the longer of this step's and the next one's
+ * timeout, counted from now, a lower bound of that step's deadline). */
+static void schedule(runner *rn, const char *subgoal)
+{
+    schedule_until(rn, subgoal, rn->pass_budget_ms > 0 ? now_ms() + rn->pass_budget_ms : 0);
 }
 
 static void page_url(runner *rn, char *buf, size_t n)
@@ -174,6 +195,13 @@ __attribute__((format(printf, 3, 4))) static void failf(agent_step_record *r, co
     r->ok = 0;
     if (!r->reason[0] || strcmp(r->reason, "ok") == 0)
         copy(r->reason, sizeof r->reason, reason);
+}
+
+/* 0 once the page crashed, was closed or stopped answering: loops that poll
+ * it stop at once (run_step then names the cause). */
+static int page_ok(runner *rn)
+{
+    return cdp_page_status(rn->page, NULL, 0) == BASE_OK;
 }
 
 /* ---- settling after an action --------------------------------------------- */
@@ -346,8 +374,8 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
      * vision until the box shows up or the step's time is spent. */
-    while (bi < 0 && now_ms() < deadline) {
-        schedule(rn, r->desc);
+    while (bi < 0 && now_ms() < deadline && page_ok(rn)) {
+        schedule_until(rn, r->desc, deadline);
         double w0 = now_ms();
         perc_epoch *next = perc_prefetch_wait(rn->pf, rn->ticket, (int)(deadline - now_ms()) + 1);
         r->ms.gate += now_ms() - w0;
@@ -356,7 +384,10 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             perc_prefetch_last_error(rn->pf, why, sizeof why);
             if (why[0]) {
                 perc_epoch_release(ep);
-                failf(r, "error", "vision: %s", why);
+                /* "vision endpoint: timed out after N ms" / "rate-limited
+                 * (Retry-After N s)" already names the part that failed. */
+                int endpoint = strncmp(why, "vision ", 7) == 0; /* the openai provider's */
+                failf(r, endpoint ? "vision" : "error", "%s%s", endpoint ? "" : "vision: ", why);
                 return 0;
             }
             break;
@@ -581,6 +612,8 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, s->password, &c, err)
                                          : cascade_click(rn->hand, &t, &c, err);
     int ok = cascade_outcome(r, e, &c, err);
+    if (c.effects & CASCADE_FX_NEW_TAB)
+        copy(rn->fx_tab, sizeof rn->fx_tab, c.new_target_id);
     if (ok && s->action == AGENT_TYPE && s->password)
         add_mask(rn, g->snap.rect);
     if (ok)
@@ -797,7 +830,7 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
             return 1;
         }
         base_sleep_ms(100);
-    } while (now_ms() < deadline);
+    } while (now_ms() < deadline && page_ok(rn));
     failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
     return 0;
 }
@@ -838,7 +871,7 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
         if (ok || tgt)
             break;
         base_sleep_ms(100);
-    } while (now_ms() < deadline);
+    } while (now_ms() < deadline && page_ok(rn));
     if (s->action == AGENT_EXTRACT && text) {
         /* The lines of the text that match (all non-empty ones without a pattern). */
         char why[BASE_ERRBUF_SIZE] = "";
@@ -887,13 +920,167 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
     return 0;
 }
 
+/* ---- faults: dialogs, new tabs, dead pages ---------------------------------------- */
+
+/* dialog step: the page answers the next JavaScript dialog as told. */
+static int act_dialog(runner *rn, const agent_step *s, agent_step_record *r)
+{
+    copy(r->gate, sizeof r->gate, "-");
+    base_err e = cdp_page_dialog_next(rn->page, s->accept, s->prompt_text, s->expect);
+    if (e) {
+        failf(r, "error", "dialog: %s", base_strerror(e));
+        return 0;
+    }
+    snprintf(r->outcome, sizeof r->outcome, "the next dialog will be %s%s%.80s%s",
+             s->accept ? "accepted" : "dismissed", s->prompt_text ? " with '" : "",
+             s->prompt_text ? s->prompt_text : "", s->prompt_text ? "'" : "");
+    return 1;
+}
+
+/* Moves the run to tab target_id (a popup the step opened): the hand, the
+ * prefetcher and the fingerprint observer move with it; the tab stays open
+ * until the run ends. Returns 1 on success; else r->new_tab says why. */
+static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (rn->n_tabs >= (int)(sizeof rn->tabs / sizeof rn->tabs[0])) {
+        snprintf(r->new_tab, sizeof r->new_tab, "not followed: too many tabs opened");
+        return 0;
+    }
+    cdp_page *np = NULL;
+    base_err e = cdp_page_adopt(cdp_page_browser(rn->page), target_id, cdp_page_viewport(rn->page),
+                                &np, err);
+    /* A popup is often still loading: wait for it, up to 5 s in all (a tab
+     * that does not answer is followed anyway; its first step will say). */
+    double until = now_ms() + 5000;
+    while (!e && now_ms() < until) {
+        cJSON *v = NULL;
+        base_err ve = cdp_page_evaluate(np, "document.readyState", &v, 1000, NULL);
+        int done = ve == BASE_OK && cJSON_IsString(v) && strcmp(v->valuestring, "complete") == 0;
+        cJSON_Delete(v);
+        if (done || ve == BASE_ETIMEDOUT || ve == BASE_ECLOSED)
+            break;
+        base_sleep_ms(50);
+    }
+    perc_prefetch *pf = NULL;
+    cascade_hand *hand = NULL;
+    if (!e)
+        e = perc_fingerprint_install(np, err);
+    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
+    if (!e)
+        e = perc_prefetch_create(np, rn->vision, &po, &pf, err);
+    cascade_opts co;
+    cascade_opts_init(&co);
+    co.humanize = rn->o.humanize;
+    co.seed = rn->o.seed;
+    co.allow_untrusted = rn->o.allow_untrusted;
+    co.learnings_path = rn->o.learnings;
+    if (!e)
+        e = cascade_hand_create(np, &co, &hand, err);
+    if (e) {
+        perc_prefetch_destroy(pf);
+        cdp_page_close(np);
+        snprintf(r->new_tab, sizeof r->new_tab, "not followed: %.140s", err);
+        return 0;
+    }
+    cascade_hand_destroy(rn->hand);
+    perc_prefetch_destroy(rn->pf);
+    rn->hand = hand;
+    rn->pf = pf;
+    rn->page = np;
+    rn->tabs[rn->n_tabs++] = np;
+    rn->ticket = 0;
+    rn->last_epoch = 0;
+    rn->n_masks = 0;
+    rn->dialogs_seen = 0;
+    rn->popups_seen = 0;
+    cdp_frame main;
+    if (cdp_page_frames(np, &main, 1) > 0)
+        copy(rn->main_frame, sizeof rn->main_frame, main.id);
+    char url[400];
+    page_url(rn, url, sizeof url);
+    snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
+    schedule(rn, r->desc);
+    return 1;
+}
+
+/* After each attempt: report the dialogs the page showed (a dialog that did
+ * not show the text a dialog step expected fails the step), follow a tab the
+ * step opened, and name a dead page as the cause. Returns 1 when the
+ * attempt must not be repeated: its click was delivered (it opened a dialog
+ * or a tab) or the page is gone. */
+static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, int *ok)
+{
+    int delivered = 0;
+    uint64_t nd = cdp_page_dialog_count(rn->page);
+    size_t k = strlen(r->dialog);
+    for (uint64_t q = rn->dialogs_seen; q < nd; q++) {
+        cdp_dialog d;
+        if (!cdp_page_dialog_get(rn->page, q, &d))
+            continue;
+        delivered = 1;
+        char answer[300];
+        if (d.accepted && strcmp(d.type, "prompt") == 0)
+            snprintf(answer, sizeof answer, "accepted with '%.200s'", d.prompt_text);
+        else
+            snprintf(answer, sizeof answer, "%s", d.accepted ? "accepted" : "dismissed");
+        if (k < sizeof r->dialog)
+            k += (size_t)snprintf(r->dialog + k, sizeof r->dialog - k, "%s%s '%.200s' %s",
+                                  k ? "; " : "", d.type, d.message, answer);
+        if (d.mismatch && *ok) {
+            *ok = 0;
+            failf(r, "dialog", "the %s dialog said '%.100s', not '%.60s' as expected (%s)",
+                  d.type, d.message, d.expected, answer);
+        }
+    }
+    rn->dialogs_seen = nd;
+    /* The vision endpoint timed out or refused within this step's time: a
+     * second attempt would only wait as long again. */
+    if (!*ok && strcmp(r->reason, "vision") == 0)
+        return 1;
+    char why[200] = "";
+    if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK) {
+        if (!*ok) {
+            /* Whatever the step tripped over, this is the cause. */
+            copy(r->reason, sizeof r->reason, "page_gone");
+            snprintf(r->outcome, sizeof r->outcome, "%.200s", why);
+        }
+        return 1;
+    }
+    char tid[64] = "";
+    uint64_t np = cdp_page_popup_count(rn->page);
+    if (np > rn->popups_seen)
+        cdp_page_popup_get(rn->page, np - 1, tid);
+    rn->popups_seen = np;
+    if (!tid[0] && rn->fx_tab[0])
+        copy(tid, sizeof tid, rn->fx_tab);
+    if (tid[0] && (s->action == AGENT_CLICK || s->action == AGENT_TYPE ||
+                   s->action == AGENT_SELECT)) {
+        delivered = 1;
+        if (follow_tab(rn, tid, r) && !*ok) {
+            /* The click opened a tab: that is its effect, not a dead click. */
+            *ok = 1;
+            r->ok = 1;
+            copy(r->reason, sizeof r->reason, "ok");
+            snprintf(r->outcome, sizeof r->outcome, "clicked; it opened a new tab");
+        }
+        base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
+    }
+    if (r->dialog[0] && *ok && !strstr(r->outcome, "dialog"))
+        snprintf(r->outcome + strlen(r->outcome), sizeof r->outcome - strlen(r->outcome),
+                 " (dialog: %.100s)", r->dialog);
+    return delivered && !*ok ? 1 : 0;
+}
+
 /* ---- the step loop ----------------------------------------------------------------- */
 
 static void scrub_record(runner *rn, agent_step_record *r)
 {
-    char *fields[] = {r->outcome, r->message, r->el_text, r->box_label, r->url, r->snap_reason};
+    char *fields[] = {r->outcome, r->message, r->el_text, r->box_label, r->url, r->snap_reason,
+                      r->dialog, r->new_tab};
     size_t caps[] = {sizeof r->outcome, sizeof r->message, sizeof r->el_text,
-                     sizeof r->box_label, sizeof r->url, sizeof r->snap_reason};
+                     sizeof r->box_label, sizeof r->url, sizeof r->snap_reason,
+                     sizeof r->dialog, sizeof r->new_tab};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         agent_scrub(fields[i], caps[i], rn->secrets, rn->n_secrets);
     for (int i = 0; i < r->n_alternatives; i++)
@@ -959,6 +1146,10 @@ static void progress(runner *rn, const agent_step_record *r)
     fprintf(rn->out, "step %d/%d %s gate=%s tier=%s %s %.0f ms\n", r->index, r->total, r->desc,
             r->gate[0] ? r->gate : "-", tiers_text(r, tiers, sizeof tiers),
             r->ok ? "ok" : "FAILED", r->total_ms);
+    if (r->dialog[0])
+        fprintf(rn->out, "  dialog: %s\n", r->dialog);
+    if (r->new_tab[0])
+        fprintf(rn->out, "  tab: %s\n", r->new_tab);
     if (!r->ok) {
         fprintf(rn->out, "  reason: %s\n", r->outcome);
         if (r->message[0] && !strstr(r->outcome, r->message))
@@ -986,6 +1177,19 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         double t0 = now_ms();
         grounded g;
         memset(&g, 0, sizeof g);
+        /* Vision passes get as long as the step that uses them waits (see
+         * schedule); the watchdog probes the page once this attempt's time
+         * is up. */
+        int budget = s->timeout_ms;
+        if (i + 1 < rn->task->n_steps && rn->task->steps[i + 1].timeout_ms > budget)
+            budget = rn->task->steps[i + 1].timeout_ms;
+        rn->pass_budget_ms = budget;
+        rn->fx_tab[0] = '\0';
+        /* The probe starts a little before the deadline so that a frozen
+         * page is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
+        double probe_at = t0 + s->timeout_ms - AGENT__PROBE_LEAD_MS;
+        agent__watchdog_arm(rn->wd, rn->page,
+                            probe_at > t0 + s->timeout_ms / 2 ? probe_at : t0 + s->timeout_ms / 2);
         switch (s->action) {
         case AGENT_CLICK:
         case AGENT_TYPE:
@@ -1003,13 +1207,18 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         case AGENT_WAIT_FOR:
             ok = act_wait_for(rn, s, r, &g);
             break;
+        case AGENT_DIALOG:
+            ok = act_dialog(rn, s, r);
+            break;
         default:
             ok = act_read(rn, s, r, &g);
             break;
         }
+        agent__watchdog_disarm(rn->wd);
         r->ok = ok;
         if (ok)
             copy(r->reason, sizeof r->reason, "ok");
+        int final = step_faults(rn, s, r, &ok);
         page_url(rn, r->url, sizeof r->url);
         r->total_ms = now_ms() - t0;
         scrub_record(rn, r);
@@ -1019,7 +1228,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         char err[BASE_ERRBUF_SIZE] = "";
         if (agent_trace_step(rn->trace, r, err) != BASE_OK)
             base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
-        if (ok || attempt == 1 + s->retries)
+        if (ok || final || attempt == 1 + s->retries)
             break;
         fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
                 r->desc, attempt, r->outcome);
@@ -1094,7 +1303,9 @@ static base_err setup(runner *rn, char *err)
     rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
     if (!rn->recs)
         return base_errf(err, BASE_ENOMEM, "out of memory");
-    return BASE_OK;
+    if (rn->task->n_steps > 0)
+        rn->pass_budget_ms = rn->task->steps[0].timeout_ms;
+    return agent__watchdog_create(&rn->wd, err);
 }
 
 base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts *o,
@@ -1141,13 +1352,18 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
             snprintf(res->reason, sizeof res->reason, "step %d: %.236s", i + 1,
                      rn.recs[i].outcome);
         }
+        if (rn.page && cdp_page_dialog_pending_plan(rn.page))
+            fprintf(rn.out, "note: no dialog opened after the last dialog step\n");
         if (!rn.o.no_summary)
             summary(&rn, res->ok ? i : i + 1);
         agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
     }
+    agent__watchdog_destroy(rn.wd);
     cascade_hand_destroy(rn.hand);
     perc_prefetch_destroy(rn.pf);
     perc_vision_destroy(rn.vision);
+    for (int t = 0; t < rn.n_tabs; t++)
+        cdp_page_close(rn.tabs[t]);
     base_free(rn.recs);
     return e;
 }

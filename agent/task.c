@@ -22,7 +22,7 @@
 #include "base/regex.h"
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
-    "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract",
+    "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract", "dialog",
 };
 
 const char *agent_action_name(agent_action a)
@@ -240,6 +240,12 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
         return get_int(c, f, k, -100000, 100000, &s->dy);
     if (strcmp(k, "to") == 0)
         return parse_to(c, f, s);
+    if (strcmp(k, "accept") == 0 && s->action == AGENT_DIALOG)
+        return get_bool(c, f, k, &s->accept);
+    if (strcmp(k, "prompt_text") == 0 && s->action == AGENT_DIALOG)
+        return dup_string(c, f, k, &s->prompt_text);
+    if (strcmp(k, "expect") == 0 && s->action == AGENT_DIALOG)
+        return dup_string(c, f, k, &s->expect);
     return fail(c, k, "unknown field");
 }
 
@@ -273,6 +279,16 @@ static base_err check_step(const pctx *c, const agent_step *s)
                                      : fail(c, "text", "assert_text needs text or pattern");
     case AGENT_EXTRACT:
         return BASE_OK;
+    case AGENT_DIALOG:
+        /* The dialog plan keeps up to 255 bytes of text (cdp_page_dialog_next). */
+        if ((s->prompt_text && strlen(s->prompt_text) > 255) ||
+            (s->expect && strlen(s->expect) > 255))
+            return fail(c, s->expect && strlen(s->expect) > 255 ? "expect" : "prompt_text",
+                        "longer than 255 bytes");
+        if (s->prompt_text && !s->accept)
+            return fail(c, "prompt_text", "needs \"accept\": true (a dismissed prompt "
+                                          "sends no text)");
+        return tgt ? fail(c, "target", "dialog takes no target") : BASE_OK;
     default:
         return fail(c, "action", "internal: bad action");
     }
@@ -288,7 +304,7 @@ static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "action");
     if (!a)
         return fail(c, "action", "missing (one of click, type, select, scroll, drag, wait_for, "
-                                 "assert_text, extract)");
+                                 "assert_text, extract, dialog)");
     if (!cJSON_IsString(a))
         return fail(c, "action", "expected a string");
     int found = -1;
@@ -525,6 +541,8 @@ void agent_task_free(agent_task *t)
         base_free(s->pattern);
         base_regex_destroy(s->re);
         base_free(s->note);
+        base_free(s->prompt_text);
+        base_free(s->expect);
     }
     base_free(t->steps);
     base_free(t->name);
@@ -569,6 +587,12 @@ void agent_step_describe(const agent_step *s, char *buf, size_t n)
         else
             snprintf(to, sizeof to, "value %.60s", s->value ? s->value : "");
         snprintf(buf, n, "drag %s -> %s", tgt, to);
+        break;
+    case AGENT_DIALOG:
+        snprintf(buf, n, "dialog: %s the next one%s%.60s%s%s%.60s%s", s->accept ? "accept" : "dismiss",
+                 s->prompt_text ? " with '" : "", s->prompt_text ? s->prompt_text : "",
+                 s->prompt_text ? "'" : "", s->expect ? " if it says '" : "",
+                 s->expect ? s->expect : "", s->expect ? "'" : "");
         break;
     case AGENT_SCROLL:
         if (tgt[0])

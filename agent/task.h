@@ -37,6 +37,7 @@ typedef enum agent_action {
     AGENT_WAIT_FOR,    /* wait until target is seen or `text` is on the page */
     AGENT_ASSERT_TEXT, /* text (or pattern) is on the page, or in target's text */
     AGENT_EXTRACT,     /* read lines of target (or of the page) matching pattern */
+    AGENT_DIALOG,      /* how to answer the NEXT JavaScript dialog: accept, prompt_text, expect */
     AGENT_ACTION_COUNT
 } agent_action;
 
@@ -71,6 +72,12 @@ typedef struct agent_step {
     int timeout_ms;   /* per attempt; default 5000 */
     int retries;      /* extra attempts after a failure; default 1 */
     char *note;       /* free text shown in the report */
+    /* dialog: answer the next JavaScript dialog with OK (accept 1) or Cancel
+     * (0), a prompt with prompt_text; expect = text the dialog must show
+     * (otherwise it gets the default answer and that step fails). */
+    int accept;
+    char *prompt_text;
+    char *expect;
 } agent_step;
 
 typedef struct agent_task {

@@ -182,6 +182,10 @@ static cJSON *step_json(const agent_step_record *r)
     }
     cJSON_AddBoolToObject(j, "ok", r->ok);
     cJSON_AddStringToObject(j, "outcome", r->outcome);
+    if (r->dialog[0])
+        cJSON_AddStringToObject(j, "dialog", r->dialog);
+    if (r->new_tab[0])
+        cJSON_AddStringToObject(j, "new_tab", r->new_tab);
     if (r->n_extracted > 0) {
         cJSON *ex = cJSON_AddArrayToObject(j, "extracted");
         for (int i = 0; i < r->n_extracted && i < AGENT_MAX_EXTRACT; i++)

@@ -89,6 +89,11 @@ typedef struct agent_step_record {
     char extracted[AGENT_MAX_EXTRACT][160];
     int n_extracted;
     char url[512];         /* page URL after the step */
+    /* JavaScript dialogs the page showed during the step and how each was
+     * answered ("confirm 'Delete 3 files?' dismissed"; "" when none), and the
+     * tab the run moved to when the step opened one ("" when none). */
+    char dialog[400];
+    char new_tab[160];
     char overlay[32];      /* "steps/003.png", "" when none was written */
     double total_ms;
     agent_stage_ms ms;

@@ -72,7 +72,7 @@ static void counting_destroy(perc_vision *v)
     (void)v; /* the bench owns both */
 }
 
-static const perc_vision_ops counting_ops = {"counting", counting_detect, counting_destroy, 1};
+static const perc_vision_ops counting_ops = {"counting", counting_detect, counting_destroy, 1, NULL};
 
 typedef enum policy { NAIVE, PREFETCH, GATE } policy;
 

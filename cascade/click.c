@@ -36,6 +36,8 @@ typedef struct click_ctx {
     double muts;       /* effect baseline */
     char url[1024];
     cJSON *state;      /* target state before the press (owned) */
+    uint64_t dialogs0; /* JavaScript dialogs the page had shown before the click */
+    uint64_t popups0;  /* tabs the page had opened before the click */
 } click_ctx;
 
 static cJSON *target_arg(const cascade_target *t, base_point origin)
@@ -90,6 +92,22 @@ static cJSON *effect_arg(click_ctx *c, int ms)
     return a;
 }
 
+/* 1 (and what set) when the press opened a JavaScript dialog (answered by
+ * the page's dialog policy) or a tab: the click was delivered and must not
+ * be repeated by another tier, even though the page itself may not change. */
+static int delivered_elsewhere(click_ctx *c, char *what, size_t n)
+{
+    if (cdp_page_dialog_count(c->h->page) > c->dialogs0) {
+        snprintf(what, n, "dialog");
+        return 1;
+    }
+    if (cdp_page_popup_count(c->h->page) > c->popups0) {
+        snprintf(what, n, "new tab");
+        return 1;
+    }
+    return 0;
+}
+
 static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *err)
 {
     char top0[512], top1[512];
@@ -98,6 +116,14 @@ static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *er
     cJSON *v = NULL;
     char e2[BASE_ERRBUF_SIZE] = "";
     base_err e = cascade__call(c->h, c->fid, "effect", a, 1, &v, ms + 10000, e2);
+    char dead[200] = "";
+    base_err pe = cdp_page_status(c->h->page, dead, sizeof dead);
+    if (e && pe) /* a crashed, closed or frozen page is not a navigation */
+        return base_errf(err, pe, "%s", dead);
+    if (delivered_elsewhere(c, what, n)) {
+        cJSON_Delete(v);
+        return BASE_OK;
+    }
     if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
         /* The frame's document went away under us: a navigation. */
         snprintf(what, n, "navigated");
@@ -260,6 +286,8 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     c.h = h;
     c.t = t;
     c.fid = t->frame_id ? t->frame_id : "";
+    c.dialogs0 = cdp_page_dialog_count(h->page);
+    c.popups0 = cdp_page_popup_count(h->page);
     char domain[256];
     cascade__domain(h, domain, sizeof domain);
     int has_xpath = t->xpath && t->xpath[0];
@@ -379,6 +407,8 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             cJSON_Delete(fx);
             if (e)
                 goto transport;
+            if (!why[0])
+                delivered_elsewhere(&c, why, sizeof why);
             set_try(tr, why[0] != 0, t0, "%s", why[0] ? why : "no effect");
             if (why[0])
                 done_tier = 1;

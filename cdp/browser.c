@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -20,6 +21,8 @@
 
 #define MAX_FRAMES 256
 #define MAX_CHILD_SESSIONS 64
+#define DIALOG_RING 16
+#define POPUP_RING 16
 
 struct cdp_browser {
     cdp_conn *conn;
@@ -40,6 +43,21 @@ struct cdp_page {
     char children[MAX_CHILD_SESSIONS][64];
     int nchildren;
     int dead;
+    /* Why the page is dead (crashed, closed, not responding); dead_e is its
+     * error code. Set once: the first cause wins. */
+    base_err dead_e;
+    char dead_why[200];
+    int closing; /* cdp_page_close is closing the tab itself */
+    /* JavaScript dialogs: the plan for the next one (cdp_page_dialog_next)
+     * and a ring of the ones seen, numbered from 0 by ndialogs. */
+    int plan_set, plan_accept;
+    char plan_prompt[256];
+    char plan_expect[256];
+    cdp_dialog dialogs[DIALOG_RING];
+    uint64_t ndialogs;
+    /* Tabs this page opened (window.open, target=_blank), by target id. */
+    char popups[POPUP_RING][64];
+    uint64_t npopups;
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -238,6 +256,110 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
                    NULL);
 }
 
+/* Declares the page dead with cause e/why: its own session and every
+ * iframe session fail their pending and later calls at once. Any thread. */
+static void fail_page(cdp_page *p, base_err e, const char *why)
+{
+    char sessions[MAX_CHILD_SESSIONS + 1][64];
+    int n = 0;
+    pthread_mutex_lock(&p->mu);
+    if (p->dead || p->closing) {
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
+    p->dead = 1;
+    p->dead_e = e;
+    snprintf(p->dead_why, sizeof p->dead_why, "%s", why);
+    memcpy(sessions[n++], p->session, 64);
+    for (int i = 0; i < p->nchildren; i++)
+        memcpy(sessions[n++], p->children[i], 64);
+    pthread_mutex_unlock(&p->mu);
+    base_log(BASE_LOG_CDP, BASE_LOG_ERROR, "%s", why);
+    for (int i = 0; i < n; i++) {
+        if (sessions[i][0])
+            cdp_session_fail(p->conn, sessions[i], e, why);
+    }
+}
+
+/* Page.javascriptDialogOpening on one of the page's sessions: decide by the
+ * plan for the next dialog (cdp_page_dialog_next) or the default policy
+ * (accept alert and beforeunload, dismiss confirm and prompt: the answers
+ * that change least), record it, and answer at once so the page, and every
+ * call waiting on it, goes on. Service thread. */
+static void on_dialog(cdp_page *p, const char *sid, const cJSON *params)
+{
+    const char *type = jstr(params, "type");
+    const char *msg = jstr(params, "message");
+    const char *dflt = jstr(params, "defaultPrompt");
+    const char *url = jstr(params, "url");
+    cdp_dialog d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.type, sizeof d.type, "%s", type ? type : "alert");
+    snprintf(d.message, sizeof d.message, "%s", msg ? msg : "");
+    snprintf(d.default_prompt, sizeof d.default_prompt, "%s", dflt ? dflt : "");
+    snprintf(d.url, sizeof d.url, "%s", url ? url : "");
+    int keep = strcmp(d.type, "alert") == 0 || strcmp(d.type, "beforeunload") == 0;
+    d.accepted = keep;
+    pthread_mutex_lock(&p->mu);
+    if (p->plan_set) {
+        d.planned = 1;
+        p->plan_set = 0;
+        snprintf(d.expected, sizeof d.expected, "%s", p->plan_expect);
+        if (p->plan_expect[0] && !strstr(d.message, p->plan_expect)) {
+            /* Not the dialog the task expected: answer by the default policy
+             * rather than accept something nobody read. */
+            d.mismatch = 1;
+        } else {
+            d.accepted = p->plan_accept;
+            if (d.accepted && strcmp(d.type, "prompt") == 0)
+                snprintf(d.prompt_text, sizeof d.prompt_text, "%s", p->plan_prompt);
+        }
+    }
+    if (!d.planned && d.accepted && strcmp(d.type, "prompt") == 0)
+        snprintf(d.prompt_text, sizeof d.prompt_text, "%s", d.default_prompt);
+    p->dialogs[p->ndialogs % DIALOG_RING] = d;
+    p->ndialogs++;
+    pthread_mutex_unlock(&p->mu);
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddBoolToObject(pa, "accept", d.accepted);
+    if (d.accepted && strcmp(d.type, "prompt") == 0)
+        cJSON_AddStringToObject(pa, "promptText", d.prompt_text);
+    cdp_call_async(p->conn, sid, "Page.handleJavaScriptDialog", pa, 10000, ignore_reply, NULL);
+    base_log(BASE_LOG_CDP, BASE_LOG_INFO, "%s dialog %s: %.80s", d.type,
+             d.accepted ? "accepted" : "dismissed", d.message);
+}
+
+/* Browser-level target events about this page or a tab it opened. */
+static void on_browser_event(cdp_page *p, const char *method, const cJSON *params)
+{
+    const cJSON *ti = cJSON_GetObjectItemCaseSensitive(params, "targetInfo");
+    if (strcmp(method, "Target.targetCreated") == 0) {
+        const char *opener = jstr(ti, "openerId");
+        const char *type = jstr(ti, "type");
+        const char *tid = jstr(ti, "targetId");
+        if (opener && tid && type && strcmp(type, "page") == 0 &&
+            strcmp(opener, p->target_id) == 0) {
+            pthread_mutex_lock(&p->mu);
+            snprintf(p->popups[p->npopups % POPUP_RING], 64, "%s", tid);
+            p->npopups++;
+            pthread_mutex_unlock(&p->mu);
+            base_log(BASE_LOG_CDP, BASE_LOG_INFO, "page opened a new tab %s", tid);
+        }
+        return;
+    }
+    const char *tid = jstr(params, "targetId");
+    if (strcmp(method, "Target.targetCrashed") == 0 && tid && strcmp(tid, p->target_id) == 0) {
+        fail_page(p, BASE_ECLOSED, "page crashed (its renderer process died)");
+    } else if (strcmp(method, "Target.targetDestroyed") == 0 && tid &&
+               strcmp(tid, p->target_id) == 0) {
+        fail_page(p, BASE_ECLOSED, "tab closed (by the page, the user or another client)");
+    } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
+        const char *s = jstr(params, "sessionId");
+        if (s && strcmp(s, p->session) == 0)
+            fail_page(p, BASE_ECLOSED, "tab closed (by the page, the user or another client)");
+    }
+}
+
 static void on_event(const char *sid, const char *method, const cJSON *params, void *user)
 {
     cdp_page *p = user;
@@ -245,15 +367,14 @@ static void on_event(const char *sid, const char *method, const cJSON *params, v
     int mine = owns_session_locked(p, sid);
     pthread_mutex_unlock(&p->mu);
     if (!mine) {
-        /* Browser-level notice that our target is gone. */
-        if (!sid && strcmp(method, "Target.targetDestroyed") == 0) {
-            const char *tid = jstr(params, "targetId");
-            if (tid && strcmp(tid, p->target_id) == 0) {
-                pthread_mutex_lock(&p->mu);
-                p->dead = 1;
-                pthread_mutex_unlock(&p->mu);
-            }
-        }
+        /* Browser-level notices: our target crashed or went away, or it
+         * opened a tab. */
+        if (!sid && strncmp(method, "Target.", 7) == 0)
+            on_browser_event(p, method, params);
+        return;
+    }
+    if (strcmp(method, "Page.javascriptDialogOpening") == 0) {
+        on_dialog(p, sid, params);
         return;
     }
     if (strcmp(method, "Target.attachedToTarget") == 0) {
@@ -316,10 +437,7 @@ static void on_event(const char *sid, const char *method, const cJSON *params, v
             pthread_mutex_unlock(&p->mu);
         }
     } else if (strcmp(method, "Inspector.targetCrashed") == 0 && strcmp(sid, p->session) == 0) {
-        pthread_mutex_lock(&p->mu);
-        p->dead = 1;
-        pthread_mutex_unlock(&p->mu);
-        base_log(BASE_LOG_CDP, BASE_LOG_ERROR, "page renderer crashed");
+        fail_page(p, BASE_ECLOSED, "page crashed (its renderer process died)");
     }
 }
 
@@ -345,7 +463,25 @@ static void load_frame_tree(cdp_page *p, const cJSON *node, const char *parent)
     }
 }
 
+static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *target,
+                            cdp_page **out, char *err);
+
 base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err)
+{
+    return page_attach(b, o, NULL, out, err);
+}
+
+base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
+                        cdp_page **out, char *err)
+{
+    if (!b || !target_id || !target_id[0] || !out)
+        return base_errf(err, BASE_EINVAL, "cdp: adopt needs a browser, a target id and out");
+    return page_attach(b, o, target_id, out, err);
+}
+
+/* Opens a new tab (target NULL) or attaches to an existing one. */
+static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *target,
+                            cdp_page **out, char *err)
 {
     cdp_page *p = base_calloc(1, sizeof *p);
     if (!p)
@@ -361,18 +497,29 @@ base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, c
     base_err e;
     cJSON *res = NULL;
 
+    /* Browser-level target events tell a page that it crashed or was
+     * closed, and which tabs it opened (Target.targetCreated.openerId). The
+     * flag is browser-wide and idempotent. */
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "url", "about:blank");
-    if ((e = cdp_call(p->conn, NULL, "Target.createTarget", pa, &res, 10000, err)))
+    cJSON_AddBoolToObject(pa, "discover", 1);
+    if ((e = cdp_call(p->conn, NULL, "Target.setDiscoverTargets", pa, NULL, 10000, err)))
         goto fail;
-    const char *tid = jstr(res, "targetId");
-    if (!tid) {
-        e = base_errf(err, BASE_EPROTO, "cdp: Target.createTarget returned no targetId");
-        goto fail;
+    if (target) {
+        snprintf(p->target_id, sizeof p->target_id, "%s", target);
+    } else {
+        pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "url", "about:blank");
+        if ((e = cdp_call(p->conn, NULL, "Target.createTarget", pa, &res, 10000, err)))
+            goto fail;
+        const char *tid = jstr(res, "targetId");
+        if (!tid) {
+            e = base_errf(err, BASE_EPROTO, "cdp: Target.createTarget returned no targetId");
+            goto fail;
+        }
+        snprintf(p->target_id, sizeof p->target_id, "%s", tid);
+        cJSON_Delete(res);
+        res = NULL;
     }
-    snprintf(p->target_id, sizeof p->target_id, "%s", tid);
-    cJSON_Delete(res);
-    res = NULL;
 
     /* Subscribe before attaching so no event of the new session is missed. */
     p->sub = cdp_subscribe(p->conn, NULL, NULL, on_event, p);
@@ -429,21 +576,90 @@ void cdp_page_close(cdp_page *p)
 {
     if (!p)
         return;
+    pthread_mutex_lock(&p->mu);
+    p->closing = 1;
+    int dead = p->dead;
+    pthread_mutex_unlock(&p->mu);
     if (p->sub > 0)
         cdp_unsubscribe(p->conn, p->sub);
     if (p->target_id[0] && cdp_conn_alive(p->conn)) {
+        /* A dead page's tab may still exist (a crashed or frozen renderer):
+         * close it too, but do not wait long on a browser busy with it. */
         cJSON *pa = cJSON_CreateObject();
         cJSON_AddStringToObject(pa, "targetId", p->target_id);
-        cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, 5000, NULL);
+        cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, dead ? 1000 : 5000, NULL);
     }
     pthread_mutex_destroy(&p->mu);
     base_free(p);
+}
+
+/* 1 when url's scheme is one fovea navigates to. javascript: would run
+ * script in whatever page is open, and the rest (chrome:, ftp:, custom
+ * handlers) do not give a document to work on. */
+static int scheme_ok(const char *url)
+{
+    static const char *const ok[] = {"http:", "https:", "file:", "about:", "data:", "blob:"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        if (strncasecmp(url, ok[i], strlen(ok[i])) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A readable cause for the common net:: error codes of Page.navigate. */
+static const char *net_error_hint(const char *et)
+{
+    static const struct {
+        const char *code, *hint;
+    } hints[] = {
+        {"net::ERR_NAME_NOT_RESOLVED", "DNS lookup failed"},
+        {"net::ERR_NAME_RESOLUTION_FAILED", "DNS lookup failed"},
+        {"net::ERR_CONNECTION_REFUSED", "connection refused"},
+        {"net::ERR_CONNECTION_RESET", "connection reset"},
+        {"net::ERR_CONNECTION_TIMED_OUT", "connection timed out"},
+        {"net::ERR_ADDRESS_UNREACHABLE", "address unreachable"},
+        {"net::ERR_INTERNET_DISCONNECTED", "no network"},
+        {"net::ERR_CERT_", "TLS certificate rejected"},
+        {"net::ERR_HTTP_RESPONSE_CODE_FAILURE", "the server answered with an HTTP error status"},
+        {"net::ERR_FILE_NOT_FOUND", "file not found"},
+        {"net::ERR_ABORTED", "navigation aborted (a download, or cancelled by the page)"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        if (strncmp(et, hints[i].code, strlen(hints[i].code)) == 0)
+            return hints[i].hint;
+    }
+    return "network error";
+}
+
+/* The HTTP status of the main document (Navigation Timing's responseStatus;
+ * 0 when unknown: about:, file:, an old browser, or a page that answers no
+ * script in time). */
+static int document_status(cdp_page *p)
+{
+    cJSON *v = NULL;
+    int status = 0;
+    if (cdp_page_evaluate(p,
+                          "(function(){var e=performance.getEntriesByType('navigation')[0];"
+                          "return e&&e.responseStatus||0})()",
+                          &v, 3000, NULL) == BASE_OK &&
+        cJSON_IsNumber(v) && v->valuedouble > 0 && v->valuedouble < 1000)
+        status = (int)v->valuedouble;
+    cJSON_Delete(v);
+    return status;
 }
 
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err)
 {
     if (timeout_ms <= 0)
         timeout_ms = 30000;
+    if (!url || !scheme_ok(url)) {
+        const char *colon = url ? strchr(url, ':') : NULL;
+        int n = colon ? (int)(colon - url) : 0;
+        return base_errf(err, BASE_EINVAL,
+                         "navigation to %.100s refused: unsupported URL scheme '%.*s' (fovea "
+                         "opens http, https, file, data and about URLs)",
+                         url ? url : "(null)", n > 20 ? 20 : n, url ? url : "");
+    }
     int64_t t0 = base_monotime();
     cdp_waiter *w = NULL;
     base_err e = cdp_waiter_create(p->conn, p->session, "Page.loadEventFired", NULL, NULL, &w);
@@ -459,7 +675,8 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     }
     const char *et = jstr(res, "errorText");
     if (et && et[0]) {
-        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s", url, et);
+        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s (%s)", url,
+                  net_error_hint(et), et);
         cJSON_Delete(res);
         cdp_waiter_destroy(w);
         return BASE_EREMOTE;
@@ -470,13 +687,34 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     if (!same_doc) {
         int left = timeout_ms - (int)((base_monotime() - t0) / 1000);
         e = cdp_waiter_wait(w, left > 0 ? left : 1, NULL);
-        if (e == BASE_ETIMEDOUT)
+        if (e == BASE_ETIMEDOUT &&
+            cdp_page_evaluate(p, "1", NULL, 700, NULL) == BASE_ETIMEDOUT) {
+            /* No load event and no answer at all: a script holds the
+             * renderer (an endless loop). Every later call would wait too. */
+            fail_page(p, BASE_ETIMEDOUT,
+                      "page not responding (no load event and no answer to a probe: a script "
+                      "in an endless loop?)");
+            base_errf(err, e, "navigation to %.200s: page not responding (no load event within "
+                              "%d ms, no answer to a probe)",
+                      url, timeout_ms);
+        } else if (e == BASE_ETIMEDOUT) {
             base_errf(err, e, "navigation to %.200s: no load event within %d ms", url,
                       timeout_ms);
-        else if (e)
-            base_errf(err, e, "navigation to %.200s: browser connection closed", url);
+        }
+        else if (e) {
+            char why[200] = "browser connection closed";
+            cdp_page_status(p, why, sizeof why);
+            base_errf(err, e, "navigation to %.200s: %s", url, why);
+        }
     }
     cdp_waiter_destroy(w);
+    if (e == BASE_OK && strncasecmp(url, "http", 4) == 0) {
+        /* A 404 or 500 page loads like any other; the task would then fail
+         * much later as "no box". Say so now. */
+        int status = document_status(p);
+        if (status >= 400)
+            e = base_errf(err, BASE_EREMOTE, "HTTP %d at %.200s", status, url);
+    }
     return e;
 }
 
@@ -525,6 +763,11 @@ base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **r
                        int timeout_ms, char *err)
 {
     return cdp_call(p->conn, p->session, method, params, result, timeout_ms, err);
+}
+
+cdp_browser *cdp_page_browser(cdp_page *p)
+{
+    return p->b;
 }
 
 cdp_conn *cdp_page_conn(cdp_page *p)
@@ -580,4 +823,86 @@ int cdp_page_alive(cdp_page *p)
     int alive = !p->dead;
     pthread_mutex_unlock(&p->mu);
     return alive && cdp_conn_alive(p->conn);
+}
+
+base_err cdp_page_status(cdp_page *p, char *why, size_t n)
+{
+    pthread_mutex_lock(&p->mu);
+    base_err e = p->dead ? p->dead_e : BASE_OK;
+    if (e && why && n)
+        snprintf(why, n, "%s", p->dead_why);
+    pthread_mutex_unlock(&p->mu);
+    if (e == BASE_OK && !cdp_conn_alive(p->conn)) {
+        e = BASE_ECLOSED;
+        if (why && n)
+            snprintf(why, n, "browser connection closed");
+    }
+    return e;
+}
+
+void cdp_page_fail(cdp_page *p, base_err e, const char *why)
+{
+    if (p && e != BASE_OK)
+        fail_page(p, e, why ? why : base_strerror(e));
+}
+
+base_err cdp_page_dialog_next(cdp_page *p, int accept, const char *prompt_text,
+                              const char *expect)
+{
+    if (!p)
+        return BASE_EINVAL;
+    if ((prompt_text && strlen(prompt_text) >= sizeof p->plan_prompt) ||
+        (expect && strlen(expect) >= sizeof p->plan_expect))
+        return BASE_ETOOBIG;
+    pthread_mutex_lock(&p->mu);
+    p->plan_set = 1;
+    p->plan_accept = accept != 0;
+    snprintf(p->plan_prompt, sizeof p->plan_prompt, "%s", prompt_text ? prompt_text : "");
+    snprintf(p->plan_expect, sizeof p->plan_expect, "%s", expect ? expect : "");
+    pthread_mutex_unlock(&p->mu);
+    return BASE_OK;
+}
+
+int cdp_page_dialog_pending_plan(cdp_page *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int set = p->plan_set;
+    pthread_mutex_unlock(&p->mu);
+    return set;
+}
+
+uint64_t cdp_page_dialog_count(cdp_page *p)
+{
+    pthread_mutex_lock(&p->mu);
+    uint64_t n = p->ndialogs;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+int cdp_page_dialog_get(cdp_page *p, uint64_t seq, cdp_dialog *out)
+{
+    pthread_mutex_lock(&p->mu);
+    int ok = seq < p->ndialogs && p->ndialogs - seq <= DIALOG_RING;
+    if (ok)
+        *out = p->dialogs[seq % DIALOG_RING];
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+uint64_t cdp_page_popup_count(cdp_page *p)
+{
+    pthread_mutex_lock(&p->mu);
+    uint64_t n = p->npopups;
+    pthread_mutex_unlock(&p->mu);
+    return n;
+}
+
+int cdp_page_popup_get(cdp_page *p, uint64_t seq, char *target_id)
+{
+    pthread_mutex_lock(&p->mu);
+    int ok = seq < p->npopups && p->npopups - seq <= POPUP_RING;
+    if (ok)
+        snprintf(target_id, 64, "%s", p->popups[seq % POPUP_RING]);
+    pthread_mutex_unlock(&p->mu);
+    return ok;
 }

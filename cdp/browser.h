@@ -54,12 +54,24 @@ typedef struct cdp_page_opts {
  * out-of-process iframes. */
 base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err);
 
+/* Purpose: attaches to an existing tab (a popup the page opened, see
+ * cdp_page_popup_get) and sets it up as cdp_page_open does; the viewport
+ * is applied to it. Ownership: *out is the caller's; cdp_page_close closes
+ * that tab. Thread: any but the service thread. Errors: BASE_EINVAL, those
+ * of cdp_call (a tab that closed meanwhile: BASE_EREMOTE). */
+base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
+                        cdp_page **out, char *err);
+
 /* Closes the tab and frees the page. NULL is a no-op. */
 void cdp_page_close(cdp_page *p);
 
 /* Navigates and waits for the load event of the main frame. Errors:
- * BASE_EREMOTE with the net error text ("net::ERR_CONNECTION_REFUSED"),
- * BASE_ETIMEDOUT, BASE_ECLOSED. */
+ * BASE_EINVAL for a URL scheme other than http, https, file, data, about and
+ * blob (javascript: is refused); BASE_EREMOTE with a readable cause and the
+ * net error text ("navigation to URL failed: DNS lookup failed
+ * (net::ERR_NAME_NOT_RESOLVED)"), or "HTTP 404 at URL" when an http(s)
+ * document loaded with a status >= 400; BASE_ETIMEDOUT; BASE_ECLOSED (the
+ * browser or the page died meanwhile). */
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err);
 
 /* Runtime.evaluate(expr, returnByValue, awaitPromise) in the main frame.
@@ -80,6 +92,7 @@ base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **r
                        int timeout_ms, char *err);
 
 /* Borrowed handles. */
+cdp_browser *cdp_page_browser(cdp_page *p);
 cdp_conn *cdp_page_conn(cdp_page *p);
 const char *cdp_page_session(cdp_page *p);
 const char *cdp_page_target_id(cdp_page *p);
@@ -104,5 +117,55 @@ base_err cdp_page_frame_session(cdp_page *p, const char *frame_id, char *buf);
 
 /* True until the page's renderer crashed or its target went away. */
 int cdp_page_alive(cdp_page *p);
+
+/* Purpose: BASE_OK while the page is usable; else the error every call on
+ * it now fails with, and why (n bytes) receives the cause: "page crashed
+ * (its renderer process died)", "tab closed (...)", "page not responding
+ * (...)" (cdp_page_fail) or "browser connection closed". Any thread. */
+base_err cdp_page_status(cdp_page *p, char *why, size_t n);
+
+/* Purpose: declares the page dead with cause e/why (the runner's watchdog
+ * uses BASE_ETIMEDOUT, "page not responding ..."): every pending and later
+ * call on its sessions fails at once (cdp_session_fail). The first cause
+ * wins. Any thread. */
+void cdp_page_fail(cdp_page *p, base_err e, const char *why);
+
+/* ---- JavaScript dialogs ----
+ * Every page answers Page.javascriptDialogOpening on its sessions at once,
+ * so a dialog never blocks the page or fovea: by default alert and
+ * beforeunload are accepted, confirm and prompt dismissed (prompt accepted
+ * only by a plan, with its text). Each dialog seen is recorded. */
+typedef struct cdp_dialog {
+    char type[16];            /* "alert", "confirm", "prompt", "beforeunload" */
+    char message[512];        /* its text (truncated) */
+    char default_prompt[256];
+    char url[512];            /* the document that opened it */
+    int accepted;             /* 1 accepted (OK), 0 dismissed (Cancel) */
+    char prompt_text[256];    /* what a prompt was answered with */
+    int planned;              /* answered by a cdp_page_dialog_next plan */
+    int mismatch;             /* the plan expected other text: default policy used */
+    char expected[256];       /* the plan's expected text */
+} cdp_dialog;
+
+/* Purpose: sets how to answer the NEXT dialog: accept (OK) or dismiss, the
+ * text for a prompt, and optionally text it must contain (expect; else it
+ * is answered by the default policy and marked mismatch). One-shot; a new
+ * plan replaces an unused one. Strings are copied. Any thread. Errors:
+ * BASE_EINVAL, BASE_ETOOBIG (a string of 256 bytes or more). */
+base_err cdp_page_dialog_next(cdp_page *p, int accept, const char *prompt_text,
+                              const char *expect);
+/* 1 while a plan set by cdp_page_dialog_next has not been used. */
+int cdp_page_dialog_pending_plan(cdp_page *p);
+/* Dialogs seen so far (a counter; numbers are 0-based sequence numbers). */
+uint64_t cdp_page_dialog_count(cdp_page *p);
+/* Copies dialog number seq; 0 when it is unknown or no longer kept (the
+ * last 16 are). Any thread. */
+int cdp_page_dialog_get(cdp_page *p, uint64_t seq, cdp_dialog *out);
+
+/* ---- tabs the page opened (window.open, target=_blank) ----
+ * Counted from Target.targetCreated events whose openerId is this page. */
+uint64_t cdp_page_popup_count(cdp_page *p);
+/* Copies the target id (64 bytes) of popup number seq; 0 when unknown. */
+int cdp_page_popup_get(cdp_page *p, uint64_t seq, char *target_id);
 
 #endif

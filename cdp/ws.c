@@ -47,6 +47,7 @@ typedef struct pending {
     char msg[BASE_ERRBUF_SIZE];
     cdp_reply_cb cb;
     void *user;
+    char session[64];     /* "" for browser-level calls; cdp_session_fail matches it */
 } pending;
 
 typedef struct outmsg {
@@ -65,6 +66,17 @@ typedef struct sub {
 } sub;
 
 enum { ST_CONNECTING, ST_OPEN, ST_CLOSED };
+
+/* A session declared dead by cdp_session_fail (a crashed renderer, a closed
+ * tab, a frozen page): its calls fail at once with e and why. A ring: the
+ * oldest entry is reused, which only matters for runs with more than
+ * MAX_DEAD dead targets, whose early ones are long gone. */
+#define MAX_DEAD 32
+typedef struct dead_session {
+    char sid[64];
+    base_err e;
+    char why[200];
+} dead_session;
 
 struct cdp_conn {
     struct lws_context *ctx;
@@ -86,6 +98,8 @@ struct cdp_conn {
     int rx_overflow;
     cdp_stats stats;
     lws_sorted_usec_list_t tick;
+    dead_session dead[MAX_DEAD];
+    int ndead, next_dead;
     /* Connect parameters, kept alive for lws during the handshake. */
     char host[256];
     char hosthdr[300];
@@ -205,6 +219,18 @@ static void run_fired(pending *fired)
         base_free(fired);
         fired = next;
     }
+}
+
+/* The dead-session entry for sid, or NULL; called with the lock held. */
+static const dead_session *find_dead_locked(cdp_conn *c, const char *sid)
+{
+    if (!sid || !sid[0])
+        return NULL;
+    for (int i = 0; i < c->ndead; i++) {
+        if (strcmp(c->dead[i].sid, sid) == 0)
+            return &c->dead[i];
+    }
+    return NULL;
 }
 
 static void mark_closed(cdp_conn *c, const char *why)
@@ -732,10 +758,22 @@ static base_err enqueue(cdp_conn *c, const char *session_id, const char *method,
         cJSON_Delete(params);
         return base_errf(err, BASE_ECLOSED, "cdp: %s: browser connection closed (%s)", method, why);
     }
+    /* A session declared dead fails at once, with the reason it died. */
+    pthread_mutex_lock(&c->mu);
+    const dead_session *d = find_dead_locked(c, session_id);
+    base_err de = d ? d->e : BASE_OK;
+    if (d)
+        snprintf(why, sizeof why, "%s", d->why);
+    pthread_mutex_unlock(&c->mu);
+    if (de) {
+        cJSON_Delete(params);
+        return base_errf(err, de, "cdp: %s: %s", method, why);
+    }
     outmsg *m = build_message(id, session_id, method, params);
     if (!m)
         return base_errf(err, BASE_ENOMEM, "cdp: %s: out of memory building the message", method);
     p->id = id;
+    snprintf(p->session, sizeof p->session, "%s", session_id ? session_id : "");
     pthread_mutex_lock(&c->mu);
     if (c->state != ST_OPEN) {
         pthread_mutex_unlock(&c->mu);
@@ -882,6 +920,7 @@ void cdp_unsubscribe(cdp_conn *c, int id)
 
 struct cdp_waiter {
     cdp_conn *c;
+    char session[64]; /* "" = any session */
     int sub;
     int done;
     cJSON *params;
@@ -919,6 +958,7 @@ base_err cdp_waiter_create(cdp_conn *c, const char *session_id, const char *meth
     if (!w)
         return BASE_ENOMEM;
     w->c = c;
+    snprintf(w->session, sizeof w->session, "%s", session_id ? session_id : "");
     w->pred = pred;
     w->user = user;
     int id = cdp_subscribe(c, method, session_id, waiter_cb, w);
@@ -937,11 +977,16 @@ base_err cdp_waiter_wait(cdp_waiter *w, int timeout_ms, cJSON **params)
     struct timespec ts;
     base_deadline_ts(&ts, timeout_ms);
     pthread_mutex_lock(&c->mu);
-    while (!w->done && c->state == ST_OPEN) {
+    /* A dead session (crashed, closed, frozen page) will send nothing more. */
+    const dead_session *d = NULL;
+    while (!w->done && c->state == ST_OPEN && !(d = find_dead_locked(c, w->session))) {
         if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) == ETIMEDOUT)
             break;
     }
-    base_err e = w->done ? BASE_OK : (c->state != ST_OPEN ? BASE_ECLOSED : BASE_ETIMEDOUT);
+    base_err e = w->done                 ? BASE_OK
+                 : c->state != ST_OPEN   ? BASE_ECLOSED
+                 : d                     ? d->e
+                                         : BASE_ETIMEDOUT;
     if (e == BASE_OK && params) {
         *params = w->params;
         w->params = NULL;
@@ -957,6 +1002,64 @@ void cdp_waiter_destroy(cdp_waiter *w)
     cdp_unsubscribe(w->c, w->sub);
     cJSON_Delete(w->params);
     base_free(w);
+}
+
+base_err cdp_session_fail(cdp_conn *c, const char *session_id, base_err e, const char *why)
+{
+    if (!c || !session_id || !session_id[0] || e == BASE_OK)
+        return BASE_EINVAL;
+    pending *fired = NULL;
+    pthread_mutex_lock(&c->mu);
+    if (find_dead_locked(c, session_id)) {
+        /* The first cause wins: a crash is not later renamed "tab closed". */
+        pthread_mutex_unlock(&c->mu);
+        return BASE_OK;
+    }
+    dead_session *d = &c->dead[c->next_dead];
+    c->next_dead = (c->next_dead + 1) % MAX_DEAD;
+    if (c->ndead < MAX_DEAD)
+        c->ndead++;
+    snprintf(d->sid, sizeof d->sid, "%s", session_id);
+    d->e = e;
+    snprintf(d->why, sizeof d->why, "%s", why ? why : base_strerror(e));
+    /* Complete every pending call of that session now, as mark_closed does
+     * for the whole connection. */
+    for (pending **pp = &c->pend; *pp;) {
+        pending *p = *pp;
+        if (strcmp(p->session, session_id) != 0) {
+            pp = &p->next;
+            continue;
+        }
+        *pp = p->next;
+        p->e = e;
+        snprintf(p->msg, sizeof p->msg, "%s", d->why);
+        p->done = 1;
+        if (p->sync) {
+            p->next = NULL; /* the waiter frees it */
+        } else {
+            p->next = fired;
+            fired = p;
+        }
+    }
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "session %.16s failed: %s", session_id,
+             why ? why : "");
+    run_fired(fired);
+    return BASE_OK;
+}
+
+base_err cdp_session_status(cdp_conn *c, const char *session_id, char *why, size_t n)
+{
+    if (!c)
+        return BASE_EINVAL;
+    pthread_mutex_lock(&c->mu);
+    const dead_session *d = find_dead_locked(c, session_id);
+    base_err e = d ? d->e : BASE_OK;
+    if (d && why && n)
+        snprintf(why, n, "%s", d->why);
+    pthread_mutex_unlock(&c->mu);
+    return e;
 }
 
 int cdp_conn_alive(cdp_conn *c)

@@ -70,6 +70,11 @@ static void copy_text(char *dst, size_t dn, const char *src, size_t n)
 static void excerpt(const char *s, size_t len, char *out, size_t n)
 {
     copy_text(out, n, s, len);
+    /* A reply that is not JSON may not be text either: quote it as ASCII so
+     * the message (and the trace line it goes into) stays valid UTF-8. */
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
 }
 
 void perc_model_reply_fini(perc_model_reply *r)

@@ -162,6 +162,7 @@ static int ctx_dup(ctx_copy *x, const perc_vision_ctx *src)
     x->c.expected = (const char *const *)x->expected;
     x->c.previous = x->previous;
     x->c.previous_age_ms = src->previous_age_ms;
+    x->c.deadline_ms = src->deadline_ms;
     return 0;
 }
 
@@ -336,8 +337,13 @@ void perc_prefetch_destroy(perc_prefetch *pf)
     pthread_cond_broadcast(&pf->work);
     pthread_cond_broadcast(&pf->done);
     pthread_mutex_unlock(&pf->mu);
+    /* An in-flight vision request (a stalled endpoint, a long Retry-After)
+     * is cancelled rather than waited out; the provider is usable again
+     * afterwards (the runner reuses it for a new tab). */
+    perc_vision_cancel(pf->v, 1);
     if (pf->th_started)
         pthread_join(pf->th, NULL);
+    perc_vision_cancel(pf->v, 0);
     ctx_free(&pf->pctx);
     perc_epoch_release(atomic_exchange(&pf->cur, NULL));
     pthread_cond_destroy(&pf->done);

@@ -53,6 +53,12 @@ base_err perc_vision_detect(perc_vision *v, cdp_page *page, const perc_image *sh
     return BASE_OK;
 }
 
+void perc_vision_cancel(perc_vision *v, int on)
+{
+    if (v && v->ops && v->ops->cancel)
+        v->ops->cancel(v, on);
+}
+
 void perc_vision_destroy(perc_vision *v)
 {
     if (!v)
@@ -117,7 +123,7 @@ static void dom_destroy(perc_vision *v)
     base_free(v);
 }
 
-static const perc_vision_ops dom_ops = {"dom", dom_detect, dom_destroy, 0};
+static const perc_vision_ops dom_ops = {"dom", dom_detect, dom_destroy, 0, NULL};
 
 base_err perc_vision_dom_create(perc_vision **out, char *err)
 {

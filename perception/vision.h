@@ -71,6 +71,9 @@ typedef struct perc_vision_ctx {
     int n_previous;
     double previous_age_ms;       /* age of that pass; > 10000 drops anchoring */
     const char *previous_url;     /* URL of that pass; differing drops anchoring */
+    double deadline_ms;           /* base_monotime_ms() by which detect must end; 0 = none.
+                                     A network provider bounds each request by it and
+                                     waits for no retry past it. */
 } perc_vision_ctx;
 
 typedef struct perc_vision perc_vision;
@@ -87,6 +90,10 @@ typedef struct perc_vision_ops {
      * prefetcher skip the capture unless the caller keeps shots (overlays),
      * and detect then gets an empty image. */
     int needs_pixels;
+    /* Optional: on != 0 makes an in-flight detect (on any thread) return
+     * BASE_ECANCELED promptly, and every detect until called with on == 0.
+     * Must be callable from any thread. NULL: detect is short anyway. */
+    void (*cancel)(perc_vision *v, int on);
 } perc_vision_ops;
 
 struct perc_vision {
@@ -97,6 +104,10 @@ struct perc_vision {
 /* Purpose: runs v's detect. Thread: v's owner. Errors: the provider's. */
 base_err perc_vision_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
                             const perc_vision_ctx *ctx, perc_detection *out, char *err);
+/* Purpose: cancels (on 1) an in-flight and every later detect of v until
+ * called with on 0 (see perc_vision_ops.cancel); a no-op for providers
+ * without network calls. Any thread. */
+void perc_vision_cancel(perc_vision *v, int on);
 /* Purpose: destroys v (NULL: no-op). Thread: v's owner. */
 void perc_vision_destroy(perc_vision *v);
 

@@ -36,6 +36,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,7 @@ typedef struct oai {
     char *base_url, *key, *model, *fallback, *endpoint;
     int timeout_ms, max_retries, model_width, max_boxes;
     CURL *curl;
+    CURLM *multi; /* drives curl so that a cancel wakes the wait at once */
     struct curl_slist *headers;
     base_rng rng;
     char *complex_urls[COMPLEX_URLS]; /* ring of URLs (fragment cut) */
@@ -76,6 +78,9 @@ typedef struct oai {
     /* Per-attempt scratch filled by the curl callbacks. */
     base_buf resp;
     long retry_after_ms; /* -1 when the response had none */
+    long retry_after_s;  /* the same as sent, unclamped (seconds), -1 when none */
+    double deadline_ms;  /* of the detect in progress (perc_vision_ctx), 0 = none */
+    atomic_int cancel;   /* perc_vision_cancel: abort requests and waits */
 } oai;
 
 /* ---- secrets --------------------------------------------------------- */
@@ -250,12 +255,14 @@ static void parse_retry_after(oai *o, const char *v, size_t n)
         end++;
     long ms;
     if (end != s && *end == '\0' && secs >= 0) {
+        o->retry_after_s = secs;
         ms = secs > RETRY_AFTER_MAX_MS / 1000 ? RETRY_AFTER_MAX_MS : secs * 1000;
     } else {
         time_t when = curl_getdate(s, NULL);
         if (when < 0)
             return;
         double d = difftime(when, time(NULL)) * 1000.0;
+        o->retry_after_s = d < 0 ? 0 : (long)(d / 1000.0);
         ms = d < 0 ? 0 : d > RETRY_AFTER_MAX_MS ? RETRY_AFTER_MAX_MS : (long)d;
     }
     o->retry_after_ms = ms;
@@ -266,8 +273,10 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *user)
     oai *o = user;
     size_t n = sz * nm;
     /* A new status line (after 100 Continue or a redirect) starts afresh. */
-    if (n >= 5 && memcmp(p, "HTTP/", 5) == 0)
+    if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
         o->retry_after_ms = -1;
+        o->retry_after_s = -1;
+    }
     else if (n > 12 && strncasecmp(p, "retry-after:", 12) == 0)
         parse_retry_after(o, p + 12 + strspn(p + 12, " \t"), n - 12 - strspn(p + 12, " \t"));
     return n;
@@ -303,8 +312,78 @@ static void describe_status(long status, const base_buf *b, char *msg, size_t n)
              emsg[0] ? ": " : "", emsg);
 }
 
-/* POSTs body to the endpoint, retrying transient failures. On BASE_OK
- * o->resp holds the 2xx body. *calls counts every attempt. */
+/* curl's progress callback: a non-zero return aborts the transfer, which is
+ * how perc_vision_cancel reaches a request that is waiting for an answer. */
+static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt;
+    (void)dn;
+    (void)ut;
+    (void)un;
+    oai *o = user;
+    return atomic_load(&o->cancel) != 0;
+}
+
+/* curl_easy_perform, but on a multi handle polled in 100 ms slices, so
+ * that perc_vision_cancel (which also wakes the poll) ends a request that
+ * is waiting for an answer at once rather than at curl's next once-a-second
+ * progress call. */
+static CURLcode perform(oai *o)
+{
+    if (!o->multi || curl_multi_add_handle(o->multi, o->curl) != CURLM_OK)
+        return curl_easy_perform(o->curl);
+    CURLcode rc = CURLE_OK;
+    int running = 1, done = 0;
+    while (!done) {
+        if (atomic_load(&o->cancel)) {
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl_multi_perform(o->multi, &running) != CURLM_OK) {
+            rc = CURLE_RECV_ERROR;
+            break;
+        }
+        int left = 0;
+        CURLMsg *m;
+        while ((m = curl_multi_info_read(o->multi, &left)) != NULL) {
+            if (m->msg == CURLMSG_DONE && m->easy_handle == o->curl) {
+                rc = m->data.result;
+                done = 1;
+            }
+        }
+        if (!done && running)
+            curl_multi_poll(o->multi, NULL, 0, 100, NULL);
+        else if (!done)
+            done = 1; /* finished without a message: nothing more to read */
+    }
+    curl_multi_remove_handle(o->multi, o->curl);
+    return rc;
+}
+
+/* Sleeps ms in short slices; returns 1 early when cancelled. */
+static int sleep_cancellable(oai *o, double ms)
+{
+    double end = base_monotime_ms() + ms;
+    for (;;) {
+        if (atomic_load(&o->cancel))
+            return 1;
+        double left = end - base_monotime_ms();
+        if (left <= 0)
+            return 0;
+        base_sleep_ms(left < 20 ? left : 20);
+    }
+}
+
+/* Milliseconds left before the detect's deadline (a large number without). */
+static double time_left(const oai *o)
+{
+    return o->deadline_ms > 0 ? o->deadline_ms - base_monotime_ms() : 1e12;
+}
+
+/* POSTs body to the endpoint, retrying transient failures, never past the
+ * detect's deadline: each attempt's timeout is cut to the time left, and a
+ * retry that would start after it (a long Retry-After) is not waited for.
+ * On BASE_OK o->resp holds the 2xx body. *calls counts every attempt. */
 static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
 {
     char last[MSG_MAX] = "";
@@ -313,13 +392,29 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
     for (int a = 0; a < attempts; a++) {
         base_buf_reset(&o->resp);
         o->retry_after_ms = -1;
+        o->retry_after_s = -1;
+        if (atomic_load(&o->cancel))
+            return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
+                        o->endpoint);
+        double left = time_left(o);
+        if (left < 1) {
+            if (last[0])
+                return oerr(o, err, last_e, "vision endpoint: %s (%s; no time left to retry)",
+                            last, o->endpoint);
+            return oerr(o, err, BASE_ETIMEDOUT,
+                        "vision endpoint: timed out: the step's time ran out before the "
+                        "request (%s)",
+                        o->endpoint);
+        }
+        long tmo = left < o->timeout_ms ? (long)left : (long)o->timeout_ms;
+        curl_easy_setopt(o->curl, CURLOPT_TIMEOUT_MS, tmo);
         char cerr[CURL_ERROR_SIZE] = "";
         curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, body);
         curl_easy_setopt(o->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
         curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, cerr);
         (*calls)++;
         double t0 = base_monotime_ms();
-        CURLcode cc = curl_easy_perform(o->curl);
+        CURLcode cc = perform(o);
         double ms = base_monotime_ms() - t0;
         curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, NULL);
         long status = 0;
@@ -328,12 +423,22 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         if (cc == CURLE_OK && status >= 200 && status < 300) {
             olog(o, BASE_LOG_DEBUG, "%ld in %.0f ms (%zu bytes)", status, ms, o->resp.len);
             return BASE_OK;
+        } else if (cc == CURLE_OK && status == 429) {
+            if (o->retry_after_s >= 0)
+                snprintf(last, sizeof last, "rate-limited (Retry-After %ld s)", o->retry_after_s);
+            else
+                snprintf(last, sizeof last, "rate-limited (429 Too Many Requests)");
+            last_e = BASE_EREMOTE;
+            k = ATT_RETRY;
         } else if (cc == CURLE_OK) {
             describe_status(status, &o->resp, last, sizeof last);
             last_e = BASE_EREMOTE;
-            k = status == 429 || status >= 500 ? ATT_RETRY : ATT_FATAL;
+            k = status >= 500 ? ATT_RETRY : ATT_FATAL;
+        } else if (cc == CURLE_ABORTED_BY_CALLBACK) {
+            return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
+                        o->endpoint);
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {
-            snprintf(last, sizeof last, "timed out after %d ms", o->timeout_ms);
+            snprintf(last, sizeof last, "timed out after %ld ms", tmo);
             last_e = BASE_ETIMEDOUT;
             k = ATT_RETRY;
         } else if (cc == CURLE_WRITE_ERROR) {
@@ -353,9 +458,9 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         }
         if (k == ATT_FATAL || a + 1 == attempts) {
             if (a == 0)
-                return oerr(o, err, last_e, "vision endpoint %s %s", o->endpoint, last);
-            return oerr(o, err, last_e, "vision endpoint %s %s (after %d attempts)", o->endpoint,
-                        last, a + 1);
+                return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->endpoint);
+            return oerr(o, err, last_e, "vision endpoint: %s (%s, after %d attempts)", last,
+                        o->endpoint, a + 1);
         }
         /* Exponential backoff with jitter, unless the server said when. */
         double wait = BACKOFF_BASE_MS * pow(2.0, a);
@@ -363,10 +468,21 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         wait *= base_rng_uniform(&o->rng, 0.5, 1.0);
         if (o->retry_after_ms >= 0)
             wait = (double)o->retry_after_ms;
+        /* A wait that would end after the deadline is not worth starting:
+         * say why now (with the server's own figure for a rate limit). */
+        double room = time_left(o);
+        long ra_s = o->retry_after_s;
+        if (wait >= room || (ra_s >= 0 && (double)ra_s * 1000.0 >= room)) {
+            return oerr(o, err, last_e,
+                        "vision endpoint: %s (%s; not retried: %.0f ms left for the step)", last,
+                        o->endpoint, room > 0 ? room : 0);
+        }
         olog(o, BASE_LOG_INFO, "%s; retry %d/%d in %.0f ms", last, a + 1, o->max_retries, wait);
-        base_sleep_ms(wait);
+        if (sleep_cancellable(o, wait))
+            return oerr(o, err, BASE_ECANCELED, "vision endpoint: %s (%s; cancelled)", last,
+                        o->endpoint);
     }
-    return oerr(o, err, last_e, "vision endpoint %s %s", o->endpoint, last);
+    return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->endpoint);
 }
 
 /* ---- prompt and request ---------------------------------------------- */
@@ -697,6 +813,7 @@ static base_err oai_detect(perc_vision *v, cdp_page *page, const perc_image *sho
     perc_vision_ctx none;
     memset(&none, 0, sizeof none);
     const perc_vision_ctx *ctx = ctx_in ? ctx_in : &none;
+    o->deadline_ms = ctx->deadline_ms;
     char key[2048];
     url_key(ctx->url, key, sizeof key);
     const char *model = o->fallback && is_complex_url(o, key) ? o->fallback : o->model;
@@ -820,6 +937,8 @@ static void oai_destroy(perc_vision *v)
     oai *o = v->self;
     if (o->curl)
         curl_easy_cleanup(o->curl);
+    if (o->multi)
+        curl_multi_cleanup(o->multi);
     curl_slist_free_all(o->headers);
     base_buf_fini(&o->resp);
     for (int i = 0; i < o->n_complex; i++)
@@ -838,7 +957,17 @@ static void oai_destroy(perc_vision *v)
     base_free(o);
 }
 
-static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1};
+static void oai_cancel(perc_vision *v, int on)
+{
+    oai *o = (oai *)v;
+    atomic_store(&o->cancel, on != 0);
+    /* curl_multi_wakeup is the one multi call documented as safe from
+     * another thread. */
+    if (on && o->multi)
+        curl_multi_wakeup(o->multi);
+}
+
+static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1, oai_cancel};
 
 /* Adds a header line to o->headers; 0 on out of memory. */
 static int add_header(oai *o, const char *line)
@@ -917,7 +1046,8 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
             goto nomem;
     }
     o->curl = curl_easy_init();
-    if (!o->curl)
+    o->multi = curl_multi_init();
+    if (!o->curl || !o->multi)
         goto nomem;
     CURL *h = o->curl;
     int connect_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;
@@ -935,6 +1065,9 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, o);
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(h, CURLOPT_XFERINFODATA, o);
     curl_easy_setopt(h, CURLOPT_USERAGENT, "fovea/0.1");
     /* Never follow redirects: they would carry the Authorization header to
      * wherever the endpoint points. */

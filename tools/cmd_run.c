@@ -64,6 +64,16 @@ int cli_task_session_open(const char *cmd, const agent_task *task, const char *t
     int absolute = strncmp(task->url, "http://", 7) == 0 ||
                    strncmp(task->url, "https://", 8) == 0 || strncmp(task->url, "file:", 5) == 0 ||
                    strncmp(task->url, "about:", 6) == 0;
+    /* "javascript:alert(1)" or "ftp://x" is not a path in the site: say so
+     * instead of serving it as one (and failing later as a 404). */
+    size_t sl = strspn(task->url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
+    if (!absolute && sl > 0 && task->url[sl] == ':' && strncmp(task->url, "data:", 5) != 0) {
+        fprintf(stderr,
+                "%s: %s: url '%.60s': unsupported URL scheme '%.*s' (use http, https, file or "
+                "about, or a path in --site)\n",
+                cmd, task_path, task->url, (int)(sl > 20 ? 20 : sl), task->url);
+        return 2;
+    }
     if (!absolute && !site) {
         fprintf(stderr, "%s: %s: url '%s' is relative; give --site DIR\n", cmd, task_path,
                 task->url);

@@ -41,7 +41,7 @@ static void slow_destroy(perc_vision *v)
     base_free(s);
 }
 
-static const perc_vision_ops slow_ops = {"slow-dom", slow_detect, slow_destroy, 0};
+static const perc_vision_ops slow_ops = {"slow-dom", slow_detect, slow_destroy, 0, NULL};
 
 /* A new slow provider (NULL on failure); destroy with perc_vision_destroy. */
 static inline slow_provider *slow_provider_create(int delay_ms)

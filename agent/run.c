@@ -33,6 +33,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "base/log.h"
 #include "cascade/cascade.h"
 #include "cascade/gate.h"
@@ -175,6 +176,34 @@ __attribute__((format(printf, 3, 4))) static void failf(agent_step_record *r, co
     r->ok = 0;
     if (!r->reason[0] || strcmp(r->reason, "ok") == 0)
         copy(r->reason, sizeof r->reason, reason);
+}
+
+/* A stop signal (Ctrl-C, SIGTERM, ...) arrived: marks r as interrupted
+ * and returns 1. The runner asks between steps, attempts and inside its
+ * waits; a step in flight is abandoned, never retried. */
+static int stopped(agent_step_record *r)
+{
+    int sig = base_interrupted();
+    if (!sig)
+        return 0;
+    if (strcmp(r->reason, "interrupted") != 0) {
+        r->reason[0] = '\0';
+        failf(r, "interrupted", "interrupted by %s", base_signal_name(sig));
+    }
+    return 1;
+}
+
+/* perc_prefetch_wait in slices, so a stop signal is seen within ~50 ms. */
+static perc_epoch *wait_epoch(runner *rn, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    for (;;) {
+        double left = end - now_ms();
+        int slice = left > 50 ? 50 : (int)left + 1;
+        perc_epoch *e = perc_prefetch_wait(rn->pf, rn->ticket, slice);
+        if (e || left <= 50 || base_interrupted())
+            return e;
+    }
 }
 
 /* ---- settling after an action --------------------------------------------- */
@@ -347,11 +376,13 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
      * vision until the box shows up or the step's time is spent. */
-    while (bi < 0 && now_ms() < deadline) {
+    while (bi < 0 && now_ms() < deadline && !base_interrupted()) {
         schedule(rn, r->desc);
         double w0 = now_ms();
-        perc_epoch *next = perc_prefetch_wait(rn->pf, rn->ticket, (int)(deadline - now_ms()) + 1);
+        perc_epoch *next = wait_epoch(rn, (int)(deadline - now_ms()) + 1);
         r->ms.gate += now_ms() - w0;
+        if (!next && base_interrupted())
+            break;
         if (!next) {
             char why[200] = "";
             perc_prefetch_last_error(rn->pf, why, sizeof why);
@@ -368,7 +399,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
         copy(r->gate_why, sizeof r->gate_why, "target not in the epoch: waited for fresh vision");
         bi = choose_box(ep, t, &source);
         if (bi < 0)
-            base_sleep_ms(50);
+            base_interrupt_sleep_ms(50);
     }
     if (ep) {
         r->epoch_id = ep->id;
@@ -380,6 +411,11 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             r->ms.vision = ep->vision_ms + ep->enrich_ms;
         }
         rn->last_epoch = ep->id;
+    }
+    if (bi < 0 && stopped(r)) {
+        g->epoch = ep;
+        g->box = -1;
+        return 0;
     }
     if (bi < 0) {
         if (ep)
@@ -739,7 +775,7 @@ static int act_scroll(runner *rn, const agent_step *s, agent_step_record *r, gro
     int step_px = (int)((vp->height ? vp->height : 800) * 0.7);
     agent_step once = *s;
     once.timeout_ms = 1200;
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 12 && !stopped(r); i++) {
         agent_step_record r2 = *r;
         if (ground(rn, &once, &s->target, SNAP_INTENT_ANY, 0, &r2, g)) {
             *r = r2;
@@ -791,7 +827,8 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
             snprintf(r->outcome, sizeof r->outcome, "'%.120s' is on the page", s->text);
             return 1;
         }
-        base_sleep_ms(100);
+        if (base_interrupt_sleep_ms(100) && stopped(r))
+            return 0;
     } while (now_ms() < deadline);
     failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
     return 0;
@@ -826,7 +863,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
         ok = text && text_matches(s, text);
         if (ok || tgt)
             break;
-        base_sleep_ms(100);
+        if (base_interrupt_sleep_ms(100))
+            break;
     } while (now_ms() < deadline);
     if (s->action == AGENT_EXTRACT && text) {
         /* The lines of the text that match (all non-empty ones without a pattern). */
@@ -857,6 +895,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
                      tgt ? " in the target" : " on the page");
         return 1;
     }
+    if (stopped(r))
+        return 0;
     if (s->action == AGENT_EXTRACT)
         failf(r, "not_found", "nothing matched /%.100s/", s->pattern ? s->pattern : "");
     else
@@ -937,7 +977,10 @@ static void progress(runner *rn, const agent_step_record *r)
     char tiers[16];
     fprintf(rn->out, "step %d/%d %s gate=%s tier=%s %s %.0f ms\n", r->index, r->total, r->desc,
             r->gate[0] ? r->gate : "-", tiers_text(r, tiers, sizeof tiers),
-            r->ok ? "ok" : "FAILED", r->total_ms);
+            r->ok                                   ? "ok"
+            : strcmp(r->reason, "interrupted") == 0 ? "INTERRUPTED"
+                                                    : "FAILED",
+            r->total_ms);
     if (!r->ok) {
         fprintf(rn->out, "  reason: %s\n", r->outcome);
         if (r->message[0] && !strstr(r->outcome, r->message))
@@ -998,7 +1041,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         char err[BASE_ERRBUF_SIZE] = "";
         if (agent_trace_step(rn->trace, r, err) != BASE_OK)
             base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
-        if (ok || attempt == 1 + s->retries)
+        if (ok || attempt == 1 + s->retries || base_interrupted())
             break;
         fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
                 r->desc, attempt, r->outcome);
@@ -1107,22 +1150,34 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     }
     if (!e) {
         schedule(&rn, task->name);
-        int i = 0;
-        for (; i < task->n_steps; i++) {
+        int i = 0, ran = 0;
+        for (; i < task->n_steps && !base_interrupted(); i++) {
+            ran = i + 1;
             if (!run_step(&rn, i, &rn.recs[i]))
                 break;
             res->steps_done++;
         }
         res->ok = i == task->n_steps;
         res->total_ms = now_ms() - t0;
-        if (!res->ok) {
+        if (!res->ok && base_interrupted()) {
+            /* A stop signal: the steps done so far are kept; the end record
+             * and the caller's report say it was interrupted. */
+            res->interrupted = base_interrupted();
+            res->failed_step = i + 1;
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s after %d/%d steps",
+                     base_signal_name(res->interrupted), res->steps_done, task->n_steps);
+        } else if (!res->ok) {
             res->failed_step = i + 1;
             snprintf(res->reason, sizeof res->reason, "step %d: %.236s", i + 1,
                      rn.recs[i].outcome);
         }
         if (!rn.o.no_summary)
-            summary(&rn, res->ok ? i : i + 1);
-        agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
+            summary(&rn, ran);
+        if (res->interrupted)
+            agent_trace_close_interrupted(rn.trace, res->failed_step, res->total_ms, res->reason,
+                                          base_signal_name(res->interrupted));
+        else
+            agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
     }
     cascade_hand_destroy(rn.hand);
     perc_prefetch_destroy(rn.pf);

@@ -195,8 +195,8 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
     return write_line(t, step_json(r), err);
 }
 
-void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
-                       const char *reason)
+static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
+                       const char *reason, const char *signal)
 {
     if (!t)
         return;
@@ -206,9 +206,23 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
     cJSON_AddNumberToObject(j, "failed_step", failed_step);
     cJSON_AddNumberToObject(j, "ms", r1(total_ms));
     cJSON_AddStringToObject(j, "reason", reason ? reason : "");
+    if (signal)
+        cJSON_AddStringToObject(j, "interrupted", signal);
     write_line(t, j, NULL);
     fclose(t->f);
     base_free(t);
+}
+
+void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
+                       const char *reason)
+{
+    close_with(t, ok, failed_step, total_ms, reason, NULL);
+}
+
+void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
+                                   const char *reason, const char *signal)
+{
+    close_with(t, 0, failed_step, total_ms, reason, signal ? signal : "signal");
 }
 
 /* An opaque dark rectangle (CSS px) with no text: what a password field

@@ -124,6 +124,12 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
 void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
                        const char *reason);
 
+/* Purpose: like agent_trace_close for a run a stop signal ended: the end
+ * line has ok false, "interrupted": signal ("SIGINT", ...) and the reason.
+ * t is freed; NULL: no-op. */
+void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
+                                   const char *reason, const char *signal);
+
 /* Output directory (borrowed). */
 const char *agent_trace_dir(const agent_trace *t);
 

@@ -1,0 +1,232 @@
+/* tests/agent/test_lifecycle.c: a run that is stopped, a run with secrets,
+ * and what a failing run tells the user, all with the real `fovea run`
+ * binary on real headless Chromium and fixture pages of our own
+ * (tests/fixtures/pages/lifecycle).
+ *
+ * interrupt_*: fovea run on a task whose second step waits 60 s; after the
+ *   first step's progress line the test sends SIGINT (SIGTERM, SIGHUP,
+ *   SIGQUIT) and checks: the exit status is 128 + the signal within a few
+ *   seconds, trace.jsonl ends with an "end" record saying "interrupted by
+ *   SIG...", report.html exists with step 1 and says interrupted, the summary
+ *   says so, and the private TMPDIR holds no Chromium profile afterwards.
+ */
+#include "check.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/fs.h"
+
+#define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
+#define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/lifecycle"
+#define TASKS FOVEA_SOURCE_DIR "/tests/agent/tasks"
+
+static char *slurp(const char *path)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    return base_read_file(path, &d, &n, 256u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+}
+
+static char *slurp2(const char *dir, const char *name)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return slurp(path);
+}
+
+static int count(const char *s, const char *needle)
+{
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* A started `fovea run`: its pid and where its output goes. */
+typedef struct child {
+    pid_t pid;
+    char out[600], log[640], err[640], tmp[640];
+} child;
+
+/* Starts `fovea run TASK --site SITE --out OUT extra...` with stdout and
+ * stderr in OUT.stdout / OUT.stderr and TMPDIR in OUT.tmp. */
+static int start(child *c, const char *name, const char *task, const char *const *extra)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->out, sizeof c->out, "%s/tests/agent/out_%s", FOVEA_BINARY_DIR, name);
+    snprintf(c->log, sizeof c->log, "%s.stdout", c->out);
+    snprintf(c->err, sizeof c->err, "%s.stderr", c->out);
+    snprintf(c->tmp, sizeof c->tmp, "%s.tmp", c->out);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' && mkdir -p '%s'", c->out, c->tmp, c->tmp);
+    if (system(cmd) != 0)
+        return -1;
+    const char *argv[32];
+    int ac = 0;
+    argv[ac++] = FOVEA;
+    argv[ac++] = "run";
+    argv[ac++] = task;
+    argv[ac++] = "--site";
+    argv[ac++] = SITE;
+    argv[ac++] = "--out";
+    argv[ac++] = c->out;
+    argv[ac++] = "--no-humanize";
+    for (int i = 0; extra && extra[i] && ac < 30; i++)
+        argv[ac++] = extra[i];
+    argv[ac] = NULL;
+    c->pid = fork();
+    if (c->pid < 0)
+        return -1;
+    if (c->pid == 0) {
+        int o = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(c->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0)
+            _exit(99);
+        dup2(o, 1);
+        dup2(e, 2);
+        setenv("TMPDIR", c->tmp, 1);
+        execv(FOVEA, (char *const *)(uintptr_t)argv);
+        _exit(98);
+    }
+    return 0;
+}
+
+/* Waits up to ms for the child; returns its wait status or -1 (then kills it). */
+static int finish(child *c, int ms)
+{
+    double end = base_monotime_ms() + ms;
+    int st = 0;
+    while (base_monotime_ms() < end) {
+        pid_t r = waitpid(c->pid, &st, WNOHANG);
+        if (r == c->pid)
+            return st;
+        base_sleep_ms(20);
+    }
+    kill(c->pid, SIGKILL);
+    waitpid(c->pid, &st, 0);
+    return -1;
+}
+
+/* Waits until file contains needle (up to ms); 1 when it does. */
+static int wait_for_text(const char *file, const char *needle, int ms)
+{
+    double end = base_monotime_ms() + ms;
+    while (base_monotime_ms() < end) {
+        char *s = slurp(file);
+        int hit = s && strstr(s, needle);
+        base_free(s);
+        if (hit)
+            return 1;
+        base_sleep_ms(50);
+    }
+    return 0;
+}
+
+/* Number of fovea-profile-* entries in dir. */
+static int profiles_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return 0;
+    for (struct dirent *e = readdir(d); e; e = readdir(d))
+        n += strncmp(e->d_name, "fovea-profile-", 14) == 0;
+    closedir(d);
+    return n;
+}
+
+static void interrupt_with(int sig, const char *name)
+{
+    child c;
+    char tag[32];
+    snprintf(tag, sizeof tag, "int_%s", name);
+    CHECK(start(&c, tag, TASKS "/slow.json", NULL) == 0);
+    int ready = wait_for_text(c.err, "step 1/3 click 'Refresh status'", 60000);
+    if (!ready) {
+        finish(&c, 0);
+        char *e = slurp(c.err);
+        fprintf(stderr, "%s\n", e ? e : "(no stderr)");
+        base_free(e);
+        CHECK_MSG(0, "step 1 never finished");
+    }
+    /* Step 2 is now waiting for a text that never comes. */
+    base_sleep_ms(300);
+    double t0 = base_monotime_ms();
+    kill(c.pid, sig);
+    int st = finish(&c, 15000);
+    double ms = base_monotime_ms() - t0;
+    char *out = slurp(c.log);
+    char *err = slurp(c.err);
+    char *trace = slurp2(c.out, "trace.jsonl");
+    char *report = slurp2(c.out, "report.html");
+    char want_reason[64], want_sig[64];
+    snprintf(want_reason, sizeof want_reason, "interrupted by %s", name);
+    snprintf(want_sig, sizeof want_sig, "\"interrupted\":\"%s\"", name);
+    int exit_ok = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig;
+    int end_ok = trace && strstr(trace, "\"type\":\"end\"") && strstr(trace, want_sig) &&
+                 strstr(trace, want_reason);
+    int step1 = count(trace, "\"type\":\"step\"") >= 1 && trace &&
+                strstr(trace, "\"step\":1,") && !strstr(trace, "\"step\":3,");
+    int rep_ok = report && strstr(report, want_sig) && count(report, "\"type\":\"step\"") >= 1;
+    int summary_ok = out && strstr(out, want_reason);
+    int profiles = profiles_in(c.tmp);
+    if (!exit_ok || !end_ok || !rep_ok || !summary_ok)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\ntrace:\n%s\n", st,
+                out ? out : "", err ? err : "", trace ? trace : "(none)");
+    base_free(out);
+    base_free(err);
+    base_free(trace);
+    base_free(report);
+    CHECK_MSG(exit_ok, "%s: exit status %d, want exit %d", name, st, 128 + sig);
+    CHECK_MSG(ms < 5000, "%s: took %.0f ms to stop", name, ms);
+    CHECK_MSG(end_ok, "%s: no end record saying %s", name, want_reason);
+    CHECK_MSG(step1, "%s: the trace does not hold step 1 (only)", name);
+    CHECK_MSG(rep_ok, "%s: report.html missing or not interrupted", name);
+    CHECK_MSG(summary_ok, "%s: the summary does not say interrupted", name);
+    CHECK_MSG(profiles == 0, "%s: %d Chromium profiles left in %s", name, profiles, c.tmp);
+    fprintf(stderr, "%s: stopped in %.0f ms\n", name, ms);
+}
+
+static void interrupt_sigint(void)
+{
+    interrupt_with(SIGINT, "SIGINT");
+}
+
+static void interrupt_sigterm(void)
+{
+    interrupt_with(SIGTERM, "SIGTERM");
+}
+
+static void interrupt_sighup(void)
+{
+    interrupt_with(SIGHUP, "SIGHUP");
+}
+
+static void interrupt_sigquit(void)
+{
+    interrupt_with(SIGQUIT, "SIGQUIT");
+}
+
+static const check_case cases[] = {
+    {"interrupt_sigint", interrupt_sigint},
+    {"interrupt_sigterm", interrupt_sigterm},
+    {"interrupt_sighup", interrupt_sighup},
+    {"interrupt_sigquit", interrupt_sigquit},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    if (access(FOVEA, X_OK) != 0) {
+        fprintf(stderr, "test_lifecycle: %s is not built\n", FOVEA);
+        return 1;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    return check_main(argc, argv, cases);
+}

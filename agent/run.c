@@ -29,6 +29,7 @@
 #include <regex.h>
 #include <string.h>
 
+#include "agent/secrets.h"
 #include "agent/trace.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -46,7 +47,6 @@
 extern const unsigned char fovea_js_agent_text[];
 
 #define MAX_MASKS 16
-#define MAX_SECRETS 32
 #define TEXT_MAX (4u << 20)
 /* How long watch_end waits for a navigation to start when the page did not
  * answer its round trip (a busy or unloading page). */
@@ -86,8 +86,7 @@ typedef struct runner {
     agent_trace *trace;
     uint64_t ticket;         /* of the last scheduled prefetch */
     uint64_t last_epoch;     /* id of the epoch the previous step used */
-    const char *secrets[MAX_SECRETS];
-    int n_secrets;
+    agent_secrets *sec;      /* every secret value and read-back form (agent/secrets.h) */
     base_rect masks[MAX_MASKS];
     int n_masks;
     char mask_url[1024];     /* masks apply while the page stays on this URL */
@@ -612,12 +611,34 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     cascade_target t = target_of(g, s->target.label);
     cascade_result c;
     memset(&c, 0, sizeof c);
+    /* A field that holds a secret by its own markup (type=password,
+     * autocomplete=cc-number, one-time-code...) makes the text a secret
+     * even when the task did not say so: known before anything is typed
+     * or written. */
+    int secret = s->password;
+    if (s->action == AGENT_TYPE && !secret) {
+        cascade_field_info fi;
+        if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.found &&
+            agent_field_sensitive(fi.type, fi.autocomplete))
+            secret = 1;
+        cascade_field_info_fini(&fi);
+        if (secret)
+            agent_secrets_add(rn->sec, s->text);
+    }
     settle_watch w;
     watch_begin(rn, &w);
-    base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, s->password, &c, err)
+    base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, secret, &c, err)
                                          : cascade_click(rn->hand, &t, &c, err);
     int ok = cascade_outcome(r, e, &c, err);
-    if (ok && s->action == AGENT_TYPE && s->password)
+    if (s->action == AGENT_TYPE && secret) {
+        /* What the field made of it (upper-cased, grouped, cut to its
+         * maxlength) is as secret as what was typed. */
+        cascade_field_info fi;
+        if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.value)
+            agent_secrets_add(rn->sec, fi.value);
+        cascade_field_info_fini(&fi);
+    }
+    if (ok && s->action == AGENT_TYPE && secret)
         add_mask(rn, g->snap.rect);
     if (ok)
         snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%.60s' at (%.0f,%.0f): %s",
@@ -908,20 +929,23 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
 
 /* ---- the step loop ----------------------------------------------------------------- */
 
+/* Every string of a record goes through the run's secrets before any sink
+ * (trace, overlay caption, progress, summary, on_step) sees it. */
 static void scrub_record(runner *rn, agent_step_record *r)
 {
-    char *fields[] = {r->outcome, r->message, r->el_text, r->box_label, r->url, r->snap_reason};
-    size_t caps[] = {sizeof r->outcome, sizeof r->message, sizeof r->el_text,
-                     sizeof r->box_label, sizeof r->url, sizeof r->snap_reason};
+    char *fields[] = {r->outcome,   r->message, r->el_text, r->box_label,   r->url,
+                      r->snap_reason, r->desc,  r->gate_why, r->target_label};
+    size_t caps[] = {sizeof r->outcome,     sizeof r->message, sizeof r->el_text,
+                     sizeof r->box_label,   sizeof r->url,     sizeof r->snap_reason,
+                     sizeof r->desc,        sizeof r->gate_why, sizeof r->target_label};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        agent_scrub(fields[i], caps[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, fields[i], caps[i]);
     for (int i = 0; i < r->n_alternatives; i++)
-        agent_scrub(r->alternatives[i], sizeof r->alternatives[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->alternatives[i], sizeof r->alternatives[i]);
     for (int i = 0; i < r->n_extracted; i++)
-        agent_scrub(r->extracted[i], sizeof r->extracted[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->extracted[i], sizeof r->extracted[i]);
     for (int i = 0; i < r->n_tried; i++)
-        agent_scrub(r->tried[i].outcome, sizeof r->tried[i].outcome, rn->secrets,
-                    rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
 }
 
 /* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
@@ -945,10 +969,16 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         e = perc_capture(rn->page, NULL, &img, NULL, err);
     }
     perc_mark *marks = NULL;
+    char(*labels)[PERC_LABEL_MAX] = NULL;
     int n = 0;
-    if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks))) {
-        for (int i = 0; i < ep->n; i++)
-            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, ep->boxes[i].label, 0};
+    if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks)) &&
+        (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
+        /* Mark labels are drawn into the overlay: scrubbed copies. */
+        for (int i = 0; i < ep->n; i++) {
+            copy(labels[i], sizeof labels[i], ep->boxes[i].label);
+            agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
+            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
+        }
     }
     /* r->url was read right after the step (run_step). */
     int masks = strcmp(r->url, rn->mask_url) == 0 ? rn->n_masks : 0;
@@ -957,6 +987,7 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
     if (e)
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
     base_free(marks);
+    base_free(labels);
     perc_image_fini(&img);
     r->ms.overlay += now_ms() - t0;
 }
@@ -1108,11 +1139,16 @@ static base_err setup(runner *rn, char *err)
     cdp_frame main;
     if (cdp_page_frames(rn->page, &main, 1) > 0)
         copy(rn->main_frame, sizeof rn->main_frame, main.id);
-    for (int i = 0; i < rn->task->n_steps && rn->n_secrets < MAX_SECRETS; i++) {
+    /* Secrets the task names are known before anything is written. */
+    if ((e = agent_secrets_create(&rn->sec, err)))
+        return e;
+    for (int i = 0; i < rn->task->n_steps; i++) {
         const agent_step *s = &rn->task->steps[i];
-        if (s->action == AGENT_TYPE && s->password && s->text && s->text[0])
-            rn->secrets[rn->n_secrets++] = s->text;
+        if (s->action == AGENT_TYPE && s->password && s->text && s->text[0] &&
+            agent_secrets_add(rn->sec, s->text) != BASE_OK)
+            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
     }
+    base_log_set_filter(agent_secrets_log_filter, rn->sec);
     rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
     if (!rn->recs)
         return base_errf(err, BASE_ENOMEM, "out of memory");
@@ -1143,6 +1179,7 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     char url[1024];
     if (!e) {
         page_url(&rn, url, sizeof url);
+        agent_secrets_scrub(rn.sec, url, sizeof url);
         agent_trace_info info = {task->name, rn.o.task_file, url, rn.o.vision, rn.o.browser,
                                  task->width, task->height, task->scale, rn.o.humanize,
                                  rn.o.seed, task->n_steps};
@@ -1183,5 +1220,8 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     perc_prefetch_destroy(rn.pf);
     perc_vision_destroy(rn.vision);
     base_free(rn.recs);
+    if (rn.sec)
+        base_log_set_filter(NULL, NULL);
+    agent_secrets_destroy(rn.sec);
     return e;
 }

@@ -213,7 +213,59 @@ static void interrupt_sigquit(void)
     interrupt_with(SIGQUIT, "SIGQUIT");
 }
 
+/* Every secret in every form it takes on the way: as typed, as the field
+ * rewrote it, URL-encoded by the GET form, echoed by the next page. */
+static const char *const secret_forms[] = {
+    "p@ss w0rd!",          "p%40ss+w0rd%21",      "p%40ss%20w0rd%21",   "p@ss+w0rd",
+    "w0rd!",               "4111111111111111",    "4111 1111 1111 1111", "4111+1111+1111+1111",
+    "4111%201111",         "spring-sale",         "SPRING-SALE",        NULL,
+};
+
+/* secrets.json: the password is marked only by type=password, the card only
+ * by autocomplete=cc-number (the field regroups the digits), the promo code
+ * by "secret": true (the field upper-cases it). After a GET submit and an
+ * extract of the echoing page, no output holds any form of any of them. */
+static void secrets_everywhere(void)
+{
+    child c;
+    /* Logs of the runner and the hand go to stderr, which is checked too. */
+    setenv("FOVEA_TRACE", "agent,cascade", 1);
+    int started = start(&c, "secrets", TASKS "/secrets.json", NULL);
+    unsetenv("FOVEA_TRACE");
+    CHECK(started == 0);
+    int st = finish(&c, 120000);
+    char *out = slurp(c.log);
+    char *err = slurp(c.err);
+    char *trace = slurp2(c.out, "trace.jsonl");
+    char *report = slurp2(c.out, "report.html");
+    int passed = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!passed)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", st, out ? out : "",
+                err ? err : "");
+    const char *names[] = {"stdout", "stderr", "trace.jsonl", "report.html"};
+    const char *texts[] = {out, err, trace, report};
+    char leak[256] = "";
+    for (int f = 0; f < 4 && !leak[0]; f++)
+        for (int i = 0; secret_forms[i] && !leak[0]; i++)
+            if (texts[f] && strstr(texts[f], secret_forms[i]))
+                snprintf(leak, sizeof leak, "'%s' in %s", secret_forms[i], names[f]);
+    if (leak[0])
+        fprintf(stderr, "trace:\n%s\n", trace ? trace : "");
+    /* The masking did happen (the URL and the extracted lines had them). */
+    int masked = count(trace, "********") >= 4;
+    int all_there = trace && report && out && err && count(trace, "\"type\":\"step\"") == 8;
+    base_free(out);
+    base_free(err);
+    base_free(trace);
+    base_free(report);
+    CHECK_MSG(passed, "fovea run secrets.json exited %d", st);
+    CHECK_MSG(all_there, "an output is missing");
+    CHECK_MSG(!leak[0], "secret leaked: %s", leak);
+    CHECK_MSG(masked, "the trace shows no masked secrets");
+}
+
 static const check_case cases[] = {
+    {"secrets_everywhere", secrets_everywhere},
     {"interrupt_sigint", interrupt_sigint},
     {"interrupt_sigterm", interrupt_sigterm},
     {"interrupt_sighup", interrupt_sighup},

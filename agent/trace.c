@@ -163,6 +163,11 @@ static cJSON *step_json(const agent_step_record *r)
             cJSON_AddItemToArray(alt, cJSON_CreateString(r->alternatives[i]));
         cJSON_AddNumberToObject(c, "path_points", r->n_path);
     }
+    if (r->n_marks > 0) {
+        cJSON *mk = cJSON_AddArrayToObject(j, "marks");
+        for (int i = 0; i < r->n_marks && i < AGENT_MAX_MARKS; i++)
+            cJSON_AddItemToArray(mk, cJSON_CreateString(r->marks[i]));
+    }
     cJSON_AddBoolToObject(j, "ok", r->ok);
     cJSON_AddStringToObject(j, "outcome", r->outcome);
     if (r->n_extracted > 0) {
@@ -258,6 +263,9 @@ base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *m
         perc_som_opts o;
         perc_som_opts_init(&o);
         o.fill_alpha = 28;
+        /* The tag is the caller's text ("[V3] Cancel order"): a user reading
+         * the overlay sees which name to give, not only a number. */
+        o.label_fmt = PERC_LABEL_TEXT;
         if ((e = perc_som_draw(img, marks, n_marks, &o, err)))
             return e;
     }

@@ -9,6 +9,7 @@
  * cdp_call_async, never with a blocking call.
  */
 #include "cdp/browser.h"
+#include "cdp/browser_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -113,6 +114,7 @@ void cdp_browser_destroy(cdp_browser *b)
         /* Ask politely first: Chromium flushes and exits cleanly. */
         cdp_call(b->conn, NULL, "Browser.close", NULL, NULL, 2000, NULL);
     }
+    cdp__opened_forget_conn(b->conn);
     cdp_conn_destroy(b->conn);
     cdp_process_destroy(b->proc);
     base_free(b);
@@ -371,6 +373,7 @@ base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, c
         goto fail;
     }
     snprintf(p->target_id, sizeof p->target_id, "%s", tid);
+    cdp__opened_add(p->conn, p->target_id); /* closed on a signal too (cdp/opened.c) */
     cJSON_Delete(res);
     res = NULL;
 
@@ -431,6 +434,8 @@ void cdp_page_close(cdp_page *p)
         return;
     if (p->sub > 0)
         cdp_unsubscribe(p->conn, p->sub);
+    if (p->target_id[0])
+        cdp__opened_remove(p->target_id);
     if (p->target_id[0] && cdp_conn_alive(p->conn)) {
         cJSON *pa = cJSON_CreateObject();
         cJSON_AddStringToObject(pa, "targetId", p->target_id);

@@ -20,7 +20,6 @@
 #include "agent/task.h"
 #include "agent/trace.h"
 #include "base/interrupt.h"
-#include "cdp/launch.h"
 #include "tools/cli.h"
 
 static void run_usage(FILE *f)
@@ -181,9 +180,8 @@ int cli_cmd_run(int argc, char **argv)
     }
     ro.seed = (uint64_t)seed;
     ro.task_file = task_path;
-    /* From here on a stop signal ends the run gracefully (the runner checks
-     * the flag) instead of killing the process before the report exists. */
-    base_interrupt_install(cdp_launch_cleanup_now);
+    /* A stop signal ends the run gracefully from here on: the runner checks
+     * base_interrupted() (handlers installed by cli_signals_install). */
     char err[BASE_ERRBUF_SIZE] = "";
     agent_task *task = NULL;
     if (agent_task_load(task_path, &task, err) != BASE_OK) {

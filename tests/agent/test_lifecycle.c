@@ -21,6 +21,8 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "cdp/browser.h"
+#include "cdp/launch.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/lifecycle"
@@ -298,7 +300,116 @@ static void nearest_names(void)
     CHECK_MSG(rmarks, "the report's marks lack labels");
 }
 
+/* The page tabs of the browser behind conn: how many, and whether keep
+ * (a target id) is among them. */
+static int page_tabs(cdp_conn *conn, const char *keep, int *kept)
+{
+    cJSON *res = NULL;
+    *kept = 0;
+    if (cdp_call(conn, NULL, "Target.getTargets", NULL, &res, 5000, NULL) != BASE_OK)
+        return -1;
+    int n = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(res, "targetInfos"))
+    {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(t, "type");
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(t, "targetId");
+        if (!cJSON_IsString(type) || strcmp(type->valuestring, "page") != 0)
+            continue;
+        n++;
+        if (cJSON_IsString(id) && keep && strcmp(id->valuestring, keep) == 0)
+            *kept = 1;
+    }
+    cJSON_Delete(res);
+    return n;
+}
+
+/* Attach mode: the test starts its own Chromium (a "user's browser" with a
+ * tab of its own) and runs fovea with --cdp. A stop signal in `fovea run`
+ * (graceful path) and in `fovea bench` (the watcher thread) must close the
+ * tab fovea opened and leave the user's tab alone. */
+static void attach_closes_own_tabs(void)
+{
+    cdp_browser *b = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_browser_launch(NULL, &b, err);
+    if (e == BASE_ENOTFOUND)
+        SKIP("chromium not installed");
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cdp_process *proc = cdp_browser_process(b);
+    char ws[512];
+    snprintf(ws, sizeof ws, "%s", cdp_process_ws_url(proc));
+    cdp_page *mine = NULL;
+    e = cdp_page_open(b, NULL, &mine, err);
+    char keep[64];
+    snprintf(keep, sizeof keep, "%s", mine ? cdp_page_target_id(mine) : "");
+    int kept = 0;
+    int before = e ? -1 : page_tabs(cdp_browser_conn(b), keep, &kept);
+    int ok = 1;
+    char why[512] = "";
+    /* fovea run: the runner stops, the session closes its page. */
+    child c;
+    const char *extra[] = {"--cdp", ws, NULL};
+    if (ok && start(&c, "attach_run", TASKS "/slow.json", extra) == 0) {
+        int ready = wait_for_text(c.err, "step 1/3 click 'Refresh status'", 60000);
+        int during = page_tabs(cdp_browser_conn(b), keep, &kept);
+        kill(c.pid, SIGINT);
+        int st = finish(&c, 15000);
+        base_sleep_ms(200);
+        int after = page_tabs(cdp_browser_conn(b), keep, &kept);
+        if (!ready || during != before + 1 || !(st >= 0 && WIFEXITED(st) &&
+                                                  WEXITSTATUS(st) == 130) ||
+            after != before || !kept) {
+            ok = 0;
+            snprintf(why, sizeof why,
+                     "run: ready %d, tabs %d before, %d during, %d after, user's tab kept %d, "
+                     "status %d",
+                     ready, before, during, after, kept, st);
+        }
+    }
+    /* fovea bench: no graceful path of its own; the watcher closes the tab. */
+    if (ok) {
+        memset(&c, 0, sizeof c);
+        snprintf(c.err, sizeof c.err, "%s/tests/agent/out_attach_bench.stderr", FOVEA_BINARY_DIR);
+        remove(c.err);
+        c.pid = fork();
+        if (c.pid == 0) {
+            int fd = open(c.err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            dup2(fd, 2);
+            dup2(fd, 1);
+            execl(FOVEA, FOVEA, "bench", "--site", SITE, "--cdp", ws, "--reps", "100000",
+                  (char *)NULL);
+            _exit(98);
+        }
+        int during = 0;
+        for (int i = 0; i < 200 && during <= before; i++) {
+            base_sleep_ms(50);
+            during = page_tabs(cdp_browser_conn(b), keep, &kept);
+        }
+        base_sleep_ms(300);
+        double t0 = base_monotime_ms();
+        kill(c.pid, SIGTERM);
+        int st = finish(&c, 15000);
+        double ms = base_monotime_ms() - t0;
+        base_sleep_ms(200);
+        int after = page_tabs(cdp_browser_conn(b), keep, &kept);
+        if (during != before + 1 || !(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 143) ||
+            after != before || !kept || ms > 5000) {
+            ok = 0;
+            snprintf(why, sizeof why,
+                     "bench: tabs %d before, %d during, %d after, user's tab kept %d, status %d, "
+                     "%.0f ms",
+                     before, during, after, kept, st, ms);
+        }
+    }
+    cdp_page_close(mine);
+    cdp_browser_destroy(b);
+    CHECK_MSG(e == BASE_OK && before >= 1, "setup: %s", err);
+    CHECK_MSG(ok, "%s", why);
+}
+
 static const check_case cases[] = {
+    {"attach_closes_own_tabs", attach_closes_own_tabs},
     {"nearest_names", nearest_names},
     {"secrets_everywhere", secrets_everywhere},
     {"interrupt_sigint", interrupt_sigint},

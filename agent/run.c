@@ -241,6 +241,21 @@ static int fired(cdp_waiter *w)
     return w && cdp_waiter_wait(w, 0, NULL) == BASE_OK;
 }
 
+/* cdp_waiter_wait in 50 ms slices, giving up early on a stop signal.
+ * Returns 1 when the event arrived. */
+static int wait_sliced(cdp_waiter *w, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    for (;;) {
+        double left = end - now_ms();
+        int slice = left > 50 ? 50 : (int)left + 1;
+        if (cdp_waiter_wait(w, slice, NULL) == BASE_OK)
+            return 1;
+        if (left <= 50 || base_interrupted())
+            return 0;
+    }
+}
+
 /* After a mutating action: did it start a navigation of the main frame?
  * The renderer emits Page.frameRequestedNavigation while it runs the
  * action's handlers and default action (link, form submit, location =),
@@ -262,8 +277,8 @@ static void watch_end(runner *rn, settle_watch *w, agent_step_record *r, const c
     cJSON_Delete(v);
     int started = fired(w->started);
     if (!started && fired(w->requested))
-        started = w->started && cdp_waiter_wait(w->started, NAV_START_MS, NULL) == BASE_OK;
-    if (started && w->stopped && cdp_waiter_wait(w->stopped, 15000, NULL) != BASE_OK)
+        started = w->started && wait_sliced(w->started, NAV_START_MS);
+    if (started && w->stopped && !wait_sliced(w->stopped, 15000) && !base_interrupted())
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: page did not finish loading", r->index);
     cdp_waiter_destroy(w->requested);
     cdp_waiter_destroy(w->started);

@@ -16,6 +16,7 @@
 
 #include "agent/secrets.h"
 #include "agent/trace.h"
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"
 #include "cascade/cascade.h"
@@ -38,7 +39,7 @@ static const char *const texts[] = {
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 300;
+    int reps = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 300;
     if (reps < 10)
         reps = 10;
     harness *h = harness_get();
@@ -60,8 +61,8 @@ int main(int argc, char **argv)
     agent_secrets_add(sec, "4111 1111 1111 1111");
     agent_secrets_add(sec, "spring-sale");
     const char *old[] = {"p@ss w0rd!", "4111111111111111", "spring-sale"};
-    double *rt = calloc((size_t)reps, sizeof *rt), *fr = calloc((size_t)reps, sizeof *fr);
-    double *sn = calloc((size_t)reps, sizeof *sn), *so = calloc((size_t)reps, sizeof *so);
+    double *rt = base_calloc((size_t)reps, sizeof *rt), *fr = base_calloc((size_t)reps, sizeof *fr);
+    double *sn = base_calloc((size_t)reps, sizeof *sn), *so = base_calloc((size_t)reps, sizeof *so);
     cascade_target t;
     memset(&t, 0, sizeof t);
     t.xpath = "//input[@id='card']";
@@ -102,10 +103,10 @@ int main(int argc, char **argv)
     printf("scrub record, exact (old)   median %.1f us  p90 %.1f us\n", d.median, d.p90);
     printf("scrub record, all forms     median %.1f us  p90 %.1f us  ratio %.2f\n", c.median,
            c.p90, d.median > 0 ? c.median / d.median : 0);
-    free(rt);
-    free(fr);
-    free(sn);
-    free(so);
+    base_free(rt);
+    base_free(fr);
+    base_free(sn);
+    base_free(so);
     agent_secrets_destroy(sec);
     cascade_hand_destroy(hand);
     cdp_page_close(page);

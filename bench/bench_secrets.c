@@ -98,11 +98,11 @@ int main(int argc, char **argv)
     base_summary c = base_summarize(sn, reps), d = base_summarize(so, reps);
     printf("reps %d\n", reps);
     printf("cdp round trip (baseline)   median %.3f ms  p90 %.3f ms\n", a.median, a.p90);
-    printf("cascade_field_read          median %.3f ms  p90 %.3f ms  ratio %.2f\n", b.median,
-           b.p90, a.median > 0 ? b.median / a.median : 0);
+    printf("cascade_field_read          median %.3f ms  p90 %.3f ms  ratio %.2f\n", b.median, b.p90,
+           a.median > 0 ? b.median / a.median : 0);
     printf("scrub record, exact (old)   median %.1f us  p90 %.1f us\n", d.median, d.p90);
-    printf("scrub record, all forms     median %.1f us  p90 %.1f us  ratio %.2f\n", c.median,
-           c.p90, d.median > 0 ? c.median / d.median : 0);
+    printf("scrub record, all forms     median %.1f us  p90 %.1f us  ratio %.2f\n", c.median, c.p90,
+           d.median > 0 ? c.median / d.median : 0);
     base_free(rt);
     base_free(fr);
     base_free(sn);

@@ -67,8 +67,8 @@ static int start(child *c, const char *name, const char *task, const char *const
     snprintf(c->tmp, sizeof c->tmp, "%s.tmp", c->out);
     char cmd[4096];
     /* The old output files go first: the test polls them for progress. */
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s' '%s' && mkdir -p '%s'", c->out, c->tmp,
-             c->log, c->err, c->tmp);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s' '%s' && mkdir -p '%s'", c->out, c->tmp, c->log,
+             c->err, c->tmp);
     if (system(cmd) != 0)
         return -1;
     const char *argv[32];
@@ -175,14 +175,14 @@ static void interrupt_with(int sig, const char *name)
     int exit_ok = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig;
     int end_ok = trace && strstr(trace, "\"type\":\"end\"") && strstr(trace, want_sig) &&
                  strstr(trace, want_reason);
-    int step1 = count(trace, "\"type\":\"step\"") >= 1 && trace &&
-                strstr(trace, "\"step\":1,") && !strstr(trace, "\"step\":3,");
+    int step1 = count(trace, "\"type\":\"step\"") >= 1 && trace && strstr(trace, "\"step\":1,") &&
+                !strstr(trace, "\"step\":3,");
     int rep_ok = report && strstr(report, want_sig) && count(report, "\"type\":\"step\"") >= 1;
     int summary_ok = out && strstr(out, want_reason);
     int profiles = profiles_in(c.tmp);
     if (!exit_ok || !end_ok || !rep_ok || !summary_ok)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\ntrace:\n%s\n", st,
-                out ? out : "", err ? err : "", trace ? trace : "(none)");
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\ntrace:\n%s\n", st, out ? out : "",
+                err ? err : "", trace ? trace : "(none)");
     base_free(out);
     base_free(err);
     base_free(trace);
@@ -220,9 +220,9 @@ static void interrupt_sigquit(void)
 /* Every secret in every form it takes on the way: as typed, as the field
  * rewrote it, URL-encoded by the GET form, echoed by the next page. */
 static const char *const secret_forms[] = {
-    "p@ss w0rd!",          "p%40ss+w0rd%21",      "p%40ss%20w0rd%21",   "p@ss+w0rd",
-    "w0rd!",               "4111111111111111",    "4111 1111 1111 1111", "4111+1111+1111+1111",
-    "4111%201111",         "spring-sale",         "SPRING-SALE",        NULL,
+    "p@ss w0rd!",  "p%40ss+w0rd%21",   "p%40ss%20w0rd%21",    "p@ss+w0rd",
+    "w0rd!",       "4111111111111111", "4111 1111 1111 1111", "4111+1111+1111+1111",
+    "4111%201111", "spring-sale",      "SPRING-SALE",         NULL,
 };
 
 /* secrets.json: the password is marked only by type=password, the card only
@@ -283,8 +283,8 @@ static void nearest_names(void)
     char e[4096];
     snprintf(e, sizeof e, "%s", err ? err : "");
     const char *first = strstr(e, "  try: ");
-    int first_ok = first && strncmp(strstr(first, "'") ? strstr(first, "'") : "", "'Cancel order'",
-                                    14) == 0;
+    int first_ok =
+        first && strncmp(strstr(first, "'") ? strstr(first, "'") : "", "'Cancel order'", 14) == 0;
     int hints = count(e, "  try: [V");
     int marks = trace && strstr(trace, "\"marks\":[") && strstr(trace, "] Cancel order\"") &&
                 strstr(trace, "] Order history\"");
@@ -357,9 +357,8 @@ static void attach_closes_own_tabs(void)
         int st = finish(&c, 15000);
         base_sleep_ms(200);
         int after = page_tabs(cdp_browser_conn(b), keep, &kept);
-        if (!ready || during != before + 1 || !(st >= 0 && WIFEXITED(st) &&
-                                                  WEXITSTATUS(st) == 130) ||
-            after != before || !kept) {
+        if (!ready || during != before + 1 ||
+            !(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 130) || after != before || !kept) {
             ok = 0;
             snprintf(why, sizeof why,
                      "run: ready %d, tabs %d before, %d during, %d after, user's tab kept %d, "
@@ -409,14 +408,10 @@ static void attach_closes_own_tabs(void)
 }
 
 static const check_case cases[] = {
-    {"attach_closes_own_tabs", attach_closes_own_tabs},
-    {"nearest_names", nearest_names},
-    {"secrets_everywhere", secrets_everywhere},
-    {"interrupt_sigint", interrupt_sigint},
-    {"interrupt_sigterm", interrupt_sigterm},
-    {"interrupt_sighup", interrupt_sighup},
-    {"interrupt_sigquit", interrupt_sigquit},
-    {NULL, NULL},
+    {"attach_closes_own_tabs", attach_closes_own_tabs}, {"nearest_names", nearest_names},
+    {"secrets_everywhere", secrets_everywhere},         {"interrupt_sigint", interrupt_sigint},
+    {"interrupt_sigterm", interrupt_sigterm},           {"interrupt_sighup", interrupt_sighup},
+    {"interrupt_sigquit", interrupt_sigquit},           {NULL, NULL},
 };
 
 int main(int argc, char **argv)

@@ -123,11 +123,8 @@ static void log_filter(void)
 }
 
 static const check_case cases[] = {
-    {"forms", forms},
-    {"bounds", bounds},
-    {"sensitive", sensitive},
-    {"log_filter", log_filter},
-    {NULL, NULL},
+    {"forms", forms},           {"bounds", bounds}, {"sensitive", sensitive},
+    {"log_filter", log_filter}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

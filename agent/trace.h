@@ -139,7 +139,8 @@ void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total
 const char *agent_trace_dir(const agent_trace *t);
 
 /* Purpose: draws the overlay of record r onto img in place — marks (borrowed,
- * CSS px; each tagged with its label text as given, e.g. "[V3] Cancel order"), masks (rects painted over: fields that received a password),
+ * CSS px; each tagged with its label text as given, e.g. "[V3] Cancel
+ * order"), masks (rects painted over: fields that received a password),
  * the chosen element, the cursor path, the pressed point and a caption — and
  * writes it as OUT/steps/NNN.png, setting r->overlay. Errors: those of
  * perception drawing, BASE_EIO. */

@@ -256,11 +256,12 @@ static void demo_task_parses(void)
  * (either flag suffices), and its description masks it. */
 static void secret_flag(void)
 {
-    const char *json = "{\"url\":\"/\",\"steps\":["
-                       "{\"action\":\"type\",\"target\":\"Card\",\"text\":\"4111\",\"secret\":true},"
-                       "{\"action\":\"type\",\"target\":\"Code\",\"text\":\"9876\",\"secret\":true,"
-                       "\"password\":false},"
-                       "{\"action\":\"type\",\"target\":\"Name\",\"text\":\"Ann\",\"secret\":false}]}";
+    const char *json =
+        "{\"url\":\"/\",\"steps\":["
+        "{\"action\":\"type\",\"target\":\"Card\",\"text\":\"4111\",\"secret\":true},"
+        "{\"action\":\"type\",\"target\":\"Code\",\"text\":\"9876\",\"secret\":true,"
+        "\"password\":false},"
+        "{\"action\":\"type\",\"target\":\"Name\",\"text\":\"Ann\",\"secret\":false}]}";
     agent_task *t = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     CHECK_MSG(agent_task_parse(json, strlen(json), "t.json", &t, err) == BASE_OK, "%s", err);

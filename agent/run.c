@@ -1207,6 +1207,11 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             copy(r->reason, sizeof r->reason, "ok");
         page_url(rn, r->url, sizeof r->url);
         r->total_ms = now_ms() - t0;
+        /* Any failed step that named a target offers the nearest names,
+         * not only one whose box was missing. */
+        if (!ok && r->n_alternatives == 0 && g.epoch && agent_target_set(&s->target) &&
+            strcmp(r->reason, "interrupted") != 0)
+            suggest(g.epoch, &s->target, r);
         for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
             mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);

@@ -23,6 +23,7 @@
 #include "base/fs.h"
 #include "cdp/browser.h"
 #include "cdp/launch.h"
+#include "harness.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/lifecycle"
@@ -132,6 +133,31 @@ static int wait_for_text(const char *file, const char *needle, int ms)
     return 0;
 }
 
+/* Opens dir/report.html in the harness's Chromium and evaluates expr (a
+ * string-valued JavaScript expression) on the rendered page: what a user
+ * sees. Returns 0 with out filled, -1 when the browser is missing or the
+ * page failed (out says why). */
+static int report_eval(const char *dir, const char *expr, char *out, size_t n)
+{
+    harness *h = harness_get();
+    if (!h) {
+        snprintf(out, n, "no browser: %s", harness_error());
+        return -1;
+    }
+    cdp_page *page = harness_open(1100, 900, 1, NULL);
+    char url[1200], err[BASE_ERRBUF_SIZE] = "";
+    snprintf(url, sizeof url, "file://%s/report.html", dir);
+    cJSON *v = NULL;
+    base_err e = page ? cdp_page_navigate(page, url, 20000, err) : BASE_EIO;
+    if (!e)
+        e = cdp_page_evaluate(page, expr, &v, 10000, err);
+    int rc = !e && cJSON_IsString(v) ? 0 : -1;
+    snprintf(out, n, "%s", rc == 0 ? v->valuestring : err);
+    cJSON_Delete(v);
+    cdp_page_close(page);
+    return rc;
+}
+
 /* Number of fovea-profile-* entries in dir. */
 static int profiles_in(const char *dir)
 {
@@ -194,6 +220,12 @@ static void interrupt_with(int sig, const char *name)
     CHECK_MSG(rep_ok, "%s: report.html missing or not interrupted", name);
     CHECK_MSG(summary_ok, "%s: the summary does not say interrupted", name);
     CHECK_MSG(profiles == 0, "%s: %d Chromium profiles left in %s", name, profiles, c.tmp);
+    /* What the user sees in the report: the verdict names the signal. */
+    char seen[256];
+    CHECK_MSG(report_eval(c.out, "document.getElementById('verdict').textContent", seen,
+                          sizeof seen) == 0,
+              "%s", seen);
+    CHECK_MSG(strcmp(seen, want_reason) == 0, "%s: report verdict '%s'", name, seen);
     fprintf(stderr, "%s: stopped in %.0f ms\n", name, ms);
 }
 
@@ -266,6 +298,13 @@ static void secrets_everywhere(void)
     CHECK_MSG(all_there, "an output is missing");
     CHECK_MSG(!leak[0], "secret leaked: %s", leak);
     CHECK_MSG(masked, "the trace shows no masked secrets");
+    /* The rendered report (what a user reads) holds none either. */
+    char seen[16384];
+    CHECK_MSG(report_eval(c.out, "document.body.innerText", seen, sizeof seen) == 0, "%s", seen);
+    for (int i = 0; secret_forms[i]; i++)
+        CHECK_MSG(strstr(seen, secret_forms[i]) == NULL, "'%s' in the rendered report",
+                  secret_forms[i]);
+    CHECK_MSG(strstr(seen, "pass: ********"), "the rendered report lacks the masked line");
 }
 
 /* names.json: a click on a misspelt label fails with "try:" hints that put
@@ -298,6 +337,10 @@ static void nearest_names(void)
     CHECK_MSG(hints >= 3, "only %d hints:\n%s", hints, e);
     CHECK_MSG(marks, "the trace's marks lack labels");
     CHECK_MSG(rmarks, "the report's marks lack labels");
+    char seen[4096];
+    CHECK_MSG(report_eval(c.out, "document.body.innerText", seen, sizeof seen) == 0, "%s", seen);
+    CHECK_MSG(strstr(seen, "[V2] Cancel order") != NULL,
+              "the rendered report does not name [V2] Cancel order:\n%s", seen);
 }
 
 /* The page tabs of the browser behind conn: how many, and whether keep

@@ -28,11 +28,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "agent/secrets.h"
 #include "agent/trace.h"
 #include "agent/watchdog_int.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "base/log.h"
 #include "cascade/cascade.h"
 #include "cascade/gate.h"
@@ -45,7 +47,6 @@
 extern const unsigned char fovea_js_agent_text[];
 
 #define MAX_MASKS 16
-#define MAX_SECRETS 32
 #define TEXT_MAX (4u << 20)
 /* How long watch_end waits for a navigation to start when the page did not
  * answer its round trip (a busy or unloading page). */
@@ -85,8 +86,7 @@ typedef struct runner {
     agent_trace *trace;
     uint64_t ticket;         /* of the last scheduled prefetch */
     uint64_t last_epoch;     /* id of the epoch the previous step used */
-    const char *secrets[MAX_SECRETS];
-    int n_secrets;
+    agent_secrets *sec;      /* every secret value and read-back form (agent/secrets.h) */
     base_rect masks[MAX_MASKS];
     int n_masks;
     char mask_url[1024];     /* masks apply while the page stays on this URL */
@@ -204,6 +204,34 @@ static int page_ok(runner *rn)
     return cdp_page_status(rn->page, NULL, 0) == BASE_OK;
 }
 
+/* A stop signal (Ctrl-C, SIGTERM, ...) arrived: marks r as interrupted
+ * and returns 1. The runner asks between steps, attempts and inside its
+ * waits; a step in flight is abandoned, never retried. */
+static int stopped(agent_step_record *r)
+{
+    int sig = base_interrupted();
+    if (!sig)
+        return 0;
+    if (strcmp(r->reason, "interrupted") != 0) {
+        r->reason[0] = '\0';
+        failf(r, "interrupted", "interrupted by %s", base_signal_name(sig));
+    }
+    return 1;
+}
+
+/* perc_prefetch_wait in slices, so a stop signal is seen within ~50 ms. */
+static perc_epoch *wait_epoch(runner *rn, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    for (;;) {
+        double left = end - now_ms();
+        int slice = left > 50 ? 50 : (int)left + 1;
+        perc_epoch *e = perc_prefetch_wait(rn->pf, rn->ticket, slice);
+        if (e || left <= 50 || base_interrupted())
+            return e;
+    }
+}
+
 /* ---- settling after an action --------------------------------------------- */
 
 static int main_frame_pred(const cJSON *params, void *user)
@@ -240,6 +268,21 @@ static int fired(cdp_waiter *w)
     return w && cdp_waiter_wait(w, 0, NULL) == BASE_OK;
 }
 
+/* cdp_waiter_wait in 50 ms slices, giving up early on a stop signal.
+ * Returns 1 when the event arrived. */
+static int wait_sliced(cdp_waiter *w, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    for (;;) {
+        double left = end - now_ms();
+        int slice = left > 50 ? 50 : (int)left + 1;
+        if (cdp_waiter_wait(w, slice, NULL) == BASE_OK)
+            return 1;
+        if (left <= 50 || base_interrupted())
+            return 0;
+    }
+}
+
 /* After a mutating action: did it start a navigation of the main frame?
  * The renderer emits Page.frameRequestedNavigation while it runs the
  * action's handlers and default action (link, form submit, location =),
@@ -261,8 +304,8 @@ static void watch_end(runner *rn, settle_watch *w, agent_step_record *r, const c
     cJSON_Delete(v);
     int started = fired(w->started);
     if (!started && fired(w->requested))
-        started = w->started && cdp_waiter_wait(w->started, NAV_START_MS, NULL) == BASE_OK;
-    if (started && w->stopped && cdp_waiter_wait(w->stopped, 15000, NULL) != BASE_OK)
+        started = w->started && wait_sliced(w->started, NAV_START_MS);
+    if (started && w->stopped && !wait_sliced(w->stopped, 15000) && !base_interrupted())
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: page did not finish loading", r->index);
     cdp_waiter_destroy(w->requested);
     cdp_waiter_destroy(w->started);
@@ -308,27 +351,119 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     return best;
 }
 
-/* Up to 4 "did you mean" lines: boxes sharing a word with the label. */
+/* Levenshtein distance of a and b (bytes; both at most 127 long). */
+static int lev(const char *a, size_t na, const char *b, size_t nb)
+{
+    int row[128];
+    for (size_t j = 0; j <= nb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= na; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= nb; j++) {
+            int up = row[j];
+            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            int v = diag + cost;
+            if (row[j] + 1 < v)
+                v = row[j] + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v;
+            diag = up;
+        }
+    }
+    return row[nb];
+}
+
+/* How alike two normalised labels are, 0..1: the edit-distance ratio of
+ * the whole strings, or (slightly less) of want against the best run of
+ * words of have of about its length ("Serch" in "Search flights"). */
+static double name_similarity(const char *w, const char *h)
+{
+    size_t nw = strlen(w), nh = strlen(h);
+    if (nw > 127)
+        nw = 127;
+    if (nh > 127)
+        nh = 127;
+    if (!nw || !nh)
+        return 0;
+    size_t mx = nw > nh ? nw : nh;
+    double best = 1.0 - (double)lev(w, nw, h, nh) / (double)mx;
+    for (size_t at = 0; nh > nw && at < nh; at++) {
+        if (at > 0 && h[at - 1] != ' ')
+            continue;
+        for (size_t len = nw > 2 ? nw - 2 : 1; len <= nw + 2 && at + len <= nh; len++) {
+            size_t m = nw > len ? nw : len;
+            double r = 0.9 * (1.0 - (double)lev(w, nw, h + at, len) / (double)m);
+            if (r > best)
+                best = r;
+        }
+    }
+    return best;
+}
+
+/* Up to 4 "try:" lines, never none when the epoch has boxes: the boxes
+ * whose labels are nearest the wanted one by text (edit distance, so a
+ * misspelt name finds the right control), and, when the target named an
+ * index whose box disagreed with the label, the boxes nearest that box on
+ * the page. Labelled boxes come first; an unlabelled one is named only
+ * when nothing else is there. */
 static void suggest(const perc_epoch *e, const agent_target *t, agent_step_record *r)
 {
+    if (!e || e->n <= 0)
+        return;
     char w[256];
     norm(t->label, w, sizeof w);
-    for (int i = 0; e && i < e->n && r->n_alternatives < 4; i++) {
+    int n = e->n < 512 ? e->n : 512;
+    double score[512];
+    int pick[4], npick = 0;
+    const perc_box *at = NULL;
+    for (int i = 0; t->index > 0 && i < e->n; i++)
+        if (e->boxes[i].id == t->index)
+            at = &e->boxes[i];
+    for (int i = 0; i < n; i++) {
         char h[256];
         norm(e->boxes[i].label, h, sizeof h);
-        int share = 0;
-        char tmp[256];
-        copy(tmp, sizeof tmp, w);
-        for (char *save = NULL, *tok = strtok_r(tmp, " ", &save); tok && !share;
-             tok = strtok_r(NULL, " ", &save))
-            share = strlen(tok) >= 3 && strstr(h, tok) != NULL;
-        /* With few boxes, every one is worth naming (a consent wall that
-         * hides everything else leaves only its own buttons). */
-        if (!share && w[0] && e->n > 4)
-            continue;
-        base_point c = base_rect_center(e->boxes[i].r);
+        score[i] = h[0] ? 1.0 + name_similarity(w, h) : 0.0;
+    }
+    /* The nearest box to the indexed one (its neighbour on the page). */
+    int near = -1;
+    if (at) {
+        base_point c0 = base_rect_center(at->r);
+        double dbest = 1e30;
+        for (int i = 0; i < n; i++) {
+            base_point c = base_rect_center(e->boxes[i].r);
+            double d = (c.x - c0.x) * (c.x - c0.x) + (c.y - c0.y) * (c.y - c0.y);
+            if (&e->boxes[i] != at && score[i] > 0 && d < dbest) {
+                dbest = d;
+                near = i;
+            }
+        }
+    }
+    /* Up to three by name, then the neighbour, then by name again. */
+    unsigned char taken[512] = {0};
+    while (npick < 4) {
+        int best = -1;
+        if (npick == 3 && near >= 0 && !taken[near]) {
+            best = near;
+        } else {
+            for (int i = 0; i < n; i++)
+                if (!taken[i] && i != near && (best < 0 || score[i] > score[best]))
+                    best = i;
+        }
+        /* Unlabelled boxes only when no labelled one was named. */
+        if (best < 0 || (score[best] == 0 && npick > 0))
+            break;
+        taken[best] = 1;
+        pick[npick++] = best;
+    }
+    if (near >= 0 && !taken[near] && npick < 4)
+        pick[npick++] = near;
+    for (int k = 0; k < npick && r->n_alternatives < 4; k++) {
+        const perc_box *b = &e->boxes[pick[k]];
+        base_point c = base_rect_center(b->r);
         snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
-                 "[V%d] '%.100s' at (%.0f,%.0f)", e->boxes[i].id, e->boxes[i].label, c.x, c.y);
+                 "[V%d] '%.100s' at (%.0f,%.0f)", b->id, b->label, c.x, c.y);
     }
 }
 
@@ -374,11 +509,13 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
      * vision until the box shows up or the step's time is spent. */
-    while (bi < 0 && now_ms() < deadline && page_ok(rn)) {
+    while (bi < 0 && now_ms() < deadline && page_ok(rn) && !base_interrupted()) {
         schedule_until(rn, r->desc, deadline);
         double w0 = now_ms();
-        perc_epoch *next = perc_prefetch_wait(rn->pf, rn->ticket, (int)(deadline - now_ms()) + 1);
+        perc_epoch *next = wait_epoch(rn, (int)(deadline - now_ms()) + 1);
         r->ms.gate += now_ms() - w0;
+        if (!next && base_interrupted())
+            break;
         if (!next) {
             char why[200] = "";
             perc_prefetch_last_error(rn->pf, why, sizeof why);
@@ -398,7 +535,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
         copy(r->gate_why, sizeof r->gate_why, "target not in the epoch: waited for fresh vision");
         bi = choose_box(ep, t, &source);
         if (bi < 0)
-            base_sleep_ms(50);
+            base_interrupt_sleep_ms(50);
     }
     if (ep) {
         r->epoch_id = ep->id;
@@ -410,6 +547,11 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             r->ms.vision = ep->vision_ms + ep->enrich_ms;
         }
         rn->last_epoch = ep->id;
+    }
+    if (bi < 0 && stopped(r)) {
+        g->epoch = ep;
+        g->box = -1;
+        return 0;
     }
     if (bi < 0) {
         if (ep)
@@ -607,14 +749,36 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     cascade_target t = target_of(g, s->target.label);
     cascade_result c;
     memset(&c, 0, sizeof c);
+    /* A field that holds a secret by its own markup (type=password,
+     * autocomplete=cc-number, one-time-code...) makes the text a secret
+     * even when the task did not say so: known before anything is typed
+     * or written. */
+    int secret = s->password;
+    if (s->action == AGENT_TYPE && !secret) {
+        cascade_field_info fi;
+        if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.found &&
+            agent_field_sensitive(fi.type, fi.autocomplete))
+            secret = 1;
+        cascade_field_info_fini(&fi);
+        if (secret)
+            agent_secrets_add(rn->sec, s->text);
+    }
     settle_watch w;
     watch_begin(rn, &w);
-    base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, s->password, &c, err)
+    base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, secret, &c, err)
                                          : cascade_click(rn->hand, &t, &c, err);
     int ok = cascade_outcome(r, e, &c, err);
     if (c.effects & CASCADE_FX_NEW_TAB)
         copy(rn->fx_tab, sizeof rn->fx_tab, c.new_target_id);
-    if (ok && s->action == AGENT_TYPE && s->password)
+    if (s->action == AGENT_TYPE && secret) {
+        /* What the field made of it (upper-cased, grouped, cut to its
+         * maxlength) is as secret as what was typed. */
+        cascade_field_info fi;
+        if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.value)
+            agent_secrets_add(rn->sec, fi.value);
+        cascade_field_info_fini(&fi);
+    }
+    if (ok && s->action == AGENT_TYPE && secret)
         add_mask(rn, g->snap.rect);
     if (ok)
         snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%.60s' at (%.0f,%.0f): %s",
@@ -772,7 +936,7 @@ static int act_scroll(runner *rn, const agent_step *s, agent_step_record *r, gro
     int step_px = (int)((vp->height ? vp->height : 800) * 0.7);
     agent_step once = *s;
     once.timeout_ms = 1200;
-    for (int i = 0; i < 12; i++) {
+    for (int i = 0; i < 12 && !stopped(r); i++) {
         agent_step_record r2 = *r;
         if (ground(rn, &once, &s->target, SNAP_INTENT_ANY, 0, &r2, g)) {
             *r = r2;
@@ -829,7 +993,8 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
             snprintf(r->outcome, sizeof r->outcome, "'%.120s' is on the page", s->text);
             return 1;
         }
-        base_sleep_ms(100);
+        if (base_interrupt_sleep_ms(100) && stopped(r))
+            return 0;
     } while (now_ms() < deadline && page_ok(rn));
     failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
     return 0;
@@ -870,7 +1035,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
         }
         if (ok || tgt)
             break;
-        base_sleep_ms(100);
+        if (base_interrupt_sleep_ms(100))
+            break;
     } while (now_ms() < deadline && page_ok(rn));
     if (s->action == AGENT_EXTRACT && text) {
         /* The lines of the text that match (all non-empty ones without a pattern). */
@@ -911,6 +1077,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
                      tgt ? " in the target" : " on the page");
         return 1;
     }
+    if (stopped(r))
+        return 0;
     if (s->action == AGENT_EXTRACT)
         failf(r, "not_found", "nothing matched /%.100s/", s->pattern ? s->pattern : "");
     else
@@ -1074,22 +1242,60 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
 
 /* ---- the step loop ----------------------------------------------------------------- */
 
+/* Every string of a record goes through the run's secrets before any sink
+ * (trace, overlay caption, progress, summary, on_step) sees it. */
 static void scrub_record(runner *rn, agent_step_record *r)
 {
-    char *fields[] = {r->outcome, r->message, r->el_text, r->box_label, r->url, r->snap_reason,
-                      r->dialog, r->new_tab};
-    size_t caps[] = {sizeof r->outcome, sizeof r->message, sizeof r->el_text,
-                     sizeof r->box_label, sizeof r->url, sizeof r->snap_reason,
-                     sizeof r->dialog, sizeof r->new_tab};
+    char *fields[] = {r->outcome,   r->message, r->el_text,  r->box_label,    r->url,
+                      r->snap_reason, r->desc,  r->gate_why, r->target_label, r->dialog,
+                      r->new_tab};
+    size_t caps[] = {sizeof r->outcome,     sizeof r->message,  sizeof r->el_text,
+                     sizeof r->box_label,   sizeof r->url,      sizeof r->snap_reason,
+                     sizeof r->desc,        sizeof r->gate_why, sizeof r->target_label,
+                     sizeof r->dialog,      sizeof r->new_tab};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        agent_scrub(fields[i], caps[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, fields[i], caps[i]);
     for (int i = 0; i < r->n_alternatives; i++)
-        agent_scrub(r->alternatives[i], sizeof r->alternatives[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->alternatives[i], sizeof r->alternatives[i]);
     for (int i = 0; i < r->n_extracted; i++)
-        agent_scrub(r->extracted[i], sizeof r->extracted[i], rn->secrets, rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->extracted[i], sizeof r->extracted[i]);
+    for (int i = 0; i < r->n_marks; i++)
+        agent_secrets_scrub(rn->sec, r->marks[i], sizeof r->marks[i]);
     for (int i = 0; i < r->n_tried; i++)
-        agent_scrub(r->tried[i].outcome, sizeof r->tried[i].outcome, rn->secrets,
-                    rn->n_secrets);
+        agent_secrets_scrub(rn->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
+}
+
+/* "[V3] Cancel order": a mark as overlays and the report name it. The
+ * label keeps its case, loses runs of whitespace and is clipped to 40 bytes
+ * on a UTF-8 character boundary. */
+static void mark_name(const perc_box *b, char *out, size_t n)
+{
+    char l[48];
+    size_t k = 0;
+    int space = 0;
+    const char *p = b->label;
+    for (; *p && k < 40; p++) {
+        if (isspace((unsigned char)*p)) {
+            space = k > 0;
+            continue;
+        }
+        if (space && k < 39)
+            l[k++] = ' ';
+        space = 0;
+        l[k++] = *p;
+    }
+    if (((unsigned char)*p & 0xc0) == 0x80) {
+        /* The clip cut a multi-byte character: drop its first bytes. */
+        while (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0x80)
+            k--;
+        if (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0xc0)
+            k--;
+    }
+    l[k] = '\0';
+    if (l[0])
+        snprintf(out, n, "[V%d] %s", b->id, l);
+    else
+        snprintf(out, n, "[V%d]", b->id);
 }
 
 /* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
@@ -1113,10 +1319,16 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         e = perc_capture(rn->page, NULL, &img, NULL, err);
     }
     perc_mark *marks = NULL;
+    char(*labels)[PERC_LABEL_MAX] = NULL;
     int n = 0;
-    if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks))) {
-        for (int i = 0; i < ep->n; i++)
-            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, ep->boxes[i].label, 0};
+    if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks)) &&
+        (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
+        /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
+        for (int i = 0; i < ep->n; i++) {
+            mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
+            agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
+            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
+        }
     }
     /* r->url was read right after the step (run_step). */
     int masks = strcmp(r->url, rn->mask_url) == 0 ? rn->n_masks : 0;
@@ -1125,6 +1337,7 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
     if (e)
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
     base_free(marks);
+    base_free(labels);
     perc_image_fini(&img);
     r->ms.overlay += now_ms() - t0;
 }
@@ -1145,7 +1358,10 @@ static void progress(runner *rn, const agent_step_record *r)
     char tiers[16];
     fprintf(rn->out, "step %d/%d %s gate=%s tier=%s %s %.0f ms\n", r->index, r->total, r->desc,
             r->gate[0] ? r->gate : "-", tiers_text(r, tiers, sizeof tiers),
-            r->ok ? "ok" : "FAILED", r->total_ms);
+            r->ok                                   ? "ok"
+            : strcmp(r->reason, "interrupted") == 0 ? "INTERRUPTED"
+                                                    : "FAILED",
+            r->total_ms);
     if (r->dialog[0])
         fprintf(rn->out, "  dialog: %s\n", r->dialog);
     if (r->new_tab[0])
@@ -1221,6 +1437,13 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         int final = step_faults(rn, s, r, &ok);
         page_url(rn, r->url, sizeof r->url);
         r->total_ms = now_ms() - t0;
+        /* Any failed step that named a target offers the nearest names,
+         * not only one whose box was missing. */
+        if (!ok && r->n_alternatives == 0 && g.epoch && agent_target_set(&s->target) &&
+            strcmp(r->reason, "interrupted") != 0)
+            suggest(g.epoch, &s->target, r);
+        for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
+            mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);
         write_overlay(rn, r, &g);
         r->total_ms = now_ms() - t0;
@@ -1228,7 +1451,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         char err[BASE_ERRBUF_SIZE] = "";
         if (agent_trace_step(rn->trace, r, err) != BASE_OK)
             base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
-        if (ok || final || attempt == 1 + s->retries)
+        if (ok || final || attempt == 1 + s->retries || base_interrupted())
             break;
         fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
                 r->desc, attempt, r->outcome);
@@ -1295,11 +1518,16 @@ static base_err setup(runner *rn, char *err)
     cdp_frame main;
     if (cdp_page_frames(rn->page, &main, 1) > 0)
         copy(rn->main_frame, sizeof rn->main_frame, main.id);
-    for (int i = 0; i < rn->task->n_steps && rn->n_secrets < MAX_SECRETS; i++) {
+    /* Secrets the task names are known before anything is written. */
+    if ((e = agent_secrets_create(&rn->sec, err)))
+        return e;
+    for (int i = 0; i < rn->task->n_steps; i++) {
         const agent_step *s = &rn->task->steps[i];
-        if (s->action == AGENT_TYPE && s->password && s->text && s->text[0])
-            rn->secrets[rn->n_secrets++] = s->text;
+        if (s->action == AGENT_TYPE && s->password && s->text && s->text[0] &&
+            agent_secrets_add(rn->sec, s->text) != BASE_OK)
+            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
     }
+    base_log_set_filter(agent_secrets_log_filter, rn->sec);
     rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
     if (!rn->recs)
         return base_errf(err, BASE_ENOMEM, "out of memory");
@@ -1332,6 +1560,7 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     char url[1024];
     if (!e) {
         page_url(&rn, url, sizeof url);
+        agent_secrets_scrub(rn.sec, url, sizeof url);
         agent_trace_info info = {task->name, rn.o.task_file, url, rn.o.vision, rn.o.browser,
                                  task->width, task->height, task->scale, rn.o.humanize,
                                  rn.o.seed, task->n_steps};
@@ -1339,15 +1568,23 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     }
     if (!e) {
         schedule(&rn, task->name);
-        int i = 0;
-        for (; i < task->n_steps; i++) {
+        int i = 0, ran = 0;
+        for (; i < task->n_steps && !base_interrupted(); i++) {
+            ran = i + 1;
             if (!run_step(&rn, i, &rn.recs[i]))
                 break;
             res->steps_done++;
         }
         res->ok = i == task->n_steps;
         res->total_ms = now_ms() - t0;
-        if (!res->ok) {
+        if (!res->ok && base_interrupted()) {
+            /* A stop signal: the steps done so far are kept; the end record
+             * and the caller's report say it was interrupted. */
+            res->interrupted = base_interrupted();
+            res->failed_step = i + 1;
+            snprintf(res->reason, sizeof res->reason, "interrupted by %s after %d/%d steps",
+                     base_signal_name(res->interrupted), res->steps_done, task->n_steps);
+        } else if (!res->ok) {
             res->failed_step = i + 1;
             snprintf(res->reason, sizeof res->reason, "step %d: %.236s", i + 1,
                      rn.recs[i].outcome);
@@ -1355,8 +1592,12 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
         if (rn.page && cdp_page_dialog_pending_plan(rn.page))
             fprintf(rn.out, "note: no dialog opened after the last dialog step\n");
         if (!rn.o.no_summary)
-            summary(&rn, res->ok ? i : i + 1);
-        agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
+            summary(&rn, ran);
+        if (res->interrupted)
+            agent_trace_close_interrupted(rn.trace, res->failed_step, res->total_ms, res->reason,
+                                          base_signal_name(res->interrupted));
+        else
+            agent_trace_close(rn.trace, res->ok, res->failed_step, res->total_ms, res->reason);
     }
     agent__watchdog_destroy(rn.wd);
     cascade_hand_destroy(rn.hand);
@@ -1365,5 +1606,8 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     for (int t = 0; t < rn.n_tabs; t++)
         cdp_page_close(rn.tabs[t]);
     base_free(rn.recs);
+    if (rn.sec)
+        base_log_set_filter(NULL, NULL);
+    agent_secrets_destroy(rn.sec);
     return e;
 }

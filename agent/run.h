@@ -58,6 +58,8 @@ typedef struct agent_run_result {
     int steps_done;      /* steps that passed */
     int failed_step;     /* 1-based, 0 when none failed */
     char reason[256];    /* "step 4: covered: ..." when !ok */
+    int interrupted;     /* the stop signal (SIGINT, ...) that ended the run, or 0
+                          * (base/interrupt.h; reason says "interrupted by SIGINT ...") */
     double total_ms;
 } agent_run_result;
 

@@ -228,8 +228,14 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
             return fail(c, k, "expected a string or a number");
         return dup_string(c, f, k, &s->value);
     }
-    if (strcmp(k, "password") == 0)
-        return get_bool(c, f, k, &s->password);
+    if (strcmp(k, "password") == 0 || strcmp(k, "secret") == 0) {
+        /* "secret" marks any kind of secret (a card, a code); either flag
+         * set makes the text one. */
+        int b = 0;
+        base_err e = get_bool(c, f, k, &b);
+        s->password |= b;
+        return e;
+    }
     if (strcmp(k, "critical") == 0)
         return get_bool(c, f, k, &s->critical);
     if (strcmp(k, "timeout_ms") == 0)

@@ -61,7 +61,7 @@ typedef struct agent_step {
     char *value;      /* select: the option label; drag: numeric value as text */
     char *pattern;    /* assert_text/extract: a PCRE2 regex (base/regex.h; was POSIX ERE) */
     base_regex *re;   /* pattern compiled at load (multiline), owned; NULL = none */
-    int password;     /* type: text is a secret, never written anywhere */
+    int password;     /* type: text is a secret ("password" or "secret": true), never written */
     int critical;     /* gate uses the hard timeout (a submit, an unseen page) */
     agent_target to;  /* drag: destination element */
     int have_to_pt;   /* drag: `to` was {x, y} in CSS px */

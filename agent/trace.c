@@ -180,6 +180,11 @@ static cJSON *step_json(const agent_step_record *r)
             cJSON_AddItemToArray(alt, cJSON_CreateString(r->alternatives[i]));
         cJSON_AddNumberToObject(c, "path_points", r->n_path);
     }
+    if (r->n_marks > 0) {
+        cJSON *mk = cJSON_AddArrayToObject(j, "marks");
+        for (int i = 0; i < r->n_marks && i < AGENT_MAX_MARKS; i++)
+            cJSON_AddItemToArray(mk, cJSON_CreateString(r->marks[i]));
+    }
     cJSON_AddBoolToObject(j, "ok", r->ok);
     cJSON_AddStringToObject(j, "outcome", r->outcome);
     if (r->dialog[0])
@@ -216,8 +221,8 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
     return write_line(t, step_json(r), err);
 }
 
-void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
-                       const char *reason)
+static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
+                       const char *reason, const char *signal)
 {
     if (!t)
         return;
@@ -227,9 +232,23 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
     cJSON_AddNumberToObject(j, "failed_step", failed_step);
     cJSON_AddNumberToObject(j, "ms", r1(total_ms));
     cJSON_AddStringToObject(j, "reason", reason ? reason : "");
+    if (signal)
+        cJSON_AddStringToObject(j, "interrupted", signal);
     write_line(t, j, NULL);
     fclose(t->f);
     base_free(t);
+}
+
+void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
+                       const char *reason)
+{
+    close_with(t, ok, failed_step, total_ms, reason, NULL);
+}
+
+void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
+                                   const char *reason, const char *signal)
+{
+    close_with(t, 0, failed_step, total_ms, reason, signal ? signal : "signal");
 }
 
 /* An opaque dark rectangle (CSS px) with no text: what a password field
@@ -266,6 +285,9 @@ base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *m
         perc_som_opts o;
         perc_som_opts_init(&o);
         o.fill_alpha = 28;
+        /* The tag is the caller's text ("[V3] Cancel order"): a user reading
+         * the overlay sees which name to give, not only a number. */
+        o.label_fmt = PERC_LABEL_TEXT;
         if ((e = perc_som_draw(img, marks, n_marks, &o, err)))
             return e;
     }

@@ -34,6 +34,7 @@ typedef struct agent_stage_ms {
 
 #define AGENT_MAX_EXTRACT 24
 #define AGENT_MAX_PATH 256
+#define AGENT_MAX_MARKS 64
 
 /* One tier the cascade tried. */
 typedef struct agent_try {
@@ -81,6 +82,10 @@ typedef struct agent_step_record {
     char message[256];
     char alternatives[4][160];
     int n_alternatives;
+    /* The marks of the epoch the step used, as the overlay names them:
+     * "[V3] Cancel order" (label clipped, secrets masked); first 64. */
+    char marks[AGENT_MAX_MARKS][64];
+    int n_marks;
     base_point path[AGENT_MAX_PATH];
     int n_path;
     /* results */
@@ -129,11 +134,18 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
 void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
                        const char *reason);
 
+/* Purpose: like agent_trace_close for a run a stop signal ended: the end
+ * line has ok false, "interrupted": signal ("SIGINT", ...) and the reason.
+ * t is freed; NULL: no-op. */
+void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
+                                   const char *reason, const char *signal);
+
 /* Output directory (borrowed). */
 const char *agent_trace_dir(const agent_trace *t);
 
 /* Purpose: draws the overlay of record r onto img in place — marks (borrowed,
- * CSS px), masks (rects painted over: fields that received a password),
+ * CSS px; each tagged with its label text as given, e.g. "[V3] Cancel
+ * order"), masks (rects painted over: fields that received a password),
  * the chosen element, the cursor path, the pressed point and a caption — and
  * writes it as OUT/steps/NNN.png, setting r->overlay. Errors: those of
  * perception drawing, BASE_EIO. */

@@ -6,6 +6,7 @@
  */
 #include "base/log.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,20 @@ static const char *const level_names[] = {"debug", "info", "warn", "error"};
 static unsigned trace_mask;
 static base_log_level default_level = BASE_LOG_INFO;
 static int configured;
+/* The message filter (secret masking) runs under this lock, so that
+ * base_log_set_filter(NULL, NULL) returns only when no line is still being
+ * filtered and the filter's data can be freed. */
+static pthread_mutex_t filter_mu = PTHREAD_MUTEX_INITIALIZER;
+static base_log_filter_fn filter_fn;
+static void *filter_user;
+
+void base_log_set_filter(base_log_filter_fn fn, void *user)
+{
+    pthread_mutex_lock(&filter_mu);
+    filter_fn = fn;
+    filter_user = user;
+    pthread_mutex_unlock(&filter_mu);
+}
 
 void base_log_configure(const char *spec)
 {
@@ -90,6 +105,12 @@ void base_log(base_log_comp comp, base_log_level lvl, const char *fmt, ...)
     int m = vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
     va_end(ap);
     size_t len = (size_t)n + (m < 0 ? 0 : (size_t)m);
+    pthread_mutex_lock(&filter_mu);
+    if (filter_fn) {
+        filter_fn(line + n, sizeof line - (size_t)n - 1, filter_user);
+        len = strlen(line);
+    }
+    pthread_mutex_unlock(&filter_mu);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
     line[len++] = '\n';

@@ -8,6 +8,8 @@
 #ifndef FOVEA_BASE_LOG_H
 #define FOVEA_BASE_LOG_H
 
+#include <stddef.h>
+
 typedef enum base_log_comp {
     BASE_LOG_BASE,
     BASE_LOG_CDP,
@@ -33,6 +35,15 @@ typedef enum base_log_level {
  * Any thread. */
 void base_log(base_log_comp comp, base_log_level lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A filter that rewrites a message in place (msg is NUL-terminated, cap
+ * bytes of room) before it is written: the runner masks secrets with it. */
+typedef void (*base_log_filter_fn)(char *msg, size_t cap, void *user);
+
+/* Purpose: sets (or with NULL clears) the one message filter. It runs
+ * under a lock on the logging thread; clearing waits for a running call, so
+ * user may be freed right after. Any thread. */
+void base_log_set_filter(base_log_filter_fn fn, void *user);
 
 /* True when a message of this component and level would be printed. */
 int base_log_enabled(base_log_comp comp, base_log_level lvl);

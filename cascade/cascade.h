@@ -150,6 +150,26 @@ base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, d
 base_err cascade_select(cascade_hand *h, const cascade_target *t, const char *option,
                         cascade_result *out, char *err);
 
+/* ---- a form field as the page describes it (cascade/field.c) ---- */
+typedef struct cascade_field_info {
+    int found;             /* the xpath resolved to a field (or a wrapper holding one) */
+    char type[32];         /* the input's type ("password", "text", ...; "" for others) */
+    char autocomplete[128]; /* its autocomplete attribute, "" when none */
+    char *value;           /* its current value (base_malloc'd, may be NULL) */
+} cascade_field_info;
+
+/* Purpose: reads t's field (t->xpath in t->frame_id: the input itself, or
+ * the editable element inside a wrapper) without touching it: type,
+ * autocomplete and value. The runner uses it to learn that a field holds a
+ * secret (type=password, autocomplete=cc-number...) before typing, and what
+ * the field made of the typed text afterwards. Ownership: *out is the
+ * caller's (cascade_field_info_fini), always initialised. Thread: the
+ * hand's owner. Errors: BASE_EINVAL, transport errors (BASE_ETIMEDOUT...). */
+base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_field_info *out,
+                            char *err);
+/* Frees out->value; NULL-safe. */
+void cascade_field_info_fini(cascade_field_info *f);
+
 /* ---- per-domain learnings (added by the hand) ----
  * Which tier worked on which domain, and which domains are bot-protected.
  * Stored as JSON {"version":1,"domains":{"host":{"wins":[t1,t2,t3],

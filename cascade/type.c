@@ -17,6 +17,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -210,6 +211,26 @@ static base_err read_value(cascade_hand *h, const char *fid, const cascade_targe
     return BASE_OK;
 }
 
+/* 1 when a field's value is the typed text as the field reformatted it:
+ * equal after folding ASCII case and dropping grouping separators (a card
+ * field that groups digits in fours, a code field that upper-cases). Typing
+ * that landed must not count as failed, or the text would be set again. */
+static int same_but_format(const char *got, const char *want)
+{
+    for (;;) {
+        while (*got == ' ' || *got == '-' || *got == '.' || *got == '/')
+            got++;
+        while (*want == ' ' || *want == '-' || *want == '.' || *want == '/')
+            want++;
+        if (!*got || !*want)
+            return !*got && !*want;
+        if (tolower((unsigned char)*got) != tolower((unsigned char)*want))
+            return 0;
+        got++;
+        want++;
+    }
+}
+
 base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text, int password,
                       cascade_result *out, char *err)
 {
@@ -355,7 +376,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     e = read_value(h, fid, t, &got, err);
     if (e)
         goto transport;
-    int ok = strcmp(got, want) == 0 ||
+    int ok = strcmp(got, want) == 0 || same_but_format(got, want) ||
              (maxlen > 0 && strncmp(got, want, (size_t)maxlen) == 0 && (int)strlen(got) == maxlen);
     if (tr)
         tr->success = ok;

@@ -9,6 +9,7 @@
  * cdp_call_async, never with a blocking call.
  */
 #include "cdp/browser.h"
+#include "cdp/browser_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -131,6 +132,7 @@ void cdp_browser_destroy(cdp_browser *b)
         /* Ask politely first: Chromium flushes and exits cleanly. */
         cdp_call(b->conn, NULL, "Browser.close", NULL, NULL, 2000, NULL);
     }
+    cdp__opened_forget_conn(b->conn);
     cdp_conn_destroy(b->conn);
     cdp_process_destroy(b->proc);
     base_free(b);
@@ -517,6 +519,7 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
             goto fail;
         }
         snprintf(p->target_id, sizeof p->target_id, "%s", tid);
+        cdp__opened_add(p->conn, p->target_id); /* closed on a signal too (cdp/opened.c) */
         cJSON_Delete(res);
         res = NULL;
     }
@@ -582,6 +585,8 @@ void cdp_page_close(cdp_page *p)
     pthread_mutex_unlock(&p->mu);
     if (p->sub > 0)
         cdp_unsubscribe(p->conn, p->sub);
+    if (p->target_id[0])
+        cdp__opened_remove(p->target_id);
     if (p->target_id[0] && cdp_conn_alive(p->conn)) {
         /* A dead page's tab may still exist (a crashed or frozen renderer):
          * close it too, but do not wait long on a browser busy with it. */

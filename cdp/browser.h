@@ -61,6 +61,13 @@ base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, c
  * of cdp_call (a tab that closed meanwhile: BASE_EREMOTE). */
 base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
                         cdp_page **out, char *err);
+/* Purpose: closes every tab cdp_page_open created that is still open, in
+ * every browser of this process (and only those: never a tab fovea did not
+ * create), waiting up to timeout_ms (0: 2000) in all. For a stop signal's
+ * exit path in attach mode, where the browser is the user's and outlives
+ * fovea. Returns how many were closed. Any thread except the cdp service
+ * thread; the pages stay allocated (the process is expected to exit). */
+int cdp_close_opened_tabs(int timeout_ms);
 
 /* Closes the tab and frees the page. NULL is a no-op. */
 void cdp_page_close(cdp_page *p);

@@ -172,6 +172,11 @@ static void cleanup_slots_now(void)
     }
 }
 
+void cdp_launch_cleanup_now(void)
+{
+    cleanup_slots_now();
+}
+
 static void on_fatal_signal(int sig)
 {
     int saved = errno;
@@ -195,10 +200,13 @@ void cdp_launch_install_signal_cleanup(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGINT);
-    sigaddset(&sa.sa_mask, SIGTERM);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* Every signal whose default action ends the process and that a user or
+     * a supervisor sends: Ctrl-C, kill, a closed terminal, Ctrl-\. */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(&sa.sa_mask, sigs[i]);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaction(sigs[i], &sa, NULL);
 }
 
 /* ---- registry ---------------------------------------------------------- */
@@ -263,6 +271,119 @@ static void atexit_cleanup(void)
 static void register_atexit(void)
 {
     atexit(atexit_cleanup);
+}
+
+/* ---- stale profiles ------------------------------------------------------ */
+
+#define OWNER_FILE "fovea-owner"
+
+/* Start time of pid in clock ticks since boot (field 22 of /proc/PID/stat),
+ * or 0 when unknown. With the pid it names one process for good: a pid can
+ * be reused, a (pid, start time) pair cannot. */
+static unsigned long long proc_start(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* The command name (field 2) may hold spaces and parentheses: count
+     * fields from the last ')'. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 3; field < 22 && p; field++) {
+        p = strchr(p + 1, ' ');
+    }
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* Writes <profile>/fovea-owner: "PID STARTTIME\n" of this process. */
+static void write_owner(const char *profile)
+{
+    char path[LAUNCH_PATH_MAX + 16], line[64];
+    snprintf(path, sizeof path, "%s/" OWNER_FILE, profile);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return;
+    int n = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), proc_start(getpid()));
+    ssize_t w = write(fd, line, (size_t)n);
+    (void)w; /* no marker only means the profile is never swept */
+    close(fd);
+}
+
+/* 1 when the owner recorded in fd's file is gone for sure. */
+static int owner_dead(int dirfd)
+{
+    int fd = openat(dirfd, OWNER_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    char line[64];
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    line[n] = '\0';
+    int pid = 0;
+    unsigned long long start = 0;
+    if (sscanf(line, "%d %llu", &pid, &start) != 2 || pid <= 0)
+        return 0;
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    /* Alive pid: the same process only if it started when the owner did. */
+    unsigned long long now = proc_start((pid_t)pid);
+    return start != 0 && now != 0 && now != start;
+}
+
+int cdp_launch_sweep_stale(const char *dir)
+{
+    if (!dir || !dir[0]) {
+        dir = getenv("TMPDIR");
+        if (!dir || !dir[0])
+            dir = "/tmp";
+    }
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int dfd = dirfd(d), removed = 0;
+    uid_t me = getuid();
+    static const char prefix[] = "fovea-profile-";
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        const char *name = de->d_name;
+        if (strncmp(name, prefix, sizeof prefix - 1) != 0 ||
+            strlen(name) != sizeof prefix - 1 + 6)
+            continue;
+        struct stat st;
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != me)
+            continue;
+        int pfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (pfd < 0)
+            continue;
+        int dead = owner_dead(pfd);
+        close(pfd);
+        if (!dead)
+            continue;
+        char path[LAUNCH_PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path - 4)
+            continue;
+        base_log(BASE_LOG_CDP, BASE_LOG_INFO, "removing stale profile %s (its fovea is gone)",
+                 path);
+        rm_tree(path);
+        size_t k = strlen(path);
+        snprintf(path + k, sizeof path - k, ".log");
+        unlink(path);
+        removed++;
+    }
+    closedir(d);
+    return removed;
 }
 
 /* ---- launch ------------------------------------------------------------ */
@@ -544,6 +665,10 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
         goto fail;
     }
     snprintf(p->log_path, pl + 4, "%s.log", p->profile);
+    write_owner(p->profile);
+    /* A launcher killed with SIGKILL could not remove its profile; the next
+     * one does (never a live owner's, never a directory without the mark). */
+    cdp_launch_sweep_stale(tmp);
     const char *keep = getenv("FOVEA_KEEP_CHROME_LOG");
     p->keep_log = keep && keep[0] && strcmp(keep, "0") != 0;
 

@@ -6,7 +6,11 @@
  * learn the websocket URL. cdp_process_destroy stops the whole group and
  * removes the profile and the log ($TMPDIR/fovea-profile-XXXXXX.log, kept
  * when FOVEA_KEEP_CHROME_LOG is set). Live processes are registered so that
- * an atexit hook and, opt-in, a SIGINT/SIGTERM handler clean up too.
+ * an atexit hook and, opt-in, a SIGINT/SIGTERM/SIGHUP/SIGQUIT handler clean
+ * up too. Each profile holds a file "fovea-owner" naming the launching
+ * process (pid and start time); a process killed with SIGKILL cannot clean
+ * up, so every launch first removes the fovea profiles (and logs) in $TMPDIR
+ * whose owner is gone (cdp_launch_sweep_stale).
  *
  * cdp_discover turns an endpoint a user typed ("ws://...", "http://host:port",
  * "host:port") into a browser websocket URL via GET /json/version.
@@ -63,12 +67,30 @@ void cdp_process_kill(cdp_process *p);
  * no-op. */
 void cdp_process_destroy(cdp_process *p);
 
-/* Opt-in, idempotent: installs SIGINT and SIGTERM handlers that SIGKILL every
- * live browser group, remove their profile directories and logs, and then
+/* Opt-in, idempotent: installs SIGINT, SIGTERM, SIGHUP and SIGQUIT handlers
+ * that SIGKILL every live browser group, remove their profile directories
+ * and logs, and then
  * re-raise the signal with the default action (the process dies as it would
  * have). Do not use it if the program handles these signals itself; call
  * cdp_process_destroy from your own shutdown path instead. */
 void cdp_launch_install_signal_cleanup(void);
+
+/* Purpose: removes the fovea profile directories in dir (NULL: $TMPDIR or
+ * /tmp) left behind by launchers that died without cleaning up (SIGKILL, a
+ * power cut): directories named fovea-profile-XXXXXX, owned by this user,
+ * whose "fovea-owner" file names a process that no longer runs (or whose pid
+ * now belongs to a process started at another time), together with their
+ * .log. Directories without that file (another program's, a pre-marker
+ * profile, one being created right now) and those of live owners are never
+ * touched. cdp_launch calls it before each launch. Returns how many
+ * profiles were removed. Any thread; blocks on file-system calls only. */
+int cdp_launch_sweep_stale(const char *dir);
+
+/* Kills every browser this process launched and removes their profiles and
+ * logs, right now (SIGKILL, no graceful wait). Async-signal-safe: meant for
+ * a signal handler's "exit now" path (base_interrupt_install's hard hook).
+ * The handles stay allocated; the process is expected to exit. */
+void cdp_launch_cleanup_now(void);
 
 /* Resolves an endpoint to a browser websocket URL. "ws://..." and "wss://..."
  * are copied as they are; "http://host:port[/]" and "host:port" are asked

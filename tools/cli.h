@@ -69,6 +69,13 @@ int cli_task_session_open(const char *cmd, const struct agent_task *task, const 
                           const char *site, const char *cdp, int headful, base_httpd **srv,
                           cli_session *s);
 
+/* Installs what SIGINT/SIGTERM/SIGHUP/SIGQUIT do (tools/signals.c). graceful:
+ * the command checks base_interrupted() and finishes its output itself
+ * (fovea run); else a watcher thread closes the tabs fovea opened, kills
+ * launched browsers, removes their profiles and exits 128 + the signal.
+ * Main thread, before any browser is started. */
+void cli_signals_install(int graceful);
+
 /* Creates the parent directories of path (mkdir -p of its dirname). */
 base_err cli_mkdirs_for(const char *path, char *err);
 

@@ -7,7 +7,10 @@
  * its cross-origin passenger form. The run writes OUT/trace.jsonl,
  * OUT/steps/NNN.png and OUT/report.html; the report is written for failed
  * runs too. Exit status: 0 all steps passed, 1 a step failed or the run
- * could not start, 2 usage or task-file error.
+ * could not start, 2 usage or task-file error, 128 + N when signal N
+ * (SIGINT 130, SIGTERM 143, SIGHUP 129, SIGQUIT 131) stopped it: the run
+ * then finishes gracefully (trace end record, report, browser and profile
+ * removed); a second signal exits at once after killing the browser.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "agent/task.h"
 #include "agent/trace.h"
 #include "cascade/cascade.h"
+#include "base/interrupt.h"
 #include "tools/cli.h"
 
 static void run_usage(FILE *f)
@@ -187,6 +191,8 @@ int cli_cmd_run(int argc, char **argv)
     }
     ro.seed = (uint64_t)seed;
     ro.task_file = task_path;
+    /* A stop signal ends the run gracefully from here on: the runner checks
+     * base_interrupted() (handlers installed by cli_signals_install). */
     char err[BASE_ERRBUF_SIZE] = "";
     agent_task *task = NULL;
     if (agent_task_load(task_path, &task, err) != BASE_OK) {
@@ -230,6 +236,8 @@ int cli_cmd_run(int argc, char **argv)
             if (res.ok)
                 printf("fovea run: %s passed: %d/%d steps in %.2f s\n", task->name,
                        res.steps_done, task->n_steps, res.total_ms / 1000.0);
+            else if (res.interrupted)
+                printf("fovea run: %s %s\n", task->name, res.reason);
             else
                 printf("fovea run: %s FAILED at %s\n", task->name, res.reason);
             status = res.ok ? 0 : 1;
@@ -237,5 +245,9 @@ int cli_cmd_run(int argc, char **argv)
     }
     base_httpd_destroy(srv);
     agent_task_free(task);
+    if (base_interrupted()) {
+        fflush(stdout);
+        return 128 + base_interrupted();
+    }
     return status;
 }

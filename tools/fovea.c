@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "cdp/launch.h"
 #include "tools/cli.h"
 
 static const struct {
@@ -45,8 +44,9 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (strcmp(argv[1], commands[i].name) == 0) {
-            /* Ctrl-C must not leave a browser or a profile behind. */
-            cdp_launch_install_signal_cleanup();
+            /* Ctrl-C must leave no browser, profile or tab behind; fovea
+             * run also finishes its report first. */
+            cli_signals_install(commands[i].fn == cli_cmd_run);
             return commands[i].fn(argc - 1, argv + 1);
         }
     }

@@ -431,6 +431,7 @@
     if (!el) return { found: false };
     const o = { found: true, kind: kindOf(el), type: el.type || '', desc: describe(el),
       pattern: el.getAttribute('pattern') || '', placeholder: el.getAttribute('placeholder') || '',
+      autocomplete: el.getAttribute('autocomplete') || '',
       label: clip((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label') || '', 60),
       value: valueOf(el), maxlength: el.maxLength > 0 ? el.maxLength : 0, shadow: shadowChain(el).length,
       readonly: !!el.readOnly, disabled: disabledWhy(el) };

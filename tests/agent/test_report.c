@@ -348,7 +348,55 @@ static void trace_bad_utf8(void)
     CHECK_MSG(at == n, "report.html: invalid UTF-8 at byte %zu of %zu", at, n);
 }
 
+/* Overlays tag each mark with the text the runner gives ("[V3] Cancel
+ * order"), not only its number: the tag is as wide as that text, and the
+ * pixels where only the longer tag reaches are painted. */
+static void overlay_names(void)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_trace_info info = {.task_name = "names", .width = 640, .height = 400, .scale = 1,
+                             .n_steps = 1};
+    agent_trace *t = NULL;
+    CHECK_MSG(agent_trace_open(FOVEA_BINARY_DIR "/tests/agent/out_names_overlay", &info, &t,
+                               err) == BASE_OK,
+              "%s", err);
+    perc_mark mark = {{200, 150, 360, 190}, 3, "[V3] Cancel order", 0};
+    perc_image img = {0};
+    CHECK_OK(perc_image_alloc(&img, 640, 400));
+    img.scale = 1;
+    memset(img.px, 0xff, (size_t)img.stride * (size_t)img.h);
+    agent_step_record r;
+    memset(&r, 0, sizeof r);
+    r.index = 1;
+    r.total = 1;
+    base_err e = agent_trace_overlay(t, &img, &mark, 1, NULL, 0, &r, err);
+    agent_trace_close(t, 1, 0, 1, "");
+    perc_som_opts o;
+    perc_som_opts_init(&o);
+    o.scale = 1;
+    perc_som_label text, vid;
+    o.label_fmt = PERC_LABEL_TEXT;
+    base_err e1 = perc_som_layout(640, 400, &mark, 1, &o, &text, NULL);
+    o.label_fmt = PERC_LABEL_VID;
+    base_err e2 = perc_som_layout(640, 400, &mark, 1, &o, &vid, NULL);
+    int painted = 0;
+    for (int y = text.y0; !e && y < text.y1; y++) {
+        for (int x = vid.x0 + (vid.x1 - vid.x0) + 4; x < text.x1 - 2; x++) {
+            const uint8_t *p = img.px + (size_t)y * (size_t)img.stride + (size_t)x * 4;
+            painted += p[0] != 0xff || p[1] != 0xff || p[2] != 0xff;
+        }
+    }
+    perc_image_fini(&img);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    CHECK_OK(e1);
+    CHECK_OK(e2);
+    CHECK_MSG(text.x1 - text.x0 > (vid.x1 - vid.x0) + 40, "tag widths %d vs %d",
+              text.x1 - text.x0, vid.x1 - vid.x0);
+    CHECK_MSG(painted > 50, "only %d pixels of the label text drawn", painted);
+}
+
 static const check_case cases[] = {
+    {"overlay_names", overlay_names},
     {"trace_lines", trace_lines},
     {"trace_bad_utf8", trace_bad_utf8},
     {"scrub", scrub},

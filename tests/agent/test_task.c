@@ -176,6 +176,9 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"type\",\"target\":\"a\",\"text\":\"b\","
      "\"password\":\"yes\"}]}",
      "t.json: steps[0].password: expected true or false"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"type\",\"target\":\"a\",\"text\":\"b\","
+     "\"secret\":1}]}",
+     "t.json: steps[0].secret: expected true or false"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\"}]}",
      "t.json: steps[0].value: required for select"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\",\"value\":[]}]}",
@@ -376,7 +379,31 @@ static void hostile_patterns(void)
     CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child failed (status 0x%x)", st);
 }
 
+/* "secret": true marks a type step's text secret like "password": true
+ * (either flag suffices), and its description masks it. */
+static void secret_flag(void)
+{
+    const char *json =
+        "{\"url\":\"/\",\"steps\":["
+        "{\"action\":\"type\",\"target\":\"Card\",\"text\":\"4111\",\"secret\":true},"
+        "{\"action\":\"type\",\"target\":\"Code\",\"text\":\"9876\",\"secret\":true,"
+        "\"password\":false},"
+        "{\"action\":\"type\",\"target\":\"Name\",\"text\":\"Ann\",\"secret\":false}]}";
+    agent_task *t = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_MSG(agent_task_parse(json, strlen(json), "t.json", &t, err) == BASE_OK, "%s", err);
+    int a = t->steps[0].password, b = t->steps[1].password, c = t->steps[2].password;
+    char d[200];
+    agent_step_describe(&t->steps[0], d, sizeof d);
+    agent_task_free(t);
+    CHECK_EQ(a, 1);
+    CHECK_EQ(b, 1);
+    CHECK_EQ(c, 0);
+    CHECK_MSG(strstr(d, "4111") == NULL, "secret shown: %s", d);
+}
+
 static const check_case cases[] = {
+    {"secret_flag", secret_flag},
     {"parses_every_field", parses_every_field},
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -346,7 +347,7 @@ static void discover_errors(void)
 
 /* A child launches Chromium, reports "pid profile" on a pipe and then
  * raises sig. Returns the child's wait status; fills pid and profile. */
-static int run_doomed_launcher(int sig, int *pid, char *profile, size_t cap)
+static int run_doomed_launcher(int sig, const char *tmpdir, int *pid, char *profile, size_t cap)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -356,7 +357,12 @@ static int run_doomed_launcher(int sig, int *pid, char *profile, size_t cap)
         return -1;
     if (child == 0) {
         close(fds[0]);
-        if (sig == SIGINT)
+        if (tmpdir)
+            setenv("TMPDIR", tmpdir, 1);
+        /* SIGQUIT's default action dumps core: not into the test folder. */
+        struct rlimit nocore = {0, 0};
+        setrlimit(RLIMIT_CORE, &nocore);
+        if (sig != SIGKILL)
             cdp_launch_install_signal_cleanup();
         cdp_process *p = NULL;
         char err[BASE_ERRBUF_SIZE] = "";
@@ -405,23 +411,47 @@ static int chromium_missing(void)
     return e == BASE_ENOTFOUND;
 }
 
-/* The installed SIGINT handler leaves neither process nor profile behind. */
+/* The installed handler leaves neither process nor profile behind, for
+ * every signal a user or a supervisor sends: Ctrl-C, kill, a closed
+ * terminal (SIGHUP) and Ctrl-\ (SIGQUIT). */
 static void sigint_cleanup(void)
 {
     if (chromium_missing())
         SKIP("chromium not installed");
-    int pid = 0;
-    char profile[520];
-    int status = run_doomed_launcher(SIGINT, &pid, profile, sizeof profile);
-    CHECK(pid > 0);
-    CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "child status %d", status);
-    CHECK(eventually(pid_dead, pid, 2000));
-    CHECK(eventually(group_dead, pid, 2000));
-    CHECK_MSG(!path_exists(profile), "%s still exists", profile);
-    char log[540];
-    snprintf(log, sizeof log, "%s.log", profile);
-    CHECK(!path_exists(log));
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        int pid = 0;
+        char profile[520];
+        int status = run_doomed_launcher(sigs[i], NULL, &pid, profile, sizeof profile);
+        CHECK(pid > 0);
+        CHECK_MSG(WIFSIGNALED(status) && WTERMSIG(status) == sigs[i], "signal %d: status %d",
+                  sigs[i], status);
+        CHECK(eventually(pid_dead, pid, 2000));
+        CHECK(eventually(group_dead, pid, 2000));
+        CHECK_MSG(!path_exists(profile), "signal %d: %s still exists", sigs[i], profile);
+        char log[540];
+        snprintf(log, sizeof log, "%s.log", profile);
+        CHECK(!path_exists(log));
+    }
 }
+
+/* Writes dir/name/fovea-owner with line (mkdir first). */
+static int make_profile(const char *dir, const char *name, const char *line)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (mkdir(path, 0700) != 0)
+        return -1;
+    if (!line)
+        return 0;
+    snprintf(path, sizeof path, "%s/%s/fovea-owner", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(line, f);
+    return fclose(f);
+}
+
 
 /* A launcher killed outright (no handler can run) still takes its browser
  * down, through PR_SET_PDEATHSIG; only the files are left, removed here. */
@@ -431,7 +461,7 @@ static void launcher_sigkill(void)
         SKIP("chromium not installed");
     int pid = 0;
     char profile[520];
-    int status = run_doomed_launcher(SIGKILL, &pid, profile, sizeof profile);
+    int status = run_doomed_launcher(SIGKILL, NULL, &pid, profile, sizeof profile);
     CHECK(pid > 0);
     CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
     int dead = eventually(pid_dead, pid, 3000) && eventually(group_dead, pid, 3000);
@@ -442,6 +472,77 @@ static void launcher_sigkill(void)
     CHECK_MSG(dead, "browser %d outlived its launcher", pid);
 }
 
+/* A SIGKILLed launcher leaves its profile; the next launch removes it, and
+ * only it: a live owner's profile (this process), a directory without the
+ * owner mark and a non-fovea directory stay; a profile whose pid now names
+ * another process (start time differs) counts as stale. */
+static void stale_profile_sweep(void)
+{
+    if (chromium_missing())
+        SKIP("chromium not installed");
+    const char *dir = FOVEA_BINARY_DIR "/tests/launch/sweep_tmp";
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    CHECK(system(cmd) == 0);
+    int pid = 0;
+    char stale[520];
+    int status = run_doomed_launcher(SIGKILL, dir, &pid, stale, sizeof stale);
+    CHECK(pid > 0 && WIFSIGNALED(status));
+    CHECK(eventually(group_dead, pid, 3000));
+    CHECK_MSG(path_exists(stale), "%s: the killed launcher's profile is not there", stale);
+    char owner[600], line[64];
+    snprintf(owner, sizeof owner, "%s/fovea-owner", stale);
+    CHECK_MSG(path_exists(owner), "no owner mark in %s", stale);
+    /* The mark of a live owner: this process (pid and start time as the
+     * launcher writes them), copied from a profile launched here. */
+    setenv("TMPDIR", dir, 1);
+    cdp_process *p = NULL;
+    base_err e = cdp_launch(NULL, &p, NULL);
+    unsetenv("TMPDIR");
+    CHECK_OK(e);
+    /* That launch swept the stale profile (and its log) already. */
+    int swept = !path_exists(stale);
+    char live_mark[600];
+    snprintf(live_mark, sizeof live_mark, "%s/fovea-owner", cdp_process_profile_dir(p));
+    FILE *f = fopen(live_mark, "r");
+    line[0] = '\0';
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        fclose(f);
+    }
+    char mine[520];
+    snprintf(mine, sizeof mine, "%s", cdp_process_profile_dir(p));
+    CHECK_MSG(swept, "%s survived the next launch", stale);
+    char stale_log[540];
+    snprintf(stale_log, sizeof stale_log, "%s.log", stale);
+    CHECK(!path_exists(stale_log));
+    unsigned long long start = 0;
+    int me = 0;
+    CHECK_MSG(sscanf(line, "%d %llu", &me, &start) == 2 && me == getpid(), "mark '%s'", line);
+    char reused[64];
+    snprintf(reused, sizeof reused, "%d %llu\n", me, start + 12345);
+    char dead_mark[64];
+    snprintf(dead_mark, sizeof dead_mark, "%d 1\n", pid); /* the killed launcher's pid */
+    CHECK(make_profile(dir, "fovea-profile-live01", line) == 0);
+    CHECK(make_profile(dir, "fovea-profile-nomark", NULL) == 0);
+    CHECK(make_profile(dir, "not-fovea-dead", dead_mark) == 0);
+    CHECK(make_profile(dir, "fovea-profile-dead01", dead_mark) == 0);
+    CHECK(make_profile(dir, "fovea-profile-reuse1", reused) == 0);
+    int n = cdp_launch_sweep_stale(dir);
+    int live_ok = path_exists(mine);
+    cdp_process_destroy(p);
+    CHECK_EQ(n, 2);
+    CHECK(live_ok);
+    CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-live01"));
+    CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-nomark"));
+    CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/not-fovea-dead"));
+    CHECK(!path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-dead01"));
+    CHECK(!path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-reuse1"));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    CHECK(system(cmd) == 0);
+}
+
 static const check_case cases[] = {
     {"launch_discover_destroy", launch_discover_destroy},
     {"kill_then_destroy", kill_then_destroy},
@@ -449,6 +550,7 @@ static const check_case cases[] = {
     {"discover_errors", discover_errors},
     {"sigint_cleanup", sigint_cleanup},
     {"launcher_sigkill", launcher_sigkill},
+    {"stale_profile_sweep", stale_profile_sweep},
     {NULL, NULL},
 };
 

@@ -1,0 +1,306 @@
+/* agent/secrets.c: one masking facility for every secret a run knows.
+ *
+ * Rather than generating every encoded variant of a secret (percent-encoding
+ * has many spellings: which bytes are escaped, hex case, '+' or %20), the
+ * matcher decodes while it compares: each byte of the secret may appear as
+ * itself, as %XX of itself, or (for a space) as '+'. Number-like secrets
+ * also match their digits with separators in between, which covers the
+ * ways sites group card numbers and codes. Case variants are stored as
+ * extra entries because a field that upper-cases is common and cheap to
+ * cover. At each position the longest match wins, so a secret that
+ * contains another is masked whole.
+ */
+#include "agent/secrets.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/alloc.h"
+
+#define SECRETS_MAX 192
+#define SECRET_LEN_MAX 4096
+#define NUMBER_MIN_DIGITS 6
+
+typedef struct secret {
+    char *value;
+    char *digits; /* number-like secrets: the digits alone; else NULL */
+} secret;
+
+struct agent_secrets {
+    pthread_mutex_t *mu; /* a pointer so that scrub can lock through a const set */
+    secret items[SECRETS_MAX];
+    int n;
+};
+
+static const char MASK[] = "********";
+
+base_err agent_secrets_create(agent_secrets **out, char *err)
+{
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "agent_secrets_create: NULL out");
+    agent_secrets *s = base_calloc(1, sizeof *s);
+    pthread_mutex_t *mu = base_malloc(sizeof *mu);
+    if (!s || !mu) {
+        base_free(s);
+        base_free(mu);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    pthread_mutex_init(mu, NULL);
+    s->mu = mu;
+    *out = s;
+    return BASE_OK;
+}
+
+void agent_secrets_destroy(agent_secrets *s)
+{
+    if (!s)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        base_free(s->items[i].value);
+        base_free(s->items[i].digits);
+    }
+    pthread_mutex_destroy(s->mu);
+    base_free(s->mu);
+    base_free(s);
+}
+
+static int is_sep(char c)
+{
+    return c == ' ' || c == '-' || c == '.' || c == '/';
+}
+
+/* The digits of v when v is number-like (only digits and separators, at
+ * least NUMBER_MIN_DIGITS digits), else NULL. */
+static char *number_digits(const char *v)
+{
+    size_t nd = 0;
+    for (const char *p = v; *p; p++) {
+        if (isdigit((unsigned char)*p))
+            nd++;
+        else if (!is_sep(*p))
+            return NULL;
+    }
+    if (nd < NUMBER_MIN_DIGITS)
+        return NULL;
+    char *d = base_malloc(nd + 1);
+    if (!d)
+        return NULL;
+    size_t k = 0;
+    for (const char *p = v; *p; p++)
+        if (isdigit((unsigned char)*p))
+            d[k++] = *p;
+    d[k] = '\0';
+    return d;
+}
+
+/* Adds one form (caller holds the lock). */
+static base_err add_one(agent_secrets *s, const char *v)
+{
+    for (int i = 0; i < s->n; i++)
+        if (strcmp(s->items[i].value, v) == 0)
+            return BASE_OK;
+    if (s->n >= SECRETS_MAX)
+        return BASE_ETOOBIG;
+    char *copy = base_strdup(v);
+    if (!copy)
+        return BASE_ENOMEM;
+    s->items[s->n].value = copy;
+    s->items[s->n].digits = number_digits(v);
+    s->n++;
+    return BASE_OK;
+}
+
+base_err agent_secrets_add(agent_secrets *s, const char *value)
+{
+    if (!s || !value || !value[0])
+        return BASE_OK;
+    size_t n = strlen(value);
+    if (n > SECRET_LEN_MAX)
+        return BASE_ETOOBIG;
+    char *up = base_malloc(n + 1), *low = base_malloc(n + 1);
+    if (!up || !low) {
+        base_free(up);
+        base_free(low);
+        return BASE_ENOMEM;
+    }
+    for (size_t i = 0; i <= n; i++) {
+        up[i] = (char)toupper((unsigned char)value[i]);
+        low[i] = (char)tolower((unsigned char)value[i]);
+    }
+    pthread_mutex_lock(s->mu);
+    base_err e = add_one(s, value);
+    if (!e)
+        e = add_one(s, up);
+    if (!e)
+        e = add_one(s, low);
+    pthread_mutex_unlock(s->mu);
+    base_free(up);
+    base_free(low);
+    return e;
+}
+
+int agent_secrets_count(const agent_secrets *s)
+{
+    if (!s)
+        return 0;
+    pthread_mutex_lock(s->mu);
+    int n = s->n;
+    pthread_mutex_unlock(s->mu);
+    return n;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The byte at h as the text means it: itself, or the byte a %XX escape
+ * stands for. Sets *len to the bytes used; -1 at the end of h. */
+static int decoded_at(const char *h, size_t *len)
+{
+    if (!h[0])
+        return -1;
+    if (h[0] == '%' && h[1] && h[2]) {
+        int a = hexval(h[1]), b = hexval(h[2]);
+        if (a >= 0 && b >= 0) {
+            *len = 3;
+            return a * 16 + b;
+        }
+    }
+    *len = 1;
+    return (unsigned char)h[0];
+}
+
+/* Length of the match of sec at h, 0 when none: each byte literally, as
+ * %XX, or '+' for a space. */
+static size_t match_plain(const char *h, const char *sec)
+{
+    size_t i = 0;
+    for (const unsigned char *p = (const unsigned char *)sec; *p; p++) {
+        if ((unsigned char)h[i] == *p) {
+            i++;
+            continue;
+        }
+        if (*p == ' ' && h[i] == '+') {
+            i++;
+            continue;
+        }
+        size_t len = 0;
+        int c = decoded_at(h + i, &len);
+        if (c < 0 || c != *p || len != 3)
+            return 0;
+        i += len;
+    }
+    return i;
+}
+
+/* Length of the match of the digit string d at h with up to three
+ * separators (or their escapes, or '+') between digits, 0 when none. */
+static size_t match_digits(const char *h, const char *d)
+{
+    size_t i = 0;
+    for (size_t k = 0; d[k]; k++) {
+        for (int skip = 0; k > 0 && skip < 3; skip++) {
+            size_t len = 0;
+            int c = decoded_at(h + i, &len);
+            if (c < 0 || !(is_sep((char)c) || (c == '+' && len == 1)))
+                break;
+            i += len;
+        }
+        size_t len = 0;
+        if (decoded_at(h + i, &len) != (unsigned char)d[k])
+            return 0;
+        i += len;
+    }
+    return i;
+}
+
+/* Replaces buf[at, at+len) with the mask; returns the index after it. */
+static size_t put_mask(char *buf, size_t cap, size_t at, size_t len)
+{
+    size_t total = strlen(buf);
+    size_t ml = sizeof MASK - 1;
+    size_t tail = total - at - len;
+    size_t room = cap - 1 - at;
+    size_t put = ml < room ? ml : room;
+    size_t keep = tail < room - put ? tail : room - put;
+    memmove(buf + at + put, buf + at + len, keep);
+    memcpy(buf + at, MASK, put);
+    buf[at + put + keep] = '\0';
+    return at + put;
+}
+
+void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap)
+{
+    if (!s || !buf || cap == 0)
+        return;
+    pthread_mutex_lock(s->mu);
+    if (s->n > 0) {
+        size_t at = 0;
+        while (buf[at]) {
+            size_t best = 0;
+            for (int i = 0; i < s->n; i++) {
+                size_t m = match_plain(buf + at, s->items[i].value);
+                if (m > best)
+                    best = m;
+                if (s->items[i].digits) {
+                    m = match_digits(buf + at, s->items[i].digits);
+                    if (m > best)
+                        best = m;
+                }
+            }
+            if (best > 0)
+                at = put_mask(buf, cap, at, best);
+            else
+                at++;
+            if (at >= cap - 1)
+                break;
+        }
+    }
+    pthread_mutex_unlock(s->mu);
+}
+
+void agent_secrets_log_filter(char *msg, size_t cap, void *user)
+{
+    agent_secrets_scrub(user, msg, cap);
+}
+
+/* 1 when the whitespace-separated list attr holds a token equal to (or,
+ * with prefix, starting with) want, case-insensitively. */
+static int has_token(const char *attr, const char *want, int prefix)
+{
+    size_t wl = strlen(want);
+    for (const char *p = attr; p && *p;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        const char *e = p;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        size_t n = (size_t)(e - p);
+        if (n >= wl && (prefix || n == wl)) {
+            size_t k = 0;
+            while (k < wl && tolower((unsigned char)p[k]) == want[k])
+                k++;
+            if (k == wl)
+                return 1;
+        }
+        p = e;
+    }
+    return 0;
+}
+
+int agent_field_sensitive(const char *type, const char *autocomplete)
+{
+    if (has_token(type, "password", 0))
+        return 1;
+    return has_token(autocomplete, "cc-", 1) || has_token(autocomplete, "current-password", 0) ||
+           has_token(autocomplete, "new-password", 0) ||
+           has_token(autocomplete, "one-time-code", 0);
+}

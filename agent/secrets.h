@@ -1,0 +1,66 @@
+/* agent/secrets.h: the secrets of a run and the one masking facility every
+ * output goes through.
+ *
+ * A run collects every secret value it knows (texts of type steps marked
+ * "secret"/"password", texts typed into fields that are sensitive by their
+ * own markup, and what those fields hold afterwards: a field that
+ * upper-cases or groups a card number in fours shows a different string
+ * than was typed). agent_secrets_scrub then masks each of them, as far as
+ * they can appear in text fovea writes:
+ *   - as is, and upper- or lower-cased;
+ *   - percent-encoded byte by byte in any mix (%40 or %40 for '@', either
+ *     hex case) and with '+' for a space (a GET form puts a password into
+ *     the URL that way);
+ *   - for number-like secrets (card numbers, one-time codes: at least 6
+ *     digits and only digits and separators), the digits in order with any
+ *     separators (space, '-', '.', '/', '+', or their %-escapes) in between,
+ *     so "4111111111111111" also masks "4111 1111 1111 1111" and
+ *     "4111-1111-1111-1111".
+ * Every sink applies it: the trace record strings, report.html (built from
+ * the trace), overlay captions and mark labels, progress lines, the summary
+ * and log lines (base_log_set_filter).
+ *
+ * Thread-safe: adding and scrubbing take a lock (log lines are scrubbed on
+ * whatever thread logs).
+ */
+#ifndef FOVEA_AGENT_SECRETS_H
+#define FOVEA_AGENT_SECRETS_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+
+typedef struct agent_secrets agent_secrets;
+
+/* Purpose: an empty set. Ownership: *out is the caller's
+ * (agent_secrets_destroy). Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
+base_err agent_secrets_create(agent_secrets **out, char *err);
+
+/* Frees the set (NULL: no-op). Clear any log filter using it first. */
+void agent_secrets_destroy(agent_secrets *s);
+
+/* Purpose: adds value (copied) and its case variants; empty or NULL values
+ * and duplicates are ignored. Errors: BASE_ENOMEM, BASE_ETOOBIG (more than
+ * 64 secrets or one longer than 4096 bytes). Any thread. */
+base_err agent_secrets_add(agent_secrets *s, const char *value);
+
+/* Number of distinct forms held (for tests and the trace). */
+int agent_secrets_count(const agent_secrets *s);
+
+/* Purpose: replaces, in place, every appearance of every secret in buf (a
+ * NUL-terminated string with cap bytes of room) with "********", in all the
+ * forms listed above; when the mask is longer than the match and room runs
+ * out, the tail is cut rather than the mask. NULL s or buf: no-op. Any
+ * thread. */
+void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap);
+
+/* base_log_filter_fn adapter: user is an agent_secrets. */
+void agent_secrets_log_filter(char *msg, size_t cap, void *user);
+
+/* Purpose: 1 when a form field with this type and autocomplete attribute
+ * (either may be NULL) holds a secret: type=password, or an autocomplete
+ * token cc-* (card data), current-password, new-password or one-time-code.
+ * Pure; any thread. */
+int agent_field_sensitive(const char *type, const char *autocomplete);
+
+#endif

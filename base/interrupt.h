@@ -1,0 +1,43 @@
+/* base/interrupt.h: a graceful stop on SIGINT, SIGTERM, SIGHUP and SIGQUIT.
+ *
+ * A long-running command (fovea run) must not die in the middle of writing
+ * its report when the user presses Ctrl-C or a supervisor sends SIGTERM. It
+ * installs these handlers instead; the handler only records the first
+ * signal's number in an atomic flag and writes one byte to a self-pipe (both
+ * async-signal-safe). The program's loops ask base_interrupted() between
+ * steps and sleep with base_interrupt_sleep_ms(), which returns as soon as a
+ * signal arrives, then finish their output and exit with 128 + the signal.
+ *
+ * A second signal while the program is still finishing means "now": the
+ * optional hard hook runs (it must be async-signal-safe, e.g. killing child
+ * browsers and removing their profiles) and the process exits with
+ * 128 + that signal at once.
+ *
+ * One process-wide state: signals are process-wide too.
+ */
+#ifndef FOVEA_BASE_INTERRUPT_H
+#define FOVEA_BASE_INTERRUPT_H
+
+/* Purpose: installs the graceful handlers for SIGINT, SIGTERM, SIGHUP and
+ * SIGQUIT (replacing earlier ones) and creates the self-pipe. hard_hook
+ * (may be NULL) runs on a second signal before _exit. Idempotent; call from
+ * the main thread before starting other threads. Returns 0, or -1 when the
+ * pipe could not be made (the flag still works, sleeps poll instead). */
+int base_interrupt_install(void (*hard_hook)(void));
+
+/* The first signal received since install (SIGINT, ...), or 0. Any thread. */
+int base_interrupted(void);
+
+/* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", or "signal N" (static buffer
+ * for other numbers: not thread-safe for those). */
+const char *base_signal_name(int sig);
+
+/* Sleeps up to ms, returning early when a signal has arrived. Returns 1 when
+ * interrupted (before or during the sleep), 0 after the full sleep. Any
+ * thread. */
+int base_interrupt_sleep_ms(double ms);
+
+/* Test helper: forgets a received signal (the handlers stay). */
+void base_interrupt_reset(void);
+
+#endif

@@ -1,0 +1,133 @@
+/* tests/agent/test_secrets.c: the masking facility (agent/secrets.h), pure.
+ *
+ * forms: a secret is masked as typed, case-folded, percent-encoded in any
+ *   spelling, with '+' for spaces, and a number-like one in any grouping.
+ * bounds: masking never writes past the buffer; non-secrets stay intact.
+ * sensitive: which fields hold secrets by their markup.
+ * log_filter: base_log lines pass through the set.
+ */
+#include "check.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "agent/secrets.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/log.h"
+
+static void scrub_is(agent_secrets *s, const char *in, const char *want, int *bad)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", in);
+    agent_secrets_scrub(s, buf, sizeof buf);
+    if (strcmp(buf, want) != 0) {
+        fprintf(stderr, "  scrub('%s') = '%s', want '%s'\n", in, buf, want);
+        (*bad)++;
+    }
+}
+
+static void forms(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    CHECK_OK(agent_secrets_add(s, "p@ss w0rd!"));
+    CHECK_OK(agent_secrets_add(s, "4111 1111 1111 1111"));
+    CHECK_OK(agent_secrets_add(s, "spring-sale"));
+    int bad = 0;
+    scrub_is(s, "pw=p@ss w0rd! ok", "pw=******** ok", &bad);
+    scrub_is(s, "?pass=p%40ss+w0rd%21&x=1", "?pass=********&x=1", &bad);
+    scrub_is(s, "?pass=p%40ss%20w0rd!&x=1", "?pass=********&x=1", &bad);
+    scrub_is(s, "p%40ss%20w0rd%21", "********", &bad);
+    scrub_is(s, "P@SS W0RD!", "********", &bad);
+    scrub_is(s, "card 4111111111111111.", "card ********.", &bad);
+    scrub_is(s, "card=4111+1111+1111+1111&", "card=********&", &bad);
+    scrub_is(s, "4111-1111-1111-1111", "********", &bad);
+    scrub_is(s, "4111%201111%201111%201111", "********", &bad);
+    scrub_is(s, "promo: SPRING-SALE", "promo: ********", &bad);
+    scrub_is(s, "Spring-Sale twice spring-sale", "Spring-Sale twice ********", &bad);
+    /* Not the secret: a prefix, other digits, plain words. */
+    scrub_is(s, "p@ss word", "p@ss word", &bad);
+    scrub_is(s, "4111 1111 1111", "4111 1111 1111", &bad);
+    scrub_is(s, "passport 42", "passport 42", &bad);
+    agent_secrets_destroy(s);
+    CHECK_EQ(bad, 0);
+}
+
+static void bounds(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    CHECK_EQ(agent_secrets_count(s), 0);
+    CHECK_OK(agent_secrets_add(s, "ab1"));
+    CHECK_OK(agent_secrets_add(s, ""));
+    CHECK_OK(agent_secrets_add(s, NULL));
+    CHECK_EQ(agent_secrets_count(s), 2); /* ab1 and AB1 (the lower-case form is ab1) */
+    char tiny[6] = "xab1y";
+    agent_secrets_scrub(s, tiny, sizeof tiny);
+    CHECK_MSG(strcmp(tiny, "x****") == 0, "tiny: '%s'", tiny);
+    char exact[12] = "ab1ab1ab1";
+    agent_secrets_scrub(s, exact, sizeof exact);
+    /* Three masks do not fit: the tail is cut, the masks are not. */
+    CHECK_MSG(strcmp(exact, "***********") == 0, "exact: '%s'", exact);
+    agent_secrets_scrub(NULL, exact, sizeof exact);
+    agent_secrets_scrub(s, NULL, 0);
+    agent_secrets_destroy(s);
+    agent_secrets_destroy(NULL);
+}
+
+static void sensitive(void)
+{
+    CHECK(agent_field_sensitive("password", NULL));
+    CHECK(agent_field_sensitive("PASSWORD", ""));
+    CHECK(agent_field_sensitive("text", "cc-number"));
+    CHECK(agent_field_sensitive("text", "section-pay billing cc-csc"));
+    CHECK(agent_field_sensitive("tel", "one-time-code"));
+    CHECK(agent_field_sensitive(NULL, "new-password"));
+    CHECK(agent_field_sensitive("text", "current-password"));
+    CHECK(!agent_field_sensitive("text", "username"));
+    CHECK(!agent_field_sensitive("email", "email"));
+    CHECK(!agent_field_sensitive(NULL, NULL));
+    CHECK(!agent_field_sensitive("text", "xcc-number"));
+}
+
+static void log_filter(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    CHECK_OK(agent_secrets_add(s, "hunter2"));
+    const char *path = FOVEA_BINARY_DIR "/tests/agent/secrets_log.txt";
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0);
+    int saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+    base_log_set_filter(agent_secrets_log_filter, s);
+    base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "typed hunter2 into %s", "Password");
+    base_log_set_filter(NULL, NULL);
+    base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "after: %s", "plain");
+    dup2(saved, 2);
+    close(saved);
+    agent_secrets_destroy(s);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    CHECK_OK(base_read_file(path, &d, &n, 1 << 16, NULL));
+    char *text = (char *)d;
+    int leaked = strstr(text, "hunter2") != NULL;
+    int masked = strstr(text, "typed ******** into Password") != NULL;
+    int after = strstr(text, "after: plain") != NULL;
+    base_free(d);
+    CHECK(!leaked);
+    CHECK(masked);
+    CHECK(after);
+}
+
+static const check_case cases[] = {
+    {"forms", forms},           {"bounds", bounds}, {"sensitive", sensitive},
+    {"log_filter", log_filter}, {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -40,6 +40,7 @@ struct cdp_page {
     char children[MAX_CHILD_SESSIONS][64];
     int nchildren;
     int dead;
+    int adopted; /* cdp_page_adopt: close detaches, the tab stays */
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -431,7 +432,12 @@ void cdp_page_close(cdp_page *p)
         return;
     if (p->sub > 0)
         cdp_unsubscribe(p->conn, p->sub);
-    if (p->target_id[0] && cdp_conn_alive(p->conn)) {
+    if (p->adopted && p->session[0] && cdp_conn_alive(p->conn)) {
+        /* Not ours to close: detach our session, the tab lives on. */
+        cJSON *pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "sessionId", p->session);
+        cdp_call(p->conn, NULL, "Target.detachFromTarget", pa, NULL, 5000, NULL);
+    } else if (!p->adopted && p->target_id[0] && cdp_conn_alive(p->conn)) {
         cJSON *pa = cJSON_CreateObject();
         cJSON_AddStringToObject(pa, "targetId", p->target_id);
         cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, 5000, NULL);
@@ -580,4 +586,186 @@ int cdp_page_alive(cdp_page *p)
     int alive = !p->dead;
     pthread_mutex_unlock(&p->mu);
     return alive && cdp_conn_alive(p->conn);
+}
+
+/* ---------- tabs fovea did not open (cdp_page_adopt) ---------- */
+
+static void copy_field(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static void fill_target(cdp_target_info *t, const cJSON *ti)
+{
+    memset(t, 0, sizeof *t);
+    copy_field(t->id, sizeof t->id, jstr(ti, "targetId"));
+    copy_field(t->type, sizeof t->type, jstr(ti, "type"));
+    copy_field(t->url, sizeof t->url, jstr(ti, "url"));
+    copy_field(t->title, sizeof t->title, jstr(ti, "title"));
+    t->attached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ti, "attached"));
+}
+
+base_err cdp_browser_targets(cdp_browser *b, cdp_target_info *out, int max, int *n, char *err)
+{
+    if (!b || !n || max < 0 || (max > 0 && !out))
+        return base_errf(err, BASE_EINVAL, "cdp: bad arguments to cdp_browser_targets");
+    cJSON *res = NULL;
+    base_err e = cdp_call(b->conn, NULL, "Target.getTargets", NULL, &res, 10000, err);
+    if (e)
+        return e;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(res, "targetInfos");
+    if (!cJSON_IsArray(arr)) {
+        cJSON_Delete(res);
+        return base_errf(err, BASE_EPROTO, "cdp: Target.getTargets returned no targetInfos");
+    }
+    int k = 0;
+    const cJSON *ti;
+    cJSON_ArrayForEach(ti, arr)
+    {
+        if (k < max && jstr(ti, "targetId"))
+            fill_target(&out[k], ti);
+        k++;
+    }
+    cJSON_Delete(res);
+    *n = k;
+    return BASE_OK;
+}
+
+int cdp_target_is_tab(const cdp_target_info *t)
+{
+    static const char *const internal[] = {"devtools://", "chrome-extension://",
+                                           "chrome-untrusted://"};
+    if (!t || strcmp(t->type, "page") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++) {
+        if (strncmp(t->url, internal[i], strlen(internal[i])) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The tab's own viewport: the layout viewport in CSS px and the device
+ * pixel ratio, read from the page rather than set, so nothing about the
+ * tab's emulation changes. */
+static base_err measure_viewport(cdp_page *p, cdp_page_opts *vp, char *err)
+{
+    cJSON *v = NULL;
+    base_err e = cdp_page_evaluate(p, "[innerWidth, innerHeight, devicePixelRatio]", &v, 10000,
+                                   err);
+    if (e)
+        return e;
+    if (cJSON_GetArraySize(v) != 3 || !cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) ||
+        !cJSON_IsNumber(cJSON_GetArrayItem(v, 1)) || !cJSON_IsNumber(cJSON_GetArrayItem(v, 2))) {
+        cJSON_Delete(v);
+        return base_errf(err, BASE_EPROTO, "cdp: the tab did not report its viewport");
+    }
+    cdp_page_opts m = {cJSON_GetArrayItem(v, 0)->valueint, cJSON_GetArrayItem(v, 1)->valueint,
+                       cJSON_GetArrayItem(v, 2)->valuedouble, 0};
+    cJSON_Delete(v);
+    /* A minimised or zero-sized window reports 0; keep the fallbacks every
+     * reader of the viewport already applies. */
+    if (m.width <= 0 || m.height <= 0 || !(m.scale > 0)) {
+        return base_errf(err, BASE_EPROTO, "cdp: the tab reports an empty viewport (%dx%d @%g)",
+                         m.width, m.height, m.scale);
+    }
+    *vp = m;
+    return BASE_OK;
+}
+
+base_err cdp_page_adopt(cdp_browser *b, const char *target_id, cdp_page **out, char *err)
+{
+    if (!b || !out || !target_id || !target_id[0])
+        return base_errf(err, BASE_EINVAL, "cdp: adopt needs a browser and a target id");
+    /* Check the target first: attaching to a worker or an iframe target
+     * would give a session without a Page domain. */
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", target_id);
+    cJSON *res = NULL;
+    base_err e = cdp_call(b->conn, NULL, "Target.getTargetInfo", pa, &res, 10000, err);
+    if (e == BASE_EREMOTE)
+        return base_errf(err, BASE_ENOTFOUND, "cdp: no target %.64s in this browser", target_id);
+    if (e)
+        return e;
+    cdp_target_info ti;
+    fill_target(&ti, cJSON_GetObjectItemCaseSensitive(res, "targetInfo"));
+    cJSON_Delete(res);
+    res = NULL;
+    if (strcmp(ti.type, "page") != 0)
+        return base_errf(err, BASE_ENOTFOUND, "cdp: target %.64s is a %.32s, not a page tab",
+                         target_id, ti.type[0] ? ti.type : "(unknown type)");
+
+    cdp_page *p = base_calloc(1, sizeof *p);
+    if (!p)
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    p->b = b;
+    p->conn = b->conn;
+    p->sub = -1;
+    p->adopted = 1;
+    pthread_mutex_init(&p->mu, NULL);
+    snprintf(p->target_id, sizeof p->target_id, "%s", target_id);
+    p->sub = cdp_subscribe(p->conn, NULL, NULL, on_event, p);
+    if (p->sub < 0) {
+        e = base_errf(err, BASE_ENOMEM, "cdp: cannot subscribe to page events");
+        goto fail;
+    }
+    pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", p->target_id);
+    cJSON_AddBoolToObject(pa, "flatten", 1);
+    if ((e = cdp_call(p->conn, NULL, "Target.attachToTarget", pa, &res, 10000, err)))
+        goto fail;
+    const char *sid = jstr(res, "sessionId");
+    if (!sid) {
+        e = base_errf(err, BASE_EPROTO, "cdp: Target.attachToTarget returned no sessionId");
+        goto fail;
+    }
+    pthread_mutex_lock(&p->mu);
+    snprintf(p->session, sizeof p->session, "%s", sid);
+    pthread_mutex_unlock(&p->mu);
+    cJSON_Delete(res);
+    res = NULL;
+    /* The same domains cdp_page_open enables, and no Emulation call. */
+    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    if ((e = measure_viewport(p, &p->opts, err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Target.setAutoAttach", auto_attach_params(), NULL,
+                      10000, err)))
+        goto fail;
+    if ((e = cdp_call(p->conn, p->session, "Page.getFrameTree", NULL, &res, 10000, err)))
+        goto fail;
+    pthread_mutex_lock(&p->mu);
+    load_frame_tree(p, cJSON_GetObjectItemCaseSensitive(res, "frameTree"), NULL);
+    pthread_mutex_unlock(&p->mu);
+    cJSON_Delete(res);
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "adopted tab %s (%dx%d @%g, %s)", p->target_id,
+             p->opts.width, p->opts.height, p->opts.scale, ti.url);
+    *out = p;
+    return BASE_OK;
+fail:
+    cJSON_Delete(res);
+    cdp_page_close(p); /* adopted: detaches if attached, never closes the tab */
+    return e;
+}
+
+int cdp_page_adopted(cdp_page *p)
+{
+    return p && p->adopted;
+}
+
+base_err cdp_page_refresh_viewport(cdp_page *p, char *err)
+{
+    if (!p)
+        return base_errf(err, BASE_EINVAL, "cdp: NULL page");
+    if (!p->adopted)
+        return BASE_OK;
+    return measure_viewport(p, &p->opts, err);
+}
+
+base_err cdp_page_activate(cdp_page *p, char *err)
+{
+    if (!p)
+        return base_errf(err, BASE_EINVAL, "cdp: NULL page");
+    return cdp_call(p->conn, p->session, "Page.bringToFront", NULL, NULL, 10000, err);
 }

@@ -21,6 +21,9 @@
  * capture:   `fovea capture --cdp EP --target inbox.html` writes a shot of
  *            that tab at its own size; no match and several matches are
  *            clear errors listing the tabs.
+ * snaptest:  `fovea snaptest CASE --live --cdp EP --target …` replays a
+ *            recorded case in the existing tab (at the case's viewport), and
+ *            fails rather than passes when the tab's viewport skips it.
  */
 #include "check.h"
 
@@ -475,9 +478,48 @@ static void capture(void)
     CHECK_EQ(eval_num(S.sess_a, "innerWidth"), VW);
 }
 
+/* snaptest --live --target: a recorded case replays inside tab B once that
+ * tab has the case's viewport (the test's own override, as a user's window
+ * size would be); the tab is navigated to the case's page and stays open. */
+static void snaptest(void)
+{
+    SETUP_OR_SKIP();
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddNumberToObject(pa, "width", 1280);
+    cJSON_AddNumberToObject(pa, "height", 800);
+    cJSON_AddNumberToObject(pa, "deviceScaleFactor", 1);
+    cJSON_AddBoolToObject(pa, "mobile", 0);
+    CHECK(cdp_call(cdp_browser_conn(S.client), S.sess_b, "Emulation.setDeviceMetricsOverride", pa,
+                   NULL, 10000, NULL) == BASE_OK);
+    for (int i = 0; i < 100 && eval_num(S.sess_b, "innerWidth") != 1280; i++)
+        svc_sleep_ms(20);
+    char args[1024], *log = NULL;
+    snprintf(args, sizeof args,
+             "snaptest %s/tests/snapcases/shop-sort-option --live --site %s/tests/fixtures/pages "
+             "--cdp %s --target inbox.html",
+             FOVEA_SOURCE_DIR, FOVEA_SOURCE_DIR, S.chrome.endpoint);
+    int st = run(args, &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "live: 1 cases, 0 disagree with offline, 0 wrong"),
+              "snaptest exited %d: %s", st, log ? log : "");
+    base_free(log);
+    CHECK(tab_exists(S.tab_b));
+    cJSON *v = eval(S.sess_b, "location.pathname");
+    CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "/snap/shop.html") == 0);
+    cJSON_Delete(v);
+    /* Tab A (900x600) would skip the case: nothing checked is a failure. */
+    snprintf(args, sizeof args,
+             "snaptest %s/tests/snapcases/shop-sort-option --live --site %s/tests/fixtures/pages "
+             "--cdp %s --target %s",
+             FOVEA_SOURCE_DIR, FOVEA_SOURCE_DIR, S.chrome.endpoint, S.tab_a);
+    st = run(args, &log);
+    CHECK_MSG(st == 1 && log && strstr(log, "1 cases skipped"), "snaptest exited %d: %s", st,
+              log ? log : "");
+    base_free(log);
+}
+
 static const check_case cases[] = {
-    {"adopt", adopt}, {"snap", snap},       {"click", click},
-    {"kept", kept},   {"capture", capture}, {NULL, NULL},
+    {"adopt", adopt}, {"snap", snap},       {"click", click},       {"kept", kept},
+    {"capture", capture}, {"snaptest", snaptest}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

@@ -197,6 +197,21 @@ static snap_tab *tab_for(snap_service *sv, const char *target, char *why, size_t
     return t;
 }
 
+/* 1 while the browser still lists target id (or when it cannot be asked). */
+static int tab_listed(snap_service *sv, const char *id)
+{
+    cdp_target_info *t = base_calloc(256, sizeof *t);
+    int n = 0, found = 0;
+    if (!t || cdp_browser_targets(sv->s.browser, t, 256, &n, NULL) != BASE_OK) {
+        base_free(t);
+        return 1;
+    }
+    for (int i = 0; i < n && i < 256 && !found; i++)
+        found = strcmp(t[i].id, id) == 0;
+    base_free(t);
+    return found;
+}
+
 static cJSON *point_json(base_point p)
 {
     cJSON *a = cJSON_CreateArray();
@@ -314,6 +329,14 @@ static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
     /* With a click the cascade makes the hit-target check itself, right
      * before it presses (as fovea run does): do not pay for it twice. */
     base_err e = perc_snap_box(t->page, rq->box, &in, click ? 0 : sv->verify, &sn, err);
+    if (e && !tab_listed(sv, t->id)) {
+        /* The user closed the tab: say so rather than pass on the
+         * protocol's "session not found". */
+        snprintf(why, sizeof why, "the tab %s is gone (closed); name another with \"target\"",
+                 t->id);
+        cJSON_AddStringToObject(ans, "error", why);
+        return cdp_conn_alive(cdp_browser_conn(sv->s.browser)) ? 0 : -1;
+    }
     if (e) {
         cJSON_AddStringToObject(ans, "error", err);
         return cdp_conn_alive(cdp_browser_conn(sv->s.browser)) ? 0 : -1;

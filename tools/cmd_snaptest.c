@@ -764,6 +764,9 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         int r = cli_find_target(br, target, id, why, sizeof why);
         if (r == 0)
             e = cdp_page_adopt(br, id, &tab, err);
+        /* The replay waits for animation frames: a background tab has none. */
+        if (r == 0 && !e)
+            e = cdp_page_activate(tab, err);
         if (r || e) {
             if (r)
                 fprintf(stderr, "fovea snaptest --live: %s\n", why);

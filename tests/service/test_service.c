@@ -21,6 +21,8 @@
  * capture:   `fovea capture --cdp EP --target inbox.html` writes a shot of
  *            that tab at its own size; no match and several matches are
  *            clear errors listing the tabs.
+ * closed:    the served tab is closed by the user: the next answer is an
+ *            error saying so, and the service serves another tab after it.
  * snaptest:  `fovea snaptest CASE --live --cdp EP --target …` replays a
  *            recorded case in the existing tab (at the case's viewport), and
  *            fails rather than passes when the tab's viewport skips it.
@@ -478,6 +480,38 @@ static void capture(void)
     CHECK_EQ(eval_num(S.sess_a, "innerWidth"), VW);
 }
 
+/* The user closes the served tab: the next answer says so, the service
+ * keeps going and serves another tab named by "target". */
+static void closed(void)
+{
+    SETUP_OR_SKIP();
+    char url[300], tid[64], sess[64];
+    snprintf(url, sizeof url, "%s?third", S.url_b);
+    CHECK(open_tab(url, tid, sess) == 0);
+    const char *const argv[] = {FOVEA, "snap", "--cdp", S.chrome.endpoint, "--target", tid, NULL};
+    svc_proc p;
+    CHECK(svc_proc_start(&p, argv, OUT "/closed.err") == 0);
+    cJSON *a = ask(&p, "{\"box\":[0,0,200,60],\"label\":\"Sent\"}");
+    CHECK(a && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")));
+    cJSON_Delete(a);
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", tid);
+    CHECK(cdp_call(cdp_browser_conn(S.client), NULL, "Target.closeTarget", pa, NULL, 10000,
+                   NULL) == BASE_OK);
+    for (int i = 0; i < 100 && tab_exists(tid); i++)
+        svc_sleep_ms(20);
+    a = ask(&p, "{\"id\":2,\"box\":[0,0,200,60],\"label\":\"Sent\"}");
+    CHECK(a != NULL);
+    CHECK_MSG(jstr(a, "error") && strstr(jstr(a, "error"), "is gone"), "answer: %s",
+              jstr(a, "error") ? jstr(a, "error") : "(no error)");
+    cJSON_Delete(a);
+    a = ask(&p, "{\"box\":[0,0,200,60],\"label\":\"Sent\",\"target\":\"notes.html\"}");
+    CHECK(a && jstr(a, "target") && strcmp(jstr(a, "target"), S.tab_a) == 0);
+    CHECK(!cJSON_GetObjectItemCaseSensitive(a, "error"));
+    cJSON_Delete(a);
+    CHECK_EQ(svc_proc_finish(&p, 15000), 0);
+}
+
 /* snaptest --live --target: a recorded case replays inside tab B once that
  * tab has the case's viewport (the test's own override, as a user's window
  * size would be); the tab is navigated to the case's page and stays open. */
@@ -519,7 +553,7 @@ static void snaptest(void)
 
 static const check_case cases[] = {
     {"adopt", adopt}, {"snap", snap},       {"click", click},       {"kept", kept},
-    {"capture", capture}, {"snaptest", snaptest}, {NULL, NULL},
+    {"capture", capture}, {"closed", closed}, {"snaptest", snaptest}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

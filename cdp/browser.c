@@ -221,6 +221,12 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
             const char *url = jstr(ti, "url");
             if (url)
                 snprintf(f->url, sizeof f->url, "%s", url);
+            /* A frame that was already out of process when fovea attached
+             * (an adopted tab) had no Page.frameAttached: the parent comes
+             * from the target info, as the main frame tree omits it. */
+            const char *parent = jstr(ti, "parentFrameId");
+            if (parent && !f->parent_id[0])
+                snprintf(f->parent_id, sizeof f->parent_id, "%s", parent);
         }
     }
     pthread_mutex_unlock(&p->mu);

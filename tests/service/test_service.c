@@ -16,8 +16,12 @@
  *            a request for the other tab by "target", and a clean exit on EOF.
  * click:     `fovea snap --click`: the "Add item" press lands exactly once
  *            (the page counts it) and the tool result says so.
+ * run:       `fovea run TASK --cdp EP --target notes.html` runs in the tab as
+ *            it is (no navigation, state kept, viewport kept).
  * kept:      after fovea exited: both tabs still open, the override intact
  *            (innerWidth/innerHeight/devicePixelRatio unchanged).
+ * oopif:     a tab with a cross-site iframe: the snap lands inside it and
+ *            names its frame.
  * capture:   `fovea capture --cdp EP --target inbox.html` writes a shot of
  *            that tab at its own size; no match and several matches are
  *            clear errors listing the tabs.
@@ -51,7 +55,7 @@ static struct {
     int ready, failed;
     char why[256];
     svc_chrome chrome;
-    base_httpd *srv;
+    base_httpd *srv, *srv_b; /* srv_b: a second site (localhost) for OOPIFs */
     cdp_browser *client; /* the test's own CDP client (not fovea's) */
     char tab_a[64], tab_b[64];
     char sess_a[64], sess_b[64];
@@ -64,7 +68,8 @@ static void teardown(void)
     S.client = NULL;
     svc_chrome_stop(&S.chrome);
     base_httpd_destroy(S.srv);
-    S.srv = NULL;
+    base_httpd_destroy(S.srv_b);
+    S.srv = S.srv_b = NULL;
 }
 
 /* Runtime.evaluate in a tab through the test's session; NULL on error. */
@@ -132,7 +137,7 @@ static int setup(void)
     base_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    if (base_httpd_start(&ho, &S.srv, S.why))
+    if (base_httpd_start(&ho, &S.srv, S.why) || base_httpd_start(&ho, &S.srv_b, S.why))
         return 0;
     if (svc_chrome_start(&S.chrome, S.why))
         return 0;
@@ -480,6 +485,86 @@ static void capture(void)
     CHECK_EQ(eval_num(S.sess_a, "innerWidth"), VW);
 }
 
+/* `fovea run --cdp --target`: the task runs in the existing tab as it is
+ * (no navigation: the page keeps its state, so the count goes on from the
+ * click case), at the tab's own viewport. */
+static void run_task(void)
+{
+    SETUP_OR_SKIP();
+    double before = eval_num(S.sess_a, "window.added");
+    CHECK(before >= 0);
+    static const uint8_t task[] = "{\"name\": \"adopted tab\", \"url\": \"/not-opened.html\",\n"
+                       " \"steps\": [{\"action\": \"click\", \"target\": \"Add item\"},\n"
+                       "  {\"action\": \"assert_text\", \"text\": \"Item\"}]}\n";
+    CHECK(base_write_file(OUT "/task.json", task, sizeof task - 1, NULL) == BASE_OK);
+    char args[1024], *log = NULL;
+    snprintf(args, sizeof args,
+             "run %s/task.json --cdp %s --target notes.html --no-humanize --overlays none "
+             "--out %s/run",
+             OUT, S.chrome.endpoint, OUT);
+    int st = run(args, &log);
+    CHECK_MSG(st == 0, "fovea run exited %d: %s", st, log ? log : "");
+    base_free(log);
+    CHECK_EQ(eval_num(S.sess_a, "window.added"), before + 1);
+    cJSON *v = eval(S.sess_a, "location.pathname");
+    CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "/service/notes.html") == 0);
+    cJSON_Delete(v);
+    CHECK_EQ(eval_num(S.sess_a, "innerWidth"), VW);
+}
+
+/* A cross-site iframe in an adopted tab: fovea auto-attaches to the
+ * out-of-process frame that already exists and snaps inside it. */
+static void oopif(void)
+{
+    SETUP_OR_SKIP();
+    char url[300], tid[64], sess[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/frames.html?b=http://localhost:%d",
+             base_httpd_port(S.srv), base_httpd_port(S.srv_b));
+    CHECK(open_tab(url, tid, sess) == 0);
+    double fr[4];
+    CHECK(rect_of(sess, "#cross", fr));
+    /* The inner document loads after the outer one's load event. */
+    cJSON *ti = NULL;
+    int frame_up = 0;
+    for (int i = 0; i < 200 && !frame_up; i++) {
+        cJSON_Delete(ti);
+        ti = NULL;
+        cdp_call(cdp_browser_conn(S.client), NULL, "Target.getTargets", NULL, &ti, 5000, NULL);
+        const cJSON *t;
+        cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ti, "targetInfos"))
+        {
+            const char *u = jstr(t, "url");
+            frame_up |= u && strstr(u, "inner.html?cross=1") && strcmp(jstr(t, "type"), "iframe") == 0;
+        }
+        if (!frame_up)
+            svc_sleep_ms(25);
+    }
+    cJSON_Delete(ti);
+    CHECK_MSG(frame_up, "the cross-site frame did not come up as its own target");
+    svc_sleep_ms(300);
+    const char *const argv[] = {FOVEA, "snap", "--cdp", S.chrome.endpoint, "--target", tid, NULL};
+    svc_proc p;
+    CHECK(svc_proc_start(&p, argv, OUT "/oopif.err") == 0);
+    char req[256];
+    snprintf(req, sizeof req, "{\"box\":[%.1f,%.1f,%.1f,%.1f],\"label\":\"inner button\"}",
+             fr[0] + 2, fr[1] + 2, fr[0] + 110, fr[1] + 30);
+    cJSON *a = ask(&p, req);
+    CHECK(a != NULL);
+    char *txt = cJSON_PrintUnformatted(a);
+    int found = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found"));
+    CHECK_MSG(found, "answer: %s", txt ? txt : "");
+    cJSON_free(txt);
+    const cJSON *el = cJSON_GetObjectItemCaseSensitive(a, "element");
+    CHECK_STR(jstr(el, "text"), "inner button");
+    CHECK_MSG(jstr(el, "frame") && jstr(el, "frame")[0], "no frame id for an OOPIF element");
+    const cJSON *pt = cJSON_GetObjectItemCaseSensitive(a, "point");
+    double x = cJSON_GetArrayItem(pt, 0)->valuedouble, y = cJSON_GetArrayItem(pt, 1)->valuedouble;
+    CHECK(x > fr[0] && x < fr[2] && y > fr[1] && y < fr[3]);
+    cJSON_Delete(a);
+    CHECK_EQ(svc_proc_finish(&p, 15000), 0);
+    CHECK(tab_exists(tid));
+}
+
 /* The user closes the served tab: the next answer says so, the service
  * keeps going and serves another tab named by "target". */
 static void closed(void)
@@ -552,8 +637,9 @@ static void snaptest(void)
 }
 
 static const check_case cases[] = {
-    {"adopt", adopt}, {"snap", snap},       {"click", click},       {"kept", kept},
-    {"capture", capture}, {"closed", closed}, {"snaptest", snaptest}, {NULL, NULL},
+    {"adopt", adopt},     {"snap", snap},     {"click", click},       {"run", run_task},
+    {"kept", kept},       {"oopif", oopif},   {"capture", capture},   {"closed", closed},
+    {"snaptest", snaptest}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

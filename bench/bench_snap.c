@@ -156,6 +156,7 @@ int main(int argc, char **argv)
         goto fail;
     }
     int found = 0;
+    double first = 0;
     for (int i = -10; i < runs; i++) {
         int k = (i + 10) % ROWS;
         char req[256];
@@ -180,6 +181,8 @@ int main(int argc, char **argv)
         cJSON *a = cJSON_Parse(line);
         const cJSON *ms = cJSON_GetObjectItemCaseSensitive(a, "ms");
         const cJSON *tot = cJSON_GetObjectItemCaseSensitive(ms, "total");
+        if (i == -10)
+            first = t1 - t0;
         if (i >= 0) {
             svc[i] = t1 - t0;
             rtt[i] = t2 - t1;
@@ -204,6 +207,7 @@ int main(int argc, char **argv)
            "load %.2f\n",
            n_el, (double)base_rect_h(box[0]), ROWS, la[0]);
     printf("answers naming the labelled control: %d of %d\n", found, runs);
+    printf("%-44s %7.3f ms\n", "first request (installs the probe script)", first);
     report("fovea snap, per request (client-measured)", svc, runs);
     report("  of which inside the service (ms.total)", served, runs);
     report("perc_snap_box in-process (no pipe, no JSON)", inproc, runs);

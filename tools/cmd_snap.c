@@ -47,7 +47,8 @@ static void snap_usage(FILE *f)
             "(box in CSS px of the tab's viewport; only box is required) and writes one JSON\n"
             "line per request on stdout: the point, the element (tag, text, name, xpath,\n"
             "frame), the phase and score parts and the hit-target verdict, or\n"
-            "{\"abstain\":true,\"why\":...}; a malformed line gets {\"error\":...}. EOF ends it.\n\n"
+            "{\"abstain\":true,\"why\":...}; a malformed line gets {\"error\":...}; blank\n"
+            "lines are skipped. EOF ends it (adopted tabs stay open).\n\n"
             "  --click          also click the element through the cascade and return the\n"
             "                   tool result (a request's \"click\" overrides)\n"
             "  --no-humanize    straight, untimed pointer events for --click\n"
@@ -537,7 +538,8 @@ int cli_cmd_snap(int argc, char **argv)
             cJSON_AddStringToObject(ans, "error", "request line longer than 64 KiB");
         } else {
             const char *end = NULL;
-            cJSON *req = cJSON_ParseWithOpts(p, &end, 0);
+            /* One value per line: trailing text is an error, not ignored. */
+            cJSON *req = cJSON_ParseWithOpts(p, &end, 1);
             char why[256] = "";
             snap_req rq;
             if (!req) {

@@ -628,7 +628,9 @@ base_err cdp_browser_targets(cdp_browser *b, cdp_target_info *out, int max, int 
     const cJSON *ti;
     cJSON_ArrayForEach(ti, arr)
     {
-        if (k < max && jstr(ti, "targetId"))
+        if (!jstr(ti, "targetId"))
+            continue; /* not addressable: not listed */
+        if (k < max)
             fill_target(&out[k], ti);
         k++;
     }

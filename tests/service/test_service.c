@@ -477,6 +477,21 @@ static void capture(void)
               "log: %s", log ? log : "");
     CHECK(!strstr(log, "about:blank"));
     base_free(log);
+    /* --cdp alone: the first page tab in the browser's own list. */
+    cdp_target_info t[64];
+    int n = 0;
+    CHECK(cdp_browser_targets(S.client, t, 64, &n, NULL) == BASE_OK);
+    const char *first = NULL;
+    for (int i = 0; i < n && i < 64 && !first; i++) {
+        if (cdp_target_is_tab(&t[i]))
+            first = t[i].url;
+    }
+    CHECK(first != NULL);
+    snprintf(args, sizeof args, "capture --cdp %s --out %s/first.png", S.chrome.endpoint, OUT);
+    st = run(args, &log);
+    CHECK_MSG(st == 0 && log && strstr(log, first), "capture exited %d (first tab %s): %s", st,
+              first, log ? log : "");
+    base_free(log);
     /* --target without --cdp is a usage error. */
     st = run("capture --target notes --out " OUT "/no.png", &log);
     CHECK(st != 0 && log && strstr(log, "give --cdp"));

@@ -116,10 +116,11 @@ static int open_tab(const char *url, char *tid, char *sess)
     const cJSON *sid = cJSON_GetObjectItemCaseSensitive(res, "sessionId");
     snprintf(sess, 64, "%s", cJSON_IsString(sid) ? sid->valuestring : "");
     cJSON_Delete(res);
-    /* Wait for the page's load (the fixture has no network to wait on). */
-    for (int i = 0; i < 100; i++) {
-        cJSON *v = eval(sess, "document.readyState");
-        int done = cJSON_IsString(v) && strcmp(v->valuestring, "complete") == 0;
+    /* Wait for the page's load; the initial about:blank is "complete" too,
+     * so the URL must be the one asked for. */
+    for (int i = 0; i < 200; i++) {
+        cJSON *v = eval(sess, "document.readyState === 'complete' ? location.href : ''");
+        int done = cJSON_IsString(v) && strcmp(v->valuestring, url) == 0;
         cJSON_Delete(v);
         if (done)
             return 0;

@@ -342,7 +342,9 @@ static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
         cJSON_AddStringToObject(ans, "error", err);
         return cdp_conn_alive(cdp_browser_conn(sv->s.browser)) ? 0 : -1;
     }
-    cJSON_AddStringToObject(ans, "intent", snap_intent_name(rq->kind));
+    /* In the request's words: a plain click is "click", not "any". */
+    cJSON_AddStringToObject(ans, "intent",
+                            rq->kind == SNAP_INTENT_ANY ? "click" : snap_intent_name(rq->kind));
     cJSON_AddStringToObject(ans, "phase", snap_phase_name(sn.res.phase));
     if (!sn.found) {
         cJSON_AddBoolToObject(ans, "abstain", 1);
@@ -413,7 +415,7 @@ static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
 /* Writes one answer line and flushes. Returns 0, -1 when stdout is gone. */
 static int emit(cJSON *ans)
 {
-    char *s = cJSON_PrintUnformatted(ans);
+    char *s = ans ? cJSON_PrintUnformatted(ans) : NULL;
     int rc = -1;
     if (s) {
         rc = fputs(s, stdout) < 0 || fputc('\n', stdout) == EOF || fflush(stdout) ? -1 : 0;
@@ -533,7 +535,7 @@ int cli_cmd_snap(int argc, char **argv)
         cJSON *ans = cJSON_CreateObject();
         int rc = 0;
         if (!ans) {
-            rc = -1;
+            /* emit() answers {"error":"out of memory"} for a NULL answer. */
         } else if (len > SNAP_LINE_MAX) {
             cJSON_AddStringToObject(ans, "error", "request line longer than 64 KiB");
         } else {
@@ -555,9 +557,9 @@ int cli_cmd_snap(int argc, char **argv)
             }
             cJSON_Delete(req);
         }
-        if (ans && cJSON_GetObjectItemCaseSensitive(ans, "error"))
+        if (!ans || cJSON_GetObjectItemCaseSensitive(ans, "error"))
             n_err++;
-        if (!ans || emit(ans) < 0) {
+        if (emit(ans) < 0) {
             cJSON_Delete(ans);
             fprintf(stderr, "fovea snap: cannot write the answer (stdout closed?)\n");
             status = 1;

@@ -293,6 +293,7 @@ static void snap(void)
     cJSON *a = ask(&p, req);
     CHECK(a != NULL);
     CHECK_STR(jstr(a, "id"), "r1");
+    CHECK_STR(jstr(a, "intent"), "click");
     CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")));
     CHECK_STR(jstr(a, "target"), S.tab_a);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(a, "element");

@@ -15,13 +15,17 @@
  *     of anything that asks the page something over CDP);
  *   - perc_snap_box in this process with the same box and label (the same
  *     work without the service's pipe and JSON).
- * Prints median and p90 (base_summarize) of each, and the ratio.
+ * Prints median and p90 (base_summarize) of each, and the ratio. When
+ * bench/node_modules holds playwright-core (cd bench && npm install), the
+ * same tab is then timed with Playwright's locator(...).boundingBox()
+ * (bench/snap_pw.js, connectOverCDP), one element lookup per request.
  *
  *   build/tests/service/bench_snap [requests]      (default 300)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -215,6 +219,29 @@ int main(int argc, char **argv)
     printf("ratio fovea snap / in-process snap: %.2f; / bare round trip: %.1f\n",
            median_of(svc, runs) / median_of(inproc, runs),
            median_of(svc, runs) / median_of(rtt, runs));
+    /* Playwright's locator on the same tab, same run (after fovea is done:
+     * another process, so not interleaved), when bench/node_modules has it
+     * (cd bench && npm install). */
+    if (access(FOVEA_SOURCE_DIR "/bench/node_modules/playwright-core", R_OK) == 0) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd,
+                 "node '" FOVEA_SOURCE_DIR "/bench/snap_pw.js' %s probe/big.html %d 10",
+                 chrome.endpoint, runs);
+        FILE *pw = popen(cmd, "r");
+        double pm = 0, p9 = 0;
+        int got = pw && fscanf(pw, "%lf %lf", &pm, &p9) == 2;
+        if (pw)
+            pclose(pw);
+        if (got) {
+            printf("%-44s median %7.3f ms   p90 %7.3f ms   (n=%d)\n",
+                   "Playwright locator(...).boundingBox()", pm, p9, runs);
+            printf("ratio fovea snap / Playwright locator: %.2f\n", median_of(svc, runs) / pm);
+        } else {
+            printf("Playwright baseline: failed (see stderr)\n");
+        }
+    } else {
+        printf("Playwright baseline: skipped (cd bench && npm install)\n");
+    }
     rc = 0;
     goto out;
 fail:

@@ -44,6 +44,12 @@ static void report(const char *what, double *v, int n)
     printf("%-44s median %7.3f ms   p90 %7.3f ms   (n=%d)\n", what, s.median, s.p90, n);
 }
 
+static const char *str_of(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
 static double median_of(double *v, int n)
 {
     return base_summarize(v, n).median;
@@ -95,7 +101,7 @@ int main(int argc, char **argv)
     cJSON *res = NULL;
     if (cdp_call(cdp_browser_conn(b), NULL, "Target.createTarget", pa, &res, 10000, err))
         goto fail;
-    snprintf(tid, sizeof tid, "%s", cJSON_GetObjectItemCaseSensitive(res, "targetId")->valuestring);
+    snprintf(tid, sizeof tid, "%s", str_of(res, "targetId"));
     cJSON_Delete(res);
     pa = cJSON_CreateObject();
     cJSON_AddStringToObject(pa, "targetId", tid);
@@ -103,8 +109,12 @@ int main(int argc, char **argv)
     res = NULL;
     if (cdp_call(cdp_browser_conn(b), NULL, "Target.attachToTarget", pa, &res, 10000, err))
         goto fail;
-    snprintf(sid, sizeof sid, "%s", cJSON_GetObjectItemCaseSensitive(res, "sessionId")->valuestring);
+    snprintf(sid, sizeof sid, "%s", str_of(res, "sessionId"));
     cJSON_Delete(res);
+    if (!tid[0] || !sid[0]) {
+        snprintf(err, sizeof err, "no target or session id from the browser");
+        goto fail;
+    }
     pa = cJSON_CreateObject();
     cJSON_AddNumberToObject(pa, "width", 1280);
     cJSON_AddNumberToObject(pa, "height", 800);

@@ -551,7 +551,8 @@ static void oopif(void)
         cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(ti, "targetInfos"))
         {
             const char *u = jstr(t, "url");
-            frame_up |= u && strstr(u, "inner.html?cross=1") && strcmp(jstr(t, "type"), "iframe") == 0;
+            const char *ty = jstr(t, "type");
+            frame_up |= u && ty && strstr(u, "inner.html?cross=1") && strcmp(ty, "iframe") == 0;
         }
         if (!frame_up)
             svc_sleep_ms(25);

@@ -1116,8 +1116,8 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
         return 0;
     }
     cdp_page *np = NULL;
-    base_err e = cdp_page_adopt(cdp_page_browser(rn->page), target_id, cdp_page_viewport(rn->page),
-                                &np, err);
+    base_err e = cdp_page_open_popup(cdp_page_browser(rn->page), target_id,
+                                     cdp_page_viewport(rn->page), &np, err);
     /* A popup is often still loading: wait for it, up to 5 s in all (a tab
      * that does not answer is followed anyway; its first step will say). */
     double until = now_ms() + 5000;

@@ -59,6 +59,7 @@ struct cdp_page {
     /* Tabs this page opened (window.open, target=_blank), by target id. */
     char popups[POPUP_RING][64];
     uint64_t npopups;
+    int adopted; /* cdp_page_adopt: close detaches, the tab stays */
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -240,6 +241,12 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
             const char *url = jstr(ti, "url");
             if (url)
                 snprintf(f->url, sizeof f->url, "%s", url);
+            /* A frame that was already out of process when fovea attached
+             * (an adopted tab) had no Page.frameAttached: the parent comes
+             * from the target info, as the main frame tree omits it. */
+            const char *parent = jstr(ti, "parentFrameId");
+            if (parent && !f->parent_id[0])
+                snprintf(f->parent_id, sizeof f->parent_id, "%s", parent);
         }
     }
     pthread_mutex_unlock(&p->mu);
@@ -466,24 +473,28 @@ static void load_frame_tree(cdp_page *p, const cJSON *node, const char *parent)
 }
 
 static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *target,
-                            cdp_page **out, char *err);
+                            int adopt, cdp_page **out, char *err);
+static base_err measure_viewport(cdp_page *p, cdp_page_opts *vp, char *err);
 
 base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err)
 {
-    return page_attach(b, o, NULL, out, err);
+    return page_attach(b, o, NULL, 0, out, err);
 }
 
-base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
+base_err cdp_page_open_popup(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
                         cdp_page **out, char *err)
 {
     if (!b || !target_id || !target_id[0] || !out)
-        return base_errf(err, BASE_EINVAL, "cdp: adopt needs a browser, a target id and out");
-    return page_attach(b, o, target_id, out, err);
+        return base_errf(err, BASE_EINVAL, "cdp: popup needs a browser, a target id and out");
+    return page_attach(b, o, target_id, 0, out, err);
 }
 
-/* Opens a new tab (target NULL) or attaches to an existing one. */
+/* Opens a new tab (target NULL) or attaches to an existing one: a popup the
+ * page opened gets the viewport o, an adopted tab (adopt) keeps its own
+ * viewport and emulation (measured, never set) and is only detached from on
+ * close. */
 static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *target,
-                            cdp_page **out, char *err)
+                            int adopt, cdp_page **out, char *err)
 {
     cdp_page *p = base_calloc(1, sizeof *p);
     if (!p)
@@ -495,6 +506,7 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
     p->opts.height = o && o->height > 0 ? o->height : 800;
     p->opts.scale = o && o->scale > 0 ? o->scale : 1.0;
     p->opts.mobile = o ? o->mobile : 0;
+    p->adopted = adopt;
     pthread_mutex_init(&p->mu, NULL);
     base_err e;
     cJSON *res = NULL;
@@ -550,14 +562,20 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
         goto fail;
     if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
         goto fail;
-    pa = cJSON_CreateObject();
-    cJSON_AddNumberToObject(pa, "width", p->opts.width);
-    cJSON_AddNumberToObject(pa, "height", p->opts.height);
-    cJSON_AddNumberToObject(pa, "deviceScaleFactor", p->opts.scale);
-    cJSON_AddBoolToObject(pa, "mobile", p->opts.mobile);
-    if ((e = cdp_call(p->conn, p->session, "Emulation.setDeviceMetricsOverride", pa, NULL, 10000,
-                      err)))
-        goto fail;
+    if (adopt) {
+        /* Not ours: no Emulation call, the tab keeps what it has. */
+        if ((e = measure_viewport(p, &p->opts, err)))
+            goto fail;
+    } else {
+        pa = cJSON_CreateObject();
+        cJSON_AddNumberToObject(pa, "width", p->opts.width);
+        cJSON_AddNumberToObject(pa, "height", p->opts.height);
+        cJSON_AddNumberToObject(pa, "deviceScaleFactor", p->opts.scale);
+        cJSON_AddBoolToObject(pa, "mobile", p->opts.mobile);
+        if ((e = cdp_call(p->conn, p->session, "Emulation.setDeviceMetricsOverride", pa, NULL,
+                          10000, err)))
+            goto fail;
+    }
     if ((e = cdp_call(p->conn, p->session, "Target.setAutoAttach", auto_attach_params(), NULL,
                       10000, err)))
         goto fail;
@@ -587,7 +605,12 @@ void cdp_page_close(cdp_page *p)
         cdp_unsubscribe(p->conn, p->sub);
     if (p->target_id[0])
         cdp__opened_remove(p->target_id);
-    if (p->target_id[0] && cdp_conn_alive(p->conn)) {
+    if (p->adopted && p->session[0] && cdp_conn_alive(p->conn)) {
+        /* Not ours to close: detach our session, the tab lives on. */
+        cJSON *pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "sessionId", p->session);
+        cdp_call(p->conn, NULL, "Target.detachFromTarget", pa, NULL, 5000, NULL);
+    } else if (!p->adopted && p->target_id[0] && cdp_conn_alive(p->conn)) {
         /* A dead page's tab may still exist (a crashed or frozen renderer):
          * close it too, but do not wait long on a browser busy with it. */
         cJSON *pa = cJSON_CreateObject();
@@ -910,4 +933,138 @@ int cdp_page_popup_get(cdp_page *p, uint64_t seq, char *target_id)
         snprintf(target_id, 64, "%s", p->popups[seq % POPUP_RING]);
     pthread_mutex_unlock(&p->mu);
     return ok;
+}
+
+/* ---------- tabs fovea did not open (cdp_page_adopt) ---------- */
+
+static void copy_field(char *dst, size_t n, const char *src)
+{
+    snprintf(dst, n, "%s", src ? src : "");
+}
+
+static void fill_target(cdp_target_info *t, const cJSON *ti)
+{
+    memset(t, 0, sizeof *t);
+    copy_field(t->id, sizeof t->id, jstr(ti, "targetId"));
+    copy_field(t->type, sizeof t->type, jstr(ti, "type"));
+    copy_field(t->url, sizeof t->url, jstr(ti, "url"));
+    copy_field(t->title, sizeof t->title, jstr(ti, "title"));
+    t->attached = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ti, "attached"));
+}
+
+base_err cdp_browser_targets(cdp_browser *b, cdp_target_info *out, int max, int *n, char *err)
+{
+    if (!b || !n || max < 0 || (max > 0 && !out))
+        return base_errf(err, BASE_EINVAL, "cdp: bad arguments to cdp_browser_targets");
+    cJSON *res = NULL;
+    base_err e = cdp_call(b->conn, NULL, "Target.getTargets", NULL, &res, 10000, err);
+    if (e)
+        return e;
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(res, "targetInfos");
+    if (!cJSON_IsArray(arr)) {
+        cJSON_Delete(res);
+        return base_errf(err, BASE_EPROTO, "cdp: Target.getTargets returned no targetInfos");
+    }
+    int k = 0;
+    const cJSON *ti;
+    cJSON_ArrayForEach(ti, arr)
+    {
+        if (!jstr(ti, "targetId"))
+            continue; /* not addressable: not listed */
+        if (k < max)
+            fill_target(&out[k], ti);
+        k++;
+    }
+    cJSON_Delete(res);
+    *n = k;
+    return BASE_OK;
+}
+
+int cdp_target_is_tab(const cdp_target_info *t)
+{
+    static const char *const internal[] = {"devtools://", "chrome-extension://",
+                                           "chrome-untrusted://"};
+    if (!t || strcmp(t->type, "page") != 0)
+        return 0;
+    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++) {
+        if (strncmp(t->url, internal[i], strlen(internal[i])) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The tab's own viewport: the layout viewport in CSS px and the device
+ * pixel ratio, read from the page rather than set, so nothing about the
+ * tab's emulation changes. */
+static base_err measure_viewport(cdp_page *p, cdp_page_opts *vp, char *err)
+{
+    cJSON *v = NULL;
+    base_err e = cdp_page_evaluate(p, "[innerWidth, innerHeight, devicePixelRatio]", &v, 10000,
+                                   err);
+    if (e)
+        return e;
+    if (cJSON_GetArraySize(v) != 3 || !cJSON_IsNumber(cJSON_GetArrayItem(v, 0)) ||
+        !cJSON_IsNumber(cJSON_GetArrayItem(v, 1)) || !cJSON_IsNumber(cJSON_GetArrayItem(v, 2))) {
+        cJSON_Delete(v);
+        return base_errf(err, BASE_EPROTO, "cdp: the tab did not report its viewport");
+    }
+    cdp_page_opts m = {cJSON_GetArrayItem(v, 0)->valueint, cJSON_GetArrayItem(v, 1)->valueint,
+                       cJSON_GetArrayItem(v, 2)->valuedouble, 0};
+    cJSON_Delete(v);
+    /* A minimised or zero-sized window reports 0; keep the fallbacks every
+     * reader of the viewport already applies. */
+    if (m.width <= 0 || m.height <= 0 || !(m.scale > 0)) {
+        return base_errf(err, BASE_EPROTO, "cdp: the tab reports an empty viewport (%dx%d @%g)",
+                         m.width, m.height, m.scale);
+    }
+    *vp = m;
+    return BASE_OK;
+}
+
+base_err cdp_page_adopt(cdp_browser *b, const char *target_id, cdp_page **out, char *err)
+{
+    if (!b || !out || !target_id || !target_id[0])
+        return base_errf(err, BASE_EINVAL, "cdp: adopt needs a browser and a target id");
+    /* Check the target first: attaching to a worker or an iframe target
+     * would give a session without a Page domain. */
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", target_id);
+    cJSON *res = NULL;
+    base_err e = cdp_call(b->conn, NULL, "Target.getTargetInfo", pa, &res, 10000, err);
+    if (e == BASE_EREMOTE)
+        return base_errf(err, BASE_ENOTFOUND, "cdp: no target %.64s in this browser", target_id);
+    if (e)
+        return e;
+    cdp_target_info ti;
+    fill_target(&ti, cJSON_GetObjectItemCaseSensitive(res, "targetInfo"));
+    cJSON_Delete(res);
+    if (strcmp(ti.type, "page") != 0)
+        return base_errf(err, BASE_ENOTFOUND, "cdp: target %.64s is a %.32s, not a page tab",
+                         target_id, ti.type[0] ? ti.type : "(unknown type)");
+    if ((e = page_attach(b, NULL, target_id, 1, out, err)))
+        return e;
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "adopted tab %s (%dx%d @%g, %s)", target_id,
+             (*out)->opts.width, (*out)->opts.height, (*out)->opts.scale, ti.url);
+    return BASE_OK;
+}
+
+int cdp_page_adopted(cdp_page *p)
+{
+    return p && p->adopted;
+}
+
+base_err cdp_page_refresh_viewport(cdp_page *p, char *err)
+{
+    if (!p)
+        return base_errf(err, BASE_EINVAL, "cdp: NULL page");
+    if (!p->adopted)
+        return BASE_OK;
+    return measure_viewport(p, &p->opts, err);
+}
+
+base_err cdp_page_activate(cdp_page *p, char *err)
+{
+    if (!p)
+        return base_errf(err, BASE_EINVAL, "cdp: NULL page");
+    return cdp_call(p->conn, p->session, "Page.bringToFront", NULL, NULL, 10000, err);
 }

@@ -54,13 +54,13 @@ typedef struct cdp_page_opts {
  * out-of-process iframes. */
 base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err);
 
-/* Purpose: attaches to an existing tab (a popup the page opened, see
+/* Purpose: attaches to a tab the page opened (a popup, see
  * cdp_page_popup_get) and sets it up as cdp_page_open does; the viewport
  * is applied to it. Ownership: *out is the caller's; cdp_page_close closes
  * that tab. Thread: any but the service thread. Errors: BASE_EINVAL, those
  * of cdp_call (a tab that closed meanwhile: BASE_EREMOTE). */
-base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
-                        cdp_page **out, char *err);
+base_err cdp_page_open_popup(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
+                             cdp_page **out, char *err);
 /* Purpose: closes every tab cdp_page_open created that is still open, in
  * every browser of this process (and only those: never a tab fovea did not
  * create), waiting up to timeout_ms (0: 2000) in all. For a stop signal's
@@ -69,7 +69,8 @@ base_err cdp_page_adopt(cdp_browser *b, const char *target_id, const cdp_page_op
  * thread; the pages stay allocated (the process is expected to exit). */
 int cdp_close_opened_tabs(int timeout_ms);
 
-/* Closes the tab and frees the page. NULL is a no-op. */
+/* Closes the tab and frees the page; an adopted page is only detached from
+ * (the tab stays open). NULL is a no-op. */
 void cdp_page_close(cdp_page *p);
 
 /* Navigates and waits for the load event of the main frame. Errors:
@@ -174,5 +175,66 @@ int cdp_page_dialog_get(cdp_page *p, uint64_t seq, cdp_dialog *out);
 uint64_t cdp_page_popup_count(cdp_page *p);
 /* Copies the target id (64 bytes) of popup number seq; 0 when unknown. */
 int cdp_page_popup_get(cdp_page *p, uint64_t seq, char *target_id);
+
+/* ---- Tabs fovea did not open ------------------------------------------------
+ * A user's own browser already has tabs (logged in, in the middle of a flow).
+ * fovea can list them and adopt one: it attaches a session of its own to the
+ * existing tab and leaves the tab's viewport, device metrics and emulation
+ * exactly as they are. An adopted page is used like an opened one; closing it
+ * only detaches fovea's session, and the tab stays open. */
+
+/* One target as Target.getTargets reports it (strings truncated to fit). */
+typedef struct cdp_target_info {
+    char id[64];
+    char type[32];   /* "page", "iframe", "service_worker", "background_page", ... */
+    char url[512];
+    char title[160];
+    int attached;    /* some client (maybe fovea itself) is attached to it */
+} cdp_target_info;
+
+/* Purpose: lists the browser's targets in the browser's order (Target.getTargets).
+ * Copies up to max into out (may be NULL when max is 0) and stores the number
+ * that exist in *n. Ownership: out is the caller's. Thread: any but the cdp
+ * service thread. Errors: those of cdp_call, BASE_EPROTO (a reply without
+ * targetInfos); out and *n are untouched on failure. */
+base_err cdp_browser_targets(cdp_browser *b, cdp_target_info *out, int max, int *n, char *err);
+
+/* 1 when t is a tab a user sees: type "page" and not a DevTools, extension or
+ * browser-internal UI page (devtools://, chrome-extension://, chrome-untrusted://).
+ * Thread: any. */
+int cdp_target_is_tab(const cdp_target_info *t);
+
+/* Purpose: takes over the existing tab target_id: attaches a flattened
+ * session, enables Page and Runtime, auto-attaches to its out-of-process
+ * iframes and loads its frame tree, WITHOUT any Emulation call, so the tab
+ * keeps its viewport, device scale factor and emulation. cdp_page_viewport
+ * then reports the tab's own layout viewport and devicePixelRatio as measured
+ * at adoption (cdp_page_refresh_viewport measures again). Several clients may
+ * be attached to one tab; fovea's session does not disturb the others.
+ * Ownership: *out is the caller's; cdp_page_close detaches fovea's session and
+ * frees the page, leaving the tab open (a page from cdp_page_open is closed).
+ * b must outlive the page. Thread: any but the cdp service thread.
+ * Errors: BASE_EINVAL (NULL or empty id), BASE_ENOTFOUND (no such target, or
+ * it is not a page), cdp errors; nothing stays attached on failure. */
+base_err cdp_page_adopt(cdp_browser *b, const char *target_id, cdp_page **out, char *err);
+
+/* Purpose: makes p the visible tab of its window (Page.bringToFront), as a
+ * person switches to a tab before acting in it. A background tab of a real
+ * window paints no frames, so screenshots wait and animation-frame based
+ * effect checks stall there; hit tests and script work either way. Changes
+ * no viewport or emulation. Thread: any but the cdp service thread.
+ * Errors: those of cdp_call. */
+base_err cdp_page_activate(cdp_page *p, char *err);
+
+/* 1 when p came from cdp_page_adopt (closing it leaves the tab open). */
+int cdp_page_adopted(cdp_page *p);
+
+/* Purpose: measures an adopted page's viewport again (innerWidth,
+ * innerHeight, devicePixelRatio), e.g. after the user resized the window; a
+ * page fovea opened keeps the viewport it set. Thread: the one that uses the
+ * page (cdp_page_viewport's readers), not the cdp service thread.
+ * Errors: those of cdp_page_evaluate, BASE_EPROTO; the viewport is unchanged
+ * on failure. */
+base_err cdp_page_refresh_viewport(cdp_page *p, char *err);
 
 #endif

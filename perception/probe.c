@@ -669,6 +669,10 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
     out->rect = base_rect_intersect(rect, clip);
     copy_utf8(out->tag, sizeof out->tag, c->tag);
     copy_utf8(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
+    copy_utf8(out->name, sizeof out->name,
+              c->name && c->name[0]         ? c->name
+              : c->aria_label && c->aria_label[0] ? c->aria_label
+                                                  : c->title);
     copy_utf8(out->xpath, sizeof out->xpath, c->xpath);
     out->disabled = c->disabled;
     copy_utf8(out->session, sizeof out->session, l->session);

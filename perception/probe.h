@@ -43,6 +43,8 @@ typedef struct perc_snap {
     base_rect rect;          /* the chosen element's visible rect, top-viewport */
     char tag[32];
     char text[128];          /* visible text or aria-label, trimmed */
+    char name[128];          /* accessible name (snap_candidate.name), else aria-label,
+                                else title; "" when the element has none */
     char xpath[512];         /* unique within its frame */
     char frame_id[64];       /* CDP frame id of the element's document ("" = top) */
     char session[64];        /* CDP session of that frame ("" = the page's own) */

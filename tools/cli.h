@@ -16,6 +16,7 @@ int cli_cmd_overlay(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_record(int argc, char **argv);
 int cli_cmd_snaptest(int argc, char **argv);
+int cli_cmd_snap(int argc, char **argv);
 /* Replays the recorded snapper case in dir offline and prints one table row
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);
@@ -28,6 +29,8 @@ typedef struct cli_browser_opts {
     int width, height; /* viewport, CSS px */
     double scale;      /* device scale factor */
     int headful;
+    const char *target; /* with cdp: the tab to adopt, an id or a URL substring */
+    int viewport_set;   /* --width/--height/--scale given (an adopted tab ignores them) */
 } cli_browser_opts;
 
 void cli_browser_opts_init(cli_browser_opts *o);
@@ -52,10 +55,22 @@ typedef struct cli_session {
 } cli_session;
 
 /* Starts the server (if site), launches or attaches, opens a page and
- * navigates to the URL. Prints a one-line error and returns non-zero on
- * failure, leaving nothing running. */
+ * navigates to the URL. With cdp and a target, or with cdp and no URL, it
+ * adopts an existing tab instead (cli_find_target; default the first page
+ * tab), keeps its viewport, and navigates it only when a URL or site was
+ * given; closing the session then leaves that tab open. Prints a one-line
+ * error and returns non-zero on failure, leaving nothing running. */
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o);
 void cli_session_close(cli_session *s);
+
+/* Purpose: resolves a --target spec in browser b to a tab's target id: an
+ * exact target id, else the one tab (cdp_target_is_tab) whose URL contains
+ * spec; NULL or "" names the first tab in the browser's order. Writes the id
+ * into id (64 bytes). Returns 0 on success; 1 when nothing or several tabs
+ * match, with a message listing the candidate tabs (id, url, title, one per
+ * line) in why; -1 on a browser error (message in why). why is always
+ * NUL-terminated (why_n > 0). Thread: any but the cdp service thread. */
+int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_t why_n);
 
 /* Opens the session a task runs in (fovea run, fovea bench steps): serves
  * site on loopback when the task's URL is relative (the second origin,
@@ -68,6 +83,13 @@ struct agent_task;
 int cli_task_session_open(const char *cmd, const struct agent_task *task, const char *task_path,
                           const char *site, const char *cdp, int headful, base_httpd **srv,
                           cli_session *s);
+/* The same with --target: when target is set (cdp required), the task runs
+ * on that existing tab as it is (no navigation, the tab's own viewport; the
+ * task's url is not opened), so a flow the user started is not reloaded. */
+int cli_task_session_open_target(const char *cmd, const struct agent_task *task,
+                                 const char *task_path, const char *site, const char *cdp,
+                                 const char *target, int headful, base_httpd **srv,
+                                 cli_session *s);
 
 /* Installs what SIGINT/SIGTERM/SIGHUP/SIGQUIT do (tools/signals.c). graceful:
  * the command checks base_interrupted() and finishes its output itself

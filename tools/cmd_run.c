@@ -32,6 +32,9 @@ static void run_usage(FILE *f)
             "click cascade, and writes OUT/trace.jsonl, OUT/steps/NNN.png, OUT/report.html.\n\n"
             "  --site DIR       serve DIR on loopback; the task's url is a path in it\n"
             "  --cdp URL        attach to a running browser instead of launching Chromium\n"
+            "  --target T       with --cdp: run on that existing tab (target id or URL\n"
+            "                   substring) as it is: the task's url is not opened, the\n"
+            "                   tab keeps its viewport and stays open afterwards\n"
             "  --vision NAME    dom (default) or openai (FOVEA_OPENAI_BASE_URL, ...)\n"
             "  --out DIR        output folder (default out/run)\n"
             "  --no-humanize    straight, untimed pointer and key events\n"
@@ -63,8 +66,25 @@ int cli_task_session_open(const char *cmd, const agent_task *task, const char *t
                           const char *site, const char *cdp, int headful, base_httpd **srv,
                           cli_session *s)
 {
+    return cli_task_session_open_target(cmd, task, task_path, site, cdp, NULL, headful, srv, s);
+}
+
+int cli_task_session_open_target(const char *cmd, const agent_task *task,
+                                 const char *task_path, const char *site, const char *cdp,
+                                 const char *target, int headful, base_httpd **srv,
+                                 cli_session *s)
+{
     *srv = NULL;
     memset(s, 0, sizeof *s);
+    if (target) {
+        /* The user's tab as it is: no server, no navigation, its viewport. */
+        cli_browser_opts bo;
+        cli_browser_opts_init(&bo);
+        bo.cdp = cdp;
+        bo.target = target;
+        bo.headful = headful;
+        return cli_session_open(s, &bo) != BASE_OK ? (cdp ? 1 : 2) : 0;
+    }
     int absolute = strncmp(task->url, "http://", 7) == 0 ||
                    strncmp(task->url, "https://", 8) == 0 || strncmp(task->url, "file:", 5) == 0 ||
                    strncmp(task->url, "about:", 6) == 0;
@@ -119,7 +139,7 @@ int cli_task_session_open(const char *cmd, const agent_task *task, const char *t
 
 int cli_cmd_run(int argc, char **argv)
 {
-    const char *task_path = NULL, *site = NULL, *cdp = NULL;
+    const char *task_path = NULL, *site = NULL, *cdp = NULL, *target = NULL;
     agent_run_opts ro;
     agent_run_opts_init(&ro);
     int headful = 0, seed = 1;
@@ -160,6 +180,8 @@ int cli_cmd_run(int argc, char **argv)
             site = v;
         else if (strcmp(a, "--cdp") == 0)
             cdp = v;
+        else if (strcmp(a, "--target") == 0)
+            target = v;
         else if (strcmp(a, "--vision") == 0)
             ro.vision = v;
         else if (strcmp(a, "--out") == 0)
@@ -213,7 +235,8 @@ int cli_cmd_run(int argc, char **argv)
     }
     base_httpd *srv = NULL;
     cli_session s;
-    int status = cli_task_session_open("fovea run", task, task_path, site, cdp, headful, &srv, &s);
+    int status = cli_task_session_open_target("fovea run", task, task_path, site, cdp, target,
+                                              headful, &srv, &s);
     if (status == 2) {
         agent_task_free(task);
         return 2;

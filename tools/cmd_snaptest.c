@@ -74,6 +74,9 @@ static void snaptest_usage(FILE *f)
             "                    centre click (right / wrong / no answer %%)\n"
             "  --live            replay on Chromium with the live probe and compare with offline\n"
             "  --site DIR        with --live: the folder the cases were recorded from\n"
+            "  --cdp EP          with --live: attach to a running browser (new tab per case)\n"
+            "  --target T        with --cdp: replay in that existing tab (id or URL\n"
+            "                    substring; cases recorded at another viewport are skipped)\n"
             "  --quiet           only the summary line\n");
 }
 
@@ -544,13 +547,13 @@ static void pct_line(FILE *f, const char *what, const int *v)
 /* ---- Live replay (perc_snap_box) ----------------------------------------- */
 
 static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
-                         int json, char *err);
+                         const char *cdp, const char *target, int json, char *err);
 
 /* ---- Main ---------------------------------------------------------------- */
 
 int cli_cmd_snaptest(int argc, char **argv)
 {
-    const char *dir = NULL, *overlays = NULL, *site = NULL;
+    const char *dir = NULL, *overlays = NULL, *site = NULL, *cdp = NULL, *target = NULL;
     int json = 0, perturb = 0, live = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -570,6 +573,11 @@ int cli_cmd_snaptest(int argc, char **argv)
                 overlays = argv[++i];
             else
                 site = argv[++i];
+        } else if ((strcmp(a, "--cdp") == 0 || strcmp(a, "--target") == 0) && i + 1 < argc) {
+            if (a[2] == 'c')
+                cdp = argv[++i];
+            else
+                target = argv[++i];
         } else if (a[0] != '-' && !dir)
             dir = a;
         else {
@@ -579,6 +587,14 @@ int cli_cmd_snaptest(int argc, char **argv)
     }
     if (!dir) {
         snaptest_usage(stderr);
+        return 2;
+    }
+    if ((cdp || target) && !live) {
+        fprintf(stderr, "fovea snaptest: --cdp and --target go with --live\n");
+        return 2;
+    }
+    if (target && !cdp) {
+        fprintf(stderr, "fovea snaptest: --target names a tab of a running browser; give --cdp\n");
         return 2;
     }
     char err[BASE_ERRBUF_SIZE] = "";
@@ -663,7 +679,7 @@ int cli_cmd_snaptest(int argc, char **argv)
         printf("boxes where the target is under at least one lattice point:\n");
         pct_line(stdout, "snapper", all.reach);
     } else if (live) {
-        int lr = snaptest_live(cases, res, l.n, site, json, err);
+        int lr = snaptest_live(cases, res, l.n, site, cdp, target, json, err);
         if (lr < 0) {
             fprintf(stderr, "fovea snaptest --live: %s\n", err);
             rc = 1;
@@ -717,7 +733,7 @@ static int scene_match(const snapcase *c, const perc_snap *ls)
 }
 
 static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
-                         int json, char *err)
+                         const char *cdp, const char *target, int json, char *err)
 {
     base_httpd *srv = NULL;
     cdp_browser *br = NULL;
@@ -729,13 +745,39 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         if ((e = base_httpd_start(&ho, &srv, err)))
             return -1;
     }
-    cdp_launch_opts lo;
-    memset(&lo, 0, sizeof lo);
-    if ((e = cdp_browser_launch(&lo, &br, err))) {
+    if (cdp) {
+        e = cdp_browser_attach(cdp, &br, err);
+    } else {
+        cdp_launch_opts lo;
+        memset(&lo, 0, sizeof lo);
+        e = cdp_browser_launch(&lo, &br, err);
+    }
+    if (e) {
         base_httpd_destroy(srv);
         return -1;
     }
-    int disagree = 0, wrong = 0, done = 0;
+    /* --target: every case replays in that one existing tab, which keeps its
+     * own viewport; a case recorded at another viewport is skipped. */
+    cdp_page *tab = NULL;
+    if (target) {
+        char id[64], why[4096];
+        int r = cli_find_target(br, target, id, why, sizeof why);
+        if (r == 0)
+            e = cdp_page_adopt(br, id, &tab, err);
+        /* The replay waits for animation frames: a background tab has none. */
+        if (r == 0 && !e)
+            e = cdp_page_activate(tab, err);
+        if (r || e) {
+            if (r)
+                fprintf(stderr, "fovea snaptest --live: %s\n", why);
+            if (r)
+                snprintf(err, BASE_ERRBUF_SIZE, "no usable --target");
+            cdp_browser_destroy(br);
+            base_httpd_destroy(srv);
+            return -1;
+        }
+    }
+    int disagree = 0, wrong = 0, done = 0, skipped = 0;
     if (!json)
         printf("\nlive replay (perc_snap_box) vs offline:\n");
     for (int i = 0; i < n; i++) {
@@ -758,7 +800,20 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         perc_snap ls;
         memset(&ls, 0, sizeof ls);
         snap_intent in = {c->label, c->kind};
-        e = cdp_page_open(br, &po, &page, cerr);
+        if (tab) {
+            const cdp_page_opts *tv = cdp_page_viewport(tab);
+            if (tv->width != c->vw || tv->height != c->vh || tv->scale != c->dsf) {
+                if (!json)
+                    printf("skip     %-28s recorded at %dx%d @%g, the tab is %dx%d @%g\n",
+                           c->name, c->vw, c->vh, c->dsf, tv->width, tv->height, tv->scale);
+                skipped++;
+                continue;
+            }
+            page = tab;
+            e = BASE_OK;
+        } else {
+            e = cdp_page_open(br, &po, &page, cerr);
+        }
         if (!e)
             e = cdp_page_navigate(page, url, 30000, cerr);
         if (!e && c->eval[0])
@@ -767,7 +822,8 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
             e = cdp_page_evaluate(page, js, NULL, 10000, cerr);
         if (!e)
             e = perc_snap_box(page, c->box, &in, 1, &ls, cerr);
-        cdp_page_close(page);
+        if (page != tab)
+            cdp_page_close(page);
         if (e) {
             printf("ERROR %-28s %s\n", c->name, cerr);
             disagree++;
@@ -788,9 +844,15 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
                    agree ? "agree" : "DIFFER", c->name, OUTCOME_NAME[lo_out], ls.tag, ls.text,
                    snap_phase_name(ls.res.phase), OUTCOME_NAME[off[i].out]);
     }
+    if (!json && skipped)
+        printf("live: %d cases skipped (recorded at another viewport than the --target tab)\n",
+               skipped);
     if (!json)
         printf("live: %d cases, %d disagree with offline, %d wrong\n", done, disagree, wrong);
+    cdp_page_close(tab); /* adopted: detaches, the tab stays open */
     cdp_browser_destroy(br);
     base_httpd_destroy(srv);
-    return disagree || wrong ? 1 : 0;
+    /* A --target tab at another viewport than every case checks nothing:
+     * that is not a pass. */
+    return disagree || wrong || (skipped && !done) ? 1 : 0;
 }

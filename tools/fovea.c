@@ -23,6 +23,7 @@ static const struct {
     {"bench", cli_cmd_bench, "measure CDP round trip, capture, decode, and per-step task latency"},
     {"record", cli_cmd_record, "save a snapper test case (shot, page snapshot, box, target)"},
     {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
+    {"snap", cli_cmd_snap, "grounding service: JSON box+label lines in, element and point out"},
 };
 
 static void usage(FILE *f)

@@ -3,7 +3,8 @@
  * Every command that looks at a page accepts the same options (--url,
  * --site, --cdp, --width, --height, --scale, --headful) and goes through
  * cli_session_open, so launching, attaching and serving a local folder
- * behave the same everywhere.
+ * behave the same everywhere. With --cdp, --target adopts an existing tab
+ * (cdp_page_adopt): its viewport is left alone and it stays open after.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "tools/cli.h"
 
+#include "base/alloc.h"
 #include "base/fs.h"
 
 const char cli_browser_opts_help[] =
@@ -22,7 +24,11 @@ const char cli_browser_opts_help[] =
     "  --width N        viewport width in CSS px (default 1280)\n"
     "  --height N       viewport height in CSS px (default 800)\n"
     "  --scale F        device scale factor (default 1)\n"
-    "  --headful        show the browser window\n";
+    "  --headful        show the browser window\n"
+    "  --target T       with --cdp: the existing tab to use, by target id or a\n"
+    "                   substring of its URL (default without --url: the first\n"
+    "                   page tab); its viewport is left as it is and the tab\n"
+    "                   stays open when fovea exits\n";
 
 void cli_browser_opts_init(cli_browser_opts *o)
 {
@@ -50,7 +56,7 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i)
     const char *a = argv[*i];
     int takes = strcmp(a, "--url") == 0 || strcmp(a, "--site") == 0 || strcmp(a, "--cdp") == 0 ||
                 strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0 ||
-                strcmp(a, "--scale") == 0;
+                strcmp(a, "--scale") == 0 || strcmp(a, "--target") == 0;
     if (strcmp(a, "--headful") == 0) {
         o->headful = 1;
         return 1;
@@ -62,7 +68,15 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i)
         return -1;
     }
     const char *v = argv[++*i];
-    if (strcmp(a, "--url") == 0)
+    if (strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0 || strcmp(a, "--scale") == 0)
+        o->viewport_set = 1;
+    if (strcmp(a, "--target") == 0) {
+        if (!v[0]) {
+            fprintf(stderr, "fovea: --target needs a target id or a URL substring\n");
+            return -1;
+        }
+        o->target = v;
+    } else if (strcmp(a, "--url") == 0)
         o->url = v;
     else if (strcmp(a, "--site") == 0)
         o->site = v;
@@ -84,11 +98,91 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i)
     return 1;
 }
 
+/* Appends one "  id  url  'title'" line per tab to why (as much as fits). */
+static void list_tabs(char *why, size_t why_n, const cdp_target_info *t, int n, const char *spec,
+                      int only_matches)
+{
+    for (int i = 0; i < n; i++) {
+        if (!cdp_target_is_tab(&t[i]) || (only_matches && !strstr(t[i].url, spec)))
+            continue;
+        size_t k = strlen(why);
+        if (k + 1 >= why_n)
+            return;
+        snprintf(why + k, why_n - k, "\n  %s  %.200s  '%.80s'", t[i].id, t[i].url, t[i].title);
+    }
+}
+
+#define MAX_TARGETS 256
+
+int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_t why_n)
+{
+    why[0] = '\0';
+    cdp_target_info *t = base_calloc(MAX_TARGETS, sizeof *t);
+    if (!t) {
+        snprintf(why, why_n, "out of memory");
+        return -1;
+    }
+    int n = 0;
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (cdp_browser_targets(b, t, MAX_TARGETS, &n, err) != BASE_OK) {
+        snprintf(why, why_n, "cannot list the browser's tabs: %s", err);
+        base_free(t);
+        return -1;
+    }
+    if (n > MAX_TARGETS)
+        n = MAX_TARGETS;
+    int found = -1, matches = 0, tabs = 0;
+    /* An exact id wins over any URL match: ids are what --target prints. */
+    for (int i = 0; spec && spec[0] && i < n && found < 0; i++) {
+        if (strcmp(t[i].id, spec) == 0)
+            found = i;
+    }
+    int by_id = found >= 0;
+    for (int i = 0; !by_id && i < n; i++) {
+        if (!cdp_target_is_tab(&t[i]))
+            continue;
+        tabs++;
+        if (!spec || !spec[0]) {
+            if (found < 0)
+                found = i;
+        } else if (strstr(t[i].url, spec)) {
+            if (matches++ == 0)
+                found = i;
+        }
+    }
+    int rc = 0;
+    if (found >= 0 && matches <= 1) {
+        snprintf(id, 64, "%s", t[found].id);
+    } else if (matches > 1) {
+        snprintf(why, why_n, "--target '%s' matches %d tabs; give one of their ids:", spec,
+                 matches);
+        list_tabs(why, why_n, t, n, spec, 1);
+        rc = 1;
+    } else if (!tabs) {
+        snprintf(why, why_n, "the browser has no page tab (%d targets, none of type page)", n);
+        rc = 1;
+    } else {
+        snprintf(why, why_n, "--target '%s' matches no tab id or URL; the tabs are:",
+                 spec ? spec : "");
+        list_tabs(why, why_n, t, n, spec, 0);
+        rc = 1;
+    }
+    base_free(t);
+    return rc;
+}
+
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
 {
     memset(s, 0, sizeof *s);
     char err[BASE_ERRBUF_SIZE] = "";
     base_err e = BASE_OK;
+    if (o->target && !o->cdp) {
+        fprintf(stderr, "fovea: --target names a tab of a running browser; give --cdp too\n");
+        return BASE_EINVAL;
+    }
+    /* Adopt an existing tab when one is named, or when attached without a
+     * page to open: the user's own tab is the point of attaching then. */
+    int adopt = o->cdp && (o->target || (!o->url && !o->site));
     if (o->site) {
         base_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
@@ -102,8 +196,8 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
                  path[0] == '/' ? "" : "/", path);
     } else if (o->url) {
         snprintf(s->url, sizeof s->url, "%s", o->url);
-    } else {
-        fprintf(stderr, "fovea: give --url or --site\n");
+    } else if (!adopt) {
+        fprintf(stderr, "fovea: give --url or --site (or --cdp with --target)\n");
         return BASE_EINVAL;
     }
     if (o->cdp) {
@@ -120,6 +214,45 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
         fprintf(stderr, "fovea: browser: %s\n", err);
         cli_session_close(s);
         return e;
+    }
+    if (adopt) {
+        char id[64], why[4096];
+        int r = cli_find_target(s->browser, o->target, id, why, sizeof why);
+        if (r) {
+            fprintf(stderr, "fovea: %s\n", why);
+            cli_session_close(s);
+            return r < 0 ? BASE_EIO : BASE_ENOTFOUND;
+        }
+        if ((e = cdp_page_adopt(s->browser, id, &s->page, err))) {
+            fprintf(stderr, "fovea: tab %s: %s\n", id, err);
+            cli_session_close(s);
+            return e;
+        }
+        /* A background tab paints no frames (screenshots and effect checks
+         * would wait): switch to it, as a person would. */
+        if ((e = cdp_page_activate(s->page, err))) {
+            fprintf(stderr, "fovea: tab %s: %s\n", id, err);
+            cli_session_close(s);
+            return e;
+        }
+        if (o->viewport_set)
+            fprintf(stderr, "fovea: note: --width/--height/--scale ignored: the tab keeps its "
+                            "own viewport (%dx%d @%g)\n",
+                    cdp_page_viewport(s->page)->width, cdp_page_viewport(s->page)->height,
+                    cdp_page_viewport(s->page)->scale);
+        if (s->url[0] && (e = cdp_page_navigate(s->page, s->url, 30000, err))) {
+            fprintf(stderr, "fovea: page: %s\n", err);
+            cli_session_close(s);
+            return e;
+        }
+        if (!s->url[0]) {
+            cJSON *v = NULL;
+            if (cdp_page_evaluate(s->page, "location.href", &v, 5000, NULL) == BASE_OK &&
+                cJSON_IsString(v))
+                snprintf(s->url, sizeof s->url, "%s", v->valuestring);
+            cJSON_Delete(v);
+        }
+        return BASE_OK;
     }
     cdp_page_opts po = {o->width, o->height, o->scale, 0};
     if ((e = cdp_page_open(s->browser, &po, &s->page, err)) ||

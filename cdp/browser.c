@@ -677,8 +677,8 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     }
     const char *et = jstr(res, "errorText");
     if (et && et[0]) {
-        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s (%s)", url,
-                  net_error_hint(et), et);
+        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s (%s)", url, et,
+                  net_error_hint(et));
         cJSON_Delete(res);
         cdp_waiter_destroy(w);
         return BASE_EREMOTE;

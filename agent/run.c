@@ -1192,9 +1192,12 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
             snprintf(answer, sizeof answer, "accepted with '%.200s'", d.prompt_text);
         else
             snprintf(answer, sizeof answer, "%s", d.accepted ? "accepted" : "dismissed");
+        /* beforeunload dialogs carry no text of the page's (browsers show
+         * their own "Leave site?"). */
         if (k < sizeof r->dialog)
-            k += (size_t)snprintf(r->dialog + k, sizeof r->dialog - k, "%s%s '%.200s' %s",
-                                  k ? "; " : "", d.type, d.message, answer);
+            k += (size_t)snprintf(r->dialog + k, sizeof r->dialog - k, "%s%s%s%.200s%s %s",
+                                  k ? "; " : "", d.type, d.message[0] ? " '" : "", d.message,
+                                  d.message[0] ? "'" : "", answer);
         if (d.mismatch && *ok) {
             *ok = 0;
             failf(r, "dialog", "the %s dialog said '%.100s', not '%.60s' as expected (%s)",

@@ -334,7 +334,9 @@ static void on_dialog(cdp_page *p, const char *sid, const cJSON *params)
     if (d.accepted && strcmp(d.type, "prompt") == 0)
         cJSON_AddStringToObject(pa, "promptText", d.prompt_text);
     cdp_call_async(p->conn, sid, "Page.handleJavaScriptDialog", pa, 10000, ignore_reply, NULL);
-    base_log(BASE_LOG_CDP, BASE_LOG_INFO, "%s dialog %s: %.80s", d.type,
+    /* The text stays out of the log at info level (a page may echo what was
+     * typed); the runner's records carry it, scrubbed of secrets. */
+    base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "%s dialog %s: %.80s", d.type,
              d.accepted ? "accepted" : "dismissed", d.message);
 }
 
@@ -703,8 +705,8 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     }
     const char *et = jstr(res, "errorText");
     if (et && et[0]) {
-        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s (%s)", url,
-                  net_error_hint(et), et);
+        base_errf(err, BASE_EREMOTE, "navigation to %.200s failed: %s (%s)", url, et,
+                  net_error_hint(et));
         cJSON_Delete(res);
         cdp_waiter_destroy(w);
         return BASE_EREMOTE;

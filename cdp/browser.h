@@ -75,9 +75,9 @@ void cdp_page_close(cdp_page *p);
 
 /* Navigates and waits for the load event of the main frame. Errors:
  * BASE_EINVAL for a URL scheme other than http, https, file, data, about and
- * blob (javascript: is refused); BASE_EREMOTE with a readable cause and the
- * net error text ("navigation to URL failed: DNS lookup failed
- * (net::ERR_NAME_NOT_RESOLVED)"), or "HTTP 404 at URL" when an http(s)
+ * blob (javascript: is refused); BASE_EREMOTE with the net error text and a
+ * readable cause ("navigation to URL failed: net::ERR_NAME_NOT_RESOLVED (DNS
+ * lookup failed)"), or "HTTP 404 at URL" when an http(s)
  * document loaded with a status >= 400; BASE_ETIMEDOUT; BASE_ECLOSED (the
  * browser or the page died meanwhile). */
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err);

@@ -16,7 +16,7 @@
 #include "cdp/browser.h"
 
 #define AGENT__PROBE_MS 1900
-#define AGENT__PROBE_LEAD_MS 1000 /* the runner arms the first probe this early */
+#define AGENT__PROBE_LEAD_MS 1500 /* the runner arms the first probe this early */
 
 typedef struct agent__watchdog agent__watchdog;
 

@@ -362,9 +362,12 @@ static double name_similarity(const char *w, const char *h)
         return 0;
     size_t mx = nw > nh ? nw : nh;
     double best = 1.0 - (double)lev(w, nw, h, nh) / (double)mx;
-    for (size_t at = 0; nh > nw && at < nh; at++) {
+    /* At most 16 word starts: this runs for every box of a failed step. */
+    int starts = 0;
+    for (size_t at = 0; nh > nw && at < nh && starts < 16; at++) {
         if (at > 0 && h[at - 1] != ' ')
             continue;
+        starts++;
         for (size_t len = nw > 2 ? nw - 2 : 1; len <= nw + 2 && at + len <= nh; len++) {
             size_t m = nw > len ? nw : len;
             double r = 0.9 * (1.0 - (double)lev(w, nw, h + at, len) / (double)m);

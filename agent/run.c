@@ -45,6 +45,7 @@
 #include "perception/vision.h"
 
 extern const unsigned char fovea_js_agent_text[];
+extern const unsigned char fovea_js_agent_secret_rects[];
 
 #define MAX_MASKS 16
 #define TEXT_MAX (4u << 20)
@@ -1060,6 +1061,48 @@ static void scrub_record(runner *rn, agent_step_record *r)
         agent_secrets_scrub(rn->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
 }
 
+/* Viewport rects (CSS px) where the page shows a secret as text or as a
+ * field's value (assets/js/agent_secret_rects.js); up to max. */
+static int secret_rects(runner *rn, base_rect *out, int max)
+{
+    char *forms = agent_secrets_json(rn->sec);
+    if (!forms)
+        return 0;
+    const char *js = (const char *)fovea_js_agent_secret_rects;
+    size_t n = strlen(js) + strlen(forms) + 8;
+    char *expr = base_malloc(n);
+    int k = 0;
+    cJSON *v = NULL;
+    if (expr) {
+        snprintf(expr, n, "(%s)(%s)", js, forms);
+        if (cdp_page_evaluate(rn->page, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsArray(v)) {
+            const cJSON *q;
+            cJSON_ArrayForEach(q, v)
+            {
+                if (k >= max || !cJSON_IsArray(q) || cJSON_GetArraySize(q) != 4)
+                    continue;
+                double c[4];
+                for (int i = 0; i < 4; i++) {
+                    const cJSON *x = cJSON_GetArrayItem(q, i);
+                    c[i] = cJSON_IsNumber(x) && isfinite(x->valuedouble) ? x->valuedouble : 0;
+                    c[i] = c[i] < -1e5 ? -1e5 : c[i] > 1e5 ? 1e5 : c[i];
+                }
+                /* A little margin: glyphs overhang their text box. */
+                out[k++] = (base_rect){(float)c[0] - 2, (float)c[1] - 2, (float)c[2] + 2,
+                                       (float)c[3] + 2};
+            }
+        }
+    }
+    cJSON_Delete(v);
+    /* The expression held the secrets: wipe it before freeing. */
+    if (expr)
+        memset(expr, 0, n);
+    memset(forms, 0, strlen(forms));
+    base_free(expr);
+    base_free(forms);
+    return k;
+}
+
 /* "[V3] Cancel order": a mark as overlays and the report name it. The
  * label keeps its case, loses runs of whitespace and is clipped to 40 bytes
  * on a UTF-8 character boundary. */
@@ -1125,10 +1168,17 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
     }
-    /* r->url was read right after the step (run_step). */
-    int masks = strcmp(r->url, rn->mask_url) == 0 ? rn->n_masks : 0;
+    /* r->url was read right after the step (run_step). Secret fields, and
+     * wherever the page shows a secret as text, are painted over. */
+    base_rect all[MAX_MASKS + 64];
+    int masks = 0;
+    for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+        all[masks++] = rn->masks[i];
     if (!e)
-        e = agent_trace_overlay(rn->trace, &img, marks, n, rn->masks, masks, r, err);
+        masks += secret_rects(rn, all + masks, 64);
+    r->n_masked = masks;
+    if (!e)
+        e = agent_trace_overlay(rn->trace, &img, marks, n, all, masks, r, err);
     if (e)
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
     base_free(marks);

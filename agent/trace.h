@@ -95,6 +95,7 @@ typedef struct agent_step_record {
     int n_extracted;
     char url[512];         /* page URL after the step */
     char overlay[32];      /* "steps/003.png", "" when none was written */
+    int n_masked;          /* areas painted over in the overlay (secret fields, secret text) */
     double total_ms;
     agent_stage_ms ms;
 } agent_step_record;

@@ -29,6 +29,7 @@
 #include <regex.h>
 #include <string.h>
 
+#include "agent/agent_int.h"
 #include "agent/secrets.h"
 #include "agent/trace.h"
 #include "base/alloc.h"
@@ -45,7 +46,6 @@
 #include "perception/vision.h"
 
 extern const unsigned char fovea_js_agent_text[];
-extern const unsigned char fovea_js_agent_secret_rects[];
 
 #define MAX_MASKS 16
 #define TEXT_MAX (4u << 20)
@@ -325,125 +325,6 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     return best;
 }
 
-/* Levenshtein distance of a and b (bytes; both at most 127 long). */
-static int lev(const char *a, size_t na, const char *b, size_t nb)
-{
-    int row[128];
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            int v = diag + cost;
-            if (row[j] + 1 < v)
-                v = row[j] + 1;
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            row[j] = v;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
-/* How alike two normalised labels are, 0..1: the edit-distance ratio of
- * the whole strings, or (slightly less) of want against the best run of
- * words of have of about its length ("Serch" in "Search flights"). */
-static double name_similarity(const char *w, const char *h)
-{
-    size_t nw = strlen(w), nh = strlen(h);
-    if (nw > 127)
-        nw = 127;
-    if (nh > 127)
-        nh = 127;
-    if (!nw || !nh)
-        return 0;
-    size_t mx = nw > nh ? nw : nh;
-    double best = 1.0 - (double)lev(w, nw, h, nh) / (double)mx;
-    /* At most 16 word starts: this runs for every box of a failed step. */
-    int starts = 0;
-    for (size_t at = 0; nh > nw && at < nh && starts < 16; at++) {
-        if (at > 0 && h[at - 1] != ' ')
-            continue;
-        starts++;
-        for (size_t len = nw > 2 ? nw - 2 : 1; len <= nw + 2 && at + len <= nh; len++) {
-            size_t m = nw > len ? nw : len;
-            double r = 0.9 * (1.0 - (double)lev(w, nw, h + at, len) / (double)m);
-            if (r > best)
-                best = r;
-        }
-    }
-    return best;
-}
-
-/* Up to 4 "try:" lines, never none when the epoch has boxes: the boxes
- * whose labels are nearest the wanted one by text (edit distance, so a
- * misspelt name finds the right control), and, when the target named an
- * index whose box disagreed with the label, the boxes nearest that box on
- * the page. Labelled boxes come first; an unlabelled one is named only
- * when nothing else is there. */
-static void suggest(const perc_epoch *e, const agent_target *t, agent_step_record *r)
-{
-    if (!e || e->n <= 0)
-        return;
-    char w[256];
-    norm(t->label, w, sizeof w);
-    int n = e->n < 512 ? e->n : 512;
-    double score[512];
-    int pick[4], npick = 0;
-    const perc_box *at = NULL;
-    for (int i = 0; t->index > 0 && i < e->n; i++)
-        if (e->boxes[i].id == t->index)
-            at = &e->boxes[i];
-    for (int i = 0; i < n; i++) {
-        char h[256];
-        norm(e->boxes[i].label, h, sizeof h);
-        score[i] = h[0] ? 1.0 + name_similarity(w, h) : 0.0;
-    }
-    /* The nearest box to the indexed one (its neighbour on the page). */
-    int near = -1;
-    if (at) {
-        base_point c0 = base_rect_center(at->r);
-        double dbest = 1e30;
-        for (int i = 0; i < n; i++) {
-            base_point c = base_rect_center(e->boxes[i].r);
-            double d = (c.x - c0.x) * (c.x - c0.x) + (c.y - c0.y) * (c.y - c0.y);
-            if (&e->boxes[i] != at && score[i] > 0 && d < dbest) {
-                dbest = d;
-                near = i;
-            }
-        }
-    }
-    /* Up to three by name, then the neighbour, then by name again. */
-    unsigned char taken[512] = {0};
-    while (npick < 4) {
-        int best = -1;
-        if (npick == 3 && near >= 0 && !taken[near]) {
-            best = near;
-        } else {
-            for (int i = 0; i < n; i++)
-                if (!taken[i] && i != near && (best < 0 || score[i] > score[best]))
-                    best = i;
-        }
-        /* Unlabelled boxes only when no labelled one was named. */
-        if (best < 0 || (score[best] == 0 && npick > 0))
-            break;
-        taken[best] = 1;
-        pick[npick++] = best;
-    }
-    if (near >= 0 && !taken[near] && npick < 4)
-        pick[npick++] = near;
-    for (int k = 0; k < npick && r->n_alternatives < 4; k++) {
-        const perc_box *b = &e->boxes[pick[k]];
-        base_point c = base_rect_center(b->r);
-        snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
-                 "[V%d] '%.100s' at (%.0f,%.0f)", b->id, b->label, c.x, c.y);
-    }
-}
-
 /* The result of grounding one target. */
 typedef struct grounded {
     perc_epoch *epoch; /* acquired */
@@ -529,7 +410,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     }
     if (bi < 0) {
         if (ep)
-            suggest(ep, t, r);
+            agent__suggest(ep, t, r);
         failf(r, "not_found", "no box for %s%s%s in %d vision boxes (epoch %llu)",
               t->label ? "'" : "", t->label ? t->label : "", t->label ? "'" : "",
               ep ? ep->n : 0, ep ? (unsigned long long)ep->id : 0ULL);
@@ -1061,81 +942,6 @@ static void scrub_record(runner *rn, agent_step_record *r)
         agent_secrets_scrub(rn->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
 }
 
-/* Viewport rects (CSS px) where the page shows a secret as text or as a
- * field's value (assets/js/agent_secret_rects.js); up to max. */
-static int secret_rects(runner *rn, base_rect *out, int max)
-{
-    char *forms = agent_secrets_json(rn->sec);
-    if (!forms)
-        return 0;
-    const char *js = (const char *)fovea_js_agent_secret_rects;
-    size_t n = strlen(js) + strlen(forms) + 8;
-    char *expr = base_malloc(n);
-    int k = 0;
-    cJSON *v = NULL;
-    if (expr) {
-        snprintf(expr, n, "(%s)(%s)", js, forms);
-        if (cdp_page_evaluate(rn->page, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsArray(v)) {
-            const cJSON *q;
-            cJSON_ArrayForEach(q, v)
-            {
-                if (k >= max || !cJSON_IsArray(q) || cJSON_GetArraySize(q) != 4)
-                    continue;
-                double c[4];
-                for (int i = 0; i < 4; i++) {
-                    const cJSON *x = cJSON_GetArrayItem(q, i);
-                    c[i] = cJSON_IsNumber(x) && isfinite(x->valuedouble) ? x->valuedouble : 0;
-                    c[i] = c[i] < -1e5 ? -1e5 : c[i] > 1e5 ? 1e5 : c[i];
-                }
-                /* A little margin: glyphs overhang their text box. */
-                out[k++] = (base_rect){(float)c[0] - 2, (float)c[1] - 2, (float)c[2] + 2,
-                                       (float)c[3] + 2};
-            }
-        }
-    }
-    cJSON_Delete(v);
-    /* The expression held the secrets: wipe it before freeing. */
-    if (expr)
-        memset(expr, 0, n);
-    memset(forms, 0, strlen(forms));
-    base_free(expr);
-    base_free(forms);
-    return k;
-}
-
-/* "[V3] Cancel order": a mark as overlays and the report name it. The
- * label keeps its case, loses runs of whitespace and is clipped to 40 bytes
- * on a UTF-8 character boundary. */
-static void mark_name(const perc_box *b, char *out, size_t n)
-{
-    char l[48];
-    size_t k = 0;
-    int space = 0;
-    const char *p = b->label;
-    for (; *p && k < 40; p++) {
-        if (isspace((unsigned char)*p)) {
-            space = k > 0;
-            continue;
-        }
-        if (space && k < 39)
-            l[k++] = ' ';
-        space = 0;
-        l[k++] = *p;
-    }
-    if (((unsigned char)*p & 0xc0) == 0x80) {
-        /* The clip cut a multi-byte character: drop its first bytes. */
-        while (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0x80)
-            k--;
-        if (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0xc0)
-            k--;
-    }
-    l[k] = '\0';
-    if (l[0])
-        snprintf(out, n, "[V%d] %s", b->id, l);
-    else
-        snprintf(out, n, "[V%d]", b->id);
-}
-
 /* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
 static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
 {
@@ -1163,7 +969,7 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
         /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
         for (int i = 0; i < ep->n; i++) {
-            mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
+            agent__mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
             agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
@@ -1175,7 +981,7 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
     for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
         all[masks++] = rn->masks[i];
     if (!e)
-        masks += secret_rects(rn, all + masks, 64);
+        masks += agent__secret_rects(rn->page, rn->sec, all + masks, 64);
     r->n_masked = masks;
     if (!e)
         e = agent_trace_overlay(rn->trace, &img, marks, n, all, masks, r, err);
@@ -1264,9 +1070,9 @@ static int run_step(runner *rn, int i, agent_step_record *r)
          * not only one whose box was missing. */
         if (!ok && r->n_alternatives == 0 && g.epoch && agent_target_set(&s->target) &&
             strcmp(r->reason, "interrupted") != 0)
-            suggest(g.epoch, &s->target, r);
+            agent__suggest(g.epoch, &s->target, r);
         for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
-            mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
+            agent__mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);
         write_overlay(rn, r, &g);
         r->total_ms = now_ms() - t0;

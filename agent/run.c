@@ -28,6 +28,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "agent/agent_int.h"
 #include "agent/secrets.h"
 #include "agent/trace.h"
 #include "agent/watchdog_int.h"
@@ -351,122 +352,6 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     return best;
 }
 
-/* Levenshtein distance of a and b (bytes; both at most 127 long). */
-static int lev(const char *a, size_t na, const char *b, size_t nb)
-{
-    int row[128];
-    for (size_t j = 0; j <= nb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= na; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= nb; j++) {
-            int up = row[j];
-            int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-            int v = diag + cost;
-            if (row[j] + 1 < v)
-                v = row[j] + 1;
-            if (row[j - 1] + 1 < v)
-                v = row[j - 1] + 1;
-            row[j] = v;
-            diag = up;
-        }
-    }
-    return row[nb];
-}
-
-/* How alike two normalised labels are, 0..1: the edit-distance ratio of
- * the whole strings, or (slightly less) of want against the best run of
- * words of have of about its length ("Serch" in "Search flights"). */
-static double name_similarity(const char *w, const char *h)
-{
-    size_t nw = strlen(w), nh = strlen(h);
-    if (nw > 127)
-        nw = 127;
-    if (nh > 127)
-        nh = 127;
-    if (!nw || !nh)
-        return 0;
-    size_t mx = nw > nh ? nw : nh;
-    double best = 1.0 - (double)lev(w, nw, h, nh) / (double)mx;
-    for (size_t at = 0; nh > nw && at < nh; at++) {
-        if (at > 0 && h[at - 1] != ' ')
-            continue;
-        for (size_t len = nw > 2 ? nw - 2 : 1; len <= nw + 2 && at + len <= nh; len++) {
-            size_t m = nw > len ? nw : len;
-            double r = 0.9 * (1.0 - (double)lev(w, nw, h + at, len) / (double)m);
-            if (r > best)
-                best = r;
-        }
-    }
-    return best;
-}
-
-/* Up to 4 "try:" lines, never none when the epoch has boxes: the boxes
- * whose labels are nearest the wanted one by text (edit distance, so a
- * misspelt name finds the right control), and, when the target named an
- * index whose box disagreed with the label, the boxes nearest that box on
- * the page. Labelled boxes come first; an unlabelled one is named only
- * when nothing else is there. */
-static void suggest(const perc_epoch *e, const agent_target *t, agent_step_record *r)
-{
-    if (!e || e->n <= 0)
-        return;
-    char w[256];
-    norm(t->label, w, sizeof w);
-    int n = e->n < 512 ? e->n : 512;
-    double score[512];
-    int pick[4], npick = 0;
-    const perc_box *at = NULL;
-    for (int i = 0; t->index > 0 && i < e->n; i++)
-        if (e->boxes[i].id == t->index)
-            at = &e->boxes[i];
-    for (int i = 0; i < n; i++) {
-        char h[256];
-        norm(e->boxes[i].label, h, sizeof h);
-        score[i] = h[0] ? 1.0 + name_similarity(w, h) : 0.0;
-    }
-    /* The nearest box to the indexed one (its neighbour on the page). */
-    int near = -1;
-    if (at) {
-        base_point c0 = base_rect_center(at->r);
-        double dbest = 1e30;
-        for (int i = 0; i < n; i++) {
-            base_point c = base_rect_center(e->boxes[i].r);
-            double d = (c.x - c0.x) * (c.x - c0.x) + (c.y - c0.y) * (c.y - c0.y);
-            if (&e->boxes[i] != at && score[i] > 0 && d < dbest) {
-                dbest = d;
-                near = i;
-            }
-        }
-    }
-    /* Up to three by name, then the neighbour, then by name again. */
-    unsigned char taken[512] = {0};
-    while (npick < 4) {
-        int best = -1;
-        if (npick == 3 && near >= 0 && !taken[near]) {
-            best = near;
-        } else {
-            for (int i = 0; i < n; i++)
-                if (!taken[i] && i != near && (best < 0 || score[i] > score[best]))
-                    best = i;
-        }
-        /* Unlabelled boxes only when no labelled one was named. */
-        if (best < 0 || (score[best] == 0 && npick > 0))
-            break;
-        taken[best] = 1;
-        pick[npick++] = best;
-    }
-    if (near >= 0 && !taken[near] && npick < 4)
-        pick[npick++] = near;
-    for (int k = 0; k < npick && r->n_alternatives < 4; k++) {
-        const perc_box *b = &e->boxes[pick[k]];
-        base_point c = base_rect_center(b->r);
-        snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
-                 "[V%d] '%.100s' at (%.0f,%.0f)", b->id, b->label, c.x, c.y);
-    }
-}
-
 /* The result of grounding one target. */
 typedef struct grounded {
     perc_epoch *epoch; /* acquired */
@@ -555,7 +440,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     }
     if (bi < 0) {
         if (ep)
-            suggest(ep, t, r);
+            agent__suggest(ep, t, r);
         failf(r, "not_found", "no box for %s%s%s in %d vision boxes (epoch %llu)",
               t->label ? "'" : "", t->label ? t->label : "", t->label ? "'" : "",
               ep ? ep->n : 0, ep ? (unsigned long long)ep->id : 0ULL);
@@ -1268,39 +1153,6 @@ static void scrub_record(runner *rn, agent_step_record *r)
         agent_secrets_scrub(rn->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
 }
 
-/* "[V3] Cancel order": a mark as overlays and the report name it. The
- * label keeps its case, loses runs of whitespace and is clipped to 40 bytes
- * on a UTF-8 character boundary. */
-static void mark_name(const perc_box *b, char *out, size_t n)
-{
-    char l[48];
-    size_t k = 0;
-    int space = 0;
-    const char *p = b->label;
-    for (; *p && k < 40; p++) {
-        if (isspace((unsigned char)*p)) {
-            space = k > 0;
-            continue;
-        }
-        if (space && k < 39)
-            l[k++] = ' ';
-        space = 0;
-        l[k++] = *p;
-    }
-    if (((unsigned char)*p & 0xc0) == 0x80) {
-        /* The clip cut a multi-byte character: drop its first bytes. */
-        while (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0x80)
-            k--;
-        if (k > 0 && ((unsigned char)l[k - 1] & 0xc0) == 0xc0)
-            k--;
-    }
-    l[k] = '\0';
-    if (l[0])
-        snprintf(out, n, "[V%d] %s", b->id, l);
-    else
-        snprintf(out, n, "[V%d]", b->id);
-}
-
 /* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
 static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
 {
@@ -1328,15 +1180,22 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
         /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
         for (int i = 0; i < ep->n; i++) {
-            mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
+            agent__mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
             agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
     }
-    /* r->url was read right after the step (run_step). */
-    int masks = strcmp(r->url, rn->mask_url) == 0 ? rn->n_masks : 0;
+    /* r->url was read right after the step (run_step). Secret fields, and
+     * wherever the page shows a secret as text, are painted over. */
+    base_rect all[MAX_MASKS + 64];
+    int masks = 0;
+    for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+        all[masks++] = rn->masks[i];
     if (!e)
-        e = agent_trace_overlay(rn->trace, &img, marks, n, rn->masks, masks, r, err);
+        masks += agent__secret_rects(rn->page, rn->sec, all + masks, 64);
+    r->n_masked = masks;
+    if (!e)
+        e = agent_trace_overlay(rn->trace, &img, marks, n, all, masks, r, err);
     if (e)
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
     base_free(marks);
@@ -1444,9 +1303,9 @@ static int run_step(runner *rn, int i, agent_step_record *r)
          * not only one whose box was missing. */
         if (!ok && r->n_alternatives == 0 && g.epoch && agent_target_set(&s->target) &&
             strcmp(r->reason, "interrupted") != 0)
-            suggest(g.epoch, &s->target, r);
+            agent__suggest(g.epoch, &s->target, r);
         for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
-            mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
+            agent__mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);
         write_overlay(rn, r, &g);
         r->total_ms = now_ms() - t0;

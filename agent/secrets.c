@@ -12,6 +12,7 @@
  */
 #include "agent/secrets.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <pthread.h>
 #include <string.h>
@@ -265,6 +266,23 @@ void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap)
         }
     }
     pthread_mutex_unlock(s->mu);
+}
+
+char *agent_secrets_json(const agent_secrets *s)
+{
+    if (!s)
+        return NULL;
+    cJSON *a = cJSON_CreateArray();
+    pthread_mutex_lock(s->mu);
+    int n = s->n;
+    for (int i = 0; a && i < s->n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(s->items[i].value));
+    pthread_mutex_unlock(s->mu);
+    char *json = a && n > 0 ? cJSON_PrintUnformatted(a) : NULL;
+    cJSON_Delete(a);
+    char *out = json ? base_strdup(json) : NULL;
+    cJSON_free(json);
+    return out;
 }
 
 void agent_secrets_log_filter(char *msg, size_t cap, void *user)

@@ -54,6 +54,11 @@ int agent_secrets_count(const agent_secrets *s);
  * thread. */
 void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap);
 
+/* Purpose: the forms held, as a JSON array of strings (for the page-side
+ * search of agent_secret_rects.js). Ownership: a base_malloc'd string the
+ * caller frees (and never logs); NULL on ENOMEM or an empty set. */
+char *agent_secrets_json(const agent_secrets *s);
+
 /* base_log_filter_fn adapter: user is an agent_secrets. */
 void agent_secrets_log_filter(char *msg, size_t cap, void *user);
 

@@ -198,6 +198,8 @@ static cJSON *step_json(const agent_step_record *r)
     }
     cJSON_AddStringToObject(j, "url", r->url);
     cJSON_AddStringToObject(j, "overlay", r->overlay);
+    if (r->n_masked > 0)
+        cJSON_AddNumberToObject(j, "masked", r->n_masked);
     cJSON *ms = cJSON_AddObjectToObject(j, "ms");
     const agent_stage_ms *m = &r->ms;
     cJSON_AddNumberToObject(ms, "total", r1(r->total_ms));

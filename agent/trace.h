@@ -100,6 +100,7 @@ typedef struct agent_step_record {
     char dialog[400];
     char new_tab[160];
     char overlay[32];      /* "steps/003.png", "" when none was written */
+    int n_masked;          /* areas painted over in the overlay (secret fields, secret text) */
     double total_ms;
     agent_stage_ms ms;
 } agent_step_record;

@@ -8,7 +8,10 @@
  * round trip (Runtime.evaluate "0") in the same process. Per step record
  * every string goes through agent_secrets_scrub (all forms: case, %/+
  * encodings, digit groupings), timed against the exact-match agent_scrub
- * it replaced on the same strings. Alternating rounds; medians and p90.
+ * it replaced on the same strings. Per overlay of a run with secrets, the
+ * page is searched for secrets shown as text (assets/js/agent_secret_rects.js
+ * on the echoing welcome page), again against the plain round trip.
+ * Alternating rounds; medians and p90.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,8 @@
 #include "base/stats.h"
 #include "cascade/cascade.h"
 #include "harness.h"
+
+extern const unsigned char fovea_js_agent_secret_rects[];
 
 static const char *const texts[] = {
     "type 'Card number' <- '4111111111111111'",
@@ -94,6 +99,40 @@ int main(int argc, char **argv)
             agent_scrub(buf[k], sizeof buf[k], old, 3);
         so[i] = (base_monotime_ms() - t0) * 1000.0;
     }
+    /* The page-side search, on the page that echoes the secrets. */
+    char url[512];
+    harness_url(0,
+                "/lifecycle/welcome.html?user=ann.lee&pass=p%40ss+w0rd%21&card=4111+1111+1111+"
+                "1111&promo=SPRING-SALE",
+                url, sizeof url);
+    if (cdp_page_navigate(page, url, 20000, err) != BASE_OK) {
+        fprintf(stderr, "bench_secrets: %s\n", err);
+        return 1;
+    }
+    char *forms = agent_secrets_json(sec);
+    size_t en = strlen((const char *)fovea_js_agent_secret_rects) + strlen(forms) + 8;
+    char *expr = base_malloc(en);
+    snprintf(expr, en, "(%s)(%s)", (const char *)fovea_js_agent_secret_rects, forms);
+    double *rr = base_calloc((size_t)reps, sizeof *rr), *r0 = base_calloc((size_t)reps, sizeof *r0);
+    int found = 0;
+    for (int i = 0; i < reps; i++) {
+        double t0 = base_monotime_ms();
+        cJSON *v = NULL;
+        cdp_page_evaluate(page, "0", &v, 5000, NULL);
+        cJSON_Delete(v);
+        r0[i] = base_monotime_ms() - t0;
+        t0 = base_monotime_ms();
+        v = NULL;
+        cdp_page_evaluate(page, expr, &v, 5000, NULL);
+        rr[i] = base_monotime_ms() - t0;
+        found = cJSON_GetArraySize(v);
+        cJSON_Delete(v);
+    }
+    base_summary e1 = base_summarize(r0, reps), e2 = base_summarize(rr, reps);
+    base_free(expr);
+    base_free(forms);
+    base_free(rr);
+    base_free(r0);
     base_summary a = base_summarize(rt, reps), b = base_summarize(fr, reps);
     base_summary c = base_summarize(sn, reps), d = base_summarize(so, reps);
     printf("reps %d\n", reps);
@@ -103,6 +142,9 @@ int main(int argc, char **argv)
     printf("scrub record, exact (old)   median %.1f us  p90 %.1f us\n", d.median, d.p90);
     printf("scrub record, all forms     median %.1f us  p90 %.1f us  ratio %.2f\n", c.median, c.p90,
            d.median > 0 ? c.median / d.median : 0);
+    printf("cdp round trip (baseline)   median %.3f ms  p90 %.3f ms\n", e1.median, e1.p90);
+    printf("secret text search (page)   median %.3f ms  p90 %.3f ms  ratio %.2f  (%d rects)\n",
+           e2.median, e2.p90, e1.median > 0 ? e2.median / e1.median : 0, found);
     base_free(rt);
     base_free(fr);
     base_free(sn);

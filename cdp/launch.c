@@ -304,15 +304,29 @@ static unsigned long long proc_start(pid_t pid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* Writes <profile>/fovea-owner: "PID STARTTIME\n" of this process. */
+/* The inode of this process's pid namespace (0 when unknown): a pid means
+ * something only inside its namespace, and containers may share $TMPDIR. */
+static unsigned long long pid_ns(void)
+{
+    char link[64];
+    ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    const char *b = strchr(link, '[');
+    return b ? strtoull(b + 1, NULL, 10) : 0;
+}
+
+/* Writes <profile>/fovea-owner: "PID STARTTIME PIDNS\n" of this process. */
 static void write_owner(const char *profile)
 {
-    char path[LAUNCH_PATH_MAX + 16], line[64];
+    char path[LAUNCH_PATH_MAX + 16], line[96];
     snprintf(path, sizeof path, "%s/" OWNER_FILE, profile);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0)
         return;
-    int n = snprintf(line, sizeof line, "%d %llu\n", (int)getpid(), proc_start(getpid()));
+    int n = snprintf(line, sizeof line, "%d %llu %llu\n", (int)getpid(), proc_start(getpid()),
+                     pid_ns());
     ssize_t w = write(fd, line, (size_t)n);
     (void)w; /* no marker only means the profile is never swept */
     close(fd);
@@ -324,15 +338,19 @@ static int owner_dead(int dirfd)
     int fd = openat(dirfd, OWNER_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return 0;
-    char line[64];
+    char line[96];
     ssize_t n = read(fd, line, sizeof line - 1);
     close(fd);
     if (n <= 0)
         return 0;
     line[n] = '\0';
     int pid = 0;
-    unsigned long long start = 0;
-    if (sscanf(line, "%d %llu", &pid, &start) != 2 || pid <= 0)
+    unsigned long long start = 0, ns = 0;
+    int got = sscanf(line, "%d %llu %llu", &pid, &start, &ns);
+    if (got < 2 || pid <= 0)
+        return 0;
+    /* Another pid namespace's owner cannot be judged from here. */
+    if (got == 3 && ns != 0 && pid_ns() != 0 && ns != pid_ns())
         return 0;
     if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
         return 1;

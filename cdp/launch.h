@@ -80,7 +80,7 @@ void cdp_launch_install_signal_cleanup(void);
  * power cut): directories named fovea-profile-XXXXXX, owned by this user,
  * whose "fovea-owner" file names a process that no longer runs (or whose pid
  * now belongs to a process started at another time), together with their
- * .log. Directories without that file (another program's, a pre-marker
+ * .log; a mark written in another pid namespace is left alone. Directories without that file (another program's, a pre-marker
  * profile, one being created right now) and those of live owners are never
  * touched. cdp_launch calls it before each launch. Returns how many
  * profiles were removed. Any thread; blocks on file-system calls only. */

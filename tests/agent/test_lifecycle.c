@@ -12,6 +12,7 @@
  */
 #include "check.h"
 
+#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -289,6 +290,23 @@ static void secrets_everywhere(void)
         fprintf(stderr, "trace:\n%s\n", trace ? trace : "");
     /* The masking did happen (the URL and the extracted lines had them). */
     int masked = count(trace, "********") >= 4;
+    /* The overlay of step 7 (the echoing page) painted over the four lines
+     * that show a secret as text (pass, card, promo, the raw query). */
+    int painted = -1;
+    for (char *line = trace; line && *line && painted < 0;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *st7 = cJSON_GetObjectItem(j, "step");
+        const cJSON *mk = cJSON_GetObjectItem(j, "masked");
+        if (cJSON_IsNumber(st7) && st7->valueint == 7)
+            painted = cJSON_IsNumber(mk) ? mk->valueint : 0;
+        cJSON_Delete(j);
+        if (nl)
+            *nl = '\n';
+        line = nl ? nl + 1 : NULL;
+    }
     int all_there = trace && report && out && err && count(trace, "\"type\":\"step\"") == 8;
     base_free(out);
     base_free(err);
@@ -298,6 +316,7 @@ static void secrets_everywhere(void)
     CHECK_MSG(all_there, "an output is missing");
     CHECK_MSG(!leak[0], "secret leaked: %s", leak);
     CHECK_MSG(masked, "the trace shows no masked secrets");
+    CHECK_MSG(painted >= 4, "step 7's overlay painted over %d areas, want >= 4", painted);
     /* The rendered report (what a user reads) holds none either. */
     char seen[16384];
     CHECK_MSG(report_eval(c.out, "document.body.innerText", seen, sizeof seen) == 0, "%s", seen);

@@ -519,16 +519,21 @@ static void stale_profile_sweep(void)
     CHECK(!path_exists(stale_log));
     unsigned long long start = 0;
     int me = 0;
-    CHECK_MSG(sscanf(line, "%d %llu", &me, &start) == 2 && me == getpid(), "mark '%s'", line);
-    char reused[64];
-    snprintf(reused, sizeof reused, "%d %llu\n", me, start + 12345);
-    char dead_mark[64];
-    snprintf(dead_mark, sizeof dead_mark, "%d 1\n", pid); /* the killed launcher's pid */
+    unsigned long long ns = 0;
+    CHECK_MSG(sscanf(line, "%d %llu %llu", &me, &start, &ns) == 3 && me == getpid(), "mark '%s'",
+              line);
+    char reused[96];
+    snprintf(reused, sizeof reused, "%d %llu %llu\n", me, start + 12345, ns);
+    char dead_mark[96];
+    snprintf(dead_mark, sizeof dead_mark, "%d 1 %llu\n", pid, ns); /* the killed launcher's */
+    char other_ns[96];
+    snprintf(other_ns, sizeof other_ns, "%d 1 %llu\n", pid, ns + 1); /* judged elsewhere */
     CHECK(make_profile(dir, "fovea-profile-live01", line) == 0);
     CHECK(make_profile(dir, "fovea-profile-nomark", NULL) == 0);
     CHECK(make_profile(dir, "not-fovea-dead", dead_mark) == 0);
     CHECK(make_profile(dir, "fovea-profile-dead01", dead_mark) == 0);
     CHECK(make_profile(dir, "fovea-profile-reuse1", reused) == 0);
+    CHECK(make_profile(dir, "fovea-profile-othrns", other_ns) == 0);
     int n = cdp_launch_sweep_stale(dir);
     int live_ok = path_exists(mine);
     cdp_process_destroy(p);
@@ -537,6 +542,7 @@ static void stale_profile_sweep(void)
     CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-live01"));
     CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-nomark"));
     CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/not-fovea-dead"));
+    CHECK(path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-othrns"));
     CHECK(!path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-dead01"));
     CHECK(!path_exists(FOVEA_BINARY_DIR "/tests/launch/sweep_tmp/fovea-profile-reuse1"));
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,0 +1,28 @@
+/* agent/agent_int.h: helpers shared by the runner's files (agent/ only). */
+#ifndef FOVEA_AGENT_AGENT_INT_H
+#define FOVEA_AGENT_AGENT_INT_H
+
+#include <stddef.h>
+
+#include "agent/secrets.h"
+#include "agent/task.h"
+#include "agent/trace.h"
+#include "base/geom.h"
+#include "cdp/browser.h"
+#include "perception/prefetch.h"
+
+/* Up to 4 "try:" lines into r->alternatives, never none when e has boxes:
+ * the boxes whose labels are nearest t's label, and the neighbour of the box
+ * t's index names. agent/names.c; runner thread. */
+void agent__suggest(const perc_epoch *e, const agent_target *t, agent_step_record *r);
+
+/* "[V3] Cancel order" for box b into out (n bytes): label case kept,
+ * whitespace collapsed, clipped to 40 bytes on a UTF-8 boundary. */
+void agent__mark_name(const perc_box *b, char *out, size_t n);
+
+/* Viewport rects (CSS px, max of them) where page shows a secret of sec as
+ * text or as a field's value; 0 when none, the set is empty, or the page
+ * did not answer. agent/secrets_page.c; runner thread. */
+int agent__secret_rects(cdp_page *page, const agent_secrets *sec, base_rect *out, int max);
+
+#endif

@@ -1,0 +1,59 @@
+/* agent/secrets_page.c: where the page shows the run's secrets.
+ *
+ * The trace and the report hold strings, which agent_secrets_scrub masks;
+ * the overlays hold screenshots, where a secret the page echoes (a query
+ * string, a "card: 4111 ..." line, a field's value) is pixels. This asks the
+ * page (assets/js/agent_secret_rects.js) for the rects of every text node
+ * and field value that shows a secret, for the overlay to paint over.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/agent_int.h"
+#include "base/alloc.h"
+
+extern const unsigned char fovea_js_agent_secret_rects[];
+
+/* Viewport rects (CSS px) where the page shows a secret as text or as a
+ * field's value (assets/js/agent_secret_rects.js); up to max. */
+int agent__secret_rects(cdp_page *page, const agent_secrets *sec, base_rect *out, int max)
+{
+    char *forms = agent_secrets_json(sec);
+    if (!forms)
+        return 0;
+    const char *js = (const char *)fovea_js_agent_secret_rects;
+    size_t n = strlen(js) + strlen(forms) + 8;
+    char *expr = base_malloc(n);
+    int k = 0;
+    cJSON *v = NULL;
+    if (expr) {
+        snprintf(expr, n, "(%s)(%s)", js, forms);
+        if (cdp_page_evaluate(page, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsArray(v)) {
+            const cJSON *q;
+            cJSON_ArrayForEach(q, v)
+            {
+                if (k >= max || !cJSON_IsArray(q) || cJSON_GetArraySize(q) != 4)
+                    continue;
+                double c[4];
+                for (int i = 0; i < 4; i++) {
+                    const cJSON *x = cJSON_GetArrayItem(q, i);
+                    c[i] = cJSON_IsNumber(x) && isfinite(x->valuedouble) ? x->valuedouble : 0;
+                    c[i] = c[i] < -1e5 ? -1e5 : c[i] > 1e5 ? 1e5 : c[i];
+                }
+                /* A little margin: glyphs overhang their text box. */
+                out[k++] =
+                    (base_rect){(float)c[0] - 2, (float)c[1] - 2, (float)c[2] + 2, (float)c[3] + 2};
+            }
+        }
+    }
+    cJSON_Delete(v);
+    /* The expression held the secrets: wipe it before freeing. */
+    if (expr)
+        memset(expr, 0, n);
+    memset(forms, 0, strlen(forms));
+    base_free(expr);
+    base_free(forms);
+    return k;
+}

@@ -382,6 +382,10 @@ float snap__label_factor(const snap_candidate *c, const char *label)
         }
         return 0.0f;
     case SNAP__W_VALUE: {
+        /* A field with no words at all (no value, no name known) cannot be
+         * said to mismatch: the generic floor, so geometry may pick it. */
+        if (ne == 0)
+            return 0.5f;
         /* Jaccard over text and aria words; 0.7 for a shared word of >= 3 chars. */
         float j = jaccard(wl, nl, we, ne);
         /* A select's text lists all its options: one shared word with a

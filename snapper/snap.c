@@ -212,6 +212,11 @@ int snap__clickable(const snap_candidate *c)
     return c->has_listener && !str_eq(c->tag, "html") && !str_eq(c->tag, "body");
 }
 
+int snap_candidate_clickable(const snap_candidate *c)
+{
+    return c ? snap__clickable(c) : 0;
+}
+
 /* First element of a stack that is interactive (an iframe counts: it is a hit
  * target that needs descent); -1 when none. */
 static int first_interactive(const snap_candidate *c, const int *stack, int n)

@@ -96,6 +96,12 @@ base_point snap_visible_center(base_rect rect, base_rect box);
  * or -1 when p is full or rect does not overlap p->box. Thread: any. */
 int snap_probe_add_point(snap_probe *p, int cand, base_rect rect);
 
+/* Purpose: the snapper's notion of a hit target: is_interactive, or a click
+ * listener of its own (not on <html>/<body>, where it is page-wide
+ * delegation), or an iframe. Benchmarks use it for the centre-click baseline
+ * so both clickers see the same controls. Thread: any. Errors: 0 for NULL. */
+int snap_candidate_clickable(const snap_candidate *c);
+
 typedef enum snap_intent_kind {
     SNAP_INTENT_ANY = 0, /* plain click: the paper's behaviour */
     SNAP_INTENT_SELECT,  /* choose a value/option/link: never divert to an expand control */

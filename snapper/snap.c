@@ -34,6 +34,9 @@
 #define NONMATCH_WEIGHT 0.25f
 /* Label qualities closer than this count as equal. */
 #define QUALITY_MARGIN 0.05f
+/* Quality of a label held as whole words inside a longer text (a card's
+ * heading): below every match, used only when nothing matches. */
+#define CONTAINED_QUALITY 0.3f
 /* Quality of an icon-only match (icons.c): below every text match, used only
  * when no element in the box carries the label by text or name. */
 #define ICON_QUALITY 0.6f
@@ -548,6 +551,16 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (q[i] > qmax)
             qmax = q[i];
     }
+    /* A container whose long text holds the label (a card and its heading)
+     * carries it weakly: it beats elements that do not, never a match. */
+    for (int i = 0; label_len > 0 && qmax < CONTAINED_QUALITY && i < ns; i++) {
+        if (q[i] == 0.0f && s[i].lambda > 0.0f && snap__label_contained(&cands[s[i].idx], label))
+            q[i] = CONTAINED_QUALITY;
+    }
+    for (int i = 0; i < ns; i++) {
+        if (q[i] > qmax)
+            qmax = q[i];
+    }
     if (label_len > 0 && qmax == 0.0f) {
         for (int i = 0; i < ns; i++) {
             if (s[i].lambda > 0.0f && snap__icon_match(&cands[s[i].idx], label)) {
@@ -659,6 +672,8 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         r.match = m1 > m0 ? m1 : m0;
         if (icon_stage && q[best] == ICON_QUALITY && r.match < SNAP_MATCH_ICON)
             r.match = SNAP_MATCH_ICON;
+        if (q[best] == CONTAINED_QUALITY && r.match < SNAP_MATCH_SUBSTRING)
+            r.match = SNAP_MATCH_SUBSTRING;
     }
     r.reason = why                ? why
                : geometry         ? "geometry: no element in the box carries the label; nearest the centre"

@@ -68,6 +68,11 @@ int snap__icon_match(const snap_candidate *c, const char *label);
  * are page-wide delegation), or an iframe. */
 int snap__clickable(const snap_candidate *c);
 
+/* 1 when a generic element's text (or aria, title, name) holds the folded
+ * label (>= 3 chars) as a run of whole words, however long the text: a card
+ * whose heading is the label. Weaker than any match (see snap.c). */
+int snap__label_contained(const snap_candidate *c, const char *label);
+
 /* K(e) of E.3 eq. (11): number of expand-control indicators (0..4). */
 int snap__chevron_count(const snap_candidate *c);
 

@@ -535,3 +535,18 @@ snap_match snap__match_of(const snap_candidate *c, const char *label)
     }
     return best;
 }
+
+int snap__label_contained(const snap_candidate *c, const char *label)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) < 3 || snap__widget_of(c) != SNAP__W_GENERIC)
+        return 0;
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
+    for (int i = 0; i < N_OWN; i++) {
+        char fe[SNAP__FOLD_CAP];
+        snap__fold(own[i], fe, sizeof fe);
+        if (contains_words(fe, fl))
+            return 1;
+    }
+    return 0;
+}

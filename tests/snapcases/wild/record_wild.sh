@@ -129,7 +129,8 @@ rec wild-anim-contact $w/animated.html --class animated --box 16,16,178,68 --lab
     --expect-selector ".cta button:nth-child(1)" --note "button that grows on hover"
 rec wild-anim-faq $w/animated.html --class animated --box 20,128,580,172 --label "Where is my order?" --intent expand \
     --expect-selector ".faq .q.open" --note "accordion header with an animated panel"
-rec wild-anim-south $w/animated.html --class animated --box 170,256,310,366 --label "South" \
-    --expect-selector "svg.map a:nth-of-type(2)" --note "SVG link shape under a pointer-events:none label"
+# Not recorded: the SVG link shape under a pointer-events:none <text> (svg.map a:nth-of-type(2),
+# box 170,256,310,366, "South") replays right offline but the live probe finds nothing there,
+# so `snaptest --live` would disagree; it waits for the probe side (issue 10, class 6).
 
 echo "recorded $n cases under $here"

@@ -256,6 +256,17 @@ static void containers(void)
     CHECK(snap_box(&s, base_rect_xywh(102, 302, 160, 40), "Buy milk", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, row);
     (void)cb;
+    /* Two clickable cards boxed together; only the first holds the label,
+     * as its heading inside a longer text: it wins, reported as partial. */
+    int c1 = sc_add(&s, body, base_rect_xywh(100, 400, 300, 120), "div", "",
+                    "Team offsite agenda Draft for the April offsite in Lisbon", "", 0);
+    s.cand[c1].has_listener = 1;
+    int c2 = sc_add(&s, body, base_rect_xywh(410, 400, 300, 120), "div", "",
+                    "Design review notes Feedback on the onboarding flow", "", 0);
+    s.cand[c2].has_listener = 1;
+    CHECK(snap_box(&s, base_rect_xywh(100, 400, 620, 120), "Team offsite agenda", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, c1);
+    CHECK_EQ(r.match, SNAP_MATCH_SUBSTRING);
     snap_scene_fini(&s);
 }
 

@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "base/rng.h"
 #include "check.h"
 #include "scenes.h"
 #include "snapper/snap_int.h"
@@ -66,6 +67,46 @@ static void text_normalize(void)
     char f[64];
     snap__fold("Add\xc2\xa0to\xe2\x80\x83" "cart \xe2\x80\x94 Sub\xc2\xadmit", f, sizeof f);
     CHECK_STR(f, "add to cart submit");
+}
+
+/* Random byte strings (broken UTF-8, invisible characters, Unicode spaces,
+ * capitals) keep the normalisation's invariants: idempotent, equal to its
+ * input, contains every piece of itself, and bounded by its buffer. */
+static void text_property(void)
+{
+    static const char *const atoms[] = {"A",           "b",           " ",  "\t\n",
+                                        "\xc2\xa0",   "\xe2\x80\x8b", "\xc2\xad", "\xef\xbb\xbf",
+                                        "\xc3\x89",   "\xd0\x9f",    "\xe2\x80\x83", "\xff",
+                                        "\xe2\x80",   "9",           ":",  "\xe2\x96\xbe"};
+    base_rng rng;
+    base_rng_seed(&rng, 7);
+    for (int it = 0; it < 3000; it++) {
+        char s[256] = "";
+        size_t n = 0;
+        int parts = (int)base_rng_uniform(&rng, 0, 24);
+        for (int k = 0; k < parts; k++) {
+            const char *a = atoms[(int)base_rng_uniform(&rng, 0, 16) % 16];
+            size_t l = strlen(a);
+            if (n + l + 1 < sizeof s) {
+                memcpy(s + n, a, l);
+                n += l;
+                s[n] = '\0';
+            }
+        }
+        char a[300], b[300], small[8];
+        size_t la = snap_text_normalize(s, a, sizeof a);
+        CHECK_EQ(la, strlen(a));
+        snap_text_normalize(a, b, sizeof b);
+        CHECK_STR(a, b);
+        CHECK(snap_text_equal(s, a));
+        CHECK(snap_text_contains(s, a));
+        CHECK(snap_text_contains(s, a + la / 2));
+        CHECK(snap_text_normalize(s, small, sizeof small) < sizeof small);
+        CHECK(la == 0 || (a[0] != ' ' && a[la - 1] != ' '));
+        char f[64];
+        CHECK(snap__fold(s, f, sizeof f) < sizeof f);
+        CHECK(snap_match_kind(s, s) == (f[0] ? SNAP_MATCH_EXACT : SNAP_MATCH_NONE));
+    }
 }
 
 static void match_kinds(void)
@@ -337,6 +378,7 @@ static void never_worse_than_centre(void)
 
 static const check_case cases[] = {
     {"text_normalize", text_normalize},
+    {"text_property", text_property},
     {"match_kinds", match_kinds},
     {"listener_only", listener_only},
     {"named_fields", named_fields},

@@ -627,7 +627,13 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         base_point ctr = base_rect_center(box);
         float best_d = 0.0f;
         for (int i = 0; i < ns; i++) {
-            if ((prefer_expand && s[i].k < 1) || s[i].sigma <= 0.0f)
+            /* A value field with no words (no value, no name known) has
+             * λ = 0 (it cannot be shown to carry the label), but it cannot be
+             * shown not to either: geometry may pick it. */
+            int unknown_field = s[i].lambda == 0.0f &&
+                                snap__widget_of(&cands[s[i].idx]) == SNAP__W_VALUE &&
+                                snap__unnamed(&cands[s[i].idx]);
+            if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
                 continue;
             base_rect rr = cands[s[i].idx].rect;
             float dx = fmaxf(0.0f, fmaxf(rr.x0 - ctr.x, ctr.x - rr.x1));

@@ -73,6 +73,9 @@ int snap__clickable(const snap_candidate *c);
  * whose heading is the label. Weaker than any match (see snap.c). */
 int snap__label_contained(const snap_candidate *c, const char *label);
 
+/* 1 when c has no words at all in its text, aria-label, title or name. */
+int snap__unnamed(const snap_candidate *c);
+
 /* K(e) of E.3 eq. (11): number of expand-control indicators (0..4). */
 int snap__chevron_count(const snap_candidate *c);
 

@@ -382,10 +382,6 @@ float snap__label_factor(const snap_candidate *c, const char *label)
         }
         return 0.0f;
     case SNAP__W_VALUE: {
-        /* A field with no words at all (no value, no name known) cannot be
-         * said to mismatch: the generic floor, so geometry may pick it. */
-        if (ne == 0)
-            return 0.5f;
         /* Jaccard over text and aria words; 0.7 for a shared word of >= 3 chars. */
         float j = jaccard(wl, nl, we, ne);
         /* A select's text lists all its options: one shared word with a
@@ -549,4 +545,15 @@ int snap__label_contained(const snap_candidate *c, const char *label)
             return 1;
     }
     return 0;
+}
+
+int snap__unnamed(const snap_candidate *c)
+{
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
+    for (int i = 0; i < N_OWN; i++) {
+        char f[SNAP__FOLD_CAP];
+        if (snap__fold(own[i], f, sizeof f) > 0)
+            return 0;
+    }
+    return 1;
 }

@@ -345,6 +345,29 @@ static int form_control(const snap_candidate *c)
     return 0;
 }
 
+/* The candidate as scored: a form control without a name takes the text of
+ * the <label> that wraps it (accname's wrapping-label rule), found through
+ * parent links, so scenes and probes without the page kit's names still
+ * name a checkbox by its label. *tmp holds the copy; the result is valid
+ * until the next call with the same tmp. */
+static const snap_candidate *as_named(const snap_candidate *cands, int n, int i,
+                                      snap_candidate *tmp)
+{
+    const snap_candidate *c = &cands[i];
+    if ((c->name && c->name[0]) || !form_control(c))
+        return c;
+    int p = c->parent;
+    for (int steps = 0; p >= 0 && p < n && steps < 4; steps++, p = cands[p].parent) {
+        if (str_eq(cands[p].tag, "label")) {
+            *tmp = *c;
+            tmp->name = cands[p].text;
+            return tmp;
+        }
+    }
+    return c;
+}
+#define NAMED(i) as_named(cands, n, (i), &named_tmp)
+
 static float fit_of(base_rect r, base_rect box)
 {
     float inter = base_rect_area(base_rect_intersect(r, box));
@@ -372,16 +395,17 @@ static int find_scored(const scored *s, int ns, int idx)
 static int refine(const snap_candidate *cands, int n, const snap_probe *probe, const scored *s,
                   int ns, int w, const char *label, const char **why)
 {
+    snap_candidate named_tmp;
     char fl[SNAP__FOLD_CAP];
     if (snap__fold(label, fl, sizeof fl) > 0 && !cands[w].is_iframe) {
-        float qw = snap__label_quality(&cands[w], label);
+        float qw = snap__label_quality(NAMED(w), label);
         int d = -1;
         for (int i = 0; i < ns; i++) {
             const snap_candidate *c = &cands[s[i].idx];
             if (!snap_is_ancestor(cands, n, w, s[i].idx) || c->is_iframe ||
-                !snap__label_match(c, label))
+                !snap__label_match(NAMED(s[i].idx), label))
                 continue;
-            float qd = snap__label_quality(c, label);
+            float qd = snap__label_quality(NAMED(s[i].idx), label);
             if (qd <= 0.0f || qd < qw - QUALITY_MARGIN)
                 continue;
             if (d < 0 || base_rect_area(c->rect) < base_rect_area(cands[d].rect))
@@ -436,6 +460,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     base_err e = check_input(cands, n, probe, out, err);
     if (e != BASE_OK)
         return e;
+    snap_candidate named_tmp;
     snap_intent_kind kind = intent ? intent->kind : SNAP_INTENT_ANY;
     const char *label = intent ? intent->label : NULL;
     char fl[SNAP__FOLD_CAP];
@@ -477,14 +502,14 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
      * the label better ("Remove Copper Spur" vs "Increase Copper Spur"). */
     int centre_best = 1;
     if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL) {
-        float qa = snap__label_quality(&cands[ea], label);
+        float qa = snap__label_quality(NAMED(ea), label);
         for (int i = 0; i < ns && centre_best; i++) {
-            if (s[i].idx != ea && snap__label_quality(&cands[s[i].idx], label) > qa + QUALITY_MARGIN)
+            if (s[i].idx != ea && snap__label_quality(NAMED(s[i].idx), label) > qa + QUALITY_MARGIN)
                 centre_best = 0;
         }
     }
     if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL && centre_best &&
-        snap__label_match(&cands[ea], label)) {
+        snap__label_match(NAMED(ea), label)) {
         int k = snap__chevron_count(&cands[ea]);
         /* The intent gates the shortcut: EXPAND wants an expand control, SELECT
          * must not land on one; otherwise phase B decides. */
@@ -498,10 +523,10 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
             set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_A);
             r.n_scored = 0;
             r.score.area = base_rect_area(base_rect_intersect(cands[w].rect, box)) / box_area;
-            r.score.label = snap__label_factor(&cands[w], label);
+            r.score.label = snap__label_factor(NAMED(w), label);
             r.score.chevron = 1.0f;
             r.score.total = r.score.area * r.score.label;
-            snap_match m0 = snap__match_of(&cands[ea], label), m1 = snap__match_of(&cands[w], label);
+            snap_match m0 = snap__match_of(NAMED(ea), label), m1 = snap__match_of(NAMED(w), label);
             r.match = m1 > m0 ? m1 : m0;
             r.reason = why ? why : "pinpoint: the label matched at the centre";
             *out = r;
@@ -533,7 +558,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         }
         float floor_area = fminf(inter, box_area / 25.0f);
         s[i].a = fmaxf(excl, floor_area) / box_area;
-        s[i].lambda = snap__label_factor(c, label);
+        s[i].lambda = snap__label_factor(NAMED(s[i].idx), label);
         s[i].k = snap__chevron_count(c);
         if (s[i].a > s[lead].a)
             lead = i;
@@ -546,7 +571,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     int icon_stage = 0, geometry = 0;
     for (int i = 0; i < ns; i++) {
         q[i] = label_len > 0 && s[i].lambda >= SNAP__MATCH_MIN
-                   ? snap__label_quality(&cands[s[i].idx], label)
+                   ? snap__label_quality(NAMED(s[i].idx), label)
                    : 0.0f;
         if (q[i] > qmax)
             qmax = q[i];
@@ -554,7 +579,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     /* A container whose long text holds the label (a card and its heading)
      * carries it weakly: it beats elements that do not, never a match. */
     for (int i = 0; label_len > 0 && qmax < CONTAINED_QUALITY && i < ns; i++) {
-        if (q[i] == 0.0f && s[i].lambda > 0.0f && snap__label_contained(&cands[s[i].idx], label))
+        if (q[i] == 0.0f && s[i].lambda > 0.0f && snap__label_contained(NAMED(s[i].idx), label))
             q[i] = CONTAINED_QUALITY;
     }
     for (int i = 0; i < ns; i++) {
@@ -563,7 +588,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     }
     if (label_len > 0 && qmax == 0.0f) {
         for (int i = 0; i < ns; i++) {
-            if (s[i].lambda > 0.0f && snap__icon_match(&cands[s[i].idx], label)) {
+            if (s[i].lambda > 0.0f && snap__icon_match(NAMED(s[i].idx), label)) {
                 q[i] = ICON_QUALITY;
                 s[i].lambda = 1.0f;
                 qmax = ICON_QUALITY;
@@ -632,7 +657,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
              * shown not to either: geometry may pick it. */
             int unknown_field = s[i].lambda == 0.0f &&
                                 snap__widget_of(&cands[s[i].idx]) == SNAP__W_VALUE &&
-                                snap__unnamed(&cands[s[i].idx]);
+                                snap__unnamed(NAMED(s[i].idx));
             if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
                 continue;
             base_rect rr = cands[s[i].idx].rect;
@@ -673,8 +698,8 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     } else if (geometry) {
         r.match = SNAP_MATCH_GEOMETRY;
     } else {
-        snap_match m0 = snap__match_of(&cands[s[best].idx], label);
-        snap_match m1 = snap__match_of(&cands[w], label);
+        snap_match m0 = snap__match_of(NAMED(s[best].idx), label);
+        snap_match m1 = snap__match_of(NAMED(w), label);
         r.match = m1 > m0 ? m1 : m0;
         if (icon_stage && q[best] == ICON_QUALITY && r.match < SNAP_MATCH_ICON)
             r.match = SNAP_MATCH_ICON;

@@ -198,6 +198,26 @@ static void label_points_at_control(void)
     snap_scene_fini(&s);
 }
 
+/* Without the kit's names, a checkbox wrapped by its <label> is named by the
+ * label's text (accname's wrapping-label rule, through parent links). */
+static void wrapping_label_names(void)
+{
+    snap_scene s;
+    int body = page(&s);
+    int la = sc_add(&s, body, base_rect_xywh(2, 55, 60, 16), "label", "", "3hIU", "", 0);
+    int ca = sc_add(&s, la, base_rect_xywh(6, 55, 20, 13), "input", "checkbox", "", "", 1);
+    int lb = sc_add(&s, body, base_rect_xywh(2, 74, 60, 16), "label", "", "Qqi", "", 0);
+    int cb = sc_add(&s, lb, base_rect_xywh(6, 74, 20, 13), "input", "checkbox", "", "", 1);
+    snap_result r;
+    /* A box over both rows: the one whose label says "Qqi". */
+    CHECK(snap_box(&s, base_rect_xywh(0, 52, 66, 40), "Qqi", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, cb);
+    CHECK_EQ(r.match, SNAP_MATCH_EXACT);
+    CHECK(snap_box(&s, base_rect_xywh(0, 52, 66, 40), "3hIU", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, ca);
+    snap_scene_fini(&s);
+}
+
 /* ---- class 3: icons and no usable label ------------------------------------ */
 
 static void icons(void)
@@ -383,6 +403,7 @@ static const check_case cases[] = {
     {"listener_only", listener_only},
     {"named_fields", named_fields},
     {"label_points_at_control", label_points_at_control},
+    {"wrapping_label_names", wrapping_label_names},
     {"icons", icons},
     {"geometry_fallback", geometry_fallback},
     {"containers", containers},

@@ -19,17 +19,23 @@
 
 /* One concept: its words (folded, space separated) and glyphs (UTF-8, space
  * separated; matched anywhere in the raw text, name or hint). */
-typedef struct concept {
+typedef struct icon_concept {
     const char *words;
     const char *glyphs;
-} concept;
+} icon_concept;
 
-static const concept CONCEPTS[] = {
-    {"delete remove trash bin garbage rubbish wastebasket discard erase destroy", "\xf0\x9f\x97\x91"},
-    {"close dismiss x times xmark cross clear cancel", "\xc3\x97 \xe2\x9c\x95 \xe2\x9c\x96 \xe2\x9c\x97 \xe2\x9c\x98 \xe2\xa8\xaf \xe2\x95\xb3"},
-    {"favorite favourite fav star starred heart like love wishlist", "\xe2\x98\x85 \xe2\x98\x86 \xe2\x99\xa5 \xe2\x99\xa1 \xe2\x9d\xa4"},
-    {"settings setting gear gears cog cogs preferences preference options config configure tune sliders wrench", "\xe2\x9a\x99"},
-    {"search find magnifier magnifying loupe lookup", "\xf0\x9f\x94\x8d \xf0\x9f\x94\x8e \xe2\x8c\x95"},
+static const icon_concept CONCEPTS[] = {
+    {"delete remove trash bin garbage rubbish wastebasket discard erase destroy",
+     "\xf0\x9f\x97\x91"},
+    {"close dismiss x times xmark cross clear cancel",
+     "\xc3\x97 \xe2\x9c\x95 \xe2\x9c\x96 \xe2\x9c\x97 \xe2\x9c\x98 \xe2\xa8\xaf \xe2\x95\xb3"},
+    {"favorite favourite fav star starred heart like love wishlist",
+     "\xe2\x98\x85 \xe2\x98\x86 \xe2\x99\xa5 \xe2\x99\xa1 \xe2\x9d\xa4"},
+    {"settings setting gear gears cog cogs preferences preference options config configure tune "
+     "sliders wrench",
+     "\xe2\x9a\x99"},
+    {"search find magnifier magnifying loupe lookup",
+     "\xf0\x9f\x94\x8d \xf0\x9f\x94\x8e \xe2\x8c\x95"},
     {"menu hamburger bars navicon burger navigation", "\xe2\x98\xb0 \xe2\x89\xa1"},
     {"edit pencil pen modify rename compose", "\xe2\x9c\x8e \xe2\x9c\x8f \xe2\x9c\x90"},
     {"add plus create new increase increment insert", "+ \xef\xbc\x8b \xe2\x9e\x95"},
@@ -40,7 +46,8 @@ static const concept CONCEPTS[] = {
     {"home house", "\xf0\x9f\x8f\xa0"},
     {"account user profile person avatar", "\xf0\x9f\x91\xa4"},
     {"cart basket bag shopping trolley", "\xf0\x9f\x9b\x92"},
-    {"more ellipsis dots kebab meatballs overflow", "\xe2\x8b\xae \xe2\x8b\xaf \xe2\x80\xa6 \xef\xb8\x99"},
+    {"more ellipsis dots kebab meatballs overflow",
+     "\xe2\x8b\xae \xe2\x8b\xaf \xe2\x80\xa6 \xef\xb8\x99"},
     {"back previous prev left", "\xe2\x86\x90 \xe2\x80\xb9 \xc2\xab"},
     {"next forward right", "\xe2\x86\x92 \xe2\x80\xba \xc2\xbb"},
     {"refresh reload sync retry rotate", "\xe2\x86\xbb \xe2\x9f\xb3"},

@@ -34,7 +34,10 @@ snap__char_class snap__char_at(const char *s, size_t *len)
         return SNAP__CH_OTHER;
     }
     /* Length of a well-formed UTF-8 sequence; a stray byte stays alone. */
-    size_t n = (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3 : (u[0] & 0xf8) == 0xf0 ? 4 : 1;
+    size_t n = (u[0] & 0xe0) == 0xc0   ? 2
+               : (u[0] & 0xf0) == 0xe0 ? 3
+               : (u[0] & 0xf8) == 0xf0 ? 4
+                                       : 1;
     for (size_t i = 1; i < n; i++) {
         if ((u[i] & 0xc0) != 0x80) {
             n = 1;
@@ -49,7 +52,8 @@ snap__char_class snap__char_at(const char *s, size_t *len)
             return SNAP__CH_INVISIBLE;
     }
     if (n == 3 && u[0] == 0xe2 && u[1] == 0x80) {
-        if (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 || u[2] == 0xaf) /* U+2000..200A, LS, PS, NNBSP */
+        if (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 ||
+            u[2] == 0xaf) /* U+2000..200A, LS, PS, NNBSP */
             return SNAP__CH_SPACE;
         if ((u[2] >= 0x8b && u[2] <= 0x8f) || (u[2] >= 0xaa && u[2] <= 0xae))
             return SNAP__CH_INVISIBLE; /* ZWSP, ZWNJ, ZWJ, LRM, RLM, bidi embeddings */

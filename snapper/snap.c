@@ -332,8 +332,8 @@ static base_point choose_point(const snap_probe *probe, const snap_candidate *c,
 /* A form control a <label> can point at. */
 static int form_control(const snap_candidate *c)
 {
-    static const char *const roles[] = {"checkbox", "radio",     "switch",     "textbox", "combobox",
-                                        "searchbox", "spinbutton", "slider",    "listbox"};
+    static const char *const roles[] = {"checkbox",  "radio",      "switch", "textbox", "combobox",
+                                        "searchbox", "spinbutton", "slider", "listbox"};
     if (str_eq(c->tag, "select") || str_eq(c->tag, "textarea"))
         return 1;
     if (str_eq(c->tag, "input"))
@@ -428,7 +428,8 @@ static int refine(const snap_candidate *cands, int n, const snap_probe *probe, c
             /* Wrapped by the label, or named by it (<label for>: the control's
              * accessible name is the label's text). */
             if (snap_is_ancestor(cands, n, w, s[i].idx) ||
-                (c->name && c->name[0] && snap_match_kind(cands[w].text, c->name) >= SNAP_MATCH_WORD))
+                (c->name && c->name[0] &&
+                 snap_match_kind(cands[w].text, c->name) >= SNAP_MATCH_WORD))
                 ctl = s[i].idx;
         }
         if (ctl >= 0) {
@@ -706,10 +707,10 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (q[best] == CONTAINED_QUALITY && r.match < SNAP_MATCH_SUBSTRING)
             r.match = SNAP_MATCH_SUBSTRING;
     }
-    r.reason = why                ? why
-               : geometry         ? "geometry: no element in the box carries the label; nearest the centre"
-               : icon_stage       ? "icon: the label names the icon the control carries"
-                                  : "grid: best of the scored candidates";
+    r.reason = why        ? why
+               : geometry ? "geometry: no element in the box carries the label; nearest the centre"
+               : icon_stage ? "icon: the label names the icon the control carries"
+                            : "grid: best of the scored candidates";
     *out = r;
     return BASE_OK;
 }

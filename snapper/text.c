@@ -483,7 +483,7 @@ int snap__chevron_count(const snap_candidate *c)
 const char *snap_match_name(snap_match m)
 {
     static const char *const names[] = {"none",      "geometry", "icon", "fuzzy",
-                                         "substring", "prefix",   "word", "exact"};
+                                        "substring", "prefix",   "word", "exact"};
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "none";
 }
 

@@ -14,8 +14,8 @@
  * --perturb is the accuracy benchmark of issue 4: for each case the true box
  * (the expected element's visible rect) is perturbed (centre jitter of 10 and
  * 20 px, scale 0.7..1.6, merged with the nearest other control, merged with
- * the controls on its row, the whole row around a small control) and both the snapper and a naive centre click are
- * scored right / wrong / no answer. Each case may name its failure class
+ * the controls on its row, the whole row around a small control) and both the snapper and a naive
+ * centre click are scored right / wrong / no answer. Each case may name its failure class
  * ("class" in case.json: listener, label, icon, container, prefix, ...); the
  * figures are then also given per class and per class and kind, and --check
  * / --floor turn them into a pass/fail verdict (the ctest accuracy gate).
@@ -70,23 +70,24 @@ typedef struct replay {
 
 static void snaptest_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: fovea snaptest DIR [--json] [--overlays OUTDIR] [--perturb] [--live]\n\n"
-            "Replays every recorded snapper case (folders with case.json) under DIR.\n"
-            "Offline by default: the recorded snapshot answers the hit tests, no browser.\n\n"
-            "  --json            machine-readable results on stdout\n"
-            "  --overlays DIR    write DIR/<case>.png for each failure (box, probe points,\n"
-            "                    chosen point; expected element green, chosen red)\n"
-            "  --perturb         accuracy benchmark: perturbed true boxes, snapper vs a naive\n"
-            "                    centre click (right / wrong / no answer %%), overall, per\n"
-            "                    perturbation kind and per failure class (\"class\" in case.json)\n"
-            "  --check           with --perturb: exit 1 when, in any class, the snapper is right\n"
-            "                    less often than the centre click on exact or scaled boxes\n"
-            "  --floor C:R:W     with --perturb: exit 1 unless class C (or \"all\") is right >= R %%\n"
-            "                    and wrong <= W %% over all its boxes (repeatable)\n"
-            "  --live            replay on Chromium with the live probe and compare with offline\n"
-            "  --site DIR        with --live: the folder the cases were recorded from\n"
-            "  --quiet           only the summary line\n");
+    fprintf(
+        f,
+        "usage: fovea snaptest DIR [--json] [--overlays OUTDIR] [--perturb] [--live]\n\n"
+        "Replays every recorded snapper case (folders with case.json) under DIR.\n"
+        "Offline by default: the recorded snapshot answers the hit tests, no browser.\n\n"
+        "  --json            machine-readable results on stdout\n"
+        "  --overlays DIR    write DIR/<case>.png for each failure (box, probe points,\n"
+        "                    chosen point; expected element green, chosen red)\n"
+        "  --perturb         accuracy benchmark: perturbed true boxes, snapper vs a naive\n"
+        "                    centre click (right / wrong / no answer %%), overall, per\n"
+        "                    perturbation kind and per failure class (\"class\" in case.json)\n"
+        "  --check           with --perturb: exit 1 when, in any class, the snapper is right\n"
+        "                    less often than the centre click on exact or scaled boxes\n"
+        "  --floor C:R:W     with --perturb: exit 1 unless class C (or \"all\") is right >= R %%\n"
+        "                    and wrong <= W %% over all its boxes (repeatable)\n"
+        "  --live            replay on Chromium with the live probe and compare with offline\n"
+        "  --site DIR        with --live: the folder the cases were recorded from\n"
+        "  --quiet           only the summary line\n");
 }
 
 static void case_fini(snapcase *c)
@@ -425,8 +426,8 @@ int cli_snaptest_case(const char *dir, FILE *out)
 /* ---- Perturbation benchmark ---------------------------------------------- */
 
 enum { PK_EXACT, PK_JIT10, PK_JIT20, PK_SCALE, PK_NEIGHBOUR, PK_ROW, PK_ROWBOX, PK_COUNT };
-static const char *const PK_NAME[] = {"exact", "jitter10", "jitter20", "scale", "neighbour",
-                                      "row", "rowbox"};
+static const char *const PK_NAME[] = {"exact",     "jitter10", "jitter20", "scale",
+                                      "neighbour", "row",      "rowbox"};
 /* The first six kinds are issue 4's benchmark; rowbox (a row box over a
  * small control, issue 10) came later and is also reported apart. */
 #define PK_ISSUE4 PK_ROWBOX
@@ -552,7 +553,8 @@ static void perturb_case(const snapcase *c, tally *t, FILE *log)
     /* Row box over a small control: the box is the row the target sits in,
      * its nearest ancestor at least 2.5x as wide and not much taller (a
      * checkbox in a list row, a button in a toolbar). */
-    for (int a = s->cand[ti].parent, steps = 0; a >= 0 && steps < 64; a = s->cand[a].parent, steps++) {
+    for (int a = s->cand[ti].parent, steps = 0; a >= 0 && steps < 64;
+         a = s->cand[a].parent, steps++) {
         base_rect ar = s->cand[a].rect;
         if (base_rect_h(ar) < base_rect_h(tr) ||
             base_rect_h(ar) > fmaxf(2.0f * base_rect_h(tr), base_rect_h(tr) + 24.0f))
@@ -627,15 +629,14 @@ static int report_classes(class_tally *ct, int n, const floor_req *floors, int n
         int nb = sum.snap[0] + sum.snap[1] + sum.snap[2];
         const char *label = ct[i].name;
         printf("%-14s %5d %6d  %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f\n", label, ct[i].cases, nb,
-               pct_of(sum.snap, 0), pct_of(sum.snap, 1), pct_of(sum.snap, 2),
-               pct_of(sum.naive, 0), pct_of(sum.naive, 1), pct_of(sum.naive, 2));
+               pct_of(sum.snap, 0), pct_of(sum.snap, 1), pct_of(sum.snap, 2), pct_of(sum.naive, 0),
+               pct_of(sum.naive, 1), pct_of(sum.naive, 2));
         for (int f = 0; f < n_floor; f++) {
             if (strcmp(floors[f].cls, ct[i].name) != 0)
                 continue;
             if (pct_of(sum.snap, 0) < floors[f].right || pct_of(sum.snap, 1) > floors[f].wrong) {
-                printf("FLOOR %s: right %.2f %% (>= %.2f), wrong %.2f %% (<= %.2f)\n",
-                       ct[i].name, pct_of(sum.snap, 0), floors[f].right, pct_of(sum.snap, 1),
-                       floors[f].wrong);
+                printf("FLOOR %s: right %.2f %% (>= %.2f), wrong %.2f %% (<= %.2f)\n", ct[i].name,
+                       pct_of(sum.snap, 0), floors[f].right, pct_of(sum.snap, 1), floors[f].wrong);
                 bad++;
             }
         }
@@ -647,8 +648,8 @@ static int report_classes(class_tally *ct, int n, const floor_req *floors, int n
         if (!found) {
             printf("FLOOR %s: no such class\n", floors[f].cls);
             bad++;
-        } else if (strcmp(floors[f].cls, "all") == 0 &&
-                   (pct_of(all->snap, 0) < floors[f].right || pct_of(all->snap, 1) > floors[f].wrong)) {
+        } else if (strcmp(floors[f].cls, "all") == 0 && (pct_of(all->snap, 0) < floors[f].right ||
+                                                         pct_of(all->snap, 1) > floors[f].wrong)) {
             printf("FLOOR all: right %.2f %% (>= %.2f), wrong %.2f %% (<= %.2f)\n",
                    pct_of(all->snap, 0), floors[f].right, pct_of(all->snap, 1), floors[f].wrong);
             bad++;
@@ -666,7 +667,8 @@ static int report_classes(class_tally *ct, int n, const floor_req *floors, int n
                 if (nb == 0)
                     printf(" %13s", "-");
                 else
-                    printf("   %5.1f/%5.1f", pct_of(ct[i].t[p].snap, 0), pct_of(ct[i].t[p].naive, 0));
+                    printf("   %5.1f/%5.1f", pct_of(ct[i].t[p].snap, 0),
+                           pct_of(ct[i].t[p].naive, 0));
             }
             printf("\n");
         }
@@ -725,17 +727,18 @@ int cli_cmd_snaptest(int argc, char **argv)
             const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
             char *end1 = NULL, *end2 = NULL;
             double r = c2 ? strtod(c1 + 1, &end1) : 0, w = c2 ? strtod(c2 + 1, &end2) : 0;
-            if (!c2 || n_floor >= MAX_CLASSES || c1 == v || (size_t)(c1 - v) >= sizeof floors[0].cls ||
-                end1 != c2 || !end2 || *end2 || r < 0 || r > 100 || w < 0 || w > 100) {
-                fprintf(stderr, "fovea snaptest: --floor wants CLASS:RIGHT:WRONG (percent), got %s\n", v);
+            if (!c2 || n_floor >= MAX_CLASSES || c1 == v ||
+                (size_t)(c1 - v) >= sizeof floors[0].cls || end1 != c2 || !end2 || *end2 || r < 0 ||
+                r > 100 || w < 0 || w > 100) {
+                fprintf(stderr,
+                        "fovea snaptest: --floor wants CLASS:RIGHT:WRONG (percent), got %s\n", v);
                 return 2;
             }
             snprintf(floors[n_floor].cls, sizeof floors[n_floor].cls, "%.*s", (int)(c1 - v), v);
             floors[n_floor].right = r;
             floors[n_floor].wrong = w;
             n_floor++;
-        }
-        else if ((strcmp(a, "--overlays") == 0 || strcmp(a, "--site") == 0) && i + 1 < argc) {
+        } else if ((strcmp(a, "--overlays") == 0 || strcmp(a, "--site") == 0) && i + 1 < argc) {
             if (a[2] == 'o')
                 overlays = argv[++i];
             else

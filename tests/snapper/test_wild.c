@@ -47,7 +47,8 @@ static void text_normalize(void)
     CHECK_EQ(snap_text_normalize("  Add\xc2\xa0to \xe2\x80\x89 Cart\n", b, sizeof b), 11u);
     CHECK_STR(b, "add to cart");
     /* Zero-width space, ZWNJ, ZWJ, BOM and soft hyphen vanish. */
-    snap_text_normalize("\xef\xbb\xbfSub\xc2\xadmit\xe2\x80\x8b\xe2\x80\x8c\xe2\x80\x8d", b, sizeof b);
+    snap_text_normalize("\xef\xbb\xbfSub\xc2\xadmit\xe2\x80\x8b\xe2\x80\x8c\xe2\x80\x8d", b,
+                        sizeof b);
     CHECK_STR(b, "submit");
     /* Latin-1 and Cyrillic capitals fold; punctuation stays. */
     snap_text_normalize("\xc3\x89T\xc3\x89 9:30 \xd0\x9c\xd0\xb8\xd1\x80", b, sizeof b);
@@ -59,13 +60,17 @@ static void text_normalize(void)
     CHECK(snap_text_equal("Sign\xc2\xa0In", " sign   in "));
     CHECK(snap_text_equal(NULL, " \xe2\x80\x8b "));
     CHECK(!snap_text_equal("Sign in", "Sign-in"));
-    CHECK(snap_text_contains("Total:\xc2\xa0\x24" "35.00 incl.\ttax", "total: $35.00 INCL. TAX"));
+    CHECK(snap_text_contains("Total:\xc2\xa0\x24"
+                             "35.00 incl.\ttax",
+                             "total: $35.00 INCL. TAX"));
     CHECK(snap_text_contains("abc", ""));
     CHECK(!snap_text_contains("add to car", "add to cart"));
     CHECK(snap_text_contains("aaab", "aab")); /* the search restarts after a partial match */
     /* The snapper's word folding uses the same classes. */
     char f[64];
-    snap__fold("Add\xc2\xa0to\xe2\x80\x83" "cart \xe2\x80\x94 Sub\xc2\xadmit", f, sizeof f);
+    snap__fold("Add\xc2\xa0to\xe2\x80\x83"
+               "cart \xe2\x80\x94 Sub\xc2\xadmit",
+               f, sizeof f);
     CHECK_STR(f, "add to cart submit");
 }
 
@@ -74,10 +79,22 @@ static void text_normalize(void)
  * input, contains every piece of itself, and bounded by its buffer. */
 static void text_property(void)
 {
-    static const char *const atoms[] = {"A",           "b",           " ",  "\t\n",
-                                        "\xc2\xa0",   "\xe2\x80\x8b", "\xc2\xad", "\xef\xbb\xbf",
-                                        "\xc3\x89",   "\xd0\x9f",    "\xe2\x80\x83", "\xff",
-                                        "\xe2\x80",   "9",           ":",  "\xe2\x96\xbe"};
+    static const char *const atoms[] = {"A",
+                                        "b",
+                                        " ",
+                                        "\t\n",
+                                        "\xc2\xa0",
+                                        "\xe2\x80\x8b",
+                                        "\xc2\xad",
+                                        "\xef\xbb\xbf",
+                                        "\xc3\x89",
+                                        "\xd0\x9f",
+                                        "\xe2\x80\x83",
+                                        "\xff",
+                                        "\xe2\x80",
+                                        "9",
+                                        ":",
+                                        "\xe2\x96\xbe"};
     base_rng rng;
     base_rng_seed(&rng, 7);
     for (int it = 0; it < 3000; it++) {
@@ -111,7 +128,9 @@ static void text_property(void)
 
 static void match_kinds(void)
 {
-    CHECK_EQ(snap_match_kind("Item 4", "item\xc2\xa0" "4"), SNAP_MATCH_EXACT);
+    CHECK_EQ(snap_match_kind("Item 4", "item\xc2\xa0"
+                                       "4"),
+             SNAP_MATCH_EXACT);
     CHECK_EQ(snap_match_kind("Item 4", "Item 49999"), SNAP_MATCH_PREFIX);
     CHECK_EQ(snap_match_kind("Add to cart", "Add to cart $35"), SNAP_MATCH_WORD);
     CHECK_EQ(snap_match_kind("Reply", "Reply Forward"), SNAP_MATCH_FUZZY);
@@ -132,9 +151,11 @@ static void listener_only(void)
     snap_scene s;
     int body = page(&s);
     s.cand[body].has_listener = 1; /* page-wide delegation: never a target */
-    int th = sc_add(&s, body, base_rect_xywh(100, 100, 120, 32), "th", "columnheader", "Name", "", 0);
+    int th =
+        sc_add(&s, body, base_rect_xywh(100, 100, 120, 32), "th", "columnheader", "Name", "", 0);
     s.cand[th].has_listener = 1;
-    int th2 = sc_add(&s, body, base_rect_xywh(220, 100, 120, 32), "th", "columnheader", "Size", "", 0);
+    int th2 =
+        sc_add(&s, body, base_rect_xywh(220, 100, 120, 32), "th", "columnheader", "Size", "", 0);
     s.cand[th2].has_listener = 1;
     snap_result r;
     CHECK(snap_box(&s, base_rect_xywh(190, 96, 140, 40), "Size", SNAP_INTENT_ANY, &r));
@@ -182,7 +203,8 @@ static void label_points_at_control(void)
     /* Checkbox rows: a 16 px box and a pointer-cursor <label for> beside it. */
     int cb1 = sc_add(&s, body, base_rect_xywh(40, 100, 16, 16), "input", "checkbox", "", "", 1);
     s.cand[cb1].name = "Email me offers";
-    int l1 = sc_add(&s, body, base_rect_xywh(62, 98, 180, 20), "label", "", "Email me offers", "", 1);
+    int l1 =
+        sc_add(&s, body, base_rect_xywh(62, 98, 180, 20), "label", "", "Email me offers", "", 1);
     int cb2 = sc_add(&s, body, base_rect_xywh(40, 124, 16, 16), "input", "checkbox", "", "", 1);
     s.cand[cb2].name = "Remember me";
     int l2 = sc_add(&s, body, base_rect_xywh(62, 122, 180, 20), "label", "", "Remember me", "", 1);
@@ -231,13 +253,15 @@ static void icons(void)
     int ge = sc_add(&s, body, base_rect_xywh(180, 100, 32, 32), "span", "", "", "", 0);
     s.cand[ge].hint = "BiGearFill";
     s.cand[ge].has_listener = 1;
-    int x = sc_add(&s, body, base_rect_xywh(220, 100, 32, 32), "button", "button", "\xc3\x97", "", 1);
+    int x =
+        sc_add(&s, body, base_rect_xywh(220, 100, 32, 32), "button", "button", "\xc3\x97", "", 1);
     int menu = sc_add(&s, body, base_rect_xywh(260, 100, 32, 32), "a", "link", "", "", 1);
     s.cand[menu].hint = "hamburger";
     int ed = sc_add(&s, body, base_rect_xywh(300, 100, 32, 32), "button", "button", "", "", 1);
     s.cand[ed].name = "Modify entry";
     /* A wide named button below the row takes most of every merged box. */
-    int wide = sc_add(&s, body, base_rect_xywh(90, 136, 260, 60), "button", "button", "Upgrade", "", 1);
+    int wide =
+        sc_add(&s, body, base_rect_xywh(90, 136, 260, 60), "button", "button", "Upgrade", "", 1);
     (void)wide;
     struct {
         const char *label;
@@ -267,7 +291,8 @@ static void geometry_fallback(void)
     int body = page(&s);
     /* An unnamed icon and a large neighbour; the label names neither. */
     int icon = sc_add(&s, body, base_rect_xywh(100, 100, 28, 28), "button", "button", "", "", 1);
-    int big = sc_add(&s, body, base_rect_xywh(132, 90, 200, 48), "button", "button", "Continue", "", 1);
+    int big =
+        sc_add(&s, body, base_rect_xywh(132, 90, 200, 48), "button", "button", "Continue", "", 1);
     (void)big;
     snap_result r;
     /* Box centred on the icon, scaled 1.6: the neighbour has more area. */
@@ -289,10 +314,13 @@ static void containers(void)
     snap_scene s;
     int body = page(&s);
     /* A toolbar with delegated clicks: its text holds both buttons'. */
-    int bar = sc_add(&s, body, base_rect_xywh(100, 100, 300, 40), "div", "toolbar", "Reply Forward", "", 0);
+    int bar = sc_add(&s, body, base_rect_xywh(100, 100, 300, 40), "div", "toolbar", "Reply Forward",
+                     "", 0);
     s.cand[bar].has_listener = 1;
-    int reply = sc_add(&s, bar, base_rect_xywh(104, 104, 70, 32), "button", "button", "Reply", "", 1);
-    int fwd = sc_add(&s, bar, base_rect_xywh(180, 104, 80, 32), "button", "button", "Forward", "", 1);
+    int reply =
+        sc_add(&s, bar, base_rect_xywh(104, 104, 70, 32), "button", "button", "Reply", "", 1);
+    int fwd =
+        sc_add(&s, bar, base_rect_xywh(180, 104, 80, 32), "button", "button", "Forward", "", 1);
     snap_result r;
     CHECK(snap_box(&s, base_rect_xywh(100, 100, 300, 40), "Reply", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, reply);
@@ -325,7 +353,8 @@ static void containers(void)
     int c2 = sc_add(&s, body, base_rect_xywh(410, 400, 300, 120), "div", "",
                     "Design review notes Feedback on the onboarding flow", "", 0);
     s.cand[c2].has_listener = 1;
-    CHECK(snap_box(&s, base_rect_xywh(100, 400, 620, 120), "Team offsite agenda", SNAP_INTENT_ANY, &r));
+    CHECK(snap_box(&s, base_rect_xywh(100, 400, 620, 120), "Team offsite agenda", SNAP_INTENT_ANY,
+                   &r));
     CHECK_EQ(r.cand, c1);
     CHECK_EQ(r.match, SNAP_MATCH_SUBSTRING);
     snap_scene_fini(&s);
@@ -337,9 +366,12 @@ static void exact_beats_prefix(void)
 {
     snap_scene s;
     int body = page(&s);
-    int i4 = sc_add(&s, body, base_rect_xywh(100, 100, 100, 30), "button", "button", "Item 4", "", 1);
-    int i49 = sc_add(&s, body, base_rect_xywh(100, 132, 160, 30), "button", "button", "Item 49999", "", 1);
-    int i4d = sc_add(&s, body, base_rect_xywh(100, 164, 200, 30), "button", "button", "Item 4 details", "", 1);
+    int i4 =
+        sc_add(&s, body, base_rect_xywh(100, 100, 100, 30), "button", "button", "Item 4", "", 1);
+    int i49 = sc_add(&s, body, base_rect_xywh(100, 132, 160, 30), "button", "button", "Item 49999",
+                     "", 1);
+    int i4d = sc_add(&s, body, base_rect_xywh(100, 164, 200, 30), "button", "button",
+                     "Item 4 details", "", 1);
     snap_result r;
     /* All three merged, the larger ones dominating the area. */
     CHECK(snap_box(&s, base_rect_xywh(96, 96, 210, 100), "Item 4", SNAP_INTENT_ANY, &r));
@@ -387,8 +419,9 @@ static void never_worse_than_centre(void)
                 continue;
             snap_result r;
             CHECK(snap_box(&s, b, t[i].label, t[i].kind, &r));
-            CHECK_MSG(r.found && sc_target_ok(&t[i], r.cand), "%s scale %.2f: centre right, snapper %d (%s)",
-                      t[i].name, (double)scales[k], r.cand, r.reason);
+            CHECK_MSG(r.found && sc_target_ok(&t[i], r.cand),
+                      "%s scale %.2f: centre right, snapper %d (%s)", t[i].name, (double)scales[k],
+                      r.cand, r.reason);
             checked++;
         }
     }

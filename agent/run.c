@@ -111,44 +111,33 @@ static void copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src ? src : "");
 }
 
-/* Lower-cased, whitespace-collapsed, trimmed copy for label comparison. */
+/* Normalised copy for label comparison: the snapper's one definition
+ * (snap_text_normalize: Unicode spaces, invisible characters, case). */
 static void norm(const char *s, char *out, size_t n)
 {
-    size_t k = 0;
-    int space = 0;
-    for (; s && *s && k + 1 < n; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (isspace(c)) {
-            space = k > 0;
-            continue;
-        }
-        if (space && k + 2 < n)
-            out[k++] = ' ';
-        space = 0;
-        out[k++] = (char)tolower(c);
-    }
-    out[k] = '\0';
+    snap_text_normalize(s, out, n);
 }
 
-/* How well a box label matches the wanted label: 100 equal, 80 the box
- * label starts with it, 60 contains it, 40 it starts with the box label
- * (a longer description of a short control), 0 no match. */
+/* How well a box label matches the wanted label, by the snapper's one label
+ * matcher (snap_match_kind): an exact (normalised) match always outranks a
+ * whole-word one, which outranks a prefix ("Item 4" in "Item 49999"), a
+ * substring or a word overlap; a few words of a long list are no match. */
 static int label_score(const char *want, const char *have)
 {
-    char w[PERC_LABEL_MAX * 2], h[PERC_LABEL_MAX * 2];
-    norm(want, w, sizeof w);
-    norm(have, h, sizeof h);
-    if (!w[0] || !h[0])
-        return 0;
-    if (strcmp(w, h) == 0)
+    switch (snap_match_kind(want, have)) {
+    case SNAP_MATCH_EXACT:
         return 100;
-    if (strncmp(h, w, strlen(w)) == 0)
+    case SNAP_MATCH_WORD:
         return 80;
-    if (strstr(h, w))
-        return 60;
-    if (strlen(h) >= 3 && strncmp(w, h, strlen(h)) == 0)
+    case SNAP_MATCH_PREFIX:
+        return 50;
+    case SNAP_MATCH_SUBSTRING:
         return 40;
-    return 0;
+    case SNAP_MATCH_FUZZY:
+        return 30;
+    default:
+        return 0;
+    }
 }
 
 static double now_ms(void)
@@ -481,6 +470,11 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     copy(r->el_text, sizeof r->el_text, sn->text);
     r->el_rect = sn->rect;
     copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
+    /* Say when the element carries the label only partly (prefix, icon...). */
+    if (t->label && sn->found) {
+        copy(r->match, sizeof r->match, snap_match_name(sn->res.match));
+        r->partial = sn->res.match < SNAP_MATCH_WORD;
+    }
     if (!sn->found) {
         failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
               sn->res.reason);
@@ -591,18 +585,8 @@ static int text_matches(const agent_step *s, const char *text, char *why)
         if (e || !m)
             return 0;
     }
-    if (s->text) {
-        char w[AGENT_TEXT_MAX + 1];
-        norm(s->text, w, sizeof w);
-        size_t n = strlen(text);
-        char *h = base_malloc(n + 1);
-        if (!h)
-            return 0;
-        norm(text, h, n + 1);
-        int ok = strstr(h, w) != NULL;
-        base_free(h);
-        return ok;
-    }
+    if (s->text)
+        return snap_text_contains(text, s->text);
     return 1;
 }
 

@@ -160,6 +160,10 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON_AddStringToObject(el, "text", r->el_text);
         cJSON_AddItemToObject(el, "rect", rect_json(r->el_rect));
         cJSON_AddStringToObject(s, "verdict", r->verdict);
+        if (r->match[0]) {
+            cJSON_AddStringToObject(s, "match", r->match);
+            cJSON_AddBoolToObject(s, "partial", r->partial);
+        }
         cJSON_AddStringToObject(s, "reason", r->snap_reason);
     }
     if (r->reason[0]) {

@@ -75,6 +75,8 @@ typedef struct agent_step_record {
     base_rect el_rect;
     char verdict[24];
     char snap_reason[96];
+    char match[12];        /* snap_match_name of the element vs the label, "" without label */
+    int partial;           /* the element carries the label only partly (below "word") */
     /* cascade */
     agent_try tried[3];
     int n_tried;

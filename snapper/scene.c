@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "snapper/snap.h"
+#include "snapper/snap_int.h"
 
 #define SCENE_MAX 1048576
 
@@ -178,8 +178,7 @@ base_err snap_scene_probe(const snap_scene *s, base_rect box, snap_probe *probe)
     for (int i = 0; i < s->n; i++) {
         const snap_candidate *c = &s->cand[i];
         const snap_scene_node *nd = &s->node[i];
-        if (!(c->is_interactive || c->is_iframe) || nd->pointer_events_none ||
-            nd->visibility_hidden)
+        if (!snap__clickable(c) || nd->pointer_events_none || nd->visibility_hidden)
             continue;
         base_rect v = base_rect_intersect(c->rect, box);
         if (nd->has_clip)

@@ -34,6 +34,12 @@
 #define NONMATCH_WEIGHT 0.25f
 /* Label qualities closer than this count as equal. */
 #define QUALITY_MARGIN 0.05f
+/* Quality of a label held as whole words inside a longer text (a card's
+ * heading): below every match, used only when nothing matches. */
+#define CONTAINED_QUALITY 0.3f
+/* Quality of an icon-only match (icons.c): below every text match, used only
+ * when no element in the box carries the label by text or name. */
+#define ICON_QUALITY 0.6f
 
 void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID])
 {
@@ -194,13 +200,32 @@ snap_verdict snap_verify(const snap_candidate *cands, int n, const int *stack, i
     return SNAP_VERIFY_COVERED;
 }
 
+static int str_eq(const char *a, const char *b)
+{
+    return a && strcmp(a, b) == 0;
+}
+
+int snap__clickable(const snap_candidate *c)
+{
+    if (c->is_interactive || c->is_iframe)
+        return 1;
+    /* A listener of its own makes a span, a div, a table header or an <a>
+     * without href a control (issue 10, class 1); on <html>/<body> it is the
+     * page's delegation and says nothing about the element under the box. */
+    return c->has_listener && !str_eq(c->tag, "html") && !str_eq(c->tag, "body");
+}
+
+int snap_candidate_clickable(const snap_candidate *c)
+{
+    return c ? snap__clickable(c) : 0;
+}
+
 /* First element of a stack that is interactive (an iframe counts: it is a hit
  * target that needs descent); -1 when none. */
 static int first_interactive(const snap_candidate *c, const int *stack, int n)
 {
     for (int k = 0; k < n; k++) {
-        const snap_candidate *e = &c[stack[k]];
-        if (e->is_interactive || e->is_iframe)
+        if (snap__clickable(&c[stack[k]]))
             return stack[k];
     }
     return -1;
@@ -304,12 +329,139 @@ static base_point choose_point(const snap_probe *probe, const snap_candidate *c,
     return probe->pt[best];
 }
 
+/* A form control a <label> can point at. */
+static int form_control(const snap_candidate *c)
+{
+    static const char *const roles[] = {"checkbox",  "radio",      "switch", "textbox", "combobox",
+                                        "searchbox", "spinbutton", "slider", "listbox"};
+    if (str_eq(c->tag, "select") || str_eq(c->tag, "textarea"))
+        return 1;
+    if (str_eq(c->tag, "input"))
+        return 1;
+    for (size_t i = 0; i < sizeof roles / sizeof roles[0]; i++) {
+        if (str_eq(c->role, roles[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/* The candidate as scored: a form control without a name takes the text of
+ * the <label> that wraps it (accname's wrapping-label rule), found through
+ * parent links, so scenes and probes without the page kit's names still
+ * name a checkbox by its label. *tmp holds the copy; the result is valid
+ * until the next call with the same tmp. */
+static const snap_candidate *as_named(const snap_candidate *cands, int n, int i,
+                                      snap_candidate *tmp)
+{
+    const snap_candidate *c = &cands[i];
+    if ((c->name && c->name[0]) || !form_control(c))
+        return c;
+    int p = c->parent;
+    for (int steps = 0; p >= 0 && p < n && steps < 4; steps++, p = cands[p].parent) {
+        if (str_eq(cands[p].tag, "label")) {
+            *tmp = *c;
+            tmp->name = cands[p].text;
+            return tmp;
+        }
+    }
+    return c;
+}
+#define NAMED(i) as_named(cands, n, (i), &named_tmp)
+
+static float fit_of(base_rect r, base_rect box)
+{
+    float inter = base_rect_area(base_rect_intersect(r, box));
+    float uni = base_rect_area(r) + base_rect_area(box) - inter;
+    return uni > 0.0f ? inter / uni : 0.0f;
+}
+
+/* Index into s[] of candidate idx, -1 when it was not hit at points 1.. */
+static int find_scored(const scored *s, int ns, int idx)
+{
+    for (int i = 0; i < ns; i++) {
+        if (s[i].idx == idx)
+            return i;
+    }
+    return -1;
+}
+
+/* After a winner w is chosen: (1) a container whose labelled interactive
+ * descendant was hit in the box gives way to the smallest such descendant,
+ * unless the box fits the container better (the row the box names, with a
+ * checkbox inside); (2) a <label> gives way to the form control it names
+ * when that control was hit in the box (DESIGN.md "Containers", "Labels").
+ * The box "fits" an element by IoU(box, rect).
+ * Returns the final candidate; *why is set when it changed. */
+static int refine(const snap_candidate *cands, int n, const snap_probe *probe, const scored *s,
+                  int ns, int w, const char *label, const char **why)
+{
+    snap_candidate named_tmp;
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) > 0 && !cands[w].is_iframe) {
+        float qw = snap__label_quality(NAMED(w), label);
+        int d = -1;
+        for (int i = 0; i < ns; i++) {
+            const snap_candidate *c = &cands[s[i].idx];
+            if (!snap_is_ancestor(cands, n, w, s[i].idx) || c->is_iframe ||
+                !snap__label_match(NAMED(s[i].idx), label))
+                continue;
+            float qd = snap__label_quality(NAMED(s[i].idx), label);
+            if (qd <= 0.0f || qd < qw - QUALITY_MARGIN)
+                continue;
+            if (d < 0 || base_rect_area(c->rect) < base_rect_area(cands[d].rect))
+                d = s[i].idx;
+        }
+        if (d >= 0) {
+            float fw = fit_of(cands[w].rect, probe->box), fd = fit_of(cands[d].rect, probe->box);
+            if (fd >= fw) {
+                w = d;
+                *why = "the smallest control inside the container that carries the label";
+            }
+        }
+    }
+    if (str_eq(cands[w].tag, "label")) {
+        int ctl = -1;
+        for (int i = 0; i < ns && ctl < 0; i++) {
+            const snap_candidate *c = &cands[s[i].idx];
+            if (s[i].idx == w || !form_control(c) || c->is_iframe)
+                continue;
+            /* Wrapped by the label, or named by it (<label for>: the control's
+             * accessible name is the label's text). */
+            if (snap_is_ancestor(cands, n, w, s[i].idx) ||
+                (c->name && c->name[0] &&
+                 snap_match_kind(cands[w].text, c->name) >= SNAP_MATCH_WORD))
+                ctl = s[i].idx;
+        }
+        if (ctl >= 0) {
+            w = ctl;
+            *why = "the form control the label names";
+        }
+    }
+    return w;
+}
+
+/* Writes a found result for candidate w into *r. */
+static void set_found(snap_result *r, const snap_candidate *cands, const snap_probe *probe,
+                      const scored *s, int ns, int ea, int w, snap_phase phase)
+{
+    int j = find_scored(s, ns, w);
+    uint64_t hits = j >= 0 ? s[j].hits : 0;
+    if (ea == w)
+        hits |= 1; /* the centre hit it too: it may serve as the point */
+    r->found = 1;
+    r->cand = w;
+    r->pt = choose_point(probe, &cands[w], hits);
+    r->phase = phase;
+    r->n_scored = ns;
+}
+
 base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
                       const snap_intent *intent, snap_result *out, char *err)
 {
     base_err e = check_input(cands, n, probe, out, err);
     if (e != BASE_OK)
         return e;
+    snap_candidate named_tmp;
     snap_intent_kind kind = intent ? intent->kind : SNAP_INTENT_ANY;
     const char *label = intent ? intent->label : NULL;
     char fl[SNAP__FOLD_CAP];
@@ -317,6 +469,28 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     base_rect box = probe->box;
     float box_area = base_rect_area(box);
     snap_result r;
+
+    /* The distinct first-interactive elements of points 1.. (the 16 interior
+     * grid points, then the candidate points), for phase B and refinement. */
+    scored s[SNAP_PROBE_MAX_POINTS];
+    int ns = 0, iframe = -1;
+    for (int k = 1; k < probe->n_points; k++) {
+        int h = first_interactive(cands, probe->stack[k], probe->n[k]);
+        if (h < 0)
+            continue;
+        if (cands[h].is_iframe) {
+            if (iframe < 0)
+                iframe = h;
+            continue;
+        }
+        int j = find_scored(s, ns, h);
+        if (j < 0) {
+            j = ns;
+            memset(&s[ns], 0, sizeof s[ns]);
+            s[ns++].idx = h;
+        }
+        s[j].hits |= (uint64_t)1 << k;
+    }
 
     /* Phase A: pinpoint at the centre. */
     int ea = first_interactive(cands, probe->stack[0], probe->n[0]);
@@ -329,16 +503,14 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
      * the label better ("Remove Copper Spur" vs "Increase Copper Spur"). */
     int centre_best = 1;
     if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL) {
-        float qa = snap__label_quality(&cands[ea], label);
-        for (int k = 1; k < probe->n_points && centre_best; k++) {
-            int h = first_interactive(cands, probe->stack[k], probe->n[k]);
-            if (h >= 0 && h != ea && !cands[h].is_iframe &&
-                snap__label_quality(&cands[h], label) > qa + QUALITY_MARGIN)
+        float qa = snap__label_quality(NAMED(ea), label);
+        for (int i = 0; i < ns && centre_best; i++) {
+            if (s[i].idx != ea && snap__label_quality(NAMED(s[i].idx), label) > qa + QUALITY_MARGIN)
                 centre_best = 0;
         }
     }
     if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL && centre_best &&
-        snap__label_match(&cands[ea], label)) {
+        snap__label_match(NAMED(ea), label)) {
         int k = snap__chevron_count(&cands[ea]);
         /* The intent gates the shortcut: EXPAND wants an expand control, SELECT
          * must not land on one; otherwise phase B decides. */
@@ -346,43 +518,24 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                  : kind == SNAP_INTENT_SELECT ? !pure_expand(&cands[ea], k, label)
                                               : 1;
         if (ok) {
+            const char *why = NULL;
+            int w = refine(cands, n, probe, s, ns, ea, label, &why);
             memset(&r, 0, sizeof r);
-            r.found = 1;
-            r.pt = probe->pt[0];
-            r.cand = ea;
-            r.phase = SNAP_PHASE_A;
-            r.score.area = base_rect_area(base_rect_intersect(cands[ea].rect, box)) / box_area;
-            r.score.label = snap__label_factor(&cands[ea], label);
+            set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_A);
+            r.n_scored = 0;
+            r.score.area = base_rect_area(base_rect_intersect(cands[w].rect, box)) / box_area;
+            r.score.label = snap__label_factor(NAMED(w), label);
             r.score.chevron = 1.0f;
             r.score.total = r.score.area * r.score.label;
-            r.reason = "pinpoint: the label matched at the centre";
+            snap_match m0 = snap__match_of(NAMED(ea), label), m1 = snap__match_of(NAMED(w), label);
+            r.match = m1 > m0 ? m1 : m0;
+            r.reason = why ? why : "pinpoint: the label matched at the centre";
             *out = r;
             return BASE_OK;
         }
     }
 
-    /* Phase B: the 16 interior grid points, then the candidate points,
-     * deduplicated. */
-    scored s[SNAP_PROBE_MAX_POINTS];
-    int ns = 0, iframe = -1;
-    for (int k = 1; k < probe->n_points; k++) {
-        int h = first_interactive(cands, probe->stack[k], probe->n[k]);
-        if (h < 0)
-            continue;
-        if (cands[h].is_iframe) {
-            if (iframe < 0)
-                iframe = h;
-            continue;
-        }
-        int j = 0;
-        while (j < ns && s[j].idx != h)
-            j++;
-        if (j == ns) {
-            memset(&s[ns], 0, sizeof s[ns]);
-            s[ns++].idx = h;
-        }
-        s[j].hits |= (uint64_t)1 << k;
-    }
+    /* Phase B over the distinct elements hit. */
     if (ns == 0) {
         if (iframe >= 0)
             set_none(&r, box, SNAP_PHASE_A_ALT, iframe, 0,
@@ -406,10 +559,44 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         }
         float floor_area = fminf(inter, box_area / 25.0f);
         s[i].a = fmaxf(excl, floor_area) / box_area;
-        s[i].lambda = snap__label_factor(c, label);
+        s[i].lambda = snap__label_factor(NAMED(s[i].idx), label);
         s[i].k = snap__chevron_count(c);
         if (s[i].a > s[lead].a)
             lead = i;
+    }
+
+    /* How well each candidate carries the label (0: not at all). When no
+     * element carries it by text or name, icon words and synonyms may
+     * (icons.c); when nothing does, the box geometry decides below. */
+    float qmax = 0.0f, q[SNAP_PROBE_MAX_POINTS];
+    int icon_stage = 0, geometry = 0;
+    for (int i = 0; i < ns; i++) {
+        q[i] = label_len > 0 && s[i].lambda >= SNAP__MATCH_MIN
+                   ? snap__label_quality(NAMED(s[i].idx), label)
+                   : 0.0f;
+        if (q[i] > qmax)
+            qmax = q[i];
+    }
+    /* A container whose long text holds the label (a card and its heading)
+     * carries it weakly: it beats elements that do not, never a match. */
+    for (int i = 0; label_len > 0 && qmax < CONTAINED_QUALITY && i < ns; i++) {
+        if (q[i] == 0.0f && s[i].lambda > 0.0f && snap__label_contained(NAMED(s[i].idx), label))
+            q[i] = CONTAINED_QUALITY;
+    }
+    for (int i = 0; i < ns; i++) {
+        if (q[i] > qmax)
+            qmax = q[i];
+    }
+    if (label_len > 0 && qmax == 0.0f) {
+        for (int i = 0; i < ns; i++) {
+            if (s[i].lambda > 0.0f && snap__icon_match(NAMED(s[i].idx), label)) {
+                q[i] = ICON_QUALITY;
+                s[i].lambda = 1.0f;
+                qmax = ICON_QUALITY;
+                icon_stage = 1;
+            }
+        }
+        geometry = !icon_stage;
     }
 
     /* Exclusive label: once some candidate carries the expected label, the
@@ -418,23 +605,14 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
      * alone. The expand control of a
      * compound row whose label matches keeps its factor (the chevron case),
      * except for SELECT, which never wants it. (DESIGN.md, ours.) */
-    if (label_len > 0) {
-        float qmax = 0.0f, q[SNAP_PROBE_MAX_POINTS];
-        for (int i = 0; i < ns; i++) {
-            q[i] = s[i].lambda >= SNAP__MATCH_MIN ? snap__label_quality(&cands[s[i].idx], label)
-                                                  : 0.0f;
-            if (q[i] > qmax)
-                qmax = q[i];
-        }
-        for (int i = 0; qmax > 0.0f && i < ns; i++) {
-            if (q[i] >= qmax - QUALITY_MARGIN)
-                continue;
-            int keep = 0;
-            for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && j < ns && !keep; j++)
-                keep = q[j] >= qmax - QUALITY_MARGIN && compound(cands, n, s[i].idx, s[j].idx);
-            if (!keep)
-                s[i].lambda *= NONMATCH_WEIGHT;
-        }
+    for (int i = 0; qmax > 0.0f && i < ns; i++) {
+        if (q[i] >= qmax - QUALITY_MARGIN)
+            continue;
+        int keep = 0;
+        for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && j < ns && !keep; j++)
+            keep = q[j] >= qmax - QUALITY_MARGIN && compound(cands, n, s[i].idx, s[j].idx);
+        if (!keep)
+            s[i].lambda *= NONMATCH_WEIGHT;
     }
 
     int row = base_rect_w(box) >= ROW_MIN_W_PX && base_rect_h(box) >= ROW_MIN_H_PX;
@@ -466,13 +644,41 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
             prefer_expand = 1;
     }
 
-    /* argmax sigma, first in grid order on ties (Algorithm 4's strict '>'). */
     int best = -1;
-    for (int i = 0; i < ns; i++) {
-        if (prefer_expand && s[i].k < 1)
-            continue;
-        if (s[i].sigma > 0.0f && (best < 0 || s[i].sigma > s[best].sigma))
-            best = i;
+    if (geometry) {
+        /* Nothing in the box carries the label: trust where the box is. The
+         * control at the box centre wins (the centre click), else the one
+         * whose rect is nearest the centre, the smaller on ties, not the
+         * larger area: the neighbour of an unnamed icon must not win on size. */
+        base_point ctr = base_rect_center(box);
+        float best_d = 0.0f;
+        for (int i = 0; i < ns; i++) {
+            /* A value field with no words (no value, no name known) has
+             * λ = 0 (it cannot be shown to carry the label), but it cannot be
+             * shown not to either: geometry may pick it. */
+            int unknown_field = s[i].lambda == 0.0f &&
+                                snap__widget_of(&cands[s[i].idx]) == SNAP__W_VALUE &&
+                                snap__unnamed(NAMED(s[i].idx));
+            if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
+                continue;
+            base_rect rr = cands[s[i].idx].rect;
+            float dx = fmaxf(0.0f, fmaxf(rr.x0 - ctr.x, ctr.x - rr.x1));
+            float dy = fmaxf(0.0f, fmaxf(rr.y0 - ctr.y, ctr.y - rr.y1));
+            float d = s[i].idx == ea ? -1.0f : sqrtf(dx * dx + dy * dy);
+            if (best < 0 || d < best_d ||
+                (d == best_d && base_rect_area(rr) < base_rect_area(cands[s[best].idx].rect))) {
+                best = i;
+                best_d = d;
+            }
+        }
+    } else {
+        /* argmax sigma, first in grid order on ties (Algorithm 4's strict '>'). */
+        for (int i = 0; i < ns; i++) {
+            if (prefer_expand && s[i].k < 1)
+                continue;
+            if (s[i].sigma > 0.0f && (best < 0 || s[i].sigma > s[best].sigma))
+                best = i;
+        }
     }
     if (best < 0) {
         set_none(&r, box, SNAP_PHASE_NONE, -1, ns, "no candidate in the box matches the label");
@@ -480,20 +686,31 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         return BASE_OK;
     }
 
-    uint64_t hits = s[best].hits;
-    if (ea == s[best].idx)
-        hits |= 1; /* the centre hit the winner too: it may serve as the point */
+    const char *why = NULL;
+    int w = refine(cands, n, probe, s, ns, s[best].idx, label, &why);
     memset(&r, 0, sizeof r);
-    r.found = 1;
-    r.cand = s[best].idx;
-    r.pt = choose_point(probe, &cands[r.cand], hits);
-    r.phase = SNAP_PHASE_B;
+    set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_B);
     r.score.area = s[best].a;
     r.score.label = s[best].lambda;
     r.score.chevron = s[best].chi;
     r.score.total = s[best].sigma;
-    r.n_scored = ns;
-    r.reason = "grid: best of the scored candidates";
+    if (label_len == 0) {
+        r.match = SNAP_MATCH_NONE;
+    } else if (geometry) {
+        r.match = SNAP_MATCH_GEOMETRY;
+    } else {
+        snap_match m0 = snap__match_of(NAMED(s[best].idx), label);
+        snap_match m1 = snap__match_of(NAMED(w), label);
+        r.match = m1 > m0 ? m1 : m0;
+        if (icon_stage && q[best] == ICON_QUALITY && r.match < SNAP_MATCH_ICON)
+            r.match = SNAP_MATCH_ICON;
+        if (q[best] == CONTAINED_QUALITY && r.match < SNAP_MATCH_SUBSTRING)
+            r.match = SNAP_MATCH_SUBSTRING;
+    }
+    r.reason = why        ? why
+               : geometry ? "geometry: no element in the box carries the label; nearest the centre"
+               : icon_stage ? "icon: the label names the icon the control carries"
+                            : "grid: best of the scored candidates";
     *out = r;
     return BASE_OK;
 }

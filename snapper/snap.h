@@ -96,6 +96,12 @@ base_point snap_visible_center(base_rect rect, base_rect box);
  * or -1 when p is full or rect does not overlap p->box. Thread: any. */
 int snap_probe_add_point(snap_probe *p, int cand, base_rect rect);
 
+/* Purpose: the snapper's notion of a hit target: is_interactive, or a click
+ * listener of its own (not on <html>/<body>, where it is page-wide
+ * delegation), or an iframe. Benchmarks use it for the centre-click baseline
+ * so both clickers see the same controls. Thread: any. Errors: 0 for NULL. */
+int snap_candidate_clickable(const snap_candidate *c);
+
 typedef enum snap_intent_kind {
     SNAP_INTENT_ANY = 0, /* plain click: the paper's behaviour */
     SNAP_INTENT_SELECT,  /* choose a value/option/link: never divert to an expand control */
@@ -127,6 +133,64 @@ typedef enum snap_phase {
 const char *snap_phase_name(snap_phase p);
 const char *snap_intent_name(snap_intent_kind k);
 
+/* How the chosen element's names (text, aria-label, title, accessible name,
+ * icon words) carry the expected label, best first in numeric order. A
+ * caller reports anything below SNAP_MATCH_WORD as a partial match. */
+typedef enum snap_match {
+    SNAP_MATCH_NONE = 0,  /* no label, or nothing of the element matches it */
+    SNAP_MATCH_GEOMETRY,  /* nothing in the box matched: the control nearest the centre */
+    SNAP_MATCH_ICON,      /* only an icon word or a synonym ("Delete" ~ "trash") */
+    SNAP_MATCH_FUZZY,     /* word overlap (Jaccard >= 0.5, numbers kept) */
+    SNAP_MATCH_SUBSTRING, /* inside a word, or a few words of a long text */
+    SNAP_MATCH_PREFIX,    /* the text starts with the label mid-word ("Item 4" / "Item 49999") */
+    SNAP_MATCH_WORD,      /* whole words of one are a run of the other's ("Add to cart" / "Add
+                             to cart $35") */
+    SNAP_MATCH_EXACT,     /* equal once normalised and folded */
+} snap_match;
+
+/* Purpose: short names "none", "geometry", "icon", "fuzzy", "substring",
+ * "prefix", "word", "exact". Static strings. Thread: any. Errors: none. */
+const char *snap_match_name(snap_match m);
+
+/* Purpose: how the text `have` carries the label `want` (the one label
+ * matcher: the snapper's per-field rule, also used by the runner to choose a
+ * vision box by label). Both are folded (snap_text_normalize, punctuation
+ * separates words). EXACT when equal; WORD when one is a run of whole words
+ * of the other, the shorter >= 3 characters and at least half the longer;
+ * FUZZY for a word Jaccard >= 0.5 with every number of want present;
+ * PREFIX when have starts with want but not at a word end; SUBSTRING for
+ * other character containment, and for whole-word containment in a text of
+ * at most SNAP_LIST_WORDS words; NONE otherwise, which includes a label that
+ * is only a few words of a longer list ("Button" in a select listing
+ * "Button Input Textarea Select Checkbox Radio Range"). Ownership: borrows.
+ * Thread: any. Errors: none; NULL reads "". */
+snap_match snap_match_kind(const char *want, const char *have);
+/* Texts with more words than this are lists, not names (see snap_match_kind). */
+#define SNAP_LIST_WORDS 6
+
+/* ---- Text normalisation: ONE definition for every text comparison ---------- */
+
+/* Purpose: the normalised form of s into out (cap bytes including the NUL):
+ * invisible characters dropped (ZWSP U+200B, ZWNJ, ZWJ, word joiner, BOM
+ * U+FEFF, soft hyphen U+00AD, bidi marks), every Unicode space (ASCII
+ * whitespace, NBSP U+00A0, U+1680, U+2000..200A, U+2028/2029, U+202F,
+ * U+205F, U+3000) made one ASCII space, runs folded, ends trimmed, letters
+ * lower-cased (ASCII, Latin-1, basic Cyrillic). Punctuation is kept.
+ * Truncates on a character boundary. Returns the length written.
+ * Ownership: borrows s; NULL reads "". Thread: any. Errors: none (0 when
+ * out is NULL or cap is 0). */
+size_t snap_text_normalize(const char *s, char *out, size_t cap);
+
+/* Purpose: 1 when a and b are equal once normalised. Any length, no
+ * allocation. Thread: any. Errors: none; NULL reads "". */
+int snap_text_equal(const char *a, const char *b);
+
+/* Purpose: 1 when the normalised needle occurs in the normalised hay (plain
+ * substring; an empty needle is contained in everything). Any length, no
+ * allocation, O(|hay|·|needle|) worst case. Thread: any. Errors: none; NULL
+ * reads "". */
+int snap_text_contains(const char *hay, const char *needle);
+
 typedef struct snap_score {
     float area, label, chevron, total;
 } snap_score;
@@ -138,6 +202,7 @@ typedef struct snap_result {
     snap_phase phase;
     snap_score score;   /* factors of the chosen candidate (zero when none) */
     int n_scored;       /* distinct candidates scored in phase B */
+    snap_match match;   /* how the chosen element carries the label (NONE without one) */
     const char *reason; /* static string, never NULL */
 } snap_result;
 

@@ -13,6 +13,9 @@
 
 #include "snapper/snap_int.h"
 
+/* The element's own names the label is compared with. */
+#define N_OWN 4
+
 /* Chevron and disclosure glyphs (UTF-8): the paper's filled and hollow
  * triangles, the common chevrons, the ellipses of "more" buttons (vertical,
  * horizontal, presentation form) and the menu "hamburger". */
@@ -55,9 +58,27 @@ int snap__has_glyph(const char *s)
     return 0;
 }
 
-static int is_word_byte(unsigned char c)
+/* Unicode punctuation and symbols that separate words like ASCII punctuation
+ * does: Latin-1 punctuation and signs (U+00A1..00BF, the multiplication and
+ * division signs) and the General Punctuation block (dashes, quotes, bullets,
+ * U+2010..2027, U+2030..205E). Letters and digits of every script stay word
+ * characters. */
+static int is_unicode_punct(const unsigned char *u, size_t len)
 {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+    if (len == 2 && u[0] == 0xc2 && u[1] >= 0xa1 && u[1] <= 0xbf)
+        return 1;
+    if (len == 2 && u[0] == 0xc3 && (u[1] == 0x97 || u[1] == 0xb7))
+        return 1;
+    if (len == 3 && u[0] == 0xe2 && u[1] == 0x80 && u[2] >= 0x90)
+        return 1;
+    if (len == 3 && u[0] == 0xe2 && u[1] == 0x81 && u[2] <= 0x9e)
+        return 1;
+    return 0;
+}
+
+static int is_ascii_word(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
 size_t snap__fold(const char *s, char *buf, size_t cap)
@@ -66,30 +87,37 @@ size_t snap__fold(const char *s, char *buf, size_t cap)
     int pending_space = 0;
     if (cap == 0)
         return 0;
-    if (s) {
-        while (*s) {
-            size_t g = glyph_at(s);
-            if (g) {
-                s += g;
-                pending_space = 1;
-                continue;
-            }
-            unsigned char c = (unsigned char)*s++;
-            if (!is_word_byte(c)) {
-                pending_space = 1;
-                continue;
-            }
-            /* A separator is only written between two words, never leading. */
-            if (pending_space && n > 0) {
-                if (n + 1 >= cap)
-                    break;
-                buf[n++] = ' ';
-            }
-            pending_space = 0;
+    while (s && *s) {
+        size_t g = glyph_at(s);
+        if (g) {
+            s += g;
+            pending_space = 1;
+            continue;
+        }
+        size_t len = 0;
+        snap__char_class k = snap__char_at(s, &len);
+        const unsigned char *u = (const unsigned char *)s;
+        s += len;
+        /* Invisible characters vanish without splitting the word they sit in
+         * ("Sub<shy>mit" is "submit"); spaces and punctuation separate. */
+        if (k == SNAP__CH_INVISIBLE)
+            continue;
+        if (k == SNAP__CH_SPACE || (len == 1 && !is_ascii_word(u[0]) && u[0] < 0x80) ||
+            is_unicode_punct(u, len)) {
+            pending_space = 1;
+            continue;
+        }
+        /* A separator is only written between two words, never leading. */
+        if (pending_space && n > 0) {
             if (n + 1 >= cap)
                 break;
-            buf[n++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+            buf[n++] = ' ';
         }
+        pending_space = 0;
+        if (n + len >= cap)
+            break;
+        snap__lower_char((const char *)u, len, buf + n);
+        n += len;
     }
     buf[n] = '\0';
     return n;
@@ -185,6 +213,15 @@ static int numbers_covered(const word *l, int nl, const word *e, int ne)
             return 0;
     }
     return 1;
+}
+
+static int has_number(const word *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (word_is_number(w[i]))
+            return 1;
+    }
+    return 0;
 }
 
 /* Ordered match for options and menu items, whose labels often differ only
@@ -291,16 +328,17 @@ snap__widget snap__widget_of(const snap_candidate *c)
     return SNAP__W_GENERIC;
 }
 
-/* The words of the element's text, aria-label and title together. */
+/* The words of the element's text, aria-label, title and accessible name together. */
 static int element_words(const snap_candidate *c, char *buf, size_t cap, word *w, int max)
 {
-    char a[SNAP__FOLD_CAP], b[SNAP__FOLD_CAP], t[SNAP__FOLD_CAP];
+    char a[SNAP__FOLD_CAP], b[SNAP__FOLD_CAP], t[SNAP__FOLD_CAP], m[SNAP__FOLD_CAP];
     snap__fold(c->text, a, sizeof a);
     snap__fold(c->aria_label, b, sizeof b);
     snap__fold(c->title, t, sizeof t);
+    snap__fold(c->name, m, sizeof m);
     size_t n = 0;
-    const char *parts[3] = {a, b, t};
-    for (int i = 0; i < 3; i++) {
+    const char *parts[4] = {a, b, t, m};
+    for (int i = 0; i < 4; i++) {
         size_t pl = strlen(parts[i]);
         if (pl == 0 || n + pl + 2 > cap)
             continue;
@@ -320,10 +358,10 @@ float snap__label_factor(const snap_candidate *c, const char *label)
         return 1.0f; /* no label: the factor does not discriminate */
     word wl[MAX_WORDS];
     int nl = split_words(fl, wl, MAX_WORDS);
-    char eb[3 * SNAP__FOLD_CAP];
-    word we[3 * MAX_WORDS];
-    int ne = element_words(c, eb, sizeof eb, we, 3 * MAX_WORDS);
-    const char *own[3] = {c->text, c->aria_label, c->title};
+    char eb[4 * SNAP__FOLD_CAP];
+    word we[4 * MAX_WORDS];
+    int ne = element_words(c, eb, sizeof eb, we, 4 * MAX_WORDS);
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
 
     switch (snap__widget_of(c)) {
     case SNAP__W_DAY:
@@ -336,7 +374,7 @@ float snap__label_factor(const snap_candidate *c, const char *label)
     case SNAP__W_OPTION:
         /* Substr(l, e.text) on whole words, or the words in order: options
          * of one list often share all their words (DESIGN.md). */
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < N_OWN; i++) {
             char fe[SNAP__FOLD_CAP];
             snap__fold(own[i], fe, sizeof fe);
             if (contains_words(fe, fl) || ordered_match(fl, fe))
@@ -346,20 +384,30 @@ float snap__label_factor(const snap_candidate *c, const char *label)
     case SNAP__W_VALUE: {
         /* Jaccard over text and aria words; 0.7 for a shared word of >= 3 chars. */
         float j = jaccard(wl, nl, we, ne);
-        for (int i = 0; i < nl; i++) {
+        /* A select's text lists all its options: one shared word with a
+         * long list is not a name ("Button" vs "Button Input Textarea ..."). */
+        for (int i = 0; i < nl && ne <= SNAP_LIST_WORDS; i++) {
             if (wl[i].n >= 3 && word_in(wl[i], we, ne) && j < 0.7f)
                 j = 0.7f;
         }
+        /* Nor is it a fallback target when nothing else matches: refused. */
+        if (j < SNAP__MATCH_MIN && ne > SNAP_LIST_WORDS && jaccard(wl, nl, we, ne) > 0.0f)
+            return 0.0f;
         return j;
     }
     case SNAP__W_GENERIC:
     default:
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < N_OWN; i++) {
             char fe[SNAP__FOLD_CAP];
             snap__fold(own[i], fe, sizeof fe);
             if (folded_match(fl, fe))
                 return 1.0f;
         }
+        /* Numbers are identities: an element whose words hold numbers, none
+         * of them the label's, names something else ("Item 49999" is not
+         * "Item 4", page 3 is not page 2). It is refused, not down-weighted. */
+        if (has_number(wl, nl) && has_number(we, ne) && !numbers_covered(wl, nl, we, ne))
+            return 0.0f;
         return 0.5f;
     }
 }
@@ -369,14 +417,14 @@ float snap__label_quality(const snap_candidate *c, const char *label)
     char fl[SNAP__FOLD_CAP];
     if (snap__fold(label, fl, sizeof fl) == 0)
         return 1.0f;
-    const char *own[3] = {c->text, c->aria_label, c->title};
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
     float q = 0.0f;
     switch (snap__widget_of(c)) {
     case SNAP__W_DAY:
     case SNAP__W_VALUE:
         return snap__label_factor(c, label);
     case SNAP__W_OPTION:
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < N_OWN; i++) {
             char fe[SNAP__FOLD_CAP];
             snap__fold(own[i], fe, sizeof fe);
             float qi = strcmp(fe, fl) == 0                                 ? 1.0f
@@ -388,7 +436,7 @@ float snap__label_quality(const snap_candidate *c, const char *label)
         return q;
     case SNAP__W_GENERIC:
     default:
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < N_OWN; i++) {
             char fe[SNAP__FOLD_CAP];
             snap__fold(own[i], fe, sizeof fe);
             float qi = folded_quality(fl, fe);
@@ -430,4 +478,82 @@ int snap__chevron_count(const snap_candidate *c)
     const char *name = c->aria_label && c->aria_label[0] ? c->aria_label : c->title;
     k += has_expand_word(name);
     return k;
+}
+
+const char *snap_match_name(snap_match m)
+{
+    static const char *const names[] = {"none",      "geometry", "icon", "fuzzy",
+                                        "substring", "prefix",   "word", "exact"};
+    return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "none";
+}
+
+static int count_words(const char *folded)
+{
+    int n = 0;
+    for (const char *p = folded; *p; p++)
+        n += p == folded || p[-1] == ' ';
+    return n;
+}
+
+snap_match snap_match_kind(const char *want, const char *have)
+{
+    char fl[SNAP__FOLD_CAP], fe[SNAP__FOLD_CAP];
+    size_t ll = snap__fold(want, fl, sizeof fl), le = snap__fold(have, fe, sizeof fe);
+    if (ll == 0 || le == 0)
+        return SNAP_MATCH_NONE;
+    float q = folded_quality(fl, fe);
+    if (q >= 1.0f)
+        return SNAP_MATCH_EXACT;
+    if (q >= QUALITY_CONTAINS)
+        return SNAP_MATCH_WORD;
+    if (q > 0.0f)
+        return SNAP_MATCH_FUZZY;
+    /* Whole-word containment that fails the half-length rule: a few words of
+     * a longer text. A list (a select's options) is refused outright. */
+    if (ll <= le ? contains_words(fe, fl) : contains_words(fl, fe))
+        return count_words(ll <= le ? fe : fl) > SNAP_LIST_WORDS ? SNAP_MATCH_NONE
+                                                                 : SNAP_MATCH_SUBSTRING;
+    if (strncmp(fe, fl, ll) == 0)
+        return SNAP_MATCH_PREFIX;
+    if (strstr(fe, fl))
+        return SNAP_MATCH_SUBSTRING;
+    return SNAP_MATCH_NONE;
+}
+
+snap_match snap__match_of(const snap_candidate *c, const char *label)
+{
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
+    snap_match best = SNAP_MATCH_NONE;
+    for (int i = 0; i < N_OWN; i++) {
+        snap_match m = snap_match_kind(label, own[i]);
+        if (m > best)
+            best = m;
+    }
+    return best;
+}
+
+int snap__label_contained(const snap_candidate *c, const char *label)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) < 3 || snap__widget_of(c) != SNAP__W_GENERIC)
+        return 0;
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
+    for (int i = 0; i < N_OWN; i++) {
+        char fe[SNAP__FOLD_CAP];
+        snap__fold(own[i], fe, sizeof fe);
+        if (contains_words(fe, fl))
+            return 1;
+    }
+    return 0;
+}
+
+int snap__unnamed(const snap_candidate *c)
+{
+    const char *own[N_OWN] = {c->text, c->aria_label, c->title, c->name};
+    for (int i = 0; i < N_OWN; i++) {
+        char f[SNAP__FOLD_CAP];
+        if (snap__fold(own[i], f, sizeof f) > 0)
+            return 0;
+    }
+    return 1;
 }

@@ -55,6 +55,7 @@ static void record_usage(FILE *f)
             "  --name NAME           case name (default: the folder name)\n"
             "  --note TEXT           what the case is about\n"
             "  --known-failure WHY   the snapper is known to miss this case (reported as XFAIL)\n"
+            "  --class NAME          failure class for per-class accuracy (snaptest --perturb)\n"
             "  --out DIR             case folder (created)\n");
     fputs(cli_browser_opts_help, f);
 }
@@ -157,7 +158,7 @@ int cli_cmd_record(int argc, char **argv)
     cli_browser_opts_init(&bo);
     const char *box_s = NULL, *boxes = NULL, *label = NULL, *intent = "click", *xp = NULL;
     const char *frame = "", *sel = NULL, *pt_s = NULL, *scroll_s = NULL, *eval = NULL;
-    const char *out = NULL, *name = NULL, *note = NULL, *known = NULL;
+    const char *out = NULL, *name = NULL, *note = NULL, *known = NULL, *cls = NULL;
     int mark = -1, wait_ms = 300, norm_w = 0, norm_h = 0;
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_browser_opt(&bo, argc, argv, &i);
@@ -217,6 +218,8 @@ int cli_cmd_record(int argc, char **argv)
             out = v;
         else if (strcmp(a, "--known-failure") == 0)
             known = v;
+        else if (strcmp(a, "--class") == 0)
+            cls = v;
         else {
             fprintf(stderr, "fovea record: unknown option %s\n", a);
             return 2;
@@ -344,6 +347,8 @@ int cli_cmd_record(int argc, char **argv)
         cJSON_AddStringToObject(cs, "note", note);
     if (known)
         cJSON_AddStringToObject(cs, "known_failure", known);
+    if (cls)
+        cJSON_AddStringToObject(cs, "class", cls);
     cJSON_AddStringToObject(cs, "url", s.url);
     if (bo.site)
         cJSON_AddStringToObject(cs, "path", bo.url ? bo.url : "/");

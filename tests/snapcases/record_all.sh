@@ -30,121 +30,121 @@ rec() {
 shop=/snap/shop.html?nocookie
 # Compound rows: the name is plain text, the chevron is the control.
 rec shop-row-us-expand "$shop" --box 18,243,277,277 --label "United States" --intent expand \
-    --expect-selector "#row-us button" --note "chip + chevron row box, expand intent"
+    --expect-selector "#row-us button" --note "chip + chevron row box, expand intent" --class compound
 rec shop-row-ca-click "$shop" --box 16,276,282,340 --label "Canada" \
-    --expect-selector "#row-ca button" --note "row box over two rows, plain click: only the chevron acts"
+    --expect-selector "#row-ca button" --note "row box over two rows, plain click: only the chevron acts" --class compound
 rec shop-row-brand-more "$shop" --box 20,372,268,440 --label "Big Agnes" --intent expand \
-    --expect-selector "aside .frow:nth-of-type(4) button" --note "kebab (aria-haspopup) beside a brand name, rows merged"
+    --expect-selector "aside .frow:nth-of-type(4) button" --note "kebab (aria-haspopup) beside a brand name, rows merged" --class compound
 # Label + decorative, non-interactive arrow: the whole link is the target.
 rec shop-cat-arrow "$shop" --box 14,143,286,182 --label "Family tents" \
-    --expect-selector "aside a.cat:nth-of-type(2)" --note "link row with a decorative arrow"
+    --expect-selector "aside a.cat:nth-of-type(2)" --note "link row with a decorative arrow" --class link-row
 rec shop-cat-merged "$shop" --box 15,112,285,180 --label "Backpacking tents" \
-    --expect-selector "aside a.cat:nth-of-type(1)" --note "two link rows merged into one box"
+    --expect-selector "aside a.cat:nth-of-type(1)" --note "two link rows merged into one box" --class link-row
 # Dropdown options.
 rec shop-sort-option "$shop" --box 1058,170,1262,210 --label "Price: high to low" --intent select \
-    --expect-selector ".sort li:nth-child(3)" --note "open listbox option, box a bit low"
+    --expect-selector ".sort li:nth-child(3)" --note "open listbox option, box a bit low" --class option
 rec shop-sort-merged "$shop" --box 1064,140,1256,206 --label "Price: low to high" --intent select \
-    --expect-selector ".sort li:nth-child(2)" --note "two options merged"
+    --expect-selector ".sort li:nth-child(2)" --note "two options merged" --class option
 rec shop-sort-trigger "$shop" --box 1122,66,1266,110 --label "Sort: Best match" \
-    --expect-selector "#sortbtn" --note "popup trigger with a glyph"
+    --expect-selector "#sortbtn" --note "popup trigger with a glyph" --class trigger
 # Nested cards: a card link with a wishlist icon and an add-to-cart button inside.
 rec shop-card-wish "$shop" --box 890,118,934,160 --label "Save Hubba Hubba to wishlist" \
-    --expect-selector ".card:nth-child(2) .wish" --note "icon-only button on a card link, box too large"
+    --expect-selector ".card:nth-child(2) .wish" --note "icon-only button on a card link, box too large" --class card
 rec shop-card-add "$shop" --box 952,286,1256,332 --label "Add to cart" \
-    --expect-selector ".card:nth-child(3) .add" --note "button under a card link"
+    --expect-selector ".card:nth-child(3) .add" --note "button under a card link" --class card
 rec shop-card-title "$shop" --box 300,420,604,522 --label "Trail Lodge 4" \
-    --expect-selector ".card:nth-child(4) > a" --note "card link around its title"
+    --expect-selector ".card:nth-child(4) > a" --note "card link around its title" --class card
 # Small checkboxes beside long labels.
 rec shop-check-long "$shop" --box 28,474,276,514 --label "Free shipping on orders over \$35" \
-    --expect-selector "#free" --note "13 px checkbox, box over the whole label"
+    --expect-selector "#free" --note "13 px checkbox, box over the whole label" --class checkbox
 rec shop-check-tight "$shop" --box 31,521,54,545 --label "In stock at my store" \
-    --expect-selector "#instock" --note "box on the checkbox only, a bit off"
+    --expect-selector "#instock" --note "box on the checkbox only, a bit off" --class checkbox
 # Icon-only header buttons.
 rec shop-search-icon "$shop" --box 994,6,1048,50 --label "Search" \
-    --expect-selector "header .go" --note "icon-only button beside a search field"
+    --expect-selector "header .go" --note "icon-only button beside a search field" --class icon
 rec shop-account-icon "$shop" --box 1176,10,1218,48 --label "Account" \
-    --expect-selector "header .icon" --note "icon-only button"
+    --expect-selector "header .icon" --note "icon-only button" --class icon
 rec shop-pager-2 "$shop" --box 333,582,370,622 --label "2" \
-    --expect-selector ".pager a:nth-child(2)" --note "one-digit pagination link"
+    --expect-selector ".pager a:nth-child(2)" --note "one-digit pagination link" --class number
 # Scrolled page under a sticky header.
 rec shop-scrolled-card "$shop" --scroll 0,100 --box 305,28,606,120 --label "Copper Spur HV UL2" \
-    --expect-selector ".card:nth-child(1) > a" --note "scrolled: card link partly under the sticky header"
+    --expect-selector ".card:nth-child(1) > a" --note "scrolled: card link partly under the sticky header" --class scrolled
 rec shop-scrolled-add "$shop" --scroll 0,240 --box 632,282,928,322 --label "Add to cart" \
-    --expect-selector ".card:nth-child(5) .add" --note "scrolled 240 px"
+    --expect-selector ".card:nth-child(5) .add" --note "scrolled 240 px" --class scrolled
 # Cookie banner (fixed, on top) at a 600 px high viewport.
 rec shop-cookie-accept /snap/shop.html --height 600 --box 1170,548,1266,592 --label "Accept all" \
-    --expect-selector "#cookie .accept" --note "cookie banner button"
+    --expect-selector "#cookie .accept" --note "cookie banner button" --class overlay
 rec shop-cookie-covered /snap/shop.html --height 600 --box 632,522,928,562 --label "Add to cart" \
-    --expect-selector ".card:nth-child(5) .add" --note "target partly covered by the cookie banner"
+    --expect-selector ".card:nth-child(5) .add" --note "target partly covered by the cookie banner" --class overlay
 
 book=/snap/booking.html
 # Calendar day cells.
 rec book-day-13 "$book" --box 222,270,268,312 --label "13" --intent select \
-    --expect-selector "#days tr:nth-child(2) td:nth-child(6)" --note "calendar day, box a bit large"
+    --expect-selector "#days tr:nth-child(2) td:nth-child(6)" --note "calendar day, box a bit large" --class number
 rec book-day-merged "$book" --box 224,306,302,344 --label "21" --intent select \
-    --expect-selector "#days tr:nth-child(3) td:nth-child(7)" --note "two day cells merged"
+    --expect-selector "#days tr:nth-child(3) td:nth-child(7)" --note "two day cells merged" --class number
 rec book-day-aria "$book" --box 146,304,194,346 --label "June 18, 2025" --intent select \
-    --expect-selector "#days tr:nth-child(3) td:nth-child(4)" --note "day named by its aria-label"
+    --expect-selector "#days tr:nth-child(3) td:nth-child(4)" --note "day named by its aria-label" --class number
 # Time picker.
 rec book-time-option "$book" --box 330,286,484,322 --label "11:30 AM" --intent select \
-    --expect-selector "#times li:nth-child(12)" --note "time option in a scrolled list"
+    --expect-selector "#times li:nth-child(12)" --note "time option in a scrolled list" --class option
 rec book-time-merged "$book" --box 330,195,484,255 --label "10:30 AM" --intent select \
-    --expect-selector "#times li:nth-child(10)" --note "10:00 and 10:30 merged"
+    --expect-selector "#times li:nth-child(10)" --note "10:00 and 10:30 merged" --class option
 rec book-time-trigger "$book" --box 626,100,804,146 --label "10:30 AM" --intent expand \
-    --expect-selector ".field:nth-child(4) .trigger" --note "combobox trigger showing its value"
+    --expect-selector ".field:nth-child(4) .trigger" --note "combobox trigger showing its value" --class trigger
 # Icon-only steppers.
 rec book-pax-add-child "$book" --box 710,230,754,274 --label "Add child" \
-    --expect-selector ".pax .line:nth-child(2) button:last-child" --note "icon-only + button"
+    --expect-selector ".pax .line:nth-child(2) button:last-child" --note "icon-only + button" --class icon
 rec book-pax-row "$book" --box 560,188,760,228 --label "Remove adult" \
-    --expect-selector ".pax .line:nth-child(1) button:first-child" --note "whole stepper row boxed"
+    --expect-selector ".pax .line:nth-child(1) button:first-child" --note "whole stepper row boxed" --class icon
 rec book-deal-card "$book" --box 331,494,640,546 --label "Boise" \
-    --expect-selector ".deal:nth-child(2)" --note "onclick card with a decorative arrow"
+    --expect-selector ".deal:nth-child(2)" --note "onclick card with a decorative arrow" --class card
 rec book-scrolled-cta "$book" --scroll 0,200 --box 20,232,190,286 --label "Search flights" \
-    --expect-selector ".cta" --note "scrolled 200 px"
+    --expect-selector ".cta" --note "scrolled 200 px" --class scrolled
 
 acct=/snap/account.html
 rec acct-tool-link "$acct" --box 184,2,228,44 --label "Insert link" \
-    --expect-selector ".bar .tb:nth-of-type(3)" --note "icon-only toolbar button"
+    --expect-selector ".bar .tb:nth-of-type(3)" --note "icon-only toolbar button" --class icon
 rec acct-tool-merged "$acct" --box 224,4,302,42 --label "Redo" \
-    --expect-selector ".bar .tb:nth-of-type(5)" --note "undo and redo merged"
+    --expect-selector ".bar .tb:nth-of-type(5)" --note "undo and redo merged" --class icon
 rec acct-menu-billing "$acct" --box 1050,84,1268,122 --label "Billing and invoices" --intent select \
-    --expect-selector "[role=menu] a:nth-child(2)" --note "open menu item"
+    --expect-selector "[role=menu] a:nth-child(2)" --note "open menu item" --class option
 rec acct-switch-weekly "$acct" --box 888,216,938,248 --label "Weekly summary" \
-    --expect-selector ".card .setting:nth-child(2) input" --note "opacity:0 native switch under a styled span"
+    --expect-selector ".card .setting:nth-child(2) input" --note "opacity:0 native switch under a styled span" --class checkbox
 rec acct-summary-billing "$acct" --box 6,182,214,218 --label "Billing" --intent expand \
-    --expect-selector "details:nth-of-type(2) summary" --note "accordion summary with a glyph"
+    --expect-selector "details:nth-of-type(2) summary" --note "accordion summary with a glyph" --class compound
 rec acct-scaled-switch "$acct" --box 898,443,944,473 --label "Show cents in reports" \
-    --expect-selector ".scaled .setting:nth-child(2) input" --note "switch in a transform: scale(0.8) card"
+    --expect-selector ".scaled .setting:nth-child(2) input" --note "switch in a transform: scale(0.8) card" --class checkbox
 # Modal dialog over the page.
 rec acct-modal-delete "$acct?modal" --box 756,432,836,478 --label "Delete" \
-    --expect-selector ".dialog .del" --note "modal button"
+    --expect-selector ".dialog .del" --note "modal button" --class overlay
 rec acct-modal-close "$acct?modal" --box 804,312,848,356 --label "Close" \
-    --expect-selector ".dialog .x" --note "icon-only close button"
+    --expect-selector ".dialog .x" --note "icon-only close button" --class icon
 rec acct-modal-covered "$acct?modal" --box 826,482,942,517 --label "Delete workspace" \
-    --expect-selector ".danger" --note "page button covered by the modal overlay (verify says covered)"
+    --expect-selector ".danger" --note "page button covered by the modal overlay (verify says covered)" --class overlay
 
 co=/snap/checkout.html
 # Open shadow roots.
 rec co-shadow-inc "$co" --box 842,132,878,168 --label "Increase Copper Spur" \
-    --expect-selector "qty-stepper >>> button:last-of-type" --note "button in an open shadow root"
+    --expect-selector "qty-stepper >>> button:last-of-type" --note "button in an open shadow root" --class frame-shadow
 rec co-shadow-apply "$co" --box 970,176,1242,218 --label "Apply" \
-    --expect-selector "promo-code >>> button" --note "shadow input + button merged"
+    --expect-selector "promo-code >>> button" --note "shadow input + button merged" --class frame-shadow
 # Same-origin iframe.
 rec co-frame-cvc-help "$co" --box 870,681,904,715 --label "What is CVC?" \
-    --expect-selector "#card >>> .help" --note "icon-only button in a same-origin iframe"
+    --expect-selector "#card >>> .help" --note "icon-only button in a same-origin iframe" --class icon
 rec co-frame-save "$co" --box 56,726,430,752 --label "Save this card" \
-    --expect-selector "#card >>> .save input" --note "small checkbox in an iframe, long label"
+    --expect-selector "#card >>> .save input" --note "small checkbox in an iframe, long label" --class checkbox
 # Cross-origin (out-of-process) iframe: named by point.
 rec co-xframe-pay "$co" --box 38,484,454,538 --label "Pay with QuickWallet" \
-    --expect-point 200,511 --note "button in a cross-origin iframe"
+    --expect-point 200,511 --note "button in a cross-origin iframe" --class frame-shadow
 rec co-xframe-more "$co" --box 452,484,918,538 --label "More payment options" \
-    --expect-point 890,511 --note "kebab beside a wide button, cross-origin iframe"
+    --expect-point 890,511 --note "kebab beside a wide button, cross-origin iframe" --class frame-shadow
 rec co-radio-express "$co" --box 40,364,918,410 --label "Express (2 days)" \
-    --expect-selector ".ship label:nth-of-type(2)" --note "radio row (label wraps the input)"
+    --expect-selector ".ship label:nth-of-type(2)" --note "radio row (label wraps the input)" --class checkbox
 # Device scale 2.
 rec co-dsf2-inc "$co" --scale 2 --box 842,132,878,168 --label "Increase Copper Spur" \
-    --expect-selector "qty-stepper >>> button:last-of-type" --note "device scale factor 2"
+    --expect-selector "qty-stepper >>> button:last-of-type" --note "device scale factor 2" --class frame-shadow
 rec co-dsf2-xframe "$co" --scale 2 --box 38,484,454,538 --label "Pay with QuickWallet" \
-    --expect-point 200,511 --note "device scale factor 2, cross-origin iframe"
+    --expect-point 200,511 --note "device scale factor 2, cross-origin iframe" --class frame-shadow
 
 echo "recorded $n cases under $here"

@@ -36,7 +36,32 @@ struct cascade_hand {
     int last_no_effect;
     char last_state[512]; /* JSON of the target's state before that click */
     char last_url[512];
+    /* Page events the effect check counts (effects.c): written by cdp event
+     * callbacks on the service thread, read by the owner under fx_mu. */
+    struct cascade__fx *fx;
 };
+
+/* What the hand saw of the page's reaction between two snapshots. */
+typedef struct cascade__fx_snap {
+    unsigned long requests, tabs, dialogs;
+} cascade__fx_snap;
+
+/* Subscribes to Network.requestWillBeSent and Page.javascriptDialogOpening
+ * on the page session and Target.targetCreated (opener = this page), and
+ * enables the Network domain and target discovery. Errors: BASE_ENOMEM and
+ * transport errors (the hand is then unusable). Owner thread. */
+base_err cascade__fx_start(cascade_hand *h, char *err);
+/* Unsubscribes and frees (NULL fx: no-op). Owner thread. */
+void cascade__fx_stop(cascade_hand *h);
+/* The counters now. */
+void cascade__fx_snapshot(cascade_hand *h, cascade__fx_snap *s);
+/* Adds CASCADE_FX_REQUEST/NEW_TAB/DIALOG to out->effects for what arrived
+ * since s (and the new tab's id, the dialog's type and text); returns the
+ * bits added. */
+unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_result *out);
+/* Maps the page half's effect names ("mutation", "shadow", "url", "value",
+ * "checked", "focus", "selection") to CASCADE_FX_* bits. */
+unsigned cascade__fx_bits(const cJSON *names);
 
 /* Evaluates `__fovea_hand.OP(ARG)` (arg: a JSON object, consumed) in the
  * hand's isolated world of frame_id ("" or NULL: the main frame), installing

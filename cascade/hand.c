@@ -74,6 +74,9 @@ base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand
     if (h->o.effect_ms < 0)
         h->o.effect_ms = 0;
     base_rng_seed(&h->rng, h->o.seed);
+    e = cascade__fx_start(h, err);
+    if (e)
+        goto fail;
     /* The cursor starts somewhere in the middle of the viewport, as a
      * person's would after moving to the window. */
     const cdp_page_opts *vp = cdp_page_viewport(page);
@@ -84,6 +87,7 @@ base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand
     *out = h;
     return BASE_OK;
 fail:
+    cascade__fx_stop(h);
     cascade_learnings_close(h->learn);
     base_free(h->learnings_path);
     base_free(h);
@@ -94,6 +98,7 @@ void cascade_hand_destroy(cascade_hand *h)
 {
     if (!h)
         return;
+    cascade__fx_stop(h);
     cascade_learnings_close(h->learn);
     base_free(h->learnings_path);
     base_free(h);
@@ -128,6 +133,7 @@ const char *cascade_reason_name(cascade_reason r)
     case CASCADE_DEAD_CLICK: return "dead_click";
     case CASCADE_BOT_PROTECTED: return "bot_protected";
     case CASCADE_ERROR: return "error";
+    case CASCADE_NO_VISIBLE_EFFECT: return "no_visible_effect";
     }
     return "unknown";
 }

@@ -64,6 +64,16 @@
   for (const t of ['pointerdown', 'mousedown', 'mouseup', 'click'])
     addEventListener(t, onPress, true);
 
+  // Typing: trusted input events that reached the field being typed into
+  // (its value changed at some point, even if Enter then cleared it).
+  S.keyField = null;
+  S.keyInputs = 0;
+  addEventListener('input', (e) => {
+    if (!S.keyField || !e.isTrusted) return;
+    const path = e.composedPath ? e.composedPath() : [];
+    if (path.includes(S.keyField)) S.keyInputs++;
+  }, true);
+
   const parentOf = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode;
 
   // Every shadow root between the document and n, outermost last.
@@ -663,10 +673,14 @@
     }
     act = document.activeElement;
     while (act && act.shadowRoot && act.shadowRoot.activeElement) act = act.shadowRoot.activeElement;
+    S.keyField = el;
+    S.keyInputs = 0;
     return { focused: act === el || contains(el, act), byClick: clicked, value: valueOf(el) };
   };
 
-  api.value = (a) => ({ value: valueOf(fieldEl(a)) });
+  // The field's value, and how many trusted input events reached it since
+  // prepare (keys that landed).
+  api.value = (a) => ({ value: valueOf(fieldEl(a)), inputs: S.keyInputs });
 
   const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
 

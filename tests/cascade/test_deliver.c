@@ -16,6 +16,8 @@
  *               that takes the pointer is pressed beside the label
  *   disabled    a control enabled 300 ms later is waited for, then pressed
  *   no_wait     expect_effect -1: no effect wait at all
+ *   typing_enter  a todo field that adds on Enter and clears itself: typed
+ *               once, judged a success, no native-setter second typing
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -297,7 +299,43 @@ static void no_wait(void)
     cdp_page_close(p);
 }
 
+static void typing_enter(void)
+{
+    HARNESS_OR_SKIP(hs);
+    cdp_page *p = open_deliver();
+    CHECK(p);
+    for (int human = 0; human < 2; human++) {
+        cascade_opts o;
+        hu_fast_opts(&o);
+        o.humanize = human;
+        o.typos = 0;
+        cascade_hand *h = mk_hand(p, &o);
+        CHECK(h);
+        cascade_target t = hu_xpath("//*[@id='todo']", NULL);
+        cascade_result r;
+        char err[256] = "";
+        /* Enter adds the todo and clears the field: typed once, a success. */
+        CHECK_OK(cascade_type(h, &t, "Buy milk\n", 0, &r, err));
+        CHECK_MSG(r.success && r.delivered, "todo: %s", r.message);
+        CHECK_EQ(r.n_tried, 1); /* no native-setter fallback */
+        CHECK_EQ((int)hu_num(p, "document.querySelectorAll('#todos li').length"), human + 1);
+        char buf[64];
+        CHECK_STR(hu_str(p, "document.getElementById('todo').value", buf, sizeof buf), "");
+        /* A textarea keeps the line break; the check compares normalised. */
+        t = hu_xpath("//*[@id='notes']", NULL);
+        CHECK_OK(cascade_type(h, &t, "two  words\n", 0, &r, err));
+        CHECK_MSG(r.success, "notes: %s", r.message);
+        CHECK_EQ(r.n_tried, 1);
+        cascade_hand_destroy(h);
+    }
+    char buf[64];
+    CHECK_STR(hu_str(p, "document.querySelector('#todos li').textContent", buf, sizeof buf),
+              "Buy milk");
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
+    {"typing_enter", typing_enter},
     {"silent", silent},       {"runaway", runaway},     {"effects", effects},
     {"animated", animated},   {"svg_label", svg_label}, {"disabled", disabled},
     {"no_wait", no_wait},     {NULL, NULL},

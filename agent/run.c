@@ -92,6 +92,7 @@ typedef struct runner {
     char mask_url[1024];     /* masks apply while the page stays on this URL */
     char main_frame[64];
     agent_step_record *recs; /* one per step (the last attempt) for the summary */
+    int delivered;           /* this attempt's action reached its element: never retried */
 } runner;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -574,12 +575,14 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     if (!ground(rn, s, &s->target, kind_for(s, s->target.label, dflt), 1, r, g))
         return 0;
     cascade_target t = target_of(g, s->target.label);
+    t.expect_effect = s->expect_effect;
     cascade_result c;
     memset(&c, 0, sizeof c);
     settle_watch w;
     watch_begin(rn, &w);
     base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, s->password, &c, err)
                                          : cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     int ok = cascade_outcome(r, e, &c, err);
     if (ok && s->action == AGENT_TYPE && s->password)
         add_mask(rn, g->snap.rect);
@@ -623,6 +626,7 @@ static int act_select(runner *rn, const agent_step *s, agent_step_record *r, gro
     memset(&c, 0, sizeof c);
     watch_begin(rn, &w);
     base_err e = cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     int ok = cascade_outcome(r, e, &c, err);
     watch_end(rn, &w, r, r->desc);
     if (!ok)
@@ -642,6 +646,7 @@ static int act_select(runner *rn, const agent_step *s, agent_step_record *r, gro
     memset(&c, 0, sizeof c);
     watch_begin(rn, &w);
     e = cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     ok = cascade_outcome(r, e, &c, err);
     if (ok)
         snprintf(r->outcome, sizeof r->outcome, "opened '%.50s', chose <%s> '%.60s'",
@@ -954,6 +959,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
     int ok = 0;
     for (int attempt = 1; attempt <= 1 + s->retries; attempt++) {
         memset(r, 0, sizeof *r);
+        rn->delivered = 0;
         r->index = i + 1;
         r->total = rn->task->n_steps;
         r->attempts = attempt;
@@ -1000,6 +1006,13 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
         if (ok || attempt == 1 + s->retries)
             break;
+        if (rn->delivered) {
+            /* The press or the keys reached the element: a repeat could
+             * submit twice (a second order, a second todo). */
+            fprintf(rn->out, "step %d/%d %s: not retried: the action reached the element\n",
+                    r->index, r->total, r->desc);
+            break;
+        }
         fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
                 r->desc, attempt, r->outcome);
         schedule(rn, r->desc);

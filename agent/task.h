@@ -56,6 +56,9 @@ typedef struct agent_step {
     char *pattern;    /* assert_text/extract: POSIX extended regex */
     int password;     /* type: text is a secret, never written anywhere */
     int critical;     /* gate uses the hard timeout (a submit, an unseen page) */
+    int expect_effect; /* click: "expect_effect": true = 1 (the page must react, else the
+                          step fails), false = -1 (no reaction expected: no effect wait),
+                          absent = 0 (no reaction is "delivered, no visible effect", ok) */
     agent_target to;  /* drag: destination element */
     int have_to_pt;   /* drag: `to` was {x, y} in CSS px */
     float to_x, to_y;

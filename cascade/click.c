@@ -6,11 +6,16 @@
  * ambiguous targets with a reason and alternatives, then presses: a
  * humanized Bezier approach from the tracked cursor, hesitation, press,
  * hold, release (or, without humanization, one move + press + release
- * pipelined). Success is an observed effect: DOM mutations counted by the
- * page half's MutationObserver, a URL change, or a change of the target's
- * focus/checked/value/aria state. Tier 2 waits up to wait_ms for the element
- * and clicks (trusted, no path) the centre of its CDP content quad. Tier 3,
- * opt-in and never on domains marked bot-protected, calls el.click().
+ * pipelined). The page half records whether the press events reached the
+ * target (delivery); a delivered press is never repeated, so tier 2 (wait up
+ * to wait_ms for the element, trusted press at the centre of its CDP content
+ * quad) and tier 3 (opt-in, never on domains marked bot-protected:
+ * el.click()) run only when the earlier press landed elsewhere or nothing
+ * was pressed. The effects of a delivered press (DOM and shadow-root
+ * mutations, URL, field values and checked states, aria state, focus,
+ * selection; requests, new tabs and dialogs from effects.c) make it a
+ * success; none makes it "delivered, no visible effect" (a success unless
+ * the target requires an effect).
  *
  * The dead-click guard remembers the last click's target and whether it did
  * anything; the same target again after a click without effect is refused

@@ -28,7 +28,19 @@
   // shadow root we found (S.shmuts): a document observer does not see inside
   // shadow roots, and a web component's reaction happens there.
   // S.wake: the pending effect wait, woken at once by a mutation.
-  const mo = new MutationObserver((recs) => { S.muts += recs.length; if (S.wake) S.wake(); });
+  // S.grown: an element was inserted since the last walk for shadow roots.
+  S.grown = true;
+  const mo = new MutationObserver((recs) => {
+    S.muts += recs.length;
+    if (!S.grown) {
+      for (const r of recs) {
+        if (r.type !== 'childList') continue;
+        for (const n of r.addedNodes) if (n.nodeType === 1) { S.grown = true; break; }
+        if (S.grown) break;
+      }
+    }
+    if (S.wake) S.wake();
+  });
   const mosh = new MutationObserver((recs) => { S.shmuts += recs.length; if (S.wake) S.wake(); });
   const observe = (root) => {
     if (!root || S.roots.has(root)) return;
@@ -329,6 +341,10 @@
   // component that renders later is inserted by a light-DOM mutation,
   // which counts anyway). Each is observed from then on.
   const findShadowRoots = (limit) => {
+    // Only after elements were inserted (a new host comes with its own
+    // insertion); a still page is walked once.
+    if (!S.grown) return;
+    S.grown = false;
     const stack = [document];
     let seen = 0;
     while (stack.length && seen < limit) {

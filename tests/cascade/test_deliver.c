@@ -161,6 +161,7 @@ static void effects(void)
         {"//*[@id='search-icon']", "search", CASCADE_FX_FOCUS},
         {"/html[1]/body[1]/date-pick[1]/#shadow-root/button[1]", "today", CASCADE_FX_VALUE},
         {"//*[@id='ping']", "ping", CASCADE_FX_REQUEST},
+        {"/html[1]/body[1]/date-pick[1]/#shadow-root/button[2]", "mark", CASCADE_FX_SHADOW},
         {"//*[@id='popup']", "popup", CASCADE_FX_NEW_TAB},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -170,6 +171,8 @@ static void effects(void)
                   r.effects, r.message);
         CHECK_EQ(r.n_tried, 1);
         CHECK_EQ(hits(p, cases[i].id), 1);
+        /* Only what happened: these change no light DOM. */
+        CHECK_MSG(!(r.effects & CASCADE_FX_MUTATION), "%s: effects %#x", cases[i].id, r.effects);
     }
     char buf[64];
     CHECK_STR(hu_str(p, "document.getElementById('dp').shadowRoot.getElementById('v').value", buf,

@@ -55,6 +55,8 @@ base_err cascade__fx_start(cascade_hand *h, char *err);
 void cascade__fx_stop(cascade_hand *h);
 /* The counters now. */
 void cascade__fx_snapshot(cascade_hand *h, cascade__fx_snap *s);
+/* 1 when a request, tab or dialog arrived since s. */
+int cascade__fx_changed(cascade_hand *h, const cascade__fx_snap *s);
 /* Adds CASCADE_FX_REQUEST/NEW_TAB/DIALOG to out->effects for what arrived
  * since s (and the new tab's id, the dialog's type and text); returns the
  * bits added. */

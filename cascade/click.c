@@ -138,15 +138,31 @@ static cJSON *effect_arg(click_ctx *c, int ms)
     return a;
 }
 
+/* The page-side wait runs in slices so that what only the browser sees (a
+ * request, a new tab) ends the wait within one slice too. */
+#define EFFECT_SLICE_MS 100
+
 static base_err wait_effect(click_ctx *c, int ms, press_obs *o, char *err)
 {
     char top0[512], top1[512];
     cascade__top_url(c->h, top0, sizeof top0);
-    cJSON *a = effect_arg(c, ms);
     cJSON *v = NULL;
     char e2[BASE_ERRBUF_SIZE] = "";
     memset(o, 0, sizeof *o);
-    base_err e = cascade__call(c->h, c->fid, "effect", a, 1, &v, ms + 10000, e2);
+    base_err e = BASE_OK;
+    double t0 = base_monotime_ms();
+    for (;;) {
+        int left = ms - (int)(base_monotime_ms() - t0);
+        int slice = left < EFFECT_SLICE_MS ? (left > 0 ? left : 0) : EFFECT_SLICE_MS;
+        cJSON_Delete(v);
+        v = NULL;
+        e = cascade__call(c->h, c->fid, "effect", effect_arg(c, slice), 1, &v, slice + 10000, e2);
+        if (e)
+            break;
+        const char *eff = cascade__str(v, "effect");
+        if ((eff && eff[0]) || left <= slice || cascade__fx_changed(c->h, &c->fx0))
+            break;
+    }
     if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
         /* The frame's document went away under us: a navigation. */
         snprintf(o->what, sizeof o->what, "navigated");
@@ -453,12 +469,24 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             if (h->o.humanize)
                 e = cascade__press_at(h, pt, 1, mark_baseline, &c, out, err);
             else
-                e = cascade__fast_click(h, pt, c.fid, effect_arg(&c, effect_wait_ms(&c)), &fx,
-                                        out, err);
-            if (!e && fx)
+                e = cascade__fast_click(h, pt, c.fid,
+                                        effect_arg(&c, effect_wait_ms(&c) < EFFECT_SLICE_MS
+                                                           ? effect_wait_ms(&c)
+                                                           : EFFECT_SLICE_MS),
+                                        &fx, out, err);
+            if (!e && fx) {
                 obs_from(fx, &o1);
-            else if (!e)
+                /* Nothing yet within the first slice: wait out the rest. */
+                if (!o1.what[0] && effect_wait_ms(&c) > EFFECT_SLICE_MS &&
+                    !cascade__fx_changed(h, &c.fx0)) {
+                    int landed = o1.landed;
+                    e = wait_effect(&c, effect_wait_ms(&c) - EFFECT_SLICE_MS, &o1, err);
+                    if (!e && o1.landed == 0)
+                        o1.landed = landed;
+                }
+            } else if (!e) {
                 e = wait_effect(&c, effect_wait_ms(&c), &o1, err);
+            }
             cJSON_Delete(fx);
             if (e)
                 goto transport;

@@ -132,6 +132,13 @@ void cascade__fx_snapshot(cascade_hand *h, cascade__fx_snap *s)
     pthread_mutex_unlock(&f->mu);
 }
 
+int cascade__fx_changed(cascade_hand *h, const cascade__fx_snap *s)
+{
+    cascade__fx_snap now;
+    cascade__fx_snapshot(h, &now);
+    return now.requests != s->requests || now.tabs != s->tabs || now.dialogs != s->dialogs;
+}
+
 unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_result *out)
 {
     struct cascade__fx *f = h->fx;

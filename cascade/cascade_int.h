@@ -48,8 +48,9 @@ typedef struct cascade__fx_snap {
 
 /* Subscribes to Network.requestWillBeSent and Page.javascriptDialogOpening
  * on the page session and Target.targetCreated (opener = this page), and
- * enables the Network domain and target discovery. Errors: BASE_ENOMEM and
- * transport errors (the hand is then unusable). Owner thread. */
+ * enables the Network domain and target discovery (a refusal of either is
+ * logged, not fatal). Errors: BASE_ENOMEM, BASE_ECLOSED (the browser is
+ * gone). Owner thread. */
 base_err cascade__fx_start(cascade_hand *h, char *err);
 /* Unsubscribes and frees (NULL fx: no-op). Owner thread. */
 void cascade__fx_stop(cascade_hand *h);

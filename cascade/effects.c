@@ -95,12 +95,22 @@ base_err cascade__fx_start(cascade_hand *h, char *err)
     /* Network events only flow once the domain is on; new tabs are only
      * announced to a client that discovers targets. Both are idempotent,
      * so another part of fovea enabling them too is harmless. */
-    base_err e = cdp_call(f->conn, sess, "Network.enable", NULL, NULL, 10000, err);
+    /* A browser that refuses either (a restricted endpoint) costs only these
+     * effects: the hand works on, and says so in the log. */
+    char e2[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_call(f->conn, sess, "Network.enable", NULL, NULL, 10000, e2);
+    if (e == BASE_ECLOSED)
+        return base_errf(err, e, "%s", e2);
     if (e)
-        return e;
+        base_log(BASE_LOG_CASCADE, BASE_LOG_WARN, "requests will not count as effects: %s", e2);
     cJSON *pa = cJSON_CreateObject();
     cJSON_AddBoolToObject(pa, "discover", 1);
-    return cdp_call(f->conn, NULL, "Target.setDiscoverTargets", pa, NULL, 10000, err);
+    e = cdp_call(f->conn, NULL, "Target.setDiscoverTargets", pa, NULL, 10000, e2);
+    if (e == BASE_ECLOSED)
+        return base_errf(err, e, "%s", e2);
+    if (e)
+        base_log(BASE_LOG_CASCADE, BASE_LOG_WARN, "new tabs will not count as effects: %s", e2);
+    return BASE_OK;
 }
 
 void cascade__fx_stop(cascade_hand *h)

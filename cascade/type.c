@@ -278,7 +278,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     double t_start = base_monotime_ms();
     const char *fid = t->frame_id ? t->frame_id : "";
     const char *label = t->label && t->label[0] ? t->label : t->xpath;
-    char *fixed = NULL, *got = NULL, *want = NULL;
+    char *fixed = NULL, *got = NULL, *want = NULL, *before = NULL;
     motion_typing plan;
     memset(&plan, 0, sizeof plan);
     cJSON *fld = NULL, *p = NULL;
@@ -370,7 +370,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
         goto transport;
     int focused = cascade__bool(prep, "focused");
     const char *pv = cascade__str(prep, "value");
-    char *before = base_strdup(pv ? pv : "");
+    before = base_strdup(pv ? pv : "");
     cJSON_Delete(prep);
     if (!before) {
         e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
@@ -418,7 +418,6 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     int single_line = kind && strcmp(kind, "input") == 0;
     want = base_strdup(fixed);
     if (!want) {
-        base_free(before);
         e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
         goto transport;
     }
@@ -431,12 +430,9 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     }
     int inputs = 0;
     e = read_value(h, fid, t, &got, &inputs, err);
-    if (e) {
-        base_free(before);
+    if (e)
         goto transport;
-    }
     int reached = focused && (inputs > 0 || strcmp(got, before) != 0);
-    base_free(before);
     if (reached)
         out->delivered = 1; /* never typed a second time */
     int ok = eq_ws(got, want) ||
@@ -513,6 +509,7 @@ fail_ret:
     base_free(fixed);
     base_free(got);
     base_free(want);
+    base_free(before);
     cJSON_Delete(fld);
     cJSON_Delete(p);
     return e;
@@ -525,6 +522,7 @@ done:
     base_free(fixed);
     base_free(got);
     base_free(want);
+    base_free(before);
     cJSON_Delete(fld);
     cJSON_Delete(p);
     return BASE_OK;

@@ -77,7 +77,7 @@ static void silent(void)
         CHECK_MSG(r.success, "second click: %s", r.message);
         CHECK_EQ(hits(p, "counter"), human + 2);
         cascade_hand_destroy(h);
-        hu_eval(p, "window.hits.counter = 1, 0");
+        cJSON_Delete(hu_eval(p, "window.hits.counter = 1, 0"));
     }
     cdp_page_close(p);
 }
@@ -263,13 +263,13 @@ static void disabled(void)
     o.wait_ms = 2000;
     cascade_hand *h = mk_hand(p, &o);
     CHECK(h);
-    hu_eval(p, "document.getElementById('arm-later').click(), 0");
+    cJSON_Delete(hu_eval(p, "document.getElementById('arm-later').click(), 0"));
     cascade_result r;
     click_ok(h, "//*[@id='later']", &r);
     CHECK_MSG(r.success && r.delivered, "%s (%s)", cascade_reason_name(r.reason), r.message);
     CHECK_EQ(hits(p, "later"), 1);
     /* Still disabled after the wait: refused, nothing pressed. */
-    hu_eval(p, "document.getElementById('later').disabled = true, 0");
+    cJSON_Delete(hu_eval(p, "document.getElementById('later').disabled = true, 0"));
     cascade_hand_destroy(h);
     o.wait_ms = 200;
     h = mk_hand(p, &o);

@@ -227,6 +227,16 @@ static void animated(void)
     double top = hu_num(p, "document.getElementById('buy').getBoundingClientRect().top");
     CHECK_MSG(r.clicked_at.y > top + 4 && r.clicked_at.y < top + 28, "pressed at y %.0f, top %.0f",
               r.clicked_at.y, top);
+    /* Closing and opening again: a button inside the panel, still clipped
+     * while the panel grows, is clicked once the panel stands (not refused
+     * as covered). */
+    click_ok(h, "//*[@id='acc-head']", &r);
+    base_sleep_ms(600);
+    click_ok(h, "//*[@id='acc-head']", &r);
+    CHECK_MSG(r.success, "accordion again: %s", r.message);
+    click_ok(h, "//*[@id='cart']", &r);
+    CHECK_MSG(r.success && r.delivered, "cart: %s (%s)", cascade_reason_name(r.reason), r.message);
+    CHECK_EQ(hits(p, "cart"), 1);
     cascade_hand_destroy(h);
     cdp_page_close(p);
 }

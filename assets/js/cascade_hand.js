@@ -218,15 +218,34 @@
   // Waits until the element's rect stops moving (smooth scroll, transitions):
   // the same rect on two consecutive frames, counting the rect now, so a
   // still target costs one frame; at most ms.
+  // Animations that can move the target: any geometry (transforms too) of
+  // the target or an ancestor; the layout size of an element beside it or
+  // beside an ancestor (an accordion panel above it growing). Colours,
+  // opacity and shadows move nothing: a hover fade elsewhere costs no wait.
+  const GEOM = /^(all|transform|translate|scale|rotate|top|left|right|bottom|inset|width|height|min-|max-|margin|padding|flex|grid|font-size|line-height|border-width|border-(top|right|bottom|left)-width)/;
+  const LAYOUT = /^(all|width|height|min-|max-|margin|padding|flex|grid|font-size|line-height|border-width|border-(top|right|bottom|left)-width|top|bottom|left|right|inset)/;
+  const animProps = (an) => {
+    if (an.transitionProperty) return [an.transitionProperty];
+    try {
+      const out = new Set();
+      for (const k of an.effect.getKeyframes())
+        for (const p of Object.keys(k))
+          if (!/^(offset|easing|composite|computedOffset)$/.test(p)) out.add(p.replace(/[A-Z]/g, (m) => '-' + m.toLowerCase()));
+      return [...out];
+    } catch (e) { return ['all']; }
+  };
+  const canMove = (el, an) => {
+    const t = an.effect && an.effect.target;
+    if (!t || an.playState !== 'running') return false;
+    if (contains(t, el)) return animProps(an).some((p) => GEOM.test(p));
+    const par = parentOf(t);
+    return !!par && contains(par, el) && animProps(an).some((p) => LAYOUT.test(p));
+  };
+  const movers = (el) => document.getAnimations().filter((an) => canMove(el, an));
   // A transition that has just been created has not moved anything on its
-  // first frame, so a finite running animation anywhere (an accordion above
-  // the target opening) also keeps the wait going; endless ones (spinners)
-  // do not.
-  const finiteRunning = () => document.getAnimations().some((an) => {
-    if (an.playState !== 'running' || !an.effect) return false;
-    const end = an.effect.getComputedTiming().endTime;
-    return Number.isFinite(end);
-  });
+  // first frame, so a finite mover keeps the wait going until it ends;
+  // endless ones (a pulsing container) end it at the first still frame.
+  const finiteMovers = (el) => movers(el).some((an) => Number.isFinite(an.effect.getComputedTiming().endTime));
   const settle = async (el, ms) => {
     const t0 = performance.now();
     const r0 = el.getBoundingClientRect();
@@ -237,7 +256,7 @@
       const key = r.left + ',' + r.top + ',' + r.width + ',' + r.height;
       same = key === prev ? same + 1 : 0;
       prev = key;
-      if (same >= 1 && !finiteRunning()) break;
+      if (same >= 1 && !finiteMovers(el)) break;
     }
   };
 
@@ -453,13 +472,13 @@
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       out.scrolled = true;
       await settle(el, a.settle_ms || 500);
-    } else if (a.xpath && a.settle_ms && (movedByAnimation(el) ||
-      document.getAnimations().some((an) => an.playState === 'running') || pointOff(el, a))) {
-      // Something is animating (the target or an ancestor sliding, an
-      // accordion above it opening, a hover transition), or the element is
-      // no longer where perception saw it (a script-driven animation): wait
-      // until its rect holds still for a frame, within the settle budget,
-      // before choosing the point. A still target costs one frame.
+    } else if (a.xpath && a.settle_ms && (movedByAnimation(el) || movers(el).length ||
+      pointOff(el, a))) {
+      // Something that can move it is animating (the target or an ancestor
+      // sliding, an accordion above it opening), or the element is no
+      // longer where perception saw it (a script-driven animation): wait
+      // until its rect holds still for a frame and those animations end,
+      // within the settle budget, before choosing the point.
       await settle(el, a.settle_ms);
       out.settled = true;
     }

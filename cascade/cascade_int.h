@@ -107,8 +107,10 @@ base_err cascade__replay(cascade_hand *h, const struct motion_path *mp, int butt
 
 /* Press and release at p: humanized (path from the cursor, hesitation, hold)
  * or pipelined (one move, press, release). mark: when non-NULL and the path
- * was replayed, called right before the press (the effect baseline). */
-typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, char *err);
+ * was replayed, called right before the press (the effect baseline) with
+ * the press point, which it may move (the target moved during the
+ * approach: a hover animation); the cursor then moves there first. */
+typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, base_point *at, char *err);
 base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
                            void *mark_user, cascade_result *out, char *err);
 

@@ -107,18 +107,29 @@ static const char *label_of(const cascade_target *t)
     return "the point";
 }
 
-/* The effect baseline, taken right before the press in humanized mode. */
-static base_err mark_baseline(cascade_hand *h, void *user, char *err)
+/* The effect baseline, taken right before the press in humanized mode; the
+ * page half also checks that the press point is still on the target (a
+ * hover animation may have moved it during the approach), waits for it to
+ * stop, and gives a new point when needed. */
+static base_err mark_baseline(cascade_hand *h, void *user, base_point *at, char *err)
 {
     click_ctx *c = user;
     cJSON *v = NULL;
-    base_err e = cascade__call(h, c->fid, "mark", NULL, 1, &v, 10000, err);
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "x", at->x - c->origin.x);
+    cJSON_AddNumberToObject(a, "y", at->y - c->origin.y);
+    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    base_err e = cascade__call(h, c->fid, "mark", a, 1, &v, h->o.settle_ms + 10000, err);
     if (e)
         return e;
     c->muts = cascade__num(v, "muts", c->muts);
     const char *u = cascade__str(v, "url");
     if (u)
         snprintf(c->url, sizeof c->url, "%s", u);
+    if (cascade__bool(v, "moved")) {
+        at->x = (float)cascade__num(v, "x", at->x - c->origin.x) + c->origin.x;
+        at->y = (float)cascade__num(v, "y", at->y - c->origin.y) + c->origin.y;
+    }
     cJSON_Delete(v);
     return BASE_OK;
 }

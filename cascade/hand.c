@@ -742,9 +742,19 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
      * of the approach do not count as the click's effect. */
     double t0 = base_monotime_ms();
     if (mark) {
-        e = mark(h, mark_user, err);
+        base_point want = at;
+        e = mark(h, mark_user, &want, err);
         if (e)
             return e;
+        if (want.x != at.x || want.y != at.y) {
+            /* The target moved under the approach (a hover animation): a
+             * short straight move to where it stands now. */
+            at = want;
+            e = cascade__mouse(h, "mouseMoved", at, 0, err);
+            if (e)
+                return e;
+            path_add(out, at);
+        }
     }
     double left = hes - (base_monotime_ms() - t0);
     if (left > 0)

@@ -544,9 +544,30 @@
 
   // Baseline for the effect check, taken right before the press (re-arms
   // the delivery listeners on the probed target).
-  api.mark = () => {
+  // With the press point (a.x, a.y): if the approach set off an animation
+  // that moves the target (a hover lift, a card sliding), wait for it to
+  // end, and when the point is no longer on the target give a new one (the
+  // centre of its visible part, else the nearest uncovered grid point).
+  api.mark = async (a) => {
+    const out = { muts: S.muts, url: location.href };
+    const el = S.armed;
+    if (el && a && a.x !== undefined && el.isConnected) {
+      if (movers(el).length) await settle(el, a.settle_ms || 500);
+      if (!hitOk(el, a.x, a.y).ok) {
+        const q = visRect(el);
+        const pts = [[0.5, 0.5], [0.3, 0.5], [0.7, 0.5], [0.5, 0.3], [0.5, 0.7], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]];
+        for (const [fx, fy] of pts) {
+          const x = q.x0 + (q.x1 - q.x0) * fx, y = q.y0 + (q.y1 - q.y0) * fy;
+          if (q.x1 - q.x0 >= 1 && q.y1 - q.y0 >= 1 && hitOk(el, x, y).ok) {
+            out.moved = true; out.x = x; out.y = y;
+            break;
+          }
+        }
+      }
+    }
     if (S.armed) arm(S.armed, S.armedAlso);
-    return { muts: S.muts, url: location.href };
+    out.muts = S.muts;
+    return out;
   };
 
   // Arms delivery tracking and the baseline on a target that was not probed

@@ -11,6 +11,8 @@
  *               inside a shadow root, a request, a popup, a dialog
  *   animated    a button sliding down while an accordion opens is clicked
  *               where it stops (the stale point from before is not used)
+ *   hover_lift  humanized: a card lifts under the approaching pointer; the
+ *               press follows its button (tier 1, once)
  *   svg_label   a label over its shape (pointer-events: none) is accepted and
  *               the shape's listener receives the press; a shape under a label
  *               that takes the pointer is pressed beside the label
@@ -241,6 +243,36 @@ static void animated(void)
     cdp_page_close(p);
 }
 
+/* Humanized: the card lifts while the pointer approaches its button; the
+ * press goes where the button stands at press time (tier 1, one press). */
+static void hover_lift(void)
+{
+    HARNESS_OR_SKIP(hs);
+    cdp_page *p = open_deliver();
+    CHECK(p);
+    cascade_opts o;
+    hu_fast_opts(&o);
+    o.humanize = 1;
+    o.seed = 3;
+    int tier1 = 0;
+    for (int i = 0; i < 3; i++) {
+        cascade_hand *h = mk_hand(p, &o);
+        CHECK(h);
+        cascade_result r;
+        /* Start away from the card so the approach enters it. */
+        click_ok(h, "//*[@id='counter']", &r);
+        click_ok(h, "//*[@id='lift']", &r);
+        CHECK_MSG(r.success && r.delivered, "lift: %s (%s)", cascade_reason_name(r.reason),
+                  r.message);
+        tier1 += r.n_tried == 1 && r.tried[0].tier == 1;
+        cascade_hand_destroy(h);
+        o.seed++;
+    }
+    CHECK_EQ(hits(p, "lift"), 3);
+    CHECK_MSG(tier1 == 3, "only %d of 3 presses landed at tier 1", tier1);
+    cdp_page_close(p);
+}
+
 static void svg_label(void)
 {
     HARNESS_OR_SKIP(hs);
@@ -350,7 +382,7 @@ static void typing_enter(void)
 static const check_case cases[] = {
     {"typing_enter", typing_enter},
     {"silent", silent},       {"runaway", runaway},     {"effects", effects},
-    {"animated", animated},   {"svg_label", svg_label}, {"disabled", disabled},
+    {"animated", animated},   {"hover_lift", hover_lift}, {"svg_label", svg_label}, {"disabled", disabled},
     {"no_wait", no_wait},     {NULL, NULL},
 };
 

@@ -42,6 +42,7 @@ typedef struct click_ctx {
     char url[1024];
     cJSON *state;      /* target state before the press (owned) */
     cascade__fx_snap fx0; /* browser-side counters before the press */
+    int pressed;       /* a press was dispatched on the target's point */
 } click_ctx;
 
 /* What one press did, as the effect check saw it. */
@@ -293,6 +294,7 @@ static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn,
     if (e)
         return e;
     *pressed = 1;
+    c->pressed = 1;
     e = wait_effect(c, effect_wait_ms(c), o, err);
     if (!e)
         obs_add_browser(c, o, out);
@@ -485,6 +487,8 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
                                                            ? effect_wait_ms(&c)
                                                            : EFFECT_SLICE_MS),
                                         &fx, out, err);
+            if (!e)
+                c.pressed = 1;
             if (!e && fx) {
                 obs_from(fx, &o1);
                 /* Nothing yet within the first slice: wait out the rest. */
@@ -625,6 +629,10 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     goto done;
 
 transport:
+    /* The press went out before the failure: it may have acted, so callers
+     * must not repeat it. */
+    if (c.pressed)
+        out->delivered = 1;
     cascade__msg(out, CASCADE_ERROR, "click on %s failed: %s", label,
                  err && err[0] ? err : base_strerror(e));
     cJSON_Delete(p);

@@ -279,6 +279,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     const char *fid = t->frame_id ? t->frame_id : "";
     const char *label = t->label && t->label[0] ? t->label : t->xpath;
     char *fixed = NULL, *got = NULL, *want = NULL, *before = NULL;
+    int played = 0; /* key events went out: they may have acted */
     motion_typing plan;
     memset(&plan, 0, sizeof plan);
     cJSON *fld = NULL, *p = NULL;
@@ -397,6 +398,7 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
         goto fail_ret;
     }
     if (focused) {
+        played = 1;
         e = play(h, &plan, h->o.humanize, err);
         if (e)
             goto transport;
@@ -501,6 +503,8 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     goto done;
 
 transport:
+    if (played)
+        out->delivered = 1; /* never typed a second time by a caller's retry */
     cascade__msg(out, CASCADE_ERROR, "typing into %s failed: %s", label,
                  err && err[0] ? err : base_strerror(e));
 fail_ret:

@@ -186,6 +186,14 @@ static void effects(void)
     cJSON_AddStringToObject(pa, "targetId", r.new_target_id);
     char err[256] = "";
     CHECK_OK(cdp_call(cdp_page_conn(p), NULL, "Target.closeTarget", pa, NULL, 5000, err));
+    /* A link with target=_blank (noopener by default) opens a tab too. */
+    click_ok(h, "//*[@id='blank']", &r);
+    CHECK_MSG(r.success && (r.effects & CASCADE_FX_NEW_TAB) && r.new_target_id[0],
+              "blank: %s effects %#x", r.message, r.effects);
+    CHECK_EQ(hits(p, "blank"), 1);
+    pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", r.new_target_id);
+    CHECK_OK(cdp_call(cdp_page_conn(p), NULL, "Target.closeTarget", pa, NULL, 5000, err));
     /* A dialog blocks the page's scripts; the hand sees it from the browser. */
     int sub = cdp_subscribe(cdp_page_conn(p), "Page.javascriptDialogOpening", cdp_page_session(p),
                             accept_dialog, cdp_page_conn(p));

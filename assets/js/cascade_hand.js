@@ -22,7 +22,7 @@
 (() => {
   'use strict';
   const S = { muts: 0, shmuts: 0, roots: new WeakSet(), shadowRoots: [], armed: null,
-    seen: { any: false, target: false, where: '' } };
+    seen: { any: false, down: false, click: null, where: '' } };
 
   // Counts mutations of the document (S.muts) and, separately, of every open
   // shadow root we found (S.shmuts): a document observer does not see inside
@@ -70,8 +70,18 @@
     // was pressed when the target is the control.
     if (!hit && el.labels) for (const l of el.labels) if (path.includes(l)) hit = true;
     if (!hit && S.armedAlso) hit = path.includes(S.armedAlso);
-    if (hit) S.seen.target = true;
-    else if (!S.seen.where && path[0] && path[0].nodeType === 1) S.seen.where = describe(path[0]);
+    // The click decides when there is one: it goes to the common ancestor
+    // of the press and release targets, so a target that moved away during
+    // the hold did not get it (its click listeners did not run). Without a
+    // click (a control acting on mousedown and removing itself), the press.
+    if (e.type === 'click') S.seen.click = hit;
+    else if (e.type !== 'mouseup' && hit) S.seen.down = true;
+    if (!hit && !S.seen.where && path[0] && path[0].nodeType === 1) S.seen.where = describe(path[0]);
+  };
+  const delivery = () => {
+    const s = S.seen;
+    if (s.click !== null) return s.click ? 'target' : 'elsewhere';
+    return s.down ? 'target' : s.any ? 'elsewhere' : 'none';
   };
   for (const t of ['pointerdown', 'mousedown', 'mouseup', 'click'])
     addEventListener(t, onPress, true);
@@ -409,7 +419,7 @@
   const arm = (el, also) => {
     S.armed = el || null;
     S.armedAlso = also || null;
-    S.seen = { any: false, target: false, where: '' };
+    S.seen = { any: false, down: false, click: null, where: '' };
     S.base = baseline(el);
   };
 
@@ -552,6 +562,9 @@
     const out = { muts: S.muts, url: location.href };
     const el = S.armed;
     if (el && a && a.x !== undefined && el.isConnected) {
+      // Pointer moves reach the page aligned to frames: after one frame the
+      // approach's last move has set :hover and started its transitions.
+      await frame();
       if (movers(el).length) await settle(el, a.settle_ms || 500);
       if (!hitOk(el, a.x, a.y).ok) {
         const q = visRect(el);
@@ -635,7 +648,7 @@
       const done = fx.length > 0 || performance.now() - t0 >= (a.ms || 0);
       if (done) {
         return { effect: what, fx: [...new Set(fx)], muts: S.muts, state: el ? state(el) : {},
-          delivered: S.seen.target ? 'target' : S.seen.any ? 'elsewhere' : 'none',
+          delivered: delivery(),
           where: S.seen.where };
       }
       await new Promise((r) => { S.wake = r; setTimeout(r, 10); });

@@ -273,6 +273,9 @@ static void hover_lift(void)
         CHECK_MSG(r.success && r.delivered, "lift: %s (%s)", cascade_reason_name(r.reason),
                   r.message);
         tier1 += r.n_tried == 1 && r.tried[0].tier == 1;
+        if (!(r.n_tried == 1 && r.tried[0].tier == 1))
+            fprintf(stderr, "  lift %d: %s; tier 1: %s\n", i, r.message,
+                    r.n_tried ? r.tried[0].outcome : "-");
         cascade_hand_destroy(h);
         o.seed++;
     }

@@ -145,6 +145,7 @@ static cJSON *effect_arg(click_ctx *c, int ms)
     cJSON_AddNumberToObject(a, "muts", c->muts);
     cJSON_AddStringToObject(a, "url", c->url);
     cJSON_AddNumberToObject(a, "ms", ms);
+    cJSON_AddBoolToObject(a, "press", 1); /* asked after a press: wait for its events */
     if (c->state)
         cJSON_AddItemToObject(a, "state", cJSON_Duplicate(c->state, 1));
     return a;

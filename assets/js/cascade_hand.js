@@ -600,11 +600,15 @@
   // where the press was delivered (target / elsewhere / none seen).
   api.effect = async (a) => {
     const el = a.xpath ? resolve(a.xpath) : (S.armed || null);
-    const B = S.base || { muts: a.muts, shmuts: S.shmuts, url: a.url, fields: null, focus: null,
+    const B0 = { muts: a.muts, shmuts: S.shmuts, url: a.url, fields: null, focus: null,
       sel: '', state: a.state || {} };
-    const s0 = B.state || a.state || {};
     const t0 = performance.now();
+    let early = 0;
     for (;;) {
+      // Read each round: the first press event moves the baseline to the
+      // press (what the pointer's arrival did is not the press's effect).
+      const B = S.base || B0;
+      const s0 = B.state || a.state || {};
       const fx = [];
       let what = '';
       if (S.muts > B.muts) { fx.push('mutation'); what = what || 'mutation'; }
@@ -645,7 +649,16 @@
         const sel = selText();
         if (sel && sel !== B.sel) { fx.push('selection'); what = what || 'text selected'; }
       }
-      const done = fx.length > 0 || performance.now() - t0 >= (a.ms || 0);
+      // Queued with the press (no-humanize), this wait can start before
+      // the press events reach the page: a reaction before any of them (the
+      // pointer's arrival moving the target) waits up to 150 ms for them.
+      const now = performance.now();
+      let hold = false;
+      if (fx.length && a.press && S.armed && !S.seen.any) {
+        if (!early) early = now;
+        hold = now - early < 150;
+      }
+      const done = !hold && (fx.length > 0 || now - t0 >= (a.ms || 0));
       if (done) {
         return { effect: what, fx: [...new Set(fx)], muts: S.muts, state: el ? state(el) : {},
           delivered: delivery(),

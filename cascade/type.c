@@ -435,8 +435,10 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
     if (e)
         goto transport;
     int reached = focused && (inputs > 0 || strcmp(got, before) != 0);
-    if (reached)
+    if (reached) {
         out->delivered = 1; /* never typed a second time */
+        out->effects |= CASCADE_FX_VALUE;
+    }
     int ok = eq_ws(got, want) ||
              (maxlen > 0 && strncmp(got, want, (size_t)maxlen) == 0 && (int)strlen(got) == maxlen);
     int entered = !ok && has_nl && single_line && reached;

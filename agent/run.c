@@ -102,6 +102,7 @@ typedef struct runner {
     char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this attempt */
     cdp_page *tabs[8];
     int n_tabs;
+    int delivered;           /* this attempt's action reached its element: never retried */
 } runner;
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -616,6 +617,7 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     if (!ground(rn, s, &s->target, kind_for(s, s->target.label, dflt), 1, r, g))
         return 0;
     cascade_target t = target_of(g, s->target.label);
+    t.expect_effect = s->expect_effect;
     cascade_result c;
     memset(&c, 0, sizeof c);
     /* A field that holds a secret by its own markup (type=password,
@@ -636,6 +638,7 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
     watch_begin(rn, &w);
     base_err e = s->action == AGENT_TYPE ? cascade_type(rn->hand, &t, s->text, secret, &c, err)
                                          : cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     int ok = cascade_outcome(r, e, &c, err);
     if (c.effects & CASCADE_FX_NEW_TAB)
         copy(rn->fx_tab, sizeof rn->fx_tab, c.new_target_id);
@@ -689,6 +692,7 @@ static int act_select(runner *rn, const agent_step *s, agent_step_record *r, gro
     memset(&c, 0, sizeof c);
     watch_begin(rn, &w);
     base_err e = cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     int ok = cascade_outcome(r, e, &c, err);
     watch_end(rn, &w, r, r->desc);
     if (!ok)
@@ -708,6 +712,7 @@ static int act_select(runner *rn, const agent_step *s, agent_step_record *r, gro
     memset(&c, 0, sizeof c);
     watch_begin(rn, &w);
     e = cascade_click(rn->hand, &t, &c, err);
+    rn->delivered |= c.delivered;
     ok = cascade_outcome(r, e, &c, err);
     if (ok)
         snprintf(r->outcome, sizeof r->outcome, "opened '%.50s', chose <%s> '%.60s'",
@@ -1228,6 +1233,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
     int ok = 0;
     for (int attempt = 1; attempt <= 1 + s->retries; attempt++) {
         memset(r, 0, sizeof *r);
+        rn->delivered = 0;
         r->index = i + 1;
         r->total = rn->task->n_steps;
         r->attempts = attempt;
@@ -1299,6 +1305,13 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
         if (ok || final || attempt == 1 + s->retries || base_interrupted())
             break;
+        if (rn->delivered) {
+            /* The press or the keys reached the element: a repeat could
+             * submit twice (a second order, a second todo). */
+            fprintf(rn->out, "step %d/%d %s: not retried: the action reached the element\n",
+                    r->index, r->total, r->desc);
+            break;
+        }
         fprintf(rn->out, "step %d/%d %s: attempt %d failed (%s), retrying\n", r->index, r->total,
                 r->desc, attempt, r->outcome);
         schedule(rn, r->desc);

@@ -238,6 +238,12 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
     }
     if (strcmp(k, "critical") == 0)
         return get_bool(c, f, k, &s->critical);
+    if (strcmp(k, "expect_effect") == 0) {
+        int v = 0;
+        base_err e = get_bool(c, f, k, &v);
+        s->expect_effect = v ? 1 : -1;
+        return e;
+    }
     if (strcmp(k, "timeout_ms") == 0)
         return get_int(c, f, k, 1, 600000, &s->timeout_ms);
     if (strcmp(k, "retries") == 0)

@@ -63,6 +63,9 @@ typedef struct agent_step {
     base_regex *re;   /* pattern compiled at load (multiline), owned; NULL = none */
     int password;     /* type: text is a secret ("password" or "secret": true), never written */
     int critical;     /* gate uses the hard timeout (a submit, an unseen page) */
+    int expect_effect; /* click: "expect_effect": true = 1 (the page must react, else the
+                          step fails), false = -1 (no reaction expected: no effect wait),
+                          absent = 0 (no reaction is "delivered, no visible effect", ok) */
     agent_target to;  /* drag: destination element */
     int have_to_pt;   /* drag: `to` was {x, y} in CSS px */
     float to_x, to_y;

@@ -77,8 +77,12 @@ int main(int argc, char **argv)
     if (base_httpd_start(&ho, &srv, err) || cdp_browser_launch(NULL, &b, err))
         goto out;
     cdp_page_opts po = {800, 600, 1.0, 0};
-    char url[256];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/bench.html", base_httpd_port(srv));
+    char url[512];
+    /* BENCH_PAD=N pads the page with N more elements (fields, shadow roots
+     * among them), for the cost of the effect check on a large page. */
+    const char *pad = getenv("BENCH_PAD");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/bench.html%s%.12s", base_httpd_port(srv),
+             pad && *pad ? "?pad=" : "", pad && *pad ? pad : "");
     if (cdp_page_open(b, &po, &p, err) || cdp_page_navigate(p, url, 15000, err))
         goto out;
     cascade_opts o;

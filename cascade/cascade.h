@@ -57,6 +57,13 @@ typedef struct cascade_target {
                              caller knows it (perc_snap.frame_offset); saves two
                              round trips per frame level */
     int have_origin;
+    /* What the caller expects of the page after a delivered press (added by
+     * the hand; 0 when the target is zeroed): 0 = wait up to effect_ms, and a
+     * press delivered without a visible effect is a success with reason
+     * CASCADE_NO_VISIBLE_EFFECT; 1 = an effect is required (delivered without
+     * one: CASCADE_NO_EFFECT, never pressed again); -1 = no effect expected,
+     * no wait at all (the verdict is the delivery alone). */
+    int expect_effect;
 } cascade_target;
 
 typedef enum cascade_reason {
@@ -70,6 +77,10 @@ typedef enum cascade_reason {
     CASCADE_DEAD_CLICK,    /* refused: same target twice without mutation */
     CASCADE_BOT_PROTECTED, /* tier 3 refused on this domain */
     CASCADE_ERROR,         /* transport or page error (see message) */
+    /* Success (out->success 1): the press was delivered to the target (its
+     * listeners received it) and the page showed no effect within effect_ms
+     * (a listener that only logs or counts). Not repeated by any tier. */
+    CASCADE_NO_VISIBLE_EFFECT,
 } cascade_reason;
 
 const char *cascade_reason_name(cascade_reason r);
@@ -102,6 +113,12 @@ typedef struct cascade_result {
     char new_target_id[64];    /* CASCADE_FX_NEW_TAB: the new tab's target id */
     char dialog_type[16];      /* CASCADE_FX_DIALOG: "alert", "confirm", "prompt", "beforeunload" */
     char dialog_message[256];  /* CASCADE_FX_DIALOG: its text (UTF-8, truncated) */
+    /* 1 once the action reached the verified target (a press whose events
+     * the target received or, when the page hid them, a press at a point
+     * whose hit-target check passed; keys typed into the focused field; a
+     * scripted click). A delivered action is never repeated: not by a later
+     * tier, and not by a caller's retry (it may have submitted). */
+    int delivered;
     cascade_try tried[3];
     int n_tried;
     char message[256];        /* one human line */
@@ -128,7 +145,13 @@ typedef struct cascade_result {
 /* Algorithm 5: tier 1 (probe, scroll, top-most check, path, press/release),
  * tier 2 (trusted click at the content-quad centre after waiting up to
  * wait_ms), tier 3 (el.click(), only with allow_untrusted on domains not
- * marked bot-protected). Refuses a repeated dead click (CASCADE_DEAD_CLICK). */
+ * marked bot-protected). A later tier runs only when the earlier press was
+ * not delivered to the target (it landed elsewhere, or the element was not
+ * found or not visible); a delivered press ends the cascade, with its
+ * effects (out->effects) or as CASCADE_NO_VISIBLE_EFFECT (see
+ * t->expect_effect). A disabled target is waited for (up to wait_ms) before
+ * it is refused. Refuses a repeated click on a target whose last click
+ * failed with CASCADE_NO_EFFECT (CASCADE_DEAD_CLICK). */
 base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result *out, char *err);
 /* Focuses t by clicking, selects its content, and types text (after the
  * text-fix pre-pass) with humanized key events; falls back to the native

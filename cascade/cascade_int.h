@@ -36,7 +36,35 @@ struct cascade_hand {
     int last_no_effect;
     char last_state[512]; /* JSON of the target's state before that click */
     char last_url[512];
+    /* Page events the effect check counts (effects.c): written by cdp event
+     * callbacks on the service thread, read by the owner under fx_mu. */
+    struct cascade__fx *fx;
 };
+
+/* What the hand saw of the page's reaction between two snapshots. */
+typedef struct cascade__fx_snap {
+    unsigned long requests, tabs, dialogs;
+} cascade__fx_snap;
+
+/* Subscribes to Network.requestWillBeSent and Page.javascriptDialogOpening
+ * on the page session and Target.targetCreated (opener = this page), and
+ * enables the Network domain and target discovery (a refusal of either is
+ * logged, not fatal). Errors: BASE_ENOMEM, BASE_ECLOSED (the browser is
+ * gone). Owner thread. */
+base_err cascade__fx_start(cascade_hand *h, char *err);
+/* Unsubscribes and frees (NULL fx: no-op). Owner thread. */
+void cascade__fx_stop(cascade_hand *h);
+/* The counters now. */
+void cascade__fx_snapshot(cascade_hand *h, cascade__fx_snap *s);
+/* 1 when a request, tab or dialog arrived since s. */
+int cascade__fx_changed(cascade_hand *h, const cascade__fx_snap *s);
+/* Adds CASCADE_FX_REQUEST/NEW_TAB/DIALOG to out->effects for what arrived
+ * since s (and the new tab's id, the dialog's type and text); returns the
+ * bits added. */
+unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_result *out);
+/* Maps the page half's effect names ("mutation", "shadow", "url", "value",
+ * "checked", "focus", "selection") to CASCADE_FX_* bits. */
+unsigned cascade__fx_bits(const cJSON *names);
 
 /* Evaluates `__fovea_hand.OP(ARG)` (arg: a JSON object, consumed) in the
  * hand's isolated world of frame_id ("" or NULL: the main frame), installing
@@ -79,8 +107,10 @@ base_err cascade__replay(cascade_hand *h, const struct motion_path *mp, int butt
 
 /* Press and release at p: humanized (path from the cursor, hesitation, hold)
  * or pipelined (one move, press, release). mark: when non-NULL and the path
- * was replayed, called right before the press (the effect baseline). */
-typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, char *err);
+ * was replayed, called right before the press (the effect baseline) with
+ * the press point, which it may move (the target moved during the
+ * approach: a hover animation); the cursor then moves there first. */
+typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, base_point *at, char *err);
 base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
                            void *mark_user, cascade_result *out, char *err);
 

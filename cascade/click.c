@@ -6,11 +6,16 @@
  * ambiguous targets with a reason and alternatives, then presses: a
  * humanized Bezier approach from the tracked cursor, hesitation, press,
  * hold, release (or, without humanization, one move + press + release
- * pipelined). Success is an observed effect: DOM mutations counted by the
- * page half's MutationObserver, a URL change, or a change of the target's
- * focus/checked/value/aria state. Tier 2 waits up to wait_ms for the element
- * and clicks (trusted, no path) the centre of its CDP content quad. Tier 3,
- * opt-in and never on domains marked bot-protected, calls el.click().
+ * pipelined). The page half records whether the press events reached the
+ * target (delivery); a delivered press is never repeated, so tier 2 (wait up
+ * to wait_ms for the element, trusted press at the centre of its CDP content
+ * quad) and tier 3 (opt-in, never on domains marked bot-protected:
+ * el.click()) run only when the earlier press landed elsewhere or nothing
+ * was pressed. The effects of a delivered press (DOM and shadow-root
+ * mutations, URL, field values and checked states, aria state, focus,
+ * selection; requests, new tabs and dialogs from effects.c) make it a
+ * success; none makes it "delivered, no visible effect" (a success unless
+ * the target requires an effect).
  *
  * The dead-click guard remembers the last click's target and whether it did
  * anything; the same target again after a click without effect is refused
@@ -36,9 +41,51 @@ typedef struct click_ctx {
     double muts;       /* effect baseline */
     char url[1024];
     cJSON *state;      /* target state before the press (owned) */
-    uint64_t dialogs0; /* JavaScript dialogs the page had shown before the click */
-    uint64_t popups0;  /* tabs the page had opened before the click */
+    cascade__fx_snap fx0; /* browser-side counters before the press */
+    int pressed;       /* a press was dispatched on the target's point */
 } click_ctx;
+
+/* What one press did, as the effect check saw it. */
+typedef struct press_obs {
+    char what[96];  /* the first effect seen, "" = none */
+    unsigned fx;    /* CASCADE_FX_* bits */
+    int landed;     /* 1: the target received the press events; 0: no press event
+                       was seen (the page hid them); -1: they reached another element */
+    char where[96]; /* landed -1: the element that received them */
+} press_obs;
+
+static void obs_from(const cJSON *v, press_obs *o)
+{
+    memset(o, 0, sizeof *o);
+    const char *eff = cascade__str(v, "effect");
+    snprintf(o->what, sizeof o->what, "%s", eff ? eff : "");
+    o->fx = cascade__fx_bits(cJSON_GetObjectItemCaseSensitive(v, "fx"));
+    const char *d = cascade__str(v, "delivered");
+    o->landed = d && strcmp(d, "target") == 0 ? 1 : d && strcmp(d, "elsewhere") == 0 ? -1 : 0;
+    const char *w = cascade__str(v, "where");
+    snprintf(o->where, sizeof o->where, "%s", w ? w : "");
+    if (o->what[0] && !o->fx)
+        o->fx = CASCADE_FX_MUTATION;
+}
+
+/* The browser-side effects since c->fx0 join the page half's: the first
+ * one names the effect when the page itself saw none. */
+static void obs_add_browser(click_ctx *c, press_obs *o, cascade_result *out)
+{
+    unsigned b = cascade__fx_since(c->h, &c->fx0, out);
+    o->fx |= b;
+    if (!o->what[0] && b) {
+        const char *n = (b & CASCADE_FX_DIALOG) ? "dialog opened" : (b & CASCADE_FX_NEW_TAB) ? "new tab opened" : "request sent";
+        snprintf(o->what, sizeof o->what, "%s", n);
+    }
+    out->effects |= o->fx;
+}
+
+/* How long to wait for an effect: none when the caller expects none. */
+static int effect_wait_ms(const click_ctx *c)
+{
+    return c->t->expect_effect < 0 ? 0 : c->h->o.effect_ms;
+}
 
 static cJSON *target_arg(const cascade_target *t, base_point origin)
 {
@@ -61,18 +108,29 @@ static const char *label_of(const cascade_target *t)
     return "the point";
 }
 
-/* The effect baseline, taken right before the press in humanized mode. */
-static base_err mark_baseline(cascade_hand *h, void *user, char *err)
+/* The effect baseline, taken right before the press in humanized mode; the
+ * page half also checks that the press point is still on the target (a
+ * hover animation may have moved it during the approach), waits for it to
+ * stop, and gives a new point when needed. */
+static base_err mark_baseline(cascade_hand *h, void *user, base_point *at, char *err)
 {
     click_ctx *c = user;
     cJSON *v = NULL;
-    base_err e = cascade__call(h, c->fid, "mark", NULL, 1, &v, 10000, err);
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "x", at->x - c->origin.x);
+    cJSON_AddNumberToObject(a, "y", at->y - c->origin.y);
+    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    base_err e = cascade__call(h, c->fid, "mark", a, 1, &v, h->o.settle_ms + 10000, err);
     if (e)
         return e;
     c->muts = cascade__num(v, "muts", c->muts);
     const char *u = cascade__str(v, "url");
     if (u)
         snprintf(c->url, sizeof c->url, "%s", u);
+    if (cascade__bool(v, "moved")) {
+        at->x = (float)cascade__num(v, "x", at->x - c->origin.x) + c->origin.x;
+        at->y = (float)cascade__num(v, "y", at->y - c->origin.y) + c->origin.y;
+    }
     cJSON_Delete(v);
     return BASE_OK;
 }
@@ -87,56 +145,58 @@ static cJSON *effect_arg(click_ctx *c, int ms)
     cJSON_AddNumberToObject(a, "muts", c->muts);
     cJSON_AddStringToObject(a, "url", c->url);
     cJSON_AddNumberToObject(a, "ms", ms);
+    cJSON_AddBoolToObject(a, "press", 1); /* asked after a press: wait for its events */
     if (c->state)
         cJSON_AddItemToObject(a, "state", cJSON_Duplicate(c->state, 1));
     return a;
 }
 
-/* 1 (and what set) when the press opened a JavaScript dialog (answered by
- * the page's dialog policy) or a tab: the click was delivered and must not
- * be repeated by another tier, even though the page itself may not change. */
-static int delivered_elsewhere(click_ctx *c, char *what, size_t n)
-{
-    if (cdp_page_dialog_count(c->h->page) > c->dialogs0) {
-        snprintf(what, n, "dialog");
-        return 1;
-    }
-    if (cdp_page_popup_count(c->h->page) > c->popups0) {
-        snprintf(what, n, "new tab");
-        return 1;
-    }
-    return 0;
-}
+/* The page-side wait runs in slices so that what only the browser sees (a
+ * request, a new tab) ends the wait within one slice too. */
+#define EFFECT_SLICE_MS 100
 
-static base_err wait_effect(click_ctx *c, int ms, char *what, size_t n, char *err)
+static base_err wait_effect(click_ctx *c, int ms, press_obs *o, char *err)
 {
     char top0[512], top1[512];
     cascade__top_url(c->h, top0, sizeof top0);
-    cJSON *a = effect_arg(c, ms);
     cJSON *v = NULL;
     char e2[BASE_ERRBUF_SIZE] = "";
-    base_err e = cascade__call(c->h, c->fid, "effect", a, 1, &v, ms + 10000, e2);
-    char dead[200] = "";
-    base_err pe = cdp_page_status(c->h->page, dead, sizeof dead);
-    if (e && pe) /* a crashed, closed or frozen page is not a navigation */
-        return base_errf(err, pe, "%s", dead);
-    if (delivered_elsewhere(c, what, n)) {
+    memset(o, 0, sizeof *o);
+    base_err e = BASE_OK;
+    double t0 = base_monotime_ms();
+    for (;;) {
+        int left = ms - (int)(base_monotime_ms() - t0);
+        int slice = left < EFFECT_SLICE_MS ? (left > 0 ? left : 0) : EFFECT_SLICE_MS;
         cJSON_Delete(v);
-        return BASE_OK;
+        v = NULL;
+        e = cascade__call(c->h, c->fid, "effect", effect_arg(c, slice), 1, &v, slice + 10000, e2);
+        if (e)
+            break;
+        const char *eff = cascade__str(v, "effect");
+        if ((eff && eff[0]) || left <= slice || cascade__fx_changed(c->h, &c->fx0))
+            break;
+    }
+    char dead[200] = "";
+    base_err pe = e ? cdp_page_status(c->h->page, dead, sizeof dead) : BASE_OK;
+    if (pe) { /* a crashed, closed or frozen page is not a navigation */
+        cJSON_Delete(v);
+        return base_errf(err, pe, "%s", dead);
     }
     if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
         /* The frame's document went away under us: a navigation. */
-        snprintf(what, n, "navigated");
+        snprintf(o->what, sizeof o->what, "navigated");
+        o->fx = CASCADE_FX_URL;
         return BASE_OK;
     }
     if (e)
         return base_errf(err, e, "%s", e2);
-    const char *eff = cascade__str(v, "effect");
-    snprintf(what, n, "%s", eff ? eff : "");
+    obs_from(v, o);
     cJSON_Delete(v);
     cascade__top_url(c->h, top1, sizeof top1);
-    if (!what[0] && strcmp(top0, top1) != 0)
-        snprintf(what, n, "url changed");
+    if (!o->what[0] && strcmp(top0, top1) != 0) {
+        snprintf(o->what, sizeof o->what, "url changed");
+        o->fx |= CASCADE_FX_URL;
+    }
     return BASE_OK;
 }
 
@@ -175,9 +235,12 @@ static void active_state(const cJSON *s, char *buf, size_t n)
     }
 }
 
-/* Tier 2: wait for the element, click the centre of its content quad. */
-static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn, char *err)
+/* Tier 2: wait for the element, click the centre of its content quad.
+ * *pressed: 1 when a press was dispatched (then *o is its observation). */
+static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn, int *pressed,
+                      press_obs *o, char *err)
 {
+    *pressed = 0;
     cascade_hand *h = c->h;
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "xpath", c->t->xpath);
@@ -224,15 +287,33 @@ static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn,
         return e;
     p.x += so.x;
     p.y += so.y;
+    /* Delivery tracking and the effect baseline on the element. */
+    cJSON *aa = cJSON_CreateObject();
+    cJSON_AddStringToObject(aa, "xpath", c->t->xpath);
+    cJSON *ign = NULL;
+    e = cascade__call(h, c->fid, "arm", aa, 1, &ign, 10000, err);
+    cJSON_Delete(ign);
+    if (e)
+        return e;
+    cascade__fx_snapshot(h, &c->fx0);
     /* Tier 2 has no path and no hesitation: a quick trusted press. */
     e = cascade__press_at(h, p, 0, NULL, NULL, out, err);
     if (e)
         return e;
-    return wait_effect(c, h->o.effect_ms, why, whyn, err);
+    *pressed = 1;
+    c->pressed = 1;
+    e = wait_effect(c, effect_wait_ms(c), o, err);
+    if (!e)
+        obs_add_browser(c, o, out);
+    snprintf(why, whyn, "%s", o->what);
+    return e;
 }
 
-static base_err tier3(click_ctx *c, char *why, size_t whyn, char *err)
+static base_err tier3(click_ctx *c, cascade_result *out, char *why, size_t whyn, press_obs *o,
+                      char *err)
 {
+    memset(o, 0, sizeof *o);
+    cascade__fx_snapshot(c->h, &c->fx0);
     cJSON *a = cJSON_CreateObject();
     cJSON_AddStringToObject(a, "xpath", c->t->xpath);
     cJSON *v = NULL;
@@ -245,7 +326,12 @@ static base_err tier3(click_ctx *c, char *why, size_t whyn, char *err)
         snprintf(why, whyn, "element not found");
         return BASE_OK;
     }
-    return wait_effect(c, c->h->o.effect_ms, why, whyn, err);
+    e = wait_effect(c, effect_wait_ms(c), o, err);
+    if (!e)
+        obs_add_browser(c, o, out);
+    o->landed = 1; /* el.click() dispatches on the element itself */
+    snprintf(why, whyn, "%s", o->what);
+    return e;
 }
 
 static void finish_learn(cascade_hand *h, const char *domain, int tier)
@@ -286,8 +372,6 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     c.h = h;
     c.t = t;
     c.fid = t->frame_id ? t->frame_id : "";
-    c.dialogs0 = cdp_page_dialog_count(h->page);
-    c.popups0 = cdp_page_popup_count(h->page);
     char domain[256];
     cascade__domain(h, domain, sizeof domain);
     int has_xpath = t->xpath && t->xpath[0];
@@ -304,7 +388,11 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     if (!e) {
         cJSON *a = target_arg(t, c.origin);
         cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
-        e = cascade__call(h, c.fid, "probe", a, 1, &p, h->o.settle_ms + 15000, err);
+        /* A disabled target is waited for (the step's budget) before the
+         * refusal: forms enable their submit once they validate. */
+        cJSON_AddNumberToObject(a, "enable_ms", h->o.wait_ms);
+        e = cascade__call(h, c.fid, "probe", a, 1, &p, h->o.settle_ms + h->o.wait_ms + 15000,
+                          err);
     }
     if (e) {
         cascade__msg(out, CASCADE_ERROR, "could not probe %s: %s", label,
@@ -379,7 +467,10 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     if (start < 1 || (start == 3 && (!h->o.allow_untrusted || bot)))
         start = 1;
     char why[96] = "";
-    int done_tier = 0;
+    int done_tier = 0;     /* the tier whose press was delivered */
+    press_obs ob;          /* what that press did */
+    memset(&ob, 0, sizeof ob);
+    int stray = 0;         /* a press landed elsewhere and the page reacted */
 
     /* Tier 1. */
     if (start <= 1 && found && !(inv && inv[0])) {
@@ -393,25 +484,47 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             set_try(tr, 0, t0, "point (%s) outside the top viewport", "scrolled frame");
         } else {
             cJSON *fx = NULL;
+            press_obs o1;
+            cascade__fx_snapshot(h, &c.fx0);
             if (h->o.humanize)
                 e = cascade__press_at(h, pt, 1, mark_baseline, &c, out, err);
             else
-                e = cascade__fast_click(h, pt, c.fid, effect_arg(&c, h->o.effect_ms), &fx, out,
-                                        err);
+                e = cascade__fast_click(h, pt, c.fid,
+                                        effect_arg(&c, effect_wait_ms(&c) < EFFECT_SLICE_MS
+                                                           ? effect_wait_ms(&c)
+                                                           : EFFECT_SLICE_MS),
+                                        &fx, out, err);
+            if (!e)
+                c.pressed = 1;
             if (!e && fx) {
-                const char *eff = cascade__str(fx, "effect");
-                snprintf(why, sizeof why, "%s", eff ? eff : "");
+                obs_from(fx, &o1);
+                /* Nothing yet within the first slice: wait out the rest. */
+                if (!o1.what[0] && effect_wait_ms(&c) > EFFECT_SLICE_MS &&
+                    !cascade__fx_changed(h, &c.fx0)) {
+                    int landed = o1.landed;
+                    e = wait_effect(&c, effect_wait_ms(&c) - EFFECT_SLICE_MS, &o1, err);
+                    if (!e && o1.landed == 0)
+                        o1.landed = landed;
+                }
             } else if (!e) {
-                e = wait_effect(&c, h->o.effect_ms, why, sizeof why, err);
+                e = wait_effect(&c, effect_wait_ms(&c), &o1, err);
             }
             cJSON_Delete(fx);
             if (e)
                 goto transport;
-            if (!why[0])
-                delivered_elsewhere(&c, why, sizeof why);
-            set_try(tr, why[0] != 0, t0, "%s", why[0] ? why : "no effect");
-            if (why[0])
+            obs_add_browser(&c, &o1, out);
+            /* The probe's hit-target check passed right before the press:
+             * delivered, unless the press events were seen reaching
+             * another element (the target moved under the cursor). */
+            if (o1.landed >= 0) {
                 done_tier = 1;
+                ob = o1;
+                set_try(tr, 1, t0, "%s", o1.what[0] ? o1.what : "delivered, no visible effect");
+            } else {
+                set_try(tr, 0, t0, "landed on %.60s%s", o1.where,
+                        o1.fx ? " (the page reacted)" : "");
+                stray = o1.fx != 0;
+            }
         }
     } else if (start <= 1 && found && inv) {
         cascade_try *tr = cascade__try(out, 1);
@@ -421,51 +534,83 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
         set_try(tr, 0, base_monotime_ms(), "%s", has_xpath ? "not found" : "nothing at the point");
     }
 
-    /* Tier 2 (needs an element to wait for). */
-    if (!done_tier && has_xpath && start <= 2) {
+    /* Tier 2 (needs an element to wait for), only when no press reached
+     * the target: a delivered press is never repeated. */
+    if (!done_tier && !stray && has_xpath && start <= 2) {
         double t0 = base_monotime_ms();
         cascade_try *tr = cascade__try(out, 2);
         why[0] = '\0';
-        e = tier2(&c, out, why, sizeof why, err);
+        int pressed = 0;
+        press_obs o2;
+        memset(&o2, 0, sizeof o2);
+        e = tier2(&c, out, why, sizeof why, &pressed, &o2, err);
         if (e)
             goto transport;
-        int ok = why[0] && !strstr(why, "not found") && !strstr(why, "no content quad");
-        set_try(tr, ok, t0, "%s", why[0] ? why : "no effect");
-        if (ok)
+        if (pressed && o2.landed >= 0) {
             done_tier = 2;
+            ob = o2;
+            set_try(tr, 1, t0, "%s", o2.what[0] ? o2.what : "delivered, no visible effect");
+        } else if (pressed) {
+            set_try(tr, 0, t0, "landed on %.60s%s", o2.where, o2.fx ? " (the page reacted)" : "");
+            stray = o2.fx != 0;
+        } else {
+            set_try(tr, 0, t0, "%s", why[0] ? why : "not pressed");
+        }
     }
 
     /* Tier 3. */
-    if (!done_tier && has_xpath && h->o.allow_untrusted) {
+    if (!done_tier && !stray && has_xpath && h->o.allow_untrusted) {
         double t0 = base_monotime_ms();
         cascade_try *tr = cascade__try(out, 3);
         if (bot) {
             set_try(tr, 0, t0, "refused: %.60s is marked bot-protected", domain);
             cascade__msg(out, CASCADE_BOT_PROTECTED,
-                         "no trusted click had an effect on %s, and scripted clicks are off on "
+                         "no trusted press reached %s, and scripted clicks are off on "
                          "%s (bot-protected)",
                          label, domain);
         } else {
             why[0] = '\0';
-            e = tier3(&c, why, sizeof why, err);
+            press_obs o3;
+            e = tier3(&c, out, why, sizeof why, &o3, err);
             if (e)
                 goto transport;
-            set_try(tr, why[0] && strcmp(why, "element not found") != 0, t0, "%s",
-                    why[0] ? why : "no effect");
-            if (tr && tr->success)
+            if (strcmp(why, "element not found") != 0) {
                 done_tier = 3;
+                ob = o3;
+                set_try(tr, 1, t0, "%s", o3.what[0] ? o3.what : "delivered, no visible effect");
+            } else {
+                set_try(tr, 0, t0, "%s", why);
+            }
         }
     }
 
     if (done_tier) {
-        out->success = 1;
-        cascade__msg(out, CASCADE_OK, "clicked %s (tier %d: %s)", label, done_tier,
-                     out->tried[out->n_tried - 1].outcome);
-        reset_guard(h);
-        finish_learn(h, domain, done_tier);
-        goto done;
-    }
-    if (out->reason != CASCADE_BOT_PROTECTED) {
+        out->delivered = 1;
+        out->effects |= ob.fx;
+        if (ob.fx) {
+            out->success = 1;
+            cascade__msg(out, CASCADE_OK, "clicked %s (tier %d: %s)", label, done_tier, ob.what);
+            reset_guard(h);
+            finish_learn(h, domain, done_tier);
+            goto done;
+        }
+        if (t->expect_effect <= 0) {
+            /* Delivered, and the page did nothing visible: a listener that
+             * only counts or logs, or a control with nothing to show. */
+            out->success = 1;
+            cascade__msg(out, CASCADE_NO_VISIBLE_EFFECT,
+                         "clicked %s (%s, tier %d): delivered, no visible effect%s", label,
+                         desc ? desc : "?", done_tier,
+                         t->expect_effect < 0 ? " (none expected)" : "");
+            reset_guard(h);
+            finish_learn(h, domain, done_tier);
+            goto done;
+        }
+        cascade__msg(out, CASCADE_NO_EFFECT,
+                     "clicked %s (%s, tier %d): delivered, but the page did not react within "
+                     "%d ms (an effect was expected); not pressed again",
+                     label, desc ? desc : "?", done_tier, h->o.effect_ms);
+    } else if (out->reason != CASCADE_BOT_PROTECTED) {
         if (!found)
             cascade__msg(out, CASCADE_NOT_FOUND, "%s was not found%s", label,
                          has_xpath ? " (the page may have changed: take a fresh look)" : "");
@@ -474,22 +619,27 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
                          desc ? desc : "?", inv);
         else
             cascade__msg(out, CASCADE_NO_EFFECT,
-                         "clicked %s (%s) but the page did not react (no mutation, URL or "
-                         "state change)",
-                         label, desc ? desc : "?");
+                         "the press never reached %s (%s)%s%s", label, desc ? desc : "?",
+                         stray ? ": it landed elsewhere and the page reacted; take a fresh look"
+                               : "",
+                         stray ? "" : " (it moved or something took the press)");
     }
     if (found && !(inv && inv[0]) && out->reason == CASCADE_NO_EFFECT) {
         snprintf(h->last_key, sizeof h->last_key, "%s", key);
         snprintf(h->last_state, sizeof h->last_state, "%s", act_now);
         h->last_no_effect = 1;
     }
-    if (!h->o.allow_untrusted && has_xpath && found)
+    if (!h->o.allow_untrusted && has_xpath && found && !done_tier)
         cascade__alt(out, "allow untrusted clicks (tier 3, el.click()) if the site accepts them");
     cascade__alt(out, "take a fresh look: the element may not be what reacts to the click");
     finish_learn(h, domain, 0);
     goto done;
 
 transport:
+    /* The press went out before the failure: it may have acted, so callers
+     * must not repeat it. */
+    if (c.pressed)
+        out->delivered = 1;
     cascade__msg(out, CASCADE_ERROR, "click on %s failed: %s", label,
                  err && err[0] ? err : base_strerror(e));
     cJSON_Delete(p);

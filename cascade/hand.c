@@ -76,6 +76,9 @@ base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand
     if (h->o.effect_ms < 0)
         h->o.effect_ms = 0;
     base_rng_seed(&h->rng, h->o.seed);
+    e = cascade__fx_start(h, err);
+    if (e)
+        goto fail;
     /* The cursor starts somewhere in the middle of the viewport, as a
      * person's would after moving to the window. */
     const cdp_page_opts *vp = cdp_page_viewport(page);
@@ -86,6 +89,7 @@ base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand
     *out = h;
     return BASE_OK;
 fail:
+    cascade__fx_stop(h);
     cascade_learnings_close(h->learn);
     base_free(h->learnings_path);
     base_free(h);
@@ -96,6 +100,7 @@ void cascade_hand_destroy(cascade_hand *h)
 {
     if (!h)
         return;
+    cascade__fx_stop(h);
     cascade_learnings_close(h->learn);
     base_free(h->learnings_path);
     base_free(h);
@@ -130,6 +135,7 @@ const char *cascade_reason_name(cascade_reason r)
     case CASCADE_DEAD_CLICK: return "dead_click";
     case CASCADE_BOT_PROTECTED: return "bot_protected";
     case CASCADE_ERROR: return "error";
+    case CASCADE_NO_VISIBLE_EFFECT: return "no_visible_effect";
     }
     return "unknown";
 }
@@ -742,9 +748,19 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
      * of the approach do not count as the click's effect. */
     double t0 = base_monotime_ms();
     if (mark) {
-        e = mark(h, mark_user, err);
+        base_point want = at;
+        e = mark(h, mark_user, &want, err);
         if (e)
             return e;
+        if (want.x != at.x || want.y != at.y) {
+            /* The target moved under the approach (a hover animation): a
+             * short straight move to where it stands now. */
+            at = want;
+            e = cascade__mouse(h, "mouseMoved", at, 0, err);
+            if (e)
+                return e;
+            path_add(out, at);
+        }
     }
     double left = hes - (base_monotime_ms() - t0);
     if (left > 0)

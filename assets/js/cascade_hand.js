@@ -21,18 +21,80 @@
 // or a bare point.
 (() => {
   'use strict';
-  const S = { muts: 0, roots: new WeakSet() };
+  const S = { muts: 0, shmuts: 0, roots: new WeakSet(), shadowRoots: [], armed: null,
+    seen: { any: false, down: false, click: null, where: '' } };
 
-  // Counts mutations of the document and of every shadow root we touched
-  // (a document observer does not see inside shadow roots).
+  // Counts mutations of the document (S.muts) and, separately, of every open
+  // shadow root we found (S.shmuts): a document observer does not see inside
+  // shadow roots, and a web component's reaction happens there.
   // S.wake: the pending effect wait, woken at once by a mutation.
-  const mo = new MutationObserver((recs) => { S.muts += recs.length; if (S.wake) S.wake(); });
+  // S.grown: an element was inserted since the last walk for shadow roots.
+  S.grown = true;
+  const mo = new MutationObserver((recs) => {
+    S.muts += recs.length;
+    if (!S.grown) {
+      for (const r of recs) {
+        if (r.type !== 'childList') continue;
+        for (const n of r.addedNodes) if (n.nodeType === 1) { S.grown = true; break; }
+        if (S.grown) break;
+      }
+    }
+    if (S.wake) S.wake();
+  });
+  const mosh = new MutationObserver((recs) => { S.shmuts += recs.length; if (S.wake) S.wake(); });
   const observe = (root) => {
     if (!root || S.roots.has(root)) return;
     S.roots.add(root);
-    mo.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    const o = root instanceof ShadowRoot ? mosh : mo;
+    if (root instanceof ShadowRoot) S.shadowRoots.push(root);
+    o.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
   };
   observe(document);
+
+  // Delivery: which element the pointer events of our press reached. The
+  // listeners live in this isolated world (the page cannot see or remove
+  // them) and capture at window, before the page's bubbling handlers; an
+  // event whose composed path holds the armed target reached the target's
+  // listeners too (an event on a descendant bubbles to it).
+  const onPress = (e) => {
+    if (!S.armed || !e.isTrusted) return;
+    // The effect baseline moves to the press itself: what the approach's
+    // hover did (a menu opening, a button sliding away) is not the press's
+    // effect.
+    if (!S.seen.any && (e.type === 'pointerdown' || e.type === 'mousedown')) S.base = baseline(S.armed);
+    S.seen.any = true;
+    const path = e.composedPath ? e.composedPath() : [];
+    const el = S.armed;
+    let hit = path.includes(el);
+    // A label forwards its click to its control; the control's own label
+    // was pressed when the target is the control.
+    if (!hit && el.labels) for (const l of el.labels) if (path.includes(l)) hit = true;
+    if (!hit && S.armedAlso) hit = path.includes(S.armedAlso);
+    // The click decides when there is one: it goes to the common ancestor
+    // of the press and release targets, so a target that moved away during
+    // the hold did not get it (its click listeners did not run). Without a
+    // click (a control acting on mousedown and removing itself), the press.
+    if (e.type === 'click') S.seen.click = hit;
+    else if (e.type !== 'mouseup' && hit) S.seen.down = true;
+    if (!hit && !S.seen.where && path[0] && path[0].nodeType === 1) S.seen.where = describe(path[0]);
+  };
+  const delivery = () => {
+    const s = S.seen;
+    if (s.click !== null) return s.click ? 'target' : 'elsewhere';
+    return s.down ? 'target' : s.any ? 'elsewhere' : 'none';
+  };
+  for (const t of ['pointerdown', 'mousedown', 'mouseup', 'click'])
+    addEventListener(t, onPress, true);
+
+  // Typing: trusted input events that reached the field being typed into
+  // (its value changed at some point, even if Enter then cleared it).
+  S.keyField = null;
+  S.keyInputs = 0;
+  addEventListener('input', (e) => {
+    if (!S.keyField || !e.isTrusted) return;
+    const path = e.composedPath ? e.composedPath() : [];
+    if (path.includes(S.keyField)) S.keyInputs++;
+  }, true);
 
   const parentOf = (n) => n.parentNode instanceof ShadowRoot ? n.parentNode.host : n.parentNode;
 
@@ -166,6 +228,34 @@
   // Waits until the element's rect stops moving (smooth scroll, transitions):
   // the same rect on two consecutive frames, counting the rect now, so a
   // still target costs one frame; at most ms.
+  // Animations that can move the target: any geometry (transforms too) of
+  // the target or an ancestor; the layout size of an element beside it or
+  // beside an ancestor (an accordion panel above it growing). Colours,
+  // opacity and shadows move nothing: a hover fade elsewhere costs no wait.
+  const GEOM = /^(all|transform|translate|scale|rotate|top|left|right|bottom|inset|width|height|min-|max-|margin|padding|flex|grid|font-size|line-height|border-width|border-(top|right|bottom|left)-width)/;
+  const LAYOUT = /^(all|width|height|min-|max-|margin|padding|flex|grid|font-size|line-height|border-width|border-(top|right|bottom|left)-width|top|bottom|left|right|inset)/;
+  const animProps = (an) => {
+    if (an.transitionProperty) return [an.transitionProperty];
+    try {
+      const out = new Set();
+      for (const k of an.effect.getKeyframes())
+        for (const p of Object.keys(k))
+          if (!/^(offset|easing|composite|computedOffset)$/.test(p)) out.add(p.replace(/[A-Z]/g, (m) => '-' + m.toLowerCase()));
+      return [...out];
+    } catch (e) { return ['all']; }
+  };
+  const canMove = (el, an) => {
+    const t = an.effect && an.effect.target;
+    if (!t || an.playState !== 'running') return false;
+    if (contains(t, el)) return animProps(an).some((p) => GEOM.test(p));
+    const par = parentOf(t);
+    return !!par && contains(par, el) && animProps(an).some((p) => LAYOUT.test(p));
+  };
+  const movers = (el) => document.getAnimations().filter((an) => canMove(el, an));
+  // A transition that has just been created has not moved anything on its
+  // first frame, so a finite mover keeps the wait going until it ends;
+  // endless ones (a pulsing container) end it at the first still frame.
+  const finiteMovers = (el) => movers(el).some((an) => Number.isFinite(an.effect.getComputedTiming().endTime));
   const settle = async (el, ms) => {
     const t0 = performance.now();
     const r0 = el.getBoundingClientRect();
@@ -176,7 +266,7 @@
       const key = r.left + ',' + r.top + ',' + r.width + ',' + r.height;
       same = key === prev ? same + 1 : 0;
       prev = key;
-      if (same >= 1) break;
+      if (same >= 1 && !finiteMovers(el)) break;
     }
   };
 
@@ -260,6 +350,8 @@
     if (contains(el, h)) return { ok: true, hit: h };
     // A label forwards its click to its control.
     if (h.localName === 'label' && h.control === el) return { ok: true, hit: h };
+    // An SVG label over its shape: the press lands on the shape.
+    if (labelShape(el, h)) return { ok: true, hit: h, shape: h };
     return { ok: false, hit: h };
   };
 
@@ -272,6 +364,88 @@
     return { el: hitAt(a.x, a.y) };
   };
 
+  // ---- effects beyond the DOM mutation count ----
+
+  // Every open shadow root in the document (walked once per probe; a
+  // component that renders later is inserted by a light-DOM mutation,
+  // which counts anyway). Each is observed from then on.
+  const findShadowRoots = (limit) => {
+    // Only after elements were inserted (a new host comes with its own
+    // insertion); a still page is walked once.
+    if (!S.grown) return;
+    S.grown = false;
+    const stack = [document];
+    let seen = 0;
+    while (stack.length && seen < limit) {
+      const root = stack.pop();
+      const w = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+      for (let n = w.nextNode(); n && seen < limit; n = w.nextNode()) {
+        seen++;
+        if (n.shadowRoot) { observe(n.shadowRoot); stack.push(n.shadowRoot); }
+      }
+    }
+  };
+
+  // Values of the form controls of the document and of the shadow roots we
+  // know: a script writing el.value (a picker filling a field, a widget
+  // writing into its own input) changes no attribute, so no observer sees it.
+  const FIELDS = 'input,textarea,select';
+  const fieldsSnap = () => {
+    const parts = [];
+    const add = (root) => {
+      for (const f of root.querySelectorAll(FIELDS)) {
+        if (parts.length > 4000) return;
+        parts.push(f.value + '\u0001' + (f.checked ? 1 : 0) + '\u0001' + (f.selectedIndex === undefined ? '' : f.selectedIndex));
+      }
+    };
+    add(document);
+    for (const r of S.shadowRoots) if (r.host && r.host.isConnected) add(r);
+    return parts.join('\u0002');
+  };
+
+  // The deepest focused element (through open shadow roots).
+  const deepActive = () => {
+    let a = document.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  };
+
+  const selText = () => { try { return String(getSelection() || ''); } catch (e) { return ''; } };
+
+  // The baseline the effect check compares with, taken right before the press.
+  const baseline = (el) => ({ muts: S.muts, shmuts: S.shmuts, url: location.href,
+    fields: fieldsSnap(), focus: deepActive(), sel: selText(), state: el ? state(el) : {} });
+
+  const arm = (el, also) => {
+    S.armed = el || null;
+    S.armedAlso = also || null;
+    S.seen = { any: false, down: false, click: null, where: '' };
+    S.base = baseline(el);
+  };
+
+  // An SVG label (<text>, <tspan>) whose shape lies under it: a press on the
+  // label where the glyphs leave gaps (or with pointer-events:none on the
+  // text) lands on the shape, which is what a person clicking the label hits.
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  const labelShape = (el, h) => {
+    if (!el || !h || el.namespaceURI !== SVG_NS || h.namespaceURI !== SVG_NS) return false;
+    if (!/^(text|tspan|textPath)$/.test(el.localName)) return false;
+    if (/^(svg|g|text|tspan)$/.test(h.localName)) return false;
+    // The shape shares an ancestor group with the label and contains it.
+    const g = el.closest('g,svg');
+    if (!g || !contains(g, h)) return false;
+    const a = el.getBoundingClientRect(), b = h.getBoundingClientRect();
+    return b.left <= a.left + 1 && b.top <= a.top + 1 && b.right >= a.right - 1 && b.bottom >= a.bottom - 1;
+  };
+
+  // The caller's point (where perception saw the element) is no longer on
+  // it: the element moved since.
+  const pointOff = (el, a) => {
+    if (a.x === undefined) return false;
+    const r = el.getBoundingClientRect();
+    return !(a.x >= r.left && a.x < r.right && a.y >= r.top && a.y < r.bottom);
+  };
+
   const api = {};
 
   api.probe = async (a) => {
@@ -281,11 +455,25 @@
     const el = t.el;
     if (!el) return out;
     for (const r of shadowChain(el)) observe(r);
+    findShadowRoots(20000);
     out.found = true;
     out.desc = describe(el);
     out.tag = el.localName;
     out.state = state(el);
     out.disabled = disabledWhy(el);
+    if (out.disabled && a.xpath && a.enable_ms > 0) {
+      // A control disabled until the page is ready (a form validating, a
+      // request in flight): wait for it within the step's budget.
+      const t0 = performance.now();
+      while (out.disabled && performance.now() - t0 < a.enable_ms) {
+        await new Promise((r) => setTimeout(r, 25));
+        const el2 = resolve(a.xpath);
+        if (!el2 || el2.many) break;
+        out.disabled = disabledWhy(el2);
+        if (!out.disabled) return api.probe(Object.assign({}, a, { enable_ms: 0 }));
+      }
+      out.waited_enabled_ms = Math.round(performance.now() - t0);
+    }
     if (out.disabled) return out;
     out.invisible = invisibleWhy(el);
     if (out.invisible) return out;
@@ -294,11 +482,15 @@
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       out.scrolled = true;
       await settle(el, a.settle_ms || 500);
-    } else if (a.xpath && a.settle_ms && movedByAnimation(el)) {
-      // The target or one of its ancestors is animating (a sliding menu, a
-      // transition): wait for it to stop. Animations elsewhere (a spinner,
-      // a rotating arrow beside it) cannot move it and cost nothing here.
-      await settle(el, Math.min(a.settle_ms, 300));
+    } else if (a.xpath && a.settle_ms && (movedByAnimation(el) || movers(el).length ||
+      pointOff(el, a))) {
+      // Something that can move it is animating (the target or an ancestor
+      // sliding, an accordion above it opening), or the element is no
+      // longer where perception saw it (a script-driven animation): wait
+      // until its rect holds still for a frame and those animations end,
+      // within the settle budget, before choosing the point.
+      await settle(el, a.settle_ms);
+      out.settled = true;
     }
     const r = el.getBoundingClientRect();
     out.rect = { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom };
@@ -329,11 +521,18 @@
       out.rect = { x0: r2.left, y0: r2.top, x1: r2.right, y1: r2.bottom };
     }
     if (!h.ok && a.xpath) {
-      for (let i = 0; i < 25 && !h.ok; i++) {
-        const gx = q.x0 + (q.x1 - q.x0) * (0.1 + 0.2 * (i % 5));
-        const gy = q.y0 + (q.y1 - q.y0) * (0.1 + 0.2 * Math.floor(i / 5));
+      // The interior grid, nearest the centre first: a point at the edge
+      // is where a rounded corner or a hover transform loses the press.
+      const grid = [];
+      for (let i = 0; i < 25; i++) {
+        const fx = 0.1 + 0.2 * (i % 5), fy = 0.1 + 0.2 * Math.floor(i / 5);
+        grid.push({ fx, fy, d: Math.abs(fx - 0.5) + Math.abs(fy - 0.5) });
+      }
+      grid.sort((u, v) => u.d - v.d);
+      for (const gp of grid) {
+        const gx = q.x0 + (q.x1 - q.x0) * gp.fx, gy = q.y0 + (q.y1 - q.y0) * gp.fy;
         const g = hitOk(el, gx, gy);
-        if (g.ok) { h = g; x = gx; y = gy; }
+        if (g.ok) { h = g; x = gx; y = gy; break; }
       }
     }
     out.x = x; out.y = y;
@@ -345,31 +544,126 @@
       out.alternatives = suggest(cover);
       return out;
     }
-    const nested = nestedControl(h.hit, el);
+    const nested = h.shape ? null : nestedControl(h.hit, el);
     if (nested) out.ambiguous = 'the point lands on ' + describe(nested) + ' inside ' + out.desc;
     out.hit = describe(h.hit);
+    arm(el, h.shape);
     out.muts = S.muts;
     return out;
   };
 
-  // Baseline for the effect check, taken right before the press.
-  api.mark = () => ({ muts: S.muts, url: location.href });
-
-  api.effect = async (a) => {
-    const el = a.xpath ? resolve(a.xpath) : null;
-    const s0 = JSON.stringify(a.state || {});
-    const t0 = performance.now();
-    for (;;) {
-      if (S.muts > a.muts) return { effect: 'mutation', muts: S.muts };
-      if (location.href !== a.url) return { effect: 'url changed', muts: S.muts };
-      if (el && el.nodeType === 1) {
-        const s = state(el);
-        if (JSON.stringify(s) !== s0) {
-          const k = Object.keys(s).find((k) => JSON.stringify(s[k]) !== JSON.stringify((a.state || {})[k]));
-          return { effect: (k || 'state') + ' changed', muts: S.muts };
+  // Baseline for the effect check, taken right before the press (re-arms
+  // the delivery listeners on the probed target).
+  // With the press point (a.x, a.y): if the approach set off an animation
+  // that moves the target (a hover lift, a card sliding), wait for it to
+  // end, and when the point is no longer on the target give a new one (the
+  // centre of its visible part, else the nearest uncovered grid point).
+  api.mark = async (a) => {
+    const out = { muts: S.muts, url: location.href };
+    const el = S.armed;
+    if (el && a && a.x !== undefined && el.isConnected) {
+      // Pointer moves reach the page aligned to frames: after one frame the
+      // approach's last move has set :hover and started its transitions.
+      await frame();
+      if (movers(el).length) await settle(el, a.settle_ms || 500);
+      if (!hitOk(el, a.x, a.y).ok) {
+        const q = visRect(el);
+        const pts = [[0.5, 0.5], [0.3, 0.5], [0.7, 0.5], [0.5, 0.3], [0.5, 0.7], [0.3, 0.3], [0.7, 0.3], [0.3, 0.7], [0.7, 0.7]];
+        for (const [fx, fy] of pts) {
+          const x = q.x0 + (q.x1 - q.x0) * fx, y = q.y0 + (q.y1 - q.y0) * fy;
+          if (q.x1 - q.x0 >= 1 && q.y1 - q.y0 >= 1 && hitOk(el, x, y).ok) {
+            out.moved = true; out.x = x; out.y = y;
+            break;
+          }
         }
       }
-      if (performance.now() - t0 >= (a.ms || 0)) return { effect: '', muts: S.muts, state: el ? state(el) : {} };
+    }
+    if (S.armed) arm(S.armed, S.armedAlso);
+    out.muts = S.muts;
+    return out;
+  };
+
+  // Arms delivery tracking and the baseline on a target that was not probed
+  // (tier 2 presses at the element's content quad).
+  api.arm = (a) => {
+    const el = a.xpath ? resolve(a.xpath) : null;
+    arm(el && el.nodeType === 1 ? el : null);
+    return true;
+  };
+
+  // Waits (at most a.ms) for an effect of the press: DOM mutations in the
+  // document or in a shadow root, a URL change, a change of the target's
+  // state (value, checked, aria-pressed/-checked/-expanded/-selected, open),
+  // of any form control's value or checked state (also inside shadow
+  // roots), focus moving to another element, or a new text selection.
+  // Returns as soon as one shows, with every kind seen by then (fx), and
+  // where the press was delivered (target / elsewhere / none seen).
+  api.effect = async (a) => {
+    const el = a.xpath ? resolve(a.xpath) : (S.armed || null);
+    const B0 = { muts: a.muts, shmuts: S.shmuts, url: a.url, fields: null, focus: null,
+      sel: '', state: a.state || {} };
+    const t0 = performance.now();
+    let early = 0;
+    for (;;) {
+      // Read each round: the first press event moves the baseline to the
+      // press (what the pointer's arrival did is not the press's effect).
+      const B = S.base || B0;
+      const s0 = B.state || a.state || {};
+      const fx = [];
+      let what = '';
+      if (S.muts > B.muts) { fx.push('mutation'); what = what || 'mutation'; }
+      if (S.shmuts > B.shmuts) { fx.push('shadow'); what = what || 'mutation in a shadow root'; }
+      if (location.href !== B.url) { fx.push('url'); what = what || 'url changed'; }
+      if (el && el.nodeType === 1) {
+        const s = state(el);
+        for (const k of Object.keys(s)) {
+          if (JSON.stringify(s[k]) === JSON.stringify(s0[k])) continue;
+          if (k === 'value') fx.push('value');
+          else if (k === 'focus') fx.push('focus');
+          else if (k !== 'connected') fx.push('checked');
+          else fx.push('mutation');
+          what = what || k + ' changed';
+        }
+      }
+      if (B.fields !== null) {
+        const f = fieldsSnap();
+        if (f !== B.fields) {
+          const x = B.fields.split('\u0002'), y = f.split('\u0002');
+          let kind = 'value';
+          if (x.length === y.length) {
+            for (let i = 0; i < x.length; i++) {
+              if (x[i] === y[i]) continue;
+              kind = x[i].split('\u0001')[0] === y[i].split('\u0001')[0] ? 'checked' : 'value';
+              break;
+            }
+          }
+          fx.push(kind);
+          what = what || 'a field\'s ' + (kind === 'value' ? 'value' : 'checked state') + ' changed';
+        }
+        const act = deepActive();
+        if (act && act !== B.focus && act !== document.body && act !== document.documentElement &&
+          !(el && (act === el || contains(el, act) || contains(act, el)))) {
+          fx.push('focus');
+          what = what || 'focus moved to ' + describe(act);
+        }
+        const sel = selText();
+        if (sel && sel !== B.sel) { fx.push('selection'); what = what || 'text selected'; }
+      }
+      // Queued with the press (no-humanize), this wait can start before
+      // the press events reach the page: a reaction before any of them (the
+      // pointer's arrival moving the target) waits up to 150 ms for them.
+      const now = performance.now();
+      let hold = false;
+      if (fx.length && a.press && S.armed && !S.seen.any) {
+        if (!early) early = now;
+        hold = now - early < 150;
+      }
+      const done = !hold && (fx.length > 0 || now - t0 >= (a.ms || 0));
+      if (done) {
+        return { effect: what, fx: [...new Set(fx)], muts: S.muts, state: el ? state(el) : {},
+          delivered: delivery(),
+          where: S.seen.where };
+      }
       await new Promise((r) => { S.wake = r; setTimeout(r, 10); });
       S.wake = null;
     }
@@ -395,6 +689,7 @@
     const el = resolve(a.xpath);
     if (!el || el.nodeType !== 1) return false;
     if (!inViewport(el)) el.scrollIntoView({ block: 'nearest', behavior: 'instant' });
+    arm(el);
     el.click();
     return true;
   };
@@ -461,10 +756,14 @@
     }
     act = document.activeElement;
     while (act && act.shadowRoot && act.shadowRoot.activeElement) act = act.shadowRoot.activeElement;
+    S.keyField = el;
+    S.keyInputs = 0;
     return { focused: act === el || contains(el, act), byClick: clicked, value: valueOf(el) };
   };
 
-  api.value = (a) => ({ value: valueOf(fieldEl(a)) });
+  // The field's value, and how many trusted input events reached it since
+  // prepare (keys that landed).
+  api.value = (a) => ({ value: valueOf(fieldEl(a)), inputs: S.keyInputs });
 
   const fire = (el, type) => el.dispatchEvent(new Event(type, { bubbles: true, composed: type === 'input' }));
 

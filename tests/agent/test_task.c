@@ -203,6 +203,8 @@ static const struct {
      "t.json: steps[0].verb: expected a string"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"critical\":1}]}",
      "t.json: steps[0].critical: expected true or false"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"expect_effect\":\"yes\"}]}",
+     "t.json: steps[0].expect_effect: expected true or false"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"timeout_ms\":0}]}",
      "t.json: steps[0].timeout_ms: expected an integer in 1..600000"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"retries\":11}]}",
@@ -210,6 +212,22 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"note\":{}}]}",
      "t.json: steps[0].note: expected a string"},
 };
+
+/* expect_effect: true = required (1), false = none expected (-1), absent = 0. */
+static void expect_effect_field(void)
+{
+    static const char j[] =
+        "{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"expect_effect\":true},"
+        "{\"action\":\"click\",\"target\":\"b\",\"expect_effect\":false},"
+        "{\"action\":\"click\",\"target\":\"c\"}]}";
+    char err[BASE_ERRBUF_SIZE];
+    agent_task *t = NULL;
+    CHECK_MSG(parse(j, &t, err) == BASE_OK, "%s", err);
+    CHECK_EQ(t->steps[0].expect_effect, 1);
+    CHECK_EQ(t->steps[1].expect_effect, -1);
+    CHECK_EQ(t->steps[2].expect_effect, 0);
+    agent_task_free(t);
+}
 
 static void errors_name_step_and_field(void)
 {
@@ -404,6 +422,7 @@ static void secret_flag(void)
 
 static const check_case cases[] = {
     {"secret_flag", secret_flag},
+    {"expect_effect_field", expect_effect_field},
     {"parses_every_field", parses_every_field},
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},

@@ -1,0 +1,155 @@
+/* tests/apps/test_apps.c: everyday tasks on apps of our own making, run end
+ * to end with `fovea run` in real Chromium (issue 10, "Done when"). Each
+ * task (tests/apps/tasks/NAME.json, pages in tests/fixtures/pages/apps/)
+ * ends with assert steps on the final page state; "exactly once" is read
+ * from a counter the page shows (Keys generated: 1, Today pressed 1x,
+ * Likes: 1, 2 items left).
+ *
+ * Some tasks need parts built by other helpers on issue 10 (the page kit's
+ * listener tracking and accessible names, the dom provider's clipped
+ * boxes). Until those are merged they are expected to fail; AWAITS lists
+ * them with the item they wait for. An awaited task that fails is reported
+ * and not counted; one that passes fails the test ("flip it": remove it
+ * from AWAITS), so the list cannot go stale. FOVEA_APPS_STRICT=1 counts
+ * every task (what CI uses once the list is empty).
+ */
+#include "check.h"
+
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "base/alloc.h"
+#include "base/fs.h"
+
+#define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
+
+/* TODO(issue 10): flip these once the named parts are merged. */
+static const struct {
+    const char *task, *awaits;
+} AWAITS[] = {
+    {"form", "item 2 (kit: accname, <label for> names)"},
+    {"table", "item 1 (kit: listener-only <th> counted as clickable)"},
+    {"scroll", "item 9 (dom provider: boxes clipped to the scroll box, box scrolled into view)"},
+};
+
+static const char *awaited(const char *task)
+{
+    if (getenv("FOVEA_APPS_STRICT") && atoi(getenv("FOVEA_APPS_STRICT")) == 1)
+        return NULL;
+    for (size_t i = 0; i < sizeof AWAITS / sizeof AWAITS[0]; i++)
+        if (strcmp(AWAITS[i].task, task) == 0)
+            return AWAITS[i].awaits;
+    return NULL;
+}
+
+/* Runs fovea run on tasks/NAME.json; the exit status, the output in *log. */
+static int run(const char *name, const char *extra, char **log)
+{
+    char cmd[8192], out[1024], path[1100];
+    snprintf(out, sizeof out, "%s/tests/apps/out_%s", FOVEA_BINARY_DIR, name);
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' run '%s/tests/apps/tasks/%s.json' %s --overlays none "
+             "--site '%s/tests/fixtures/pages' --out '%s' > '%s' 2>&1",
+             out, FOVEA, FOVEA_SOURCE_DIR, name, extra, FOVEA_SOURCE_DIR, out, path);
+    int st = system(cmd);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A task that must pass every step; `also` (may be NULL) must be in its
+ * trace (a step's outcome). */
+static void pass(const char *name, const char *extra, const char *also)
+{
+    char *log = NULL;
+    int st = run(name, extra, &log);
+    char tp[1200];
+    snprintf(tp, sizeof tp, "%s/tests/apps/out_%s/trace.jsonl", FOVEA_BINARY_DIR, name);
+    uint8_t *td = NULL;
+    size_t tn = 0;
+    char *trace = base_read_file(tp, &td, &tn, 64u << 20, NULL) == BASE_OK ? (char *)td : NULL;
+    int ok = st == 0 && log && strstr(log, " passed: ") && (!also || (trace && strstr(trace, also)));
+    base_free(trace);
+    const char *aw = awaited(name);
+    if (aw) {
+        CHECK_MSG(!ok, "%s passed but is listed as awaiting %s: remove it from AWAITS", name, aw);
+        if (!ok)
+            fprintf(stderr, "  %s: expected failure, awaits %s\n", name, aw);
+    } else {
+        CHECK_MSG(ok, "%s: exit %d%s%s, output:\n%s", name, st, also ? ", wanted " : "",
+                  also ? also : "", log ? log : "(none)");
+    }
+    base_free(log);
+}
+
+/* Enter adds the todo (typed once, no native-setter second typing). */
+static void todo(void)
+{
+    pass("todo", "--no-humanize", NULL);
+}
+
+static void form(void)
+{
+    pass("form", "--no-humanize", NULL);
+}
+
+static void table(void)
+{
+    pass("table", "--no-humanize", NULL);
+}
+
+static void scroll(void)
+{
+    pass("scroll", "--no-humanize", NULL);
+}
+
+/* A click whose only effect is a value inside a shadow root (required). */
+static void shadow(void)
+{
+    pass("shadow", "--no-humanize", "a field's value changed");
+}
+
+/* Clicks with no visible effect pass, each delivered once (humanized). */
+static void silent(void)
+{
+    pass("silent", "", "delivered, no visible effect");
+}
+
+/* The only effect is the new window (required). */
+static void popup(void)
+{
+    pass("popup", "--no-humanize", "new tab opened");
+}
+
+/* One press, one key: the page counts them (humanized). */
+static void guid(void)
+{
+    pass("guid", "", NULL);
+}
+
+/* A delivered press without the required effect fails and is not retried. */
+static void norepeat(void)
+{
+    char *log = NULL;
+    int st = run("norepeat", "--no-humanize", &log);
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", log ? log : "");
+    base_free(log);
+    CHECK_MSG(st == 1, "exit %d:\n%s", st, copy);
+    CHECK_MSG(strstr(copy, "not retried: the action reached the element"), "%s", copy);
+    CHECK_MSG(!strstr(copy, "retrying"), "retried a delivered press:\n%s", copy);
+    CHECK_MSG(strstr(copy, "an effect was expected"), "%s", copy);
+}
+
+static const check_case cases[] = {
+    {"todo", todo},     {"form", form},     {"table", table}, {"scroll", scroll},
+    {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
+    {"norepeat", norepeat}, {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -79,8 +79,11 @@ base_err base_regex_compile(const char *pattern, size_t len, unsigned flags, bas
     pcre2_compile_context *cctx = NULL;
     base_err e = BASE_OK;
     re->gctx = pcre2_general_context_create(re_malloc, re_free, re);
-    if (!re->gctx || !(cctx = pcre2_compile_context_create(re->gctx)) ||
-        !(re->mctx = pcre2_match_context_create(re->gctx))) {
+    if (re->gctx) {
+        cctx = pcre2_compile_context_create(re->gctx);
+        re->mctx = pcre2_match_context_create(re->gctx);
+    }
+    if (!re->gctx || !cctx || !re->mctx) {
         e = base_errf(err, BASE_ENOMEM, "regex: out of memory");
         goto fail;
     }

@@ -36,7 +36,7 @@ static double med(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    int iters = argc > 1 ? atoi(argv[1]) : 200; /* NOLINT: a benchmark's own argument */
+    int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (iters < 5)
         iters = 5;
     double *a = calloc((size_t)iters, sizeof *a);

@@ -29,6 +29,7 @@
 #include <regex.h>
 #include <string.h>
 
+#include "agent/js.h"
 #include "agent/trace.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -42,7 +43,6 @@
 #include "perception/probe.h"
 #include "perception/vision.h"
 
-extern const unsigned char fovea_js_agent_text[];
 
 #define MAX_MASKS 16
 #define MAX_SECRETS 32

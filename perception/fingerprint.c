@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "perception/js.h"
+#include "perception/kit.h"
 
 #define FP_TIMEOUT_MS 10000
 #define FP_MAX_FRAMES 64
@@ -118,6 +119,11 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
     cJSON_AddStringToObject(pa, "source", (const char *)fovea_js_fp_observer);
     base_err e = cdp_page_call(page, "Page.addScriptToEvaluateOnNewDocument", pa, NULL,
                                FP_TIMEOUT_MS, err);
+    if (e)
+        return e;
+    /* The page kit's listener recorder rides along: whoever watches the
+     * page for fingerprints also wants its listener-only controls known. */
+    e = perc_kit_install(page, err);
     if (e)
         return e;
     e = cdp_page_evaluate(page, (const char *)fovea_js_fp_observer, NULL, FP_TIMEOUT_MS, err);

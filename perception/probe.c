@@ -33,11 +33,9 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "perception/js.h"
 #include "perception/probe_int.h"
 
-/* Embedded from assets/js/snap_probe.js (see perception/CMakeLists.txt). */
-extern const unsigned char fovea_js_snap_probe[];
-extern const size_t fovea_js_snap_probe_len;
 
 #define PROBE_MAX_CANDS 8192 /* 49 points x 32 deep + ancestors, with room */
 #define PROBE_MAX_FRAMES 64  /* frame contexts one reply may name */
@@ -46,7 +44,7 @@ extern const size_t fovea_js_snap_probe_len;
 #define PROBE_MAX_DESCENT 4      /* nested cross-origin frames followed */
 #define PROBE_FRAME_WAIT_MS 2000 /* an iframe target may attach late */
 #define PROBE_MAX_TABLE 256      /* frames looked at when matching owners */
-#define C_FIELDS 15              /* fields of one candidate entry */
+#define C_FIELDS 17              /* fields of one candidate entry */
 #define FLAG_EXP 1
 #define FLAG_EXP_TRUE 2
 #define FLAG_POPUP 4
@@ -54,6 +52,7 @@ extern const size_t fovea_js_snap_probe_len;
 #define FLAG_POINTER 16
 #define FLAG_INTERACTIVE 32
 #define FLAG_IFRAME 64
+#define FLAG_LISTENER 128
 
 void perc_probe_fini(perc_probe *p)
 {
@@ -131,7 +130,7 @@ static int check_cand(const cJSON *e, int nc, int nf, int self, size_t *bytes)
     const cJSON *f[C_FIELDS];
     if (!items(e, f, C_FIELDS))
         return 0;
-    static const int str_fields[] = {0, 1, 2, 3, 4, 5, 14};
+    static const int str_fields[] = {0, 1, 2, 3, 4, 5, 14, 15, 16};
     for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++) {
         if (!cJSON_IsString(f[str_fields[i]]))
             return 0;
@@ -139,7 +138,7 @@ static int check_cand(const cJSON *e, int nc, int nf, int self, size_t *bytes)
     }
     int v;
     double d;
-    if (!get_int(f[6], 0, nf - 1, &v) || !get_int(f[11], 0, 127, &v) ||
+    if (!get_int(f[6], 0, nf - 1, &v) || !get_int(f[11], 0, 255, &v) ||
         !get_int(f[12], -1, 1 << 30, &v) || !get_int(f[13], -1, nc - 1, &v) || v == self)
         return 0;
     for (int i = 7; i <= 10; i++) {
@@ -242,9 +241,12 @@ static base_err parse_root(const cJSON *root, base_rect box, const base_point *s
         c->cursor_pointer = !!(fl & FLAG_POINTER);
         c->is_interactive = !!(fl & FLAG_INTERACTIVE);
         c->is_iframe = !!(fl & FLAG_IFRAME);
+        c->has_listener = !!(fl & FLAG_LISTENER);
         c->paint_order = f[12]->valueint;
         c->parent = f[13]->valueint;
         r->desc[i] = keep(&cur, f[14]->valuestring);
+        c->name = keep(&cur, f[15]->valuestring);
+        c->hint = keep(&cur, f[16]->valuestring);
         i++;
     }
     base_free(chain);

@@ -1,0 +1,259 @@
+/* tests/kit/test_kit.c: the page kit on the controls the web writes.
+ *
+ * Fixture: tests/fixtures/pages/kit/controls.html (listener-only controls,
+ * labels that live elsewhere, icon-only buttons, a scroll box, a half-covered
+ * input, a date-picker panel over a button). Expectations are measured in the
+ * page on their own (getBoundingClientRect, elementFromPoint, a trusted
+ * click) or written from the fixture's markup, never read from the code under
+ * test. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "harness.h"
+#include "perception/dom_boxes.h"
+#include "perception/kit.h"
+#include "perception/probe.h"
+
+static cJSON *js(cdp_page *p, const char *expr)
+{
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "expression", expr);
+    cJSON_AddBoolToObject(pa, "returnByValue", 1);
+    cJSON *res = NULL;
+    char err[256] = "";
+    if (cdp_call(cdp_page_conn(p), cdp_page_session(p), "Runtime.evaluate", pa, &res, 10000,
+                 err)) {
+        fprintf(stderr, "js: %s\n", err);
+        return NULL;
+    }
+    cJSON *r = cJSON_GetObjectItem(res, "result");
+    cJSON *v = r ? cJSON_DetachItemFromObject(r, "value") : NULL;
+    cJSON_Delete(res);
+    return v;
+}
+
+/* getBoundingClientRect of document.querySelector(sel). */
+static base_rect rect_of(cdp_page *p, const char *sel)
+{
+    char e[256];
+    snprintf(e, sizeof e,
+             "(() => { const r = document.querySelector('%s').getBoundingClientRect();"
+             " return [r.left, r.top, r.right, r.bottom]; })()",
+             sel);
+    cJSON *v = js(p, e);
+    base_rect r = {NAN, NAN, NAN, NAN};
+    if (cJSON_GetArraySize(v) == 4) {
+        r.x0 = (float)cJSON_GetArrayItem(v, 0)->valuedouble;
+        r.y0 = (float)cJSON_GetArrayItem(v, 1)->valuedouble;
+        r.x1 = (float)cJSON_GetArrayItem(v, 2)->valuedouble;
+        r.y1 = (float)cJSON_GetArrayItem(v, 3)->valuedouble;
+    }
+    cJSON_Delete(v);
+    return r;
+}
+
+static int near(base_rect a, base_rect b, float tol)
+{
+    return fabsf(a.x0 - b.x0) <= tol && fabsf(a.y0 - b.y0) <= tol && fabsf(a.x1 - b.x1) <= tol &&
+           fabsf(a.y1 - b.y1) <= tol;
+}
+
+static base_rect grow(base_rect r, float d)
+{
+    return (base_rect){r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d};
+}
+
+/* A page with the listener recorder installed before the fixture loads (as
+ * `fovea run` and the service do), or without it (attached late). */
+static cdp_page *open_page(const char *path, int install)
+{
+    cdp_page *p = harness_open(1024, 700, 1, NULL);
+    if (!p)
+        return NULL;
+    char err[256] = "";
+    if (install && perc_kit_install(p, err)) {
+        fprintf(stderr, "kit install: %s\n", err);
+        cdp_page_close(p);
+        return NULL;
+    }
+    char url[512];
+    harness_url(0, path, url, sizeof url);
+    if (cdp_page_navigate(p, url, 15000, err)) {
+        fprintf(stderr, "navigate: %s\n", err);
+        cdp_page_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* The probe's candidate for the element `sel` (same tag, same rect), -1. */
+static int cand_of(cdp_page *p, const perc_probe *pp, const char *sel, const char *tag)
+{
+    base_rect r = rect_of(p, sel);
+    for (int i = 0; i < pp->n; i++) {
+        if (strcmp(pp->cands[i].tag, tag) == 0 && near(pp->cands[i].rect, r, 0.5f))
+            return i;
+    }
+    return -1;
+}
+
+/* ---- cases ------------------------------------------------------------------ */
+
+static const struct ctl {
+    const char *sel, *tag;
+} listener_only[] = {
+    {"#l-span", "span"}, {"#l-div", "div"}, {"#l-li", "li"}, {"#l-svg", "svg"},
+    {"#l-th", "th"},     {"#l-a", "a"},     {"#d-act", "span"},
+};
+
+/* Elements whose only sign of life is a listener (addEventListener, onclick
+ * attribute, onclick property, jQuery-style delegation) are interactive and
+ * carry has_listener; a listener added then removed leaves nothing. */
+static void listener_only_probe(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++) {
+        perc_probe pp;
+        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, listener_only[i].sel), 2), &pp, err));
+        int c = cand_of(p, &pp, listener_only[i].sel, listener_only[i].tag);
+        CHECK_MSG(c >= 0, "%s not probed", listener_only[i].sel);
+        if (c >= 0) {
+            CHECK_MSG(pp.cands[c].is_interactive, "%s not interactive", listener_only[i].sel);
+            CHECK_MSG(pp.cands[c].has_listener, "%s has no listener", listener_only[i].sel);
+        }
+        perc_probe_fini(&pp);
+    }
+    perc_probe pp;
+    CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, "#inert"), 2), &pp, err));
+    int c = cand_of(p, &pp, "#inert", "span");
+    CHECK(c >= 0);
+    CHECK_EQ(pp.cands[c].is_interactive, 0);
+    CHECK_EQ(pp.cands[c].has_listener, 0);
+    perc_probe_fini(&pp);
+    /* snap picks the listener-only span for its label, and a trusted click
+     * there reaches the span's own listener. */
+    snap_intent in = {"Archive", SNAP_INTENT_ANY};
+    perc_snap s;
+    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#l-span"), 6), &in, 1, &s, err));
+    CHECK_EQ(s.found, 1);
+    CHECK_STR(s.text, "Archive");
+    cdp_page_close(p);
+}
+
+static const struct named {
+    const char *sel, *tag, *name;
+} names[] = {
+    {"#f-email", "input", "Email address"},   {"#f-name", "input", "Full name"},
+    {"#f-city", "input", "Home city"},        {"#f-search", "input", "Search mail"},
+    {"#f-zip", "input", "Postal code"},       {"#f-terms", "input", "I accept the terms"},
+    {"#f-news", "input", "Send newsletter"},  {"#i-star", "button", "Star this"},
+    {"#l-span", "span", "Archive"},           {"#under", "button", "Search flights"},
+};
+
+/* The accessible name for each labelling style. */
+static void accessible_names(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        perc_probe pp;
+        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, names[i].sel), 1), &pp, err));
+        int c = cand_of(p, &pp, names[i].sel, names[i].tag);
+        CHECK_MSG(c >= 0, "%s not probed", names[i].sel);
+        if (c >= 0)
+            CHECK_MSG(strcmp(pp.cands[c].name, names[i].name) == 0, "%s: name '%s', want '%s'",
+                      names[i].sel, pp.cands[c].name, names[i].name);
+        perc_probe_fini(&pp);
+    }
+    cdp_page_close(p);
+}
+
+static const struct hinted {
+    const char *sel, *word;
+} hints[] = {
+    {"#i-trash", "fa-trash"},
+    {"#i-del", "delete_forever"},
+    {"#i-gear", "icon-gear"},
+    {"#i-del", "material-icons"},
+};
+
+/* Icon-only buttons carry their icon's words. */
+static void icon_hints(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
+        perc_probe pp;
+        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, hints[i].sel), 1), &pp, err));
+        int c = cand_of(p, &pp, hints[i].sel, "button");
+        CHECK_MSG(c >= 0, "%s not probed", hints[i].sel);
+        if (c >= 0) {
+            char padded[256];
+            snprintf(padded, sizeof padded, " %s ", pp.cands[c].hint);
+            char word[64];
+            snprintf(word, sizeof word, " %s ", hints[i].word);
+            CHECK_MSG(strstr(padded, word) != NULL, "%s: hint '%s' lacks %s", hints[i].sel,
+                      pp.cands[c].hint, hints[i].word);
+        }
+        perc_probe_fini(&pp);
+    }
+    cdp_page_close(p);
+}
+
+/* A box on the date picker's panel, over the button painted under it: the
+ * click would land on the panel (checked with elementFromPoint and a trusted
+ * click), so the button is in no stack and snap does not pick it. */
+static void popup_layer(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    base_rect under = rect_of(p, "#under");
+    base_rect panel = rect_of(p, "#picker");
+    base_rect box = base_rect_intersect(under, panel);
+    CHECK(!base_rect_empty(box));
+    cJSON *v = js(p, "(() => { const r = document.getElementById('under').getBoundingClientRect();"
+                     " const e = document.elementFromPoint((r.left + r.right) / 2,"
+                     " (r.top + r.bottom) / 2); return e.closest('#picker') ? 1 : 0; })()");
+    CHECK(cJSON_IsNumber(v) && v->valueint == 1);
+    cJSON_Delete(v);
+    perc_probe pp;
+    CHECK_OK(perc_probe_box(p, NULL, box, &pp, err));
+    int b = cand_of(p, &pp, "#under", "button");
+    for (int k = 0; k < pp.probe.n_points && b >= 0; k++) {
+        for (int d = 0; d < pp.probe.n[k]; d++)
+            CHECK_MSG(pp.probe.stack[k][d] != b, "point %d walks through the panel", k);
+    }
+    perc_probe_fini(&pp);
+    snap_intent in = {"Search flights", SNAP_INTENT_ANY};
+    perc_snap s;
+    CHECK_OK(perc_snap_box(p, box, &in, 1, &s, err));
+    CHECK_MSG(!s.found || strcmp(s.text, "Search flights") != 0, "picked %s under the panel",
+              s.text);
+    cdp_page_close(p);
+}
+
+static const check_case cases[] = {
+    {"listener_only_probe", listener_only_probe},
+    {"accessible_names", accessible_names},
+    {"icon_hints", icon_hints},
+    {"popup_layer", popup_layer},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    return check_main(argc, argv, cases);
+}

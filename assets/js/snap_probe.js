@@ -133,29 +133,8 @@
 
   // Candidate points: interactive elements (and iframes we cannot enter)
   // overlapping the box, as snap_scene_probe picks them offline.
-  const clipMemo = new Map();
-  const INF = [-Infinity, -Infinity, Infinity, Infinity];
-  const clipOf = (el) => {
-    // The overflow clip the ancestors put on el, in its document's viewport.
-    let c = clipMemo.get(el);
-    if (c !== undefined) return c;
-    c = INF;
-    const cs = styleOf(el);
-    if (cs.position !== 'fixed') {
-      let p = el.parentNode;
-      if (p && p.nodeType === 11) p = p.host;
-      if (p && p.nodeType === 1) {
-        c = clipOf(p);
-        const ps = styleOf(p);
-        if (ps.overflowX !== 'visible' || ps.overflowY !== 'visible') {
-          const r = p.getBoundingClientRect();
-          c = inter(c, [r.left, r.top, r.right, r.bottom]);
-        }
-      }
-    }
-    clipMemo.set(el, c);
-    return c;
-  };
+  // The overflow clip the ancestors put on el, in its document's viewport.
+  const clipOf = kit.clipOf;
   const fr4 = (ctx, r) => {
     let q = [r.left + ctx.dx, r.top + ctx.dy, r.right + ctx.dx, r.bottom + ctx.dy];
     if (ctx.clip) q = inter(q, ctx.clip);

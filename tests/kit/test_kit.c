@@ -16,6 +16,7 @@
 #include "perception/dom_boxes.h"
 #include "perception/kit.h"
 #include "perception/probe.h"
+#include "perception/som.h"
 
 static cJSON *js(cdp_page *p, const char *expr)
 {
@@ -244,11 +245,93 @@ static void popup_layer(void)
     cdp_page_close(p);
 }
 
+
+/* The dom provider's mark whose rect is r (within tol), -1. */
+static int mark_at(const perc_mark *m, int n, base_rect r, float tol)
+{
+    for (int i = 0; i < n; i++) {
+        if (near(m[i].r, r, tol))
+            return i;
+    }
+    return -1;
+}
+
+/* The dom provider offers listener-only controls as marks, labelled with the
+ * accessible name, and a control half covered by another element. */
+static void dom_provider_boxes(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    perc_mark *m = NULL;
+    int n = 0;
+    CHECK_OK(perc_dom_boxes(p, &m, &n, err));
+    for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++)
+        CHECK_MSG(mark_at(m, n, rect_of(p, listener_only[i].sel), 0.5f) >= 0, "%s not boxed",
+                  listener_only[i].sel);
+    CHECK_MSG(mark_at(m, n, rect_of(p, "#inert"), 0.5f) < 0, "#inert boxed");
+    int k = mark_at(m, n, rect_of(p, "#f-email"), 0.5f);
+    CHECK(k >= 0);
+    if (k >= 0)
+        CHECK_STR(m[k].label, "Email address");
+    k = mark_at(m, n, rect_of(p, "#f-city"), 0.5f);
+    CHECK(k >= 0);
+    if (k >= 0)
+        CHECK_STR(m[k].label, "Home city");
+    /* Half covered: its centre is under #cover (checked in the page). */
+    cJSON *v = js(p, "(() => { const r = document.getElementById('half').getBoundingClientRect();"
+                     " return document.elementFromPoint((r.left + r.right) / 2,"
+                     " (r.top + r.bottom) / 2).id; })()");
+    CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "cover") == 0);
+    cJSON_Delete(v);
+    CHECK_MSG(mark_at(m, n, rect_of(p, "#half"), 0.5f) >= 0, "half-covered input dropped");
+    perc_marks_free(m, n);
+    cdp_page_close(p);
+}
+
+/* Items of a scroll box are boxed where they show: clipped to the box's
+ * padding box, and not at all when scrolled out of it. */
+static void clipped_boxes(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/controls.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    cJSON *v = js(p, "(() => { const s = document.getElementById('scroller');"
+                     " const r = s.getBoundingClientRect(); const x = r.left + s.clientLeft,"
+                     " y = r.top + s.clientTop; return [x, y, x + s.clientWidth,"
+                     " y + s.clientHeight]; })()");
+    CHECK(cJSON_GetArraySize(v) == 4);
+    base_rect pad = {(float)cJSON_GetArrayItem(v, 0)->valuedouble,
+                     (float)cJSON_GetArrayItem(v, 1)->valuedouble,
+                     (float)cJSON_GetArrayItem(v, 2)->valuedouble,
+                     (float)cJSON_GetArrayItem(v, 3)->valuedouble};
+    cJSON_Delete(v);
+    perc_mark *m = NULL;
+    int n = 0;
+    CHECK_OK(perc_dom_boxes(p, &m, &n, err));
+    base_rect s2 = rect_of(p, "#s2"), s5 = rect_of(p, "#s5"), s1 = rect_of(p, "#s1");
+    CHECK(s2.y0 < pad.y0 && s2.y1 > pad.y0); /* the fixture clips #s2 at the top */
+    CHECK(s5.y0 < pad.y1 && s5.y1 > pad.y1); /* and #s5 at the bottom */
+    CHECK(s1.y1 <= pad.y0);                  /* and scrolls #s1 out */
+    CHECK_MSG(mark_at(m, n, base_rect_intersect(s2, pad), 0.5f) >= 0, "#s2 not clipped");
+    CHECK_MSG(mark_at(m, n, base_rect_intersect(s5, pad), 0.5f) >= 0, "#s5 not clipped");
+    CHECK_MSG(mark_at(m, n, s2, 0.5f) < 0, "#s2 boxed unclipped");
+    for (int i = 0; i < n; i++)
+        CHECK_MSG(!(m[i].r.x0 >= s1.x0 - 1 && m[i].r.x1 <= s1.x1 + 1 && m[i].r.y1 <= pad.y0 + 0.5f),
+                  "a mark above the scroll box's view: %s", m[i].label);
+    perc_marks_free(m, n);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
     {"listener_only_probe", listener_only_probe},
     {"accessible_names", accessible_names},
     {"icon_hints", icon_hints},
     {"popup_layer", popup_layer},
+    {"dom_provider_boxes", dom_provider_boxes},
+    {"clipped_boxes", clipped_boxes},
     {NULL, NULL},
 };
 

@@ -263,16 +263,26 @@ const kit = (() => {
     if (q.localName === 'img') return q.getAttribute('alt');
     return q.getAttribute('aria-label') || svgTitle(q);
   };
+  let labelIdx = new Map();
   const labelsOf = (el) => {
     const parts = [];
     const id = el.getAttribute('id');
     if (id) {
+      // One index of <label for> per document or shadow root and reset().
       const root = rootOf(el);
-      if (root.querySelectorAll) {
-        for (const l of root.querySelectorAll('label[for]')) {
-          if (l.getAttribute('for') === id) parts.push(textOf(l));
+      let idx = labelIdx.get(root);
+      if (!idx) {
+        idx = new Map();
+        if (root.querySelectorAll) {
+          for (const l of root.querySelectorAll('label[for]')) {
+            const f = l.getAttribute('for');
+            if (!idx.has(f)) idx.set(f, []);
+            idx.get(f).push(l);
+          }
         }
+        labelIdx.set(root, idx);
       }
+      for (const l of idx.get(id) || []) parts.push(textOf(l));
     }
     const w = el.parentElement ? el.parentElement.closest('label') : null;
     if (w && !w.hasAttribute('for')) parts.push(textOf(w));
@@ -408,9 +418,61 @@ const kit = (() => {
     xpCache.set(el, s);
     return s;
   };
+  // ---- overflow clips -----------------------------------------------------------
+  // The clip the ancestors' overflow puts on el, in its document's viewport
+  // px ([x0, y0, x1, y1], infinite when none). It follows containing blocks
+  // as perception/snapshot.c does: a statically or relatively positioned
+  // element is clipped by its parent's clip, an absolutely positioned one by
+  // its nearest positioned (or transformed) ancestor's, a fixed one only by a
+  // transformed ancestor's; a box with overflow other than visible clips its
+  // contents to its padding box, per axis.
+  const INF = [-Infinity, -Infinity, Infinity, Infinity];
+  let clipMemo = new Map();
+  const positioned = (cs) => cs.position !== 'static' || (cs.transform && cs.transform !== 'none');
+  const cbOf = (el, cs) => {
+    let p = composedParent(el);
+    if (p && p.ownerDocument !== el.ownerDocument) return null; // a frame's root
+    if (cs.position === 'fixed') {
+      for (; p && p.nodeType === 1; p = composedParent(p)) {
+        const ps = styleOf(p);
+        if (ps.transform && ps.transform !== 'none') return p;
+      }
+      return null;
+    }
+    if (cs.position === 'absolute') {
+      for (; p && p.nodeType === 1; p = composedParent(p)) {
+        if (positioned(styleOf(p))) return p;
+      }
+      return null;
+    }
+    return p && p.nodeType === 1 ? p : null;
+  };
+  const clipOf = (el) => {
+    let c = clipMemo.get(el);
+    if (c !== undefined) return c;
+    c = INF;
+    const cb = cbOf(el, styleOf(el));
+    if (cb) {
+      c = clipOf(cb);
+      const cs = styleOf(cb);
+      const cx = cs.overflowX !== 'visible', cy = cs.overflowY !== 'visible';
+      const tag = tagOf(cb);
+      if ((cx || cy) && tag !== 'html' && tag !== 'body') {
+        const r = cb.getBoundingClientRect();
+        const x0 = r.left + cb.clientLeft, y0 = r.top + cb.clientTop;
+        const pad = [x0, y0, x0 + (cb.clientWidth || r.width), y0 + (cb.clientHeight || r.height)];
+        c = [cx ? Math.max(c[0], pad[0]) : c[0], cy ? Math.max(c[1], pad[1]) : c[1],
+          cx ? Math.min(c[2], pad[2]) : c[2], cy ? Math.min(c[3], pad[3]) : c[3]];
+      }
+    }
+    clipMemo.set(el, c);
+    return c;
+  };
   const reset = () => {
     sibN = new Map();
     xpCache = new Map();
+    clipMemo = new Map();
+    labelIdx = new Map();
   };
 
   // ---- frames and hit testing ---------------------------------------------------
@@ -471,5 +533,5 @@ const kit = (() => {
 
   return { ROLES, norm, cap, styleOf, roleOf, hasListener, ownListener, delegated,
     isInteractive, accessibleName, iconHint, xpath, reset, isFrame, contentBox, frameDoc,
-    composedParent, hitAt, SKIP_TEXT };
+    composedParent, hitAt, clipOf, SKIP_TEXT };
 })();

@@ -78,6 +78,10 @@ const kit = (() => {
   const SPACES = /[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
   const ZERO = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
   const norm = (s) => String(s == null ? '' : s).replace(ZERO, '').replace(SPACES, ' ').trim();
+  // The same per line, keeping the line breaks (rendered text, one line per
+  // rendered line); empty lines are dropped.
+  const normLines = (s) => String(s == null ? '' : s).replace(ZERO, '').split(/\r\n|[\n\r\u2028\u2029]/)
+    .map((l) => l.replace(SPACES, ' ').trim()).filter((l) => l).join('\n');
   const cap = (s, n) => {
     s = String(s == null ? '' : s);
     if (s.length > 4 * n) s = s.slice(0, 4 * n);
@@ -214,6 +218,17 @@ const kit = (() => {
     if (ce === null) return false;
     const v = ce.toLowerCase();
     return v === '' || v === 'true' || v === 'plaintext-only';
+  };
+  // isInteractive without the pointer-cursor rule (no style needed): what a
+  // cheap scan of every element (fingerprint.js) can afford.
+  const isControl = (el, lis) => {
+    const tag = tagOf(el);
+    if (NATIVE.has(tag)) {
+      if (tag === 'a' && !el.hasAttribute('href')) return lis !== undefined ? !!lis : hasListener(el);
+      return !(tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'hidden');
+    }
+    return ROLES.has(firstRole(el)) || tabbable(el) || editable(el) ||
+      !!(lis !== undefined ? lis : hasListener(el));
   };
   // cs: the element's computed style (optional; computed when needed). lis:
   // a precomputed hasListener (optional).
@@ -418,6 +433,40 @@ const kit = (() => {
     xpCache.set(el, s);
     return s;
   };
+  // The element an xpath names in doc: fovea's form (/html[1]/body[1]/div[2],
+  // "/#shadow-root" after a shadow host, steps without [n] meaning [1]), or
+  // any XPath document.evaluate knows (light DOM only); {many: n} when a
+  // general XPath matches several elements, null when none.
+  const FOVEA_XP = /^(\/([a-zA-Z][\w-]*(\[\d+\])?|#shadow-root))+$/;
+  const resolve = (xp, doc) => {
+    doc = doc || document;
+    if (!xp) return null;
+    if (!FOVEA_XP.test(xp)) {
+      const r = doc.evaluate(xp, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      if (r.snapshotLength > 1) return { many: r.snapshotLength };
+      const n = r.snapshotItem(0);
+      return n && n.nodeType === 1 ? n : null;
+    }
+    let node = doc;
+    for (const step of xp.split('/').slice(1)) {
+      if (step === '#shadow-root') {
+        node = node.shadowRoot;
+        if (!node) return null;
+        continue;
+      }
+      const m = /^([\w-]+)(?:\[(\d+)\])?$/.exec(step);
+      const tag = m[1].toLowerCase();
+      let k = m[2] ? parseInt(m[2], 10) : 1;
+      let hit = null;
+      for (const c of node.children) {
+        if (tagOf(c) === tag && --k === 0) { hit = c; break; }
+      }
+      if (!hit) return null;
+      node = hit;
+    }
+    return node === doc ? null : node;
+  };
+
   // ---- overflow clips -----------------------------------------------------------
   // The clip the ancestors' overflow puts on el, in its document's viewport
   // px ([x0, y0, x1, y1], infinite when none). It follows containing blocks
@@ -507,8 +556,9 @@ const kit = (() => {
     return p;
   };
   // The element a click at (x, y) of doc's viewport is delivered to: the top
-  // hit, descending into open shadow roots and same-origin frames.
-  const hitAt = (x, y, doc) => {
+  // hit, descending into open shadow roots and (unless frames is false)
+  // same-origin frames.
+  const hitAt = (x, y, doc, frames) => {
     doc = doc || document;
     let e = doc.elementFromPoint(x, y);
     for (;;) {
@@ -517,7 +567,7 @@ const kit = (() => {
         const inner = e.shadowRoot.elementFromPoint(x, y);
         if (inner && inner !== e) { e = inner; continue; }
       }
-      if (isFrame(e)) {
+      if (frames !== false && isFrame(e)) {
         const d = frameDoc(e);
         if (d && d.documentElement) {
           const cb = contentBox(e);
@@ -531,7 +581,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, norm, cap, styleOf, roleOf, hasListener, ownListener, delegated,
-    isInteractive, accessibleName, iconHint, xpath, reset, isFrame, contentBox, frameDoc,
+  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, ownListener, delegated,
+    isInteractive, isControl, accessibleName, iconHint, xpath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT };
 })();

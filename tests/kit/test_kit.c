@@ -9,13 +9,16 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "harness.h"
 #include "perception/dom_boxes.h"
+#include "perception/js.h"
 #include "perception/kit.h"
 #include "perception/probe.h"
+#include "perception/snapshot.h"
 #include "perception/som.h"
 
 static cJSON *js(cdp_page *p, const char *expr)
@@ -325,6 +328,156 @@ static void clipped_boxes(void)
     cdp_page_close(p);
 }
 
+/* The live kit (assets/js/kit_dump.js) and snapshot.c's C copy agree on
+ * (interactive, listener, name, hint) for every element of the fixture
+ * pages the snapshot keeps; the snapshot's listener flags come from the set
+ * the kit recorded. */
+static void parity_on(const char *path)
+{
+    cdp_page *p = open_page(path, 1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    char err[256] = "";
+    cJSON *snapj = NULL;
+    CHECK_OK(perc_snapshot_capture(p, &snapj, err));
+    perc_snapshot snap;
+    CHECK_OK(perc_snapshot_load(snapj, &snap, err));
+    size_t n = fovea_js_kit_dump_len + 32;
+    char *expr = malloc(n);
+    snprintf(expr, n, "(%s)({all:1})", (const char *)fovea_js_kit_dump);
+    cJSON *v = js(p, expr);
+    free(expr);
+    CHECK(cJSON_IsString(v));
+    cJSON *dump = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    CHECK(dump != NULL);
+    int compared = 0, bad = 0;
+    const cJSON *doc;
+    cJSON_ArrayForEach(doc, cJSON_GetObjectItem(dump, "docs"))
+    {
+        const char *chain = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "chain"));
+        const cJSON *el;
+        cJSON_ArrayForEach(el, cJSON_GetObjectItem(doc, "els"))
+        {
+            const char *xp = cJSON_GetStringValue(cJSON_GetArrayItem(el, 0));
+            int k = perc_snapshot_find(&snap, xp, chain);
+            if (k < 0)
+                continue; /* not laid out: the snapshot keeps no box for it */
+            const snap_candidate *c = &snap.scene.cand[k];
+            int inter = cJSON_GetArrayItem(el, 1)->valueint;
+            int lis = cJSON_GetArrayItem(el, 2)->valueint;
+            const char *name = cJSON_GetStringValue(cJSON_GetArrayItem(el, 3));
+            const char *hint = cJSON_GetStringValue(cJSON_GetArrayItem(el, 4));
+            compared++;
+            if (c->is_interactive != inter || c->has_listener != lis ||
+                strcmp(c->name ? c->name : "", name) || strcmp(c->hint ? c->hint : "", hint)) {
+                bad++;
+                fprintf(stderr,
+                        "  %s %s: live (int %d, lis %d, '%s', '%s') vs snapshot (int %d, lis %d,"
+                        " '%s', '%s')\n",
+                        path, xp, inter, lis, name, hint, c->is_interactive, c->has_listener,
+                        c->name ? c->name : "", c->hint ? c->hint : "");
+            }
+        }
+    }
+    CHECK_MSG(compared > 20, "%s: only %d elements compared", path, compared);
+    CHECK_MSG(bad == 0, "%s: %d of %d elements differ", path, bad, compared);
+    cJSON_Delete(dump);
+    cJSON_Delete(v);
+    perc_snapshot_fini(&snap);
+    cJSON_Delete(snapj);
+    cdp_page_close(p);
+}
+
+static void kit_parity(void)
+{
+    HARNESS_OR_SKIP(h);
+    parity_on("/kit/controls.html");
+    parity_on("/kit/parity.html");
+}
+
+/* Spot checks of the shared definitions on parity.html, written from the
+ * markup (so a change that keeps both sides equal but wrong still fails). */
+static void kit_definitions(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = open_page("/kit/parity.html", 1);
+    CHECK(p != NULL);
+    char err[256] = "";
+    cJSON *snapj = NULL;
+    CHECK_OK(perc_snapshot_capture(p, &snapj, err));
+    perc_snapshot snap;
+    CHECK_OK(perc_snapshot_load(snapj, &snap, err));
+    static const struct want {
+        const char *xp, *role, *name;
+        int inter, lis;
+    } want[] = {
+        {"/html[1]/body[1]/div[1]", "button", "Two roles", 1, 0},
+        {"/html[1]/body[1]/div[2]", "tab", "Spaced role", 1, 0},
+        {"/html[1]/body[1]/span[1]", "", "", 0, 0},        /* tabindex="abc" */
+        {"/html[1]/body[1]/span[2]", "", "Spaced tabindex", 1, 0},
+        {"/html[1]/body[1]/span[3]", "", "", 0, 0},        /* tabindex="-1" */
+        {"/html[1]/body[1]/span[4]", "", "Minus zero", 1, 0},
+        {"/html[1]/body[1]/div[4]", "", "Editable", 1, 0},
+        {"/html[1]/body[1]/div[5]", "", "", 0, 0},
+        {"/html[1]/body[1]/div[6]", "", "Plain editable", 1, 0},
+        {"/html[1]/body[1]/input[1]", "combobox", "", 1, 0},
+        {"/html[1]/body[1]/img[1]", "presentation", "", 0, 0},
+        {"/html[1]/body[1]/img[2]", "img", "Company logo", 0, 0},
+        {"/html[1]/body[1]/section[1]", "region", "News", 0, 0},
+        {"/html[1]/body[1]/section[2]", "", "", 0, 0},
+        {"/html[1]/body[1]/header[1]", "banner", "Header text", 1, 1}, /* keydown listener */
+        {"/html[1]/body[1]/input[3]", "button", "Submit", 1, 0},
+        {"/html[1]/body[1]/input[4]", "button", "Reset", 1, 0},
+        {"/html[1]/body[1]/input[5]", "button", "Press me", 1, 0},
+        {"/html[1]/body[1]/input[6]", "button", "Go there", 1, 0},
+        {"/html[1]/body[1]/select[1]", "listbox", "", 1, 0},
+        {"/html[1]/body[1]/div[7]", "", "Pointer outer inner", 1, 0},
+        {"/html[1]/body[1]/div[7]/span[1]", "", "", 0, 0},
+        {"/html[1]/body[1]/input[7]", "textbox", "Hidden caption", 1, 0},
+        {"/html[1]/body[1]/input[8]", "textbox", "First Second part", 1, 0},
+        {"/html[1]/body[1]/button[1]", "button", "Save drafts", 1, 0},
+        {"/html[1]/body[1]/button[2]", "button", "Close dialog", 1, 0},
+        {"/html[1]/body[1]/button[3]", "button", "Print", 1, 0},
+        {"/html[1]/body[1]/a[1]", "link", "A real link", 1, 0},
+        {"/html[1]/body[1]/a[2]", "", "", 0, 0},
+        {"/html[1]/body[1]/a[3]", "", "Handler link", 1, 1},
+        {"/html[1]/body[1]/h2[1]", "heading", "A heading", 0, 0},
+        {"/html[1]/body[1]/body[1]", "", "", 0, 0},
+        {"/html[1]/body[1]", "", "", 0, 0},
+        {"/html[1]/body[1]/div[8]", "", "", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        int k = perc_snapshot_find(&snap, want[i].xp, "");
+        if (strcmp(want[i].xp, "/html[1]/body[1]/body[1]") == 0) {
+            CHECK(k < 0);
+            continue;
+        }
+        CHECK_MSG(k >= 0, "%s not in the snapshot", want[i].xp);
+        if (k < 0)
+            continue;
+        const snap_candidate *c = &snap.scene.cand[k];
+        CHECK_MSG(strcmp(c->role, want[i].role) == 0, "%s: role '%s', want '%s'", want[i].xp,
+                  c->role, want[i].role);
+        CHECK_MSG(strcmp(c->name, want[i].name) == 0, "%s: name '%s', want '%s'", want[i].xp,
+                  c->name, want[i].name);
+        CHECK_MSG(c->is_interactive == want[i].inter, "%s: interactive %d", want[i].xp,
+                  c->is_interactive);
+        CHECK_MSG(c->has_listener == want[i].lis, "%s: listener %d", want[i].xp, c->has_listener);
+    }
+    int k = perc_snapshot_find(&snap, "/html[1]/body[1]/button[4]", "");
+    CHECK(k >= 0);
+    if (k >= 0)
+        CHECK_STR(snap.scene.cand[k].hint, "bell ring glyphicon glyphicon-bell");
+    k = perc_snapshot_find(&snap, "/html[1]/body[1]/button[5]", "");
+    CHECK(k >= 0);
+    if (k >= 0)
+        CHECK_STR(snap.scene.cand[k].hint, "material-symbols-outlined more_vert");
+    perc_snapshot_fini(&snap);
+    cJSON_Delete(snapj);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
     {"listener_only_probe", listener_only_probe},
     {"accessible_names", accessible_names},
@@ -332,6 +485,8 @@ static const check_case cases[] = {
     {"popup_layer", popup_layer},
     {"dom_provider_boxes", dom_provider_boxes},
     {"clipped_boxes", clipped_boxes},
+    {"kit_parity", kit_parity},
+    {"kit_definitions", kit_definitions},
     {NULL, NULL},
 };
 

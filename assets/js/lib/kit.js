@@ -86,7 +86,7 @@ const kit = (() => {
     s = String(s == null ? '' : s);
     if (s.length > 4 * n) s = s.slice(0, 4 * n);
     s = norm(s);
-    return s.length > n ? s.slice(0, n) : s;
+    return s.length > n ? s.slice(0, n).trim() : s;
   };
 
   const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);

@@ -16,7 +16,8 @@
 //    f:[[frame_chain, dx, dy]..],                 f[0] is this document
 //    c:[[tag, role, text, aria_label, title, xpath, frame, x0, y0, x1, y1,
 //        flags, paint_order, parent, "tag#id.class", name, hint]..],
-//    ifr:[[cand, cx0, cy0, cx1, cy1]..]}          content boxes of iframes
+//    ifr:[[cand, cx0, cy0, cx1, cy1]..],          content boxes of iframes
+//    late: 1 when a probed document's listener recorder missed its start}
 // flags: 1 aria-expanded present, 2 aria-expanded "true", 4 aria-haspopup,
 // 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent,
 // 128 a listener of its own (kit.hasListener). name and hint are the kit's
@@ -467,8 +468,24 @@
       r3(rect[2]), r3(rect[3]), flags, paint[i], parent[i] < 0 ? -1 : remap[parent[i]],
       descOf(el), kit.accessibleName(el, isInter), kit.iconHint(el)];
   }
+  // Documents whose listener recorder (lib/listen.js) missed their start:
+  // the caller asks DOMDebugger about these elements (kept, in table order,
+  // until the next probe of this document).
+  const lateDoc = ctxs.some((x) => {
+    const r = x.doc.defaultView && x.doc.defaultView[Symbol.for('fovea.listen')];
+    return !r || r.late;
+  });
+  const LATE = Symbol.for('fovea.probe.late');
+  if (lateDoc) {
+    const byRow = new Array(n);
+    for (let i = 0; i < n; i++) byRow[remap[i]] = els[i];
+    Object.defineProperty(globalThis, LATE, { value: byRow, configurable: true });
+  } else if (globalThis[LATE]) {
+    delete globalThis[LATE];
+  }
   return JSON.stringify({
     v: 1,
+    late: lateDoc ? 1 : 0,
     ms: performance.now() - t0,
     pts,
     fc: forCand.map((k) => (k < 0 ? -1 : remap[k])),

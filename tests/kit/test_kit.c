@@ -478,6 +478,43 @@ static void kit_definitions(void)
     cdp_page_close(p);
 }
 
+/* fovea attached to a tab that was already open: the recorder missed the
+ * listeners, so the probe asks DOMDebugger about the candidates; the
+ * listener-only controls are still interactive (with the recorder installed
+ * late, and with none at all). */
+static void late_attach(void)
+{
+    HARNESS_OR_SKIP(h);
+    for (int install_late = 0; install_late < 2; install_late++) {
+        cdp_page *p = open_page("/kit/controls.html", 0);
+        CHECK(p != NULL);
+        if (!p)
+            return;
+        char err[256] = "";
+        if (install_late)
+            CHECK_OK(perc_kit_install(p, err));
+        static const struct ctl late_ctl[] = {
+            {"#l-span", "span"}, {"#l-svg", "svg"}, {"#l-th", "th"}, {"#l-a", "a"}};
+        for (size_t i = 0; i < sizeof late_ctl / sizeof late_ctl[0]; i++) {
+            perc_probe pp;
+            CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, late_ctl[i].sel), 2), &pp, err));
+            int c = cand_of(p, &pp, late_ctl[i].sel, late_ctl[i].tag);
+            CHECK_MSG(c >= 0, "%s not probed", late_ctl[i].sel);
+            if (c >= 0)
+                CHECK_MSG(pp.cands[c].is_interactive && pp.cands[c].has_listener,
+                          "%s: late attach (%d) missed its listener", late_ctl[i].sel,
+                          install_late);
+            perc_probe_fini(&pp);
+        }
+        perc_probe pp;
+        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, "#inert"), 2), &pp, err));
+        int c = cand_of(p, &pp, "#inert", "span");
+        CHECK(c >= 0 && !pp.cands[c].is_interactive);
+        perc_probe_fini(&pp);
+        cdp_page_close(p);
+    }
+}
+
 static const check_case cases[] = {
     {"listener_only_probe", listener_only_probe},
     {"accessible_names", accessible_names},
@@ -485,6 +522,7 @@ static const check_case cases[] = {
     {"popup_layer", popup_layer},
     {"dom_provider_boxes", dom_provider_boxes},
     {"clipped_boxes", clipped_boxes},
+    {"late_attach", late_attach},
     {"kit_parity", kit_parity},
     {"kit_definitions", kit_definitions},
     {NULL, NULL},

@@ -52,10 +52,13 @@
   };
 
   // The page kit's notion of a control without the pointer-cursor rule,
-  // which needs computed styles this scan of every element cannot afford;
+  // which needs computed styles this scan of every element cannot afford,
+  // and with the recorder's listeners only (no handler-property reads);
   // <details> and <label> count too (their state changes the page).
+  const LISTEN = Symbol.for('fovea.listen');
+  let reg = null; // the recorder's registry of the document being scanned
   const isInteractive = (el) => el.localName === 'details' || el.localName === 'label' ||
-    kit.isControl(el);
+    kit.isControl(el, (!!reg && reg.has(el)) || (el.hasAttributes() && el.hasAttribute('onclick')));
   const nameOf = (el) => kit.norm(el.getAttribute('aria-label') || el.getAttribute('title') ||
     el.getAttribute('placeholder') || el.textContent || el.value || '').slice(0, 40);
 
@@ -75,6 +78,7 @@
   // mutation counter of its observer.
   const scan = (doc, win, hd, ht) => {
     const inter = [], frames = [];
+    reg = win[LISTEN] || null;
     collect(doc, inter, frames);
     const hist = new Map();
     addNum(hd, inter.length);

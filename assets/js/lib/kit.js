@@ -204,6 +204,12 @@ const kit = (() => {
     return false;
   };
   const hasListener = (el) => ownListener(el) || delegated(el);
+  // A cheap approximation for scans of every element (fingerprint.js): the
+  // recorder's registry and an onclick attribute only.
+  const recordedListener = (el) => {
+    const r = reg(el);
+    return (!!r && r.has(el)) || el.hasAttribute('onclick');
+  };
 
   // ---- interactive ------------------------------------------------------------
   const tabbable = (el) => {
@@ -222,13 +228,15 @@ const kit = (() => {
   // isInteractive without the pointer-cursor rule (no style needed): what a
   // cheap scan of every element (fingerprint.js) can afford.
   const isControl = (el, lis) => {
-    const tag = tagOf(el);
+    const tag = el.localName; // the NATIVE tags are lower-case in any document
     if (NATIVE.has(tag)) {
       if (tag === 'a' && !el.hasAttribute('href')) return lis !== undefined ? !!lis : hasListener(el);
       return !(tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'hidden');
     }
-    return ROLES.has(firstRole(el)) || tabbable(el) || editable(el) ||
-      !!(lis !== undefined ? lis : hasListener(el));
+    const l = !!(lis !== undefined ? lis : hasListener(el));
+    // Most elements carry no attribute at all: one call instead of three.
+    if (l || !el.hasAttributes()) return l;
+    return ROLES.has(firstRole(el)) || tabbable(el) || editable(el);
   };
   // cs: the element's computed style (optional; computed when needed). lis:
   // a precomputed hasListener (optional).
@@ -581,7 +589,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, ownListener, delegated,
+  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
     isInteractive, isControl, accessibleName, iconHint, xpath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT };
 })();

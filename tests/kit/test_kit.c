@@ -122,6 +122,12 @@ static void listener_only_probe(void)
     cdp_page *p = open_page("/kit/controls.html", 1);
     CHECK(p != NULL);
     char err[256] = "";
+    /* The recorder ran at document start (so no DOMDebugger fallback is
+     * what makes the checks below pass). */
+    cJSON *v = js(p, "(() => { const r = globalThis[Symbol.for('fovea.listen')];"
+                     " return r ? (r.late ? 'late' : 'start') : 'none'; })()");
+    CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "start") == 0);
+    cJSON_Delete(v);
     for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++) {
         perc_probe pp;
         CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, listener_only[i].sel), 2), &pp, err));
@@ -464,6 +470,27 @@ static void kit_definitions(void)
         CHECK_MSG(c->is_interactive == want[i].inter, "%s: interactive %d", want[i].xp,
                   c->is_interactive);
         CHECK_MSG(c->has_listener == want[i].lis, "%s: listener %d", want[i].xp, c->has_listener);
+    }
+    /* Inside an open shadow root and a same-origin frame. */
+    static const struct deep {
+        const char *xp, *frame, *name;
+        int inter, lis;
+    } deep[] = {
+        {"/html[1]/body[1]/x-card[1]/#shadow-root/span[1]", "", "Shadow action", 1, 1},
+        {"/html[1]/body[1]/x-card[1]/#shadow-root/input[1]", "", "Shadow field", 1, 0},
+        {"/html[1]/body[1]/span[1]", "/html[1]/body[1]/iframe[1]", "Framed archive", 1, 1},
+        {"/html[1]/body[1]/label[1]/input[1]", "/html[1]/body[1]/iframe[1]", "Framed name", 1, 0},
+    };
+    for (size_t i = 0; i < sizeof deep / sizeof deep[0]; i++) {
+        int d = perc_snapshot_find(&snap, deep[i].xp, deep[i].frame);
+        CHECK_MSG(d >= 0, "%s|%s not in the snapshot", deep[i].frame, deep[i].xp);
+        if (d < 0)
+            continue;
+        const snap_candidate *c = &snap.scene.cand[d];
+        CHECK_MSG(strcmp(c->name, deep[i].name) == 0 && c->is_interactive == deep[i].inter &&
+                      c->has_listener == deep[i].lis,
+                  "%s: '%s' int %d lis %d", deep[i].xp, c->name, c->is_interactive,
+                  c->has_listener);
     }
     int k = perc_snapshot_find(&snap, "/html[1]/body[1]/button[4]", "");
     CHECK(k >= 0);

@@ -887,7 +887,9 @@ typedef struct sbuf {
 
 static void sb_add(sbuf *s, const char *t)
 {
-    size_t k = t ? strlen(t) : 0;
+    if (!t)
+        return;
+    size_t k = strlen(t);
     if (s->n + k >= sizeof s->b)
         k = sizeof s->b - 1 - s->n;
     memcpy(s->b + s->n, t, k);

@@ -37,9 +37,9 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "perception/image.h"
 #include "perception/js.h"
-#include "perception/kit.h"
 
 #define FORMAT_ID "fovea-snapshot/1"
 #define MAX_DOCS 64
@@ -997,14 +997,14 @@ static int root_of(const raw_doc *d, int i)
 static char *sb_norm_dup(const sbuf *s)
 {
     char out[KIT_NAME_CAP * 4 + 1];
-    perc_kit_norm(s->b, out, sizeof out, KIT_NAME_CAP);
+    base_text_norm(s->b, out, sizeof out, KIT_NAME_CAP);
     return base_strdup(out);
 }
 
 static int sb_norm_nonempty(const char *t)
 {
     char out[8];
-    return perc_kit_norm(t, out, sizeof out, 1) > 0;
+    return base_text_norm(t, out, sizeof out, 1) > 0;
 }
 
 /* kit.js accessibleName. */
@@ -1233,7 +1233,7 @@ static void hint_take(const raw_doc *d, int j, hint_acc *h)
             s.b[0] = '\0';
             text_content(d, j, &s);
             char out[4 * 33 + 1];
-            size_t n = perc_kit_norm(s.b, out, sizeof out, 0);
+            size_t n = base_text_norm(s.b, out, sizeof out, 0);
             size_t chars = 0;
             for (size_t k = 0; k < n; k++)
                 chars += ((unsigned char)out[k] & 0xc0) != 0x80;

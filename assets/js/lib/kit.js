@@ -7,7 +7,7 @@
 // expression stays a function expression, an IIFE is still evaluated once).
 // Nothing here touches the page until a function is called.
 //
-// Definitions shared with the C side (perception/snapshot.c, kit_text.c) and
+// Definitions shared with the C side (perception/snapshot.c, base/text.c) and
 // kept identical there; the parity test (tests/kit) compares both on the
 // fixture pages of tests/fixtures/pages/kit:
 //   norm(s)        NBSP and the other Unicode spaces become spaces, zero-width

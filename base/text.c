@@ -1,6 +1,7 @@
-/* perception/kit_text.c: the page kit's text normalisation in C, so text the
- * snapshot loader computes compares with what the page scripts report. */
-#include "perception/kit.h"
+/* base/text.c: the page kit's text normalisation in C (kit.norm in
+ * assets/js/lib/kit.js), so text computed in C (the snapshot loader, the
+ * snapper) compares with what the page scripts report. Pure. */
+#include "base/text.h"
 
 #include <string.h>
 
@@ -22,8 +23,6 @@ static size_t space_at(const unsigned char *s)
         return 3; /* U+205F */
     if (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
         return 3; /* U+3000 */
-    if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-        return 0;
     return 0;
 }
 
@@ -46,7 +45,7 @@ static size_t char_len(unsigned char c)
     return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
 }
 
-size_t perc_kit_norm(const char *s, char *out, size_t cap, size_t max_chars)
+size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars)
 {
     if (!out || cap == 0)
         return 0;

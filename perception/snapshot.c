@@ -84,6 +84,9 @@ typedef struct session_data {
     int n_strings;
     dom_fact *facts; /* open-addressing table */
     size_t cap_facts, n_facts;
+    int *dbg_lis;    /* sorted backendNodeIds DOMDebugger names as having click-like
+                        listeners (sessions the kit's recorder did not cover), or NULL */
+    int n_dbg_lis;
 } session_data;
 
 /* One document of a snapshot, flattened into C arrays. */
@@ -151,6 +154,7 @@ typedef struct capture {
     int missing;
     char **lis;      /* sorted "chain\x01xpath" of elements with listeners */
     int n_lis;
+    int top_late;    /* the recorder missed the top document's start (or is absent) */
 } capture;
 
 static base_err call(capture *c, const char *sid, const char *method, cJSON *params, cJSON **res)
@@ -535,6 +539,75 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
     return BASE_OK;
 }
 
+static int kit_in(const char *s, const char *const *set, size_t n);
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Where the kit's recorder did not run (an out-of-process frame, or fovea
+ * attached to an open tab), DOMDebugger names the nodes with click-like
+ * listeners: one getEventListeners over the whole document (depth -1,
+ * pierce), each listener carrying its node's backendNodeId. Best effort: a
+ * failure leaves the session without the set. */
+static void dbg_listeners(capture *c, session_data *s)
+{
+    static const char *const ev[] = {"click",      "dblclick",  "auxclick",   "contextmenu",
+                                     "mousedown",  "mouseup",   "pointerdown", "pointerup",
+                                     "touchstart", "touchend",  "keydown",    "keyup",
+                                     "keypress"};
+    char err[BASE_ERRBUF_SIZE] = "";
+    char *saved = c->err;
+    c->err = err;
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "expression", "document");
+    cJSON_AddStringToObject(p, "objectGroup", "fovea-snapshot");
+    cJSON *res = NULL;
+    if (call(c, s->sid, "Runtime.evaluate", p, &res) == BASE_OK) {
+        const char *oid = cJSON_GetStringValue(obj(obj(res, "result"), "objectId"));
+        cJSON *q = oid ? cJSON_CreateObject() : NULL;
+        cJSON *lr = NULL;
+        if (q) {
+            cJSON_AddStringToObject(q, "objectId", oid);
+            cJSON_AddNumberToObject(q, "depth", -1);
+            cJSON_AddBoolToObject(q, "pierce", 1);
+        }
+        if (q && call(c, s->sid, "DOMDebugger.getEventListeners", q, &lr) == BASE_OK) {
+            const cJSON *ls = obj(lr, "listeners");
+            int n = cJSON_GetArraySize(ls);
+            s->dbg_lis = n > 0 ? base_malloc((size_t)n * sizeof *s->dbg_lis) : NULL;
+            const cJSON *l;
+            cJSON_ArrayForEach(l, ls)
+            {
+                const char *t = cJSON_GetStringValue(obj(l, "type"));
+                const cJSON *b = obj(l, "backendNodeId");
+                if (!s->dbg_lis || !t || !cJSON_IsNumber(b) || s->n_dbg_lis >= n ||
+                    !kit_in(t, ev, sizeof ev / sizeof ev[0]))
+                    continue;
+                s->dbg_lis[s->n_dbg_lis++] = (int)b->valuedouble;
+            }
+            if (s->n_dbg_lis)
+                qsort(s->dbg_lis, (size_t)s->n_dbg_lis, sizeof *s->dbg_lis, cmp_int);
+        }
+        cJSON_Delete(lr);
+    }
+    cJSON_Delete(res);
+    cJSON *rg = cJSON_CreateObject();
+    cJSON_AddStringToObject(rg, "objectGroup", "fovea-snapshot");
+    call(c, s->sid, "Runtime.releaseObjectGroup", rg, NULL);
+    if (err[0])
+        base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snapshot: no DOMDebugger listeners: %s", err);
+    c->err = saved;
+}
+
+static int dbg_has(const session_data *s, int backend)
+{
+    return s->n_dbg_lis &&
+           bsearch(&backend, s->dbg_lis, (size_t)s->n_dbg_lis, sizeof *s->dbg_lis, cmp_int);
+}
+
 static base_err session_capture(capture *c, session_data *s)
 {
     cJSON *p = cJSON_CreateObject();
@@ -574,6 +647,8 @@ static base_err session_capture(capture *c, session_data *s)
     /* DOM.getDocument enabled DOM events on this session; stop them. */
     call(c, s->sid, "DOM.disable", NULL, NULL);
     base_errclear(c->err);
+    if (s->sid[0] || c->top_late)
+        dbg_listeners(c, s);
     return BASE_OK;
 }
 
@@ -1481,7 +1556,8 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
                    strcmp(tag, "option") == 0 || strcmp(tag, "fieldset") == 0)) ||
                  (ad && strcmp(ad, "true") == 0);
         o->cp = strcmp(style(d, l, ST_CURSOR), "pointer") == 0;
-        o->lis = kit_on_attr(d, i, tag) || lis_has(c, c->chains[chain], fact->xpath);
+        o->lis = kit_on_attr(d, i, tag) || lis_has(c, c->chains[chain], fact->xpath) ||
+                 (!streq(tag, "html") && !streq(tag, "body") && dbg_has(d->ses, d->backend[i]));
         o->inter = is_interactive(d, i, tag, o->lis, l);
         o->name = acc_name(d, &f, i, tag, rbuf, o->inter);
         o->hint = icon_hint(d, i);
@@ -1660,6 +1736,7 @@ static void capture_free(capture *c)
         }
         base_free(s->facts);
         base_free(s->strings);
+        base_free(s->dbg_lis);
         cJSON_Delete(s->snap);
     }
     for (int i = 0; i < c->n_chains; i++)
@@ -1697,12 +1774,16 @@ static base_err load_listeners(capture *c)
     if (!root) {
         base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no listener set: %s",
                  e ? ferr : "bad reply");
+        c->top_late = 1;
         return BASE_OK;
     }
     const cJSON *doc;
     cJSON_ArrayForEach(doc, obj(root, "docs"))
     {
         const char *chain = cJSON_GetStringValue(obj(doc, "chain"));
+        const cJSON *late = obj(doc, "late");
+        if (chain && !chain[0])
+            c->top_late = cJSON_IsNumber(late) && late->valuedouble != 0;
         const cJSON *el;
         cJSON_ArrayForEach(el, obj(doc, "els"))
         {

@@ -538,6 +538,23 @@ static void late_attach(void)
         int c = cand_of(p, &pp, "#inert", "span");
         CHECK(c >= 0 && !pp.cands[c].is_interactive);
         perc_probe_fini(&pp);
+        /* A snapshot of the same tab (`fovea record --cdp`) gets them from
+         * DOMDebugger too. */
+        cJSON *snapj = NULL;
+        CHECK_OK(perc_snapshot_capture(p, &snapj, err));
+        perc_snapshot snap;
+        CHECK_OK(perc_snapshot_load(snapj, &snap, err));
+        static const char *const xps[] = {"/html[1]/body[1]/span[1]", "/html[1]/body[1]/svg[1]",
+                                          "/html[1]/body[1]/a[1]"};
+        for (size_t i = 0; i < sizeof xps / sizeof xps[0]; i++) {
+            int k = perc_snapshot_find(&snap, xps[i], "");
+            CHECK_MSG(k >= 0 && snap.scene.cand[k].has_listener && snap.scene.cand[k].is_interactive,
+                      "snapshot, late (%d): %s has no listener", install_late, xps[i]);
+        }
+        int k = perc_snapshot_find(&snap, "/html[1]/body[1]/span[2]", ""); /* #inert */
+        CHECK(k >= 0 && !snap.scene.cand[k].has_listener);
+        perc_snapshot_fini(&snap);
+        cJSON_Delete(snapj);
         cdp_page_close(p);
     }
 }

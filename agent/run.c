@@ -30,6 +30,7 @@
 
 #include "agent/agent_int.h"
 #include "agent/secrets.h"
+#include "agent/js.h"
 #include "agent/trace.h"
 #include "agent/watchdog_int.h"
 #include "base/alloc.h"
@@ -45,7 +46,6 @@
 #include "perception/probe.h"
 #include "perception/vision.h"
 
-extern const unsigned char fovea_js_agent_text[];
 
 #define MAX_MASKS 16
 #define TEXT_MAX (4u << 20)

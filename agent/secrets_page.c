@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "agent/agent_int.h"
+#include "agent/js.h"
 #include "base/alloc.h"
 
-extern const unsigned char fovea_js_agent_secret_rects[];
 
 /* Viewport rects (CSS px) where the page shows a secret as text or as a
  * field's value (assets/js/agent_secret_rects.js); up to max. */

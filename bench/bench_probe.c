@@ -7,7 +7,7 @@
  * Runtime.evaluate ("1") as the same-run baseline. Prints median and p90 of each, and the time of
  * the first probe of the document (which also installs the script).
  *
- *   build-x/tests/probe/bench_probe [runs]      (default 200)
+ *   build-x/tests/probe/bench_probe [runs] [late]   (default 200; late: no recorder)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/stats.h"
 #include "harness.h"
+#include "perception/kit.h"
 #include "perception/probe.h"
 
 static void report(const char *what, double *v, int n)
@@ -29,17 +30,27 @@ int main(int argc, char **argv)
 {
     int runs = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (runs < 10 || runs > 100000) {
-        fprintf(stderr, "usage: bench_probe [runs >= 10]\n");
+        fprintf(stderr, "usage: bench_probe [runs >= 10] [late]\n");
         return 2;
     }
     if (!harness_get()) {
         fprintf(stderr, "bench_probe: %s\n", harness_error());
         return 1;
     }
-    cdp_page *p = harness_open(1280, 800, 1, "/probe/big.html");
+    /* As `fovea run` and the CLI do, the page kit's listener recorder goes
+     * in before the page loads; with "late" as the second argument it does
+     * not (fovea attached to an open tab: listeners are asked of DOMDebugger). */
+    int late = argc > 2 && strcmp(argv[2], "late") == 0;
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
     if (!p)
         return 1;
     char err[256] = "";
+    char url[512];
+    harness_url(0, "/probe/big.html", url, sizeof url);
+    if ((!late && perc_kit_install(p, err)) || cdp_page_navigate(p, url, 15000, err)) {
+        fprintf(stderr, "bench_probe: %s\n", err);
+        return 1;
+    }
     cJSON *v = NULL;
     if (cdp_page_evaluate(p, "document.querySelectorAll('*').length", &v, 5000, err)) {
         fprintf(stderr, "bench_probe: %s\n", err);

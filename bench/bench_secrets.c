@@ -25,7 +25,7 @@
 #include "cascade/cascade.h"
 #include "harness.h"
 
-extern const unsigned char fovea_js_agent_secret_rects[];
+#include "agent/js.h"
 
 static const char *const texts[] = {
     "type 'Card number' <- '4111111111111111'",

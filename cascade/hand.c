@@ -29,10 +29,9 @@
 #include "base/log.h"
 #include "base/num.h"
 #include "cascade/cascade_int.h"
+#include "cascade/js.h"
 #include "motion/path.h"
 
-extern const unsigned char fovea_js_cascade_hand[];
-extern const size_t fovea_js_cascade_hand_len;
 
 #define WORLD_NAME "fovea_hand"
 #define MAX_FRAMES 64

@@ -1,6 +1,8 @@
 /* perception/dom_boxes.h: interactive-element boxes of a live page as
  * Set-of-Marks marks: the `dom` vision provider's boxes (perception/vision.h:
- * visible, uncovered interactive elements of the page and its frames, in
+ * the visible part, inside viewport, frames and scroll containers, of the
+ * page kit's interactive elements, listener-only controls included, that a
+ * click can reach somewhere, labelled with their accessible name; in
  * top-viewport CSS pixels). It is what `fovea overlay --url` marks.
  * Any thread except the cdp service thread.
  */

@@ -26,6 +26,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -130,22 +131,59 @@ static base_err reply_json(cJSON *res, cJSON **out, char *err)
     return BASE_OK;
 }
 
-/* Evaluates (enrich.js)(arg) in session (context 0: its default one). */
+/* The key under which a document keeps the compiled enrich function: a hash
+ * of the script (page kit included), so a newer fovea never calls an older
+ * copy. */
+static void enrich_key(char *key, size_t cap)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a 64 */
+    for (size_t i = 0; i < fovea_js_enrich_len; i++) {
+        h ^= fovea_js_enrich[i];
+        h *= 1099511628211ull;
+    }
+    snprintf(key, cap, "fovea.enrich.%016llx", (unsigned long long)h);
+}
+
+/* Evaluates (enrich.js)(arg) in session (context 0: its default one). The
+ * script (with the page kit, tens of KB to parse) is sent once per document
+ * and kept there under a Symbol.for key; later passes send the short call. */
 static base_err eval_pass(cdp_page *page, const char *session, int context, const char *arg,
                           int timeout_ms, cJSON **out, char *err)
 {
+    char key[64];
+    enrich_key(key, sizeof key);
     base_buf b;
-    base_buf_init(&b, fovea_js_enrich_len + strlen(arg) + 64);
-    base_err e = base_buf_printf(&b, "(%s)(%s)", (const char *)fovea_js_enrich, arg);
+    base_buf_init(&b, fovea_js_enrich_len + strlen(arg) + 256);
+    base_err e = base_buf_printf(&b,
+                                 "(() => { const f = globalThis[Symbol.for('%s')];"
+                                 " return typeof f === 'function' ? f(%s) : null; })()",
+                                 key, arg);
     if (e) {
         base_buf_fini(&b);
         return base_errf(err, BASE_ENOMEM, "enrich: out of memory");
     }
     cJSON *v = NULL;
     e = cdp_page_evaluate_in(page, session, context, (const char *)b.data, &v, timeout_ms, err);
+    if (!e && (!v || cJSON_IsNull(v))) {
+        cJSON_Delete(v);
+        v = NULL;
+        base_buf_reset(&b);
+        e = base_buf_printf(&b,
+                            "(() => { const f = (%s); try { Object.defineProperty(globalThis,"
+                            " Symbol.for('%s'), {value: f, configurable: true}); } catch (e) {}"
+                            " return f(%s); })()",
+                            (const char *)fovea_js_enrich, key, arg);
+        if (e)
+            e = base_errf(err, BASE_ENOMEM, "enrich: out of memory");
+        else
+            e = cdp_page_evaluate_in(page, session, context, (const char *)b.data, &v, timeout_ms,
+                                     err);
+    }
     base_buf_fini(&b);
-    if (e)
+    if (e) {
+        cJSON_Delete(v);
         return e;
+    }
     cJSON *r = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
     cJSON_Delete(v);
     if (!r)

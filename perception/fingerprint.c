@@ -26,6 +26,7 @@
 #include "base/log.h"
 #include "base/num.h"
 #include "perception/js.h"
+#include "perception/kit.h"
 
 #define FP_TIMEOUT_MS 10000
 #define FP_MAX_FRAMES 64
@@ -121,6 +122,11 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
                                FP_TIMEOUT_MS, err);
     if (e)
         return e;
+    /* The page kit's listener recorder rides along: whoever watches the
+     * page for fingerprints also wants its listener-only controls known. */
+    e = perc_kit_install(page, err);
+    if (e)
+        return e;
     e = cdp_page_evaluate(page, (const char *)fovea_js_fp_observer, NULL, FP_TIMEOUT_MS, err);
     if (e)
         return e;
@@ -150,6 +156,31 @@ static int cmp_frame_id(const void *a, const void *b)
     return strcmp(((const cdp_frame *)a)->id, ((const cdp_frame *)b)->id);
 }
 
+/* The short call for a document that already keeps the fingerprint
+ * function (fingerprint.js stores it on the observer's state): the full
+ * expression carries the page kit, whose parse would dominate every take. */
+static const char FP_SHORT[] = "(() => { const st = window.__foveaFpObserver;"
+                               " return st && st.take ? st.take() : null; })()";
+
+/* Evaluates the fingerprint on session (NULL: the page's): the short call,
+ * then the full expression when the document has no function yet. */
+static base_err eval_fp(cdp_page *page, const char *session, const char *full, cJSON **v,
+                        char *err)
+{
+    cJSON *r = NULL;
+    base_err e = session ? cdp_page_evaluate_in(page, session, 0, FP_SHORT, &r, FP_TIMEOUT_MS, err)
+                         : cdp_page_evaluate(page, FP_SHORT, &r, FP_TIMEOUT_MS, err);
+    if (!e && r && !cJSON_IsNull(r)) {
+        *v = r;
+        return BASE_OK;
+    }
+    cJSON_Delete(r);
+    if (e)
+        return e;
+    return session ? cdp_page_evaluate_in(page, session, 0, full, v, FP_TIMEOUT_MS, err)
+                   : cdp_page_evaluate(page, full, v, FP_TIMEOUT_MS, err);
+}
+
 base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err)
 {
     if (!page || !out)
@@ -159,7 +190,7 @@ base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err)
     if (!expr)
         return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(page, expr, &v, FP_TIMEOUT_MS, err);
+    base_err e = eval_fp(page, NULL, expr, &v, err);
     frame_answer top;
     if (!e) {
         e = parse_answer(v, &top, "the top document", err);
@@ -186,8 +217,7 @@ base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err)
         char ferr[BASE_ERRBUF_SIZE] = "";
         frame_answer a;
         cJSON *fv = NULL;
-        if (cdp_page_evaluate_in(page, fr[i].session, 0, expr, &fv, FP_TIMEOUT_MS, ferr) ==
-                BASE_OK &&
+        if (eval_fp(page, fr[i].session, expr, &fv, ferr) == BASE_OK &&
             parse_answer(fv, &a, fr[i].id, ferr) == BASE_OK) {
             hf = fold_bytes(hf, a.url, strlen(a.url) + 1);
             hf = fold_u64(fold_u64(fold_u64(hf, a.d), a.t), a.f);

@@ -1,17 +1,35 @@
-/* perception/js.h: page scripts embedded from assets/js at build time.
- * Each assets/js/NAME.js becomes fovea_js_NAME[] (NUL-terminated) and
- * fovea_js_NAME_len; see perception/CMakeLists.txt. Read-only, any thread. */
+/* perception/js.h: the page scripts perception embeds from assets/js at
+ * build time (perception/CMakeLists.txt lists them). Each becomes
+ * fovea_js_NAME[] (NUL-terminated) and fovea_js_NAME_len; a script that uses
+ * the page kit is embedded as (() => { <assets/js/lib/kit.js>; return
+ * (<script>); })(), so its text is still one expression of the same shape.
+ * Read-only, any thread. Other modules embed their own scripts (cascade/js.h,
+ * agent/js.h). */
 #ifndef FOVEA_PERCEPTION_JS_H
 #define FOVEA_PERCEPTION_JS_H
 
 #include <stddef.h>
 
-/* fingerprints and DOM enrichment (perception/fingerprint.c, enrich.c) */
+/* fingerprints (perception/fingerprint.c): the mutation counter installed at
+ * document start, and the probe evaluated after it */
 extern const unsigned char fovea_js_fp_observer[];
 extern const size_t fovea_js_fp_observer_len;
 extern const unsigned char fovea_js_fingerprint[];
 extern const size_t fovea_js_fingerprint_len;
+/* the selector map, DOM enrichment and the `dom` provider (enrich_frames.c) */
 extern const unsigned char fovea_js_enrich[];
 extern const size_t fovea_js_enrich_len;
+/* the live snapper probe (probe.c) */
+extern const unsigned char fovea_js_snap_probe[];
+extern const size_t fovea_js_snap_probe_len;
+/* CSS selector -> fovea xpath and frame chain (`fovea record`) */
+extern const unsigned char fovea_js_snap_locate[];
+extern const size_t fovea_js_snap_locate_len;
+/* the listener tracker installed at document start (kit.c) */
+extern const unsigned char fovea_js_listen[];
+extern const size_t fovea_js_listen_len;
+/* the kit's verdicts per element of a document (kit.c, snapshot.c) */
+extern const unsigned char fovea_js_kit_dump[];
+extern const size_t fovea_js_kit_dump_len;
 
 #endif

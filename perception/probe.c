@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -34,11 +35,9 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "perception/js.h"
 #include "perception/probe_int.h"
 
-/* Embedded from assets/js/snap_probe.js (see perception/CMakeLists.txt). */
-extern const unsigned char fovea_js_snap_probe[];
-extern const size_t fovea_js_snap_probe_len;
 
 #define PROBE_MAX_CANDS 8192 /* 49 points x 32 deep + ancestors, with room */
 #define PROBE_MAX_FRAMES 64  /* frame contexts one reply may name */
@@ -47,7 +46,7 @@ extern const size_t fovea_js_snap_probe_len;
 #define PROBE_MAX_DESCENT 4      /* nested cross-origin frames followed */
 #define PROBE_FRAME_WAIT_MS 2000 /* an iframe target may attach late */
 #define PROBE_MAX_TABLE 256      /* frames looked at when matching owners */
-#define C_FIELDS 15              /* fields of one candidate entry */
+#define C_FIELDS 17              /* fields of one candidate entry */
 #define FLAG_EXP 1
 #define FLAG_EXP_TRUE 2
 #define FLAG_POPUP 4
@@ -55,6 +54,7 @@ extern const size_t fovea_js_snap_probe_len;
 #define FLAG_POINTER 16
 #define FLAG_INTERACTIVE 32
 #define FLAG_IFRAME 64
+#define FLAG_LISTENER 128
 
 void perc_probe_fini(perc_probe *p)
 {
@@ -129,7 +129,7 @@ static int check_cand(const cJSON *e, int nc, int nf, int self, size_t *bytes)
     const cJSON *f[C_FIELDS];
     if (!items(e, f, C_FIELDS))
         return 0;
-    static const int str_fields[] = {0, 1, 2, 3, 4, 5, 14};
+    static const int str_fields[] = {0, 1, 2, 3, 4, 5, 14, 15, 16};
     for (size_t i = 0; i < sizeof str_fields / sizeof str_fields[0]; i++) {
         if (!cJSON_IsString(f[str_fields[i]]))
             return 0;
@@ -137,7 +137,7 @@ static int check_cand(const cJSON *e, int nc, int nf, int self, size_t *bytes)
     }
     int v;
     double d;
-    if (!get_int(f[6], 0, nf - 1, &v) || !get_int(f[11], 0, 127, &v) ||
+    if (!get_int(f[6], 0, nf - 1, &v) || !get_int(f[11], 0, 255, &v) ||
         !get_int(f[12], -1, 1 << 30, &v) || !get_int(f[13], -1, nc - 1, &v) || v == self)
         return 0;
     for (int i = 7; i <= 10; i++) {
@@ -155,6 +155,7 @@ static base_err parse_root(const cJSON *root, base_rect box, const base_point *s
         return base_errf(err, BASE_EPROTO, "probe: reply is not a version 1 object");
     const cJSON *pts = arr(root, "pts"), *fc = arr(root, "fc"), *st = arr(root, "st");
     const cJSON *fa = arr(root, "f"), *ca = arr(root, "c"), *ifr = arr(root, "ifr");
+    const cJSON *late = cJSON_GetObjectItemCaseSensitive(root, "late");
     if (!pts || !fc || !st || !fa || !ca || !ifr)
         return base_errf(err, BASE_EPROTO, "probe: reply lacks pts, fc, st, f, c or ifr");
     int n_pts = cJSON_GetArraySize(pts);
@@ -201,6 +202,7 @@ static base_err parse_root(const cJSON *root, base_rect box, const base_point *s
     }
     char *cur = r->p.strings;
     r->p.n = nc;
+    r->late = cJSON_IsNumber(late) && late->valuedouble == 1;
 
     /* Pass 2: fill. */
     i = 0;
@@ -240,9 +242,12 @@ static base_err parse_root(const cJSON *root, base_rect box, const base_point *s
         c->cursor_pointer = !!(fl & FLAG_POINTER);
         c->is_interactive = !!(fl & FLAG_INTERACTIVE);
         c->is_iframe = !!(fl & FLAG_IFRAME);
+        c->has_listener = !!(fl & FLAG_LISTENER);
         c->paint_order = f[12]->valueint;
         c->parent = f[13]->valueint;
         r->desc[i] = keep(&cur, f[14]->valuestring);
+        c->name = keep(&cur, f[15]->valuestring);
+        c->hint = keep(&cur, f[16]->valuestring);
         i++;
     }
     base_free(chain);
@@ -353,6 +358,99 @@ static base_err evaluate(cdp_page *page, const char *session, int context_id, co
     return e;
 }
 
+/* Click-like listener types (the page kit's EVENTS, assets/js/lib/kit.js). */
+static int clicky(const char *t)
+{
+    static const char *const ev[] = {"click",      "dblclick",  "auxclick",   "contextmenu",
+                                     "mousedown",  "mouseup",   "pointerdown", "pointerup",
+                                     "touchstart", "touchend",  "keydown",    "keyup",
+                                     "keypress"};
+    for (size_t k = 0; t && k < sizeof ev / sizeof ev[0]; k++) {
+        if (strcmp(t, ev[k]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+#define PROBE_MAX_ASK 64 /* candidates asked of DOMDebugger per probe */
+
+/* fovea attached after the document started, so the kit's recorder did not
+ * see the listeners added before: ask DOMDebugger.getEventListeners about
+ * the candidates that are not interactive yet (the probe kept them under
+ * Symbol.for('fovea.probe.late'), in table order). A candidate with a
+ * click-like listener of its own becomes interactive with has_listener.
+ * Best effort: a failure leaves the reply as it was. */
+static void ask_listeners(cdp_page *page, const char *session, int context_id, perc__reply *r)
+{
+    const char *sid = session_of(page, session);
+    cdp_conn *conn = cdp_page_conn(page);
+    char err[BASE_ERRBUF_SIZE] = "";
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa)
+        return;
+    cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]");
+    cJSON_AddStringToObject(pa, "objectGroup", "fovea-late");
+    if (context_id)
+        cJSON_AddNumberToObject(pa, "contextId", context_id);
+    cJSON *res = NULL;
+    if (cdp_call(conn, sid, "Runtime.evaluate", pa, &res, PROBE_TIMEOUT_MS, err))
+        return;
+    const char *oid = cJSON_GetStringValue(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "result"), "objectId"));
+    cJSON *props = NULL;
+    if (oid) {
+        cJSON *gp = cJSON_CreateObject();
+        if (gp) {
+            cJSON_AddStringToObject(gp, "objectId", oid);
+            cJSON_AddBoolToObject(gp, "ownProperties", 1);
+            if (cdp_call(conn, sid, "Runtime.getProperties", gp, &props, PROBE_TIMEOUT_MS, err))
+                props = NULL;
+        }
+    }
+    int asked = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(props, "result"))
+    {
+        const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
+        if (!nm || nm[0] < '0' || nm[0] > '9')
+            continue;
+        long i = strtol(nm, NULL, 10);
+        if (i < 0 || i >= r->p.n)
+            continue;
+        snap_candidate *c = &r->p.cands[i];
+        if (c->is_interactive || c->is_iframe || !strcmp(c->tag, "html") || !strcmp(c->tag, "body"))
+            continue;
+        const char *eo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(it, "value"), "objectId"));
+        if (!eo || asked++ >= PROBE_MAX_ASK)
+            continue;
+        cJSON *lp = cJSON_CreateObject();
+        if (!lp)
+            break;
+        cJSON_AddStringToObject(lp, "objectId", eo);
+        cJSON *lr = NULL;
+        if (cdp_call(conn, sid, "DOMDebugger.getEventListeners", lp, &lr, PROBE_TIMEOUT_MS, err))
+            continue;
+        const cJSON *l;
+        cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(lr, "listeners"))
+        {
+            if (clicky(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l, "type")))) {
+                c->is_interactive = 1;
+                c->has_listener = 1;
+                break;
+            }
+        }
+        cJSON_Delete(lr);
+    }
+    cJSON_Delete(props);
+    cJSON_Delete(res);
+    cJSON *rg = cJSON_CreateObject();
+    if (rg) {
+        cJSON_AddStringToObject(rg, "objectGroup", "fovea-late");
+        cdp_call(conn, sid, "Runtime.releaseObjectGroup", rg, NULL, PROBE_TIMEOUT_MS, err);
+    }
+}
+
 /* Evaluates the probe script on `session` (context_id as for evaluate) for
  * box with the points sent[]
  * (cp: add the candidate points) and parses the reply into *out.
@@ -421,6 +519,11 @@ static base_err run_probe(cdp_page *page, const char *session, int context_id, b
     }
     e = perc__probe_parse(val->valuestring, strlen(val->valuestring), box, sent, n_sent, out, err);
     cJSON_Delete(val);
+    if (!e && out->late) {
+        int64_t t1 = base_monotime();
+        ask_listeners(page, session, context_id, out);
+        ms += (double)(base_monotime() - t1) / 1000.0;
+    }
     if (!e)
         out->p.eval_ms = ms;
     return e;

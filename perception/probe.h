@@ -4,6 +4,11 @@
  * probe points of a box (snap_probe_points + the visible centres of the
  * interactive elements in the box), the hit-test stacks front to back, walking
  * open shadow roots and same-origin iframes (coordinates translated). A stack
+ * holds the element a click there is delivered to and then only its
+ * ancestors: what a popup layer or backdrop paints over is not in it.
+ * Candidates carry the page kit's accessible name, icon hint and listener
+ * flag (perception/kit.h; "interactive" includes listener-only controls; on a
+ * document the listener recorder missed, DOMDebugger is asked). A stack
  * that ends on a cross-origin iframe is continued through that frame's own CDP
  * session (phase A-alt). snap_resolve then picks the element and point, and
  * the hit target at the final point is verified the way Playwright does.

@@ -14,6 +14,8 @@ typedef struct perc__reply {
     const char **desc;  /* "tag#id.class" of each candidate */
     base_rect *content; /* an iframe's content box (its frame's viewport); else rect */
     base_point *origin; /* viewport origin of the candidate's document, probed viewport px */
+    int late;           /* the page kit's listener recorder missed the document's start
+                           (reply key "late"): listeners are asked of DOMDebugger */
 } perc__reply;
 
 /* Purpose: parses the JSON text the probe script returned for a box whose

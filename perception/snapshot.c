@@ -38,7 +38,10 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/num.h"
+#include "base/log.h"
+#include "base/text.h"
 #include "perception/image.h"
+#include "perception/js.h"
 
 #define FORMAT_ID "fovea-snapshot/1"
 #define MAX_DOCS 64
@@ -83,6 +86,9 @@ typedef struct session_data {
     int n_strings;
     dom_fact *facts; /* open-addressing table */
     size_t cap_facts, n_facts;
+    int *dbg_lis;    /* sorted backendNodeIds DOMDebugger names as having click-like
+                        listeners (sessions the kit's recorder did not cover), or NULL */
+    int n_dbg_lis;
 } session_data;
 
 /* One document of a snapshot, flattened into C arrays. */
@@ -98,6 +104,8 @@ typedef struct raw_doc {
     int *layout;     /* node -> layout index, -1 */
     char *pseudo;    /* 1 for ::before etc. */
     int *input_value; /* string index or -1 */
+    int *value;      /* nodeValue: string index or -1 */
+    int *end;        /* node -> one past its last descendant (pre-order) */
     char *selected;  /* option selected */
     const cJSON **attrs; /* node -> attribute array (borrowed) */
     int n_layout;
@@ -129,7 +137,9 @@ typedef struct out_node {
     char *text;      /* owned */
     char *aria;      /* owned */
     const char *title;
-    int ex, hp, dis, cp, inter, ifr, pen, vh, op0;
+    char *name;      /* owned: the kit's accessible name */
+    char *hint;      /* owned: the kit's icon hint words */
+    int ex, hp, dis, cp, inter, ifr, pen, vh, op0, lis;
 } out_node;
 
 typedef struct capture {
@@ -144,6 +154,9 @@ typedef struct capture {
     out_node *out;
     int n_out, cap_out;
     int missing;
+    char **lis;      /* sorted "chain\x01xpath" of elements with listeners */
+    int n_lis;
+    int top_late;    /* the recorder missed the top document's start (or is absent) */
 } capture;
 
 static base_err call(capture *c, const char *sid, const char *method, cJSON *params, cJSON **res)
@@ -222,6 +235,8 @@ static void doc_free(raw_doc *d)
     base_free(d->layout);
     base_free(d->pseudo);
     base_free(d->input_value);
+    base_free(d->value);
+    base_free(d->end);
     base_free(d->selected);
     base_free(d->attrs);
     base_free(d->bounds);
@@ -284,6 +299,7 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
         (e = int_array(names, d->n, -1, &d->name)) ||
         (e = int_array(obj(nodes, "backendNodeId"), d->n, 0, &d->backend)) ||
         (e = rare_ints(obj(nodes, "inputValue"), d->n, &d->input_value)) ||
+        (e = int_array(obj(nodes, "nodeValue"), d->n, -1, &d->value)) ||
         (e = int_array(obj(lay, "nodeIndex"), d->n_layout, -1, &lay_index)) ||
         (e = rect_array(obj(lay, "bounds"), d->n_layout, &d->bounds)) ||
         (e = rect_array(obj(lay, "clientRects"), d->n_layout, &d->client)) ||
@@ -309,6 +325,13 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
         e = base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
         goto fail;
     }
+    d->end = base_malloc((size_t)(d->n > 0 ? d->n : 1) * sizeof *d->end);
+    if (!d->end) {
+        base_free(pseudo);
+        base_free(sel);
+        e = base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+        goto fail;
+    }
     for (int i = 0; i < d->n; i++) {
         d->pseudo[i] = pseudo[i] >= 0;
         d->selected[i] = sel[i] >= 0;
@@ -319,6 +342,14 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
     }
     base_free(pseudo);
     base_free(sel);
+    /* Subtree ends: parents come first, so one backward pass suffices. */
+    for (int i = 0; i < d->n; i++)
+        d->end[i] = i + 1;
+    for (int i = d->n - 1; i > 0; i--) {
+        int p = d->parent[i];
+        if (p >= 0 && d->end[i] > d->end[p])
+            d->end[p] = d->end[i];
+    }
     for (int l = 0; l < d->n_layout; l++) {
         if (lay_index[l] >= 0 && lay_index[l] < d->n && d->layout[lay_index[l]] < 0)
             d->layout[lay_index[l]] = l;
@@ -521,6 +552,75 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
     return BASE_OK;
 }
 
+static int kit_in(const char *s, const char *const *set, size_t n);
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Where the kit's recorder did not run (an out-of-process frame, or fovea
+ * attached to an open tab), DOMDebugger names the nodes with click-like
+ * listeners: one getEventListeners over the whole document (depth -1,
+ * pierce), each listener carrying its node's backendNodeId. Best effort: a
+ * failure leaves the session without the set. */
+static void dbg_listeners(capture *c, session_data *s)
+{
+    static const char *const ev[] = {"click",      "dblclick",  "auxclick",   "contextmenu",
+                                     "mousedown",  "mouseup",   "pointerdown", "pointerup",
+                                     "touchstart", "touchend",  "keydown",    "keyup",
+                                     "keypress"};
+    char err[BASE_ERRBUF_SIZE] = "";
+    char *saved = c->err;
+    c->err = err;
+    cJSON *p = cJSON_CreateObject();
+    cJSON_AddStringToObject(p, "expression", "document");
+    cJSON_AddStringToObject(p, "objectGroup", "fovea-snapshot");
+    cJSON *res = NULL;
+    if (call(c, s->sid, "Runtime.evaluate", p, &res) == BASE_OK) {
+        const char *oid = cJSON_GetStringValue(obj(obj(res, "result"), "objectId"));
+        cJSON *q = oid ? cJSON_CreateObject() : NULL;
+        cJSON *lr = NULL;
+        if (q) {
+            cJSON_AddStringToObject(q, "objectId", oid);
+            cJSON_AddNumberToObject(q, "depth", -1);
+            cJSON_AddBoolToObject(q, "pierce", 1);
+        }
+        if (q && call(c, s->sid, "DOMDebugger.getEventListeners", q, &lr) == BASE_OK) {
+            const cJSON *ls = obj(lr, "listeners");
+            int n = cJSON_GetArraySize(ls);
+            s->dbg_lis = n > 0 ? base_malloc((size_t)n * sizeof *s->dbg_lis) : NULL;
+            const cJSON *l;
+            cJSON_ArrayForEach(l, ls)
+            {
+                const char *t = cJSON_GetStringValue(obj(l, "type"));
+                const cJSON *b = obj(l, "backendNodeId");
+                if (!s->dbg_lis || !t || !cJSON_IsNumber(b) || s->n_dbg_lis >= n ||
+                    !kit_in(t, ev, sizeof ev / sizeof ev[0]))
+                    continue;
+                s->dbg_lis[s->n_dbg_lis++] = (int)b->valuedouble;
+            }
+            if (s->n_dbg_lis)
+                qsort(s->dbg_lis, (size_t)s->n_dbg_lis, sizeof *s->dbg_lis, cmp_int);
+        }
+        cJSON_Delete(lr);
+    }
+    cJSON_Delete(res);
+    cJSON *rg = cJSON_CreateObject();
+    cJSON_AddStringToObject(rg, "objectGroup", "fovea-snapshot");
+    call(c, s->sid, "Runtime.releaseObjectGroup", rg, NULL);
+    if (err[0])
+        base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snapshot: no DOMDebugger listeners: %s", err);
+    c->err = saved;
+}
+
+static int dbg_has(const session_data *s, int backend)
+{
+    return s->n_dbg_lis &&
+           bsearch(&backend, s->dbg_lis, (size_t)s->n_dbg_lis, sizeof *s->dbg_lis, cmp_int);
+}
+
 static base_err session_capture(capture *c, session_data *s)
 {
     cJSON *p = cJSON_CreateObject();
@@ -560,6 +660,8 @@ static base_err session_capture(capture *c, session_data *s)
     /* DOM.getDocument enabled DOM events on this session; stop them. */
     call(c, s->sid, "DOM.disable", NULL, NULL);
     base_errclear(c->err);
+    if (s->sid[0] || c->top_late)
+        dbg_listeners(c, s);
     return BASE_OK;
 }
 
@@ -626,29 +728,84 @@ static int streq(const char *a, const char *b)
 }
 
 
-/* Implicit ARIA role of an element without a role attribute (the roles the
- * snapper's widget rules look at, and the common landmarks). */
+/* ---- The page kit's definitions (assets/js/lib/kit.js) in C ---------------
+ * Kept identical to the kit; tests/kit/test_kit.c (kit_parity) compares both
+ * on the fixture pages. */
+
+#define KIT_NAME_CAP 160 /* code points, as kit.js NAME_CAP */
+#define KIT_HINT_CAP 160
+#define KIT_HINT_NODES 16
+
+static int kit_in(const char *s, const char *const *set, size_t n)
+{
+    for (size_t k = 0; s && k < n; k++) {
+        if (strcmp(s, set[k]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static void lower_copy(char *dst, size_t cap, const char *src, size_t n)
+{
+    size_t k = 0;
+    for (; src && k < n && src[k] && k + 1 < cap; k++)
+        dst[k] = (src[k] >= 'A' && src[k] <= 'Z') ? (char)(src[k] + 32) : src[k];
+    dst[k] = '\0';
+}
+
+static int is_ws(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f';
+}
+
+/* kit.js firstRole: the first token of role="...", lower-cased; "" if none. */
+static void first_role(const char *role, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!role)
+        return;
+    while (is_ws(*role))
+        role++;
+    size_t k = 0;
+    while (role[k] && !is_ws(role[k]))
+        k++;
+    lower_copy(buf, cap, role, k);
+}
+
+static const char *const KIT_ROLES[] = {
+    "button", "link",   "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+    "tab",    "checkbox", "radio",  "combobox",         "switch",        "gridcell",
+    "treeitem", "slider", "spinbutton", "searchbox",    "textbox",
+};
+#define N_KIT_ROLES (sizeof KIT_ROLES / sizeof KIT_ROLES[0])
+
+/* kit.js roleOf for an element without a role attribute. */
 static const char *implicit_role(const raw_doc *d, int i, const char *tag)
 {
     static const struct {
         const char *type, *role;
     } inputs[] = {
-        {"checkbox", "checkbox"}, {"radio", "radio"},         {"button", "button"},
-        {"submit", "button"},     {"reset", "button"},        {"image", "button"},
-        {"range", "slider"},      {"number", "spinbutton"},   {"search", "searchbox"},
-        {"email", "textbox"},     {"tel", "textbox"},         {"url", "textbox"},
-        {"text", "textbox"},      {"", "textbox"},
+        {"checkbox", "checkbox"}, {"radio", "radio"},     {"button", "button"},
+        {"submit", "button"},     {"reset", "button"},    {"image", "button"},
+        {"range", "slider"},      {"number", "spinbutton"}, {"hidden", ""},
+        {"color", ""},            {"file", ""},           {"date", ""},
+        {"datetime-local", ""},   {"month", ""},          {"time", ""},
+        {"week", ""},             {"password", ""},
     };
     static const struct {
         const char *tag, *role;
     } tags[] = {
-        {"button", "button"},   {"summary", "button"},   {"option", "option"},
-        {"textarea", "textbox"}, {"dialog", "dialog"},   {"nav", "navigation"},
-        {"li", "listitem"},     {"ul", "list"},          {"ol", "list"},
-        {"td", "cell"},         {"th", "columnheader"},  {"img", "img"},
-        {"h1", "heading"},      {"h2", "heading"},       {"h3", "heading"},
-        {"h4", "heading"},      {"h5", "heading"},       {"h6", "heading"},
-        {"main", "main"},       {"form", "form"},        {"table", "table"},
+        {"button", "button"},     {"summary", "button"},   {"textarea", "textbox"},
+        {"option", "option"},     {"h1", "heading"},       {"h2", "heading"},
+        {"h3", "heading"},        {"h4", "heading"},       {"h5", "heading"},
+        {"h6", "heading"},        {"ul", "list"},          {"ol", "list"},
+        {"menu", "list"},         {"li", "listitem"},      {"nav", "navigation"},
+        {"main", "main"},         {"dialog", "dialog"},    {"table", "table"},
+        {"tr", "row"},            {"td", "cell"},          {"th", "columnheader"},
+        {"header", "banner"},     {"footer", "contentinfo"}, {"aside", "complementary"},
+        {"article", "article"},   {"hr", "separator"},     {"progress", "progressbar"},
+        {"meter", "meter"},       {"details", "group"},    {"fieldset", "group"},
+        {"output", "status"},     {"datalist", "listbox"}, {"form", "form"},
     };
     if (streq(tag, "a") || streq(tag, "area"))
         return attr(d, i, "href") ? "link" : "";
@@ -658,17 +815,20 @@ static const char *implicit_role(const raw_doc *d, int i, const char *tag)
     }
     if (streq(tag, "input")) {
         const char *type = attr(d, i, "type");
-        char lt[32] = "";
-        for (size_t k = 0; type && type[k] && k + 1 < sizeof lt; k++) {
-            lt[k] = (type[k] >= 'A' && type[k] <= 'Z') ? (char)(type[k] + 32) : type[k];
-            lt[k + 1] = '\0';
-        }
+        char lt[32];
+        lower_copy(lt, sizeof lt, type ? type : "text", 31);
         for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
             if (strcmp(lt, inputs[k].type) == 0)
                 return inputs[k].role;
         }
-        return "";
+        return attr(d, i, "list") ? "combobox" : strcmp(lt, "search") == 0 ? "searchbox" : "textbox";
     }
+    if (streq(tag, "img")) {
+        const char *alt = attr(d, i, "alt");
+        return alt && !alt[0] ? "presentation" : "img";
+    }
+    if (streq(tag, "section"))
+        return attr(d, i, "aria-label") || attr(d, i, "aria-labelledby") ? "region" : "";
     for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
         if (strcmp(tag, tags[k].tag) == 0)
             return tags[k].role;
@@ -676,37 +836,73 @@ static const char *implicit_role(const raw_doc *d, int i, const char *tag)
     return "";
 }
 
-/* The interactive notion of assets/js/enrich.js: natively interactive
- * tags, interactive ARIA roles, tabindex >= 0, an onclick attribute,
- * contenteditable, or a pointer cursor that the parent does not show. */
-static int is_interactive(const raw_doc *d, int i, const char *tag, const char *role, int l)
+/* tabindex >= 0 as HTML parses integers (kit.js tabbable). */
+static int kit_tabbable(const char *ti)
 {
-    static const char *const roles[] = {
-        "button", "link",   "menuitem", "menuitemcheckbox", "menuitemradio", "option",
-        "tab",    "checkbox", "radio",  "combobox",         "switch",        "gridcell",
-        "treeitem", "slider", "spinbutton", "searchbox",    "textbox",
+    if (!ti)
+        return 0;
+    while (is_ws(*ti))
+        ti++;
+    int neg = *ti == '-';
+    if (*ti == '-' || *ti == '+')
+        ti++;
+    if (*ti < '0' || *ti > '9')
+        return 0;
+    if (!neg)
+        return 1;
+    for (; *ti >= '0' && *ti <= '9'; ti++) {
+        if (*ti != '0')
+            return 0;
+    }
+    return 1;
+}
+
+static int kit_editable(const char *ce)
+{
+    if (!ce)
+        return 0;
+    char v[32];
+    lower_copy(v, sizeof v, ce, 31);
+    return !v[0] || strcmp(v, "true") == 0 || strcmp(v, "plaintext-only") == 0;
+}
+
+/* An on* attribute for the kit's click-like events (html and body never
+ * count: frameworks listen there for everything below). */
+static int kit_on_attr(const raw_doc *d, int i, const char *tag)
+{
+    static const char *const on[] = {
+        "onclick",     "ondblclick",  "onauxclick", "oncontextmenu", "onmousedown",
+        "onmouseup",   "onpointerdown", "onpointerup", "ontouchstart", "ontouchend",
+        "onkeydown",   "onkeyup",     "onkeypress",
     };
+    if (streq(tag, "html") || streq(tag, "body"))
+        return 0;
+    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
+        if (attr(d, i, on[k]))
+            return 1;
+    }
+    return 0;
+}
+
+/* kit.js isInteractive. lis: the element has a listener. */
+static int is_interactive(const raw_doc *d, int i, const char *tag, int lis, int l)
+{
     if (streq(tag, "a"))
-        return attr(d, i, "href") || attr(d, i, "onclick");
+        return attr(d, i, "href") || lis;
     if (streq(tag, "input")) {
         const char *type = attr(d, i, "type");
-        return !(type && strcmp(type, "hidden") == 0);
+        char lt[32];
+        lower_copy(lt, sizeof lt, type ? type : "", 31);
+        return strcmp(lt, "hidden") != 0;
     }
     if (streq(tag, "button") || streq(tag, "select") || streq(tag, "textarea") ||
         streq(tag, "summary") || streq(tag, "option"))
         return 1;
-    const char *explicit_role = attr(d, i, "role");
-    if (explicit_role) {
-        for (size_t k = 0; k < sizeof roles / sizeof roles[0]; k++) {
-            if (strcmp(role, roles[k]) == 0)
-                return 1;
-        }
-    }
-    const char *ti = attr(d, i, "tabindex");
-    if (ti && ti[0] && atol(ti) >= 0)
+    char rbuf[64];
+    first_role(attr(d, i, "role"), rbuf, sizeof rbuf);
+    if (kit_in(rbuf, KIT_ROLES, N_KIT_ROLES))
         return 1;
-    const char *ce = attr(d, i, "contenteditable");
-    if (attr(d, i, "onclick") || (ce && (ce[0] == '\0' || strcmp(ce, "true") == 0)))
+    if (kit_tabbable(attr(d, i, "tabindex")) || kit_editable(attr(d, i, "contenteditable")) || lis)
         return 1;
     if (strcmp(style(d, l, ST_CURSOR), "pointer") == 0) {
         int p = d->parent[i];
@@ -769,6 +965,404 @@ static void flat_free(flat *f, int n)
     base_free(f->tf_anc);
     base_free(f->cc);
     base_free(f->text);
+}
+
+/* A bounded string under construction (names are capped anyway). */
+typedef struct sbuf {
+    char b[4 * KIT_NAME_CAP * 4 + 8];
+    size_t n;
+} sbuf;
+
+static void sb_add(sbuf *s, const char *t)
+{
+    if (!t)
+        return;
+    size_t k = strlen(t);
+    if (s->n + k >= sizeof s->b)
+        k = sizeof s->b - 1 - s->n;
+    memcpy(s->b + s->n, t, k);
+    s->n += k;
+    s->b[s->n] = '\0';
+}
+
+/* A node is inside a shadow root (or template content) below `top`. */
+static int under_fragment(const raw_doc *d, int j, int top)
+{
+    for (int a = d->parent[j]; a > top; a = d->parent[a]) {
+        if (d->type[a] == 11)
+            return 1;
+    }
+    return 0;
+}
+
+/* textContent of element i (its light subtree's text nodes). */
+static void text_content(const raw_doc *d, int i, sbuf *s)
+{
+    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
+        if (d->type[j] == 3 && d->value[j] >= 0 && !under_fragment(d, j, i))
+            sb_add(s, str_at(d->ses, d->value[j]));
+    }
+}
+
+/* kit.js textOf: the rendered text when the element has layout, else its
+ * text content. */
+static void tag_of(const raw_doc *d, int i, char *buf, size_t cap);
+
+static void text_of(const raw_doc *d, const flat *f, int i, sbuf *s)
+{
+    /* An option's text is painted by its select, not laid out as text; its
+     * innerText is still its text. */
+    char t[16];
+    tag_of(d, i, t, sizeof t);
+    if (d->layout[i] >= 0 && strcmp(t, "option") != 0)
+        sb_add(s, f->text[i] ? f->text[i] : "");
+    else
+        text_content(d, i, s);
+}
+
+static void tag_of(const raw_doc *d, int i, char *buf, size_t cap)
+{
+    const char *t = str_at(d->ses, d->name[i]);
+    lower_copy(buf, cap, t, strlen(t));
+}
+
+/* The first child element of i named `tag`, -1. */
+static int child_tag(const raw_doc *d, int i, const char *tag)
+{
+    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
+        if (d->parent[j] != i || d->type[j] != 1 || d->pseudo[j])
+            continue;
+        char t[64];
+        tag_of(d, j, t, sizeof t);
+        if (strcmp(t, tag) == 0)
+            return j;
+    }
+    return -1;
+}
+
+static void svg_title(const raw_doc *d, int i, sbuf *s)
+{
+    int t = child_tag(d, i, "title");
+    if (t >= 0)
+        text_content(d, t, s);
+}
+
+/* kit.js innerIconName: the first img with a non-empty alt or svg inside. */
+static void inner_icon_name(const raw_doc *d, int i, sbuf *s)
+{
+    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
+        if (d->type[j] != 1 || d->pseudo[j] || under_fragment(d, j, i))
+            continue;
+        char t[64];
+        tag_of(d, j, t, sizeof t);
+        if (strcmp(t, "img") == 0) {
+            const char *alt = attr(d, j, "alt");
+            if (alt && alt[0]) {
+                sb_add(s, alt);
+                return;
+            }
+        } else if (strcmp(t, "svg") == 0) {
+            const char *al = attr(d, j, "aria-label");
+            if (al && al[0])
+                sb_add(s, al);
+            else
+                svg_title(d, j, s);
+            return;
+        }
+    }
+}
+
+/* The document or shadow root node a node belongs to. */
+static int root_of(const raw_doc *d, int i)
+{
+    int a = d->parent[i];
+    while (a >= 0 && d->type[a] != 11 && d->type[a] != 9)
+        a = d->parent[a];
+    return a;
+}
+
+/* Normalises s->b into a fresh string capped at KIT_NAME_CAP characters. */
+static char *sb_norm_dup(const sbuf *s)
+{
+    char out[KIT_NAME_CAP * 4 + 1];
+    base_text_norm(s->b, out, sizeof out, KIT_NAME_CAP);
+    return base_strdup(out);
+}
+
+static int sb_norm_nonempty(const char *t)
+{
+    char out[8];
+    return base_text_norm(t, out, sizeof out, 1) > 0;
+}
+
+/* kit.js accessibleName. */
+static char *acc_name(const raw_doc *d, const flat *f, int i, const char *tag, const char *role,
+                      int inter)
+{
+    sbuf s;
+    s.n = 0;
+    s.b[0] = '\0';
+    const char *lb = attr(d, i, "aria-labelledby");
+    if (lb) {
+        char id[128];
+        const char *p = lb;
+        int first = 1;
+        while (*p) {
+            while (is_ws(*p))
+                p++;
+            size_t k = 0;
+            while (p[k] && !is_ws(p[k]))
+                k++;
+            if (k > 0 && k < sizeof id) {
+                memcpy(id, p, k);
+                id[k] = '\0';
+                for (int j = 0; j < d->n; j++) {
+                    const char *v = d->type[j] == 1 ? attr(d, j, "id") : NULL;
+                    if (!v || strcmp(v, id) != 0)
+                        continue;
+                    if (!first)
+                        sb_add(&s, " ");
+                    first = 0;
+                    const char *al = attr(d, j, "aria-label");
+                    if (al && sb_norm_nonempty(al))
+                        sb_add(&s, al);
+                    else
+                        text_of(d, f, j, &s);
+                    break;
+                }
+            }
+            p += k;
+        }
+        if (sb_norm_nonempty(s.b))
+            return sb_norm_dup(&s);
+        s.n = 0;
+        s.b[0] = '\0';
+    }
+    const char *al = attr(d, i, "aria-label");
+    if (al && sb_norm_nonempty(al)) {
+        sb_add(&s, al);
+        return sb_norm_dup(&s);
+    }
+    char type[32] = "";
+    if (streq(tag, "input")) {
+        const char *t = attr(d, i, "type");
+        lower_copy(type, sizeof type, t ? t : "text", 31);
+    }
+    if (streq(tag, "input") &&
+        (!strcmp(type, "button") || !strcmp(type, "submit") || !strcmp(type, "reset"))) {
+        const char *v = attr(d, i, "value");
+        if (v && sb_norm_nonempty(v)) {
+            sb_add(&s, v);
+            return sb_norm_dup(&s);
+        }
+        if (!strcmp(type, "submit"))
+            return base_strdup("Submit");
+        if (!strcmp(type, "reset"))
+            return base_strdup("Reset");
+    }
+    if (streq(tag, "img") || (streq(tag, "input") && !strcmp(type, "image"))) {
+        const char *alt = attr(d, i, "alt");
+        if (alt && sb_norm_nonempty(alt)) {
+            sb_add(&s, alt);
+            return sb_norm_dup(&s);
+        }
+    }
+    static const char *const labelable[] = {"input", "select", "textarea", "button",
+                                            "meter", "output", "progress"};
+    if (kit_in(tag, labelable, sizeof labelable / sizeof labelable[0])) {
+        const char *id = attr(d, i, "id");
+        int first = 1;
+        if (id && id[0]) {
+            int root = root_of(d, i);
+            for (int j = 0; j < d->n; j++) {
+                if (d->type[j] != 1 || d->pseudo[j])
+                    continue;
+                const char *fo = attr(d, j, "for");
+                if (!fo || strcmp(fo, id) != 0)
+                    continue;
+                char t[64];
+                tag_of(d, j, t, sizeof t);
+                if (strcmp(t, "label") != 0 || root_of(d, j) != root)
+                    continue;
+                if (!first)
+                    sb_add(&s, " ");
+                first = 0;
+                text_of(d, f, j, &s);
+            }
+        }
+        for (int a = d->parent[i]; a >= 0 && d->type[a] == 1; a = d->parent[a]) {
+            char t[64];
+            tag_of(d, a, t, sizeof t);
+            if (strcmp(t, "label") != 0)
+                continue;
+            if (!attr(d, a, "for")) {
+                if (!first)
+                    sb_add(&s, " ");
+                text_of(d, f, a, &s);
+            }
+            break;
+        }
+        if (sb_norm_nonempty(s.b))
+            return sb_norm_dup(&s);
+        s.n = 0;
+        s.b[0] = '\0';
+    }
+    if (streq(tag, "svg")) {
+        svg_title(d, i, &s);
+        if (sb_norm_nonempty(s.b))
+            return sb_norm_dup(&s);
+        s.n = 0;
+        s.b[0] = '\0';
+    }
+    static const char *const from_content[] = {
+        "button", "link",   "menuitem", "menuitemcheckbox", "menuitemradio", "option",
+        "tab",    "checkbox", "radio",  "switch",           "treeitem",      "gridcell",
+        "cell",   "columnheader", "rowheader", "heading",   "tooltip",       "row",
+    };
+    if (!streq(tag, "input") && !streq(tag, "select") && !streq(tag, "textarea") &&
+        !streq(tag, "img") &&
+        (inter || kit_in(role, from_content, sizeof from_content / sizeof from_content[0]))) {
+        text_of(d, f, i, &s);
+        if (sb_norm_nonempty(s.b))
+            return sb_norm_dup(&s);
+        s.n = 0;
+        s.b[0] = '\0';
+        inner_icon_name(d, i, &s);
+        if (sb_norm_nonempty(s.b))
+            return sb_norm_dup(&s);
+        s.n = 0;
+        s.b[0] = '\0';
+    }
+    const char *ti = attr(d, i, "title");
+    if (ti && sb_norm_nonempty(ti)) {
+        sb_add(&s, ti);
+        return sb_norm_dup(&s);
+    }
+    if (streq(tag, "input") || streq(tag, "textarea"))
+        sb_add(&s, attr(d, i, "placeholder"));
+    return sb_norm_dup(&s);
+}
+
+/* kit.js iconHint: words of element i and its first KIT_HINT_NODES
+ * descendant elements (light tree, pre-order). */
+typedef struct hint_acc {
+    char b[KIT_HINT_CAP + 2];
+    size_t n;
+} hint_acc;
+
+static void hint_push(hint_acc *h, const char *w, size_t k)
+{
+    if (k == 0 || k >= 128)
+        return;
+    char lw[128];
+    lower_copy(lw, sizeof lw, w, k);
+    k = strlen(lw);
+    if ((h->n ? h->n + 1 : 0) + k + 1 > KIT_HINT_CAP)
+        return;
+    /* de-duplicate: whole-word search */
+    for (size_t p = 0; p < h->n;) {
+        size_t q = p;
+        while (q < h->n && h->b[q] != ' ')
+            q++;
+        if (q - p == k && memcmp(h->b + p, lw, k) == 0)
+            return;
+        p = q + 1;
+    }
+    if (h->n)
+        h->b[h->n++] = ' ';
+    memcpy(h->b + h->n, lw, k);
+    h->n += k;
+    h->b[h->n] = '\0';
+}
+
+static void hint_words(hint_acc *h, const char *s, int *iconish)
+{
+    while (s && *s) {
+        while (is_ws(*s))
+            s++;
+        size_t k = 0;
+        while (s[k] && !is_ws(s[k]))
+            k++;
+        if (k) {
+            hint_push(h, s, k);
+            if (iconish) {
+                char lw[128];
+                lower_copy(lw, sizeof lw, s, k < 127 ? k : 127);
+                if (strstr(lw, "icon") || strstr(lw, "symbol"))
+                    *iconish = 1;
+            }
+        }
+        s += k;
+    }
+}
+
+static void hint_take(const raw_doc *d, int j, hint_acc *h)
+{
+    int iconish = 0;
+    hint_words(h, attr(d, j, "class"), &iconish);
+    hint_words(h, attr(d, j, "data-icon"), NULL);
+    char t[64];
+    tag_of(d, j, t, sizeof t);
+    if (strcmp(t, "use") == 0) {
+        const char *href = attr(d, j, "href");
+        if (!href)
+            href = attr(d, j, "xlink:href");
+        const char *hash = href ? strchr(href, '#') : NULL;
+        if (hash && hash[1])
+            hint_push(h, hash + 1, strlen(hash + 1));
+    }
+    if (iconish) {
+        int kids = 0;
+        for (int c = j + 1; c < d->end[j] && c < d->n; c++)
+            kids |= d->parent[c] == j && d->type[c] == 1 && !d->pseudo[c];
+        if (!kids) {
+            sbuf s;
+            s.n = 0;
+            s.b[0] = '\0';
+            text_content(d, j, &s);
+            char out[4 * 33 + 1];
+            size_t n = base_text_norm(s.b, out, sizeof out, 0);
+            size_t chars = 0;
+            for (size_t k = 0; k < n; k++)
+                chars += ((unsigned char)out[k] & 0xc0) != 0x80;
+            if (n && chars <= 32 && n < sizeof out - 1)
+                hint_words(h, out, NULL);
+        }
+    }
+}
+
+static char *icon_hint(const raw_doc *d, int i)
+{
+    hint_acc h;
+    h.n = 0;
+    h.b[0] = '\0';
+    hint_take(d, i, &h);
+    int k = 0;
+    for (int j = i + 1; j < d->end[i] && j < d->n && k < KIT_HINT_NODES; j++) {
+        if (d->type[j] != 1 || d->pseudo[j] || under_fragment(d, j, i))
+            continue;
+        hint_take(d, j, &h);
+        k++;
+    }
+    return base_strdup(h.b);
+}
+
+/* The recorded listener set has (chain, xpath). */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int lis_has(const capture *c, const char *chain, const char *xpath)
+{
+    if (!c->n_lis)
+        return 0;
+    char key[2048];
+    int w = snprintf(key, sizeof key, "%s\x01%s", chain, xpath);
+    if (w < 0 || (size_t)w >= sizeof key)
+        return 0;
+    const char *k = key;
+    return bsearch(&k, c->lis, (size_t)c->n_lis, sizeof *c->lis, cmp_str) != NULL;
 }
 
 /* Text of the element with id `id` in d (accumulated), or NULL. */
@@ -942,21 +1536,10 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
         o->tag = str_at(d->ses, d->name[i]);
         o->xpath = fact->xpath;
         o->chain = chain;
-        const char *role = attr(d, i, "role");
         char rbuf[64] = "";
-        if (role) {
-            /* First token of an explicit role list. */
-            size_t k = 0;
-            while (role[k] == ' ')
-                role++;
-            while (role[k] && role[k] != ' ' && k + 1 < sizeof rbuf) {
-                rbuf[k] = role[k];
-                k++;
-            }
-            rbuf[k] = '\0';
-        } else {
+        first_role(attr(d, i, "role"), rbuf, sizeof rbuf);
+        if (!rbuf[0])
             snprintf(rbuf, sizeof rbuf, "%s", implicit_role(d, i, tag));
-        }
         o->role = base_strdup(rbuf);
         const char *type = attr(d, i, "type");
         const char *text = f.text[i];
@@ -986,7 +1569,15 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
                    strcmp(tag, "option") == 0 || strcmp(tag, "fieldset") == 0)) ||
                  (ad && strcmp(ad, "true") == 0);
         o->cp = strcmp(style(d, l, ST_CURSOR), "pointer") == 0;
-        o->inter = is_interactive(d, i, tag, rbuf, l);
+        o->lis = kit_on_attr(d, i, tag) || lis_has(c, c->chains[chain], fact->xpath) ||
+                 (!streq(tag, "html") && !streq(tag, "body") && dbg_has(d->ses, d->backend[i]));
+        o->inter = is_interactive(d, i, tag, o->lis, l);
+        o->name = acc_name(d, &f, i, tag, rbuf, o->inter);
+        o->hint = icon_hint(d, i);
+        if (!o->name || !o->hint) {
+            e = base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+            break;
+        }
         o->ifr = strcmp(tag, "iframe") == 0 || strcmp(tag, "frame") == 0;
         o->pen = strcmp(style(d, l, ST_POINTER_EVENTS), "none") == 0;
         o->vh = strcmp(style(d, l, ST_VISIBILITY), "hidden") == 0 ||
@@ -1125,6 +1716,8 @@ static cJSON *to_json(const capture *c, const char *url, int vw, int vh, double 
         add_str(j, "text", o->text);
         add_str(j, "aria", o->aria);
         add_str(j, "title", o->title);
+        add_str(j, "name", o->name);
+        add_str(j, "hint", o->hint);
         if (o->ex >= 0)
             cJSON_AddNumberToObject(j, "ex", o->ex);
         add_flag(j, "hp", o->hp);
@@ -1135,6 +1728,7 @@ static cJSON *to_json(const capture *c, const char *url, int vw, int vh, double 
         add_flag(j, "pen", o->pen);
         add_flag(j, "vh", o->vh);
         add_flag(j, "op0", o->op0);
+        add_flag(j, "lis", o->lis);
         if (o->has_clip && !(o->clip.x0 <= o->r.x0 && o->clip.y0 <= o->r.y0 &&
                              o->clip.x1 >= o->r.x1 && o->clip.y1 >= o->r.y1))
             add_rect(j, "clip", o->clip);
@@ -1155,6 +1749,7 @@ static void capture_free(capture *c)
         }
         base_free(s->facts);
         base_free(s->strings);
+        base_free(s->dbg_lis);
         cJSON_Delete(s->snap);
     }
     for (int i = 0; i < c->n_chains; i++)
@@ -1163,8 +1758,73 @@ static void capture_free(capture *c)
         base_free(c->out[i].role);
         base_free(c->out[i].text);
         base_free(c->out[i].aria);
+        base_free(c->out[i].name);
+        base_free(c->out[i].hint);
     }
     base_free(c->out);
+    for (int i = 0; i < c->n_lis; i++)
+        base_free(c->lis[i]);
+    base_free(c->lis);
+}
+
+/* The page kit's listener set (assets/js/kit_dump.js with all 0) of the top
+ * document and its same-origin frames: DOMSnapshot does not carry
+ * listeners. Out-of-process frames are not asked (their elements keep only
+ * their on* attributes). A page that cannot answer leaves the set empty. */
+static base_err load_listeners(capture *c)
+{
+    size_t n = fovea_js_kit_dump_len + 32;
+    char *expr = base_malloc(n);
+    if (!expr)
+        return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+    snprintf(expr, n, "(%s)({all:0})", (const char *)fovea_js_kit_dump);
+    cJSON *v = NULL;
+    char ferr[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_page_evaluate(c->page, expr, &v, CALL_TIMEOUT_MS, ferr);
+    base_free(expr);
+    cJSON *root = !e && cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON_Delete(v);
+    if (!root) {
+        base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no listener set: %s",
+                 e ? ferr : "bad reply");
+        c->top_late = 1;
+        return BASE_OK;
+    }
+    const cJSON *doc;
+    cJSON_ArrayForEach(doc, obj(root, "docs"))
+    {
+        const char *chain = cJSON_GetStringValue(obj(doc, "chain"));
+        const cJSON *late = obj(doc, "late");
+        if (chain && !chain[0])
+            c->top_late = cJSON_IsNumber(late) && late->valuedouble != 0;
+        const cJSON *el;
+        cJSON_ArrayForEach(el, obj(doc, "els"))
+        {
+            const char *xp = cJSON_GetStringValue(cJSON_GetArrayItem(el, 0));
+            if (!chain || !xp || c->n_lis >= PERC_SNAPSHOT_MAX_NODES)
+                continue;
+            if (c->n_lis % 64 == 0) {
+                char **g = base_realloc(c->lis, (size_t)(c->n_lis + 64) * sizeof *g);
+                if (!g) {
+                    cJSON_Delete(root);
+                    return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+                }
+                c->lis = g;
+            }
+            size_t k = strlen(chain) + strlen(xp) + 2;
+            char *key = base_malloc(k);
+            if (!key) {
+                cJSON_Delete(root);
+                return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+            }
+            snprintf(key, k, "%s\x01%s", chain, xp);
+            c->lis[c->n_lis++] = key;
+        }
+    }
+    cJSON_Delete(root);
+    if (c->n_lis)
+        qsort(c->lis, (size_t)c->n_lis, sizeof *c->lis, cmp_str);
+    return BASE_OK;
 }
 
 base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
@@ -1176,7 +1836,7 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
         return base_errf(err, BASE_ENOMEM, "snapshot: out of memory");
     c->page = page;
     c->err = err;
-    base_err e = BASE_OK;
+    base_err e = load_listeners(c);
     /* The page's own session first, then one per out-of-process frame. */
     cdp_frame frames[MAX_DOCS];
     int nf = cdp_page_frames(page, frames, MAX_DOCS);
@@ -1363,15 +2023,18 @@ static base_err load_node(perc_snapshot *s, const cJSON *o, int i, const char **
         (e = get_str(s, o, "role", i, &c.role, err)) ||
         (e = get_str(s, o, "text", i, &c.text, err)) ||
         (e = get_str(s, o, "aria", i, &c.aria_label, err)) ||
-        (e = get_str(s, o, "title", i, &c.title, err)))
+        (e = get_str(s, o, "title", i, &c.title, err)) ||
+        (e = get_str(s, o, "name", i, &c.name, err)) ||
+        (e = get_str(s, o, "hint", i, &c.hint, err)))
         return e;
     if (!c.tag[0] || !c.xpath[0])
         return base_errf(err, BASE_EPROTO, "snapshot: nodes[%d]: missing \"t\" or \"x\"", i);
     c.frame_chain = frames[f];
-    static const char *const flags[] = {"hp", "dis", "cp", "int", "ifr", "pen", "vh", "op0"};
+    static const char *const flags[] = {"hp",  "dis", "cp", "int", "ifr",
+                                        "pen", "vh",  "op0", "lis"};
     int *dst[] = {&c.aria_haspopup,  &c.disabled,           &c.cursor_pointer,
                   &c.is_interactive, &c.is_iframe,          &nd.pointer_events_none,
-                  &nd.visibility_hidden, &nd.opacity_zero};
+                  &nd.visibility_hidden, &nd.opacity_zero,  &c.has_listener};
     for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) {
         if ((e = get_int(o, flags[k], i, 0, 1, 0, &b, err)))
             return e;

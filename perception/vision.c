@@ -2,7 +2,9 @@
  * and the `dom` provider.
  *
  * The `dom` provider does not look at the screenshot at all: it asks the
- * page for its visible, uncovered interactive elements through the same
+ * page for its visible, reachable interactive elements (the page kit's
+ * notion, listener-only controls included; boxes clipped to their scroll
+ * containers; labels are accessible names) through the same
  * probe that builds the selector map (assets/js/enrich.js, which walks the
  * document, open shadow roots and same-origin iframes; enrich_frames.c adds
  * cross-origin iframes). Its boxes are therefore exact, in

@@ -207,6 +207,15 @@ base_err snap_scene_probe(const snap_scene *s, base_rect box, snap_probe *probe)
             base_free(tmp);
             return e;
         }
+        /* As the live probe does (assets/js/snap_probe.js): a click there
+         * reaches the top hit and its ancestors only, so what lies under a
+         * layer that takes the click is not listed (issue 10, item 7). */
+        int kept = tmp->n[k] > 0 ? 1 : 0;
+        for (int d = 1; d < tmp->n[k]; d++) {
+            if (snap_is_ancestor(s->cand, s->n, tmp->stack[k][d], tmp->stack[k][0]))
+                tmp->stack[k][kept++] = tmp->stack[k][d];
+        }
+        tmp->n[k] = kept;
     }
     *probe = *tmp;
     base_free(tmp);

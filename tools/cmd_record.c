@@ -23,11 +23,11 @@
 #include "base/fs.h"
 #include "perception/capture.h"
 #include "perception/image.h"
+#include "perception/js.h"
 #include "perception/snapshot.h"
 #include "perception/som.h"
 #include "tools/cli.h"
 
-extern const unsigned char fovea_js_snap_locate[];
 
 static void record_usage(FILE *f)
 {

@@ -36,6 +36,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "perception/kit.h"
 #include "perception/image.h"
 #include "perception/probe.h"
 #include "perception/snapshot.h"
@@ -1031,6 +1032,8 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         } else {
             e = cdp_page_open(br, &po, &page, cerr);
         }
+        if (!e)
+            e = perc_kit_install(page, cerr);
         if (!e)
             e = cdp_page_navigate(page, url, 30000, cerr);
         if (!e && c->eval[0])

@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "perception/kit.h"
 
 const char cli_browser_opts_help[] =
     "  --url URL        page to open (with --site: a path inside the site, default /)\n"
@@ -255,7 +256,10 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
         return BASE_OK;
     }
     cdp_page_opts po = {o->width, o->height, o->scale, 0};
+    /* The page kit's listener recorder goes in before the page's scripts
+     * run, so listener-only controls are known (perception/kit.h). */
     if ((e = cdp_page_open(s->browser, &po, &s->page, err)) ||
+        (e = perc_kit_install(s->page, err)) ||
         (e = cdp_page_navigate(s->page, s->url, 30000, err))) {
         fprintf(stderr, "fovea: page: %s\n", err);
         cli_session_close(s);

@@ -3,7 +3,8 @@
 // expression in each frame's own context (the runner visits cross-origin
 // frames through their sessions); returns a string with one line per
 // rendered line: the body's innerText, then the text of open shadow roots
-// (innerText does not enter them) and of same-origin iframes.
+// (innerText does not enter them) and of same-origin iframes, each line
+// normalised with the page kit (kit.normLines).
 (() => {
   const parts = [];
   const seen = new Set();
@@ -30,5 +31,7 @@
     }
   };
   visit(document);
-  return parts.join('\n');
+  // NBSP, zero-width characters and space runs folded as everywhere else
+  // text is compared (the page kit's rule), line breaks kept.
+  return kit.normLines(parts.join('\n'));
 })()

@@ -105,45 +105,11 @@
     return out;
   };
 
-  const resolve = (xp) => {
-    if (!xp) return null;
-    if (!/^(\/([a-zA-Z][\w-]*(\[\d+\])?|#shadow-root))+$/.test(xp)) {
-      // A general XPath (ids, predicates, //): the light DOM only.
-      const r = document.evaluate(xp, document, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
-      if (r.snapshotLength > 1) return { many: r.snapshotLength };
-      const n = r.snapshotItem(0);
-      return n && n.nodeType === 1 ? n : null;
-    }
-    let node = document;
-    for (const step of xp.split('/').slice(1)) {
-      if (step === '#shadow-root') {
-        node = node.shadowRoot;
-        if (!node) return null;
-        continue;
-      }
-      const m = /^([\w-]+)(?:\[(\d+)\])?$/.exec(step);
-      const tag = m[1].toLowerCase();
-      let k = m[2] ? parseInt(m[2], 10) : 1;
-      let hit = null;
-      for (const c of node.children) {
-        if (c.localName.toLowerCase() === tag && --k === 0) { hit = c; break; }
-      }
-      if (!hit) return null;
-      node = hit;
-    }
-    return node === document ? null : node;
-  };
-
-  // Top-most element at (x, y), descending into open shadow roots.
-  const hitAt = (x, y) => {
-    let e = document.elementFromPoint(x, y);
-    while (e && e.shadowRoot) {
-      const inner = e.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === e) break;
-      e = inner;
-    }
-    return e;
-  };
+  // fovea xpaths (or general XPaths) and hit testing through open shadow
+  // roots come from the page kit (assets/js/lib/kit.js, prepended at build
+  // time); this world runs in its own frame, so hits stay in this document.
+  const resolve = (xp) => kit.resolve(xp);
+  const hitAt = (x, y) => kit.hitAt(x, y, document, false);
 
   const contains = (a, b) => {
     for (let n = b; n; n = parentOf(n)) if (n === a) return true;
@@ -151,7 +117,7 @@
   };
 
   const clip = (s, n) => {
-    s = String(s || '').replace(/\s+/g, ' ').trim();
+    s = kit.norm(s);
     return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
   };
 
@@ -167,15 +133,6 @@
     const t = clip(textOf(el), 40);
     return t ? d + " '" + t + "'" : d;
   };
-
-  // The roles and tags of the interactive notion shared with enrich.js and
-  // snap_probe.js (the pointer-cursor rule needs computed styles, not a selector).
-  const INTERACTIVE = 'a[href],button,input:not([type=hidden]),select,textarea,summary,option,' +
-    '[role=button],[role=link],[role=menuitem],[role=menuitemcheckbox],[role=menuitemradio],' +
-    '[role=option],[role=tab],[role=checkbox],[role=radio],[role=combobox],[role=switch],' +
-    '[role=gridcell],[role=treeitem],[role=slider],[role=spinbutton],[role=searchbox],' +
-    '[role=textbox],[tabindex]:not([tabindex^="-"]),[onclick],[contenteditable=""],' +
-    '[contenteditable=true]';
 
   const disabledWhy = (el) => {
     try {
@@ -339,7 +296,9 @@
     for (let n = hit; n && n !== el; n = parentOf(n)) {
       if (n.nodeType !== 1) continue;
       if (el.localName === 'label' && el.control === n) return null;
-      if (n.matches && n.matches(INTERACTIVE)) return n;
+      // The kit's notion of a control; listeners recorded in the page's world
+      // are not visible from this one, on* attributes are.
+      if (kit.isInteractive(n)) return n;
     }
     return null;
   };

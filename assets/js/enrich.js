@@ -14,15 +14,18 @@
 //    "frames": [{parent, url, oxp, hidden}],
 //    "boxes":  [{dom, split}],
 //    "states": {"<map index>": {expanded, active, labelledby, ctl}}}
-// map: every visible, uncovered interactive element of the document, its
-//   open shadow roots and its same-origin iframes (recursively), in document
-//   order, with the notion of "interactive" shared with snap_probe.js (native
-//   controls, interactive ARIA roles, tabindex >= 0, onclick, contenteditable,
-//   a pointer cursor its parent does not have), in this document's viewport
-//   CSS px. xpath follows the shared convention: steps tag[n], n 1-based
-//   among same-tag element siblings and always written, "/#shadow-root" after
-//   a shadow host; it is relative to the element's frame document. frame: -1
-//   (this document) or an index into frames.
+// map: every visible, not wholly covered interactive element of the
+//   document, its open shadow roots and its same-origin iframes
+//   (recursively), in document order, with the page kit's notion of
+//   "interactive" (assets/js/lib/kit.js: native controls, interactive ARIA
+//   roles, tabindex >= 0, contenteditable, a click-like listener, a pointer
+//   cursor its parent does not have), in this document's viewport CSS px.
+//   The rect is the part visible inside the viewport, the frame and every
+//   scroll container (overflow clip) around it; an element some other
+//   element covers is kept when any of nine points spread over that part
+//   reaches it. label is the kit's accessible name (else the value). xpath
+//   follows the kit's convention, relative to the element's frame document.
+//   frame: -1 (this document) or an index into frames.
 // frames: one per same-origin iframe document found; parent is a frames
 //   index or -1, url the frame document's URL, oxp the xpath of the <iframe>
 //   element in its parent document (the caller matches it with the owner
@@ -54,34 +57,16 @@
 // covers the iframe). Without RECTS: {"oxp", "visible"}, visible false when
 // no part of the frame shows in that document's viewport.
 ((BOXES, OWNER, RECTS, HOPS) => {
-  const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-    'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
-    'slider', 'spinbutton', 'searchbox', 'textbox']);
-  const TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'OPTION']);
+  kit.reset();
+  const ROLES = kit.ROLES;
   const GLYPHS = '\u25BE\u25BC\u25B8\u25B6\u25C2\u25C0\u25B4\u25B2\u25BF\u25BD\u25B9\u25B7' +
     '\u25C3\u25C1\u25B5\u25B3\u2304\u2303\u02C5\u02C4\u203A\u2039\u276F\u276E\u2228';
   const EXPAND_WORDS = /\b(expand|collapse|toggle|more|show|open)\b/i;
-  const clean = (s, n) => String(s || '').replace(/\s+/g, ' ').trim().slice(0, n);
+  const clean = (s, n) => kit.cap(s, n);
 
-  const interactive = (el, cs, win) => {
-    if (TAGS.has(el.tagName)) {
-      if (el.tagName === 'A' && !el.hasAttribute('href') && !el.hasAttribute('onclick')) return false;
-      if (el.tagName === 'INPUT' && el.type === 'hidden') return false;
-      return true;
-    }
-    const role = el.getAttribute('role');
-    if (role && ROLES.has(role)) return true;
-    const ti = el.getAttribute('tabindex');
-    if (ti !== null && parseInt(ti, 10) >= 0) return true;
-    if (el.hasAttribute('onclick') || (el.isContentEditable && el.contentEditable === 'true')) return true;
-    if (cs.cursor === 'pointer') {
-      const p = el.parentElement;
-      return !p || win.getComputedStyle(p).cursor !== 'pointer';
-    }
-    return false;
-  };
+  const interactive = (el, cs) => kit.isInteractive(el, cs);
   const kindOf = (el) => {
-    const role = el.getAttribute('role');
+    const role = (el.getAttribute('role') || '').trim().split(/\s+/)[0].toLowerCase();
     if (role && ROLES.has(role)) return role;
     switch (el.tagName) {
       case 'A': return 'link';
@@ -98,28 +83,9 @@
       default: return 'clickable';
     }
   };
-  const labelOf = (el) => clean(el.getAttribute('aria-label') || el.innerText || el.value ||
-    el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt'), 127);
-  const xpathOf = (el) => {
-    const steps = [];
-    let n = el;
-    while (n && n.nodeType === 1) {
-      // Lower-case like every fovea xpath (SVG's clipPath, foreignObject).
-      const tag = n.localName.toLowerCase();
-      let k = 1;
-      for (let s = n.previousElementSibling; s; s = s.previousElementSibling)
-        if (s.localName.toLowerCase() === tag) k++;
-      steps.push(tag + '[' + k + ']');
-      const p = n.parentNode;
-      if (p && p.nodeType === 11 && p.host) {
-        steps.push('#shadow-root');
-        n = p.host;
-      } else {
-        n = p;
-      }
-    }
-    return '/' + steps.reverse().join('/');
-  };
+  const labelOf = (el) => clean(kit.accessibleName(el, true) ||
+    (typeof el.value === 'string' ? el.value : ''), 127);
+  const xpathOf = kit.xpath;
   // The hit test at (x, y) of a document-local point reaches el: walk out
   // of each shadow root, checking that the top-most element there is el, its
   // descendant or its ancestor (an ancestor is hit when el has
@@ -140,14 +106,8 @@
   // sits) in its own document's viewport px; computed borders and padding
   // keep sub-pixel values that clientLeft/clientWidth would round.
   const contentBox = (el) => {
-    const r = el.getBoundingClientRect();
-    const cs = el.ownerDocument.defaultView.getComputedStyle(el);
-    const px = (k) => parseFloat(cs[k]) || 0;
-    const l = px('borderLeftWidth') + px('paddingLeft');
-    const t = px('borderTopWidth') + px('paddingTop');
-    const w = r.width - l - px('borderRightWidth') - px('paddingRight');
-    const h = r.height - t - px('borderBottomWidth') - px('paddingBottom');
-    return { x: r.left + l, y: r.top + t, w: Math.max(0, w), h: Math.max(0, h) };
+    const b = kit.contentBox(el);
+    return { x: b[0], y: b[1], w: b[2] - b[0], h: b[3] - b[1] };
   };
   const cut = (a, b) => [Math.max(a[0], b[0]), Math.max(a[1], b[1]),
     Math.min(a[2], b[2]), Math.min(a[3], b[3])];
@@ -185,6 +145,8 @@
   }
 
   const map = [], els = [], offs = [], frames = [];
+  const SPOTS = [[0.5, 0.5], [0.2, 0.5], [0.8, 0.5], [0.5, 0.2], [0.5, 0.8], [0.2, 0.2],
+    [0.8, 0.2], [0.2, 0.8], [0.8, 0.8]];
   // Lists one document's interactive elements; ox/oy translate its viewport
   // to the pass document's viewport and clip is its visible part there.
   const walk = (doc, win, ox, oy, clip, frameIdx, outer) => {
@@ -210,23 +172,30 @@
         }
         const cs = win.getComputedStyle(el);
         if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) continue;
-        if (!interactive(el, cs, win)) continue;
+        if (!interactive(el, cs)) continue;
         if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
         const r = el.getBoundingClientRect();
         if (r.width < 1 || r.height < 1) continue;
-        const lx0 = Math.max(0, r.left), ly0 = Math.max(0, r.top);
-        const lx1 = Math.min(vw, r.right), ly1 = Math.min(vh, r.bottom);
+        // The part inside the viewport and every scroll container around it.
+        const oc = kit.clipOf(el);
+        const lx0 = Math.max(0, r.left, oc[0]), ly0 = Math.max(0, r.top, oc[1]);
+        const lx1 = Math.min(vw, r.right, oc[2]), ly1 = Math.min(vh, r.bottom, oc[3]);
         const x0 = Math.max(clip[0], lx0 + ox), y0 = Math.max(clip[1], ly0 + oy);
         const x1 = Math.min(clip[2], lx1 + ox), y1 = Math.min(clip[3], ly1 + oy);
         if (x1 - x0 < 1 || y1 - y0 < 1) continue;
-        const cx = (x0 + x1) / 2 - ox, cy = (y0 + y1) / 2 - oy;
-        if (!hitOk(el, cx, cy)) continue;
-        // Each enclosing iframe must be on top at the same point of its parent.
-        let ok = true;
-        for (let i = outer.length - 1, px = cx, py = cy; i >= 0 && ok; i--) {
-          px += outer[i][1];
-          py += outer[i][2];
-          ok = hitOk(outer[i][0], px, py);
+        // Kept when a click can reach it somewhere: the centre, else eight
+        // more points spread over the visible part (a half-covered input).
+        let ok = false;
+        for (let k = 0; k < SPOTS.length && !ok; k++) {
+          const cx = x0 + (x1 - x0) * SPOTS[k][0] - ox, cy = y0 + (y1 - y0) * SPOTS[k][1] - oy;
+          if (!hitOk(el, cx, cy)) continue;
+          // Each enclosing iframe must be on top at the same point of its parent.
+          ok = true;
+          for (let i = outer.length - 1, px = cx, py = cy; i >= 0 && ok; i--) {
+            px += outer[i][1];
+            py += outer[i][2];
+            ok = hitOk(outer[i][0], px, py);
+          }
         }
         if (!ok) continue;
         els.push(el);

@@ -22,8 +22,6 @@
   // gets optimised by the JIT, a fresh closure per evaluate never does.
   const st = window.__foveaFpObserver;
   if (st && st.take) return st.take();
-  const TAGS = new Set(['A', 'BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'SUMMARY', 'OPTION',
-    'DETAILS', 'LABEL']);
   const NAME_SAMPLE = 48;
 
   // Two-lane hash state: h[0] an FNV-1a-style lane, h[1] a murmur-style lane.
@@ -53,21 +51,16 @@
     return hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(8, '0');
   };
 
-  const isInteractive = (el) => {
-    const t = el.tagName;
-    if (TAGS.has(t)) {
-      if (t === 'A') return el.hasAttribute('href');
-      if (t === 'INPUT') return el.type !== 'hidden';
-      return true;
-    }
-    return el.hasAttribute('role') || el.hasAttribute('tabindex') ||
-      el.hasAttribute('onclick') || el.hasAttribute('contenteditable');
-  };
-  const nameOf = (el) => {
-    const n = el.getAttribute('aria-label') || el.getAttribute('title') ||
-      el.getAttribute('placeholder') || el.textContent || el.value || '';
-    return String(n).replace(/\s+/g, ' ').trim().slice(0, 40);
-  };
+  // The page kit's notion of a control without the pointer-cursor rule,
+  // which needs computed styles this scan of every element cannot afford,
+  // and with the recorder's listeners only (no handler-property reads);
+  // <details> and <label> count too (their state changes the page).
+  const LISTEN = Symbol.for('fovea.listen');
+  let reg = null; // the recorder's registry of the document being scanned
+  const isInteractive = (el) => el.localName === 'details' || el.localName === 'label' ||
+    kit.isControl(el, (!!reg && reg.has(el)) || (el.hasAttributes() && el.hasAttribute('onclick')));
+  const nameOf = (el) => kit.norm(el.getAttribute('aria-label') || el.getAttribute('title') ||
+    el.getAttribute('placeholder') || el.textContent || el.value || '').slice(0, 40);
 
   // Collects the interactive elements and iframes of root (a document or a
   // shadow root), descending into open shadow roots in tree order.
@@ -85,6 +78,7 @@
   // mutation counter of its observer.
   const scan = (doc, win, hd, ht) => {
     const inter = [], frames = [];
+    reg = win[LISTEN] || null;
     collect(doc, inter, frames);
     const hist = new Map();
     addNum(hd, inter.length);

@@ -9,39 +9,15 @@
 // resolves A, then B inside A's open shadow root or, for a same-origin
 // iframe, inside its document.
 //
-// xpath convention: each step is tag[n], lower-case tag, n the 1-based index
-// among element siblings of the same tag, always written; inside an open
-// shadow root the host's path is followed by /#shadow-root and the steps
-// inside it. frame: the xpaths of the iframe elements from the top document
+// xpath convention (the page kit's, assets/js/lib/kit.js): each step is
+// tag[n], lower-case tag, n the 1-based index among element siblings of the
+// same tag, always written; inside an open shadow root the host's path is
+// followed by /#shadow-root and the steps inside it. frame: the xpaths of the iframe elements from the top document
 // down to the element's document, joined by '|' ("" for the top document).
 (function (selector) {
-  const stepOf = (el) => {
-    const tag = el.localName.toLowerCase();
-    let n = 1;
-    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
-      if (s.localName.toLowerCase() === tag) n++;
-    }
-    return tag + '[' + n + ']';
-  };
-  const xpathOf = (el) => {
-    const steps = [];
-    let cur = el;
-    while (cur) {
-      steps.unshift(stepOf(cur));
-      if (cur.parentElement) {
-        cur = cur.parentElement;
-        continue;
-      }
-      const root = cur.parentNode;
-      if (root && root.host) {
-        steps.unshift('#shadow-root');
-        cur = root.host;
-        continue;
-      }
-      break;
-    }
-    return '/' + steps.join('/');
-  };
+  // The xpath convention is the page kit's (assets/js/lib/kit.js).
+  kit.reset();
+  const xpathOf = kit.xpath;
   const parts = String(selector).split('>>>').map((s) => s.trim()).filter((s) => s.length);
   if (!parts.length) return JSON.stringify({ error: 'empty selector' });
   let scope = document;
@@ -75,7 +51,7 @@
       return JSON.stringify({ error: '"' + parts[i] + '" has no open shadow root or frame' });
     }
   }
-  const text = (el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\s+/g, ' ');
+  const text = kit.norm(el.innerText || el.getAttribute('aria-label') || '');
   return JSON.stringify({
     xpath: xpathOf(el),
     frame: frames.join('|'),

@@ -15,10 +15,19 @@
 //   {v:1, ms, pts:[[x,y]..], fc:[cand|-1..], st:[[i..]..],
 //    f:[[frame_chain, dx, dy]..],                 f[0] is this document
 //    c:[[tag, role, text, aria_label, title, xpath, frame, x0, y0, x1, y1,
-//        flags, paint_order, parent, "tag#id.class"]..],
-//    ifr:[[cand, cx0, cy0, cx1, cy1]..]}          content boxes of iframes
+//        flags, paint_order, parent, "tag#id.class", name, hint]..],
+//    ifr:[[cand, cx0, cy0, cx1, cy1]..],          content boxes of iframes
+//    late: 1 when a probed document's listener recorder missed its start}
 // flags: 1 aria-expanded present, 2 aria-expanded "true", 4 aria-haspopup,
-// 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent.
+// 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent,
+// 128 a listener of its own (kit.hasListener). name and hint are the kit's
+// accessibleName and iconHint. Every stack holds the element the browser
+// delivers a click to (the top hit) and then only its ancestors: what is
+// painted under a layer that takes the click (a date picker's panel, a
+// transparent overlay) is not reachable there, so it is not listed; the
+// paint order still comes from the full hit lists.
+// "interactive", roles, names, xpaths and frame boxes are the page kit's
+// (assets/js/lib/kit.js, prepended at build time).
 // The candidate table is ordered so that a parent precedes its children.
 // xpath steps are `tag[n]` (n: 1-based among same-tag element siblings, always
 // written); inside an open shadow root the host's path is followed by
@@ -27,27 +36,9 @@
 (function (arg) {
   'use strict';
   const t0 = performance.now();
-  // Same notion of "interactive" as enrich.js (the dom provider).
-  const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-    'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
-    'slider', 'spinbutton', 'searchbox', 'textbox']);
-  const TAGS = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
-  const IMPLICIT = {
-    button: 'button', summary: 'button', textarea: 'textbox', option: 'option',
-    h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
-    ul: 'list', ol: 'list', menu: 'list', li: 'listitem', nav: 'navigation', main: 'main',
-    dialog: 'dialog', table: 'table', tr: 'row', td: 'cell', th: 'columnheader',
-    header: 'banner', footer: 'contentinfo', aside: 'complementary', article: 'article',
-    hr: 'separator', progress: 'progressbar', meter: 'meter', details: 'group',
-    fieldset: 'group', output: 'status', datalist: 'listbox', form: 'form',
-  };
-  const INPUT_ROLES = {
-    checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button',
-    image: 'button', range: 'slider', number: 'spinbutton', hidden: '', color: '', file: '',
-    date: '', 'datetime-local': '', month: '', time: '', week: '', password: '',
-  };
+  kit.reset();
   const TEXT_CAP = 160, DEPTH = 32, MAX_CP = 32, MAX_FRAME_DEPTH = 8;
-  const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'title']);
+  const SKIP_TEXT = kit.SKIP_TEXT;
   const NO_BOX = new Set(['head', 'script', 'style', 'template', 'link', 'meta', 'title']);
   const box = arg.box;
   const bx0 = box[0], by0 = box[1], bx1 = box[2], by1 = box[3];
@@ -58,7 +49,7 @@
   const empty = (r) => !(r[2] > r[0] && r[3] > r[1]);
   const area = (r) => (empty(r) ? 0 : (r[2] - r[0]) * (r[3] - r[1]));
   const inside = (r, x, y) => x >= r[0] && x < r[2] && y >= r[1] && y < r[3];
-  const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
+  const styleOf = kit.styleOf;
 
   // Frame contexts: a document this script can reach and the translation of
   // its viewport into ours. ctx.clip is the frame's content box (null: top).
@@ -72,14 +63,9 @@
     let doc = null;
     try { doc = fr.contentDocument; } catch (e) { doc = null; }
     if (doc && doc.documentElement && pc.depth < MAX_FRAME_DEPTH) {
-      const r = fr.getBoundingClientRect();
-      const cs = styleOf(fr);
-      const px = (v) => parseFloat(v) || 0;
-      const x0 = pc.dx + r.left + px(cs.borderLeftWidth) + px(cs.paddingLeft);
-      const y0 = pc.dy + r.top + px(cs.borderTopWidth) + px(cs.paddingTop);
-      const x1 = pc.dx + r.right - px(cs.borderRightWidth) - px(cs.paddingRight);
-      const y1 = pc.dy + r.bottom - px(cs.borderBottomWidth) - px(cs.paddingBottom);
-      let clip = [x0, y0, x1, y1];
+      const cb = kit.contentBox(fr);
+      const x0 = pc.dx + cb[0], y0 = pc.dy + cb[1];
+      let clip = [x0, y0, pc.dx + cb[2], pc.dy + cb[3]];
       if (pc.clip) clip = inter(clip, pc.clip);
       ctx = { doc, dx: x0, dy: y0, clip, chain: '', iframe: fr, parent: pc,
         depth: pc.depth + 1, id: ctxs.length };
@@ -89,44 +75,8 @@
     frameCtx.set(fr, ctx);
     return ctx;
   };
-  const isFrame = (el) => el.localName === 'iframe' || el.localName === 'frame';
-
-  // xpath with memoised sibling indices (a list of 2,000 rows is counted once).
-  const sibN = new Map();
-  const xpCache = new Map();
-  const sibIndex = (el) => {
-    let n = sibN.get(el);
-    if (n !== undefined) return n;
-    const p = el.parentNode;
-    if (p && p.childElementCount > 16) {
-      const count = new Map();
-      for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
-        const k = c.localName.toLowerCase();
-        const v = (count.get(k) || 0) + 1;
-        count.set(k, v);
-        sibN.set(c, v);
-      }
-      return sibN.get(el);
-    }
-    const tag = el.localName.toLowerCase();
-    n = 1;
-    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
-      if (s.localName.toLowerCase() === tag) n++;
-    }
-    sibN.set(el, n);
-    return n;
-  };
-  const xpath = (el) => {
-    let s = xpCache.get(el);
-    if (s !== undefined) return s;
-    const p = el.parentNode;
-    let prefix = '';
-    if (p && p.nodeType === 11) prefix = (p.host ? xpath(p.host) : '') + '/#shadow-root';
-    else if (p && p.nodeType === 1) prefix = xpath(p);
-    s = prefix + '/' + el.localName.toLowerCase() + '[' + sibIndex(el) + ']';
-    xpCache.set(el, s);
-    return s;
-  };
+  const isFrame = kit.isFrame;
+  const xpath = kit.xpath;
 
   // The candidate table, in first-seen order until the final reordering.
   const els = [];
@@ -170,52 +120,22 @@
     }
   };
 
-  const interactive = (el, cs) => {
-    const tag = el.localName;
-    if (TAGS.has(tag)) {
-      if (tag === 'a' && !el.hasAttribute('href') && !el.hasAttribute('onclick')) return false;
-      if (tag === 'input' && el.type === 'hidden') return false;
-      return true;
+  // Listener and interactive verdicts, once per element and probe.
+  const lisMemo = new Map();
+  const listener = (el) => {
+    let v = lisMemo.get(el);
+    if (v === undefined) {
+      v = kit.hasListener(el);
+      lisMemo.set(el, v);
     }
-    const role = el.getAttribute('role');
-    if (role && ROLES.has(role)) return true;
-    const ti = el.getAttribute('tabindex');
-    if (ti !== null && parseInt(ti, 10) >= 0) return true;
-    if (el.hasAttribute('onclick') || (el.isContentEditable && el.contentEditable === 'true')) {
-      return true;
-    }
-    if (cs.cursor === 'pointer') {
-      const p = el.parentElement;
-      return !p || styleOf(p).cursor !== 'pointer';
-    }
-    return false;
+    return v;
   };
+  const interactive = (el, cs) => kit.isInteractive(el, cs, listener(el));
 
   // Candidate points: interactive elements (and iframes we cannot enter)
   // overlapping the box, as snap_scene_probe picks them offline.
-  const clipMemo = new Map();
-  const INF = [-Infinity, -Infinity, Infinity, Infinity];
-  const clipOf = (el) => {
-    // The overflow clip the ancestors put on el, in its document's viewport.
-    let c = clipMemo.get(el);
-    if (c !== undefined) return c;
-    c = INF;
-    const cs = styleOf(el);
-    if (cs.position !== 'fixed') {
-      let p = el.parentNode;
-      if (p && p.nodeType === 11) p = p.host;
-      if (p && p.nodeType === 1) {
-        c = clipOf(p);
-        const ps = styleOf(p);
-        if (ps.overflowX !== 'visible' || ps.overflowY !== 'visible') {
-          const r = p.getBoundingClientRect();
-          c = inter(c, [r.left, r.top, r.right, r.bottom]);
-        }
-      }
-    }
-    clipMemo.set(el, c);
-    return c;
-  };
+  // The overflow clip the ancestors put on el, in its document's viewport.
+  const clipOf = kit.clipOf;
   const fr4 = (ctx, r) => {
     let q = [r.left + ctx.dx, r.top + ctx.dy, r.right + ctx.dx, r.bottom + ctx.dy];
     if (ctx.clip) q = inter(q, ctx.clip);
@@ -373,6 +293,15 @@
     for (const w of succ[v]) if (--indeg[w] === 0 && paint[w] < 0) hpush(w);
   }
 
+  // What a click at each point reaches: the top hit and its ancestors.
+  const reach1 = (s) => {
+    if (s.length < 2) return s;
+    const anc = new Set();
+    for (let a = kit.composedParent(els[s[0]]); a; a = kit.composedParent(a)) anc.add(a);
+    return s.filter((k, j) => j === 0 || anc.has(els[k]));
+  };
+  const reachStacks = stacks.map(reach1);
+
   // Composed parent in the table and depth, for ordering parents first.
   const parentOf = (el, ctx) => {
     let p = el.parentNode;
@@ -405,12 +334,7 @@
   const remap = new Int32Array(n);
   order.forEach((old, i) => { remap[old] = i; });
 
-  const clean = (s) => {
-    s = String(s == null ? '' : s);
-    if (s.length > 4 * TEXT_CAP) s = s.slice(0, 4 * TEXT_CAP);
-    s = s.replace(/\s+/g, ' ').trim();
-    return s.length > TEXT_CAP ? s.slice(0, TEXT_CAP) : s;
-  };
+  const clean = (s) => kit.cap(s, TEXT_CAP);
   // Bounded text of a (large) non-interactive element: the first text nodes.
   const someText = (el) => {
     const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
@@ -491,23 +415,7 @@
     }
     return clean(parts.join(' '));
   };
-  const roleOf = (el) => {
-    const r = el.getAttribute('role');
-    if (r && r.trim()) return r.trim().split(/\s+/)[0].toLowerCase();
-    const tag = el.localName;
-    if (tag === 'a' || tag === 'area') return el.hasAttribute('href') ? 'link' : '';
-    if (tag === 'input') {
-      const ty = (el.getAttribute('type') || 'text').toLowerCase();
-      if (ty in INPUT_ROLES) return INPUT_ROLES[ty];
-      return el.hasAttribute('list') ? 'combobox' : (ty === 'search' ? 'searchbox' : 'textbox');
-    }
-    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
-    if (tag === 'img') return el.getAttribute('alt') === '' ? 'presentation' : 'img';
-    if (tag === 'section') {
-      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
-    }
-    return IMPLICIT[tag] || '';
-  };
+  const roleOf = kit.roleOf;
   const descOf = (el) => {
     let d = el.localName.toLowerCase();
     if (el.id) d += '#' + el.id;
@@ -545,29 +453,43 @@
     }
     if (cs.cursor === 'pointer') flags |= 16;
     if (isInter) flags |= 32;
+    if (listener(el)) flags |= 128;
     if (isFrame(el)) {
       const fc = reach(el, ctx);
       if (!fc) flags |= 64;
       const cb = fc ? fc.clip : (() => {
-        const px = (v) => parseFloat(v) || 0;
-        return [rect[0] + px(cs.borderLeftWidth) + px(cs.paddingLeft),
-          rect[1] + px(cs.borderTopWidth) + px(cs.paddingTop),
-          rect[2] - px(cs.borderRightWidth) - px(cs.paddingRight),
-          rect[3] - px(cs.borderBottomWidth) - px(cs.paddingBottom)];
+        const q = kit.contentBox(el);
+        return [q[0] + ctx.dx, q[1] + ctx.dy, q[2] + ctx.dx, q[3] + ctx.dy];
       })();
       ifr.push([remap[i], r3(cb[0]), r3(cb[1]), r3(cb[2]), r3(cb[3])]);
     }
     c[remap[i]] = [el.localName.toLowerCase(), roleOf(el), textOf(el, isInter), ariaLabel(el),
       clean(el.getAttribute('title') || ''), xpath(el), ctx.id, r3(rect[0]), r3(rect[1]),
       r3(rect[2]), r3(rect[3]), flags, paint[i], parent[i] < 0 ? -1 : remap[parent[i]],
-      descOf(el)];
+      descOf(el), kit.accessibleName(el, isInter), kit.iconHint(el)];
+  }
+  // Documents whose listener recorder (lib/listen.js) missed their start:
+  // the caller asks DOMDebugger about these elements (kept, in table order,
+  // until the next probe of this document).
+  const lateDoc = ctxs.some((x) => {
+    const r = x.doc.defaultView && x.doc.defaultView[Symbol.for('fovea.listen')];
+    return !r || r.late;
+  });
+  const LATE = Symbol.for('fovea.probe.late');
+  if (lateDoc) {
+    const byRow = new Array(n);
+    for (let i = 0; i < n; i++) byRow[remap[i]] = els[i];
+    Object.defineProperty(globalThis, LATE, { value: byRow, configurable: true });
+  } else if (globalThis[LATE]) {
+    delete globalThis[LATE];
   }
   return JSON.stringify({
     v: 1,
+    late: lateDoc ? 1 : 0,
     ms: performance.now() - t0,
     pts,
     fc: forCand.map((k) => (k < 0 ? -1 : remap[k])),
-    st: stacks.map((s) => s.map((k) => remap[k])),
+    st: reachStacks.map((s) => s.map((k) => remap[k])),
     f: ctxs.map((x) => [x.chain, r3(x.dx), r3(x.dy)]),
     c,
     ifr,

@@ -617,8 +617,9 @@ static void hidden_frame(void)
     cdp_page_close(p);
 }
 
-/* A target under a cookie banner or a modal is found but reported COVERED,
- * naming the covering element; an uncovered one is OK. */
+/* What a click reaches is what the stacks hold (issue 10, item 7): a target
+ * under a cookie banner or a modal overlay is painted over and the click
+ * would land on the layer, so it is not offered; an uncovered one is OK. */
 static void covered_targets(void)
 {
     HARNESS_OR_SKIP(h);
@@ -628,11 +629,8 @@ static void covered_targets(void)
     perc_snap s;
     snap_intent buy = {"Buy now", SNAP_INTENT_ANY};
     CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#buy"), 4), &buy, 1, &s, err));
-    CHECK_EQ(s.found, 1);
-    CHECK_STR(s.text, "Buy now");
-    CHECK_EQ(s.verdict, SNAP_VERIFY_COVERED);
-    CHECK_MSG(strncmp(s.covering, "div#cookie-banner 'We use cookies", 33) == 0, "covering: %s",
-              s.covering);
+    CHECK_MSG(!s.found || strcmp(s.text, "Buy now") != 0, "walked through the banner to %s",
+              s.text);
     snap_intent open = {"Open account", SNAP_INTENT_ANY};
     CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
     CHECK_EQ(s.found, 1);
@@ -642,11 +640,8 @@ static void covered_targets(void)
     p = harness_open(1024, 700, 1, "/probe/covered.html?modal=1");
     CHECK(p != NULL);
     CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
-    CHECK_EQ(s.found, 1);
-    CHECK_STR(s.text, "Open account");
-    CHECK_EQ(s.verdict, SNAP_VERIFY_COVERED);
-    CHECK_MSG(strncmp(s.covering, "div#overlay 'Sign in first", 26) == 0, "covering: %s",
-              s.covering);
+    CHECK_MSG(!s.found || strcmp(s.text, "Open account") != 0,
+              "walked through the overlay to %s", s.text);
     cdp_page_close(p);
 }
 
@@ -827,7 +822,7 @@ static void reply_parser(void)
     perc__reply r;
     /* Valid, with one candidate point (x=50) and one dropped on the edge. */
     CHECK_OK(parse_with(",[50,25],[100,25]", FC17 ",0,0]", ST17 ",[0],[0]]",
-                        "[" CAND "61,3,-1,\"button#go\"]]", &r, err));
+                        "[" CAND "189,3,-1,\"button#go\",\"Go now\",\"icon-go\"]]", &r, err));
     CHECK_EQ(r.p.n, 1);
     CHECK_EQ(r.p.probe.n_points, 18);
     CHECK_EQ(r.p.probe.for_cand[17], 0);
@@ -840,6 +835,9 @@ static void reply_parser(void)
     CHECK_EQ(r.p.cands[0].is_iframe, 0);
     CHECK_EQ(r.p.cands[0].paint_order, 3);
     CHECK_STR(r.desc[0], "button#go");
+    CHECK_STR(r.p.cands[0].name, "Go now");
+    CHECK_STR(r.p.cands[0].hint, "icon-go");
+    CHECK_EQ(r.p.cands[0].has_listener, 1);
     snap_result res;
     CHECK_OK(snap_resolve(r.p.cands, r.p.n, &r.p.probe, NULL, &res, err));
     CHECK_EQ(res.found, 1);
@@ -849,23 +847,25 @@ static void reply_parser(void)
     static const struct bad {
         const char *pts, *fc, *st, *c, *why;
     } bad[] = {
-        {"", FC17 "]", ST17 ",[1]]", "[" CAND "0,0,-1,\"b\"]]", "arrays disagree"},
-        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\"]]", "ok"},
+        {"", FC17 "]", ST17 ",[1]]", "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]", "arrays disagree"},
+        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]", "ok"},
         {"", FC17 "]", "[[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0]]",
-         "[" CAND "0,0,-1,\"b\"]]", "too many stacks"},
+         "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]", "too many stacks"},
         {"", FC17 "]", "[[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[0],[1]]",
-         "[" CAND "0,0,-1,\"b\"]]", "index out of range"},
-        {"", FC17 "]", ST17 "]", "[" CAND "0,0,0,\"b\"]]", "own parent"},
+         "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]", "index out of range"},
+        {"", FC17 "]", ST17 "]", "[" CAND "0,0,0,\"b\",\"n\",\"h\"]]", "own parent"},
         {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1]]", "short entry"},
-        {"", FC17 "]", ST17 "]", "[" CAND "0.5,0,-1,\"b\"]]", "fractional flags"},
-        {"", FC17 "]", ST17 "]", "[[1,\"button\",\"Go\",\"\",\"\",\"/x\",0,0,0,1,1,0,0,-1,\"b\"]]",
+        {"", FC17 "]", ST17 "]", "[" CAND "0.5,0,-1,\"b\",\"n\",\"h\"]]", "fractional flags"},
+        {"", FC17 "]", ST17 "]", "[" CAND "256,0,-1,\"b\",\"n\",\"h\"]]", "unknown flag"},
+        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\",1,\"h\"]]", "name not a string"},
+        {"", FC17 "]", ST17 "]", "[[1,\"button\",\"Go\",\"\",\"\",\"/x\",0,0,0,1,1,0,0,-1,\"b\",\"n\",\"h\"]]",
          "tag not a string"},
-        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\",1]]", "long entry"},
+        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\",\"n\",\"h\",1]]", "long entry"},
         {"", "[0,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1,-1]", ST17 "]",
-         "[" CAND "0,0,-1,\"b\"]]", "lattice point with a candidate"},
-        {",[50,25]", FC17 ",-1]", ST17 ",[0]]", "[" CAND "0,0,-1,\"b\"]]",
+         "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]", "lattice point with a candidate"},
+        {",[50,25]", FC17 ",-1]", ST17 ",[0]]", "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]]",
          "candidate point without candidate"},
-        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\"]", "missing bracket"},
+        {"", FC17 "]", ST17 "]", "[" CAND "0,0,-1,\"b\",\"n\",\"h\"]", "missing bracket"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         memset(&r, 0x5a, sizeof r);
@@ -898,7 +898,7 @@ static void reply_parser(void)
     lattice_json((base_rect){0, 0, 100, 51}, pts, sizeof pts);
     snprintf(json, sizeof json,
              "{\"v\":1,\"pts\":[%s],\"fc\":%s],\"st\":%s],\"f\":[[\"\",0,0]],\"c\":[%s0,0,-1,"
-             "\"b\"]],\"ifr\":[]}",
+             "\"b\",\"n\",\"h\"]],\"ifr\":[]}",
              pts, FC17, ST17, CAND);
     CHECK_EQ(perc__probe_parse(json, strlen(json), box, lat, SNAP_PROBE_NGRID, &r, err),
              BASE_EPROTO);

@@ -121,7 +121,8 @@ rec acct-modal-delete "$acct?modal" --box 756,432,836,478 --label "Delete" \
 rec acct-modal-close "$acct?modal" --box 804,312,848,356 --label "Close" \
     --expect-selector ".dialog .x" --note "icon-only close button" --class icon
 rec acct-modal-covered "$acct?modal" --box 826,482,942,517 --label "Delete workspace" \
-    --expect-selector ".danger" --note "page button covered by the modal overlay (verify says covered)" --class overlay
+    --expect-selector ".danger" --note "page button covered by the modal overlay (verify says covered)" --class overlay \
+    --known-failure "issue 10 item 7: the modal's backdrop takes a click there, so the snapper abstains (nothing clickable is painted at the box) instead of picking the covered button; this case should expect an abstention once snaptest can state one"
 
 co=/snap/checkout.html
 # Open shadow roots.
@@ -146,5 +147,27 @@ rec co-dsf2-inc "$co" --scale 2 --box 842,132,878,168 --label "Increase Copper S
     --expect-selector "qty-stepper >>> button:last-of-type" --note "device scale factor 2" --class frame-shadow
 rec co-dsf2-xframe "$co" --scale 2 --box 38,484,454,538 --label "Pay with QuickWallet" \
     --expect-point 200,511 --note "device scale factor 2, cross-origin iframe" --class frame-shadow
+
+# The page kit (issue 10): listener-only controls, labels that live
+# elsewhere, icon-only buttons (tests/fixtures/pages/kit/controls.html).
+kit=/kit/controls.html
+rec kit-listener-span "$kit" --box 14,14,104,52 --label "Archive" \
+    --expect-selector "#l-span" --note "span whose only sign of life is a click listener" --class listener
+rec kit-listener-delegated "$kit" --box 374,64,470,93 --label "Delete row" \
+    --expect-selector "#d-act" --note "row action with a jQuery-style delegated listener" --class listener
+rec kit-listener-th "$kit" --box 16,66,110,100 --label "Due date" \
+    --expect-selector "#l-th" --note "sortable table header (mousedown listener)" --class listener
+rec kit-listener-a "$kit" --box 256,70,340,96 --label "Show more" \
+    --expect-selector "#l-a" --note "<a> without href and with a click listener" --class listener
+rec kit-label-for "$kit" --box 115,146,300,175 --label "Email address" \
+    --expect-selector "#f-email" --note "text field named by its <label for>" --class label \
+    --known-failure "issue 10 item 2: the probe reports the accessible name (candidate name); the snapper does not score it yet"
+rec kit-label-wrapped "$kit" --box 86,181,270,210 --label "Full name" \
+    --expect-selector "#f-name" --note "text field named by a wrapping <label>" --class label \
+    --known-failure "issue 10 item 2: the probe reports the accessible name (candidate name); the snapper does not score it yet"
+rec kit-label-checkbox "$kit" --box 300,148,330,172 --label "I accept the terms" \
+    --expect-selector "#f-terms" --note "checkbox whose text is in its label" --class label
+rec kit-icon-trash "$kit" --box 18,338,58,372 --label "Trash" \
+    --expect-selector "#i-trash" --note "icon-only button (class words fa-trash)" --class icon
 
 echo "recorded $n cases under $here"

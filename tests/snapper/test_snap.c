@@ -378,8 +378,10 @@ static void icons_and_checkboxes(void)
     snap_scene_fini(&s);
 }
 
-/* A modal over the page: the snapper finds the page button, the hit-target
- * check says it is covered and names the overlay, not its inner element. */
+/* A modal over the page: a click on the page button would land on the
+ * overlay, so the snapper does not pick it (the probe lists only what a click
+ * reaches); the hit-target check at its centre says it is covered and names
+ * the overlay, not its inner element. */
 static void covered_by_modal(void)
 {
     snap_scene s;
@@ -394,10 +396,9 @@ static void covered_by_modal(void)
     int ok = sc_add(&s, dialog, base_rect_xywh(300, 300, 80, 32), "button", "button", "OK", "", 1);
     snap_result r;
     CHECK(snap_box(&s, s.cand[buy].rect, "Buy now", SNAP_INTENT_ANY, &r));
-    CHECK(r.found);
-    CHECK_EQ(r.cand, buy);
+    CHECK(!r.found || r.cand != buy);
     int st[SNAP_PROBE_DEPTH], n = 0, cover = -2;
-    CHECK_OK(snap_scene_hit(&s, r.pt, st, SNAP_PROBE_DEPTH, &n));
+    CHECK_OK(snap_scene_hit(&s, base_rect_center(s.cand[buy].rect), st, SNAP_PROBE_DEPTH, &n));
     CHECK_EQ(st[0], text);
     CHECK_EQ(snap_verify(s.cand, s.n, st, n, buy, &cover), SNAP_VERIFY_COVERED);
     CHECK_EQ(cover, overlay);
@@ -647,9 +648,12 @@ static void property_random(void)
                 continue;
             int st[SNAP_PROBE_DEPTH], ns = 0;
             CHECK_OK(snap_scene_hit(&s, r.pt, st, SNAP_PROBE_DEPTH, &ns));
+            /* ...first among what a click there reaches: the top hit and
+             * its ancestors. */
             int first = -1;
             for (int k = 0; k < ns && first < 0; k++) {
-                if (s.cand[st[k]].is_interactive)
+                if (s.cand[st[k]].is_interactive &&
+                    (k == 0 || snap_is_ancestor(s.cand, s.n, st[k], st[0])))
                     first = st[k];
             }
             CHECK_EQ(first, r.cand);

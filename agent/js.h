@@ -1,0 +1,16 @@
+/* agent/js.h: the page script the agent embeds (agent/CMakeLists.txt):
+ * assets/js/agent_text.js after the page kit (assets/js/lib/kit.js), as
+ * fovea_js_agent_text[] (NUL-terminated) and its length. Read-only, any
+ * thread. */
+#ifndef FOVEA_AGENT_JS_H
+#define FOVEA_AGENT_JS_H
+
+#include <stddef.h>
+
+extern const unsigned char fovea_js_agent_text[];
+extern const size_t fovea_js_agent_text_len;
+/* assets/js/agent_secret_rects.js: where the page shows a secret (overlay masks). */
+extern const unsigned char fovea_js_agent_secret_rects[];
+extern const size_t fovea_js_agent_secret_rects_len;
+
+#endif

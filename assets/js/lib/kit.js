@@ -1,0 +1,595 @@
+// assets/js/lib/kit.js: the one page-side kit every fovea page script uses.
+//
+// Prepended at build time (cmake/Embed.cmake, fovea_embed KIT): the embedded
+// form of a script S that declares the kit is
+//   (() => { <this file>; return (S); })()
+// so S sees the constant `kit` below and keeps its own shape (a function
+// expression stays a function expression, an IIFE is still evaluated once).
+// Nothing here touches the page until a function is called.
+//
+// Definitions shared with the C side (perception/snapshot.c, base/text.c) and
+// kept identical there; the parity test (tests/kit) compares both on the
+// fixture pages of tests/fixtures/pages/kit:
+//   norm(s)        NBSP and the other Unicode spaces become spaces, zero-width
+//                  characters and soft hyphens vanish, whitespace runs fold to
+//                  one space, the ends are trimmed.
+//   roleOf(el)     the first token of role="..." (lower-cased), else the
+//                  implicit role of the tag (IMPLICIT, INPUT_ROLES below).
+//   isInteractive  native control (a with href or with a listener, button,
+//                  input but hidden, select, textarea, summary, option), a
+//                  ROLES role, tabindex >= 0 (an integer, as HTML parses it),
+//                  contenteditable ("", true, plaintext-only), a listener
+//                  (hasListener), or a pointer cursor the parent lacks.
+//   hasListener    a click/mouse/pointer/touch/key listener added through
+//                  addEventListener (recorded by assets/js/lib/listen.js at
+//                  document start), an on* attribute or property for those
+//                  events, a React/Vue handler prop, or a jQuery delegated
+//                  handler whose selector matches the element.
+//   accessibleName accname, in this order: aria-labelledby (each target's
+//                  aria-label or text), aria-label, the native label (<label
+//                  for>, wrapping <label>; alt of img and input[type=image];
+//                  value of button-like inputs; SVG <title>), the content for
+//                  roles named from content and for every element fovea counts
+//                  as interactive (its text, else the alt / SVG title inside),
+//                  title, placeholder. Folded with norm, at most NAME_CAP chars.
+//   iconHint       words an icon carries, lower-cased and de-duplicated: class
+//                  tokens and data-icon of the element and of its first
+//                  HINT_NODES descendants, the ids <use href="#id"> points
+//                  at, and the text of an icon-font element (a class token
+//                  containing "icon" or "symbol", text of at most 32 chars).
+//   xpath          steps tag[n] (lower-case, n 1-based among same-tag element
+//                  siblings, always written), "/#shadow-root" after a shadow
+//                  host; relative to the element's frame document.
+const kit = (() => {
+  'use strict';
+  const ROLES = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'tab', 'checkbox', 'radio', 'combobox', 'switch', 'gridcell', 'treeitem',
+    'slider', 'spinbutton', 'searchbox', 'textbox']);
+  const NATIVE = new Set(['a', 'button', 'input', 'select', 'textarea', 'summary', 'option']);
+  const IMPLICIT = {
+    button: 'button', summary: 'button', textarea: 'textbox', option: 'option',
+    h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading', h5: 'heading', h6: 'heading',
+    ul: 'list', ol: 'list', menu: 'list', li: 'listitem', nav: 'navigation', main: 'main',
+    dialog: 'dialog', table: 'table', tr: 'row', td: 'cell', th: 'columnheader',
+    header: 'banner', footer: 'contentinfo', aside: 'complementary', article: 'article',
+    hr: 'separator', progress: 'progressbar', meter: 'meter', details: 'group',
+    fieldset: 'group', output: 'status', datalist: 'listbox', form: 'form',
+  };
+  const INPUT_ROLES = {
+    checkbox: 'checkbox', radio: 'radio', button: 'button', submit: 'button', reset: 'button',
+    image: 'button', range: 'slider', number: 'spinbutton', hidden: '', color: '', file: '',
+    date: '', 'datetime-local': '', month: '', time: '', week: '', password: '',
+  };
+  // Roles whose name comes from their content (accname 1.2, "name from
+  // content"), besides every element fovea counts as interactive.
+  const FROM_CONTENT = new Set(['button', 'link', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'tab', 'checkbox', 'radio', 'switch', 'treeitem', 'gridcell',
+    'cell', 'columnheader', 'rowheader', 'heading', 'tooltip', 'row']);
+  // Event types whose listener makes an element a control.
+  const EVENTS = ['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup',
+    'pointerdown', 'pointerup', 'touchstart', 'touchend', 'keydown', 'keyup', 'keypress'];
+  const ON = EVENTS.map((t) => 'on' + t);
+  const REACT_KEYS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp',
+    'onTouchStart', 'onTouchEnd', 'onKeyDown', 'onDoubleClick', 'onContextMenu'];
+  const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'title']);
+  const NAME_CAP = 160, HINT_CAP = 160, HINT_NODES = 16;
+
+  // ---- text -----------------------------------------------------------------
+  const SPACES = /[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+  const ZERO = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
+  const norm = (s) => String(s == null ? '' : s).replace(ZERO, '').replace(SPACES, ' ').trim();
+  // The same per line, keeping the line breaks (rendered text, one line per
+  // rendered line); empty lines are dropped.
+  const normLines = (s) => String(s == null ? '' : s).replace(ZERO, '').split(/\r\n|[\n\r\u2028\u2029]/)
+    .map((l) => l.replace(SPACES, ' ').trim()).filter((l) => l).join('\n');
+  const cap = (s, n) => {
+    s = String(s == null ? '' : s);
+    if (s.length > 4 * n) s = s.slice(0, 4 * n);
+    s = norm(s);
+    return s.length > n ? s.slice(0, n).trim() : s;
+  };
+
+  const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
+  const tagOf = (el) => el.localName.toLowerCase();
+
+  // ---- roles ----------------------------------------------------------------
+  const firstRole = (el) => {
+    const r = el.getAttribute('role');
+    if (!r) return '';
+    const t = r.trim().split(/\s+/)[0];
+    return t ? t.toLowerCase() : '';
+  };
+  const roleOf = (el) => {
+    const r = firstRole(el);
+    if (r) return r;
+    const tag = tagOf(el);
+    if (tag === 'a' || tag === 'area') return el.hasAttribute('href') ? 'link' : '';
+    if (tag === 'input') {
+      const ty = (el.getAttribute('type') || 'text').toLowerCase();
+      if (ty in INPUT_ROLES) return INPUT_ROLES[ty];
+      return el.hasAttribute('list') ? 'combobox' : (ty === 'search' ? 'searchbox' : 'textbox');
+    }
+    if (tag === 'select') {
+      const sz = parseInt(el.getAttribute('size') || '', 10);
+      return el.hasAttribute('multiple') || sz > 1 ? 'listbox' : 'combobox';
+    }
+    if (tag === 'img') return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+    if (tag === 'section') {
+      return el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby') ? 'region' : '';
+    }
+    return Object.prototype.hasOwnProperty.call(IMPLICIT, tag) ? IMPLICIT[tag] : '';
+  };
+
+  // ---- listeners --------------------------------------------------------------
+  // The registry of assets/js/lib/listen.js for el's document, in this world
+  // (null when the script did not run there: an isolated world).
+  const LISTEN = Symbol.for('fovea.listen');
+  const winOf = (el) => (el.ownerDocument || el).defaultView || globalThis;
+  const reg = (el) => winOf(el)[LISTEN] || null;
+  const jqOf = (el) => {
+    const jq = winOf(el).jQuery;
+    return jq && typeof jq._data === 'function' ? jq : null;
+  };
+  const ownHandlerProps = (el) => {
+    // React 17+ keeps the props on the node (__reactProps$<random>), Vue 3
+    // its invokers in _vei; both attach the real listener to the root.
+    for (const k of Object.keys(el)) {
+      if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
+        const p = el[k];
+        if (p && typeof p === 'object') {
+          for (const h of REACT_KEYS) if (typeof p[h] === 'function') return true;
+        }
+      } else if (k === '_vei') {
+        const v = el._vei;
+        if (v && typeof v === 'object') {
+          for (const h of Object.keys(v)) if (/^on(click|mouse|pointer|touch|key)/i.test(h)) return true;
+        }
+      }
+    }
+    return false;
+  };
+  // A root that only dispatches for its descendants is not a control itself:
+  // the document element and body (frameworks listen there), a React root,
+  // a jQuery host whose handlers are all delegated.
+  const dispatchRoot = (el) => {
+    for (const k of Object.keys(el)) {
+      if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') return true;
+    }
+    const jq = jqOf(el);
+    if (jq) {
+      let ev = null;
+      try { ev = jq._data(el, 'events'); } catch (e) { ev = null; }
+      if (ev) {
+        let own = 0, del = 0;
+        for (const t of EVENTS) for (const h of ev[t] || []) { if (h && h.selector) del++; else own++; }
+        if (del && !own) return true;
+      }
+    }
+    return false;
+  };
+  const ownListener = (el) => {
+    const tag = tagOf(el);
+    if (tag === 'html' || tag === 'body') return false;
+    const r = reg(el);
+    if (r && r.has(el)) return !dispatchRoot(el);
+    for (let i = 0; i < ON.length; i++) {
+      if (el.hasAttribute(ON[i])) return true;
+      const v = el[ON[i]];
+      if (typeof v === 'function') return true;
+    }
+    return ownHandlerProps(el);
+  };
+  // jQuery delegation: a handler bound on an ancestor with a selector. jQuery
+  // adds one real listener to the ancestor (so the registry has it) and keeps
+  // the selectors in its private data.
+  const delegated = (el) => {
+    const jq = jqOf(el);
+    if (!jq) return false;
+    const r = reg(el);
+    for (let a = el.parentNode; a; a = a.parentNode) {
+      if (a.nodeType !== 1 && a.nodeType !== 9) break;
+      if (r && !r.has(a)) continue;
+      let ev = null;
+      try { ev = jq._data(a, 'events'); } catch (e) { ev = null; }
+      if (!ev) continue;
+      for (const t of EVENTS) {
+        const hs = ev[t];
+        if (!hs) continue;
+        for (const h of hs) {
+          if (!h || !h.selector) continue;
+          try { if (el.matches(h.selector)) return true; } catch (e) { /* jQuery-only syntax */ }
+        }
+      }
+    }
+    return false;
+  };
+  const hasListener = (el) => ownListener(el) || delegated(el);
+  // A cheap approximation for scans of every element (fingerprint.js): the
+  // recorder's registry and an onclick attribute only.
+  const recordedListener = (el) => {
+    const r = reg(el);
+    return (!!r && r.has(el)) || el.hasAttribute('onclick');
+  };
+
+  // ---- interactive ------------------------------------------------------------
+  const tabbable = (el) => {
+    const ti = el.getAttribute('tabindex');
+    if (ti === null) return false;
+    // HTML's rules for parsing integers: optional sign, then digits.
+    const m = /^[\t\n\f\r ]*([+-]?)(\d+)/.exec(ti);
+    return !!m && (m[1] !== '-' || /^0+$/.test(m[2]));
+  };
+  const editable = (el) => {
+    const ce = el.getAttribute('contenteditable');
+    if (ce === null) return false;
+    const v = ce.toLowerCase();
+    return v === '' || v === 'true' || v === 'plaintext-only';
+  };
+  // isInteractive without the pointer-cursor rule (no style needed): what a
+  // cheap scan of every element (fingerprint.js) can afford.
+  const isControl = (el, lis) => {
+    const tag = el.localName; // the NATIVE tags are lower-case in any document
+    if (NATIVE.has(tag)) {
+      if (tag === 'a' && !el.hasAttribute('href')) return lis !== undefined ? !!lis : hasListener(el);
+      return !(tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'hidden');
+    }
+    const l = !!(lis !== undefined ? lis : hasListener(el));
+    // Most elements carry no attribute at all: one call instead of three.
+    if (l || !el.hasAttributes()) return l;
+    return ROLES.has(firstRole(el)) || tabbable(el) || editable(el);
+  };
+  // cs: the element's computed style (optional; computed when needed). lis:
+  // a precomputed hasListener (optional).
+  const isInteractive = (el, cs, lis) => {
+    const tag = tagOf(el);
+    if (NATIVE.has(tag)) {
+      if (tag === 'a' && !el.hasAttribute('href')) {
+        return lis !== undefined ? !!lis : hasListener(el);
+      }
+      if (tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'hidden') return false;
+      return true;
+    }
+    if (ROLES.has(firstRole(el))) return true;
+    if (tabbable(el) || editable(el)) return true;
+    if (lis !== undefined ? lis : hasListener(el)) return true;
+    if (!cs) cs = styleOf(el);
+    if (cs.cursor === 'pointer') {
+      const p = el.parentElement;
+      return !p || styleOf(p).cursor !== 'pointer';
+    }
+    return false;
+  };
+
+  // ---- accessible name --------------------------------------------------------
+  const rootOf = (el) => el.getRootNode();
+  const byId = (el, id) => {
+    const root = rootOf(el);
+    return (root.getElementById ? root.getElementById(id) : null) ||
+      el.ownerDocument.getElementById(id);
+  };
+  // Text of an element: rendered (innerText) when it has layout, else its
+  // text content (a hidden label still names its control).
+  const textOf = (el) => {
+    if (typeof el.innerText === 'string' && el.getClientRects().length) return el.innerText;
+    return el.textContent || '';
+  };
+  const svgTitle = (el) => {
+    for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+      if (c.localName === 'title') return c.textContent || '';
+    }
+    return '';
+  };
+  // The first img alt / SVG title inside el (an icon-only control).
+  const innerIconName = (el) => {
+    const q = el.querySelector('img[alt]:not([alt=""]), svg');
+    if (!q) return '';
+    if (q.localName === 'img') return q.getAttribute('alt');
+    return q.getAttribute('aria-label') || svgTitle(q);
+  };
+  let labelIdx = new Map();
+  const labelsOf = (el) => {
+    const parts = [];
+    const id = el.getAttribute('id');
+    if (id) {
+      // One index of <label for> per document or shadow root and reset().
+      const root = rootOf(el);
+      let idx = labelIdx.get(root);
+      if (!idx) {
+        idx = new Map();
+        if (root.querySelectorAll) {
+          for (const l of root.querySelectorAll('label[for]')) {
+            const f = l.getAttribute('for');
+            if (!idx.has(f)) idx.set(f, []);
+            idx.get(f).push(l);
+          }
+        }
+        labelIdx.set(root, idx);
+      }
+      for (const l of idx.get(id) || []) parts.push(textOf(l));
+    }
+    const w = el.parentElement ? el.parentElement.closest('label') : null;
+    if (w && !w.hasAttribute('for')) parts.push(textOf(w));
+    return norm(parts.join(' '));
+  };
+  const LABELABLE = new Set(['input', 'select', 'textarea', 'button', 'meter', 'output',
+    'progress']);
+  const accessibleName = (el, inter) => {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const parts = [];
+      for (const id of lb.trim().split(/\s+/)) {
+        const t = id ? byId(el, id) : null;
+        if (t) parts.push(norm(t.getAttribute('aria-label')) || textOf(t));
+      }
+      const s = cap(parts.join(' '), NAME_CAP);
+      if (s) return s;
+    }
+    const al = cap(el.getAttribute('aria-label'), NAME_CAP);
+    if (al) return al;
+    const tag = tagOf(el);
+    const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+    if (tag === 'input' && (type === 'button' || type === 'submit' || type === 'reset')) {
+      const v = cap(el.getAttribute('value'), NAME_CAP);
+      if (v) return v;
+      if (type === 'submit') return 'Submit';
+      if (type === 'reset') return 'Reset';
+    }
+    if (tag === 'img' || (tag === 'input' && type === 'image')) {
+      const a = cap(el.getAttribute('alt'), NAME_CAP);
+      if (a) return a;
+    }
+    if (LABELABLE.has(tag)) {
+      const l = cap(labelsOf(el), NAME_CAP);
+      if (l) return l;
+    }
+    if (tag === 'svg') {
+      const t = cap(svgTitle(el), NAME_CAP);
+      if (t) return t;
+    }
+    const role = roleOf(el);
+    if (inter === undefined) inter = isInteractive(el);
+    const content = tag !== 'input' && tag !== 'select' && tag !== 'textarea' && tag !== 'img' &&
+      (FROM_CONTENT.has(role) || inter);
+    if (content) {
+      const t = cap(textOf(el), NAME_CAP) || cap(innerIconName(el), NAME_CAP);
+      if (t) return t;
+    }
+    const ti = cap(el.getAttribute('title'), NAME_CAP);
+    if (ti) return ti;
+    if (tag === 'input' || tag === 'textarea') return cap(el.getAttribute('placeholder'), NAME_CAP);
+    return '';
+  };
+
+  // ---- icon hint --------------------------------------------------------------
+  const ICONISH = /icon|symbol/;
+  const iconHint = (el) => {
+    const words = [];
+    const seen = new Set();
+    let len = 0;
+    const push = (w) => {
+      w = w.toLowerCase();
+      if (!w || seen.has(w) || len + w.length + 1 > HINT_CAP) return;
+      seen.add(w);
+      words.push(w);
+      len += w.length + 1;
+    };
+    const take = (n) => {
+      const cls = n.getAttribute('class');
+      let iconFont = false;
+      if (cls) {
+        for (const t of cls.split(/[\s]+/)) {
+          if (!t) continue;
+          push(t);
+          if (ICONISH.test(t.toLowerCase())) iconFont = true;
+        }
+      }
+      const di = n.getAttribute('data-icon');
+      if (di) for (const t of di.split(/\s+/)) if (t) push(t);
+      if (n.localName === 'use') {
+        const h = n.getAttribute('href') || n.getAttribute('xlink:href') || '';
+        const k = h.indexOf('#');
+        if (k >= 0 && k + 1 < h.length) push(h.slice(k + 1));
+      }
+      if (iconFont && n.childElementCount === 0) {
+        const t = norm(n.textContent);
+        if (t && t.length <= 32) for (const w of t.split(' ')) push(w);
+      }
+    };
+    take(el);
+    let k = 0;
+    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
+    for (let n = w.nextNode(); n && k < HINT_NODES; n = w.nextNode(), k++) take(n);
+    return words.join(' ');
+  };
+
+  // ---- xpath ------------------------------------------------------------------
+  // Memoised sibling indices: a list of 2,000 rows is counted once. A kit
+  // instance lives as long as the script using it, so callers that keep
+  // their function between evaluates call reset() first.
+  let sibN = new Map();
+  let xpCache = new Map();
+  const sibIndex = (el) => {
+    let n = sibN.get(el);
+    if (n !== undefined) return n;
+    const p = el.parentNode;
+    if (p && p.childElementCount > 16) {
+      const count = new Map();
+      for (let c = p.firstElementChild; c; c = c.nextElementSibling) {
+        const k = tagOf(c);
+        const v = (count.get(k) || 0) + 1;
+        count.set(k, v);
+        sibN.set(c, v);
+      }
+      return sibN.get(el);
+    }
+    const tag = tagOf(el);
+    n = 1;
+    for (let s = el.previousElementSibling; s; s = s.previousElementSibling) {
+      if (tagOf(s) === tag) n++;
+    }
+    sibN.set(el, n);
+    return n;
+  };
+  const xpath = (el) => {
+    let s = xpCache.get(el);
+    if (s !== undefined) return s;
+    const p = el.parentNode;
+    let prefix = '';
+    if (p && p.nodeType === 11) prefix = (p.host ? xpath(p.host) : '') + '/#shadow-root';
+    else if (p && p.nodeType === 1) prefix = xpath(p);
+    s = prefix + '/' + tagOf(el) + '[' + sibIndex(el) + ']';
+    xpCache.set(el, s);
+    return s;
+  };
+  // The element an xpath names in doc: fovea's form (/html[1]/body[1]/div[2],
+  // "/#shadow-root" after a shadow host, steps without [n] meaning [1]), or
+  // any XPath document.evaluate knows (light DOM only); {many: n} when a
+  // general XPath matches several elements, null when none.
+  const FOVEA_XP = /^(\/([a-zA-Z][\w-]*(\[\d+\])?|#shadow-root))+$/;
+  const resolve = (xp, doc) => {
+    doc = doc || document;
+    if (!xp) return null;
+    if (!FOVEA_XP.test(xp)) {
+      const r = doc.evaluate(xp, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+      if (r.snapshotLength > 1) return { many: r.snapshotLength };
+      const n = r.snapshotItem(0);
+      return n && n.nodeType === 1 ? n : null;
+    }
+    let node = doc;
+    for (const step of xp.split('/').slice(1)) {
+      if (step === '#shadow-root') {
+        node = node.shadowRoot;
+        if (!node) return null;
+        continue;
+      }
+      const m = /^([\w-]+)(?:\[(\d+)\])?$/.exec(step);
+      const tag = m[1].toLowerCase();
+      let k = m[2] ? parseInt(m[2], 10) : 1;
+      let hit = null;
+      for (const c of node.children) {
+        if (tagOf(c) === tag && --k === 0) { hit = c; break; }
+      }
+      if (!hit) return null;
+      node = hit;
+    }
+    return node === doc ? null : node;
+  };
+
+  // ---- overflow clips -----------------------------------------------------------
+  // The clip the ancestors' overflow puts on el, in its document's viewport
+  // px ([x0, y0, x1, y1], infinite when none). It follows containing blocks
+  // as perception/snapshot.c does: a statically or relatively positioned
+  // element is clipped by its parent's clip, an absolutely positioned one by
+  // its nearest positioned (or transformed) ancestor's, a fixed one only by a
+  // transformed ancestor's; a box with overflow other than visible clips its
+  // contents to its padding box, per axis.
+  const INF = [-Infinity, -Infinity, Infinity, Infinity];
+  let clipMemo = new Map();
+  const positioned = (cs) => cs.position !== 'static' || (cs.transform && cs.transform !== 'none');
+  const cbOf = (el, cs) => {
+    let p = composedParent(el);
+    if (p && p.ownerDocument !== el.ownerDocument) return null; // a frame's root
+    if (cs.position === 'fixed') {
+      for (; p && p.nodeType === 1; p = composedParent(p)) {
+        const ps = styleOf(p);
+        if (ps.transform && ps.transform !== 'none') return p;
+      }
+      return null;
+    }
+    if (cs.position === 'absolute') {
+      for (; p && p.nodeType === 1; p = composedParent(p)) {
+        if (positioned(styleOf(p))) return p;
+      }
+      return null;
+    }
+    return p && p.nodeType === 1 ? p : null;
+  };
+  const clipOf = (el) => {
+    let c = clipMemo.get(el);
+    if (c !== undefined) return c;
+    c = INF;
+    const cb = cbOf(el, styleOf(el));
+    if (cb) {
+      c = clipOf(cb);
+      const cs = styleOf(cb);
+      const cx = cs.overflowX !== 'visible', cy = cs.overflowY !== 'visible';
+      const tag = tagOf(cb);
+      if ((cx || cy) && tag !== 'html' && tag !== 'body') {
+        const r = cb.getBoundingClientRect();
+        const x0 = r.left + cb.clientLeft, y0 = r.top + cb.clientTop;
+        const pad = [x0, y0, x0 + (cb.clientWidth || r.width), y0 + (cb.clientHeight || r.height)];
+        c = [cx ? Math.max(c[0], pad[0]) : c[0], cy ? Math.max(c[1], pad[1]) : c[1],
+          cx ? Math.min(c[2], pad[2]) : c[2], cy ? Math.min(c[3], pad[3]) : c[3]];
+      }
+    }
+    clipMemo.set(el, c);
+    return c;
+  };
+  const reset = () => {
+    sibN = new Map();
+    xpCache = new Map();
+    clipMemo = new Map();
+    labelIdx = new Map();
+  };
+
+  // ---- frames and hit testing ---------------------------------------------------
+  const isFrame = (el) => el.localName === 'iframe' || el.localName === 'frame';
+  // Content box of a frame element (where its document's viewport sits) in
+  // its own document's viewport px; computed borders and padding keep the
+  // sub-pixel values clientLeft/clientWidth would round.
+  const contentBox = (el) => {
+    const r = el.getBoundingClientRect();
+    const cs = styleOf(el);
+    const px = (k) => parseFloat(cs[k]) || 0;
+    const x0 = r.left + px('borderLeftWidth') + px('paddingLeft');
+    const y0 = r.top + px('borderTopWidth') + px('paddingTop');
+    const x1 = r.right - px('borderRightWidth') - px('paddingRight');
+    const y1 = r.bottom - px('borderBottomWidth') - px('paddingBottom');
+    return [x0, y0, Math.max(x0, x1), Math.max(y0, y1)];
+  };
+  const frameDoc = (el) => {
+    try { return el.contentDocument; } catch (e) { return null; }
+  };
+  // Parent in the event path: a slotted node's slot, through shadow roots to
+  // the host, and from a frame document to its frame element.
+  const composedParent = (n) => {
+    if (n.assignedSlot) return n.assignedSlot;
+    const p = n.parentNode;
+    if (!p) return null;
+    if (p.nodeType === 11) return p.host || null;
+    if (p.nodeType === 9) {
+      const w = p.defaultView;
+      try { return w && w.frameElement ? w.frameElement : null; } catch (e) { return null; }
+    }
+    return p;
+  };
+  // The element a click at (x, y) of doc's viewport is delivered to: the top
+  // hit, descending into open shadow roots and (unless frames is false)
+  // same-origin frames.
+  const hitAt = (x, y, doc, frames) => {
+    doc = doc || document;
+    let e = doc.elementFromPoint(x, y);
+    for (;;) {
+      if (!e) return null;
+      if (e.shadowRoot) {
+        const inner = e.shadowRoot.elementFromPoint(x, y);
+        if (inner && inner !== e) { e = inner; continue; }
+      }
+      if (frames !== false && isFrame(e)) {
+        const d = frameDoc(e);
+        if (d && d.documentElement) {
+          const cb = contentBox(e);
+          x -= cb[0];
+          y -= cb[1];
+          const inner = d.elementFromPoint(x, y);
+          if (inner) { e = inner; continue; }
+        }
+      }
+      return e;
+    }
+  };
+
+  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
+    isInteractive, isControl, accessibleName, iconHint, xpath, resolve, reset, isFrame, contentBox, frameDoc,
+    composedParent, hitAt, clipOf, SKIP_TEXT };
+})();

@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent_int.h"
@@ -171,8 +172,18 @@ static void page_url(runner *rn, char *buf, size_t n)
     buf[0] = '\0';
     if (cdp_page_evaluate(rn->page, "location.href", &v, 3000, NULL) == BASE_OK &&
         cJSON_IsString(v))
-        copy(buf, n, v->valuestring);
+        agent_secrets_scrub_copy(rn->sec, buf, n, v->valuestring); /* masked before the cut */
     cJSON_Delete(v);
+}
+
+/* "[V3] label" of b with secrets masked in the whole label before
+ * agent__mark_name cuts it to 40 bytes. */
+static void mark_name_masked(runner *rn, const perc_box *b, char *out, size_t n)
+{
+    perc_box m = *b;
+    agent_secrets_scrub_copy(rn->sec, m.label, sizeof m.label, b->label);
+    agent__mark_name(&m, out, n);
+    agent_secrets_scrub(rn->sec, out, n);
 }
 
 /* Sets the failure of r: reason code name and a one-line outcome. */
@@ -631,8 +642,14 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
             agent_field_sensitive(fi.type, fi.autocomplete))
             secret = 1;
         cascade_field_info_fini(&fi);
-        if (secret)
-            agent_secrets_add(rn->sec, s->text);
+        /* A secret the set cannot hold would be written unmasked: nothing
+         * is typed. */
+        base_err se = secret ? agent_secrets_add(rn->sec, s->text) : BASE_OK;
+        if (se) {
+            failf(r, "error", "cannot hold this secret for masking (%s); nothing typed",
+                  base_strerror(se));
+            return 0;
+        }
     }
     settle_watch w;
     watch_begin(rn, &w);
@@ -646,16 +663,25 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
         /* What the field made of it (upper-cased, grouped, cut to its
          * maxlength) is as secret as what was typed. */
         cascade_field_info fi;
+        base_err se = BASE_OK;
         if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.value)
-            agent_secrets_add(rn->sec, fi.value);
+            se = agent_secrets_add(rn->sec, fi.value);
         cascade_field_info_fini(&fi);
+        if (se && ok) {
+            failf(r, "error", "cannot hold the field's value for masking (%s)", base_strerror(se));
+            ok = 0;
+        }
     }
     if (ok && s->action == AGENT_TYPE && secret)
         add_mask(rn, g->snap.rect);
-    if (ok)
-        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%.60s' at (%.0f,%.0f): %s",
-                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, g->snap.text,
-                 r->pt.x, r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+    if (ok) {
+        /* Masked whole before the '%.60s' cut. */
+        char el[64];
+        agent_secrets_scrub_copy(rn->sec, el, sizeof el, g->snap.text);
+        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%s' at (%.0f,%.0f): %s",
+                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, el, r->pt.x,
+                 r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+    }
     watch_end(rn, &w, r, r->desc);
     return ok;
 }
@@ -929,7 +955,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
             }
             if (!n[0] || le || !m)
                 continue;
-            copy(r->extracted[r->n_extracted++], sizeof r->extracted[0], line);
+            agent_secrets_scrub_copy(rn->sec, r->extracted[r->n_extracted++],
+                                     sizeof r->extracted[0], line); /* masked before the cut */
         }
         if (re_e == BASE_ETOOBIG) {
             base_free(text);
@@ -1169,8 +1196,7 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
         /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
         for (int i = 0; i < ep->n; i++) {
-            agent__mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
-            agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
+            mark_name_masked(rn, &ep->boxes[i], labels[i], sizeof labels[i]);
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
     }
@@ -1295,7 +1321,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             strcmp(r->reason, "interrupted") != 0)
             agent__suggest(g.epoch, &s->target, r);
         for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
-            agent__mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
+            mark_name_masked(rn, &g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);
         write_overlay(rn, r, &g);
         r->total_ms = now_ms() - t0;
@@ -1385,7 +1411,15 @@ static base_err setup(runner *rn, char *err)
         if (s->action == AGENT_TYPE && s->password && s->text && s->text[0] &&
             agent_secrets_add(rn->sec, s->text) != BASE_OK)
             return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
+        /* A prompt answered with a secret ("secret" on a dialog step). */
+        if (s->action == AGENT_DIALOG && s->password && s->prompt_text && s->prompt_text[0] &&
+            agent_secrets_add(rn->sec, s->prompt_text) != BASE_OK)
+            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
     }
+    /* The password of a model endpoint URL (user:password@host) is printed
+     * nowhere either (the scrub also masks any URL's userinfo). */
+    if ((e = agent__add_url_password(rn->sec, getenv("FOVEA_OPENAI_BASE_URL"), err)))
+        return e;
     base_log_set_filter(agent_secrets_log_filter, rn->sec);
     rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
     if (!rn->recs)

@@ -7,6 +7,8 @@
  * and field value that shows a secret, for the overlay to paint over.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +17,50 @@
 #include "agent/js.h"
 #include "base/alloc.h"
 
+base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p)
+        return BASE_OK;
+    p += 3;
+    size_t n = strcspn(p, "/?#");
+    const char *at = memchr(p, '@', n);
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (!colon || colon + 1 >= at)
+        return BASE_OK;
+    size_t len = (size_t)(at - colon - 1);
+    char *pw = base_malloc(len + 1), *dec = base_malloc(len + 1);
+    base_err e = BASE_ENOMEM;
+    if (pw && dec) {
+        memcpy(pw, colon + 1, len);
+        pw[len] = '\0';
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (pw[i] == '%' && i + 2 < len && isxdigit((unsigned char)pw[i + 1]) &&
+                isxdigit((unsigned char)pw[i + 2])) {
+                char hx[3] = {pw[i + 1], pw[i + 2], '\0'};
+                dec[k++] = (char)strtol(hx, NULL, 16);
+                i += 2;
+            } else {
+                dec[k++] = pw[i];
+            }
+        }
+        dec[k] = '\0';
+        e = agent_secrets_add(sec, pw);
+        if (!e)
+            e = agent_secrets_add(sec, dec);
+    }
+    if (pw)
+        memset(pw, 0, len);
+    if (dec)
+        memset(dec, 0, len);
+    base_free(pw);
+    base_free(dec);
+    if (e)
+        return base_errf(err, e, "cannot hold the endpoint URL's password for masking: %s",
+                         base_strerror(e));
+    return BASE_OK;
+}
 
 /* Viewport rects (CSS px) where the page shows a secret as text or as a
  * field's value (assets/js/agent_secret_rects.js); up to max. */

@@ -92,6 +92,13 @@ typedef struct runner {
     base_rect masks[MAX_MASKS];
     int n_masks;
     char mask_url[1024];     /* masks apply while the page stays on this URL */
+    /* Masks for the screenshot of the epoch this attempt grounded on,
+     * found when it grounded (the page the screenshot shows), not after an
+     * action that may have navigated: n_shot_masks -1 = search failed. */
+    const perc_epoch *shot_ep;
+    base_rect shot_masks[MAX_MASKS + 64];
+    int n_shot_masks;
+    char shot_url[1024];
     char main_frame[64];
     agent_step_record *recs; /* one per step (the last attempt) for the summary */
     /* Faults (README "When the page or the endpoint fails"): the frozen-page
@@ -184,6 +191,22 @@ static void mark_name_masked(runner *rn, const perc_box *b, char *out, size_t n)
     agent_secrets_scrub_copy(rn->sec, m.label, sizeof m.label, b->label);
     agent__mark_name(&m, out, n);
     agent_secrets_scrub(rn->sec, out, n);
+}
+
+/* Records where the page now (the page epoch ep's screenshot shows) has
+ * secrets: the fields typed into on this URL and the text that shows one. */
+static void shot_masks(runner *rn, const perc_epoch *ep)
+{
+    if (!ep || rn->shot_ep == ep || rn->o.overlays == AGENT_OVERLAYS_NONE ||
+        agent_secrets_count(rn->sec) == 0)
+        return;
+    rn->shot_ep = ep;
+    page_url(rn, rn->shot_url, sizeof rn->shot_url);
+    int n = 0;
+    for (int i = 0; strcmp(rn->shot_url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+        rn->shot_masks[n++] = rn->masks[i];
+    int k = agent__secret_rects(rn->page, rn->sec, rn->shot_masks + n, 64);
+    rn->n_shot_masks = k < 0 ? -1 : n + k;
 }
 
 /* Sets the failure of r: reason code name and a one-line outcome. */
@@ -424,6 +447,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             base_interrupt_sleep_ms(50);
     }
     if (ep) {
+        shot_masks(rn, ep);
         r->epoch_id = ep->id;
         r->n_boxes = ep->n;
         /* Stage times of the vision pass count when this step needed it. */
@@ -454,7 +478,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     }
     const perc_box *b = &ep->boxes[bi];
     r->box_id = b->id;
-    copy(r->box_label, sizeof r->box_label, b->label);
+    agent_secrets_scrub_copy(rn->sec, r->box_label, sizeof r->box_label, b->label);
     copy(r->box_source, sizeof r->box_source, source);
     r->box = b->r;
     g->epoch = ep;
@@ -479,7 +503,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     r->score_total = sn->res.score.total;
     r->pt = sn->pt;
     copy(r->el_tag, sizeof r->el_tag, sn->tag);
-    copy(r->el_text, sizeof r->el_text, sn->text);
+    agent_secrets_scrub_copy(rn->sec, r->el_text, sizeof r->el_text, sn->text);
     r->el_rect = sn->rect;
     copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
     /* Say when the element carries the label only partly (prefix, icon...). */
@@ -1202,13 +1226,29 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
     }
     /* r->url was read right after the step (run_step). Secret fields, and
      * wherever the page shows a secret as text, are painted over. */
-    base_rect all[MAX_MASKS + 64];
-    int masks = 0;
-    for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
-        all[masks++] = rn->masks[i];
-    if (!e)
-        masks += agent__secret_rects(rn->page, rn->sec, all + masks, 64);
+    /* A pre-action screenshot gets the masks found when the step grounded
+     * on it; those found now only while the page is still on that URL
+     * (after a navigation they would land in the wrong places). */
+    base_rect all[2 * (MAX_MASKS + 64)];
+    int masks = 0, blind = 0;
+    int from_shot = !e && ep && ep->shot.px && rn->shot_ep == ep;
+    if (from_shot) {
+        for (int i = 0; i < rn->n_shot_masks; i++)
+            all[masks++] = rn->shot_masks[i];
+        blind = rn->n_shot_masks < 0;
+    }
+    if (!e && (!from_shot || strcmp(r->url, rn->shot_url) == 0)) {
+        for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+            all[masks++] = rn->masks[i];
+        int k = agent__secret_rects(rn->page, rn->sec, all + masks, 64);
+        blind |= k < 0;
+        masks += k > 0 ? k : 0;
+    }
     r->n_masked = masks;
+    /* Where the secrets are could not be asked: no picture rather than
+     * one that may show them. */
+    if (!e && blind && agent_secrets_count(rn->sec) > 0)
+        e = base_errf(err, BASE_EREMOTE, "could not find where the page shows secrets");
     if (!e)
         e = agent_trace_overlay(rn->trace, &img, marks, n, all, masks, r, err);
     if (e)
@@ -1279,6 +1319,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             budget = rn->task->steps[i + 1].timeout_ms;
         rn->pass_budget_ms = budget;
         rn->fx_tab[0] = '\0';
+        rn->shot_ep = NULL;
         /* The probe starts a little before the deadline so that a frozen
          * page is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
         double probe_at = t0 + s->timeout_ms - AGENT__PROBE_LEAD_MS;

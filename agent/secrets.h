@@ -61,13 +61,14 @@ int agent_secrets_count(const agent_secrets *s);
 /* Purpose: replaces, in place, every appearance of every secret in buf (a
  * NUL-terminated string with cap bytes of room) with "********", in all the
  * forms listed above; when the mask is longer than the match and room runs
- * out, the tail is cut rather than the mask. NULL s or buf: no-op. Any
- * thread. */
+ * out, the tail is cut rather than the mask. Ownership: buf stays the
+ * caller's. NULL s or buf: no-op. Thread: any. Errors: none. */
 void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap);
 
 /* Purpose: the forms held, as a JSON array of strings (for the page-side
- * search of agent_secret_rects.js). Ownership: a base_malloc'd string the
- * caller frees (and never logs); NULL on ENOMEM or an empty set. */
+ * search of agent_secret_rects.js, run in an isolated world only).
+ * Ownership: a base_malloc'd string the caller wipes, frees and never logs.
+ * Thread: any. Errors: NULL on ENOMEM or an empty set. */
 char *agent_secrets_json(const agent_secrets *s);
 
 /* Purpose: copies src into dst (cap bytes of room) with every secret

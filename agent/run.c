@@ -1450,12 +1450,14 @@ static base_err setup(runner *rn, char *err)
     for (int i = 0; i < rn->task->n_steps; i++) {
         const agent_step *s = &rn->task->steps[i];
         if (s->action == AGENT_TYPE && s->password && s->text && s->text[0] &&
-            agent_secrets_add(rn->sec, s->text) != BASE_OK)
-            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
+            (e = agent_secrets_add(rn->sec, s->text)) != BASE_OK)
+            return base_errf(err, e, "step %d: cannot hold its secret for masking (%s)", i + 1,
+                             base_strerror(e));
         /* A prompt answered with a secret ("secret" on a dialog step). */
         if (s->action == AGENT_DIALOG && s->password && s->prompt_text && s->prompt_text[0] &&
-            agent_secrets_add(rn->sec, s->prompt_text) != BASE_OK)
-            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
+            (e = agent_secrets_add(rn->sec, s->prompt_text)) != BASE_OK)
+            return base_errf(err, e, "step %d: cannot hold its secret for masking (%s)", i + 1,
+                             base_strerror(e));
     }
     /* The password of a model endpoint URL (user:password@host) is printed
      * nowhere either (the scrub also masks any URL's userinfo). */

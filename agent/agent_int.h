@@ -20,9 +20,15 @@ void agent__suggest(const perc_epoch *e, const agent_target *t, agent_step_recor
  * whitespace collapsed, clipped to 40 bytes on a UTF-8 boundary. */
 void agent__mark_name(const perc_box *b, char *out, size_t n);
 
+/* Adds the password of url's userinfo ("scheme://user:password@host"),
+ * percent-decoded as well as written, to sec; no-op for NULL or a URL
+ * without one. Errors: those of agent_secrets_add (err says which).
+ * agent/secrets_page.c; any thread. */
+base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err);
+
 /* Viewport rects (CSS px, max of them) where page shows a secret of sec as
- * text or as a field's value; 0 when none, the set is empty, or the page
- * did not answer. agent/secrets_page.c; runner thread. */
+ * text or as a field's value; 0 when none or the set is empty, -1 when the
+ * search could not run (isolated world or page did not answer). agent/secrets_page.c; runner thread. */
 int agent__secret_rects(cdp_page *page, const agent_secrets *sec, base_rect *out, int max);
 
 #endif

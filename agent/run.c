@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/agent_int.h"
@@ -91,6 +92,13 @@ typedef struct runner {
     base_rect masks[MAX_MASKS];
     int n_masks;
     char mask_url[1024];     /* masks apply while the page stays on this URL */
+    /* Masks for the screenshot of the epoch this attempt grounded on,
+     * found when it grounded (the page the screenshot shows), not after an
+     * action that may have navigated: n_shot_masks -1 = search failed. */
+    const perc_epoch *shot_ep;
+    base_rect shot_masks[MAX_MASKS + 64];
+    int n_shot_masks;
+    char shot_url[1024];
     char main_frame[64];
     agent_step_record *recs; /* one per step (the last attempt) for the summary */
     /* Faults (README "When the page or the endpoint fails"): the frozen-page
@@ -171,8 +179,34 @@ static void page_url(runner *rn, char *buf, size_t n)
     buf[0] = '\0';
     if (cdp_page_evaluate(rn->page, "location.href", &v, 3000, NULL) == BASE_OK &&
         cJSON_IsString(v))
-        copy(buf, n, v->valuestring);
+        agent_secrets_scrub_copy(rn->sec, buf, n, v->valuestring); /* masked before the cut */
     cJSON_Delete(v);
+}
+
+/* "[V3] label" of b with secrets masked in the whole label before
+ * agent__mark_name cuts it to 40 bytes. */
+static void mark_name_masked(runner *rn, const perc_box *b, char *out, size_t n)
+{
+    perc_box m = *b;
+    agent_secrets_scrub_copy(rn->sec, m.label, sizeof m.label, b->label);
+    agent__mark_name(&m, out, n);
+    agent_secrets_scrub(rn->sec, out, n);
+}
+
+/* Records where the page now (the page epoch ep's screenshot shows) has
+ * secrets: the fields typed into on this URL and the text that shows one. */
+static void shot_masks(runner *rn, const perc_epoch *ep)
+{
+    if (!ep || rn->shot_ep == ep || rn->o.overlays == AGENT_OVERLAYS_NONE ||
+        agent_secrets_count(rn->sec) == 0)
+        return;
+    rn->shot_ep = ep;
+    page_url(rn, rn->shot_url, sizeof rn->shot_url);
+    int n = 0;
+    for (int i = 0; strcmp(rn->shot_url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+        rn->shot_masks[n++] = rn->masks[i];
+    int k = agent__secret_rects(rn->page, rn->sec, rn->shot_masks + n, 64);
+    rn->n_shot_masks = k < 0 ? -1 : n + k;
 }
 
 /* Sets the failure of r: reason code name and a one-line outcome. */
@@ -413,6 +447,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
             base_interrupt_sleep_ms(50);
     }
     if (ep) {
+        shot_masks(rn, ep);
         r->epoch_id = ep->id;
         r->n_boxes = ep->n;
         /* Stage times of the vision pass count when this step needed it. */
@@ -443,7 +478,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     }
     const perc_box *b = &ep->boxes[bi];
     r->box_id = b->id;
-    copy(r->box_label, sizeof r->box_label, b->label);
+    agent_secrets_scrub_copy(rn->sec, r->box_label, sizeof r->box_label, b->label);
     copy(r->box_source, sizeof r->box_source, source);
     r->box = b->r;
     g->epoch = ep;
@@ -468,7 +503,7 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     r->score_total = sn->res.score.total;
     r->pt = sn->pt;
     copy(r->el_tag, sizeof r->el_tag, sn->tag);
-    copy(r->el_text, sizeof r->el_text, sn->text);
+    agent_secrets_scrub_copy(rn->sec, r->el_text, sizeof r->el_text, sn->text);
     r->el_rect = sn->rect;
     copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
     /* Say when the element carries the label only partly (prefix, icon...). */
@@ -631,8 +666,14 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
             agent_field_sensitive(fi.type, fi.autocomplete))
             secret = 1;
         cascade_field_info_fini(&fi);
-        if (secret)
-            agent_secrets_add(rn->sec, s->text);
+        /* A secret the set cannot hold would be written unmasked: nothing
+         * is typed. */
+        base_err se = secret ? agent_secrets_add(rn->sec, s->text) : BASE_OK;
+        if (se) {
+            failf(r, "error", "cannot hold this secret for masking (%s); nothing typed",
+                  base_strerror(se));
+            return 0;
+        }
     }
     settle_watch w;
     watch_begin(rn, &w);
@@ -646,16 +687,25 @@ static int act_click_like(runner *rn, const agent_step *s, agent_step_record *r,
         /* What the field made of it (upper-cased, grouped, cut to its
          * maxlength) is as secret as what was typed. */
         cascade_field_info fi;
+        base_err se = BASE_OK;
         if (cascade_field_read(rn->hand, &t, &fi, NULL) == BASE_OK && fi.value)
-            agent_secrets_add(rn->sec, fi.value);
+            se = agent_secrets_add(rn->sec, fi.value);
         cascade_field_info_fini(&fi);
+        if (se && ok) {
+            failf(r, "error", "cannot hold the field's value for masking (%s)", base_strerror(se));
+            ok = 0;
+        }
     }
     if (ok && s->action == AGENT_TYPE && secret)
         add_mask(rn, g->snap.rect);
-    if (ok)
-        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%.60s' at (%.0f,%.0f): %s",
-                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, g->snap.text,
-                 r->pt.x, r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+    if (ok) {
+        /* Masked whole before the '%.60s' cut. */
+        char el[64];
+        agent_secrets_scrub_copy(rn->sec, el, sizeof el, g->snap.text);
+        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%s' at (%.0f,%.0f): %s",
+                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, el, r->pt.x,
+                 r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+    }
     watch_end(rn, &w, r, r->desc);
     return ok;
 }
@@ -929,7 +979,8 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
             }
             if (!n[0] || le || !m)
                 continue;
-            copy(r->extracted[r->n_extracted++], sizeof r->extracted[0], line);
+            agent_secrets_scrub_copy(rn->sec, r->extracted[r->n_extracted++],
+                                     sizeof r->extracted[0], line); /* masked before the cut */
         }
         if (re_e == BASE_ETOOBIG) {
             base_free(text);
@@ -1169,20 +1220,35 @@ static void write_overlay(runner *rn, agent_step_record *r, const grounded *g)
         (labels = base_calloc((size_t)ep->n, sizeof *labels))) {
         /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
         for (int i = 0; i < ep->n; i++) {
-            agent__mark_name(&ep->boxes[i], labels[i], sizeof labels[i]);
-            agent_secrets_scrub(rn->sec, labels[i], sizeof labels[i]);
+            mark_name_masked(rn, &ep->boxes[i], labels[i], sizeof labels[i]);
             marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
     }
     /* r->url was read right after the step (run_step). Secret fields, and
      * wherever the page shows a secret as text, are painted over. */
-    base_rect all[MAX_MASKS + 64];
-    int masks = 0;
-    for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
-        all[masks++] = rn->masks[i];
-    if (!e)
-        masks += agent__secret_rects(rn->page, rn->sec, all + masks, 64);
+    /* A pre-action screenshot gets the masks found when the step grounded
+     * on it; those found now only while the page is still on that URL
+     * (after a navigation they would land in the wrong places). */
+    base_rect all[2 * (MAX_MASKS + 64)];
+    int masks = 0, blind = 0;
+    int from_shot = !e && ep && ep->shot.px && rn->shot_ep == ep;
+    if (from_shot) {
+        for (int i = 0; i < rn->n_shot_masks; i++)
+            all[masks++] = rn->shot_masks[i];
+        blind = rn->n_shot_masks < 0;
+    }
+    if (!e && (!from_shot || strcmp(r->url, rn->shot_url) == 0)) {
+        for (int i = 0; strcmp(r->url, rn->mask_url) == 0 && i < rn->n_masks; i++)
+            all[masks++] = rn->masks[i];
+        int k = agent__secret_rects(rn->page, rn->sec, all + masks, 64);
+        blind |= k < 0;
+        masks += k > 0 ? k : 0;
+    }
     r->n_masked = masks;
+    /* Where the secrets are could not be asked: no picture rather than
+     * one that may show them. */
+    if (!e && blind && agent_secrets_count(rn->sec) > 0)
+        e = base_errf(err, BASE_EREMOTE, "could not find where the page shows secrets");
     if (!e)
         e = agent_trace_overlay(rn->trace, &img, marks, n, all, masks, r, err);
     if (e)
@@ -1253,6 +1319,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             budget = rn->task->steps[i + 1].timeout_ms;
         rn->pass_budget_ms = budget;
         rn->fx_tab[0] = '\0';
+        rn->shot_ep = NULL;
         /* The probe starts a little before the deadline so that a frozen
          * page is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
         double probe_at = t0 + s->timeout_ms - AGENT__PROBE_LEAD_MS;
@@ -1295,7 +1362,7 @@ static int run_step(runner *rn, int i, agent_step_record *r)
             strcmp(r->reason, "interrupted") != 0)
             agent__suggest(g.epoch, &s->target, r);
         for (int k = 0; g.epoch && k < g.epoch->n && r->n_marks < AGENT_MAX_MARKS; k++)
-            agent__mark_name(&g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
+            mark_name_masked(rn, &g.epoch->boxes[k], r->marks[r->n_marks++], sizeof r->marks[0]);
         scrub_record(rn, r);
         write_overlay(rn, r, &g);
         r->total_ms = now_ms() - t0;
@@ -1383,9 +1450,19 @@ static base_err setup(runner *rn, char *err)
     for (int i = 0; i < rn->task->n_steps; i++) {
         const agent_step *s = &rn->task->steps[i];
         if (s->action == AGENT_TYPE && s->password && s->text && s->text[0] &&
-            agent_secrets_add(rn->sec, s->text) != BASE_OK)
-            return base_errf(err, BASE_ETOOBIG, "too many secrets in the task");
+            (e = agent_secrets_add(rn->sec, s->text)) != BASE_OK)
+            return base_errf(err, e, "step %d: cannot hold its secret for masking (%s)", i + 1,
+                             base_strerror(e));
+        /* A prompt answered with a secret ("secret" on a dialog step). */
+        if (s->action == AGENT_DIALOG && s->password && s->prompt_text && s->prompt_text[0] &&
+            (e = agent_secrets_add(rn->sec, s->prompt_text)) != BASE_OK)
+            return base_errf(err, e, "step %d: cannot hold its secret for masking (%s)", i + 1,
+                             base_strerror(e));
     }
+    /* The password of a model endpoint URL (user:password@host) is printed
+     * nowhere either (the scrub also masks any URL's userinfo). */
+    if ((e = agent__add_url_password(rn->sec, getenv("FOVEA_OPENAI_BASE_URL"), err)))
+        return e;
     base_log_set_filter(agent_secrets_log_filter, rn->sec);
     rn->recs = base_calloc((size_t)rn->task->n_steps, sizeof *rn->recs);
     if (!rn->recs)

@@ -19,9 +19,16 @@
 
 #include "base/alloc.h"
 
-#define SECRETS_MAX 192
-#define SECRET_LEN_MAX 4096
+/* Forms held (three per secret: as given, upper- and lower-cased); the
+ * list grows as needed up to this, far beyond what a task types. */
+#define SECRETS_MAX 6144
+/* A longer secret (a pasted key file) is refused, never held in part. */
+#define SECRET_LEN_MAX 65536
 #define NUMBER_MIN_DIGITS 6
+/* A cut string may end inside a secret ("... as Hunter2&Z"): a prefix of at
+ * least this many bytes of a secret right before the end of the string or
+ * a cut or quote mark is masked too. */
+#define PARTIAL_MIN 4
 
 typedef struct secret {
     char *value;
@@ -30,8 +37,8 @@ typedef struct secret {
 
 struct agent_secrets {
     pthread_mutex_t *mu; /* a pointer so that scrub can lock through a const set */
-    secret items[SECRETS_MAX];
-    int n;
+    secret *items; /* n of them, room for cap */
+    int n, cap;
 };
 
 static const char MASK[] = "********";
@@ -58,9 +65,12 @@ void agent_secrets_destroy(agent_secrets *s)
     if (!s)
         return;
     for (int i = 0; i < s->n; i++) {
+        /* Wipe before freeing: the heap may be dumped or reused. */
+        memset(s->items[i].value, 0, strlen(s->items[i].value));
         base_free(s->items[i].value);
         base_free(s->items[i].digits);
     }
+    base_free(s->items);
     pthread_mutex_destroy(s->mu);
     base_free(s->mu);
     base_free(s);
@@ -103,6 +113,14 @@ static base_err add_one(agent_secrets *s, const char *v)
             return BASE_OK;
     if (s->n >= SECRETS_MAX)
         return BASE_ETOOBIG;
+    if (s->n == s->cap) {
+        int nc = s->cap ? s->cap * 2 : 48;
+        secret *ni = base_realloc(s->items, (size_t)nc * sizeof *ni);
+        if (!ni)
+            return BASE_ENOMEM;
+        s->items = ni;
+        s->cap = nc;
+    }
     char *copy = base_strdup(v);
     if (!copy)
         return BASE_ENOMEM;
@@ -179,12 +197,14 @@ static int decoded_at(const char *h, size_t *len)
     return (unsigned char)h[0];
 }
 
-/* Length of the match of sec at h, 0 when none: each byte literally, as
- * %XX, or '+' for a space. */
-static size_t match_plain(const char *h, const char *sec)
+/* Bytes of h that match the longest prefix of sec (each byte literally,
+ * as %XX, or '+' for a space); *got is the bytes of sec that prefix has
+ * (strlen(sec) for a whole match). */
+static size_t match_plain(const char *h, const char *sec, size_t *got)
 {
     size_t i = 0;
-    for (const unsigned char *p = (const unsigned char *)sec; *p; p++) {
+    const unsigned char *p = (const unsigned char *)sec;
+    for (; *p; p++) {
         if ((unsigned char)h[i] == *p) {
             i++;
             continue;
@@ -196,31 +216,60 @@ static size_t match_plain(const char *h, const char *sec)
         size_t len = 0;
         int c = decoded_at(h + i, &len);
         if (c < 0 || c != *p || len != 3)
-            return 0;
+            break;
         i += len;
     }
+    *got = (size_t)(p - (const unsigned char *)sec);
     return i;
 }
 
-/* Length of the match of the digit string d at h with up to three
- * separators (or their escapes, or '+') between digits, 0 when none. */
-static size_t match_digits(const char *h, const char *d)
+/* 1 when a string cut short may end at h: its end, an ellipsis ("..." or
+ * U+2026) or a closing quote of a '%.Ns' format. */
+static int cut_boundary(const char *h)
 {
-    size_t i = 0;
-    for (size_t k = 0; d[k]; k++) {
+    return !h[0] || h[0] == '\'' || h[0] == '"' || strncmp(h, "...", 3) == 0 ||
+           strncmp(h, "\xe2\x80\xa6", 3) == 0;
+}
+
+/* Bytes of h that match the longest prefix of the digit string d with up
+ * to three separators (or their escapes, or '+') between digits; *got is
+ * the digits matched (strlen(d) for a whole match). */
+static size_t match_digits(const char *h, const char *d, size_t *got)
+{
+    size_t i = 0, k = 0;
+    for (; d[k]; k++) {
+        size_t j = i;
         for (int skip = 0; k > 0 && skip < 3; skip++) {
             size_t len = 0;
-            int c = decoded_at(h + i, &len);
+            int c = decoded_at(h + j, &len);
             if (c < 0 || !(is_sep((char)c) || (c == '+' && len == 1)))
                 break;
-            i += len;
+            j += len;
         }
         size_t len = 0;
-        if (decoded_at(h + i, &len) != (unsigned char)d[k])
-            return 0;
-        i += len;
+        if (decoded_at(h + j, &len) != (unsigned char)d[k])
+            break;
+        i = j + len;
     }
+    *got = k;
     return i;
+}
+
+/* At h, "scheme://user:password@": the offset and length of the password
+ * (0 length when h does not start such a URL). A URL's userinfo is a
+ * credential whether or not the run knows it as a secret. */
+static size_t userinfo_password(const char *h, size_t *off)
+{
+    if (strncmp(h, "://", 3) != 0)
+        return 0;
+    size_t colon = 0, i = 3;
+    for (; h[i] && !strchr("/?#@ \t\r\n'\"<>", h[i]); i++)
+        if (h[i] == ':' && !colon)
+            colon = i;
+    if (h[i] != '@' || !colon)
+        return 0;
+    *off = colon + 1;
+    return i - colon - 1;
 }
 
 /* Replaces buf[at, at+len) with the mask; returns the index after it. */
@@ -243,27 +292,34 @@ void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap)
     if (!s || !buf || cap == 0)
         return;
     pthread_mutex_lock(s->mu);
-    if (s->n > 0) {
-        size_t at = 0;
-        while (buf[at]) {
-            size_t best = 0;
-            for (int i = 0; i < s->n; i++) {
-                size_t m = match_plain(buf + at, s->items[i].value);
-                if (m > best)
-                    best = m;
-                if (s->items[i].digits) {
-                    m = match_digits(buf + at, s->items[i].digits);
-                    if (m > best)
-                        best = m;
-                }
-            }
-            if (best > 0)
-                at = put_mask(buf, cap, at, best);
-            else
-                at++;
+    size_t at = 0;
+    while (buf[at]) {
+        size_t best = 0, off = 0, ul = userinfo_password(buf + at, &off);
+        if (ul > 0) {
+            at = put_mask(buf, cap, at + off, ul);
             if (at >= cap - 1)
                 break;
+            continue;
         }
+        for (int i = 0; i < s->n; i++) {
+            size_t got = 0, m = match_plain(buf + at, s->items[i].value, &got);
+            /* Whole, or a prefix of PARTIAL_MIN+ bytes where a string was cut. */
+            if (m > best && (!s->items[i].value[got] ||
+                             (got >= PARTIAL_MIN && cut_boundary(buf + at + m))))
+                best = m;
+            if (s->items[i].digits) {
+                m = match_digits(buf + at, s->items[i].digits, &got);
+                if (m > best && (!s->items[i].digits[got] ||
+                                 (got >= PARTIAL_MIN && cut_boundary(buf + at + m))))
+                    best = m;
+            }
+        }
+        if (best > 0)
+            at = put_mask(buf, cap, at, best);
+        else
+            at++;
+        if (at >= cap - 1)
+            break;
     }
     pthread_mutex_unlock(s->mu);
 }
@@ -283,6 +339,34 @@ char *agent_secrets_json(const agent_secrets *s)
     char *out = json ? base_strdup(json) : NULL;
     cJSON_free(json);
     return out;
+}
+
+base_err agent_secrets_scrub_copy(const agent_secrets *s, char *dst, size_t cap, const char *src)
+{
+    if (!dst || cap == 0)
+        return BASE_EINVAL;
+    dst[0] = '\0';
+    if (!src)
+        return BASE_OK;
+    /* Every byte may become a whole mask: room for the worst case. */
+    size_t n = strlen(src), room = n * (sizeof MASK - 1) + 1;
+    char *tmp = base_malloc(room);
+    if (!tmp) {
+        /* Never hand out the source unmasked: an empty string instead. */
+        return BASE_ENOMEM;
+    }
+    memcpy(tmp, src, n + 1);
+    agent_secrets_scrub(s, tmp, room);
+    size_t k = strlen(tmp);
+    if (k >= cap)
+        k = cap - 1;
+    memcpy(dst, tmp, k);
+    dst[k] = '\0';
+    memset(tmp, 0, room);
+    base_free(tmp);
+    /* A cut may now end inside a mask or a secret's prefix; scrub again. */
+    agent_secrets_scrub(s, dst, cap);
+    return BASE_OK;
 }
 
 void agent_secrets_log_filter(char *msg, size_t cap, void *user)

@@ -7,6 +7,8 @@
  * and field value that shows a secret, for the overlay to paint over.
  */
 #include <cjson/cJSON.h>
+#include <ctype.h>
+#include <stdlib.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,22 +17,103 @@
 #include "agent/js.h"
 #include "base/alloc.h"
 
+base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err)
+{
+    const char *p = url ? strstr(url, "://") : NULL;
+    if (!p)
+        return BASE_OK;
+    p += 3;
+    size_t n = strcspn(p, "/?#");
+    const char *at = memchr(p, '@', n);
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (!colon || colon + 1 >= at)
+        return BASE_OK;
+    size_t len = (size_t)(at - colon - 1);
+    char *pw = base_malloc(len + 1), *dec = base_malloc(len + 1);
+    base_err e = BASE_ENOMEM;
+    if (pw && dec) {
+        memcpy(pw, colon + 1, len);
+        pw[len] = '\0';
+        size_t k = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (pw[i] == '%' && i + 2 < len && isxdigit((unsigned char)pw[i + 1]) &&
+                isxdigit((unsigned char)pw[i + 2])) {
+                char hx[3] = {pw[i + 1], pw[i + 2], '\0'};
+                dec[k++] = (char)strtol(hx, NULL, 16);
+                i += 2;
+            } else {
+                dec[k++] = pw[i];
+            }
+        }
+        dec[k] = '\0';
+        e = agent_secrets_add(sec, pw);
+        if (!e)
+            e = agent_secrets_add(sec, dec);
+    }
+    if (pw)
+        memset(pw, 0, len);
+    if (dec)
+        memset(dec, 0, len);
+    base_free(pw);
+    base_free(dec);
+    if (e)
+        return base_errf(err, e, "cannot hold the endpoint URL's password for masking: %s",
+                         base_strerror(e));
+    return BASE_OK;
+}
+
+/* A fresh isolated world in the page's main frame: the page's own scripts
+ * share its DOM but not its globals, so a page that patches
+ * String.prototype or Array.prototype never sees what is searched for.
+ * 0 on failure. */
+static int isolated_world(cdp_page *page)
+{
+    cdp_frame main;
+    if (cdp_page_frames(page, &main, 1) < 1)
+        return 0;
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "frameId", main.id) ||
+        !cJSON_AddStringToObject(pa, "worldName", "fovea_secret_rects")) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    cJSON *res = NULL;
+    if (cdp_page_call(page, "Page.createIsolatedWorld", pa, &res, 3000, NULL))
+        return 0;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(res, "executionContextId");
+    int ctx = cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 2147483647.0
+                  ? (int)id->valuedouble
+                  : 0;
+    cJSON_Delete(res);
+    return ctx;
+}
 
 /* Viewport rects (CSS px) where the page shows a secret as text or as a
- * field's value (assets/js/agent_secret_rects.js); up to max. */
+ * field's value (assets/js/agent_secret_rects.js); up to max. The search
+ * runs in an isolated world, never the page's main world (the secrets are
+ * in the expression). -1 when it could not run: the caller must not show
+ * the screenshot unmasked. */
 int agent__secret_rects(cdp_page *page, const agent_secrets *sec, base_rect *out, int max)
 {
     char *forms = agent_secrets_json(sec);
     if (!forms)
-        return 0;
+        return agent_secrets_count(sec) > 0 ? -1 : 0;
+    int ctx = isolated_world(page);
+    if (ctx <= 0) {
+        memset(forms, 0, strlen(forms));
+        base_free(forms);
+        return -1;
+    }
     const char *js = (const char *)fovea_js_agent_secret_rects;
     size_t n = strlen(js) + strlen(forms) + 8;
     char *expr = base_malloc(n);
-    int k = 0;
+    int k = -1;
     cJSON *v = NULL;
     if (expr) {
         snprintf(expr, n, "(%s)(%s)", js, forms);
-        if (cdp_page_evaluate(page, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsArray(v)) {
+        if (cdp_page_evaluate_in(page, NULL, ctx, expr, &v, 3000, NULL) == BASE_OK &&
+            cJSON_IsArray(v)) {
+            k = 0;
             const cJSON *q;
             cJSON_ArrayForEach(q, v)
             {

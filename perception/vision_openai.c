@@ -68,6 +68,7 @@
 typedef struct oai {
     perc_vision v; /* first, so that the vision pointer is the allocation */
     char *base_url, *key, *model, *fallback, *endpoint;
+    char *shown; /* endpoint as messages show it: a user:password@ password masked */
     int timeout_ms, max_retries, model_width, max_boxes;
     CURL *curl;
     CURLM *multi; /* drives curl so that a cancel wakes the wait at once */
@@ -395,16 +396,16 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         o->retry_after_s = -1;
         if (atomic_load(&o->cancel))
             return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
-                        o->endpoint);
+                        o->shown);
         double left = time_left(o);
         if (left < 1) {
             if (last[0])
                 return oerr(o, err, last_e, "vision endpoint: %s (%s; no time left to retry)",
-                            last, o->endpoint);
+                            last, o->shown);
             return oerr(o, err, BASE_ETIMEDOUT,
                         "vision endpoint: timed out: the step's time ran out before the "
                         "request (%s)",
-                        o->endpoint);
+                        o->shown);
         }
         long tmo = left < o->timeout_ms ? (long)left : (long)o->timeout_ms;
         curl_easy_setopt(o->curl, CURLOPT_TIMEOUT_MS, tmo);
@@ -436,7 +437,7 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
             k = status >= 500 ? ATT_RETRY : ATT_FATAL;
         } else if (cc == CURLE_ABORTED_BY_CALLBACK) {
             return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
-                        o->endpoint);
+                        o->shown);
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {
             snprintf(last, sizeof last, "timed out after %ld ms", tmo);
             last_e = BASE_ETIMEDOUT;
@@ -458,9 +459,9 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         }
         if (k == ATT_FATAL || a + 1 == attempts) {
             if (a == 0)
-                return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->endpoint);
+                return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->shown);
             return oerr(o, err, last_e, "vision endpoint: %s (%s, after %d attempts)", last,
-                        o->endpoint, a + 1);
+                        o->shown, a + 1);
         }
         /* Exponential backoff with jitter, unless the server said when. */
         double wait = BACKOFF_BASE_MS * pow(2.0, a);
@@ -475,14 +476,14 @@ static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
         if (wait >= room || (ra_s >= 0 && (double)ra_s * 1000.0 >= room)) {
             return oerr(o, err, last_e,
                         "vision endpoint: %s (%s; not retried: %.0f ms left for the step)", last,
-                        o->endpoint, room > 0 ? room : 0);
+                        o->shown, room > 0 ? room : 0);
         }
         olog(o, BASE_LOG_INFO, "%s; retry %d/%d in %.0f ms", last, a + 1, o->max_retries, wait);
         if (sleep_cancellable(o, wait))
             return oerr(o, err, BASE_ECANCELED, "vision endpoint: %s (%s; cancelled)", last,
-                        o->endpoint);
+                        o->shown);
     }
-    return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->endpoint);
+    return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->shown);
 }
 
 /* ---- prompt and request ---------------------------------------------- */
@@ -605,7 +606,7 @@ static base_err ask(oai *o, const char *model, const char *data_url, const perc_
         e = oerr(o, err, e, "vision request: %s", base_strerror(e));
         goto done;
     }
-    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", o->endpoint,
+    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", o->shown,
          model, cap, anchor, n_missing, n);
     e = post(o, body, n, calls, err);
     if (e)
@@ -930,6 +931,24 @@ done:
     return e;
 }
 
+/* url with the password of a "scheme://user:password@" userinfo replaced
+ * by "********" (a base_malloc'd copy), for messages: logs, errors and the
+ * trace never show it. NULL on ENOMEM. */
+static char *shown_url(const char *url)
+{
+    const char *p = strstr(url, "://");
+    size_t hl = p ? strcspn(p + 3, "/?#") : 0;
+    const char *at = p ? memchr(p + 3, '@', hl) : NULL;
+    const char *colon = at ? memchr(p + 3, ':', (size_t)(at - (p + 3))) : NULL;
+    if (!colon)
+        return base_strdup(url);
+    size_t head = (size_t)(colon + 1 - url), n = head + 8 + strlen(at) + 1;
+    char *s = base_malloc(n);
+    if (s)
+        snprintf(s, n, "%.*s********%s", (int)head, url, at);
+    return s;
+}
+
 static void oai_destroy(perc_vision *v)
 {
     if (!v)
@@ -954,6 +973,7 @@ static void oai_destroy(perc_vision *v)
     base_free(o->model);
     base_free(o->fallback);
     base_free(o->endpoint);
+    base_free(o->shown);
     base_free(o);
 }
 
@@ -1026,6 +1046,8 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
         goto nomem;
     memcpy(o->endpoint, o->base_url, bl);
     memcpy(o->endpoint + bl, "/chat/completions", sizeof "/chat/completions");
+    if (!(o->shown = shown_url(o->endpoint)))
+        goto nomem;
     if (o->key && strpbrk(o->key, "\r\n")) {
         oai_destroy(&o->v);
         return base_errf(err, BASE_EINVAL, "openai provider: the API key contains a line break");
@@ -1072,7 +1094,7 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     /* Never follow redirects: they would carry the Authorization header to
      * wherever the endpoint points. */
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", o->endpoint, o->model,
+    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", o->shown, o->model,
          o->fallback ? o->fallback : "(none)", o->key ? "set" : "unset");
     *out = &o->v;
     return BASE_OK;

@@ -9,6 +9,13 @@
  *   seconds, trace.jsonl ends with an "end" record saying "interrupted by
  *   SIG...", report.html exists with step 1 and says interrupted, the summary
  *   says so, and the private TMPDIR holds no Chromium profile afterwards.
+ * secrets_hard: secrets_hard.json (vault*.html, partner.html): an 85-char
+ *   passphrase, a live card echo, a secret prompt answer, a navigating GET
+ *   sign-in, cuts past 40/160 bytes, a URL with user:password@, and a page
+ *   on a second origin that records every string its main world sees. No
+ *   output holds any secret, its prefix, or its base64 (what the tracker
+ *   would report); the Sign-in overlay (the pre-action screenshot) is
+ *   painted over at the card field, the passphrase field and the card echo.
  */
 #include "check.h"
 
@@ -20,9 +27,11 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/clock.h"
 #include "base/fs.h"
 #include "cdp/browser.h"
+#include "perception/image.h"
 #include "cdp/launch.h"
 #include "harness.h"
 
@@ -326,6 +335,98 @@ static void secrets_everywhere(void)
     CHECK_MSG(strstr(seen, "pass: ********"), "the rendered report lacks the masked line");
 }
 
+#define HARD_PW "Tr0ub4dor&3-correct-horse-battery-staple-and-a-few-more-words-to-pass-eighty-chars-xq"
+
+/* 1 when the overlay pixel at CSS (x, y) has the mask's colour. */
+static int masked_at(const perc_image *img, double x, double y)
+{
+    double sc = img->w >= 1280 ? img->w / 1280.0 : 1.0;
+    int px = (int)(x * sc), py = (int)(y * sc);
+    if (px < 0 || py < 0 || px >= img->w || py >= img->h)
+        return 0;
+    const uint8_t *p = img->px + (size_t)py * (size_t)img->stride + (size_t)px * 4;
+    return p[0] == 0x30 && p[1] == 0x30 && p[2] == 0x38;
+}
+
+static void secrets_hard(void)
+{
+    child c;
+    setenv("FOVEA_TRACE", "all", 1);
+    const char *extra[] = {"--overlays", "all", NULL};
+    int started = start(&c, "secrets_hard", TASKS "/secrets_hard.json", extra);
+    unsetenv("FOVEA_TRACE");
+    CHECK(started == 0);
+    int st = finish(&c, 180000);
+    char *out = slurp(c.log);
+    char *err = slurp(c.err);
+    char *trace = slurp2(c.out, "trace.jsonl");
+    char *report = slurp2(c.out, "report.html");
+    int passed = st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!passed)
+        fprintf(stderr, "status %d\nstdout:\n%s\n", st, out ? out : "");
+    /* Every form, the prefixes a cut would leave, and base64 of what the
+     * partner page's tracker would have captured. */
+    const char *plain[] = {HARD_PW,          "Tr0ub4dor",     "tr0ub4dor",   "TR0UB4DOR",
+                           "Tr0ub4dor%26",   "chars-xq",      "S3cretPIN77", "s3cretpin77",
+                           "S3cretPIN",      "4111111111111111", "4111 1111", "4111 111",
+                           "M1rrorPassw0rd", NULL};
+    char b64[8][256];
+    const char *enc_src[] = {HARD_PW, "S3cretPIN77", "4111111111111111", "4111 1111 1111 1111",
+                             "s3cretpin77", NULL};
+    int nb = 0;
+    for (int i = 0; enc_src[i]; i++) {
+        base64_encode((const uint8_t *)enc_src[i], strlen(enc_src[i]), b64[nb]);
+        b64[nb][12] = '\0'; /* a prefix: the tracker may have seen it grouped */
+        nb++;
+    }
+    const char *names[] = {"stdout", "stderr", "trace.jsonl", "report.html"};
+    const char *texts[] = {out, err, trace, report};
+    char leak[300] = "";
+    for (int f = 0; f < 4 && !leak[0]; f++) {
+        for (int i = 0; plain[i] && !leak[0]; i++)
+            if (texts[f] && strstr(texts[f], plain[i]))
+                snprintf(leak, sizeof leak, "'%.40s' in %s", plain[i], names[f]);
+        for (int i = 0; i < nb && !leak[0]; i++)
+            if (texts[f] && strstr(texts[f], b64[i]))
+                snprintf(leak, sizeof leak, "base64 '%.40s' in %s", b64[i], names[f]);
+    }
+    /* The tracker ran on the second origin and its report was extracted. */
+    char own[32];
+    base64_encode((const uint8_t *)"Deal-2024-XY", 12, own); /* the page's own string */
+    int tracker = trace && strstr(trace, own) != NULL;
+    int dialog = trace && strstr(trace, "accepted with '********'") != NULL;
+    int steps = count(trace, "\"type\":\"step\"");
+    /* Step 6 (Sign in) navigates: its overlay is the pre-action screenshot,
+     * which shows the vault page with the card and the passphrase dots. */
+    char path[1200];
+    snprintf(path, sizeof path, "%s/steps/006.png", c.out);
+    uint8_t *png = NULL;
+    size_t pn = 0;
+    perc_image img = {0};
+    int decoded = base_read_file(path, &png, &pn, 64u << 20, NULL) == BASE_OK &&
+                  perc_image_decode(png, pn, &img, NULL) == BASE_OK;
+    base_free(png);
+    int card_field = decoded && masked_at(&img, 60, 193) && masked_at(&img, 300, 193);
+    int pw_field = decoded && masked_at(&img, 60, 113) && masked_at(&img, 300, 113);
+    /* The echo: 19 monospace glyphs of 24 px from (40, 360). */
+    int echo = decoded && masked_at(&img, 50, 372) && masked_at(&img, 150, 372) &&
+               masked_at(&img, 250, 372);
+    perc_image_fini(&img);
+    base_free(out);
+    base_free(err);
+    base_free(trace);
+    base_free(report);
+    CHECK_MSG(passed, "fovea run secrets_hard.json exited %d", st);
+    CHECK_MSG(steps == 14, "%d step records, want 14", steps);
+    CHECK_MSG(!leak[0], "secret leaked: %s", leak);
+    CHECK_MSG(tracker, "the partner page's tracker line was not extracted");
+    CHECK_MSG(dialog, "the prompt's answer is not shown masked");
+    CHECK_MSG(decoded, "no overlay %s", path);
+    CHECK_MSG(card_field, "the card field is not painted over in step 6's overlay");
+    CHECK_MSG(pw_field, "the passphrase field is not painted over in step 6's overlay");
+    CHECK_MSG(echo, "the card echo is not painted over in step 6's overlay");
+}
+
 /* names.json: a click on a misspelt label fails with "try:" hints that put
  * the control meant first, and the step's marks name every box with its
  * label (trace and report). */
@@ -471,7 +572,7 @@ static void attach_closes_own_tabs(void)
 
 static const check_case cases[] = {
     {"attach_closes_own_tabs", attach_closes_own_tabs}, {"nearest_names", nearest_names},
-    {"secrets_everywhere", secrets_everywhere},         {"interrupt_sigint", interrupt_sigint},
+    {"secrets_everywhere", secrets_everywhere},         {"secrets_hard", secrets_hard},         {"interrupt_sigint", interrupt_sigint},
     {"interrupt_sigterm", interrupt_sigterm},           {"interrupt_sighup", interrupt_sighup},
     {"interrupt_sigquit", interrupt_sigquit},           {NULL, NULL},
 };

@@ -5,6 +5,11 @@
  * bounds: masking never writes past the buffer; non-secrets stay intact.
  * sensitive: which fields hold secrets by their markup.
  * log_filter: base_log lines pass through the set.
+ * cut: a secret's prefix where a string was cut (end, ellipsis, quote) is
+ *   masked, scrub_copy masks the whole source before cutting, and any URL's
+ *   user:password@ is masked.
+ * capacity: 2000 secrets (far past the old 64/192 limit) are all masked;
+ *   a secret too long to hold is refused, never half held.
  */
 #include "check.h"
 
@@ -48,7 +53,8 @@ static void forms(void)
     scrub_is(s, "Spring-Sale twice spring-sale", "Spring-Sale twice ********", &bad);
     /* Not the secret: a prefix, other digits, plain words. */
     scrub_is(s, "p@ss word", "p@ss word", &bad);
-    scrub_is(s, "4111 1111 1111", "4111 1111 1111", &bad);
+    scrub_is(s, "4111 1111 1111 left", "4111 1111 1111 left", &bad);
+    scrub_is(s, "p@ss is short", "p@ss is short", &bad);
     scrub_is(s, "passport 42", "passport 42", &bad);
     agent_secrets_destroy(s);
     CHECK_EQ(bad, 0);
@@ -122,9 +128,74 @@ static void log_filter(void)
     CHECK(after);
 }
 
+static void cut(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    CHECK_OK(agent_secrets_add(s, "Hunter2&Zebra!"));
+    CHECK_OK(agent_secrets_add(s, "4111111111111111"));
+    int bad = 0;
+    scrub_is(s, "[V4] Continue as Hunte", "[V4] Continue as ********", &bad);
+    scrub_is(s, "clicked 'as Hunter2&Z' at (1,2)", "clicked 'as ********' at (1,2)", &bad);
+    scrub_is(s, "text as Hunter2&Z\xe2\x80\xa6 more", "text as ********\xe2\x80\xa6 more", &bad);
+    scrub_is(s, "pw=Hunter2%26Ze...", "pw=********...", &bad);
+    scrub_is(s, "card 4111 1111 11", "card ********", &bad);
+    scrub_is(s, "the Hunter is here", "the Hunter is here", &bad);
+    scrub_is(s, "GET http://bob:PASSW0RDX@127.0.0.1:1/v1 failed",
+             "GET http://bob:********@127.0.0.1:1/v1 failed", &bad);
+    scrub_is(s, "http://127.0.0.1/a?b=c:d@e", "http://127.0.0.1/a?b=c:d@e", &bad);
+    /* scrub_copy: the whole source is masked before the cut, whatever the
+     * cut leaves (here "Hun", shorter than the prefix rule's 4). */
+    char small[22];
+    CHECK_OK(agent_secrets_scrub_copy(s, small, sizeof small, "see the Hunter2&Zebra! x"));
+    CHECK_MSG(strstr(small, "Hun") == NULL, "scrub_copy: '%s'", small);
+    char tiny[12];
+    CHECK_OK(agent_secrets_scrub_copy(s, tiny, sizeof tiny, "abcdefgh Hunter2&Zebra!"));
+    CHECK_MSG(strstr(tiny, "Hu") == NULL && strncmp(tiny, "abcdefgh ", 9) == 0, "tiny: '%s'",
+              tiny);
+    CHECK_EQ(agent_secrets_scrub_copy(s, NULL, 4, "x"), BASE_EINVAL);
+    agent_secrets_destroy(s);
+    CHECK_EQ(bad, 0);
+}
+
+static void capacity(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    char v[32];
+    for (int i = 0; i < 2000; i++) {
+        snprintf(v, sizeof v, "Pw%dAbcXyz", i);
+        CHECK_OK(agent_secrets_add(s, v));
+    }
+    CHECK_EQ(agent_secrets_count(s), 6000);
+    int bad = 0;
+    scrub_is(s, "x Pw64AbcXyz Pw65AbcXyz Pw1999AbcXyz y", "x ******** ******** ******** y", &bad);
+    CHECK_EQ(bad, 0);
+    /* A secret too long to hold is refused; the set still works. */
+    size_t n = 70000;
+    char *big = base_malloc(n + 1);
+    CHECK(big != NULL);
+    memset(big, 'k', n);
+    big[n] = '\0';
+    CHECK_EQ(agent_secrets_add(s, big), BASE_ETOOBIG);
+    CHECK_EQ(agent_secrets_count(s), 6000);
+    /* 5000 bytes (over the old 4096 limit) is held and masked. */
+    big[5000] = '\0';
+    CHECK_OK(agent_secrets_add(s, big));
+    char *buf = base_malloc(6000);
+    CHECK(buf != NULL);
+    snprintf(buf, 6000, "a %s b", big);
+    agent_secrets_scrub(s, buf, 6000);
+    CHECK_MSG(strcmp(buf, "a ******** b") == 0, "long secret: %.40s", buf);
+    base_free(buf);
+    base_free(big);
+    agent_secrets_destroy(s);
+}
+
 static const check_case cases[] = {
     {"forms", forms},           {"bounds", bounds}, {"sensitive", sensitive},
-    {"log_filter", log_filter}, {NULL, NULL},
+    {"log_filter", log_filter}, {"cut", cut},       {"capacity", capacity},
+    {NULL, NULL},
 };
 
 int main(int argc, char **argv)

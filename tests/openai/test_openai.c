@@ -581,6 +581,13 @@ static void replay_validates(void)
     CHECK_MSG(strstr(err, "404") && strstr(err, "Invalid URL"), "err: %s", err);
     CHECK_EQ(replay_count(r), 1);
     CHECK_EQ(replay_pending(r), 8);
+    perc_vision_destroy(v);
+    /* A password in the URL's userinfo is never shown in an error. */
+    snprintf(url, sizeof url, "http://bob:PASSW0RDX@%s/nope", replay_base_url(r) + 7);
+    err[0] = '\0';
+    CHECK_OK(perc_vision_openai_create(&c, &v, err));
+    CHECK_EQ(detect(v, &shot, NULL, &d, err), BASE_EREMOTE);
+    CHECK_MSG(!strstr(err, "PASSW0RDX") && strstr(err, "bob:********@"), "err: %s", err);
     perc_image_fini(&shot);
     perc_vision_destroy(v);
     replay_destroy(r);

@@ -96,6 +96,16 @@ static double eval_num(const char *sess, const char *expr)
     return d;
 }
 
+/* 1 when the page kit's listener recorder runs in the tab and sees a listener
+ * the page adds now (fovea installs it when it adopts a tab). */
+static double late_listener_seen(const char *sess)
+{
+    return eval_num(sess, "(() => { const r = globalThis[Symbol.for('fovea.listen')];"
+                          " const s = document.createElement('span'); document.body.appendChild(s);"
+                          " s.addEventListener('click', () => {}); const y = r && r.has(s) ? 1 : 0;"
+                          " s.remove(); return y; })()");
+}
+
 static int open_tab(const char *url, char *tid, char *sess)
 {
     cdp_conn *c = cdp_browser_conn(S.client);
@@ -298,6 +308,8 @@ static void snap(void)
     CHECK_STR(jstr(a, "target"), S.tab_a);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(a, "element");
     CHECK_STR(jstr(el, "tag"), "button");
+    /* The adopted tab got the kit's listener recorder (tools/session.c). */
+    CHECK_EQ(late_listener_seen(S.sess_a), 1);
     CHECK_STR(jstr(el, "name"), "Save draft");
     CHECK(jstr(el, "xpath") && strstr(jstr(el, "xpath"), "/button"));
     CHECK_STR(jstr(el, "frame"), "");
@@ -365,6 +377,8 @@ static void snap(void)
     CHECK(a != NULL);
     CHECK_STR(jstr(a, "target"), S.tab_b);
     el = cJSON_GetObjectItemCaseSensitive(a, "element");
+    /* So did the tab adopted by "target" (tools/cmd_snap.c). */
+    CHECK_EQ(late_listener_seen(S.sess_b), 1);
     CHECK_STR(jstr(el, "tag"), "a");
     CHECK_STR(jstr(el, "text"), "Sent");
     cJSON_Delete(a);

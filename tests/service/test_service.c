@@ -356,17 +356,17 @@ static void snap(void)
     CHECK(a && strcmp(jstr(a, "id"), "b2x") == 0);
     cJSON_Delete(a);
 
-    /* Covered: the button under the translucent layer is found, and the
-     * hit-target check names what would receive the click. */
+    /* Covered: the button under a translucent layer cannot take a click (the
+     * layer is painted on top and receives it), so the service abstains
+     * instead of answering a button a click would miss (issue 10 item 7: the
+     * top-most element at a point is the one painted there). */
     snprintf(req, sizeof req, "{\"box\":[%.1f,%.1f,%.1f,%.1f],\"label\":\"Archive\"}",
              under[0] - 4, under[1] - 4, under[2] + 4, under[3] + 4);
     a = ask(&p, req);
     CHECK(a != NULL);
-    const cJSON *hit = cJSON_GetObjectItemCaseSensitive(a, "hit");
-    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")));
-    CHECK_STR(jstr(cJSON_GetObjectItemCaseSensitive(a, "element"), "text"), "Archive");
-    CHECK_STR(jstr(hit, "verdict"), "covered");
-    CHECK(jstr(hit, "covering") && strstr(jstr(hit, "covering"), "veil"));
+    CHECK(!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "abstain")));
+    CHECK(cJSON_GetObjectItemCaseSensitive(a, "element") == NULL);
     cJSON_Delete(a);
 
     /* Another tab by "target" (a URL substring), then back to the first. */

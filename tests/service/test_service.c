@@ -12,7 +12,7 @@
  * snap:      `fovea snap --cdp EP --target notes.html`: a good request (the
  *            icon button named by aria-label), an abstention, malformed lines
  *            (not JSON, a bad box, a bad intent) that get {"error"} while the
- *            service keeps answering, "id" echoed, a covered button's verdict,
+ *            service keeps answering, "id" echoed, an abstention on a covered button,
  *            a request for the other tab by "target", and a clean exit on EOF.
  * click:     `fovea snap --click`: the "Add item" press lands exactly once
  *            (the page counts it) and the tool result says so.

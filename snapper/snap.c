@@ -385,6 +385,23 @@ static int find_scored(const scored *s, int ns, int idx)
     return -1;
 }
 
+/* 1 when candidate c holds (as a descendant) an interactive element that the
+ * label names as an icon and that was not hit in the box: c's icon words are
+ * that element's. */
+static int icon_outside(const snap_candidate *cands, int n, const scored *s, int ns, int c,
+                        const char *label)
+{
+    snap_candidate named_tmp;
+    for (int j = 0; j < n; j++) {
+        if (j == c || !cands[j].is_interactive || !snap_is_ancestor(cands, n, c, j) ||
+            !snap__icon_match(NAMED(j), label))
+            continue;
+        if (find_scored(s, ns, j) < 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* After a winner w is chosen: (1) a container whose labelled interactive
  * descendant was hit in the box gives way to the smallest such descendant,
  * unless the box fits the container better (the row the box names, with a
@@ -393,19 +410,27 @@ static int find_scored(const scored *s, int ns, int idx)
  * The box "fits" an element by IoU(box, rect).
  * Returns the final candidate; *why is set when it changed. */
 static int refine(const snap_candidate *cands, int n, const snap_probe *probe, const scored *s,
-                  int ns, int w, const char *label, const char **why)
+                  int ns, int w, const char *label, int icon_stage, const char **why)
 {
     snap_candidate named_tmp;
     char fl[SNAP__FOLD_CAP];
     if (snap__fold(label, fl, sizeof fl) > 0 && !cands[w].is_iframe) {
+        /* In the icon stage nothing carries the label by text: a container
+         * carries the icon words of what it holds (a row with a star in it),
+         * so the icon inside it counts as carrying the label as well. */
         float qw = snap__label_quality(NAMED(w), label);
+        if (icon_stage && qw <= 0.0f)
+            qw = ICON_QUALITY;
         int d = -1;
         for (int i = 0; i < ns; i++) {
             const snap_candidate *c = &cands[s[i].idx];
+            int icon = icon_stage && snap__icon_match(NAMED(s[i].idx), label);
             if (!snap_is_ancestor(cands, n, w, s[i].idx) || c->is_iframe ||
-                !snap__label_match(NAMED(s[i].idx), label))
+                (!icon && !snap__label_match(NAMED(s[i].idx), label)))
                 continue;
             float qd = snap__label_quality(NAMED(s[i].idx), label);
+            if (icon && qd <= 0.0f)
+                qd = ICON_QUALITY;
             if (qd <= 0.0f || qd < qw - QUALITY_MARGIN)
                 continue;
             if (d < 0 || base_rect_area(c->rect) < base_rect_area(cands[d].rect))
@@ -519,7 +544,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                                               : 1;
         if (ok) {
             const char *why = NULL;
-            int w = refine(cands, n, probe, s, ns, ea, label, &why);
+            int w = refine(cands, n, probe, s, ns, ea, label, 0, &why);
             memset(&r, 0, sizeof r);
             set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_A);
             r.n_scored = 0;
@@ -587,9 +612,18 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (q[i] > qmax)
             qmax = q[i];
     }
+    int icon_elsewhere = 0;
     if (label_len > 0 && qmax == 0.0f) {
         for (int i = 0; i < ns; i++) {
             if (s[i].lambda > 0.0f && snap__icon_match(NAMED(s[i].idx), label)) {
+                /* A container carries the icon words of what it holds (a row's
+                 * hint includes its star's class): when the icon itself is
+                 * not among the elements hit in the box, the label names
+                 * that icon, not the container around the box. */
+                if (icon_outside(cands, n, s, ns, s[i].idx, label)) {
+                    icon_elsewhere = 1;
+                    continue;
+                }
                 q[i] = ICON_QUALITY;
                 s[i].lambda = 1.0f;
                 qmax = ICON_QUALITY;
@@ -597,6 +631,12 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
             }
         }
         geometry = !icon_stage;
+    }
+    if (geometry && icon_elsewhere) {
+        set_none(&r, box, SNAP_PHASE_NONE, -1, ns,
+                 "the icon the label names lies outside the box (only its container is in it)");
+        *out = r;
+        return BASE_OK;
     }
 
     /* Exclusive label: once some candidate carries the expected label, the
@@ -687,7 +727,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     }
 
     const char *why = NULL;
-    int w = refine(cands, n, probe, s, ns, s[best].idx, label, &why);
+    int w = refine(cands, n, probe, s, ns, s[best].idx, label, icon_stage, &why);
     memset(&r, 0, sizeof r);
     set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_B);
     r.score.area = s[best].a;

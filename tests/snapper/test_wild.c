@@ -357,6 +357,19 @@ static void containers(void)
                    &r));
     CHECK_EQ(r.cand, c1);
     CHECK_EQ(r.match, SNAP_MATCH_SUBSTRING);
+    /* A clickable email row holding a star glyph with its own listener: the
+     * row's icon words (the kit's hint) include the star's class, so both
+     * carry "Star" only as an icon; the box is on the star, so the star is
+     * clicked, not the row beside it. */
+    int erow = sc_add(&s, body, base_rect_xywh(100, 600, 760, 44), "div", "",
+                      "\xe2\x98\x86 Lee Park Lunch on Friday?", "", 1);
+    s.cand[erow].has_listener = 1;
+    s.cand[erow].hint = "row star from subj";
+    int star = sc_add(&s, erow, base_rect_xywh(140, 612, 13, 20), "span", "", "\xe2\x98\x86", "", 1);
+    s.cand[star].has_listener = 1;
+    s.cand[star].hint = "star";
+    CHECK(snap_box(&s, base_rect_xywh(134, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, star);
     snap_scene_fini(&s);
 }
 

@@ -386,15 +386,17 @@ static int find_scored(const scored *s, int ns, int idx)
 }
 
 /* 1 when candidate c holds (as a descendant) an interactive element that the
- * label names as an icon and that was not hit in the box: c's icon words are
- * that element's. */
-static int icon_outside(const snap_candidate *cands, int n, const scored *s, int ns, int c,
-                        const char *label)
+ * label names (as an icon when icon is set, else by its text or name) and that
+ * was not hit in the box: the label is that element's, not c's. */
+static int label_outside(const snap_candidate *cands, int n, const scored *s, int ns, int c,
+                         const char *label, int icon)
 {
     snap_candidate named_tmp;
     for (int j = 0; j < n; j++) {
-        if (j == c || !cands[j].is_interactive || !snap_is_ancestor(cands, n, c, j) ||
-            !snap__icon_match(NAMED(j), label))
+        if (j == c || !cands[j].is_interactive || !snap_is_ancestor(cands, n, c, j))
+            continue;
+        if (icon ? !snap__icon_match(NAMED(j), label)
+                 : snap__label_quality(NAMED(j), label) < 1.0f)
             continue;
         if (find_scored(s, ns, j) < 0)
             return 1;
@@ -620,7 +622,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                  * hint includes its star's class): when the icon itself is
                  * not among the elements hit in the box, the label names
                  * that icon, not the container around the box. */
-                if (icon_outside(cands, n, s, ns, s[i].idx, label)) {
+                if (label_outside(cands, n, s, ns, s[i].idx, label, 1)) {
                     icon_elsewhere = 1;
                     continue;
                 }
@@ -701,6 +703,13 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                                 snap__unnamed(NAMED(s[i].idx));
             if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
                 continue;
+            /* A row around the box whose control of that exact name lies
+             * outside the box: the box missed that control; clicking the row
+             * would act on something else. */
+            if (label_len > 0 && label_outside(cands, n, s, ns, s[i].idx, label, 0)) {
+                icon_elsewhere = 1;
+                continue;
+            }
             base_rect rr = cands[s[i].idx].rect;
             float dx = fmaxf(0.0f, fmaxf(rr.x0 - ctr.x, ctr.x - rr.x1));
             float dy = fmaxf(0.0f, fmaxf(rr.y0 - ctr.y, ctr.y - rr.y1));
@@ -721,7 +730,10 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         }
     }
     if (best < 0) {
-        set_none(&r, box, SNAP_PHASE_NONE, -1, ns, "no candidate in the box matches the label");
+        set_none(&r, box, SNAP_PHASE_NONE, -1, ns,
+                 icon_elsewhere ? "the element the label names lies outside the box (only its "
+                                  "container is in it)"
+                                : "no candidate in the box matches the label");
         *out = r;
         return BASE_OK;
     }

@@ -370,6 +370,19 @@ static void containers(void)
     s.cand[star].hint = "star";
     CHECK(snap_box(&s, base_rect_xywh(134, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, star);
+    /* A box that missed the star (20 px off, on the row only): the row is
+     * not what "Star" names, so no answer rather than the row. */
+    CHECK(snap_box(&s, base_rect_xywh(160, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
+    /* The same for a checkbox named by aria-label inside a clickable row: a
+     * box beside it, on the row, does not fall back to the row by geometry. */
+    int crow = sc_add(&s, body, base_rect_xywh(100, 700, 760, 44), "div", "", "Ops Team", "", 1);
+    s.cand[crow].has_listener = 1;
+    int ccb = sc_add(&s, crow, base_rect_xywh(108, 714, 16, 16), "input", "checkbox", "", "Select", 1);
+    CHECK(snap_box(&s, base_rect_xywh(106, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, ccb);
+    CHECK(snap_box(&s, base_rect_xywh(128, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
     snap_scene_fini(&s);
 }
 

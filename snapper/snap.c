@@ -467,6 +467,23 @@ static int refine(const snap_candidate *cands, int n, const snap_probe *probe, c
     return w;
 }
 
+/* A container chosen for a label that an interactive element inside it
+ * carries exactly, when the box missed that element (a dialog title bar whose
+ * only text is its close button's "Close", a toolbar around the box's
+ * button): clicking the container would act on something else, so the answer
+ * is none (abstain rather than mis-click). Returns 1 with *r set then. */
+static int named_outside(const snap_candidate *cands, int n, const scored *s, int ns, int w,
+                         const char *label, snap_result *r, base_rect box)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0 || cands[w].is_iframe ||
+        !label_outside(cands, n, s, ns, w, label, 0))
+        return 0;
+    set_none(r, box, SNAP_PHASE_NONE, -1, ns,
+             "the control the label names lies outside the box (only its container is in it)");
+    return 1;
+}
+
 /* Writes a found result for candidate w into *r. */
 static void set_found(snap_result *r, const snap_candidate *cands, const snap_probe *probe,
                       const scored *s, int ns, int ea, int w, snap_phase phase)
@@ -547,6 +564,10 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (ok) {
             const char *why = NULL;
             int w = refine(cands, n, probe, s, ns, ea, label, 0, &why);
+            if (named_outside(cands, n, s, ns, w, label, &r, box)) {
+                *out = r;
+                return BASE_OK;
+            }
             memset(&r, 0, sizeof r);
             set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_A);
             r.n_scored = 0;
@@ -740,6 +761,10 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
 
     const char *why = NULL;
     int w = refine(cands, n, probe, s, ns, s[best].idx, label, icon_stage, &why);
+    if (!geometry && named_outside(cands, n, s, ns, w, label, &r, box)) {
+        *out = r;
+        return BASE_OK;
+    }
     memset(&r, 0, sizeof r);
     set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_B);
     r.score.area = s[best].a;

@@ -383,6 +383,16 @@ static void containers(void)
     CHECK_EQ(r.cand, ccb);
     CHECK(snap_box(&s, base_rect_xywh(128, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
+    /* A draggable dialog title bar (a mousedown listener) whose only text is
+     * its icon close button's hidden "Close": a box that missed the button
+     * is not answered with the title bar. */
+    int bar2 = sc_add(&s, body, base_rect_xywh(300, 760, 300, 30), "div", "", "Close", "", 1);
+    s.cand[bar2].has_listener = 1;
+    int x = sc_add(&s, bar2, base_rect_xywh(574, 765, 20, 20), "button", "button", "Close", "", 1);
+    CHECK(snap_box(&s, base_rect_xywh(572, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, x);
+    CHECK(snap_box(&s, base_rect_xywh(540, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
     snap_scene_fini(&s);
 }
 

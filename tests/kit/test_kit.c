@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/text.h"
 #include "check.h"
 #include "harness.h"
@@ -574,7 +575,9 @@ static char *kit_regex(const char *src, const char *decl)
     if (!e)
         return NULL;
     size_t n = (size_t)(e - a) + 2;
-    char *r = malloc(n + 1);
+    char *r = base_malloc(n + 1);
+    if (!r)
+        return NULL;
     memcpy(r, a, n);
     r[n] = '\0';
     return r;
@@ -595,15 +598,15 @@ static void kit_text_classes(void)
     char *zr = kit_regex(src, "const ZERO = ");
     CHECK(sp != NULL && zr != NULL);
     if (!sp || !zr) {
-        free(sp);
-        free(zr);
+        base_free(sp);
+        base_free(zr);
         return;
     }
     cdp_page *p = harness_open(400, 300, 1, NULL);
     CHECK(p != NULL);
     if (!p) {
-        free(sp);
-        free(zr);
+        base_free(sp);
+        base_free(zr);
         return;
     }
     char expr[2048];
@@ -617,8 +620,8 @@ static void kit_text_classes(void)
              "  if (ZERO.test(c)) zr.push(cp); }"
              " return [sp, zr]; })()",
              sp, zr);
-    free(sp);
-    free(zr);
+    base_free(sp);
+    base_free(zr);
     cJSON *v = js(p, expr);
     CHECK(cJSON_GetArraySize(v) == 2);
     if (cJSON_GetArraySize(v) == 2) {

@@ -31,4 +31,10 @@ base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err)
  * search could not run (isolated world or page did not answer). agent/secrets_page.c; runner thread. */
 int agent__secret_rects(cdp_page *page, const agent_secrets *sec, base_rect *out, int max);
 
+/* Scrolls the scroll box that clips the one interactive element whose name
+ * is label (assets/js/agent_reveal.js) so it shows; 1 when it scrolled, 0
+ * when there is no such element, it is not clipped, or the page did not
+ * answer. agent/reveal.c; runner thread (blocking CDP). */
+int agent__reveal(cdp_page *page, const char *label);
+
 #endif

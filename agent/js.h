@@ -12,5 +12,9 @@ extern const size_t fovea_js_agent_text_len;
 /* assets/js/agent_secret_rects.js: where the page shows a secret (overlay masks). */
 extern const unsigned char fovea_js_agent_secret_rects[];
 extern const size_t fovea_js_agent_secret_rects_len;
+/* assets/js/agent_reveal.js after the page kit: scrolls the scroll box that
+ * clips the one control a label names (agent/reveal.c). */
+extern const unsigned char fovea_js_agent_reveal[];
+extern const size_t fovea_js_agent_reveal_len;
 
 #endif

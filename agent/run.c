@@ -418,7 +418,14 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
      * vision until the box shows up or the step's time is spent. */
+    int revealed = 0;
     while (bi < 0 && now_ms() < deadline && page_ok(rn) && !base_interrupted()) {
+        /* Once per step: an item scrolled out inside a list box has no box
+         * until the box is scrolled (agent/reveal.c). */
+        if (!revealed && t->label && t->label[0]) {
+            revealed = 1;
+            agent__reveal(rn->page, t->label);
+        }
         schedule_until(rn, r->desc, deadline);
         double w0 = now_ms();
         perc_epoch *next = wait_epoch(rn, (int)(deadline - now_ms()) + 1);

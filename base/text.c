@@ -1,48 +1,64 @@
-/* base/text.c: the page kit's text normalisation in C (kit.norm in
- * assets/js/lib/kit.js), so text computed in C (the snapshot loader, the
- * snapper) compares with what the page scripts report. Pure. */
+/* base/text.c: the one classification of spaces and invisible characters
+ * (base_text_char_class) and the page kit's text normalisation in C (kit.norm
+ * in assets/js/lib/kit.js), so text computed in C (the snapshot loader, the
+ * snapper's norm.c and fold) compares with what the page scripts report. The
+ * SPACES and ZERO regexes in kit.js must list exactly the characters this file
+ * classifies (tests/base/test_text.c walks them). Pure. */
 #include "base/text.h"
 
 #include <string.h>
 
-/* Bytes of the whitespace character at s (ASCII or Unicode space), 0 if
- * none. The set is JavaScript's \s plus U+1680 and U+2000-U+200A, which \s
- * already holds: kit.js folds the same characters. */
-static size_t space_at(const unsigned char *s)
+base_text_class base_text_char_class(const char *s, size_t *len)
 {
-    if (s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r'))
-        return 1;
-    if (s[0] == 0xc2 && s[1] == 0xa0)
-        return 2; /* U+00A0 */
-    if (s[0] == 0xe1 && s[1] == 0x9a && s[2] == 0x80)
-        return 3; /* U+1680 */
-    if (s[0] == 0xe2 && s[1] == 0x80 && ((s[2] >= 0x80 && s[2] <= 0x8a) || s[2] == 0xa8 ||
-                                         s[2] == 0xa9 || s[2] == 0xaf))
-        return 3; /* U+2000-U+200A, U+2028, U+2029, U+202F */
-    if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0x9f)
-        return 3; /* U+205F */
-    if (s[0] == 0xe3 && s[1] == 0x80 && s[2] == 0x80)
-        return 3; /* U+3000 */
-    return 0;
-}
-
-/* Bytes of the invisible character at s (dropped), 0 if none. */
-static size_t zero_at(const unsigned char *s)
-{
-    if (s[0] == 0xc2 && s[1] == 0xad)
-        return 2; /* U+00AD soft hyphen */
-    if (s[0] == 0xe2 && s[1] == 0x80 && s[2] >= 0x8b && s[2] <= 0x8d)
-        return 3; /* U+200B-U+200D */
-    if (s[0] == 0xe2 && s[1] == 0x81 && s[2] == 0xa0)
-        return 3; /* U+2060 */
-    if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf)
-        return 3; /* U+FEFF */
-    return 0;
-}
-
-static size_t char_len(unsigned char c)
-{
-    return c < 0x80 ? 1 : c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    const unsigned char *u = (const unsigned char *)s;
+    *len = 1;
+    if (u[0] < 0x80) {
+        if (u[0] == ' ' || (u[0] >= '\t' && u[0] <= '\r'))
+            return BASE_TEXT_SPACE;
+        return BASE_TEXT_OTHER;
+    }
+    /* Length of a well-formed UTF-8 sequence; a stray or truncated byte
+     * stays alone (the NUL terminator is never a continuation byte, so the
+     * scan stops at it). */
+    size_t n = (u[0] & 0xe0) == 0xc0   ? 2
+               : (u[0] & 0xf0) == 0xe0 ? 3
+               : (u[0] & 0xf8) == 0xf0 ? 4
+                                       : 1;
+    for (size_t i = 1; i < n; i++) {
+        if ((u[i] & 0xc0) != 0x80) {
+            n = 1;
+            break;
+        }
+    }
+    *len = n;
+    if (n == 2 && u[0] == 0xc2) {
+        if (u[1] == 0xa0 || u[1] == 0x85) /* NBSP, NEL */
+            return BASE_TEXT_SPACE;
+        if (u[1] == 0xad) /* soft hyphen */
+            return BASE_TEXT_INVISIBLE;
+    }
+    if (n == 3 && u[0] == 0xe2 && u[1] == 0x80) {
+        if (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 ||
+            u[2] == 0xaf) /* U+2000..200A, LS, PS, NNBSP */
+            return BASE_TEXT_SPACE;
+        if ((u[2] >= 0x8b && u[2] <= 0x8f) || (u[2] >= 0xaa && u[2] <= 0xae))
+            return BASE_TEXT_INVISIBLE; /* ZWSP, ZWNJ, ZWJ, LRM, RLM, bidi embeddings */
+    }
+    if (n == 3 && u[0] == 0xe2 && u[1] == 0x81) {
+        if (u[2] == 0x9f) /* medium mathematical space */
+            return BASE_TEXT_SPACE;
+        if ((u[2] >= 0xa0 && u[2] <= 0xa4) || (u[2] >= 0xa6 && u[2] <= 0xaf))
+            return BASE_TEXT_INVISIBLE; /* word joiner, invisible operators, bidi isolates */
+    }
+    if (n == 3 && u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80) /* ogham space */
+        return BASE_TEXT_SPACE;
+    if (n == 3 && u[0] == 0xe1 && u[1] == 0xa0 && u[2] == 0x8e) /* Mongolian vowel separator */
+        return BASE_TEXT_INVISIBLE;
+    if (n == 3 && u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80) /* ideographic space */
+        return BASE_TEXT_SPACE;
+    if (n == 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf) /* BOM / ZWNBSP */
+        return BASE_TEXT_INVISIBLE;
+    return BASE_TEXT_OTHER;
 }
 
 size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars)
@@ -53,23 +69,16 @@ size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars)
     int pending = 0;
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     while (*p) {
-        size_t k = zero_at(p);
-        if (k) {
-            p += k;
+        size_t len = 0;
+        base_text_class k = base_text_char_class((const char *)p, &len);
+        if (k == BASE_TEXT_INVISIBLE) {
+            p += len;
             continue;
         }
-        k = space_at(p);
-        if (k) {
-            p += k;
+        if (k == BASE_TEXT_SPACE) {
+            p += len;
             pending = 1;
             continue;
-        }
-        size_t len = char_len(*p);
-        for (size_t j = 1; j < len; j++) {
-            if (!p[j]) {
-                len = j; /* truncated sequence: copy what is there */
-                break;
-            }
         }
         size_t need = len + (pending && n > 0 ? 1 : 0);
         if ((max_chars && chars + (need > len ? 1 : 0) + 1 > max_chars) || n + need >= cap)

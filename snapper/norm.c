@@ -6,7 +6,8 @@
  * capitals from CSS-less markup. A check that compares bytes fails on them
  * (issue 10, class 10). Every text comparison in fovea (the snapper's label
  * matching, the runner's text checks and box choice, the cascade's option
- * matching) goes through the character classes below, so they all agree on
+ * matching) goes through the character classes of base_text_char_class
+ * (base/text.c, also behind base_text_norm and kit.js), so they all agree on
  * what a space and what an invisible character is.
  *
  * Normalised form: invisible format characters are dropped, every Unicode
@@ -22,56 +23,22 @@
  */
 #include <string.h>
 
+#include "base/text.h"
 #include "snapper/snap_int.h"
 
+/* The classes themselves live in base/text.c (base_text_char_class), the one
+ * definition shared with base_text_norm, the snapshot loader and, mirrored,
+ * the page kit's regexes: a character the snapper drops is dropped everywhere. */
 snap__char_class snap__char_at(const char *s, size_t *len)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    *len = 1;
-    if (u[0] < 0x80) {
-        if (u[0] == ' ' || (u[0] >= '\t' && u[0] <= '\r'))
-            return SNAP__CH_SPACE;
-        return SNAP__CH_OTHER;
-    }
-    /* Length of a well-formed UTF-8 sequence; a stray byte stays alone. */
-    size_t n = (u[0] & 0xe0) == 0xc0   ? 2
-               : (u[0] & 0xf0) == 0xe0 ? 3
-               : (u[0] & 0xf8) == 0xf0 ? 4
-                                       : 1;
-    for (size_t i = 1; i < n; i++) {
-        if ((u[i] & 0xc0) != 0x80) {
-            n = 1;
-            break;
-        }
-    }
-    *len = n;
-    if (n == 2 && u[0] == 0xc2) {
-        if (u[1] == 0xa0 || u[1] == 0x85) /* NBSP, NEL */
-            return SNAP__CH_SPACE;
-        if (u[1] == 0xad) /* soft hyphen */
-            return SNAP__CH_INVISIBLE;
-    }
-    if (n == 3 && u[0] == 0xe2 && u[1] == 0x80) {
-        if (u[2] <= 0x8a || u[2] == 0xa8 || u[2] == 0xa9 ||
-            u[2] == 0xaf) /* U+2000..200A, LS, PS, NNBSP */
-            return SNAP__CH_SPACE;
-        if ((u[2] >= 0x8b && u[2] <= 0x8f) || (u[2] >= 0xaa && u[2] <= 0xae))
-            return SNAP__CH_INVISIBLE; /* ZWSP, ZWNJ, ZWJ, LRM, RLM, bidi embeddings */
-    }
-    if (n == 3 && u[0] == 0xe2 && u[1] == 0x81) {
-        if (u[2] == 0x9f) /* medium mathematical space */
-            return SNAP__CH_SPACE;
-        if ((u[2] >= 0xa0 && u[2] <= 0xa4) || (u[2] >= 0xa6 && u[2] <= 0xaf))
-            return SNAP__CH_INVISIBLE; /* word joiner, invisible operators, bidi isolates */
-    }
-    if (n == 3 && u[0] == 0xe1 && u[1] == 0x9a && u[2] == 0x80) /* ogham space */
+    switch (base_text_char_class(s, len)) {
+    case BASE_TEXT_SPACE:
         return SNAP__CH_SPACE;
-    if (n == 3 && u[0] == 0xe1 && u[1] == 0xa0 && u[2] == 0x8e) /* Mongolian vowel separator */
+    case BASE_TEXT_INVISIBLE:
         return SNAP__CH_INVISIBLE;
-    if (n == 3 && u[0] == 0xe3 && u[1] == 0x80 && u[2] == 0x80) /* ideographic space */
-        return SNAP__CH_SPACE;
-    if (n == 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf) /* BOM / ZWNBSP */
-        return SNAP__CH_INVISIBLE;
+    case BASE_TEXT_OTHER:
+        break;
+    }
     return SNAP__CH_OTHER;
 }
 

@@ -385,6 +385,25 @@ static int find_scored(const scored *s, int ns, int idx)
     return -1;
 }
 
+/* 1 when candidate c holds (as a descendant) an interactive element that the
+ * label names (as an icon when icon is set, else by its text or name) and that
+ * was not hit in the box: the label is that element's, not c's. */
+static int label_outside(const snap_candidate *cands, int n, const scored *s, int ns, int c,
+                         const char *label, int icon)
+{
+    snap_candidate named_tmp;
+    for (int j = 0; j < n; j++) {
+        if (j == c || !cands[j].is_interactive || !snap_is_ancestor(cands, n, c, j))
+            continue;
+        if (icon ? !snap__icon_match(NAMED(j), label)
+                 : snap__label_quality(NAMED(j), label) < 1.0f)
+            continue;
+        if (find_scored(s, ns, j) < 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* After a winner w is chosen: (1) a container whose labelled interactive
  * descendant was hit in the box gives way to the smallest such descendant,
  * unless the box fits the container better (the row the box names, with a
@@ -393,19 +412,27 @@ static int find_scored(const scored *s, int ns, int idx)
  * The box "fits" an element by IoU(box, rect).
  * Returns the final candidate; *why is set when it changed. */
 static int refine(const snap_candidate *cands, int n, const snap_probe *probe, const scored *s,
-                  int ns, int w, const char *label, const char **why)
+                  int ns, int w, const char *label, int icon_stage, const char **why)
 {
     snap_candidate named_tmp;
     char fl[SNAP__FOLD_CAP];
     if (snap__fold(label, fl, sizeof fl) > 0 && !cands[w].is_iframe) {
+        /* In the icon stage nothing carries the label by text: a container
+         * carries the icon words of what it holds (a row with a star in it),
+         * so the icon inside it counts as carrying the label as well. */
         float qw = snap__label_quality(NAMED(w), label);
+        if (icon_stage && qw <= 0.0f)
+            qw = ICON_QUALITY;
         int d = -1;
         for (int i = 0; i < ns; i++) {
             const snap_candidate *c = &cands[s[i].idx];
+            int icon = icon_stage && snap__icon_match(NAMED(s[i].idx), label);
             if (!snap_is_ancestor(cands, n, w, s[i].idx) || c->is_iframe ||
-                !snap__label_match(NAMED(s[i].idx), label))
+                (!icon && !snap__label_match(NAMED(s[i].idx), label)))
                 continue;
             float qd = snap__label_quality(NAMED(s[i].idx), label);
+            if (icon && qd <= 0.0f)
+                qd = ICON_QUALITY;
             if (qd <= 0.0f || qd < qw - QUALITY_MARGIN)
                 continue;
             if (d < 0 || base_rect_area(c->rect) < base_rect_area(cands[d].rect))
@@ -438,6 +465,23 @@ static int refine(const snap_candidate *cands, int n, const snap_probe *probe, c
         }
     }
     return w;
+}
+
+/* A container chosen for a label that an interactive element inside it
+ * carries exactly, when the box missed that element (a dialog title bar whose
+ * only text is its close button's "Close", a toolbar around the box's
+ * button): clicking the container would act on something else, so the answer
+ * is none (abstain rather than mis-click). Returns 1 with *r set then. */
+static int named_outside(const snap_candidate *cands, int n, const scored *s, int ns, int w,
+                         const char *label, snap_result *r, base_rect box)
+{
+    char fl[SNAP__FOLD_CAP];
+    if (snap__fold(label, fl, sizeof fl) == 0 || cands[w].is_iframe ||
+        !label_outside(cands, n, s, ns, w, label, 0))
+        return 0;
+    set_none(r, box, SNAP_PHASE_NONE, -1, ns,
+             "the control the label names lies outside the box (only its container is in it)");
+    return 1;
 }
 
 /* Writes a found result for candidate w into *r. */
@@ -519,7 +563,11 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                                               : 1;
         if (ok) {
             const char *why = NULL;
-            int w = refine(cands, n, probe, s, ns, ea, label, &why);
+            int w = refine(cands, n, probe, s, ns, ea, label, 0, &why);
+            if (named_outside(cands, n, s, ns, w, label, &r, box)) {
+                *out = r;
+                return BASE_OK;
+            }
             memset(&r, 0, sizeof r);
             set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_A);
             r.n_scored = 0;
@@ -587,9 +635,18 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (q[i] > qmax)
             qmax = q[i];
     }
+    int icon_elsewhere = 0;
     if (label_len > 0 && qmax == 0.0f) {
         for (int i = 0; i < ns; i++) {
             if (s[i].lambda > 0.0f && snap__icon_match(NAMED(s[i].idx), label)) {
+                /* A container carries the icon words of what it holds (a row's
+                 * hint includes its star's class): when the icon itself is
+                 * not among the elements hit in the box, the label names
+                 * that icon, not the container around the box. */
+                if (label_outside(cands, n, s, ns, s[i].idx, label, 1)) {
+                    icon_elsewhere = 1;
+                    continue;
+                }
                 q[i] = ICON_QUALITY;
                 s[i].lambda = 1.0f;
                 qmax = ICON_QUALITY;
@@ -597,6 +654,12 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
             }
         }
         geometry = !icon_stage;
+    }
+    if (geometry && icon_elsewhere) {
+        set_none(&r, box, SNAP_PHASE_NONE, -1, ns,
+                 "the icon the label names lies outside the box (only its container is in it)");
+        *out = r;
+        return BASE_OK;
     }
 
     /* Exclusive label: once some candidate carries the expected label, the
@@ -661,6 +724,13 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                                 snap__unnamed(NAMED(s[i].idx));
             if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
                 continue;
+            /* A row around the box whose control of that exact name lies
+             * outside the box: the box missed that control; clicking the row
+             * would act on something else. */
+            if (label_len > 0 && label_outside(cands, n, s, ns, s[i].idx, label, 0)) {
+                icon_elsewhere = 1;
+                continue;
+            }
             base_rect rr = cands[s[i].idx].rect;
             float dx = fmaxf(0.0f, fmaxf(rr.x0 - ctr.x, ctr.x - rr.x1));
             float dy = fmaxf(0.0f, fmaxf(rr.y0 - ctr.y, ctr.y - rr.y1));
@@ -681,13 +751,20 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         }
     }
     if (best < 0) {
-        set_none(&r, box, SNAP_PHASE_NONE, -1, ns, "no candidate in the box matches the label");
+        set_none(&r, box, SNAP_PHASE_NONE, -1, ns,
+                 icon_elsewhere ? "the element the label names lies outside the box (only its "
+                                  "container is in it)"
+                                : "no candidate in the box matches the label");
         *out = r;
         return BASE_OK;
     }
 
     const char *why = NULL;
-    int w = refine(cands, n, probe, s, ns, s[best].idx, label, &why);
+    int w = refine(cands, n, probe, s, ns, s[best].idx, label, icon_stage, &why);
+    if (!geometry && named_outside(cands, n, s, ns, w, label, &r, box)) {
+        *out = r;
+        return BASE_OK;
+    }
     memset(&r, 0, sizeof r);
     set_found(&r, cands, probe, s, ns, ea, w, SNAP_PHASE_B);
     r.score.area = s[best].a;

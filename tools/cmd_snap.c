@@ -24,6 +24,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "cascade/cascade.h"
+#include "perception/kit.h"
 #include "perception/probe.h"
 #include "snapper/snap.h"
 #include "tools/cli.h"
@@ -191,6 +192,11 @@ static snap_tab *tab_for(snap_service *sv, const char *target, char *why, size_t
         snprintf(why, why_n, "cannot attach to tab %s: %s", id, err);
         return NULL;
     }
+    /* Listeners the page adds after adoption are recorded by the kit; the
+     * DOMDebugger fallback covers those added before (perception/kit.h). */
+    if (perc_kit_install(t->page, err))
+        fprintf(stderr, "fovea snap: note: tab %s: listener recorder not installed: %s\n", id,
+                err);
     snprintf(t->id, sizeof t->id, "%s", id);
     t->own = 1;
     t->vp_at_ms = base_monotime_ms();

@@ -229,6 +229,13 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
             cli_session_close(s);
             return e;
         }
+        /* The kit's listener recorder goes into the adopted tab's current
+         * document and every later one, so listeners the page adds from now
+         * on are known; those added before are found by the snapshot's
+         * DOMDebugger fallback. A tab that refuses it is still usable. */
+        if (perc_kit_install(s->page, err))
+            fprintf(stderr, "fovea: note: tab %s: listener recorder not installed: %s\n", id,
+                    err);
         /* A background tab paints no frames (screenshots and effect checks
          * would wait): switch to it, as a person would. */
         if ((e = cdp_page_activate(s->page, err))) {

@@ -23,20 +23,19 @@
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 
-/* TODO(issue 10): flip these once the named parts are merged. */
+/* Tasks that wait for a part of issue 10 not merged yet, with that part;
+ * NULL-terminated. */
 static const struct {
     const char *task, *awaits;
 } AWAITS[] = {
-    {"form", "item 2 (kit: accname, <label for> names)"},
-    {"table", "item 1 (kit: listener-only <th> counted as clickable)"},
-    {"scroll", "item 9 (dom provider: boxes clipped to the scroll box, box scrolled into view)"},
+    {NULL, NULL}, /* none awaited: every task is counted */
 };
 
 static const char *awaited(const char *task)
 {
     if (getenv("FOVEA_APPS_STRICT") && atoi(getenv("FOVEA_APPS_STRICT")) == 1)
         return NULL;
-    for (size_t i = 0; i < sizeof AWAITS / sizeof AWAITS[0]; i++)
+    for (size_t i = 0; AWAITS[i].task; i++)
         if (strcmp(AWAITS[i].task, task) == 0)
             return AWAITS[i].awaits;
     return NULL;

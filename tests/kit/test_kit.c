@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "base/text.h"
 #include "check.h"
 #include "harness.h"
 #include "perception/dom_boxes.h"
@@ -559,6 +561,108 @@ static void late_attach(void)
     }
 }
 
+/* The page kit's SPACES and ZERO regexes (read from assets/js/lib/kit.js as
+ * written, evaluated by Chromium's own regex engine) match exactly the code
+ * points base_text_char_class calls spaces and invisible: the page scripts and
+ * the C side (snapshot loader, snapper) fold text the same way. */
+static char *kit_regex(const char *src, const char *decl)
+{
+    const char *a = strstr(src, decl);
+    if (!a)
+        return NULL;
+    a += strlen(decl);
+    const char *e = strstr(a, "/g;");
+    if (!e)
+        return NULL;
+    size_t n = (size_t)(e - a) + 2;
+    char *r = base_malloc(n + 1);
+    if (!r)
+        return NULL;
+    memcpy(r, a, n);
+    r[n] = '\0';
+    return r;
+}
+
+static void kit_text_classes(void)
+{
+    HARNESS_OR_SKIP(h);
+    FILE *f = fopen(FOVEA_SOURCE_DIR "/assets/js/lib/kit.js", "rb");
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    static char src[1 << 17];
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = '\0';
+    char *sp = kit_regex(src, "const SPACES = ");
+    char *zr = kit_regex(src, "const ZERO = ");
+    CHECK(sp != NULL && zr != NULL);
+    if (!sp || !zr) {
+        base_free(sp);
+        base_free(zr);
+        return;
+    }
+    cdp_page *p = harness_open(400, 300, 1, NULL);
+    CHECK(p != NULL);
+    if (!p) {
+        base_free(sp);
+        base_free(zr);
+        return;
+    }
+    char expr[2048];
+    snprintf(expr, sizeof expr,
+             "(() => { const SPACES = %s; const ZERO = %s; const sp = [], zr = [];"
+             " for (let cp = 1; cp <= 0x10ffff; cp++) {"
+             "  if (cp >= 0xd800 && cp <= 0xdfff) continue;"
+             "  const c = String.fromCodePoint(cp);"
+             "  SPACES.lastIndex = 0; ZERO.lastIndex = 0;"
+             "  if (SPACES.test(c)) sp.push(cp);"
+             "  if (ZERO.test(c)) zr.push(cp); }"
+             " return [sp, zr]; })()",
+             sp, zr);
+    base_free(sp);
+    base_free(zr);
+    cJSON *v = js(p, expr);
+    CHECK(cJSON_GetArraySize(v) == 2);
+    if (cJSON_GetArraySize(v) == 2) {
+        const cJSON *lists[2] = {cJSON_GetArrayItem(v, 0), cJSON_GetArrayItem(v, 1)};
+        const base_text_class cls[2] = {BASE_TEXT_SPACE, BASE_TEXT_INVISIBLE};
+        for (int k = 0; k < 2; k++) {
+            int at = 0, count = cJSON_GetArraySize(lists[k]);
+            for (unsigned cp = 1; cp <= 0x10ffff; cp++) {
+                if (cp >= 0xd800 && cp <= 0xdfff)
+                    continue;
+                char ch[5] = {0};
+                if (cp < 0x80) {
+                    ch[0] = (char)cp;
+                } else if (cp < 0x800) {
+                    ch[0] = (char)(0xc0 | (cp >> 6));
+                    ch[1] = (char)(0x80 | (cp & 0x3f));
+                } else if (cp < 0x10000) {
+                    ch[0] = (char)(0xe0 | (cp >> 12));
+                    ch[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+                    ch[2] = (char)(0x80 | (cp & 0x3f));
+                } else {
+                    continue; /* no astral character is a space or invisible in either */
+                }
+                size_t len = 0;
+                if (base_text_char_class(ch, &len) != cls[k])
+                    continue;
+                const cJSON *j = cJSON_GetArrayItem(lists[k], at);
+                CHECK_MSG(j && (unsigned)j->valuedouble == cp,
+                          "class %d: C has U+%04X, kit.js has U+%04X at %d", k, cp,
+                          j ? (unsigned)j->valuedouble : 0u, at);
+                if (!j || (unsigned)j->valuedouble != cp)
+                    break;
+                at++;
+            }
+            CHECK_MSG(at == count, "class %d: kit.js matches %d code points, C %d", k, count, at);
+        }
+    }
+    cJSON_Delete(v);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
     {"listener_only_probe", listener_only_probe},
     {"accessible_names", accessible_names},
@@ -569,6 +673,7 @@ static const check_case cases[] = {
     {"late_attach", late_attach},
     {"kit_parity", kit_parity},
     {"kit_definitions", kit_definitions},
+    {"kit_text_classes", kit_text_classes},
     {NULL, NULL},
 };
 

@@ -160,11 +160,9 @@ rec kit-listener-th "$kit" --box 16,66,110,100 --label "Due date" \
 rec kit-listener-a "$kit" --box 256,70,340,96 --label "Show more" \
     --expect-selector "#l-a" --note "<a> without href and with a click listener" --class listener
 rec kit-label-for "$kit" --box 115,146,300,175 --label "Email address" \
-    --expect-selector "#f-email" --note "text field named by its <label for>" --class label \
-    --known-failure "issue 10 item 2: the probe reports the accessible name (candidate name); the snapper does not score it yet"
+    --expect-selector "#f-email" --note "text field named by its <label for>" --class label
 rec kit-label-wrapped "$kit" --box 86,181,270,210 --label "Full name" \
-    --expect-selector "#f-name" --note "text field named by a wrapping <label>" --class label \
-    --known-failure "issue 10 item 2: the probe reports the accessible name (candidate name); the snapper does not score it yet"
+    --expect-selector "#f-name" --note "text field named by a wrapping <label>" --class label
 rec kit-label-checkbox "$kit" --box 300,148,330,172 --label "I accept the terms" \
     --expect-selector "#f-terms" --note "checkbox whose text is in its label" --class label
 rec kit-icon-trash "$kit" --box 18,338,58,372 --label "Trash" \

@@ -357,6 +357,42 @@ static void containers(void)
                    &r));
     CHECK_EQ(r.cand, c1);
     CHECK_EQ(r.match, SNAP_MATCH_SUBSTRING);
+    /* A clickable email row holding a star glyph with its own listener: the
+     * row's icon words (the kit's hint) include the star's class, so both
+     * carry "Star" only as an icon; the box is on the star, so the star is
+     * clicked, not the row beside it. */
+    int erow = sc_add(&s, body, base_rect_xywh(100, 600, 760, 44), "div", "",
+                      "\xe2\x98\x86 Lee Park Lunch on Friday?", "", 1);
+    s.cand[erow].has_listener = 1;
+    s.cand[erow].hint = "row star from subj";
+    int star = sc_add(&s, erow, base_rect_xywh(140, 612, 13, 20), "span", "", "\xe2\x98\x86", "", 1);
+    s.cand[star].has_listener = 1;
+    s.cand[star].hint = "star";
+    CHECK(snap_box(&s, base_rect_xywh(134, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, star);
+    /* A box that missed the star (20 px off, on the row only): the row is
+     * not what "Star" names, so no answer rather than the row. */
+    CHECK(snap_box(&s, base_rect_xywh(160, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
+    /* The same for a checkbox named by aria-label inside a clickable row: a
+     * box beside it, on the row, does not fall back to the row by geometry. */
+    int crow = sc_add(&s, body, base_rect_xywh(100, 700, 760, 44), "div", "", "Ops Team", "", 1);
+    s.cand[crow].has_listener = 1;
+    int ccb = sc_add(&s, crow, base_rect_xywh(108, 714, 16, 16), "input", "checkbox", "", "Select", 1);
+    CHECK(snap_box(&s, base_rect_xywh(106, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, ccb);
+    CHECK(snap_box(&s, base_rect_xywh(128, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
+    /* A draggable dialog title bar (a mousedown listener) whose only text is
+     * its icon close button's hidden "Close": a box that missed the button
+     * is not answered with the title bar. */
+    int bar2 = sc_add(&s, body, base_rect_xywh(300, 760, 300, 30), "div", "", "Close", "", 1);
+    s.cand[bar2].has_listener = 1;
+    int x = sc_add(&s, bar2, base_rect_xywh(574, 765, 20, 20), "button", "button", "Close", "", 1);
+    CHECK(snap_box(&s, base_rect_xywh(572, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, x);
+    CHECK(snap_box(&s, base_rect_xywh(540, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK(!r.found);
     snap_scene_fini(&s);
 }
 

@@ -75,8 +75,12 @@ const kit = (() => {
   const NAME_CAP = 160, HINT_CAP = 160, HINT_NODES = 16;
 
   // ---- text -----------------------------------------------------------------
-  const SPACES = /[\s\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
-  const ZERO = /[\u200b-\u200d\u2060\ufeff\u00ad]/g;
+  // These two classes must list exactly the characters base_text_char_class
+  // (base/text.c) classifies as spaces and invisible: the snapper and the
+  // snapshot loader compare what this script reports with that C rule, and
+  // tests/perception/test_kit.c checks every code point of the union agrees.
+  const SPACES = /[\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/g;
+  const ZERO = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
   const norm = (s) => String(s == null ? '' : s).replace(ZERO, '').replace(SPACES, ' ').trim();
   // The same per line, keeping the line breaks (rendered text, one line per
   // rendered line); empty lines are dropped.

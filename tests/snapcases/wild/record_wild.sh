@@ -8,15 +8,15 @@
 # Each case names its failure class (--class), which `fovea snaptest
 # --perturb` reports separately. Boxes are CSS px of a 1280x800 viewport, as
 # a vision model or a dom provider would plausibly give them (the whole
-# label-and-field block, an unclipped rect, a whole toolbar). Cases the
-# snapper cannot get right offline until the page kit's name / hint /
-# listener fields reach the recorded snapshot are marked --known-failure.
+# label-and-field block, an unclipped rect, a whole toolbar). Recorded with
+# the page kit in place, so the snapshots carry its name / hint / listener
+# fields; a case the snapper still gets wrong is marked --known-failure with
+# the reason.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 fovea=${1:-$root/build/tools/fovea}
 site=$root/tests/fixtures/pages
-kit="awaits the page kit: listener / name / hint fields in the offline snapshot"
 n=0
 
 # rec NAME URL [fovea record options...]
@@ -32,17 +32,17 @@ rec() {
 w=/snap/wild
 # Class 1: controls with only a listener (addEventListener, on* property, delegation).
 rec wild-listen-th-size $w/listeners.html --class listener --box 445,184,565,229 --label "Size" \
-    --expect-selector "#files th:nth-child(2)" --note "sortable header: a listener, no cursor, no role" --known-failure "$kit"
+    --expect-selector "#files th:nth-child(2)" --note "sortable header: a listener, no cursor, no role"
 rec wild-listen-more $w/listeners.html --class listener --box 700,266,805,292 --label "Show details" \
-    --expect-selector "#files tbody tr:nth-child(2) a.more" --note "<a> without href, listener only" --known-failure "$kit"
+    --expect-selector "#files tbody tr:nth-child(2) a.more" --note "<a> without href, listener only"
 rec wild-listen-chip $w/listeners.html --class listener --box 268,144,354,178 --label "Invoices" \
-    --expect-selector ".chip:nth-child(2)" --note "filter chip span with a mousedown listener" --known-failure "$kit"
+    --expect-selector ".chip:nth-child(2)" --note "filter chip span with a mousedown listener"
 rec wild-listen-tile $w/listeners.html --class listener --box 220,64,390,136 --label "Upload files" \
-    --expect-selector "#upload" --note "div with an onclick property set by script" --known-failure "$kit"
+    --expect-selector "#upload" --note "div with an onclick property set by script"
 rec wild-listen-nav $w/listeners.html --class listener --box 6,98,196,138 --label "Shared with me" \
     --expect-selector "#places li:nth-child(2)" --note "li under a delegated handler, pointer cursor"
 rec wild-listen-svg $w/listeners.html --class listener --box 300,398,368,466 --label "Photos" \
-    --expect-selector "#bar-photos" --note "SVG bar with a pointerdown listener, named by <title>" --known-failure "$kit"
+    --expect-selector "#bar-photos" --note "SVG bar with a pointerdown listener, named by <title>"
 
 # Class 2: labels that live elsewhere.
 rec wild-label-email $w/labels.html --class label --box 434,158,846,220 --label "Email address" \
@@ -66,7 +66,7 @@ rec wild-label-news $w/labels.html --class label --box 434,524,700,552 --label "
 
 # Class 3: icon-only controls.
 rec wild-icon-menu $w/icons.html --class icon --box 10,4,54,48 --label "Menu" \
-    --expect-selector ".menu-toggle" --note "hamburger <a> without href, listener only" --known-failure "$kit"
+    --expect-selector ".menu-toggle" --note "hamburger <a> without href, listener only"
 rec wild-icon-search $w/icons.html --class icon --box 1062,4,1110,48 --label "Search" \
     --expect-selector ".search-btn" --note "inline SVG magnifier, no name"
 rec wild-icon-settings $w/icons.html --class icon --box 1104,4,1152,48 --label "Settings" \
@@ -94,7 +94,7 @@ rec wild-cont-row $w/containers.html --class container --box 16,61,776,105 --lab
 rec wild-cont-rowcb $w/containers.html --class container --box 22,112,50,140 --label "Select" \
     --expect-selector "#list .row:nth-child(2) input" --note "checkbox inside a clickable row, boxed alone"
 rec wild-cont-star $w/containers.html --class container --box 50,156,76,186 --label "Star" \
-    --expect-selector "#list .row:nth-child(3) .star" --note "star span with its own listener inside a row" --known-failure "$kit"
+    --expect-selector "#list .row:nth-child(3) .star" --note "star span with its own listener inside a row"
 rec wild-cont-card $w/containers.html --class container --box 16,209,316,336 --label "Team offsite agenda" \
     --expect-selector "#c1" --note "clickable card boxed whole"
 rec wild-cont-share $w/containers.html --class container --box 350,285,620,330 --label "Share" \

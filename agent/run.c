@@ -573,14 +573,24 @@ static base_err page_text(runner *rn, base_buf *out, char *err)
     return BASE_OK;
 }
 
+/* The deadline a pattern match gets: the step's, but never less than a
+ * quarter second from now, so a match started just before the step's end
+ * (after a slow page read) is not called catastrophic for being late. */
+static double re_deadline(double step_deadline)
+{
+    double floor_ms = now_ms() + 250;
+    return step_deadline > floor_ms ? step_deadline : floor_ms;
+}
+
 /* Does text contain the step's text (case-insensitive) and match its
  * pattern (compiled at load)? 1 yes, 0 no, -1 when the match hit one of the
  * regex limits (why says which; retrying cannot help). */
-static int text_matches(const agent_step *s, const char *text, char *why)
+static int text_matches(const agent_step *s, const char *text, double deadline, char *why)
 {
     if (s->re) {
         int m = 0;
-        base_err e = base_regex_match(s->re, text, strlen(text), &m, why);
+        base_err e = base_regex_match_until(s->re, text, strlen(text), re_deadline(deadline), &m,
+                                            why);
         if (e == BASE_ETOOBIG)
             return -1;
         if (e || !m)
@@ -855,7 +865,7 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
         base_buf_init(&b, TEXT_MAX);
         base_err e = page_text(rn, &b, err);
         char why[BASE_ERRBUF_SIZE] = "";
-        int ok = !e && b.data ? text_matches(s, (const char *)b.data, why) : 0;
+        int ok = !e && b.data ? text_matches(s, (const char *)b.data, deadline, why) : 0;
         base_buf_fini(&b);
         if (ok < 0) {
             failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
@@ -901,7 +911,7 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
             base_buf_fini(&b);
         }
         char why[BASE_ERRBUF_SIZE] = "";
-        ok = text ? text_matches(s, text, why) : 0;
+        ok = text ? text_matches(s, text, deadline, why) : 0;
         if (ok < 0) {
             base_free(text);
             failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
@@ -916,20 +926,27 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
         /* The lines of the text that match (all non-empty ones without a pattern). */
         char why[BASE_ERRBUF_SIZE] = "";
         base_err re_e = BASE_OK;
+        double line_deadline = re_deadline(deadline); /* one budget for all the lines */
         for (char *save = NULL, *line = strtok_r(text, "\n", &save);
              line && r->n_extracted < AGENT_MAX_EXTRACT; line = strtok_r(NULL, "\n", &save)) {
             char n[160];
             norm(line, n, sizeof n);
             int m = 1;
-            base_err le = n[0] && s->re ? base_regex_match(s->re, line, strlen(line), &m, why)
+            base_err le = n[0] && s->re ? base_regex_match_until(s->re, line, strlen(line),
+                                                                 line_deadline, &m, why)
                                         : BASE_OK;
-            if (le == BASE_ETOOBIG) {
+            if (le == BASE_ETOOBIG || le == BASE_ECANCELED) {
                 re_e = le;
                 break;
             }
             if (!n[0] || le || !m)
                 continue;
             copy(r->extracted[r->n_extracted++], sizeof r->extracted[0], line);
+        }
+        if (re_e == BASE_ECANCELED) {
+            base_free(text);
+            stopped(r);
+            return 0;
         }
         if (re_e == BASE_ETOOBIG) {
             base_free(text);

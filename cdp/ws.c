@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "cdp/cdp.h"
 
 #define DEFAULT_MAX_MESSAGE ((size_t)256 << 20)
@@ -110,71 +111,12 @@ struct cdp_conn {
 
 /* ---------- message parsing (pure) ---------- */
 
-/* The value of the 4 hex digits at p, or -1. */
-static long hex4(const char *p)
-{
-    long v = 0;
-    for (int i = 0; i < 4; i++) {
-        char ch = p[i];
-        int d = ch >= '0' && ch <= '9'   ? ch - '0'
-                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                         : -1;
-        if (d < 0)
-            return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-/* Chromium serialises page strings as UTF-16, and a page can hold half a
- * surrogate pair (a label cut with .slice() through an emoji): it arrives
- * as a lone "\udXXX" escape, which cJSON refuses, and with it the whole
- * frame, so the call waited out its timeout. Rewrites every unpaired
- * surrogate escape in text (n bytes) as "\ufffd" (same length) in a copy;
- * *fixed is NULL when nothing needed rewriting, else the caller frees it.
- * Any backslash in valid JSON is inside a string, so escapes are found by
- * pairing backslashes, without tracking strings. */
-static base_err fix_lone_surrogates(const char *text, size_t n, char **fixed)
-{
-    *fixed = NULL;
-    char *out = NULL;
-    for (size_t i = 0; i + 1 < n; i++) {
-        if (text[i] != '\\')
-            continue;
-        if (text[i + 1] != 'u' || i + 6 > n) {
-            i++; /* \" \\ \n ...: skip the escaped character */
-            continue;
-        }
-        long v = hex4(text + i + 2);
-        if (v < 0xD800 || v > 0xDFFF) {
-            i += 5;
-            continue;
-        }
-        if (v <= 0xDBFF && i + 12 <= n && text[i + 6] == '\\' && text[i + 7] == 'u') {
-            long lo = hex4(text + i + 8);
-            if (lo >= 0xDC00 && lo <= 0xDFFF) {
-                i += 11; /* a proper pair */
-                continue;
-            }
-        }
-        if (!out) {
-            out = base_malloc(n ? n : 1);
-            if (!out)
-                return BASE_ENOMEM;
-            memcpy(out, text, n);
-        }
-        memcpy(out + i + 2, "fffd", 4);
-        i += 5;
-    }
-    *fixed = out;
-    return BASE_OK;
-}
-
 base_err cdp_msg_parse(const char *text, size_t n, cJSON **root_out, cdp_msg *msg, char *err)
 {
+    /* Page strings may hold half a surrogate pair (base/utf8.h), which
+     * cJSON refuses, and with it the whole frame. */
     char *fixed = NULL;
-    if (fix_lone_surrogates(text, n, &fixed) != BASE_OK)
+    if (base_json_fix_surrogates(text, n, &fixed) != BASE_OK)
         return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
     cJSON *root = cJSON_ParseWithLength(fixed ? fixed : text, n);
     base_free(fixed);

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "base/fs.h"
 #include "base/num.h"
 #include "base/log.h"
@@ -1782,7 +1783,15 @@ static base_err load_listeners(capture *c)
     char ferr[BASE_ERRBUF_SIZE] = "";
     base_err e = cdp_page_evaluate(c->page, expr, &v, CALL_TIMEOUT_MS, ferr);
     base_free(expr);
-    cJSON *root = !e && cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON *root = NULL;
+    if (!e && cJSON_IsString(v)) {
+        /* page text may hold half a surrogate pair (base/utf8.h) */
+        size_t vn = strlen(v->valuestring);
+        char *fx = NULL;
+        base_json_fix_surrogates(v->valuestring, vn, &fx);
+        root = cJSON_ParseWithLength(fx ? fx : v->valuestring, vn);
+        base_free(fx);
+    }
     cJSON_Delete(v);
     if (!root) {
         base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no listener set: %s",
@@ -2151,7 +2160,10 @@ base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, c
     if (len > PERC_SNAPSHOT_MAX_BYTES)
         return base_errf(err, BASE_ETOOBIG, "snapshot: %zu bytes, at most %u", len,
                          PERC_SNAPSHOT_MAX_BYTES);
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
+    base_json_fix_surrogates(json, len, &fx);
+    cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
+    base_free(fx);
     if (!root)
         return base_errf(err, BASE_EPROTO, "snapshot: not valid JSON");
     base_err e = perc_snapshot_load(root, out, err);

@@ -490,6 +490,42 @@ static void popup_link(void)
     add_row("link target=_blank", 3000, r1->total_ms, r1->new_tab);
 }
 
+/* ---- page text with half a surrogate pair --------------------------------------- */
+
+/* Labels cut with .slice() through an emoji hold a lone UTF-16 surrogate;
+ * Chromium sends it as a lone \\udXXX escape, which used to make the whole
+ * CDP reply unparseable: the read waited out its timeout and failed with
+ * the wrong cause. Every step must pass, well inside its timeout. */
+static void lone_surrogate(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, "/faults/surrogate.html");
+    CHECK(p);
+    ran x;
+    int rc = run_task(p, "lone_surrogate",
+                      "{\"url\":\"/faults/surrogate.html\",\"steps\":["
+                      "{\"action\":\"assert_text\",\"text\":\"status\",\"timeout_ms\":3000},"
+                      "{\"action\":\"click\",\"target\":\"Review orders\",\"timeout_ms\":3000},"
+                      "{\"action\":\"assert_text\",\"text\":\"3 orders\",\"timeout_ms\":3000},"
+                      "{\"action\":\"extract\",\"pattern\":\"Reviewed\",\"timeout_ms\":3000}]}",
+                      "dom", &x);
+    cdp_page_close(p);
+    CHECK(rc == 0);
+    CHECK_MSG(x.e == BASE_OK && x.res.ok, "run failed: %s %s", x.err, x.res.reason);
+    for (int i = 1; i <= 4; i++) {
+        const agent_step_record *r = rec(&x, i);
+        CHECK_MSG(r && r->ok, "step %d: %s", i, r ? r->outcome : "missing");
+        if (r)
+            CHECK_MSG(r->total_ms < 3000, "step %d took %.0f ms", i, r->total_ms);
+    }
+    const agent_step_record *r4 = rec(&x, 4);
+    /* The half pair arrives as U+FFFD. */
+    CHECK(r4 && r4->n_extracted == 1 && strstr(r4->extracted[0], "Reviewed \xef\xbf\xbd 3"));
+    if (r4)
+        add_row("lone surrogate in page text", 3000, rec(&x, 1) ? rec(&x, 1)->total_ms : 0,
+                r4->outcome);
+}
+
 /* ---- start URLs ------------------------------------------------------------------- */
 
 static void start_urls(void)
@@ -794,6 +830,7 @@ static const check_case cases[] = {
     {"frozen_click", frozen_click},
     {"popup", popup},
     {"popup_link", popup_link},
+    {"lone_surrogate", lone_surrogate},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
     {"frozen_on_load", frozen_on_load},

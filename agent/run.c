@@ -102,6 +102,7 @@ typedef struct runner {
     char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this attempt */
     cdp_page *tabs[8];
     int n_tabs;
+    cdp_page *home;          /* the caller's page, where the run started */
     int delivered;           /* this attempt's action reached its element: never retried */
 } runner;
 
@@ -996,6 +997,8 @@ static int act_dialog(runner *rn, const agent_step *s, agent_step_record *r)
     return 1;
 }
 
+static base_err move_to(runner *rn, cdp_page *np, char *err);
+
 /* Moves the run to tab target_id (a popup the step opened): the hand, the
  * prefetcher and the fingerprint observer move with it; the tab stays open
  * until the run ends. Returns 1 on success; else r->new_tab says why. */
@@ -1021,13 +1024,62 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
             break;
         base_sleep_ms(50);
     }
-    perc_prefetch *pf = NULL;
-    cascade_hand *hand = NULL;
     if (!e)
         e = perc_fingerprint_install(np, err);
-    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
     if (!e)
-        e = perc_prefetch_create(np, rn->vision, &po, &pf, err);
+        e = move_to(rn, np, err);
+    if (e) {
+        cdp_page_close(np);
+        snprintf(r->new_tab, sizeof r->new_tab, "not followed: %.140s", err);
+        return 0;
+    }
+    rn->tabs[rn->n_tabs++] = np;
+    char url[400];
+    page_url(rn, url, sizeof url);
+    snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
+    schedule(rn, r->desc);
+    return 1;
+}
+
+/* The followed tab closed itself (a sign-in or payment popup that closes
+ * once done): the run goes back to the newest tab still open before it,
+ * or the page it started on. Returns 1 when it moved; r->new_tab says
+ * where (or why not). */
+static int back_to_opener(runner *rn, agent_step_record *r)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    cdp_page *to = rn->home;
+    for (int t = rn->n_tabs - 1; t >= 0; t--) {
+        if (rn->tabs[t] != rn->page && cdp_page_status(rn->tabs[t], NULL, 0) == BASE_OK) {
+            to = rn->tabs[t];
+            break;
+        }
+    }
+    if (to == rn->page || cdp_page_status(to, NULL, 0) != BASE_OK ||
+        move_to(rn, to, err) != BASE_OK) {
+        snprintf(r->new_tab, sizeof r->new_tab, "the tab closed; no opener to go back to%s%.100s",
+                 err[0] ? ": " : "", err);
+        return 0;
+    }
+    /* Dialogs and popups already reported on the opener stay reported. */
+    rn->dialogs_seen = cdp_page_dialog_count(to);
+    rn->popups_seen = cdp_page_popup_count(to);
+    char url[400];
+    page_url(rn, url, sizeof url);
+    snprintf(r->new_tab, sizeof r->new_tab, "the tab closed itself; back on %.100s", url);
+    schedule(rn, r->desc);
+    return 1;
+}
+
+/* Moves the hand, the prefetcher and the fingerprint observer's state to
+ * np (a page with the fingerprint observer installed). On failure nothing
+ * changes. */
+static base_err move_to(runner *rn, cdp_page *np, char *err)
+{
+    perc_prefetch *pf = NULL;
+    cascade_hand *hand = NULL;
+    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
+    base_err e = perc_prefetch_create(np, rn->vision, &po, &pf, err);
     cascade_opts co;
     cascade_opts_init(&co);
     co.humanize = rn->o.humanize;
@@ -1038,16 +1090,13 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
         e = cascade_hand_create(np, &co, &hand, err);
     if (e) {
         perc_prefetch_destroy(pf);
-        cdp_page_close(np);
-        snprintf(r->new_tab, sizeof r->new_tab, "not followed: %.140s", err);
-        return 0;
+        return e;
     }
     cascade_hand_destroy(rn->hand);
     perc_prefetch_destroy(rn->pf);
     rn->hand = hand;
     rn->pf = pf;
     rn->page = np;
-    rn->tabs[rn->n_tabs++] = np;
     rn->ticket = 0;
     rn->last_epoch = 0;
     rn->n_masks = 0;
@@ -1056,11 +1105,7 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
     cdp_frame main;
     if (cdp_page_frames(np, &main, 1) > 0)
         copy(rn->main_frame, sizeof rn->main_frame, main.id);
-    char url[400];
-    page_url(rn, url, sizeof url);
-    snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
-    schedule(rn, r->desc);
-    return 1;
+    return BASE_OK;
 }
 
 /* After each attempt: report the dialogs the page showed (a dialog that did
@@ -1101,6 +1146,19 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
     if (!*ok && strcmp(r->reason, "vision") == 0)
         return 1;
     char why[200] = "";
+    if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK && rn->page != rn->home &&
+        strncmp(why, "tab closed", 10) == 0 && back_to_opener(rn, r)) {
+        base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
+        if (*ok || !rn->delivered)
+            return 0; /* not delivered: the attempt may run again, on the opener */
+        /* The action reached its element and the tab closed: that is its
+         * effect (a sign-in popup's "Allow" closes it), not a failure. */
+        *ok = 1;
+        r->ok = 1;
+        copy(r->reason, sizeof r->reason, "ok");
+        snprintf(r->outcome, sizeof r->outcome, "clicked; the tab closed itself");
+        return 0;
+    }
     if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK) {
         if (!*ok) {
             /* Whatever the step tripped over, this is the cause. */
@@ -1259,6 +1317,12 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         copy(r->target_label, sizeof r->target_label, s->target.label);
         r->target_index = s->target.index;
         copy(r->intent, sizeof r->intent, "-");
+        /* A followed tab that closed itself after the previous step (its
+         * window.close() landed late): this step runs on the opener. */
+        char gone[200] = "";
+        if (rn->page != rn->home && cdp_page_status(rn->page, gone, sizeof gone) != BASE_OK &&
+            strncmp(gone, "tab closed", 10) == 0 && back_to_opener(rn, r))
+            base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
         double t0 = now_ms();
         grounded g;
         memset(&g, 0, sizeof g);
@@ -1421,6 +1485,7 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     runner rn;
     memset(&rn, 0, sizeof rn);
     rn.page = page;
+    rn.home = page;
     rn.task = task;
     if (o)
         rn.o = *o;

@@ -490,6 +490,52 @@ static void popup_link(void)
     add_row("link target=_blank", 3000, r1->total_ms, r1->new_tab);
 }
 
+/* A sign-in popup that closes itself once the user allows access: the run
+ * goes back to the opener tab and carries on (it used to fail "tab
+ * closed"). late: the popup closes 600 ms after the click, after a step
+ * that reads it, so the close is seen only by a later step, which runs on
+ * the opener. */
+static void popup_closes_itself_run(const char *name, const char *url, int late)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, url);
+    CHECK(p);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"url\":\"%s\",\"steps\":["
+             "{\"action\":\"click\",\"target\":\"Sign in with Provider\",\"timeout_ms\":3000},"
+             "{\"action\":\"click\",\"target\":\"Allow access\",\"timeout_ms\":3000},"
+             "%s"
+             "{\"action\":\"assert_text\",\"text\":\"Signed in as ann\",\"timeout_ms\":3000}]}",
+             url, late ? "{\"action\":\"assert_text\",\"text\":\"closes itself\",\"timeout_ms\":3000}," : "");
+    ran x;
+    int rc = run_task(p, name, json, "dom", &x);
+    cdp_page_close(p);
+    CHECK(rc == 0);
+    CHECK_MSG(x.e == BASE_OK && x.res.ok, "%s: run failed: %s %s", name, x.err, x.res.reason);
+    const agent_step_record *r2 = rec(&x, 2);
+    CHECK(r2 && r2->ok);
+    /* The click was delivered once and not repeated. */
+    CHECK_MSG(r2 && r2->attempts == 1 && r2->n_tried == 1, "%s: %d attempts, %d tiers", name,
+              r2 ? r2->attempts : 0, r2 ? r2->n_tried : 0);
+    const agent_step_record *rl = rec(&x, late ? 4 : 3);
+    CHECK_MSG(rl && rl->ok && strstr(rl->url, "signin.html"), "%s: last step on %s", name,
+              rl ? rl->url : "?");
+    if (!late) {
+        CHECK_MSG(r2 && strstr(r2->new_tab, "closed itself; back on") &&
+                      strstr(r2->new_tab, "signin.html"),
+                  "'%s'", r2 ? r2->new_tab : "");
+        if (r2)
+            add_row("popup closes itself after the click", 3000, r2->total_ms, r2->new_tab);
+    }
+}
+
+static void popup_closes_itself(void)
+{
+    popup_closes_itself_run("popup_closes", "/faults/signin.html", 0);
+    popup_closes_itself_run("popup_closes_late", "/faults/signin.html?late=1", 1);
+}
+
 /* ---- page text with half a surrogate pair --------------------------------------- */
 
 /* Labels cut with .slice() through an emoji hold a lone UTF-16 surrogate;
@@ -830,6 +876,7 @@ static const check_case cases[] = {
     {"frozen_click", frozen_click},
     {"popup", popup},
     {"popup_link", popup_link},
+    {"popup_closes_itself", popup_closes_itself},
     {"lone_surrogate", lone_surrogate},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},

@@ -79,7 +79,9 @@ void cdp_page_close(cdp_page *p);
  * readable cause ("navigation to URL failed: net::ERR_NAME_NOT_RESOLVED (DNS
  * lookup failed)"), or "HTTP 404 at URL" when an http(s)
  * document loaded with a status >= 400; BASE_ETIMEDOUT; BASE_ECLOSED (the
- * browser or the page died meanwhile). */
+ * browser or the page died meanwhile); BASE_ECANCELED when a stop signal
+ * (base/interrupt.h, installed by the program) arrived while waiting for
+ * the load event. */
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err);
 
 /* Runtime.evaluate(expr, returnByValue, awaitPromise) in the main frame.

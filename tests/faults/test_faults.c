@@ -21,7 +21,9 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -665,6 +667,24 @@ static int fovea_run(const char *task_json, const char *name, char *log, size_t 
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The last line of DIR/trace.jsonl (caller frees), or NULL. */
+static char *trace_end(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    uint8_t *d = NULL;
+    size_t len = 0;
+    if (base_read_file(path, &d, &len, 1u << 20, NULL) != BASE_OK)
+        return NULL;
+    char *t = (char *)d;
+    while (len > 0 && t[len - 1] == '\n')
+        t[--len] = '\0';
+    char *nl = strrchr(t, '\n');
+    char *last = base_strdup(nl ? nl + 1 : t);
+    base_free(d);
+    return last;
+}
+
 static void cli_start_urls(void)
 {
     char log[2048];
@@ -680,6 +700,84 @@ static void cli_start_urls(void)
      * start_urls bounds the navigation itself. */
     CHECK_MSG(st == 1 && strstr(log, "HTTP 404 at http://127.0.0.1:") && strstr(log, "/faults/gone.html"),
               "exit %d: %s", st, log);
+    /* A failed start still leaves the trace, its end record naming the
+     * cause, and the report. */
+    char *end = trace_end(OUT "/out_cli_404");
+    CHECK_MSG(end && strstr(end, "\"ok\":false") && strstr(end, "HTTP 404 at"), "end: %s",
+              end ? end : "(no trace)");
+    base_free(end);
+    CHECK(access(OUT "/out_cli_404/report.html", F_OK) == 0);
+}
+
+/* A start page frozen by its own script: bounded by the first step's
+ * timeout (at least CLI_START_MIN_MS = 5 s), not 30 s, named "page not
+ * responding", exit 1 with a trace and a report. */
+static void cli_start_frozen(void)
+{
+    char log[4096];
+    double ms = 0;
+    int st = fovea_run("{\"url\":\"/faults/frozen.html\",\"steps\":[{\"action\":\"click\",\"target\":\"Quarterly report\",\"timeout_ms\":2000}]}",
+                       "cli_frozen", log, sizeof log, &ms);
+    add_row("frozen start page (fovea run, incl. Chromium launch)", 5000, ms,
+            "page not responding");
+    CHECK_MSG(st == 1 && strstr(log, "page not responding") && strstr(log, "before step 1"),
+              "exit %d: %s", st, log);
+    CHECK_MSG(ms < 5000 + 700 + 8000, "%.0f ms (30 s before)", ms); /* + probe + launch */
+    char *end = trace_end(OUT "/out_cli_frozen");
+    CHECK_MSG(end && strstr(end, "page not responding"), "end: %s", end ? end : "(no trace)");
+    base_free(end);
+    CHECK(access(OUT "/out_cli_frozen/report.html", F_OK) == 0);
+}
+
+/* Ctrl-C while the start page loads: the navigation stops at once, the
+ * interrupt line is printed, exit 130, the trace says interrupted. */
+static void cli_start_interrupt(void)
+{
+    char task[512], out[512], logf[600];
+    snprintf(task, sizeof task, "%s/cli_int.json", OUT);
+    snprintf(out, sizeof out, "%s/out_cli_int", OUT);
+    snprintf(logf, sizeof logf, "%s.log", out);
+    FILE *f = fopen(task, "w");
+    CHECK(f);
+    if (!f)
+        return;
+    fputs("{\"url\":\"/faults/frozen.html\",\"steps\":[{\"action\":\"click\",\"target\":\"x\",\"timeout_ms\":20000}]}",
+          f);
+    fclose(f);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(FOVEA_BINARY_DIR "/tools/fovea", "fovea", "run", task, "--site",
+              FOVEA_SOURCE_DIR "/tests/fixtures/pages", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    /* Long enough for Chromium to start and the navigation to begin. */
+    base_sleep_ms(4000);
+    double t0 = base_monotime_ms();
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    double ms = base_monotime_ms() - t0;
+    uint8_t *d = NULL;
+    size_t len = 0;
+    char log[4096] = "";
+    if (base_read_file(logf, &d, &len, sizeof log - 1, NULL) == BASE_OK) {
+        snprintf(log, sizeof log, "%s", (const char *)d);
+        base_free(d);
+    }
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status 0x%x: %s", st, log);
+    CHECK_MSG(strstr(log, "interrupted by SIGINT"), "%s", log);
+    CHECK_MSG(ms < 3000, "exit %.0f ms after SIGINT", ms);
+    char *end = trace_end(OUT "/out_cli_int");
+    CHECK_MSG(end && strstr(end, "\"interrupted\":\"SIGINT\""), "end: %s",
+              end ? end : "(no trace)");
+    base_free(end);
 }
 
 /* The dialog step's fields are checked at load, before any browser. */
@@ -880,6 +978,8 @@ static const check_case cases[] = {
     {"lone_surrogate", lone_surrogate},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
+    {"cli_start_frozen", cli_start_frozen},
+    {"cli_start_interrupt", cli_start_interrupt},
     {"frozen_on_load", frozen_on_load},
     {"dialog_task_parse", dialog_task_parse},
     {"vision_stall", vision_stall},

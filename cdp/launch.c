@@ -575,19 +575,26 @@ static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv
 
 /* Chromium makes a scratch directory (org.chromium.Chromium.XXXXXX) in
  * $TMPDIR at every start and does not always remove it: one per launch
- * piled up in /tmp. The browser gets TMPDIR=<profile>/tmp instead, which
+ * piled up in /tmp. The browser gets TMPDIR=<profile>/t instead, which
  * goes with the profile. Builds that environment (this process's, with
  * TMPDIR replaced) in the parent: the child may only make
  * async-signal-safe calls. *tmpvar is the "TMPDIR=..." string; the caller
- * frees both. NULL on out of memory or when mkdir fails. */
+ * frees both. Chromium puts a Unix socket in that directory, whose path
+ * may not exceed 107 bytes: with a profile path too long for it (or out
+ * of memory, or mkdir failing) this returns NULL and the browser keeps
+ * this process's TMPDIR, as before. */
 static char **browser_env(const char *profile, char **tmpvar)
 {
     extern char **environ;
-    size_t tl = strlen(profile) + sizeof "TMPDIR=/tmp";
+    *tmpvar = NULL;
+    /* <profile>/t + "/org.chromium.Chromium.XXXXXX/SingletonSocket" */
+    if (strlen(profile) + 2 + 45 > 107)
+        return NULL;
+    size_t tl = strlen(profile) + sizeof "TMPDIR=/t";
     *tmpvar = base_malloc(tl);
     if (!*tmpvar)
         return NULL;
-    snprintf(*tmpvar, tl, "TMPDIR=%s/tmp", profile);
+    snprintf(*tmpvar, tl, "TMPDIR=%s/t", profile);
     if (mkdir(*tmpvar + 7, 0700) != 0) {
         base_free(*tmpvar);
         *tmpvar = NULL;
@@ -799,9 +806,10 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     p->next = g_list;
     g_list = p;
     registered = 1;
-    e = envp ? spawn_browser(p, exe, argv, envp, err)
-             : base_errf(err, BASE_EIO, "launch: cannot make %s/tmp: %s", p->profile,
-                         strerror(errno));
+    {
+        extern char **environ;
+        e = spawn_browser(p, exe, argv, envp ? envp : environ, err);
+    }
     if (e == BASE_OK)
         atomic_store(&s->pgid, (int)p->pid);
     pthread_mutex_unlock(&g_mu);

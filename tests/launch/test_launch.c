@@ -599,7 +599,7 @@ static void private_tmpdir(void)
     char during[2048];
     int n_during = list_dir(dir, during, sizeof during);
     char inner[600];
-    snprintf(inner, sizeof inner, "%s/tmp", cdp_process_profile_dir(p));
+    snprintf(inner, sizeof inner, "%s/t", cdp_process_profile_dir(p));
     int has_inner = path_exists(inner);
     cdp_process_destroy(p);
     char after[2048];

@@ -812,7 +812,10 @@ static const char *implicit_role(const raw_doc *d, int i, const char *tag)
         return attr(d, i, "href") ? "link" : "";
     if (streq(tag, "select")) {
         const char *size = attr(d, i, "size");
-        return attr(d, i, "multiple") || (size && atol(size) > 1) ? "listbox" : "combobox";
+        int rows = 0;
+        if (size && base_num_parse_int(size, INT_MIN, INT_MAX, &rows) != BASE_OK)
+            rows = 0; /* no number, or beyond int: as if absent */
+        return attr(d, i, "multiple") || rows > 1 ? "listbox" : "combobox";
     }
     if (streq(tag, "input")) {
         const char *type = attr(d, i, "type");

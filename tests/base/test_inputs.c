@@ -8,6 +8,7 @@
  * needs a huge address space) inside a 512 MB address-space ceiling set in
  * a child process, so an unbounded allocation fails the test instead of
  * the machine. */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -285,6 +286,28 @@ static void num_to_int(void)
     CHECK_EQ(v, -3);
 }
 
+static void num_parse_int(void)
+{
+    int v = 99;
+    CHECK_EQ(base_num_parse_int("4", 0, 100, &v), BASE_OK);
+    CHECK_EQ(v, 4);
+    CHECK_EQ(base_num_parse_int("  12px", 0, 100, &v), BASE_OK); /* as HTML reads size="12px" */
+    CHECK_EQ(v, 12);
+    CHECK_EQ(base_num_parse_int("-3", -10, 10, &v), BASE_OK);
+    CHECK_EQ(v, -3);
+    v = 99;
+    /* atol would overflow (undefined) on these; here they are out of range. */
+    CHECK_EQ(base_num_parse_int("99999999999999999999999", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("-99999999999999999999999", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("2147483648", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("px", 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(base_num_parse_int("", 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(base_num_parse_int(NULL, 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(v, 99);
+    CHECK_EQ(base_num_parse_int("2147483647", INT_MIN, INT_MAX, &v), BASE_OK);
+    CHECK_EQ(v, INT_MAX);
+}
+
 static void utf8_rules(void)
 {
     static const struct {
@@ -331,6 +354,7 @@ static const check_case cases[] = {
     {"total_budget", total_budget},
     {"regex_enomem", regex_enomem},
     {"num_to_int", num_to_int},
+    {"num_parse_int", num_parse_int},
     {"utf8_rules", utf8_rules},
     {NULL, NULL},
 };

@@ -101,7 +101,11 @@ base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, 
 base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
                        int timeout_ms, char *err);
 
-/* Borrowed handles. */
+/* Purpose: the browser that opened or adopted p (to open a popup's tab in
+ * it, say). Ownership: borrowed; valid while the browser lives, which is
+ * longer than p. Thread: any. Errors: none; p must be a valid page (not
+ * checked). The accessors below are likewise borrowed handles, valid as
+ * long as p. */
 cdp_browser *cdp_page_browser(cdp_page *p);
 cdp_conn *cdp_page_conn(cdp_page *p);
 const char *cdp_page_session(cdp_page *p);

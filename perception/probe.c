@@ -31,11 +31,11 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/utf8.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
 

@@ -36,10 +36,10 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/utf8.h"
 #include "base/fs.h"
 #include "base/num.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "base/text.h"
 #include "perception/image.h"
 #include "perception/js.h"

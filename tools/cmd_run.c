@@ -291,7 +291,9 @@ int cli_cmd_run(int argc, char **argv)
     }
     base_httpd *srv = NULL;
     cli_session s;
-    char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "";
+    char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "", task_name[200];
+    snprintf(task_name, sizeof task_name, "%s", task->name);
+    int ran = 0;
     double start_t0 = base_monotime_ms();
     int status = cli_task_session_open_start("fovea run", task, task_path, site, cdp, target,
                                              headful, &srv, &s, start_err, start_url);
@@ -307,6 +309,7 @@ int cli_cmd_run(int argc, char **argv)
         return status;
     }
     if (status == 0) {
+        ran = 1;
         status = 1;
         fprintf(stderr, "fovea run: %s (%d steps) on %s\n", task->name, task->n_steps, s.url);
         ro.browser = cdp_browser_product(s.browser);
@@ -334,6 +337,9 @@ int cli_cmd_run(int argc, char **argv)
     base_httpd_destroy(srv);
     agent_task_free(task);
     if (base_interrupted()) {
+        if (!ran) /* stopped while the browser started: say so, as a run would */
+            printf("fovea run: %s interrupted by %s before the first step\n", task_name,
+                   base_signal_name(base_interrupted()));
         fflush(stdout);
         return 128 + base_interrupted();
     }

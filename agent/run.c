@@ -1149,8 +1149,16 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
     if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK && rn->page != rn->home &&
         strncmp(why, "tab closed", 10) == 0 && back_to_opener(rn, r)) {
         base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
-        if (*ok || !rn->delivered)
-            return 0; /* not delivered: the attempt may run again, on the opener */
+        if (*ok)
+            return 0;
+        if (!rn->delivered) {
+            /* Whatever the step saw, the cause is the closed tab; the
+             * attempt may run again, on the opener. */
+            copy(r->reason, sizeof r->reason, "page_gone");
+            snprintf(r->outcome, sizeof r->outcome, "the tab closed during the step (%.200s)",
+                     r->new_tab);
+            return 0;
+        }
         /* The action reached its element and the tab closed: that is its
          * effect (a sign-in popup's "Allow" closes it), not a failure. */
         *ok = 1;

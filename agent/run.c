@@ -110,6 +110,7 @@ typedef struct runner {
     char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this attempt */
     cdp_page *tabs[8];
     int n_tabs;
+    cdp_page *home;          /* the caller's page, where the run started */
     int delivered;           /* this attempt's action reached its element: never retried */
 } runner;
 
@@ -615,14 +616,24 @@ static base_err page_text(runner *rn, base_buf *out, char *err)
     return BASE_OK;
 }
 
+/* The deadline a pattern match gets: the step's, but never less than a
+ * quarter second from now, so a match started just before the step's end
+ * (after a slow page read) is not called catastrophic for being late. */
+static double re_deadline(double step_deadline)
+{
+    double floor_ms = now_ms() + 250;
+    return step_deadline > floor_ms ? step_deadline : floor_ms;
+}
+
 /* Does text contain the step's text (case-insensitive) and match its
  * pattern (compiled at load)? 1 yes, 0 no, -1 when the match hit one of the
  * regex limits (why says which; retrying cannot help). */
-static int text_matches(const agent_step *s, const char *text, char *why)
+static int text_matches(const agent_step *s, const char *text, double deadline, char *why)
 {
     if (s->re) {
         int m = 0;
-        base_err e = base_regex_match(s->re, text, strlen(text), &m, why);
+        base_err e = base_regex_match_until(s->re, text, strlen(text), re_deadline(deadline), &m,
+                                            why);
         if (e == BASE_ETOOBIG)
             return -1;
         if (e || !m)
@@ -912,7 +923,7 @@ static int act_wait_for(runner *rn, const agent_step *s, agent_step_record *r, g
         base_buf_init(&b, TEXT_MAX);
         base_err e = page_text(rn, &b, err);
         char why[BASE_ERRBUF_SIZE] = "";
-        int ok = !e && b.data ? text_matches(s, (const char *)b.data, why) : 0;
+        int ok = !e && b.data ? text_matches(s, (const char *)b.data, deadline, why) : 0;
         base_buf_fini(&b);
         if (ok < 0) {
             failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
@@ -958,7 +969,7 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
             base_buf_fini(&b);
         }
         char why[BASE_ERRBUF_SIZE] = "";
-        ok = text ? text_matches(s, text, why) : 0;
+        ok = text ? text_matches(s, text, deadline, why) : 0;
         if (ok < 0) {
             base_free(text);
             failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
@@ -973,14 +984,16 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
         /* The lines of the text that match (all non-empty ones without a pattern). */
         char why[BASE_ERRBUF_SIZE] = "";
         base_err re_e = BASE_OK;
+        double line_deadline = re_deadline(deadline); /* one budget for all the lines */
         for (char *save = NULL, *line = strtok_r(text, "\n", &save);
              line && r->n_extracted < AGENT_MAX_EXTRACT; line = strtok_r(NULL, "\n", &save)) {
             char n[160];
             norm(line, n, sizeof n);
             int m = 1;
-            base_err le = n[0] && s->re ? base_regex_match(s->re, line, strlen(line), &m, why)
+            base_err le = n[0] && s->re ? base_regex_match_until(s->re, line, strlen(line),
+                                                                 line_deadline, &m, why)
                                         : BASE_OK;
-            if (le == BASE_ETOOBIG) {
+            if (le == BASE_ETOOBIG || le == BASE_ECANCELED) {
                 re_e = le;
                 break;
             }
@@ -988,6 +1001,11 @@ static int act_read(runner *rn, const agent_step *s, agent_step_record *r, groun
                 continue;
             agent_secrets_scrub_copy(rn->sec, r->extracted[r->n_extracted++],
                                      sizeof r->extracted[0], line); /* masked before the cut */
+        }
+        if (re_e == BASE_ECANCELED) {
+            base_free(text);
+            stopped(r);
+            return 0;
         }
         if (re_e == BASE_ETOOBIG) {
             base_free(text);
@@ -1037,6 +1055,8 @@ static int act_dialog(runner *rn, const agent_step *s, agent_step_record *r)
     return 1;
 }
 
+static base_err move_to(runner *rn, cdp_page *np, char *err);
+
 /* Moves the run to tab target_id (a popup the step opened): the hand, the
  * prefetcher and the fingerprint observer move with it; the tab stays open
  * until the run ends. Returns 1 on success; else r->new_tab says why. */
@@ -1062,13 +1082,62 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
             break;
         base_sleep_ms(50);
     }
-    perc_prefetch *pf = NULL;
-    cascade_hand *hand = NULL;
     if (!e)
         e = perc_fingerprint_install(np, err);
-    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
     if (!e)
-        e = perc_prefetch_create(np, rn->vision, &po, &pf, err);
+        e = move_to(rn, np, err);
+    if (e) {
+        cdp_page_close(np);
+        snprintf(r->new_tab, sizeof r->new_tab, "not followed: %.140s", err);
+        return 0;
+    }
+    rn->tabs[rn->n_tabs++] = np;
+    char url[400];
+    page_url(rn, url, sizeof url);
+    snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
+    schedule(rn, r->desc);
+    return 1;
+}
+
+/* The followed tab closed itself (a sign-in or payment popup that closes
+ * once done): the run goes back to the newest tab still open before it,
+ * or the page it started on. Returns 1 when it moved; r->new_tab says
+ * where (or why not). */
+static int back_to_opener(runner *rn, agent_step_record *r)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    cdp_page *to = rn->home;
+    for (int t = rn->n_tabs - 1; t >= 0; t--) {
+        if (rn->tabs[t] != rn->page && cdp_page_status(rn->tabs[t], NULL, 0) == BASE_OK) {
+            to = rn->tabs[t];
+            break;
+        }
+    }
+    if (to == rn->page || cdp_page_status(to, NULL, 0) != BASE_OK ||
+        move_to(rn, to, err) != BASE_OK) {
+        snprintf(r->new_tab, sizeof r->new_tab, "the tab closed; no opener to go back to%s%.100s",
+                 err[0] ? ": " : "", err);
+        return 0;
+    }
+    /* Dialogs and popups already reported on the opener stay reported. */
+    rn->dialogs_seen = cdp_page_dialog_count(to);
+    rn->popups_seen = cdp_page_popup_count(to);
+    char url[400];
+    page_url(rn, url, sizeof url);
+    snprintf(r->new_tab, sizeof r->new_tab, "the tab closed itself; back on %.100s", url);
+    schedule(rn, r->desc);
+    return 1;
+}
+
+/* Moves the hand, the prefetcher and the fingerprint observer's state to
+ * np (a page with the fingerprint observer installed). On failure nothing
+ * changes. */
+static base_err move_to(runner *rn, cdp_page *np, char *err)
+{
+    perc_prefetch *pf = NULL;
+    cascade_hand *hand = NULL;
+    perc_prefetch_opts po = {0, rn->o.overlays != AGENT_OVERLAYS_NONE};
+    base_err e = perc_prefetch_create(np, rn->vision, &po, &pf, err);
     cascade_opts co;
     cascade_opts_init(&co);
     co.humanize = rn->o.humanize;
@@ -1079,16 +1148,13 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
         e = cascade_hand_create(np, &co, &hand, err);
     if (e) {
         perc_prefetch_destroy(pf);
-        cdp_page_close(np);
-        snprintf(r->new_tab, sizeof r->new_tab, "not followed: %.140s", err);
-        return 0;
+        return e;
     }
     cascade_hand_destroy(rn->hand);
     perc_prefetch_destroy(rn->pf);
     rn->hand = hand;
     rn->pf = pf;
     rn->page = np;
-    rn->tabs[rn->n_tabs++] = np;
     rn->ticket = 0;
     rn->last_epoch = 0;
     rn->n_masks = 0;
@@ -1097,11 +1163,7 @@ static int follow_tab(runner *rn, const char *target_id, agent_step_record *r)
     cdp_frame main;
     if (cdp_page_frames(np, &main, 1) > 0)
         copy(rn->main_frame, sizeof rn->main_frame, main.id);
-    char url[400];
-    page_url(rn, url, sizeof url);
-    snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
-    schedule(rn, r->desc);
-    return 1;
+    return BASE_OK;
 }
 
 /* After each attempt: report the dialogs the page showed (a dialog that did
@@ -1142,6 +1204,27 @@ static int step_faults(runner *rn, const agent_step *s, agent_step_record *r, in
     if (!*ok && strcmp(r->reason, "vision") == 0)
         return 1;
     char why[200] = "";
+    if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK && rn->page != rn->home &&
+        strncmp(why, "tab closed", 10) == 0 && back_to_opener(rn, r)) {
+        base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
+        if (*ok)
+            return 0;
+        if (!rn->delivered) {
+            /* Whatever the step saw, the cause is the closed tab; the
+             * attempt may run again, on the opener. */
+            copy(r->reason, sizeof r->reason, "page_gone");
+            snprintf(r->outcome, sizeof r->outcome, "the tab closed during the step (%.200s)",
+                     r->new_tab);
+            return 0;
+        }
+        /* The action reached its element and the tab closed: that is its
+         * effect (a sign-in popup's "Allow" closes it), not a failure. */
+        *ok = 1;
+        r->ok = 1;
+        copy(r->reason, sizeof r->reason, "ok");
+        snprintf(r->outcome, sizeof r->outcome, "clicked; the tab closed itself");
+        return 0;
+    }
     if (cdp_page_status(rn->page, why, sizeof why) != BASE_OK) {
         if (!*ok) {
             /* Whatever the step tripped over, this is the cause. */
@@ -1315,6 +1398,12 @@ static int run_step(runner *rn, int i, agent_step_record *r)
         copy(r->target_label, sizeof r->target_label, s->target.label);
         r->target_index = s->target.index;
         copy(r->intent, sizeof r->intent, "-");
+        /* A followed tab that closed itself after the previous step (its
+         * window.close() landed late): this step runs on the opener. */
+        char gone[200] = "";
+        if (rn->page != rn->home && cdp_page_status(rn->page, gone, sizeof gone) != BASE_OK &&
+            strncmp(gone, "tab closed", 10) == 0 && back_to_opener(rn, r))
+            base_log(BASE_LOG_AGENT, BASE_LOG_INFO, "step %d: %s", r->index, r->new_tab);
         double t0 = now_ms();
         grounded g;
         memset(&g, 0, sizeof g);
@@ -1488,6 +1577,7 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     runner rn;
     memset(&rn, 0, sizeof rn);
     rn.page = page;
+    rn.home = page;
     rn.task = task;
     if (o)
         rn.o = *o;

@@ -139,7 +139,10 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
 
 /* Purpose: like agent_trace_close for a run a stop signal ended: the end
  * line has ok false, "interrupted": signal ("SIGINT", ...) and the reason.
- * t is freed; NULL: no-op. */
+ * Ownership: t is freed (the caller's pointer is then invalid); reason and
+ * signal are borrowed. Thread: the run's thread (the one that wrote the
+ * steps). Errors: none returned (the run is ending; like agent_trace_close,
+ * a failed write only loses the end line). NULL t: no-op. */
 void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
                                    const char *reason, const char *signal);
 

@@ -25,19 +25,26 @@
  * pipe could not be made (the flag still works, sleeps poll instead). */
 int base_interrupt_install(void (*hard_hook)(void));
 
-/* The first signal received since install (SIGINT, ...), or 0. Any thread. */
+/* Purpose: the first stop signal received since install (SIGINT, ...), or
+ * 0 (also when the handlers were never installed). Ownership: none.
+ * Thread: any (an atomic load; async-signal-safe). Errors: none. */
 int base_interrupted(void);
 
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", or "signal N" (static buffer
  * for other numbers: not thread-safe for those). */
 const char *base_signal_name(int sig);
 
-/* Sleeps up to ms, returning early when a signal has arrived. Returns 1 when
- * interrupted (before or during the sleep), 0 after the full sleep. Any
- * thread. */
+/* Purpose: sleeps up to ms, returning early when a signal has arrived (it
+ * waits on the self-pipe, or polls every 20 ms without one). Returns 1 when
+ * interrupted (before or during the sleep), 0 after the full sleep; ms <= 0
+ * returns at once. Ownership: none. Thread: any. Errors: none (a failed
+ * wait falls back to polling). */
 int base_interrupt_sleep_ms(double ms);
 
-/* Test helper: forgets a received signal (the handlers stay). */
+/* Purpose: test helper: forgets a received signal, so base_interrupted()
+ * is 0 again (the handlers stay installed; a second signal is then a first
+ * one again). Ownership: none. Thread: any, but not while another thread
+ * relies on the flag. Errors: none. */
 void base_interrupt_reset(void);
 
 #endif

@@ -29,3 +29,28 @@ base_err base_num_to_int_exact(double v, int lo, int hi, int *out)
         return BASE_EINVAL;
     return base_num_to_int(v, lo, hi, out);
 }
+
+base_err base_num_parse_int(const char *s, int lo, int hi, int *out)
+{
+    if (!s || !out)
+        return BASE_EINVAL;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\f' || *s == '\r')
+        s++;
+    int neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    if (*s < '0' || *s > '9')
+        return BASE_EINVAL;
+    /* Accumulate with a cap above any int: the range check decides. */
+    long long v = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (v < 100000000000LL)
+            v = v * 10 + (*s - '0');
+    }
+    if (neg)
+        v = -v;
+    if (v < lo || v > hi)
+        return BASE_ETOOBIG;
+    *out = (int)v;
+    return BASE_OK;
+}

@@ -23,4 +23,12 @@ base_err base_num_to_int(double v, int lo, int hi, int *out);
  * a count, an id): 2.5 is BASE_EINVAL. Thread: any. */
 base_err base_num_to_int_exact(double v, int lo, int hi, int *out);
 
+/* Purpose: parses the integer at the start of s (page attributes such as
+ * <select size="4">, environment variables) as HTML parses integer
+ * attributes: leading ASCII whitespace, an optional sign, decimal digits;
+ * anything after the digits is ignored ("4px" is 4). Unlike atol it never
+ * overflows. Ownership: borrows s. Thread: any. Errors: BASE_EINVAL (NULL
+ * or no digits), BASE_ETOOBIG (outside lo..hi); *out untouched on failure. */
+base_err base_num_parse_int(const char *s, int lo, int hi, int *out);
+
 #endif

@@ -22,6 +22,8 @@
 #include <stdio.h>
 
 #include "base/alloc.h"
+#include "base/clock.h"
+#include "base/interrupt.h"
 
 /* The deepest parenthesis nesting accepted; PCRE2's default is 250. Real
  * patterns rarely nest more than five levels. */
@@ -96,7 +98,13 @@ base_err base_regex_compile(const char *pattern, size_t len, unsigned flags, bas
      * hold invalid sequences, which MATCH_INVALID_UTF lets us search
      * without a separate check (they simply never match). \C could split a
      * character, so it is refused. */
-    uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C;
+    /* AUTO_CALLOUT: a callout before every pattern item is how one match
+     * call counts its TOTAL work. PCRE2's match limit restarts at every
+     * start position, so an unanchored pattern over many lines could do
+     * (lines x limit) steps; the callout also sees the caller's deadline
+     * and a stop signal. */
+    uint32_t opts = PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_NEVER_BACKSLASH_C |
+                    PCRE2_AUTO_CALLOUT;
     if (flags & BASE_REGEX_MULTILINE)
         opts |= PCRE2_MULTILINE;
     if (flags & BASE_REGEX_CASELESS)
@@ -134,16 +142,63 @@ fail:
     return e;
 }
 
+/* One match call's running total, handed to the callout. */
+typedef struct {
+    uint64_t steps;
+    double deadline_ms; /* base_monotime_ms() value, 0 = none */
+    int why;            /* STOP_* once the callout ended the match */
+} match_budget;
+
+enum { STOP_NONE, STOP_BUDGET, STOP_DEADLINE, STOP_SIGNAL };
+
+/* Reading the clock is far dearer than a pattern item: look every 4096. */
+#define CLOCK_EVERY 4096u
+
+static int re_callout(pcre2_callout_block *cb, void *data)
+{
+    (void)cb;
+    match_budget *b = data;
+    if (++b->steps > BASE_REGEX_TOTAL_STEPS) {
+        b->why = STOP_BUDGET;
+        return PCRE2_ERROR_CALLOUT;
+    }
+    if ((b->steps % CLOCK_EVERY) == 0) {
+        if (base_interrupted()) {
+            b->why = STOP_SIGNAL;
+            return PCRE2_ERROR_CALLOUT;
+        }
+        if (b->deadline_ms > 0 && base_monotime_ms() >= b->deadline_ms) {
+            b->why = STOP_DEADLINE;
+            return PCRE2_ERROR_CALLOUT;
+        }
+    }
+    return 0;
+}
+
 base_err base_regex_match(const base_regex *re, const char *subject, size_t len, int *matched,
                           char *err)
 {
+    return base_regex_match_until(re, subject, len, 0, matched, err);
+}
+
+base_err base_regex_match_until(const base_regex *re, const char *subject, size_t len,
+                                double deadline_ms, int *matched, char *err)
+{
     if (!re || !subject || !matched)
         return base_errf(err, BASE_EINVAL, "regex: no pattern or subject");
-    pcre2_match_data *md = pcre2_match_data_create(1, re->gctx);
-    if (!md)
+    /* The callout's counter is per call: a copy of the shared match
+     * context carries it, so the compiled regex stays read-only. */
+    match_budget b = {0, deadline_ms, STOP_NONE};
+    pcre2_match_context *mctx = pcre2_match_context_copy(re->mctx);
+    pcre2_match_data *md = mctx ? pcre2_match_data_create(1, re->gctx) : NULL;
+    if (!md) {
+        pcre2_match_context_free(mctx);
         return base_errf(err, BASE_ENOMEM, "regex: out of memory");
-    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0, 0, md, re->mctx);
+    }
+    pcre2_set_callout(mctx, re_callout, &b);
+    int rc = pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0, 0, md, mctx);
     pcre2_match_data_free(md);
+    pcre2_match_context_free(mctx);
     if (rc >= 0) {
         *matched = 1;
         return BASE_OK;
@@ -152,6 +207,20 @@ base_err base_regex_match(const base_regex *re, const char *subject, size_t len,
     case PCRE2_ERROR_NOMATCH:
         *matched = 0;
         return BASE_OK;
+    case PCRE2_ERROR_CALLOUT:
+        if (b.why == STOP_SIGNAL)
+            return base_errf(err, BASE_ECANCELED, "regex: match stopped by %s",
+                             base_signal_name(base_interrupted()));
+        if (b.why == STOP_DEADLINE)
+            return base_errf(err, BASE_ETOOBIG,
+                             "regex: match still running at the step's deadline after %llu "
+                             "steps (the pattern backtracks catastrophically on this text; "
+                             "simplify it)",
+                             (unsigned long long)b.steps);
+        return base_errf(err, BASE_ETOOBIG,
+                         "regex: match gave up after %u steps in total over %zu bytes (the "
+                         "pattern backtracks catastrophically on this text; simplify it)",
+                         BASE_REGEX_TOTAL_STEPS, len);
     case PCRE2_ERROR_MATCHLIMIT:
         return base_errf(err, BASE_ETOOBIG,
                          "regex: match gave up after %u backtracking steps (the pattern "

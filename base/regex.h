@@ -17,7 +17,13 @@
  *     large";
  *   - each match is limited in backtracking steps, nesting depth and heap,
  *     so catastrophic backtracking ((a+)+$ on a long line) ends in
- *     milliseconds with BASE_ETOOBIG instead of running for hours.
+ *     milliseconds with BASE_ETOOBIG instead of running for hours;
+ *   - PCRE2 restarts its step count at every start position, so an
+ *     unanchored pattern over page text of many lines could still run for
+ *     (lines x limit) steps: each match call also counts its TOTAL steps
+ *     (a callout before every pattern item) and stops at
+ *     BASE_REGEX_TOTAL_STEPS, at the caller's deadline, or on a stop signal
+ *     (base/interrupt.h).
  * Subjects may contain invalid UTF-8 (page text); such bytes never match.
  */
 #ifndef FOVEA_BASE_REGEX_H
@@ -32,6 +38,7 @@
 #define BASE_REGEX_MATCH_LIMIT 1000000u       /* backtracking steps per match */
 #define BASE_REGEX_DEPTH_LIMIT 10000u         /* nested backtracking frames */
 #define BASE_REGEX_HEAP_LIMIT_KIB 8192u       /* heap for one match's frames */
+#define BASE_REGEX_TOTAL_STEPS 20000000u      /* pattern items per match call, all starts */
 
 /* ^ and $ match at every line start/end as well (page text is many lines). */
 #define BASE_REGEX_MULTILINE 1u
@@ -53,10 +60,20 @@ base_err base_regex_compile(const char *pattern, size_t len, unsigned flags, bas
 /* Purpose: searches subject (len bytes) for the pattern; *matched is 1 when
  * it matches somewhere, 0 when not. Ownership: borrows both.
  * Thread: any (a compiled regex is read-only). Errors: BASE_ETOOBIG (the
- * match hit the step, depth or heap limit: err names the limit, *matched
- * untouched), BASE_EINVAL (NULL arguments), BASE_ENOMEM. */
+ * match hit the step, total-step, depth or heap limit: err names the
+ * limit, *matched untouched), BASE_ECANCELED (a stop signal arrived during
+ * the match, see base/interrupt.h), BASE_EINVAL (NULL arguments),
+ * BASE_ENOMEM. */
 base_err base_regex_match(const base_regex *re, const char *subject, size_t len, int *matched,
                           char *err);
+
+/* Purpose: base_regex_match that also gives up when base_monotime_ms()
+ * reaches deadline_ms (0 = no deadline), so a step's timeout bounds its
+ * pattern. Ownership, thread: as base_regex_match. Errors: as
+ * base_regex_match; a passed deadline is BASE_ETOOBIG ("still running at
+ * the step's deadline"). */
+base_err base_regex_match_until(const base_regex *re, const char *subject, size_t len,
+                                double deadline_ms, int *matched, char *err);
 
 /* Frees a compiled regex; NULL is a no-op. Any thread. */
 void base_regex_destroy(base_regex *re);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base/alloc.h"
+
 size_t base_utf8_seq_len(const char *s, size_t n)
 {
     if (!n)
@@ -88,4 +90,60 @@ size_t base_utf8_repair(const char *s, size_t n, char *dst, size_t cap)
     }
     dst[o] = '\0';
     return o;
+}
+
+/* The value of the 4 hex digits at p, or -1. */
+static long hex4(const char *p)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        char ch = p[i];
+        int d = ch >= '0' && ch <= '9'   ? ch - '0'
+                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                         : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Any backslash in valid JSON is inside a string, so escapes are found by
+ * pairing backslashes, without tracking strings. The rewrite keeps the
+ * length, so offsets in error messages still match the original. */
+base_err base_json_fix_surrogates(const char *text, size_t n, char **fixed)
+{
+    *fixed = NULL;
+    char *out = NULL;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (text[i] != '\\')
+            continue;
+        if (text[i + 1] != 'u' || i + 6 > n) {
+            i++; /* \" \\ \n ...: skip the escaped character */
+            continue;
+        }
+        long v = hex4(text + i + 2);
+        if (v < 0xD800 || v > 0xDFFF) {
+            i += 5;
+            continue;
+        }
+        if (v <= 0xDBFF && i + 12 <= n && text[i + 6] == '\\' && text[i + 7] == 'u') {
+            long lo = hex4(text + i + 8);
+            if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                i += 11; /* a proper pair */
+                continue;
+            }
+        }
+        if (!out) {
+            out = base_malloc(n ? n : 1);
+            if (!out)
+                return BASE_ENOMEM;
+            memcpy(out, text, n);
+        }
+        memcpy(out + i + 2, "fffd", 4);
+        i += 5;
+    }
+    *fixed = out;
+    return BASE_OK;
 }

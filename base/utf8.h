@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "base/err.h"
+
 /* Purpose: offset of the first byte that does not start a valid UTF-8
  * sequence in s[0..n), or n when all of it is valid (a sequence cut by the
  * end is invalid). Ownership: borrows s. Thread: any. Errors: none. */
@@ -29,5 +31,16 @@ size_t base_utf8_repair(const char *s, size_t n, char *dst, size_t cap);
 /* Bytes base_utf8_repair needs for s[0..n) in the worst case (every byte
  * replaced by three), plus the NUL. */
 #define BASE_UTF8_REPAIR_CAP(n) ((n) * 3 + 1)
+
+/* Purpose: JavaScript strings are UTF-16 and may hold half a surrogate
+ * pair (a label cut with .slice() through an emoji); Chromium and
+ * JSON.stringify send it as a lone "\\udXXX" escape, which cJSON refuses,
+ * and with it the whole document. Rewrites every unpaired surrogate escape
+ * in the JSON text (n bytes) as "\\ufffd" (U+FFFD, same length) in a copy.
+ * Ownership: *fixed is NULL when nothing needed rewriting (parse text as
+ * it is), else a copy of n bytes, not NUL-terminated, that the caller
+ * frees with base_free. Thread: any (pure). Errors: BASE_ENOMEM (*fixed
+ * NULL). */
+base_err base_json_fix_surrogates(const char *text, size_t n, char **fixed);
 
 #endif

@@ -190,7 +190,9 @@ typedef struct cascade_field_info {
  * hand's owner. Errors: BASE_EINVAL, transport errors (BASE_ETIMEDOUT...). */
 base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_field_info *out,
                             char *err);
-/* Frees out->value; NULL-safe. */
+/* Purpose: frees f->value (the only owned member) and zeroes *f, so a
+ * second fini is harmless. Ownership: f itself stays the caller's.
+ * Thread: any. Errors: none; NULL is a no-op. */
 void cascade_field_info_fini(cascade_field_info *f);
 
 /* ---- per-domain learnings (added by the hand) ----

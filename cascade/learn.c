@@ -75,7 +75,8 @@ static int valid_root(const cJSON *r)
     return 1;
 }
 
-/* Reads and checks the file at path; a missing file is an empty store.
+/* Reads and checks the file at path; a missing or 0-byte file is an empty
+ * store.
  * *out is a new root. */
 static base_err read_root(const char *path, cJSON **out, char *err)
 {
@@ -83,6 +84,13 @@ static base_err read_root(const char *path, cJSON **out, char *err)
     size_t len = 0;
     char why[BASE_ERRBUF_SIZE] = "";
     base_err e = base_read_file(path, &text, &len, MAX_FILE_BYTES, why);
+    if (e == BASE_OK && len == 0) {
+        /* An empty file (made with `touch` to share a path between runs
+         * before the first write) is an empty store too. */
+        base_free(text);
+        text = NULL;
+        e = BASE_ENOTFOUND;
+    }
     if (e == BASE_ENOTFOUND) { /* a missing file is an empty store */
         cJSON *r = new_root();
         if (!r)

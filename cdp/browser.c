@@ -18,6 +18,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "base/log.h"
 
 #define MAX_FRAMES 256
@@ -715,9 +716,24 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     int same_doc = jstr(res, "loaderId") == NULL;
     cJSON_Delete(res);
     if (!same_doc) {
-        int left = timeout_ms - (int)((base_monotime() - t0) / 1000);
-        e = cdp_waiter_wait(w, left > 0 ? left : 1, NULL);
-        if (e == BASE_ETIMEDOUT &&
+        /* In slices, so that a stop signal (base/interrupt.h) ends the
+         * wait for a slow or frozen start page at once. */
+        for (;;) {
+            int left = timeout_ms - (int)((base_monotime() - t0) / 1000);
+            int slice = left > 100 ? 100 : left > 0 ? left : 1;
+            e = cdp_waiter_wait(w, slice, NULL);
+            if (e != BASE_ETIMEDOUT || left <= slice)
+                break;
+            if (base_interrupted()) {
+                e = BASE_ECANCELED;
+                base_errf(err, e, "navigation to %.200s: interrupted by %s", url,
+                          base_signal_name(base_interrupted()));
+                break;
+            }
+        }
+        if (e == BASE_ECANCELED) {
+            /* reported above */
+        } else if (e == BASE_ETIMEDOUT &&
             cdp_page_evaluate(p, "1", NULL, 700, NULL) == BASE_ETIMEDOUT) {
             /* No load event and no answer at all: a script holds the
              * renderer (an endless loop). Every later call would wait too. */

@@ -79,7 +79,9 @@ void cdp_page_close(cdp_page *p);
  * readable cause ("navigation to URL failed: net::ERR_NAME_NOT_RESOLVED (DNS
  * lookup failed)"), or "HTTP 404 at URL" when an http(s)
  * document loaded with a status >= 400; BASE_ETIMEDOUT; BASE_ECLOSED (the
- * browser or the page died meanwhile). */
+ * browser or the page died meanwhile); BASE_ECANCELED when a stop signal
+ * (base/interrupt.h, installed by the program) arrived while waiting for
+ * the load event. */
 base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *err);
 
 /* Runtime.evaluate(expr, returnByValue, awaitPromise) in the main frame.
@@ -99,7 +101,11 @@ base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, 
 base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
                        int timeout_ms, char *err);
 
-/* Borrowed handles. */
+/* Purpose: the browser that opened or adopted p (to open a popup's tab in
+ * it, say). Ownership: borrowed; valid while the browser lives, which is
+ * longer than p. Thread: any. Errors: none; p must be a valid page (not
+ * checked). The accessors below are likewise borrowed handles, valid as
+ * long as p. */
 cdp_browser *cdp_page_browser(cdp_page *p);
 cdp_conn *cdp_page_conn(cdp_page *p);
 const char *cdp_page_session(cdp_page *p);

@@ -498,8 +498,8 @@ static int parse_active_port(const char *text, int *port, char *path, size_t cap
 
 /* Child side of spawn_browser, between fork and exec: async-signal-safe
  * calls only. Reports an exec failure as errno through errfd. */
-static _Noreturn void child_exec(const char *exe, char *const *argv, const char *log,
-                                 pid_t parent, int errfd)
+static _Noreturn void child_exec(const char *exe, char *const *argv, char *const *envp,
+                                 const char *log, pid_t parent, int errfd)
 {
     /* If the launching thread dies (a crash, ctest's SIGKILL on timeout), take
      * the browser with it; the rest of its group exits once it is gone. */
@@ -529,7 +529,7 @@ static _Noreturn void child_exec(const char *exe, char *const *argv, const char 
                 close(fd);
         }
     }
-    execv(exe, argv);
+    execve(exe, argv, envp);
 fail:;
     int e = errno;
     ssize_t w = write(errfd, &e, sizeof e);
@@ -537,7 +537,8 @@ fail:;
     _exit(127);
 }
 
-static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv, char *err)
+static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv,
+                              char *const *envp, char *err)
 {
     int ep[2];
     if (pipe2(ep, O_CLOEXEC) != 0)
@@ -552,7 +553,7 @@ static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv
     }
     if (pid == 0) {
         close(ep[0]);
-        child_exec(exe, argv, p->log_path, parent, ep[1]);
+        child_exec(exe, argv, envp, p->log_path, parent, ep[1]);
     }
     close(ep[1]);
     /* Also set the group from this side, so that it exists before we could
@@ -570,6 +571,52 @@ static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv
         return base_errf(err, BASE_EIO, "launch: cannot start %s: %s", exe,
                          strerror(child_errno));
     return BASE_OK;
+}
+
+/* Chromium makes a scratch directory (org.chromium.Chromium.XXXXXX) in
+ * $TMPDIR at every start and does not always remove it: one per launch
+ * piled up in /tmp. The browser gets TMPDIR=<profile>/t instead, which
+ * goes with the profile. Builds that environment (this process's, with
+ * TMPDIR replaced) in the parent: the child may only make
+ * async-signal-safe calls. *tmpvar is the "TMPDIR=..." string; the caller
+ * frees both. Chromium puts a Unix socket in that directory, whose path
+ * may not exceed 107 bytes: with a profile path too long for it (or out
+ * of memory, or mkdir failing) this returns NULL and the browser keeps
+ * this process's TMPDIR, as before. */
+static char **browser_env(const char *profile, char **tmpvar)
+{
+    extern char **environ;
+    *tmpvar = NULL;
+    /* <profile>/t + "/org.chromium.Chromium.XXXXXX/SingletonSocket" */
+    if (strlen(profile) + 2 + 45 > 107)
+        return NULL;
+    size_t tl = strlen(profile) + sizeof "TMPDIR=/t";
+    *tmpvar = base_malloc(tl);
+    if (!*tmpvar)
+        return NULL;
+    snprintf(*tmpvar, tl, "TMPDIR=%s/t", profile);
+    if (mkdir(*tmpvar + 7, 0700) != 0) {
+        base_free(*tmpvar);
+        *tmpvar = NULL;
+        return NULL;
+    }
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **envp = base_calloc(n + 2, sizeof *envp);
+    if (!envp) {
+        base_free(*tmpvar);
+        *tmpvar = NULL;
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
+            envp[k++] = environ[i];
+    }
+    envp[k++] = *tmpvar;
+    envp[k] = NULL;
+    return envp;
 }
 
 /* Waits for DevToolsActivePort and builds the websocket URL. */
@@ -657,6 +704,8 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     base_err e = BASE_ENOMEM;
     char **argv = NULL;
     char *udd = NULL;
+    char **envp = NULL;
+    char *tmpvar = NULL;
     char winsz[48];
     int registered = 0;
     cdp_process *p = base_calloc(1, sizeof *p);
@@ -731,6 +780,7 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     argv[ac++] = (char *)(uintptr_t) "about:blank";
     argv[ac] = NULL;
 
+    envp = browser_env(p->profile, &tmpvar);
     /* Take a slot before spawning so that a signal arriving right after the
      * spawn still finds the profile to remove. */
     pthread_once(&g_atexit_once, register_atexit);
@@ -756,7 +806,10 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
     p->next = g_list;
     g_list = p;
     registered = 1;
-    e = spawn_browser(p, exe, argv, err);
+    {
+        extern char **environ;
+        e = spawn_browser(p, exe, argv, envp ? envp : environ, err);
+    }
     if (e == BASE_OK)
         atomic_store(&s->pgid, (int)p->pid);
     pthread_mutex_unlock(&g_mu);
@@ -771,6 +824,8 @@ base_err cdp_launch(const cdp_launch_opts *o, cdp_process **out, char *err)
              (double)(base_monotime() - t0) / 1000.0, p->ws_url);
     base_free(argv);
     base_free(udd);
+    base_free(envp);
+    base_free(tmpvar);
     base_free(exe);
     *out = p;
     return BASE_OK;
@@ -789,6 +844,8 @@ fail:
     }
     base_free(argv);
     base_free(udd);
+    base_free(envp);
+    base_free(tmpvar);
     base_free(exe);
     return e;
 }

@@ -30,6 +30,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "cdp/cdp.h"
 
 #define DEFAULT_MAX_MESSAGE ((size_t)256 << 20)
@@ -112,7 +113,13 @@ struct cdp_conn {
 
 base_err cdp_msg_parse(const char *text, size_t n, cJSON **root_out, cdp_msg *msg, char *err)
 {
-    cJSON *root = cJSON_ParseWithLength(text, n);
+    /* Page strings may hold half a surrogate pair (base/utf8.h), which
+     * cJSON refuses, and with it the whole frame. */
+    char *fixed = NULL;
+    if (base_json_fix_surrogates(text, n, &fixed) != BASE_OK)
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    cJSON *root = cJSON_ParseWithLength(fixed ? fixed : text, n);
+    base_free(fixed);
     if (!root)
         return base_errf(err, BASE_EPROTO, "cdp: frame is not valid JSON (%zu bytes)", n);
     cdp_msg m;

@@ -2,7 +2,9 @@
  *
  * Uses the TurboJPEG 2.x API (tjDecompressHeader3 / tjDecompress2 /
  * tjCompress2) that Debian's libturbojpeg 2.1 provides. The header is read
- * first and the dimensions checked before the output buffer is allocated.
+ * first and the dimensions checked before the output buffer is allocated,
+ * both against the global limits and against what the data can hold
+ * (jpeg_plausible).
  * TurboJPEG reports truncated data as a warning and fills the missing part
  * with grey; fovea treats "premature end" as a decode error so a cut-off
  * screenshot is never mistaken for a page, while other warnings (stray bytes
@@ -26,6 +28,51 @@ static base_err tj_fail(tjhandle tj, base_err e, const char *what, char *err)
     return base_errf(err, e, "jpeg: %s: %s", what, m ? m : "unknown error");
 }
 
+/* The frame type of the first SOF marker: 1 Huffman (baseline, extended,
+ * progressive, lossless), 2 arithmetic coding, 0 not found. Walks the
+ * marker segments from SOI; the header has already been read by TurboJPEG,
+ * so this only classifies. */
+static int sof_coding(const uint8_t *d, size_t n)
+{
+    size_t i = 2;
+    while (i + 4 <= n) {
+        if (d[i] != 0xFF)
+            return 0;
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) {
+            i++; /* fill byte */
+            continue;
+        }
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
+            return m >= 0xC9 ? 2 : 1;
+        if (m == 0xDA || m == 0xD9)
+            return 0;
+        i += 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
+    }
+    return 0;
+}
+
+/* A forged header can claim 16000x6000 in a 651-byte file, and the decoder
+ * would allocate 384 MB for it and fill it with grey. Every 8x8 block of
+ * the first component costs at least one bit with Huffman coding (a DC
+ * code; baseline needs an end-of-block code too, progressive DC scans one
+ * code per block), so the data must hold at least blocks/8 bytes. Arithmetic
+ * coding can go below a bit per block; it gets a 64 times looser bound. A
+ * real image, however flat, is far above either bound (a white 4000x3000
+ * screenshot is ~190 KB at quality 80; the bound is 23 KB). */
+static base_err jpeg_plausible(const uint8_t *data, size_t n, int w, int h, char *err)
+{
+    uint64_t blocks = (uint64_t)((w + 7) / 8) * (uint64_t)((h + 7) / 8);
+    int coding = sof_coding(data, n);
+    uint64_t min = coding == 2 ? blocks / 512 : blocks / 8;
+    if ((uint64_t)n < min)
+        return base_errf(err, BASE_EDECODE,
+                         "jpeg: %zu bytes is too small for the %dx%d its header claims (at "
+                         "least %llu bytes): a forged or truncated file",
+                         n, w, h, (unsigned long long)min);
+    return BASE_OK;
+}
+
 static base_err jpeg_header(tjhandle tj, const uint8_t *data, size_t n, int *w, int *h, char *err)
 {
     int iw = 0;
@@ -35,6 +82,8 @@ static base_err jpeg_header(tjhandle tj, const uint8_t *data, size_t n, int *w, 
     if (tjDecompressHeader3(tj, data, (unsigned long)n, &iw, &ih, &sub, &cs) != 0)
         return tj_fail(tj, BASE_EDECODE, "bad header", err);
     base_err e = perc__check_dims(iw, ih, "jpeg", err);
+    if (!e)
+        e = jpeg_plausible(data, n, iw, ih, err);
     if (e)
         return e;
     *w = iw;
@@ -72,7 +121,10 @@ base_err perc__jpeg_decode(const uint8_t *data, size_t n, perc_image *out, char 
     if (tjDecompress2(tj, data, (unsigned long)n, px, w, (int)stride, h, TJPF_RGBA, 0) != 0) {
         const char *m = tjGetErrorStr2(tj);
         int fatal = tjGetErrorCode(tj) == TJERR_FATAL;
-        if (fatal || (m && strstr(m, "Premature end"))) {
+        /* "Premature end of JPEG file" (cut) and "Corrupt JPEG data:
+         * premature end of data segment" (a marker where scan data should
+         * be, as in a forged header) both mean part of the image is grey. */
+        if (fatal || (m && (strstr(m, "Premature end") || strstr(m, "premature end")))) {
             e = base_errf(err, BASE_EDECODE, "jpeg: %s", m && *m ? m : "corrupt data");
             goto done;
         }

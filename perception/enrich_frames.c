@@ -33,6 +33,7 @@
 #include "base/buf.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
 
@@ -96,6 +97,16 @@ static double num(const cJSON *o, const char *k, double dflt)
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : dflt;
 }
 
+cJSON *perc__parse_page_json(const char *text)
+{
+    size_t n = strlen(text);
+    char *fx = NULL;
+    base_json_fix_surrogates(text, n, &fx);
+    cJSON *r = cJSON_ParseWithLength(fx ? fx : text, n);
+    base_free(fx);
+    return r;
+}
+
 int perc__json_int(const cJSON *o, const char *k, int dflt, int lo, int hi)
 {
     int v = dflt;
@@ -123,7 +134,7 @@ static base_err reply_json(cJSON *res, cJSON **out, char *err)
     }
     const cJSON *v =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "result"), "value");
-    cJSON *r = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON *r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
     cJSON_Delete(res);
     if (!r)
         return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
@@ -184,7 +195,7 @@ static base_err eval_pass(cdp_page *page, const char *session, int context, cons
         cJSON_Delete(v);
         return e;
     }
-    cJSON *r = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON *r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
     cJSON_Delete(v);
     if (!r)
         return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");

@@ -44,6 +44,11 @@ base_err perc__probe_run(cdp_page *page, const perc_box *boxes, int n, int want_
  * out-of-range casts); string field k ("" when absent). */
 int perc__json_int(const cJSON *o, const char *k, int dflt, int lo, int hi);
 const char *perc__json_str(const cJSON *o, const char *k);
+/* cJSON_Parse of JSON text a page script made (JSON.stringify), whose
+ * strings may hold half a surrogate pair (base/utf8.h): those become
+ * U+FFFD instead of failing the whole reply. NULL when not JSON or out of
+ * memory; the caller frees the tree. Any thread. */
+cJSON *perc__parse_page_json(const char *text);
 
 /* Frees what perc__probe_run filled (NULL or zeroed: no-op). */
 void perc__probe_fini(perc__probe *p);

@@ -35,6 +35,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/num.h"
+#include "base/utf8.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
 
@@ -312,7 +313,10 @@ base_err perc__probe_parse(const char *json, size_t len, base_rect box, const ba
 {
     if (!json || !sent || !out || n_sent < 1 || n_sent > SNAP_PROBE_MAX_POINTS)
         return base_errf(err, BASE_EINVAL, "probe: bad arguments to the reply parser");
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
+    base_json_fix_surrogates(json, len, &fx);
+    cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
+    base_free(fx);
     if (!root)
         return base_errf(err, BASE_EPROTO, "probe: reply is not JSON");
     perc__reply r;

@@ -39,6 +39,7 @@
 #include "base/fs.h"
 #include "base/num.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "base/text.h"
 #include "perception/image.h"
 #include "perception/js.h"
@@ -811,7 +812,10 @@ static const char *implicit_role(const raw_doc *d, int i, const char *tag)
         return attr(d, i, "href") ? "link" : "";
     if (streq(tag, "select")) {
         const char *size = attr(d, i, "size");
-        return attr(d, i, "multiple") || (size && atol(size) > 1) ? "listbox" : "combobox";
+        int rows = 0;
+        if (size && base_num_parse_int(size, INT_MIN, INT_MAX, &rows) != BASE_OK)
+            rows = 0; /* no number, or beyond int: as if absent */
+        return attr(d, i, "multiple") || rows > 1 ? "listbox" : "combobox";
     }
     if (streq(tag, "input")) {
         const char *type = attr(d, i, "type");
@@ -1782,7 +1786,15 @@ static base_err load_listeners(capture *c)
     char ferr[BASE_ERRBUF_SIZE] = "";
     base_err e = cdp_page_evaluate(c->page, expr, &v, CALL_TIMEOUT_MS, ferr);
     base_free(expr);
-    cJSON *root = !e && cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
+    cJSON *root = NULL;
+    if (!e && cJSON_IsString(v)) {
+        /* page text may hold half a surrogate pair (base/utf8.h) */
+        size_t vn = strlen(v->valuestring);
+        char *fx = NULL;
+        base_json_fix_surrogates(v->valuestring, vn, &fx);
+        root = cJSON_ParseWithLength(fx ? fx : v->valuestring, vn);
+        base_free(fx);
+    }
     cJSON_Delete(v);
     if (!root) {
         base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no listener set: %s",
@@ -2151,7 +2163,10 @@ base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, c
     if (len > PERC_SNAPSHOT_MAX_BYTES)
         return base_errf(err, BASE_ETOOBIG, "snapshot: %zu bytes, at most %u", len,
                          PERC_SNAPSHOT_MAX_BYTES);
-    cJSON *root = cJSON_ParseWithLength(json, len);
+    char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
+    base_json_fix_surrogates(json, len, &fx);
+    cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
+    base_free(fx);
     if (!root)
         return base_errf(err, BASE_EPROTO, "snapshot: not valid JSON");
     base_err e = perc_snapshot_load(root, out, err);

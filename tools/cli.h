@@ -31,6 +31,9 @@ typedef struct cli_browser_opts {
     int headful;
     const char *target; /* with cdp: the tab to adopt, an id or a URL substring */
     int viewport_set;   /* --width/--height/--scale given (an adopted tab ignores them) */
+    int nav_timeout_ms; /* the first navigation's limit; 0: 30 s */
+    char *nav_err;      /* optional (BASE_ERRBUF_SIZE): receives the error when the browser
+                           started but the navigation to url failed */
 } cli_browser_opts;
 
 void cli_browser_opts_init(cli_browser_opts *o);
@@ -90,6 +93,16 @@ int cli_task_session_open_target(const char *cmd, const struct agent_task *task,
                                  const char *task_path, const char *site, const char *cdp,
                                  const char *target, int headful, base_httpd **srv,
                                  cli_session *s);
+/* The same, for fovea run: the start URL gets the first step's timeout_ms
+ * (at least CLI_START_MIN_MS) to load instead of 30 s, and when the browser
+ * started but the start URL failed (a 404, a refused connection, a frozen
+ * page, a stop signal) start_err (BASE_ERRBUF_SIZE) receives why and url
+ * (1024 bytes) the URL, so the caller can still write a report. */
+#define CLI_START_MIN_MS 5000
+int cli_task_session_open_start(const char *cmd, const struct agent_task *task,
+                                const char *task_path, const char *site, const char *cdp,
+                                const char *target, int headful, base_httpd **srv,
+                                cli_session *s, char *start_err, char *start_url);
 
 /* Installs what SIGINT/SIGTERM/SIGHUP/SIGQUIT do (tools/signals.c). graceful:
  * the command checks base_interrupted() and finishes its output itself

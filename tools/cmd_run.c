@@ -20,6 +20,7 @@
 #include "agent/task.h"
 #include "agent/trace.h"
 #include "cascade/cascade.h"
+#include "base/clock.h"
 #include "base/interrupt.h"
 #include "tools/cli.h"
 
@@ -73,6 +74,15 @@ int cli_task_session_open_target(const char *cmd, const agent_task *task,
                                  const char *task_path, const char *site, const char *cdp,
                                  const char *target, int headful, base_httpd **srv,
                                  cli_session *s)
+{
+    return cli_task_session_open_start(cmd, task, task_path, site, cdp, target, headful, srv, s,
+                                       NULL, NULL);
+}
+
+int cli_task_session_open_start(const char *cmd, const agent_task *task,
+                                const char *task_path, const char *site, const char *cdp,
+                                const char *target, int headful, base_httpd **srv,
+                                cli_session *s, char *start_err, char *start_url)
 {
     *srv = NULL;
     memset(s, 0, sizeof *s);
@@ -129,12 +139,58 @@ int cli_task_session_open_target(const char *cmd, const agent_task *task,
     bo.height = task->height;
     bo.scale = task->scale;
     bo.headful = headful;
+    if (start_err) {
+        /* The start page is bounded like the step that waits for it. */
+        int first = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
+        bo.nav_timeout_ms = first > CLI_START_MIN_MS ? first : CLI_START_MIN_MS;
+        bo.nav_err = start_err;
+        start_err[0] = '\0';
+        snprintf(start_url, 1024, "%s", url);
+    }
     if (cli_session_open(s, &bo) != BASE_OK) {
         base_httpd_destroy(*srv);
         *srv = NULL;
         return 1;
     }
     return 0;
+}
+
+/* The start URL failed after the browser started (a 404, a refused
+ * connection, a frozen page, a stop signal): the run still leaves its
+ * trace, with the failure as the end record, and its report, like a run
+ * that failed at a step. Returns the exit status (1, or 128 + signal). */
+static int start_failed(const agent_task *task, const agent_run_opts *ro, const char *url,
+                        const char *why, double ms)
+{
+    int sig = base_interrupted();
+    char reason[BASE_ERRBUF_SIZE + 32];
+    if (sig)
+        snprintf(reason, sizeof reason, "interrupted by %s before the first step (%s)",
+                 base_signal_name(sig), why);
+    else
+        snprintf(reason, sizeof reason, "start URL: %s", why);
+    agent_trace_info info = {task->name, ro->task_file, url, ro->vision, NULL, task->width,
+                             task->height, task->scale, ro->humanize, ro->seed, task->n_steps};
+    agent_trace *t = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (agent_trace_open(ro->out_dir, &info, &t, err) == BASE_OK) {
+        if (sig)
+            agent_trace_close_interrupted(t, 1, ms, reason, base_signal_name(sig));
+        else
+            agent_trace_close(t, 0, 1, ms, reason);
+        if (agent_report_write(ro->out_dir, err) == BASE_OK)
+            printf("report: %s/report.html\n", ro->out_dir);
+        else
+            fprintf(stderr, "fovea run: report: %s\n", err);
+    } else {
+        fprintf(stderr, "fovea run: trace: %s\n", err);
+    }
+    if (sig)
+        printf("fovea run: %s %s\n", task->name, reason);
+    else
+        printf("fovea run: %s FAILED before step 1: %s\n", task->name, reason);
+    fflush(stdout);
+    return sig ? 128 + sig : 1;
 }
 
 int cli_cmd_run(int argc, char **argv)
@@ -235,13 +291,25 @@ int cli_cmd_run(int argc, char **argv)
     }
     base_httpd *srv = NULL;
     cli_session s;
-    int status = cli_task_session_open_target("fovea run", task, task_path, site, cdp, target,
-                                              headful, &srv, &s);
+    char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "", task_name[200];
+    snprintf(task_name, sizeof task_name, "%s", task->name);
+    int ran = 0;
+    double start_t0 = base_monotime_ms();
+    int status = cli_task_session_open_start("fovea run", task, task_path, site, cdp, target,
+                                             headful, &srv, &s, start_err, start_url);
     if (status == 2) {
         agent_task_free(task);
         return 2;
     }
+    if (status == 1 && start_err[0]) {
+        fprintf(stderr, "fovea run: %s\n", start_err);
+        status = start_failed(task, &ro, start_url, start_err, base_monotime_ms() - start_t0);
+        base_httpd_destroy(srv);
+        agent_task_free(task);
+        return status;
+    }
     if (status == 0) {
+        ran = 1;
         status = 1;
         fprintf(stderr, "fovea run: %s (%d steps) on %s\n", task->name, task->n_steps, s.url);
         ro.browser = cdp_browser_product(s.browser);
@@ -269,6 +337,9 @@ int cli_cmd_run(int argc, char **argv)
     base_httpd_destroy(srv);
     agent_task_free(task);
     if (base_interrupted()) {
+        if (!ran) /* stopped while the browser started: say so, as a run would */
+            printf("fovea run: %s interrupted by %s before the first step\n", task_name,
+                   base_signal_name(base_interrupted()));
         fflush(stdout);
         return 128 + base_interrupted();
     }

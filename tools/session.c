@@ -266,9 +266,17 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
     /* The page kit's listener recorder goes in before the page's scripts
      * run, so listener-only controls are known (perception/kit.h). */
     if ((e = cdp_page_open(s->browser, &po, &s->page, err)) ||
-        (e = perc_kit_install(s->page, err)) ||
-        (e = cdp_page_navigate(s->page, s->url, 30000, err))) {
+        (e = perc_kit_install(s->page, err))) {
         fprintf(stderr, "fovea: page: %s\n", err);
+        cli_session_close(s);
+        return e;
+    }
+    if ((e = cdp_page_navigate(s->page, s->url, o->nav_timeout_ms > 0 ? o->nav_timeout_ms : 30000,
+                               err))) {
+        if (o->nav_err)
+            snprintf(o->nav_err, BASE_ERRBUF_SIZE, "%s", err);
+        else
+            fprintf(stderr, "fovea: page: %s\n", err);
         cli_session_close(s);
         return e;
     }

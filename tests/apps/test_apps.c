@@ -15,11 +15,13 @@
  */
 #include "check.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/num.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 
@@ -33,7 +35,10 @@ static const struct {
 
 static const char *awaited(const char *task)
 {
-    if (getenv("FOVEA_APPS_STRICT") && atoi(getenv("FOVEA_APPS_STRICT")) == 1)
+    int strict = 0;
+    if (getenv("FOVEA_APPS_STRICT") &&
+        base_num_parse_int(getenv("FOVEA_APPS_STRICT"), INT_MIN, INT_MAX, &strict) == BASE_OK &&
+        strict == 1)
         return NULL;
     for (size_t i = 0; AWAITS[i].task; i++)
         if (strcmp(AWAITS[i].task, task) == 0)

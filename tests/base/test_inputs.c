@@ -8,9 +8,11 @@
  * needs a huge address space) inside a 512 MB address-space ceiling set in
  * a child process, so an unbounded allocation fails the test instead of
  * the machine. */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -18,6 +20,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "base/num.h"
 #include "base/regex.h"
 #include "base/utf8.h"
@@ -141,6 +144,65 @@ static void backtracking_limit_body(void)
     CHECK(ms < 5000);
 }
 
+/* Page text: 200 lines of 24 a's and a '!'. PCRE2 restarts its step count
+ * at every start position, so (a|aa)+$ without ^, tried at each of the
+ * 4800 starts, stays under the per-start limit each time and took 11 s in
+ * all; the total budget must stop it. */
+static char *many_lines(void)
+{
+    char *text = base_malloc(200 * 26 + 1);
+    if (!text)
+        abort();
+    for (int i = 0; i < 200; i++) {
+        memset(text + i * 26, 'a', 24);
+        text[i * 26 + 24] = '!';
+        text[i * 26 + 25] = '\n';
+    }
+    text[200 * 26] = '\0';
+    return text;
+}
+
+static void total_budget_body(void)
+{
+    char *text = many_lines();
+    base_regex *re = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    /* No run of a's reaches a line end, so every start position
+     * backtracks through all the ways to split its run before failing. */
+    CHECK_OK(base_regex_compile("(a|aa)+$", 8, BASE_REGEX_MULTILINE, &re, err));
+    int m = 7;
+    double t0 = base_monotime_ms();
+    base_err e = base_regex_match(re, text, strlen(text), &m, err);
+    double ms = base_monotime_ms() - t0;
+    printf("  (a|aa)+$ over 200 lines of a's -> %d \"%s\" in %.1f ms\n", e, err, ms);
+    CHECK_EQ(e, BASE_ETOOBIG);
+    CHECK_EQ(m, 7);
+    CHECK(strstr(err, "in total") != NULL);
+    CHECK(ms < 5000); /* 11 s per match before the total budget */
+    /* A deadline stops it sooner than the budget. */
+    err[0] = '\0';
+    t0 = base_monotime_ms();
+    e = base_regex_match_until(re, text, strlen(text), base_monotime_ms() + 20, &m, err);
+    ms = base_monotime_ms() - t0;
+    printf("  same with a 20 ms deadline -> %d \"%s\" in %.1f ms\n", e, err, ms);
+    CHECK_EQ(e, BASE_ETOOBIG);
+    CHECK(strstr(err, "deadline") != NULL);
+    CHECK(ms < 1000);
+    /* A stop signal ends it too (the graceful handler only sets a flag). */
+    CHECK_EQ(base_interrupt_install(NULL), 0);
+    raise(SIGINT);
+    err[0] = '\0';
+    t0 = base_monotime_ms();
+    e = base_regex_match(re, text, strlen(text), &m, err);
+    ms = base_monotime_ms() - t0;
+    base_interrupt_reset();
+    CHECK_EQ(e, BASE_ECANCELED);
+    CHECK(strstr(err, "SIGINT") != NULL);
+    CHECK(ms < 1000);
+    base_regex_destroy(re);
+    base_free(text);
+}
+
 /* Runs fn in a child under an address-space ceiling (unless sanitized). */
 static void in_child(void (*fn)(void))
 {
@@ -170,6 +232,11 @@ static void hostile_compile(void)
 static void backtracking_limit(void)
 {
     in_child(backtracking_limit_body);
+}
+
+static void total_budget(void)
+{
+    in_child(total_budget_body);
 }
 
 /* Every allocation of compile + match fails in turn: a clean ENOMEM. */
@@ -219,6 +286,28 @@ static void num_to_int(void)
     CHECK_EQ(v, -3);
 }
 
+static void num_parse_int(void)
+{
+    int v = 99;
+    CHECK_EQ(base_num_parse_int("4", 0, 100, &v), BASE_OK);
+    CHECK_EQ(v, 4);
+    CHECK_EQ(base_num_parse_int("  12px", 0, 100, &v), BASE_OK); /* as HTML reads size="12px" */
+    CHECK_EQ(v, 12);
+    CHECK_EQ(base_num_parse_int("-3", -10, 10, &v), BASE_OK);
+    CHECK_EQ(v, -3);
+    v = 99;
+    /* atol would overflow (undefined) on these; here they are out of range. */
+    CHECK_EQ(base_num_parse_int("99999999999999999999999", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("-99999999999999999999999", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("2147483648", INT_MIN, INT_MAX, &v), BASE_ETOOBIG);
+    CHECK_EQ(base_num_parse_int("px", 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(base_num_parse_int("", 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(base_num_parse_int(NULL, 0, 10, &v), BASE_EINVAL);
+    CHECK_EQ(v, 99);
+    CHECK_EQ(base_num_parse_int("2147483647", INT_MIN, INT_MAX, &v), BASE_OK);
+    CHECK_EQ(v, INT_MAX);
+}
+
 static void utf8_rules(void)
 {
     static const struct {
@@ -262,8 +351,10 @@ static const check_case cases[] = {
     {"pcre_syntax", pcre_syntax},
     {"hostile_compile", hostile_compile},
     {"backtracking_limit", backtracking_limit},
+    {"total_budget", total_budget},
     {"regex_enomem", regex_enomem},
     {"num_to_int", num_to_int},
+    {"num_parse_int", num_parse_int},
     {"utf8_rules", utf8_rules},
     {NULL, NULL},
 };

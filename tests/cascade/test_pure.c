@@ -55,6 +55,19 @@ static void learnings_basics(void)
     fclose(f);
     CHECK_EQ(cascade_learnings_open(path, &l, NULL), BASE_EDECODE);
     CHECK_EQ(cascade_learnings_open(NULL, &l, NULL), BASE_EINVAL);
+    /* A 0-byte file (`touch FILE` before sharing the path) is an empty
+     * store, and the first record fills it. */
+    f = fopen(path, "w");
+    CHECK(f);
+    fclose(f);
+    err[0] = '\0';
+    CHECK_MSG(cascade_learnings_open(path, &l, err) == BASE_OK, "empty file: %s", err);
+    CHECK_EQ(cascade_learnings_best_tier(l, "example.com"), 0);
+    CHECK_OK(cascade_learnings_record(l, "example.com", 1, err));
+    cascade_learnings_close(l);
+    CHECK_OK(cascade_learnings_open(path, &l, err));
+    CHECK_EQ(cascade_learnings_best_tier(l, "example.com"), 1);
+    cascade_learnings_close(l);
     unlink(path);
     cascade_learnings_close(NULL);
 }

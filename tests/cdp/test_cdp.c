@@ -633,8 +633,50 @@ static void msg_parse(void)
     }
 }
 
+/* Page text with half a surrogate pair (a label cut with .slice() through
+ * an emoji) arrives as a lone \\udXXX escape: the frame must still parse,
+ * with U+FFFD in its place, and proper pairs and escaped backslashes must
+ * be left alone. */
+static void msg_lone_surrogate(void)
+{
+    static const struct {
+        const char *frame;
+        const char *value; /* UTF-8 the string must hold */
+    } v[] = {
+        {"{\"id\":1,\"result\":{\"v\":\"Sign in \\ud83d\"}}", "Sign in \xef\xbf\xbd"},
+        {"{\"id\":1,\"result\":{\"v\":\"\\ude00x\"}}", "\xef\xbf\xbdx"},
+        {"{\"id\":1,\"result\":{\"v\":\"\\ud83d\\ud83dA\"}}", "\xef\xbf\xbd\xef\xbf\xbd" "A"},
+        {"{\"id\":1,\"result\":{\"v\":\"\\ud83d\\u0041\"}}", "\xef\xbf\xbd" "A"},
+        /* A proper pair: U+1F600. */
+        {"{\"id\":1,\"result\":{\"v\":\"\\ud83d\\ude00\"}}", "\xf0\x9f\x98\x80"},
+        /* An escaped backslash followed by text that looks like an escape. */
+        {"{\"id\":1,\"result\":{\"v\":\"\\\\ud83d\"}}", "\\ud83d"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        cJSON *root = NULL;
+        cdp_msg m;
+        char err[256] = "";
+        CHECK_MSG(cdp_msg_parse(v[i].frame, strlen(v[i].frame), &root, &m, err) == BASE_OK,
+                  "case %zu: %s", i, err);
+        if (!root)
+            continue;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(m.result, "v");
+        CHECK(cJSON_IsString(s));
+        if (cJSON_IsString(s))
+            CHECK_STR(s->valuestring, v[i].value);
+        cJSON_Delete(root);
+    }
+    /* A truncated escape is still an error, not a read past the end. */
+    const char *cut = "{\"id\":1,\"result\":{\"v\":\"\\ud8";
+    cJSON *root = (cJSON *)1;
+    cdp_msg m;
+    char err[256] = "";
+    CHECK_EQ(cdp_msg_parse(cut, strlen(cut), &root, &m, err), BASE_EPROTO);
+}
+
 static const check_case cases[] = {
     {"msg_parse", msg_parse},
+    {"msg_lone_surrogate", msg_lone_surrogate},
     {"garbage_peer", garbage_peer},
     {"evaluate_roundtrip", evaluate_roundtrip},
     {"events_fan_out", events_fan_out},

@@ -21,7 +21,9 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -490,6 +492,88 @@ static void popup_link(void)
     add_row("link target=_blank", 3000, r1->total_ms, r1->new_tab);
 }
 
+/* A sign-in popup that closes itself once the user allows access: the run
+ * goes back to the opener tab and carries on (it used to fail "tab
+ * closed"). late: the popup closes 600 ms after the click, after a step
+ * that reads it, so the close is seen only by a later step, which runs on
+ * the opener. */
+static void popup_closes_itself_run(const char *name, const char *url, int late)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, url);
+    CHECK(p);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"url\":\"%s\",\"steps\":["
+             "{\"action\":\"click\",\"target\":\"Sign in with Provider\",\"timeout_ms\":3000},"
+             "{\"action\":\"click\",\"target\":\"Allow access\",\"timeout_ms\":3000},"
+             "%s"
+             "{\"action\":\"assert_text\",\"text\":\"Signed in as ann\",\"timeout_ms\":3000}]}",
+             url, late ? "{\"action\":\"assert_text\",\"text\":\"closes itself\",\"timeout_ms\":3000}," : "");
+    ran x;
+    int rc = run_task(p, name, json, "dom", &x);
+    cdp_page_close(p);
+    CHECK(rc == 0);
+    CHECK_MSG(x.e == BASE_OK && x.res.ok, "%s: run failed: %s %s", name, x.err, x.res.reason);
+    const agent_step_record *r2 = rec(&x, 2);
+    CHECK(r2 && r2->ok);
+    /* The click was delivered once and not repeated. */
+    CHECK_MSG(r2 && r2->attempts == 1 && r2->n_tried == 1, "%s: %d attempts, %d tiers", name,
+              r2 ? r2->attempts : 0, r2 ? r2->n_tried : 0);
+    const agent_step_record *rl = rec(&x, late ? 4 : 3);
+    CHECK_MSG(rl && rl->ok && strstr(rl->url, "signin.html"), "%s: last step on %s", name,
+              rl ? rl->url : "?");
+    if (!late) {
+        CHECK_MSG(r2 && strstr(r2->new_tab, "closed itself; back on") &&
+                      strstr(r2->new_tab, "signin.html"),
+                  "'%s'", r2 ? r2->new_tab : "");
+        if (r2)
+            add_row("popup closes itself after the click", 3000, r2->total_ms, r2->new_tab);
+    }
+}
+
+static void popup_closes_itself(void)
+{
+    popup_closes_itself_run("popup_closes", "/faults/signin.html", 0);
+    popup_closes_itself_run("popup_closes_late", "/faults/signin.html?late=1", 1);
+}
+
+/* ---- page text with half a surrogate pair --------------------------------------- */
+
+/* Labels cut with .slice() through an emoji hold a lone UTF-16 surrogate;
+ * Chromium sends it as a lone \\udXXX escape, which used to make the whole
+ * CDP reply unparseable: the read waited out its timeout and failed with
+ * the wrong cause. Every step must pass, well inside its timeout. */
+static void lone_surrogate(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1000, 700, 1, "/faults/surrogate.html");
+    CHECK(p);
+    ran x;
+    int rc = run_task(p, "lone_surrogate",
+                      "{\"url\":\"/faults/surrogate.html\",\"steps\":["
+                      "{\"action\":\"assert_text\",\"text\":\"status\",\"timeout_ms\":3000},"
+                      "{\"action\":\"click\",\"target\":\"Review orders\",\"timeout_ms\":3000},"
+                      "{\"action\":\"assert_text\",\"text\":\"3 orders\",\"timeout_ms\":3000},"
+                      "{\"action\":\"extract\",\"pattern\":\"Reviewed\",\"timeout_ms\":3000}]}",
+                      "dom", &x);
+    cdp_page_close(p);
+    CHECK(rc == 0);
+    CHECK_MSG(x.e == BASE_OK && x.res.ok, "run failed: %s %s", x.err, x.res.reason);
+    for (int i = 1; i <= 4; i++) {
+        const agent_step_record *r = rec(&x, i);
+        CHECK_MSG(r && r->ok, "step %d: %s", i, r ? r->outcome : "missing");
+        if (r)
+            CHECK_MSG(r->total_ms < 3000, "step %d took %.0f ms", i, r->total_ms);
+    }
+    const agent_step_record *r4 = rec(&x, 4);
+    /* The half pair arrives as U+FFFD. */
+    CHECK(r4 && r4->n_extracted == 1 && strstr(r4->extracted[0], "Reviewed \xef\xbf\xbd 3"));
+    if (r4)
+        add_row("lone surrogate in page text", 3000, rec(&x, 1) ? rec(&x, 1)->total_ms : 0,
+                r4->outcome);
+}
+
 /* ---- start URLs ------------------------------------------------------------------- */
 
 static void start_urls(void)
@@ -583,6 +667,24 @@ static int fovea_run(const char *task_json, const char *name, char *log, size_t 
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The last line of DIR/trace.jsonl (caller frees), or NULL. */
+static char *trace_end(const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/trace.jsonl", dir);
+    uint8_t *d = NULL;
+    size_t len = 0;
+    if (base_read_file(path, &d, &len, 1u << 20, NULL) != BASE_OK)
+        return NULL;
+    char *t = (char *)d;
+    while (len > 0 && t[len - 1] == '\n')
+        t[--len] = '\0';
+    char *nl = strrchr(t, '\n');
+    char *last = base_strdup(nl ? nl + 1 : t);
+    base_free(d);
+    return last;
+}
+
 static void cli_start_urls(void)
 {
     char log[2048];
@@ -598,6 +700,84 @@ static void cli_start_urls(void)
      * start_urls bounds the navigation itself. */
     CHECK_MSG(st == 1 && strstr(log, "HTTP 404 at http://127.0.0.1:") && strstr(log, "/faults/gone.html"),
               "exit %d: %s", st, log);
+    /* A failed start still leaves the trace, its end record naming the
+     * cause, and the report. */
+    char *end = trace_end(OUT "/out_cli_404");
+    CHECK_MSG(end && strstr(end, "\"ok\":false") && strstr(end, "HTTP 404 at"), "end: %s",
+              end ? end : "(no trace)");
+    base_free(end);
+    CHECK(access(OUT "/out_cli_404/report.html", F_OK) == 0);
+}
+
+/* A start page frozen by its own script: bounded by the first step's
+ * timeout (at least CLI_START_MIN_MS = 5 s), not 30 s, named "page not
+ * responding", exit 1 with a trace and a report. */
+static void cli_start_frozen(void)
+{
+    char log[4096];
+    double ms = 0;
+    int st = fovea_run("{\"url\":\"/faults/frozen.html\",\"steps\":[{\"action\":\"click\",\"target\":\"Quarterly report\",\"timeout_ms\":2000}]}",
+                       "cli_frozen", log, sizeof log, &ms);
+    add_row("frozen start page (fovea run, incl. Chromium launch)", 5000, ms,
+            "page not responding");
+    CHECK_MSG(st == 1 && strstr(log, "page not responding") && strstr(log, "before step 1"),
+              "exit %d: %s", st, log);
+    CHECK_MSG(ms < 5000 + 700 + 8000, "%.0f ms (30 s before)", ms); /* + probe + launch */
+    char *end = trace_end(OUT "/out_cli_frozen");
+    CHECK_MSG(end && strstr(end, "page not responding"), "end: %s", end ? end : "(no trace)");
+    base_free(end);
+    CHECK(access(OUT "/out_cli_frozen/report.html", F_OK) == 0);
+}
+
+/* Ctrl-C while the start page loads: the navigation stops at once, the
+ * interrupt line is printed, exit 130, the trace says interrupted. */
+static void cli_start_interrupt(void)
+{
+    char task[512], out[512], logf[600];
+    snprintf(task, sizeof task, "%s/cli_int.json", OUT);
+    snprintf(out, sizeof out, "%s/out_cli_int", OUT);
+    snprintf(logf, sizeof logf, "%s.log", out);
+    FILE *f = fopen(task, "w");
+    CHECK(f);
+    if (!f)
+        return;
+    fputs("{\"url\":\"/faults/frozen.html\",\"steps\":[{\"action\":\"click\",\"target\":\"x\",\"timeout_ms\":20000}]}",
+          f);
+    fclose(f);
+    fflush(stdout);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int fd = open(logf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execl(FOVEA_BINARY_DIR "/tools/fovea", "fovea", "run", task, "--site",
+              FOVEA_SOURCE_DIR "/tests/fixtures/pages", "--out", out, (char *)NULL);
+        _exit(127);
+    }
+    /* Long enough for Chromium to start and the navigation to begin. */
+    base_sleep_ms(4000);
+    double t0 = base_monotime_ms();
+    kill(pid, SIGINT);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    double ms = base_monotime_ms() - t0;
+    uint8_t *d = NULL;
+    size_t len = 0;
+    char log[4096] = "";
+    if (base_read_file(logf, &d, &len, sizeof log - 1, NULL) == BASE_OK) {
+        snprintf(log, sizeof log, "%s", (const char *)d);
+        base_free(d);
+    }
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status 0x%x: %s", st, log);
+    CHECK_MSG(strstr(log, "interrupted by SIGINT"), "%s", log);
+    CHECK_MSG(ms < 3000, "exit %.0f ms after SIGINT", ms);
+    char *end = trace_end(OUT "/out_cli_int");
+    CHECK_MSG(end && strstr(end, "\"interrupted\":\"SIGINT\""), "end: %s",
+              end ? end : "(no trace)");
+    base_free(end);
 }
 
 /* The dialog step's fields are checked at load, before any browser. */
@@ -794,8 +974,12 @@ static const check_case cases[] = {
     {"frozen_click", frozen_click},
     {"popup", popup},
     {"popup_link", popup_link},
+    {"popup_closes_itself", popup_closes_itself},
+    {"lone_surrogate", lone_surrogate},
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
+    {"cli_start_frozen", cli_start_frozen},
+    {"cli_start_interrupt", cli_start_interrupt},
     {"frozen_on_load", frozen_on_load},
     {"dialog_task_parse", dialog_task_parse},
     {"vision_stall", vision_stall},

@@ -549,8 +549,70 @@ static void stale_profile_sweep(void)
     CHECK(system(cmd) == 0);
 }
 
+/* Entries of dir other than . and .., joined by spaces into out. */
+static int list_dir(const char *dir, char *out, size_t n)
+{
+    out[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        count++;
+        size_t k = strlen(out);
+        snprintf(out + k, n - k, "%s ", e->d_name);
+    }
+    closedir(d);
+    return count;
+}
+
+/* Chromium makes org.chromium.Chromium.XXXXXX in $TMPDIR at every start
+ * and left it behind (1265 of them in a reviewer's /tmp): the browser now
+ * gets TMPDIR inside its profile, so a launch and a close leave a private
+ * TMPDIR as empty as it was. */
+static void private_tmpdir(void)
+{
+    char dir[] = "/tmp/fovea-test-tmpdir-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *old = getenv("TMPDIR");
+    char saved[512] = "";
+    if (old)
+        snprintf(saved, sizeof saved, "%s", old);
+    setenv("TMPDIR", dir, 1);
+    cdp_process *p = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_launch(NULL, &p, err);
+    if (old)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    if (e == BASE_ENOTFOUND) {
+        rmdir(dir);
+        SKIP("chromium not installed");
+    }
+    CHECK_MSG(e == BASE_OK, "launch: %s", err);
+    /* While it runs, only the profile and its log are in TMPDIR; the
+     * browser's scratch directories are inside the profile. */
+    char during[2048];
+    int n_during = list_dir(dir, during, sizeof during);
+    char inner[600];
+    snprintf(inner, sizeof inner, "%s/t", cdp_process_profile_dir(p));
+    int has_inner = path_exists(inner);
+    cdp_process_destroy(p);
+    char after[2048];
+    int n_after = list_dir(dir, after, sizeof after);
+    rmdir(dir);
+    CHECK_MSG(n_during == 2, "TMPDIR while running: %s", during);
+    CHECK(has_inner);
+    CHECK_MSG(n_after == 0, "left in TMPDIR: %s", after);
+}
+
 static const check_case cases[] = {
     {"launch_discover_destroy", launch_discover_destroy},
+    {"private_tmpdir", private_tmpdir},
     {"kill_then_destroy", kill_then_destroy},
     {"launch_failures", launch_failures},
     {"discover_errors", discover_errors},

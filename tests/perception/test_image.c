@@ -205,6 +205,69 @@ static int decode_fails(const uint8_t *d, size_t n, base_err want, char *err)
     return memcmp(&out, &ref, sizeof(out)) == 0 && err[0] != 0;
 }
 
+/* Offset of the first SOF marker's height field in a JPEG, or 0. */
+static size_t sof_dims_at(const uint8_t *d, size_t n)
+{
+    for (size_t i = 2; i + 9 < n;) {
+        if (d[i] != 0xFF)
+            return 0;
+        uint8_t m = d[i + 1];
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
+            return i + 5;
+        i += 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
+    }
+    return 0;
+}
+
+/* A header forged to claim far more pixels than the data holds: refused
+ * before the pixel buffer is allocated (a 651-byte file claiming
+ * 16000x6000 took 667 MB and wrote an overlay of grey), and a milder
+ * forgery that passes the size bound is refused when the scan data runs
+ * out ("premature end of data segment"), not decoded as grey. Flat large
+ * images, the most compressible real ones, still decode. */
+static void forged_jpeg(void)
+{
+    const char *names[] = {"rgb.jpg", "rgb_progressive.jpg", "gray.jpg"};
+    for (int k = 0; k < 3; k++) {
+        size_t n = 0;
+        uint8_t *d = load(names[k], &n);
+        CHECK(d);
+        if (!d)
+            continue;
+        size_t at = sof_dims_at(d, n);
+        CHECK(at > 0);
+        static const int dims[][2] = {{16000, 6000}, {64, 48}};
+        for (int j = 0; j < 2; j++) {
+            d[at] = (uint8_t)(dims[j][1] >> 8);
+            d[at + 1] = (uint8_t)dims[j][1];
+            d[at + 2] = (uint8_t)(dims[j][0] >> 8);
+            d[at + 3] = (uint8_t)dims[j][0];
+            char err[BASE_ERRBUF_SIZE] = "";
+            CHECK_MSG(decode_fails(d, n, BASE_EDECODE, err), "%s as %dx%d: '%s'", names[k],
+                      dims[j][0], dims[j][1], err);
+            if (j == 0)
+                CHECK_MSG(strstr(err, "too small for the 16000x6000"), "%s: '%s'", names[k], err);
+            else
+                CHECK_MSG(strstr(err, "premature end"), "%s: '%s'", names[k], err);
+        }
+        base_free(d);
+    }
+    perc_image flat = {0};
+    CHECK_OK(perc_image_alloc(&flat, 2000, 1500));
+    memset(flat.px, 0xff, (size_t)flat.stride * (size_t)flat.h);
+    uint8_t *jpg = NULL;
+    size_t jn = 0;
+    CHECK_OK(perc_image_encode_jpeg(&flat, 80, &jpg, &jn, NULL));
+    perc_image_fini(&flat);
+    perc_image back = {0};
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_MSG(perc_image_decode(jpg, jn, &back, err) == BASE_OK, "flat 2000x1500 (%zu bytes): %s",
+              jn, err);
+    printf("  flat white 2000x1500 at q80: %zu bytes (bound %d)\n", jn, 250 * 188 / 8);
+    perc_image_fini(&back);
+    base_free(jpg);
+}
+
 static void truncated_inputs(void)
 {
     perc_image a = {0};
@@ -398,6 +461,7 @@ static const check_case cases[] = {
     {"png_colour_types", png_colour_types},
     {"jpeg_fixtures", jpeg_fixtures},
     {"truncated_inputs", truncated_inputs},
+    {"forged_jpeg", forged_jpeg},
     {"garbage_inputs", garbage_inputs},
     {"oversized", oversized},
     {"alloc_failures", alloc_failures},

@@ -31,8 +31,8 @@
 static const char *const texts[] = {
     "type 'Card number' <- '4111111111111111'",
     "typed into <input> 'Card number' at (120,240): typed 16 chars, 0 typos corrected",
-    "http://127.0.0.1:40000/welcome.html?user=ann.lee&pass=p%40ss+w0rd%21&card=4111+1111+1111"
-    "+1111&promo=SPRING-SALE",
+    ("http://127.0.0.1:40000/welcome.html?user=ann.lee&pass=p%40ss+w0rd%21&card=4111+1111+1111"
+     "+1111&promo=SPRING-SALE"),
     "Request: ?user=ann.lee&pass=p%40ss+w0rd%21&card=4111+1111+1111+1111&promo=SPRING-SALE",
     "pass: p@ss w0rd!",
     "card: 4111 1111 1111 1111",

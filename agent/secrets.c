@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/text.h"
 
 /* Forms held (three per secret: as given, upper- and lower-cased); the
  * list grows as needed up to this, far beyond what a task types. */
@@ -169,17 +170,6 @@ int agent_secrets_count(const agent_secrets *s)
     return n;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* The byte at h as the text means it: itself, or the byte a %XX escape
  * stands for. Sets *len to the bytes used; -1 at the end of h. */
 static int decoded_at(const char *h, size_t *len)
@@ -187,7 +177,7 @@ static int decoded_at(const char *h, size_t *len)
     if (!h[0])
         return -1;
     if (h[0] == '%' && h[1] && h[2]) {
-        int a = hexval(h[1]), b = hexval(h[2]);
+        int a = base_hex_digit((unsigned char)h[1]), b = base_hex_digit((unsigned char)h[2]);
         if (a >= 0 && b >= 0) {
             *len = 3;
             return a * 16 + b;

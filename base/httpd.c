@@ -43,6 +43,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
+#include "base/text.h"
 
 #define HTTPD_DEFAULT_HEADER_MAX (16u * 1024u)
 #define HTTPD_DEFAULT_BODY_MAX (8u * 1024u * 1024u)
@@ -270,17 +271,6 @@ static char *trim(char *s)
     return s;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Percent-decodes src[0..n) into dst (room for n + 1). Refuses bad escapes
  * and NUL bytes, which could truncate the path seen by open(). */
 static int percent_decode(const char *src, size_t n, char *dst)
@@ -291,8 +281,8 @@ static int percent_decode(const char *src, size_t n, char *dst)
         if (c == '%') {
             if (n - i < 3)
                 return -1;
-            int h = hexval((unsigned char)src[i + 1]);
-            int l = hexval((unsigned char)src[i + 2]);
+            int h = base_hex_digit((unsigned char)src[i + 1]);
+            int l = base_hex_digit((unsigned char)src[i + 2]);
             if (h < 0 || l < 0)
                 return -1;
             c = h * 16 + l;

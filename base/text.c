@@ -96,3 +96,14 @@ size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars)
     out[n] = '\0';
     return n;
 }
+
+int base_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

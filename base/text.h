@@ -37,4 +37,9 @@ base_text_class base_text_char_class(const char *s, size_t *len);
  * nothing and returns 0. */
 size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars);
 
+/* Purpose: the value of one hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'),
+ * for percent-decoding (the HTTP server's paths, the secrets' URL-encoded
+ * forms). Thread: any. Errors: -1 for any other byte. */
+int base_hex_digit(int c);
+
 #endif

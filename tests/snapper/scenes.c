@@ -232,3 +232,24 @@ int sc_build_page(snap_scene *s, sc_target *t, int max)
     }
     return nt;
 }
+
+int sc_snap_box(const snap_scene *s, base_rect box, const char *label, snap_intent_kind kind,
+                snap_result *r)
+{
+    snap_probe p;
+    if (snap_scene_probe(s, box, &p) != BASE_OK)
+        return 0;
+    snap_intent in = {label, kind};
+    if (snap_resolve(s->cand, s->n, &p, &in, r, NULL) != BASE_OK)
+        return 0;
+    if (!base_rect_contains(box, r->pt) || !r->reason)
+        return 0;
+    return !r->found || base_rect_contains(s->cand[r->cand].rect, r->pt);
+}
+
+int sc_page(snap_scene *s)
+{
+    snap_scene_init(s);
+    int html = sc_add(s, -1, base_rect_xywh(0, 0, 1280, 800), "html", "", "", "", 0);
+    return sc_add(s, html, base_rect_xywh(0, 0, 1280, 800), "body", "", "", "", 0);
+}

@@ -41,4 +41,13 @@ int sc_target_ok(const sc_target *t, int cand);
 /* Index of the first interactive element at the box centre: a naive click. */
 int sc_naive_centre(const snap_scene *s, base_rect box);
 
+/* Probes box in s and snaps it for label and kind into *r; 1 when that
+ * worked and the point lies in the box (and in the chosen element when one
+ * was found), 0 otherwise. */
+int sc_snap_box(const snap_scene *s, base_rect box, const char *label, snap_intent_kind kind,
+                snap_result *r);
+
+/* Initialises s as an empty 1280x800 page (html > body); returns body's index. */
+int sc_page(snap_scene *s);
+
 #endif

@@ -14,28 +14,6 @@
 
 #define CHEVRON "\xe2\x96\xbe"
 
-/* Probes box in s and snaps it; the point must lie in the box, and in the
- * chosen element when one is found. */
-static int snap_box(const snap_scene *s, base_rect box, const char *label, snap_intent_kind kind,
-                    snap_result *r)
-{
-    snap_probe p;
-    if (snap_scene_probe(s, box, &p) != BASE_OK)
-        return 0;
-    snap_intent in = {label, kind};
-    if (snap_resolve(s->cand, s->n, &p, &in, r, NULL) != BASE_OK)
-        return 0;
-    if (!base_rect_contains(box, r->pt) || !r->reason)
-        return 0;
-    return !r->found || base_rect_contains(s->cand[r->cand].rect, r->pt);
-}
-
-static int page(snap_scene *s)
-{
-    snap_scene_init(s);
-    int html = sc_add(s, -1, base_rect_xywh(0, 0, 1280, 800), "html", "", "", "", 0);
-    return sc_add(s, html, base_rect_xywh(0, 0, 1280, 800), "body", "", "", "", 0);
-}
 
 static void probe_points(void)
 {
@@ -64,7 +42,7 @@ static void probe_points(void)
 static void scene_hit_order(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int btn = sc_add(&s, body, base_rect_xywh(10, 10, 100, 40), "button", "button", "Go", "", 1);
     int span = sc_add(&s, btn, base_rect_xywh(20, 15, 40, 20), "span", "", "Go", "", 0);
     /* A descendant recorded with a lower paint order still precedes its parent. */
@@ -155,7 +133,7 @@ static void label_rules(void)
 static void label_ranking(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     /* A quantity stepper: "+" and the trash can share every word but the verb. */
     int plus = sc_add(&s, body, base_rect_xywh(847, 137, 26, 26), "button", "button", "+",
                       "Increase Copper Spur", 1);
@@ -168,18 +146,18 @@ static void label_ranking(void)
                        "\xe2\x8b\xaf", "More payment options", 1);
     snap_result r;
     /* Centre on the trash can, box over both: the better label wins. */
-    CHECK(snap_box(&s, base_rect_xywh(860, 132, 53, 36), "Increase Copper Spur",
+    CHECK(sc_snap_box(&s, base_rect_xywh(860, 132, 53, 36), "Increase Copper Spur",
                    SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, plus);
-    CHECK(snap_box(&s, base_rect_xywh(847, 132, 66, 36), "Remove Copper Spur", SNAP_INTENT_ANY,
+    CHECK(sc_snap_box(&s, base_rect_xywh(847, 132, 66, 36), "Remove Copper Spur", SNAP_INTENT_ANY,
                    &r));
     CHECK_EQ(r.cand, trash);
     /* 10x the area does not beat the one element that carries the label. */
-    CHECK(snap_box(&s, base_rect_xywh(200, 296, 140, 68), "More payment options",
+    CHECK(sc_snap_box(&s, base_rect_xywh(200, 296, 140, 68), "More payment options",
                    SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, kebab);
     /* Without a label the area decides, as in the paper. */
-    CHECK(snap_box(&s, base_rect_xywh(200, 296, 140, 68), NULL, SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(200, 296, 140, 68), NULL, SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, promo);
     snap_scene_fini(&s);
 
@@ -236,7 +214,7 @@ static void page_targets(void)
     int nt = sc_build_page(&s, t, 160);
     for (int i = 0; i < nt; i++) {
         snap_result r;
-        CHECK(snap_box(&s, t[i].box, t[i].label, t[i].kind, &r));
+        CHECK(sc_snap_box(&s, t[i].box, t[i].label, t[i].kind, &r));
         CHECK_MSG(r.found && sc_target_ok(&t[i], r.cand), "target %d %s (%s): got %d, %s", i,
                   t[i].name, t[i].label ? t[i].label : "-", r.cand, r.reason);
     }
@@ -255,29 +233,29 @@ static void compound_rows(void)
     const sc_target *us = find(t, nt, "row-label-chevron any", "United States");
     CHECK(us);
     CHECK_EQ(sc_naive_centre(&s, us->box), -1);
-    CHECK(snap_box(&s, us->box, us->label, SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, us->box, us->label, SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.phase, SNAP_PHASE_B);
     CHECK_EQ(r.cand, us->ok[0]);
     /* SELECT and EXPAND on one chip + chevron row pick different elements. */
     const sc_target *ex = find(t, nt, "chip+chevron expand", "Germany");
     const sc_target *se = find(t, nt, "chip select", "Germany");
     CHECK(ex && se);
-    CHECK(snap_box(&s, ex->box, "Germany", SNAP_INTENT_EXPAND, &r));
+    CHECK(sc_snap_box(&s, ex->box, "Germany", SNAP_INTENT_EXPAND, &r));
     CHECK_EQ(r.cand, ex->ok[0]);
     CHECK(r.score.chevron > 2.5f);
     int chevron = r.cand;
-    CHECK(snap_box(&s, ex->box, "Germany", SNAP_INTENT_SELECT, &r));
+    CHECK(sc_snap_box(&s, ex->box, "Germany", SNAP_INTENT_SELECT, &r));
     CHECK_EQ(r.cand, se->ok[0]);
     CHECK_EQ(r.phase, SNAP_PHASE_A);
-    CHECK(snap_box(&s, ex->box, "Germany", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, ex->box, "Germany", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, se->ok[0]);
     /* A SELECT box centred on the chevron is not diverted to it. */
     base_rect around = base_rect_union(s.cand[chevron].rect, base_rect_xywh(150, 84, 10, 28));
-    CHECK(snap_box(&s, around, "Germany", SNAP_INTENT_SELECT, &r));
+    CHECK(sc_snap_box(&s, around, "Germany", SNAP_INTENT_SELECT, &r));
     CHECK_EQ(r.cand, se->ok[0]);
     /* A decorative arrow inside a link: the link. */
     const sc_target *fr = find(t, nt, "link + decorative arrow", "France");
-    CHECK(snap_box(&s, fr->box, "France", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, fr->box, "France", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, fr->ok[0]);
     snap_scene_fini(&s);
 }
@@ -300,7 +278,7 @@ static void calendar_jitter(void)
             float dy = (float)base_rng_uniform(&rng, -10, 10);
             base_rect b = {t[i].box.x0 + dx, t[i].box.y0 + dy, t[i].box.x1 + dx, t[i].box.y1 + dy};
             snap_result r;
-            CHECK(snap_box(&s, b, t[i].label, SNAP_INTENT_ANY, &r));
+            CHECK(sc_snap_box(&s, b, t[i].label, SNAP_INTENT_ANY, &r));
             CHECK_MSG(r.found && r.cand == t[i].ok[0], "day %s: got %d", t[i].label, r.cand);
         }
     }
@@ -320,12 +298,12 @@ static void time_picker_and_options(void)
     /* A box over both 9:30 and 10:00, labelled 10:00: the label decides. */
     base_rect both = base_rect_union(o->box, o2->box);
     snap_result r;
-    CHECK(snap_box(&s, both, "10:00 AM", SNAP_INTENT_SELECT, &r));
+    CHECK(sc_snap_box(&s, both, "10:00 AM", SNAP_INTENT_SELECT, &r));
     CHECK_EQ(r.cand, o2->ok[0]);
-    CHECK(snap_box(&s, both, "9:30 AM", SNAP_INTENT_SELECT, &r));
+    CHECK(sc_snap_box(&s, both, "9:30 AM", SNAP_INTENT_SELECT, &r));
     CHECK_EQ(r.cand, o->ok[0]);
     /* A label no option bears: an explicit "no candidate", never a guess. */
-    CHECK(snap_box(&s, both, "11:45 AM", SNAP_INTENT_SELECT, &r));
+    CHECK(sc_snap_box(&s, both, "11:45 AM", SNAP_INTENT_SELECT, &r));
     CHECK_EQ(r.found, 0);
     CHECK_EQ(r.cand, -1);
     CHECK_EQ(r.n_scored, 2);
@@ -345,9 +323,9 @@ static void nested_cards(void)
     /* Add + Wishlist merged, labelled: the inner button, not the card link
      * around both (whose area inside the box is mostly its buttons'). */
     base_rect merged = base_rect_union(add->box, s.cand[add->neighbour].rect);
-    CHECK(snap_box(&s, merged, "Add to cart", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, merged, "Add to cart", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, add->ok[0]);
-    CHECK(snap_box(&s, card->box, "Blue Shirt", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, card->box, "Blue Shirt", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, card->ok[0]);
     snap_scene_fini(&s);
 }
@@ -367,13 +345,13 @@ static void icons_and_checkboxes(void)
         /* Scaled to 1.5x: neighbours enter the box, area still decides. */
         base_point c = base_rect_center(t[i].box);
         base_rect b = {c.x - 24, c.y - 24, c.x + 24, c.y + 24};
-        CHECK(snap_box(&s, b, NULL, SNAP_INTENT_ANY, &r));
+        CHECK(sc_snap_box(&s, b, NULL, SNAP_INTENT_ANY, &r));
         CHECK_EQ(r.cand, t[i].ok[0]);
     }
     CHECK_EQ(icons, 6);
     const sc_target *cb = find(t, nt, "checkbox alone", NULL);
     CHECK(cb);
-    CHECK(snap_box(&s, cb->box, NULL, SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, cb->box, NULL, SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, cb->ok[0]); /* the 16 px box itself */
     snap_scene_fini(&s);
 }
@@ -385,7 +363,7 @@ static void icons_and_checkboxes(void)
 static void covered_by_modal(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int buy =
         sc_add(&s, body, base_rect_xywh(100, 100, 120, 40), "button", "button", "Buy now", "", 1);
     int overlay = sc_add(&s, body, base_rect_xywh(0, 0, 1280, 800), "div", "", "", "", 0);
@@ -395,7 +373,7 @@ static void covered_by_modal(void)
         sc_add(&s, dialog, base_rect_xywh(90, 70, 380, 100), "p", "", "Accept cookies?", "", 0);
     int ok = sc_add(&s, dialog, base_rect_xywh(300, 300, 80, 32), "button", "button", "OK", "", 1);
     snap_result r;
-    CHECK(snap_box(&s, s.cand[buy].rect, "Buy now", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, s.cand[buy].rect, "Buy now", SNAP_INTENT_ANY, &r));
     CHECK(!r.found || r.cand != buy);
     int st[SNAP_PROBE_DEPTH], n = 0, cover = -2;
     CHECK_OK(snap_scene_hit(&s, base_rect_center(s.cand[buy].rect), st, SNAP_PROBE_DEPTH, &n));
@@ -403,7 +381,7 @@ static void covered_by_modal(void)
     CHECK_EQ(snap_verify(s.cand, s.n, st, n, buy, &cover), SNAP_VERIFY_COVERED);
     CHECK_EQ(cover, overlay);
     /* The dialog's own button verifies fine, and so does a descendant hit. */
-    CHECK(snap_box(&s, s.cand[ok].rect, "OK", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, s.cand[ok].rect, "OK", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, ok);
     CHECK_OK(snap_scene_hit(&s, r.pt, st, SNAP_PROBE_DEPTH, &n));
     CHECK_EQ(snap_verify(s.cand, s.n, st, n, ok, NULL), SNAP_VERIFY_OK);
@@ -432,7 +410,7 @@ static void verify_by_xpath(void)
 static void pointer_events_none_overlay(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int btn =
         sc_add(&s, body, base_rect_xywh(100, 100, 120, 40), "button", "button", "Save", "", 1);
     snap_candidate tip = s.cand[btn];
@@ -445,7 +423,7 @@ static void pointer_events_none_overlay(void)
     snap_scene_node none = {1, 0, 0, 0, {0, 0, 0, 0}};
     CHECK_OK(snap_scene_add(&s, &tip, &none, NULL));
     snap_result r;
-    CHECK(snap_box(&s, s.cand[btn].rect, "Save", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, s.cand[btn].rect, "Save", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, btn);
     CHECK_EQ(r.phase, SNAP_PHASE_A);
     int st[SNAP_PROBE_DEPTH], n = 0;
@@ -459,24 +437,24 @@ static void pointer_events_none_overlay(void)
 static void iframe_descent(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     base_rect fr = base_rect_xywh(200, 100, 400, 300);
     int frame = sc_add(&s, body, fr, "iframe", "", "", "", 0);
     s.cand[frame].is_iframe = 1;
     base_rect box = base_rect_xywh(240, 140, 120, 40);
     snap_result r;
-    CHECK(snap_box(&s, box, "Pay", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, box, "Pay", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.found, 0);
     CHECK_EQ(r.phase, SNAP_PHASE_A_ALT);
     CHECK_EQ(r.cand, frame);
 
     snap_scene in;
-    int ibody = page(&in);
+    int ibody = sc_page(&in);
     int pay = sc_add(&in, ibody, base_rect_xywh(50, 45, 100, 30), "button", "button", "Pay", "", 1);
     base_rect ib = snap_frame_box(box, fr);
     CHECK_NEAR(ib.x0, 40, 1e-4);
     CHECK_NEAR(ib.y0, 40, 1e-4);
-    CHECK(snap_box(&in, ib, "Pay", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&in, ib, "Pay", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, pay);
     base_point outer = snap_frame_point(r.pt, fr);
     CHECK(base_rect_contains(box, outer));
@@ -491,7 +469,7 @@ static int cap_case(float x0v, float x1v, float box_h, snap_intent_kind kind, in
                     int *chev_out, float *chi_out)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int row = sc_add(&s, body, base_rect_xywh(0, 0, 300, 40), "div", "", "", "", 0);
     int chip = sc_add(&s, row, base_rect_xywh(0, 0, 150, 40), "button", "button", "Filter", "", 1);
     int chev =
@@ -499,7 +477,7 @@ static int cap_case(float x0v, float x1v, float box_h, snap_intent_kind kind, in
     s.cand[chev].aria_haspopup = 1;
     s.cand[chev].aria_expanded = 0; /* K = 3, chi = 1 + 2 tanh(1.5) = 2.81 */
     snap_result r;
-    int ok = snap_box(&s, base_rect_xywh(0, 0, 300, box_h), NULL, kind, &r);
+    int ok = sc_snap_box(&s, base_rect_xywh(0, 0, 300, box_h), NULL, kind, &r);
     *chip_out = chip;
     *chev_out = chev;
     *chi_out = r.score.chevron;
@@ -538,11 +516,11 @@ static void chevron_cap(void)
 static void no_candidate(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     sc_add(&s, body, base_rect_xywh(100, 100, 300, 40), "p", "", "Just some text", "", 0);
     base_rect box = base_rect_xywh(100, 100, 300, 40);
     snap_result r;
-    CHECK(snap_box(&s, box, "Just some text", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, box, "Just some text", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.found, 0);
     CHECK_EQ(r.phase, SNAP_PHASE_NONE);
     CHECK_EQ(r.cand, -1);
@@ -619,7 +597,7 @@ static void property_random(void)
     int found = 0;
     for (int it = 0; it < 300; it++) {
         snap_scene s;
-        int body = page(&s);
+        int body = sc_page(&s);
         int n = 3 + (int)base_rng_below(&rng, 25);
         for (int i = 0; i < n; i++) {
             /* Nest under a random earlier element 40 % of the time. */
@@ -643,7 +621,7 @@ static void property_random(void)
             snap_result r;
             snap_intent_kind kind = (snap_intent_kind)base_rng_below(&rng, 3);
             const char *label = base_rng_chance(&rng, 0.3) ? NULL : words[base_rng_below(&rng, 6)];
-            CHECK_MSG(snap_box(&s, box, label, kind, &r), "iteration %d box %d", it, b);
+            CHECK_MSG(sc_snap_box(&s, box, label, kind, &r), "iteration %d box %d", it, b);
             if (!r.found)
                 continue;
             int st[SNAP_PROBE_DEPTH], ns = 0;

@@ -15,28 +15,6 @@
 #include "scenes.h"
 #include "snapper/snap_int.h"
 
-/* Probes box in s and snaps it; the point must lie in the box, and in the
- * chosen element when one is found. */
-static int snap_box(const snap_scene *s, base_rect box, const char *label, snap_intent_kind kind,
-                    snap_result *r)
-{
-    snap_probe p;
-    if (snap_scene_probe(s, box, &p) != BASE_OK)
-        return 0;
-    snap_intent in = {label, kind};
-    if (snap_resolve(s->cand, s->n, &p, &in, r, NULL) != BASE_OK)
-        return 0;
-    if (!base_rect_contains(box, r->pt) || !r->reason)
-        return 0;
-    return !r->found || base_rect_contains(s->cand[r->cand].rect, r->pt);
-}
-
-static int page(snap_scene *s)
-{
-    snap_scene_init(s);
-    int html = sc_add(s, -1, base_rect_xywh(0, 0, 1280, 800), "html", "", "", "", 0);
-    return sc_add(s, html, base_rect_xywh(0, 0, 1280, 800), "body", "", "", "", 0);
-}
 
 /* ---- text normalisation ---------------------------------------------------- */
 
@@ -149,7 +127,7 @@ static void match_kinds(void)
 static void listener_only(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     s.cand[body].has_listener = 1; /* page-wide delegation: never a target */
     int th =
         sc_add(&s, body, base_rect_xywh(100, 100, 120, 32), "th", "columnheader", "Name", "", 0);
@@ -158,14 +136,14 @@ static void listener_only(void)
         sc_add(&s, body, base_rect_xywh(220, 100, 120, 32), "th", "columnheader", "Size", "", 0);
     s.cand[th2].has_listener = 1;
     snap_result r;
-    CHECK(snap_box(&s, base_rect_xywh(190, 96, 140, 40), "Size", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(190, 96, 140, 40), "Size", SNAP_INTENT_ANY, &r));
     CHECK(r.found);
     CHECK_EQ(r.cand, th2);
     CHECK_EQ(r.match, SNAP_MATCH_EXACT);
     /* Without its listener flag the same header is not a candidate. */
     s.cand[th2].has_listener = 0;
     s.cand[th].has_listener = 0;
-    CHECK(snap_box(&s, base_rect_xywh(190, 96, 140, 40), "Size", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(190, 96, 140, 40), "Size", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     snap_scene_fini(&s);
 }
@@ -175,7 +153,7 @@ static void listener_only(void)
 static void named_fields(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     /* Two text fields stacked, each named by a <label for> above it; the
      * password field is larger. The box covers both fields' halves. */
     int le = sc_add(&s, body, base_rect_xywh(40, 100, 200, 20), "label", "", "Email", "", 0);
@@ -188,10 +166,10 @@ static void named_fields(void)
     (void)lp;
     snap_result r;
     base_rect box = base_rect_xywh(40, 130, 300, 80);
-    CHECK(snap_box(&s, box, "Email", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, box, "Email", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, email);
     CHECK(r.match >= SNAP_MATCH_WORD);
-    CHECK(snap_box(&s, box, "Password", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, box, "Password", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, pw);
     snap_scene_fini(&s);
 }
@@ -199,7 +177,7 @@ static void named_fields(void)
 static void label_points_at_control(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     /* Checkbox rows: a 16 px box and a pointer-cursor <label for> beside it. */
     int cb1 = sc_add(&s, body, base_rect_xywh(40, 100, 16, 16), "input", "checkbox", "", "", 1);
     s.cand[cb1].name = "Email me offers";
@@ -211,11 +189,11 @@ static void label_points_at_control(void)
     (void)l2;
     snap_result r;
     /* A box over the first row's label and box, a bit low. */
-    CHECK(snap_box(&s, base_rect_xywh(36, 102, 210, 24), "Email me offers", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(36, 102, 210, 24), "Email me offers", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, cb1);
     CHECK(r.match >= SNAP_MATCH_WORD);
     /* Only the label is in the box: clicking it is right for a checkbox. */
-    CHECK(snap_box(&s, base_rect_xywh(100, 98, 120, 18), "Email me offers", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 98, 120, 18), "Email me offers", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, l1);
     snap_scene_fini(&s);
 }
@@ -225,17 +203,17 @@ static void label_points_at_control(void)
 static void wrapping_label_names(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int la = sc_add(&s, body, base_rect_xywh(2, 55, 60, 16), "label", "", "3hIU", "", 0);
     int ca = sc_add(&s, la, base_rect_xywh(6, 55, 20, 13), "input", "checkbox", "", "", 1);
     int lb = sc_add(&s, body, base_rect_xywh(2, 74, 60, 16), "label", "", "Qqi", "", 0);
     int cb = sc_add(&s, lb, base_rect_xywh(6, 74, 20, 13), "input", "checkbox", "", "", 1);
     snap_result r;
     /* A box over both rows: the one whose label says "Qqi". */
-    CHECK(snap_box(&s, base_rect_xywh(0, 52, 66, 40), "Qqi", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(0, 52, 66, 40), "Qqi", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, cb);
     CHECK_EQ(r.match, SNAP_MATCH_EXACT);
-    CHECK(snap_box(&s, base_rect_xywh(0, 52, 66, 40), "3hIU", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(0, 52, 66, 40), "3hIU", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, ca);
     snap_scene_fini(&s);
 }
@@ -245,7 +223,7 @@ static void wrapping_label_names(void)
 static void icons(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int tr = sc_add(&s, body, base_rect_xywh(100, 100, 32, 32), "button", "button", "", "", 1);
     s.cand[tr].hint = "btn icon-trash-2";
     int st = sc_add(&s, body, base_rect_xywh(140, 100, 32, 32), "button", "button", "", "", 1);
@@ -277,7 +255,7 @@ static void icons(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snap_result r;
-        CHECK(snap_box(&s, cases[i].box, cases[i].label, SNAP_INTENT_ANY, &r));
+        CHECK(sc_snap_box(&s, cases[i].box, cases[i].label, SNAP_INTENT_ANY, &r));
         CHECK_MSG(r.found && r.cand == cases[i].want, "%s: got %d want %d (%s)", cases[i].label,
                   r.cand, cases[i].want, r.reason);
         CHECK_EQ(r.match, SNAP_MATCH_ICON);
@@ -288,7 +266,7 @@ static void icons(void)
 static void geometry_fallback(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     /* An unnamed icon and a large neighbour; the label names neither. */
     int icon = sc_add(&s, body, base_rect_xywh(100, 100, 28, 28), "button", "button", "", "", 1);
     int big =
@@ -296,12 +274,12 @@ static void geometry_fallback(void)
     (void)big;
     snap_result r;
     /* Box centred on the icon, scaled 1.6: the neighbour has more area. */
-    CHECK(snap_box(&s, base_rect_xywh(92, 92, 45, 45), "Archive", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(92, 92, 45, 45), "Archive", SNAP_INTENT_ANY, &r));
     CHECK(r.found);
     CHECK_EQ(r.cand, icon);
     CHECK_EQ(r.match, SNAP_MATCH_GEOMETRY);
     /* The centre is on neither: the nearest to the centre wins. */
-    CHECK(snap_box(&s, base_rect_xywh(96, 120, 50, 30), "Archive", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 120, 50, 30), "Archive", SNAP_INTENT_ANY, &r));
     CHECK(r.found);
     CHECK_EQ(r.cand, icon);
     snap_scene_fini(&s);
@@ -312,7 +290,7 @@ static void geometry_fallback(void)
 static void containers(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     /* A toolbar with delegated clicks: its text holds both buttons'. */
     int bar = sc_add(&s, body, base_rect_xywh(100, 100, 300, 40), "div", "toolbar", "Reply Forward",
                      "", 0);
@@ -322,9 +300,9 @@ static void containers(void)
     int fwd =
         sc_add(&s, bar, base_rect_xywh(180, 104, 80, 32), "button", "button", "Forward", "", 1);
     snap_result r;
-    CHECK(snap_box(&s, base_rect_xywh(100, 100, 300, 40), "Reply", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 100, 300, 40), "Reply", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, reply);
-    CHECK(snap_box(&s, base_rect_xywh(100, 100, 300, 40), "Forward", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 100, 300, 40), "Forward", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, fwd);
     /* A list item carrying the same label as the link inside it: the box is
      * on the link's part of the row, so the link is clicked, not the row
@@ -332,7 +310,7 @@ static void containers(void)
     int li = sc_add(&s, body, base_rect_xywh(100, 200, 400, 40), "li", "", "Inbox", "", 0);
     s.cand[li].has_listener = 1;
     int a = sc_add(&s, li, base_rect_xywh(104, 206, 60, 28), "a", "link", "Inbox", "", 1);
-    CHECK(snap_box(&s, base_rect_xywh(96, 200, 120, 40), "Inbox", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 200, 120, 40), "Inbox", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, a);
     /* An email row with a checkbox named like the row: the box is the row,
      * so the row is kept, not the nested checkbox. */
@@ -340,9 +318,9 @@ static void containers(void)
     s.cand[row].has_listener = 1;
     int cb = sc_add(&s, row, base_rect_xywh(108, 314, 16, 16), "input", "checkbox", "", "", 1);
     s.cand[cb].name = "Buy milk";
-    CHECK(snap_box(&s, base_rect_xywh(100, 300, 600, 44), "Buy milk", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 300, 600, 44), "Buy milk", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, row);
-    CHECK(snap_box(&s, base_rect_xywh(102, 302, 160, 40), "Buy milk", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(102, 302, 160, 40), "Buy milk", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, row);
     (void)cb;
     /* Two clickable cards boxed together; only the first holds the label,
@@ -353,7 +331,7 @@ static void containers(void)
     int c2 = sc_add(&s, body, base_rect_xywh(410, 400, 300, 120), "div", "",
                     "Design review notes Feedback on the onboarding flow", "", 0);
     s.cand[c2].has_listener = 1;
-    CHECK(snap_box(&s, base_rect_xywh(100, 400, 620, 120), "Team offsite agenda", SNAP_INTENT_ANY,
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 400, 620, 120), "Team offsite agenda", SNAP_INTENT_ANY,
                    &r));
     CHECK_EQ(r.cand, c1);
     CHECK_EQ(r.match, SNAP_MATCH_SUBSTRING);
@@ -368,20 +346,20 @@ static void containers(void)
     int star = sc_add(&s, erow, base_rect_xywh(140, 612, 13, 20), "span", "", "\xe2\x98\x86", "", 1);
     s.cand[star].has_listener = 1;
     s.cand[star].hint = "star";
-    CHECK(snap_box(&s, base_rect_xywh(134, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(134, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, star);
     /* A box that missed the star (20 px off, on the row only): the row is
      * not what "Star" names, so no answer rather than the row. */
-    CHECK(snap_box(&s, base_rect_xywh(160, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(160, 607, 26, 30), "Star", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     /* The same for a checkbox named by aria-label inside a clickable row: a
      * box beside it, on the row, does not fall back to the row by geometry. */
     int crow = sc_add(&s, body, base_rect_xywh(100, 700, 760, 44), "div", "", "Ops Team", "", 1);
     s.cand[crow].has_listener = 1;
     int ccb = sc_add(&s, crow, base_rect_xywh(108, 714, 16, 16), "input", "checkbox", "", "Select", 1);
-    CHECK(snap_box(&s, base_rect_xywh(106, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(106, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, ccb);
-    CHECK(snap_box(&s, base_rect_xywh(128, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(128, 712, 20, 20), "Select", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     /* A draggable dialog title bar (a mousedown listener) whose only text is
      * its icon close button's hidden "Close": a box that missed the button
@@ -389,9 +367,9 @@ static void containers(void)
     int bar2 = sc_add(&s, body, base_rect_xywh(300, 760, 300, 30), "div", "", "Close", "", 1);
     s.cand[bar2].has_listener = 1;
     int x = sc_add(&s, bar2, base_rect_xywh(574, 765, 20, 20), "button", "button", "Close", "", 1);
-    CHECK(snap_box(&s, base_rect_xywh(572, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(572, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, x);
-    CHECK(snap_box(&s, base_rect_xywh(540, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(540, 763, 24, 24), "Close", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     snap_scene_fini(&s);
 }
@@ -401,7 +379,7 @@ static void containers(void)
 static void exact_beats_prefix(void)
 {
     snap_scene s;
-    int body = page(&s);
+    int body = sc_page(&s);
     int i4 =
         sc_add(&s, body, base_rect_xywh(100, 100, 100, 30), "button", "button", "Item 4", "", 1);
     int i49 = sc_add(&s, body, base_rect_xywh(100, 132, 160, 30), "button", "button", "Item 49999",
@@ -410,14 +388,14 @@ static void exact_beats_prefix(void)
                      "Item 4 details", "", 1);
     snap_result r;
     /* All three merged, the larger ones dominating the area. */
-    CHECK(snap_box(&s, base_rect_xywh(96, 96, 210, 100), "Item 4", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 96, 210, 100), "Item 4", SNAP_INTENT_ANY, &r));
     CHECK_EQ(r.cand, i4);
     CHECK_EQ(r.match, SNAP_MATCH_EXACT);
     /* Only "Item 49999" in the box: refused, never reported as Item 4. */
-    CHECK(snap_box(&s, base_rect_xywh(100, 134, 160, 26), "Item 4", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 134, 160, 26), "Item 4", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     /* "Item 4 details" alone is a whole-word match, reported as partial. */
-    CHECK(snap_box(&s, base_rect_xywh(100, 166, 200, 26), "Item 4", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(100, 166, 200, 26), "Item 4", SNAP_INTENT_ANY, &r));
     CHECK(r.found);
     CHECK_EQ(r.cand, i4d);
     CHECK(r.match < SNAP_MATCH_EXACT);
@@ -426,7 +404,7 @@ static void exact_beats_prefix(void)
     int sel = sc_add(&s, body, base_rect_xywh(400, 100, 160, 30), "select", "combobox",
                      "Button Input Textarea Select Checkbox Radio Range", "", 1);
     (void)sel;
-    CHECK(snap_box(&s, base_rect_xywh(400, 100, 160, 30), "Button", SNAP_INTENT_ANY, &r));
+    CHECK(sc_snap_box(&s, base_rect_xywh(400, 100, 160, 30), "Button", SNAP_INTENT_ANY, &r));
     CHECK(!r.found);
     snap_scene_fini(&s);
 }
@@ -454,7 +432,7 @@ static void never_worse_than_centre(void)
             if (nv < 0 || !sc_target_ok(&t[i], nv))
                 continue;
             snap_result r;
-            CHECK(snap_box(&s, b, t[i].label, t[i].kind, &r));
+            CHECK(sc_snap_box(&s, b, t[i].label, t[i].kind, &r));
             CHECK_MSG(r.found && sc_target_ok(&t[i], r.cand),
                       "%s scale %.2f: centre right, snapper %d (%s)", t[i].name, (double)scales[k],
                       r.cand, r.reason);

@@ -1,6 +1,9 @@
 /* tests/harness/harness.c: loopback fixture servers + one shared Chromium. */
 #include "harness.h"
 
+#include <cjson/cJSON.h>
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,4 +85,34 @@ cdp_page *harness_open(int w, int h, double scale, const char *path)
         }
     }
     return p;
+}
+
+base_rect harness_rect(cdp_page *p, const char *sel)
+{
+    char expr[512];
+    snprintf(expr, sizeof expr,
+             "(() => { const e = document.querySelector('%s'); if (!e) return null;"
+             " const r = e.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()",
+             sel);
+    base_rect r = {NAN, NAN, NAN, NAN};
+    cJSON *v = NULL;
+    if (cdp_page_evaluate(p, expr, &v, 10000, NULL) == BASE_OK && cJSON_GetArraySize(v) == 4) {
+        r.x0 = (float)cJSON_GetArrayItem(v, 0)->valuedouble;
+        r.y0 = (float)cJSON_GetArrayItem(v, 1)->valuedouble;
+        r.x1 = (float)cJSON_GetArrayItem(v, 2)->valuedouble;
+        r.y1 = (float)cJSON_GetArrayItem(v, 3)->valuedouble;
+    }
+    cJSON_Delete(v);
+    return r;
+}
+
+int harness_rect_near(base_rect a, base_rect b, float tol)
+{
+    return fabsf(a.x0 - b.x0) <= tol && fabsf(a.y0 - b.y0) <= tol && fabsf(a.x1 - b.x1) <= tol &&
+           fabsf(a.y1 - b.y1) <= tol;
+}
+
+base_rect harness_grow(base_rect r, float d)
+{
+    return (base_rect){r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d};
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "base/geom.h"
 #include "base/httpd.h"
 #include "cdp/browser.h"
 
@@ -32,6 +33,17 @@ void harness_url(int which, const char *path, char *buf, size_t n);
 /* Opens a page with the given viewport and navigates to path on origin A
  * (path NULL: stays on about:blank). */
 cdp_page *harness_open(int w, int h, double scale, const char *path);
+
+/* The border box of the first element matching CSS selector sel in p's top
+ * document, in top-viewport CSS px (getBoundingClientRect); all NaN when
+ * there is none or the page does not answer. */
+base_rect harness_rect(cdp_page *p, const char *sel);
+
+/* 1 when every edge of a and b differs by at most tol px. */
+int harness_rect_near(base_rect a, base_rect b, float tol);
+
+/* r grown by d px on every side. */
+base_rect harness_grow(base_rect r, float d);
 
 /* Stops everything; registered with atexit by harness_get. */
 void harness_shutdown(void);

@@ -42,36 +42,6 @@ static cJSON *js(cdp_page *p, const char *expr)
 }
 
 /* getBoundingClientRect of document.querySelector(sel). */
-static base_rect rect_of(cdp_page *p, const char *sel)
-{
-    char e[256];
-    snprintf(e, sizeof e,
-             "(() => { const r = document.querySelector('%s').getBoundingClientRect();"
-             " return [r.left, r.top, r.right, r.bottom]; })()",
-             sel);
-    cJSON *v = js(p, e);
-    base_rect r = {NAN, NAN, NAN, NAN};
-    if (cJSON_GetArraySize(v) == 4) {
-        r.x0 = (float)cJSON_GetArrayItem(v, 0)->valuedouble;
-        r.y0 = (float)cJSON_GetArrayItem(v, 1)->valuedouble;
-        r.x1 = (float)cJSON_GetArrayItem(v, 2)->valuedouble;
-        r.y1 = (float)cJSON_GetArrayItem(v, 3)->valuedouble;
-    }
-    cJSON_Delete(v);
-    return r;
-}
-
-static int near(base_rect a, base_rect b, float tol)
-{
-    return fabsf(a.x0 - b.x0) <= tol && fabsf(a.y0 - b.y0) <= tol && fabsf(a.x1 - b.x1) <= tol &&
-           fabsf(a.y1 - b.y1) <= tol;
-}
-
-static base_rect grow(base_rect r, float d)
-{
-    return (base_rect){r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d};
-}
-
 /* A page with the listener recorder installed before the fixture loads (as
  * `fovea run` and the service do), or without it (attached late). */
 static cdp_page *open_page(const char *path, int install)
@@ -98,9 +68,9 @@ static cdp_page *open_page(const char *path, int install)
 /* The probe's candidate for the element `sel` (same tag, same rect), -1. */
 static int cand_of(cdp_page *p, const perc_probe *pp, const char *sel, const char *tag)
 {
-    base_rect r = rect_of(p, sel);
+    base_rect r = harness_rect(p, sel);
     for (int i = 0; i < pp->n; i++) {
-        if (strcmp(pp->cands[i].tag, tag) == 0 && near(pp->cands[i].rect, r, 0.5f))
+        if (strcmp(pp->cands[i].tag, tag) == 0 && harness_rect_near(pp->cands[i].rect, r, 0.5f))
             return i;
     }
     return -1;
@@ -132,7 +102,7 @@ static void listener_only_probe(void)
     cJSON_Delete(v);
     for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++) {
         perc_probe pp;
-        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, listener_only[i].sel), 2), &pp, err));
+        CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, listener_only[i].sel), 2), &pp, err));
         int c = cand_of(p, &pp, listener_only[i].sel, listener_only[i].tag);
         CHECK_MSG(c >= 0, "%s not probed", listener_only[i].sel);
         if (c >= 0) {
@@ -142,7 +112,7 @@ static void listener_only_probe(void)
         perc_probe_fini(&pp);
     }
     perc_probe pp;
-    CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, "#inert"), 2), &pp, err));
+    CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, "#inert"), 2), &pp, err));
     int c = cand_of(p, &pp, "#inert", "span");
     CHECK(c >= 0);
     CHECK_EQ(pp.cands[c].is_interactive, 0);
@@ -152,7 +122,7 @@ static void listener_only_probe(void)
      * there reaches the span's own listener. */
     snap_intent in = {"Archive", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#l-span"), 6), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(harness_rect(p, "#l-span"), 6), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Archive");
     cdp_page_close(p);
@@ -177,7 +147,7 @@ static void accessible_names(void)
     char err[256] = "";
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         perc_probe pp;
-        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, names[i].sel), 1), &pp, err));
+        CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, names[i].sel), 1), &pp, err));
         int c = cand_of(p, &pp, names[i].sel, names[i].tag);
         CHECK_MSG(c >= 0, "%s not probed", names[i].sel);
         if (c >= 0)
@@ -206,7 +176,7 @@ static void icon_hints(void)
     char err[256] = "";
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++) {
         perc_probe pp;
-        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, hints[i].sel), 1), &pp, err));
+        CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, hints[i].sel), 1), &pp, err));
         int c = cand_of(p, &pp, hints[i].sel, "button");
         CHECK_MSG(c >= 0, "%s not probed", hints[i].sel);
         if (c >= 0) {
@@ -231,8 +201,8 @@ static void popup_layer(void)
     cdp_page *p = open_page("/kit/controls.html", 1);
     CHECK(p != NULL);
     char err[256] = "";
-    base_rect under = rect_of(p, "#under");
-    base_rect panel = rect_of(p, "#picker");
+    base_rect under = harness_rect(p, "#under");
+    base_rect panel = harness_rect(p, "#picker");
     base_rect box = base_rect_intersect(under, panel);
     CHECK(!base_rect_empty(box));
     cJSON *v = js(p, "(() => { const r = document.getElementById('under').getBoundingClientRect();"
@@ -261,7 +231,7 @@ static void popup_layer(void)
 static int mark_at(const perc_mark *m, int n, base_rect r, float tol)
 {
     for (int i = 0; i < n; i++) {
-        if (near(m[i].r, r, tol))
+        if (harness_rect_near(m[i].r, r, tol))
             return i;
     }
     return -1;
@@ -279,14 +249,14 @@ static void dom_provider_boxes(void)
     int n = 0;
     CHECK_OK(perc_dom_boxes(p, &m, &n, err));
     for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++)
-        CHECK_MSG(mark_at(m, n, rect_of(p, listener_only[i].sel), 0.5f) >= 0, "%s not boxed",
+        CHECK_MSG(mark_at(m, n, harness_rect(p, listener_only[i].sel), 0.5f) >= 0, "%s not boxed",
                   listener_only[i].sel);
-    CHECK_MSG(mark_at(m, n, rect_of(p, "#inert"), 0.5f) < 0, "#inert boxed");
-    int k = mark_at(m, n, rect_of(p, "#f-email"), 0.5f);
+    CHECK_MSG(mark_at(m, n, harness_rect(p, "#inert"), 0.5f) < 0, "#inert boxed");
+    int k = mark_at(m, n, harness_rect(p, "#f-email"), 0.5f);
     CHECK(k >= 0);
     if (k >= 0)
         CHECK_STR(m[k].label, "Email address");
-    k = mark_at(m, n, rect_of(p, "#f-city"), 0.5f);
+    k = mark_at(m, n, harness_rect(p, "#f-city"), 0.5f);
     CHECK(k >= 0);
     if (k >= 0)
         CHECK_STR(m[k].label, "Home city");
@@ -296,7 +266,7 @@ static void dom_provider_boxes(void)
                      " (r.top + r.bottom) / 2).id; })()");
     CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "cover") == 0);
     cJSON_Delete(v);
-    CHECK_MSG(mark_at(m, n, rect_of(p, "#half"), 0.5f) >= 0, "half-covered input dropped");
+    CHECK_MSG(mark_at(m, n, harness_rect(p, "#half"), 0.5f) >= 0, "half-covered input dropped");
     perc_marks_free(m, n);
     cdp_page_close(p);
 }
@@ -322,7 +292,7 @@ static void clipped_boxes(void)
     perc_mark *m = NULL;
     int n = 0;
     CHECK_OK(perc_dom_boxes(p, &m, &n, err));
-    base_rect s2 = rect_of(p, "#s2"), s5 = rect_of(p, "#s5"), s1 = rect_of(p, "#s1");
+    base_rect s2 = harness_rect(p, "#s2"), s5 = harness_rect(p, "#s5"), s1 = harness_rect(p, "#s1");
     CHECK(s2.y0 < pad.y0 && s2.y1 > pad.y0); /* the fixture clips #s2 at the top */
     CHECK(s5.y0 < pad.y1 && s5.y1 > pad.y1); /* and #s5 at the bottom */
     CHECK(s1.y1 <= pad.y0);                  /* and scrolls #s1 out */
@@ -526,7 +496,7 @@ static void late_attach(void)
             {"#l-span", "span"}, {"#l-svg", "svg"}, {"#l-th", "th"}, {"#l-a", "a"}};
         for (size_t i = 0; i < sizeof late_ctl / sizeof late_ctl[0]; i++) {
             perc_probe pp;
-            CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, late_ctl[i].sel), 2), &pp, err));
+            CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, late_ctl[i].sel), 2), &pp, err));
             int c = cand_of(p, &pp, late_ctl[i].sel, late_ctl[i].tag);
             CHECK_MSG(c >= 0, "%s not probed", late_ctl[i].sel);
             if (c >= 0)
@@ -536,7 +506,7 @@ static void late_attach(void)
             perc_probe_fini(&pp);
         }
         perc_probe pp;
-        CHECK_OK(perc_probe_box(p, NULL, grow(rect_of(p, "#inert"), 2), &pp, err));
+        CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, "#inert"), 2), &pp, err));
         int c = cand_of(p, &pp, "#inert", "span");
         CHECK(c >= 0 && !pp.cands[c].is_interactive);
         perc_probe_fini(&pp);

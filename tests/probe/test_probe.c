@@ -55,31 +55,6 @@ static int js_str_is(cdp_page *p, const char *session, const char *expr, const c
 }
 
 /* getBoundingClientRect of the element `sel` in the top document. */
-static base_rect rect_of(cdp_page *p, const char *sel)
-{
-    char e[256];
-    snprintf(e, sizeof e,
-             "(() => { const r = document.querySelector('%s').getBoundingClientRect();"
-             " return [r.left, r.top, r.right, r.bottom]; })()",
-             sel);
-    cJSON *v = js(p, NULL, e);
-    base_rect r = {NAN, NAN, NAN, NAN};
-    if (cJSON_GetArraySize(v) == 4) {
-        r.x0 = (float)cJSON_GetArrayItem(v, 0)->valuedouble;
-        r.y0 = (float)cJSON_GetArrayItem(v, 1)->valuedouble;
-        r.x1 = (float)cJSON_GetArrayItem(v, 2)->valuedouble;
-        r.y1 = (float)cJSON_GetArrayItem(v, 3)->valuedouble;
-    }
-    cJSON_Delete(v);
-    return r;
-}
-
-static int rect_near(base_rect a, base_rect b, float tol)
-{
-    return fabsf(a.x0 - b.x0) <= tol && fabsf(a.y0 - b.y0) <= tol && fabsf(a.x1 - b.x1) <= tol &&
-           fabsf(a.y1 - b.y1) <= tol;
-}
-
 static int find(const perc_probe *pp, const char *xpath, const char *chain)
 {
     for (int i = 0; i < pp->n; i++) {
@@ -128,11 +103,6 @@ static void dump(const perc_probe *pp)
     }
 }
 
-static base_rect grow(base_rect r, float d)
-{
-    return (base_rect){r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d};
-}
-
 /* ---- cases ------------------------------------------------------------------ */
 
 /* The script hit-tests exactly snap_probe_points, and the front of each
@@ -167,7 +137,7 @@ static void lattice_points(void)
                           (float)cJSON_GetArrayItem(v, 2)->valuedouble,
                           (float)cJSON_GetArrayItem(v, 3)->valuedouble};
         cJSON_Delete(v);
-        CHECK(rect_near(pp.cands[pp.probe.stack[k][0]].rect, want, 0.01f));
+        CHECK(harness_rect_near(pp.cands[pp.probe.stack[k][0]].rect, want, 0.01f));
     }
     /* Candidate points: the chevron (narrower than the lattice spacing) and
      * the chip of row 1, smallest overlap first, at their visible centres. */
@@ -209,9 +179,9 @@ static void compound_row_at(double scale)
     HARNESS_OR_SKIP(h);
     cdp_page *p = harness_open(1024, 700, scale, "/probe/compound.html");
     CHECK(p != NULL);
-    base_rect row = rect_of(p, "#row1");
-    base_rect chev = rect_of(p, "#chev1");
-    base_rect chip = rect_of(p, "#chip1");
+    base_rect row = harness_rect(p, "#row1");
+    base_rect chev = harness_rect(p, "#chev1");
+    base_rect chip = harness_rect(p, "#chip1");
     CHECK(!base_rect_empty(row));
     char err[256] = "";
     perc_probe pp;
@@ -232,7 +202,7 @@ static void compound_row_at(double scale)
     CHECK_EQ(c->is_iframe, 0);
     CHECK_EQ(c->disabled, 0);
     CHECK_EQ(c->parent, ir);
-    CHECK(rect_near(c->rect, chev, 0.01f));
+    CHECK(harness_rect_near(c->rect, chev, 0.01f));
     CHECK_STR(pp.cands[il].role, "link");
     CHECK_STR(pp.cands[il].text, "United States");
     CHECK_EQ(pp.cands[il].aria_expanded, -1);
@@ -252,7 +222,7 @@ static void compound_row_at(double scale)
     CHECK_EQ(s.res.phase, SNAP_PHASE_B);
     CHECK(s.res.score.chevron > 1.0f);
     CHECK(base_rect_contains(chev, s.pt));
-    CHECK(rect_near(s.rect, chev, 0.01f));
+    CHECK(harness_rect_near(s.rect, chev, 0.01f));
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     CHECK_STR(s.covering, "");
     CHECK_STR(s.frame_id, "");
@@ -322,7 +292,7 @@ static void shadow_roots(void)
     CHECK_STR(pp.cands[pp.probe.stack[0][0]].xpath, "/html[1]/body[1]/x-closed[1]");
     perc_probe_fini(&pp);
 
-    base_rect light = rect_of(p, "#light");
+    base_rect light = harness_rect(p, "#light");
     base_rect lb = {light.x0 + 1, light.y0 + 1, light.x1 - 1, light.y1 - 1};
     CHECK_OK(perc_probe_box(p, NULL, lb, &pp, err));
     st = pp.probe.stack[0];
@@ -408,7 +378,7 @@ static void same_origin_frame(void)
     base_rect btn = {o.x + 30, o.y + 40, o.x + 150, o.y + 76};
     char err[256] = "";
     perc_probe pp;
-    CHECK_OK(perc_probe_box(p, NULL, grow(btn, 6), &pp, err));
+    CHECK_OK(perc_probe_box(p, NULL, harness_grow(btn, 6), &pp, err));
     dump(&pp);
     const int *st = pp.probe.stack[0];
     const char *chain = "/html[1]/body[1]/iframe[1]";
@@ -418,7 +388,7 @@ static void same_origin_frame(void)
     CHECK_STR(pp.cands[st[pp.probe.n[0] - 1]].xpath, "/html[1]");
     CHECK_STR(pp.cands[st[0]].xpath, "/html[1]/body[1]/button[1]");
     CHECK_STR(pp.cands[st[0]].frame_chain, chain);
-    CHECK(rect_near(pp.cands[st[0]].rect, btn, 0.01f));
+    CHECK(harness_rect_near(pp.cands[st[0]].rect, btn, 0.01f));
     CHECK_STR(pp.cands[st[1]].xpath, "/html[1]");
     CHECK_STR(pp.cands[st[1]].frame_chain, chain);
     CHECK_STR(pp.cands[st[2]].xpath, "/html[1]/body[1]/iframe[1]");
@@ -430,7 +400,7 @@ static void same_origin_frame(void)
 
     snap_intent in = {"Frame button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(btn, 6), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.text, "Frame button");
     CHECK_STR(s.xpath, "/html[1]/body[1]/button[1]");
@@ -472,7 +442,7 @@ static void cross_origin_at(double scale, int scroll_y)
     CHECK_NEAR(o.x, 457, 0.01);
     CHECK_NEAR(o.y, 67 - scroll_y, 0.01);
     base_rect btn = {o.x + 30, o.y + 40, o.x + 150, o.y + 76};
-    base_rect box = grow(btn, 8);
+    base_rect box = harness_grow(btn, 8);
     char err[256] = "";
     perc_probe pp;
     CHECK_OK(perc_probe_box(p, NULL, box, &pp, err));
@@ -501,7 +471,7 @@ static void cross_origin_at(double scale, int scroll_y)
     CHECK(s.frame_id[0] != '\0');
     CHECK_NEAR(s.frame_offset.x, o.x, 0.5);
     CHECK_NEAR(s.frame_offset.y, o.y, 0.5);
-    CHECK(rect_near(s.rect, btn, 0.5f));
+    CHECK(harness_rect_near(s.rect, btn, 0.5f));
     CHECK(base_rect_contains(btn, s.pt));
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     /* Independently: the top document puts the iframe there, the frame
@@ -555,20 +525,20 @@ static void sandboxed_frame(void)
     base_rect btn = {70, 280, 210, 316};
     char err[256] = "";
     perc_probe pp;
-    CHECK_OK(perc_probe_box(p, NULL, grow(btn, 6), &pp, err));
+    CHECK_OK(perc_probe_box(p, NULL, harness_grow(btn, 6), &pp, err));
     const snap_candidate *top = &pp.cands[pp.probe.stack[0][0]];
     CHECK_STR(top->xpath, "/html[1]/body[1]/iframe[3]");
     CHECK_EQ(top->is_iframe, 1);
     perc_probe_fini(&pp);
     snap_intent in = {"Sandboxed button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(btn, 6), &in, 1, &s, err));
     CHECK_MSG(s.found == 1, "not found: %s", s.res.reason);
     CHECK_STR(s.text, "Sandboxed button");
     CHECK(s.frame_id[0] != '\0');
     CHECK_NEAR(s.frame_offset.x, 50, 0.5);
     CHECK_NEAR(s.frame_offset.y, 260, 0.5);
-    CHECK(rect_near(s.rect, btn, 0.5f));
+    CHECK(harness_rect_near(s.rect, btn, 0.5f));
     CHECK(base_rect_contains(btn, s.pt));
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     /* A trusted click at the point presses it: the next snap reads the new
@@ -581,7 +551,7 @@ static void sandboxed_frame(void)
     for (int i = 0; i < 120 && !clicked; i++) {
         if (i % 40 == 0)
             CHECK_OK(click_at(p, at));
-        CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, 1, &s, err));
+        CHECK_OK(perc_snap_box(p, harness_grow(btn, 6), &after, 1, &s, err));
         clicked = s.found && strcmp(s.text, "sandbox clicked") == 0;
         if (!clicked)
             base_sleep_ms(25);
@@ -601,7 +571,7 @@ static void hidden_frame(void)
     char err[256] = "";
     snap_intent in = {"Frame button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(btn, 6), &in, 1, &s, err));
     CHECK_MSG(s.found == 1, "not found: %s", s.res.reason);
     CHECK_STR(s.text, "Frame button");
     CHECK_STR(s.session, "");
@@ -612,7 +582,7 @@ static void hidden_frame(void)
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     CHECK_OK(click_at(p, s.pt));
     snap_intent after = {"clicked", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(btn, 6), &after, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(btn, 6), &after, 1, &s, err));
     CHECK_STR(s.text, "clicked");
     cdp_page_close(p);
 }
@@ -628,18 +598,18 @@ static void covered_targets(void)
     char err[256] = "";
     perc_snap s;
     snap_intent buy = {"Buy now", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#buy"), 4), &buy, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(harness_rect(p, "#buy"), 4), &buy, 1, &s, err));
     CHECK_MSG(!s.found || strcmp(s.text, "Buy now") != 0, "walked through the banner to %s",
               s.text);
     snap_intent open = {"Open account", SNAP_INTENT_ANY};
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(harness_rect(p, "#open"), 4), &open, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
     cdp_page_close(p);
 
     p = harness_open(1024, 700, 1, "/probe/covered.html?modal=1");
     CHECK(p != NULL);
-    CHECK_OK(perc_snap_box(p, grow(rect_of(p, "#open"), 4), &open, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(harness_rect(p, "#open"), 4), &open, 1, &s, err));
     CHECK_MSG(!s.found || strcmp(s.text, "Open account") != 0,
               "walked through the overlay to %s", s.text);
     cdp_page_close(p);
@@ -655,14 +625,14 @@ static void transforms(void)
     static const char *const ids[] = {"#scaled", "#rotated", "#moved"};
     static const char *const labels[] = {"Scaled button", "Rotated button", "Moved button"};
     for (int i = 0; i < 3; i++) {
-        base_rect r = rect_of(p, ids[i]);
+        base_rect r = harness_rect(p, ids[i]);
         snap_intent in = {labels[i], SNAP_INTENT_ANY};
         perc_snap s;
         char err[256] = "";
         CHECK_OK(perc_snap_box(p, r, &in, 1, &s, err));
         CHECK_MSG(s.found == 1, "%s: %s", ids[i], s.res.reason);
         CHECK_STR(s.text, labels[i]);
-        CHECK(rect_near(s.rect, r, 0.01f));
+        CHECK(harness_rect_near(s.rect, r, 0.01f));
         CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
         char ex[200];
         snprintf(ex, sizeof ex, "'#' + document.elementFromPoint(%.9g, %.9g).id", (double)s.pt.x,
@@ -670,7 +640,7 @@ static void transforms(void)
         CHECK(js_str_is(p, NULL, ex, ids[i]));
     }
     /* The scaled button is 1.5 x 140 by 1.5 x 40 CSS px. */
-    base_rect sr = rect_of(p, "#scaled");
+    base_rect sr = harness_rect(p, "#scaled");
     CHECK_NEAR(base_rect_w(sr), 210, 0.01);
     cdp_page_close(p);
 }
@@ -683,17 +653,17 @@ static void scrolled_page(void)
     cdp_page *p = harness_open(1024, 700, 1, "/probe/scrolled.html");
     CHECK(p != NULL);
     CHECK_NEAR(js_num(p, NULL, "window.scrollTo(0, 1400), window.scrollY"), 1400, 0.5);
-    base_rect far = rect_of(p, "#far");
+    base_rect far = harness_rect(p, "#far");
     CHECK_NEAR(far.y0, 300, 0.01);
     char err[256] = "";
     snap_intent in = {"Far button", SNAP_INTENT_ANY};
     perc_snap s;
-    CHECK_OK(perc_snap_box(p, grow(far, 10), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_grow(far, 10), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
-    CHECK(rect_near(s.rect, far, 0.01f));
+    CHECK(harness_rect_near(s.rect, far, 0.01f));
     CHECK(base_rect_contains(far, s.pt));
     CHECK_EQ(s.verdict, SNAP_VERIFY_OK);
-    base_rect under = rect_of(p, "#under");
+    base_rect under = harness_rect(p, "#under");
     CHECK_NEAR(under.y0, 20, 0.01);
     snap_intent un = {"Under header", SNAP_INTENT_ANY};
     CHECK_OK(perc_snap_box(p, under, &un, 1, &s, err));
@@ -726,7 +696,7 @@ static void no_candidate(void)
     CHECK_NEAR(s.pt.y, 425, 0.001);
     /* The decorative arrow of row 3 is not a target; the chip is. */
     snap_intent in = {"France", SNAP_INTENT_EXPAND};
-    CHECK_OK(perc_snap_box(p, rect_of(p, "#row3"), &in, 1, &s, err));
+    CHECK_OK(perc_snap_box(p, harness_rect(p, "#row3"), &in, 1, &s, err));
     CHECK_EQ(s.found, 1);
     CHECK_STR(s.tag, "a");
     /* Bad input is a clear error, never a crash. */
@@ -754,7 +724,7 @@ static void scene_agrees(void)
     for (int pg = 0; pg < 2; pg++) {
         cdp_page *p = harness_open(1024, 700, 1, pages[pg]);
         CHECK(p != NULL);
-        base_rect box = pg == 0 ? rect_of(p, "#row1") : grow(rect_of(p, "#moved"), 10);
+        base_rect box = pg == 0 ? harness_rect(p, "#row1") : harness_grow(harness_rect(p, "#moved"), 10);
         char err[256] = "";
         perc_probe pp;
         CHECK_OK(perc_probe_box(p, NULL, box, &pp, err));

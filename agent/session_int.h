@@ -1,0 +1,138 @@
+/* agent/session_int.h: the session's insides, shared by the tool files of
+ * agent/ (private to agent/: nothing outside agent/ includes it).
+ *
+ * A tool's run function gets the session, its checked arguments and the
+ * result to fill. It grounds targets with agent__ground, acts through the
+ * hand (s->hand, cascade/cascade.h), brackets page-changing actions with
+ * agent__watch_begin / agent__watch_end (settles a navigation the action
+ * started and schedules the next vision pass), and reports failures with
+ * agent__failf(&r->rec, "reason_name", ...). Everything here runs on the
+ * session's thread.
+ */
+#ifndef FOVEA_AGENT_SESSION_INT_H
+#define FOVEA_AGENT_SESSION_INT_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "agent/secrets.h"
+#include "agent/task.h"
+#include "agent/tool.h"
+#include "agent/trace.h"
+#include "agent/watchdog_int.h"
+#include "base/buf.h"
+#include "cascade/cascade.h"
+#include "perception/prefetch.h"
+#include "perception/probe.h"
+#include "perception/vision.h"
+
+#define AGENT__MAX_MASKS 16
+#define AGENT__MAX_TABS 8
+#define AGENT__MAX_VARS 64
+
+struct fovea_session {
+    cdp_page *page;          /* acted on now (home, a followed popup, a switched tab) */
+    cdp_page *home;          /* the caller's page, where the session started */
+    fovea_session_opts o;
+    FILE *out;               /* progress lines (o.run.progress or stderr) */
+    perc_vision *vision;
+    perc_prefetch *pf;
+    cascade_hand *hand;
+    agent_trace *trace;      /* NULL = no trace, no overlays */
+    uint64_t ticket;         /* of the last scheduled prefetch */
+    uint64_t last_epoch;     /* id of the epoch the previous call used */
+    agent_secrets *sec;
+    base_rect masks[AGENT__MAX_MASKS];
+    int n_masks;
+    char mask_url[1024];
+    const perc_epoch *shot_ep;
+    base_rect shot_masks[AGENT__MAX_MASKS + 64];
+    int n_shot_masks;
+    char shot_url[1024];
+    char main_frame[64];
+    char start_url[1024];    /* the session's first URL (navigation guards pin its site) */
+    agent__watchdog *wd;
+    uint64_t dialogs_seen, popups_seen;
+    int pass_budget_ms;      /* a vision pass may take this long */
+    char fx_tab[64];         /* the hand's CASCADE_FX_NEW_TAB target of this call */
+    cdp_page *tabs[AGENT__MAX_TABS]; /* tabs the session opened or followed (closed at the end) */
+    int n_tabs;
+    int delivered;           /* this call's action reached its element: never repeated */
+    unsigned effects;        /* CASCADE_FX_* of this call's hand actions */
+    char *var_name[AGENT__MAX_VARS], *var_value[AGENT__MAX_VARS];
+    int n_vars;
+};
+
+/* The result of grounding one target. */
+typedef struct agent__grounded {
+    perc_epoch *epoch; /* acquired; agent__grounded_fini releases */
+    int box;           /* index into epoch->boxes, -1 = none */
+    perc_snap snap;
+} agent__grounded;
+
+void agent__grounded_fini(agent__grounded *g);
+
+/* Sets r's failure: reason name (first one wins over "ok"/"") and a
+ * one-line outcome. */
+__attribute__((format(printf, 3, 4))) void agent__failf(agent_step_record *r, const char *reason,
+                                                        const char *fmt, ...);
+
+/* Marks r successful with a one-line outcome. */
+__attribute__((format(printf, 2, 3))) void agent__okf(agent_step_record *r, const char *fmt, ...);
+
+/* 1 (and r marked "interrupted") once a stop signal arrived. */
+int agent__stopped(agent_step_record *r);
+
+/* 0 once the page crashed, closed or stopped answering. */
+int agent__page_ok(fovea_session *s);
+
+/* Schedules a vision pass (deadline: now + the pass budget). */
+void agent__schedule(fovea_session *s, const char *subgoal);
+
+/* The page URL with secrets masked ("" when it does not answer). */
+void agent__page_url(fovea_session *s, char *buf, size_t n);
+
+/* Settling around a page-changing action: begin registers the navigation
+ * waiters before the action, end waits for a navigation it started (one
+ * round trip when none) and schedules the next vision pass. */
+typedef struct agent__settle {
+    void *requested, *started, *stopped; /* cdp_waiter * */
+} agent__settle;
+void agent__watch_begin(fovea_session *s, agent__settle *w);
+void agent__watch_end(fovea_session *s, agent__settle *w, agent_step_record *r,
+                      const char *subgoal);
+
+/* Gate, box, snap for target t of step st (its timeout, critical). do_snap
+ * 0 stops after the box. Returns 1 with *g filled, 0 with r's failure set
+ * (g may still hold the epoch for the overlay). */
+int agent__ground(fovea_session *s, const agent_step *st, const agent_target *t,
+                  snap_intent_kind kind, int do_snap, agent_step_record *r, agent__grounded *g);
+
+/* The cascade target of a grounded element. */
+cascade_target agent__target_of(const agent__grounded *g, const char *label);
+
+/* Copies a cascade call's outcome into r (tiers, alternatives, path, reason);
+ * a transport error with no tier tried becomes an "error" failure. Returns
+ * the call's success. */
+int agent__cascade_outcome(fovea_session *s, agent_step_record *r, base_err e,
+                           const cascade_result *c, const char *err);
+
+/* The rendered text of the page and its frames, one line per line. */
+base_err agent__page_text(fovea_session *s, base_buf *out, char *err);
+
+/* Moves the hand, prefetcher and fingerprint state to np (which has the
+ * fingerprint observer installed). On failure nothing changes. */
+base_err agent__move_to(fovea_session *s, cdp_page *np, char *err);
+
+/* Arguments, once tool_args_check passed: the string (NULL when absent),
+ * the integer / number / boolean (dflt when absent). */
+const char *agent__arg_str(const cJSON *args, const char *key);
+int agent__arg_int(const cJSON *args, const char *key, int dflt);
+double agent__arg_num(const cJSON *args, const char *key, double dflt);
+int agent__arg_bool(const cJSON *args, const char *key, int dflt);
+
+/* The tool groups (tool.c concatenates them in this order); each array
+ * ends with an entry whose name is NULL. */
+extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+
+#endif

@@ -237,7 +237,7 @@ int agent__cascade_outcome(fovea_session *se, agent_step_record *r, base_err e, 
         agent__failf(r, "error", "cascade: %s%s%s", base_strerror(e), err[0] ? ": " : "", err);
         return 0;
     }
-    (void)se;
+    se->effects |= c->effects;
     return take_result(r, c);
 }
 

@@ -728,6 +728,8 @@ static void describe_tool(const agent_step *s, const char *tgt, char *buf, size_
         if (k >= n || shown == 3)
             break;
         const char *key = f->string;
+        if (!key) /* arguments that are not an object (refused by the caller) */
+            break;
         if (strcmp(key, "target") == 0 || strcmp(key, "timeout_ms") == 0 ||
             strcmp(key, "retries") == 0 || strcmp(key, "note") == 0 ||
             strcmp(key, "critical") == 0 || strcmp(key, "save_as") == 0)

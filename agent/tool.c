@@ -508,7 +508,15 @@ static int expand_all(const fovea_session *s, cJSON *j, char *why, size_t n)
             snprintf(why, n, "out of memory");
             return 0;
         }
-        cJSON_ReplaceItemViaPointer(j, f, nv);
+        /* In an object the new item must carry the key (ViaPointer keeps
+         * none); either way iteration goes on from the new item. */
+        if (cJSON_IsObject(j) && !cJSON_ReplaceItemInObjectCaseSensitive(j, f->string, nv)) {
+            cJSON_Delete(nv);
+            snprintf(why, n, "out of memory");
+            return 0;
+        }
+        if (cJSON_IsArray(j))
+            cJSON_ReplaceItemViaPointer(j, f, nv);
         f = nv;
     }
     return 1;

@@ -463,13 +463,15 @@ static int act_wait_for(fovea_session *se, const agent_step *s, agent_step_recor
         if (ok) {
             r->ok = 1;
             agent__copy(r->reason, sizeof r->reason, "ok");
-            snprintf(r->outcome, sizeof r->outcome, "'%.120s' is on the page", s->text);
+            snprintf(r->outcome, sizeof r->outcome, "%s%.120s%s is on the page",
+                     s->text ? "'" : "/", s->text ? s->text : s->pattern, s->text ? "'" : "/");
             return 1;
         }
         if (base_interrupt_sleep_ms(100) && agent__stopped(r))
             return 0;
     } while (base_monotime_ms() < deadline && agent__page_ok(se));
-    agent__failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
+    agent__failf(r, "timeout", "%s%.120s%s did not appear within %d ms", s->text ? "'" : "/",
+                 s->text ? s->text : s->pattern, s->text ? "'" : "/", s->timeout_ms);
     return 0;
 }
 

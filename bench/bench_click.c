@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/httpd.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "cascade/cascade.h"
 #include "cdp/browser.h"
@@ -41,6 +42,7 @@ static long arg_long(const char *s)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int reps = 200, human = 30;
     unsigned long long seed = 1;
     for (int i = 1; i + 1 < argc; i += 2) {

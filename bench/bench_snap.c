@@ -30,6 +30,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/httpd.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "cdp/browser.h"
 #include "perception/probe.h"
@@ -57,6 +58,7 @@ static double median_of(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int runs = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 300;
     if (runs < 10 || runs > 100000) {
         fprintf(stderr, "usage: bench_snap [requests >= 10]\n");

@@ -37,6 +37,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json_alloc.h"
 #include "base/num.h"
 #include "base/log.h"
 #include "base/utf8.h"
@@ -2166,9 +2167,14 @@ base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, c
     char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
     base_json_fix_surrogates(json, len, &fx);
     cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
+    if (!root) {
+        /* cJSON says NULL for both bad text and no memory: tell them apart. */
+        char why[BASE_ERRBUF_SIZE] = "";
+        base_err pe = base_json_parse_error(fx ? fx : json, len, why);
+        base_free(fx);
+        return base_errf(err, pe, "snapshot: %s", pe == BASE_ENOMEM ? why : "not valid JSON");
+    }
     base_free(fx);
-    if (!root)
-        return base_errf(err, BASE_EPROTO, "snapshot: not valid JSON");
     base_err e = perc_snapshot_load(root, out, err);
     cJSON_Delete(root);
     return e;

@@ -291,16 +291,30 @@ static base_err ctx_get(cascade_hand *h, const char *fid, cascade__ctx *out, cha
     return BASE_OK;
 }
 
+/* Runtime.evaluate's params for expr in context ctx_id; NULL on ENOMEM
+ * (never a partial object: a command missing a member would do something
+ * else). */
+static cJSON *eval_params(const char *expr, int ctx_id, int by_value)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
+        !cJSON_AddNumberToObject(pa, "contextId", ctx_id) ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", by_value) ||
+        !cJSON_AddBoolToObject(pa, "awaitPromise", 1)) {
+        cJSON_Delete(pa);
+        return NULL;
+    }
+    return pa;
+}
+
 /* Runtime.evaluate in the world; *out gets the value (by_value) or the
  * RemoteObject. Context loss is BASE_ENOTFOUND so the caller can retry. */
 static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr, int by_value,
                         cJSON **out, int timeout_ms, char *err)
 {
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddNumberToObject(pa, "contextId", c->ctx_id);
-    cJSON_AddBoolToObject(pa, "returnByValue", by_value);
-    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *pa = eval_params(expr, c->ctx_id, by_value);
+    if (!pa)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     cJSON *res = NULL;
     char e2[BASE_ERRBUF_SIZE] = "";
     base_err e = cdp_call(cdp_page_conn(h->page), c->session, "Runtime.evaluate", pa, &res,
@@ -332,7 +346,11 @@ static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr
     if (by_value) {
         cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(r, "value");
         cJSON_Delete(r);
-        *out = v ? v : cJSON_CreateNull();
+        if (!v)
+            v = cJSON_CreateNull();
+        if (!v)
+            return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+        *out = v;
     } else {
         *out = r;
     }
@@ -434,18 +452,21 @@ base_err cascade__session_origin(cascade_hand *h, const char *session, base_poin
 
 /* ---------- input ---------- */
 
+/* Input.dispatchMouseEvent's params; NULL on ENOMEM, never a partial
+ * object (a press without its button or position is another action). */
 static cJSON *mouse_params(const char *type, base_point p, int buttons)
 {
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "type", type);
-    cJSON_AddNumberToObject(pa, "x", p.x);
-    cJSON_AddNumberToObject(pa, "y", p.y);
     int press = strcmp(type, "mouseMoved") != 0;
-    cJSON_AddStringToObject(pa, "button", press || buttons ? "left" : "none");
-    cJSON_AddNumberToObject(pa, "buttons", buttons);
-    if (press)
-        cJSON_AddNumberToObject(pa, "clickCount", 1);
-    cJSON_AddStringToObject(pa, "pointerType", "mouse");
+    if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
+        !cJSON_AddNumberToObject(pa, "x", p.x) || !cJSON_AddNumberToObject(pa, "y", p.y) ||
+        !cJSON_AddStringToObject(pa, "button", press || buttons ? "left" : "none") ||
+        !cJSON_AddNumberToObject(pa, "buttons", buttons) ||
+        (press && !cJSON_AddNumberToObject(pa, "clickCount", 1)) ||
+        !cJSON_AddStringToObject(pa, "pointerType", "mouse")) {
+        cJSON_Delete(pa);
+        return NULL;
+    }
     return pa;
 }
 
@@ -456,8 +477,10 @@ cJSON *cascade__mouse_params(const char *type, base_point p, int buttons)
 
 base_err cascade__mouse(cascade_hand *h, const char *type, base_point p, int buttons, char *err)
 {
-    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", mouse_params(type, p, buttons),
-                               NULL, 10000, err);
+    cJSON *pa = mouse_params(type, p, buttons);
+    if (!pa)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", pa, NULL, 10000, err);
     if (!e)
         h->cursor = p;
     return e;
@@ -546,6 +569,19 @@ static base_err pipeline_tail(cascade_hand *h, const char *const *methods, cJSON
                               const char *tail_session, cJSON *tail_params, cJSON **tail_out,
                               char *err)
 {
+    /* A builder that ran out of memory left a NULL: send nothing at all
+     * rather than, say, a press without its release. */
+    int missing = 0;
+    for (int i = 0; i < n; i++)
+        missing |= params[i] == NULL;
+    if (missing || (tail_out && !tail_params)) {
+        for (int i = 0; i < n; i++)
+            cJSON_Delete(params[i]);
+        cJSON_Delete(tail_params);
+        if (tail_out)
+            *tail_out = NULL;
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
     pipe_wait w;
     memset(&w, 0, sizeof w);
     pthread_mutex_init(&w.mu, NULL);
@@ -698,11 +734,7 @@ base_err cascade__fast_click(cascade_hand *h, base_point p, const char *frame_id
     snprintf(expr, n, "typeof __fovea_hand==='object'?__fovea_hand.effect(%s):'__fovea_missing'",
              a);
     cJSON_free(a);
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddNumberToObject(pa, "contextId", c.ctx_id);
-    cJSON_AddBoolToObject(pa, "returnByValue", 1);
-    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *pa = eval_params(expr, c.ctx_id, 1);
     base_free(expr);
     cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
                     mouse_params("mouseReleased", p, 0)};

@@ -2,7 +2,7 @@
  * (perception/fingerprint.h) on a 2,000-element page, against a trivial
  * evaluate measured in the same run (the protocol round trip alone).
  *
- *   build/tests/vision/bench_fingerprint [elements] [iterations]
+ *   build/bench/bench_fingerprint [elements] [iterations]
  *
  * Serves tests/fixtures/pages over loopback and launches headless Chromium
  * through the test harness. Prints median and p90 of both, in ms.

@@ -2,7 +2,7 @@
  * 20-step scripted task (seed 002 §4.3 and §4.5: ≈30 % wall clock; 20 vision
  * calls become 5-7).
  *
- *   build/tests/vision/bench_prefetch [think_ms] [vision_ms]
+ *   build/bench/bench_prefetch [think_ms] [vision_ms]
  *
  * The task is tests/fixtures/pages/vision/task.html (a three-section booking
  * form) driven by 20 scripted actions, 6 of which change the page. The

@@ -7,7 +7,7 @@
  * Runtime.evaluate ("1") as the same-run baseline. Prints median and p90 of each, and the time of
  * the first probe of the document (which also installs the script).
  *
- *   build-x/tests/probe/bench_probe [runs] [late]   (default 200; late: no recorder)
+ *   build-x/bench/bench_probe [runs] [late]   (default 200; late: no recorder)
  */
 #include <stdio.h>
 #include <stdlib.h>

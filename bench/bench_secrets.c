@@ -1,6 +1,6 @@
 /* bench/bench_secrets.c: what secret handling costs a run.
  *
- *   build/tests/agent/bench_secrets [reps]
+ *   build/bench/bench_secrets [reps]
  *
  * Per type step the runner reads the field once before typing (is it
  * sensitive?) and, for a secret, once after (what did the field make of

@@ -11,6 +11,7 @@
 #       perception                            base, cdp, snapper
 #       cascade                               base, cdp, snapper, motion, perception
 #       agent                                 everything above
+#       serve (the loopback HTTP server)      base; only tools/ may use it
 #       tools                                 everything (public headers only)
 #     so nothing below agent includes agent, and snapper/ and motion/
 #     include only base/;
@@ -22,7 +23,7 @@ if(NOT ROOT)
     message(FATAL_ERROR "usage: cmake -DROOT=<repo> -P CheckLayers.cmake")
 endif()
 
-set(_modules base cdp snapper motion perception cascade agent tools)
+set(_modules base cdp snapper motion perception cascade agent serve tools)
 set(_allow_base "")
 set(_allow_cdp base)
 set(_allow_snapper base)
@@ -30,7 +31,8 @@ set(_allow_motion base)
 set(_allow_perception base cdp snapper)
 set(_allow_cascade base cdp snapper motion perception)
 set(_allow_agent base cdp snapper motion perception cascade)
-set(_allow_tools base cdp snapper motion perception cascade agent)
+set(_allow_serve base)
+set(_allow_tools base cdp snapper motion perception cascade agent serve)
 
 set(_bad "")
 set(_nfiles 0)

@@ -389,7 +389,7 @@ static int bench_steps(int argc, char **argv)
     ro.on_step = steps_on_step;
     ro.on_step_user = &b;
 
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cli_session s;
     int status =
         cli_task_session_open("fovea bench steps", task, task_path, site, cdp, 0, &srv, &s);
@@ -476,7 +476,7 @@ static int bench_steps(int argc, char **argv)
         base_free(col);
     }
     cli_session_close(&s); /* zeroed when it was not opened */
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     if (devnull)
         fclose(devnull);
     cJSON_Delete(b.steps);

@@ -953,14 +953,14 @@ static int scene_match(const snapcase *c, const perc_snap *ls)
 static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
                          const char *cdp, const char *target, int json, char *err)
 {
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cdp_browser *br = NULL;
     base_err e = BASE_OK;
     if (site) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = site;
-        if ((e = base_httpd_start(&ho, &srv, err)))
+        if ((e = serve_httpd_start(&ho, &srv, err)))
             return -1;
     }
     if (cdp) {
@@ -971,7 +971,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         e = cdp_browser_launch(&lo, &br, err);
     }
     if (e) {
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
         return -1;
     }
     /* --target: every case replays in that one existing tab, which keeps its
@@ -991,7 +991,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
             if (r)
                 snprintf(err, BASE_ERRBUF_SIZE, "no usable --target");
             cdp_browser_destroy(br);
-            base_httpd_destroy(srv);
+            serve_httpd_destroy(srv);
             return -1;
         }
     }
@@ -1004,7 +1004,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
             continue;
         char url[2048];
         if (srv && c->path[0])
-            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", base_httpd_port(srv), c->path);
+            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), c->path);
         else
             snprintf(url, sizeof url, "%s", c->url);
         cdp_page_opts po = {c->vw, c->vh, c->dsf, 0};
@@ -1071,7 +1071,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         printf("live: %d cases, %d disagree with offline, %d wrong\n", done, disagree, wrong);
     cdp_page_close(tab); /* adopted: detaches, the tab stays open */
     cdp_browser_destroy(br);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     /* A --target tab at another viewport than every case checks nothing:
      * that is not a pass. */
     return disagree || wrong || (skipped && !done) ? 1 : 0;

@@ -357,6 +357,16 @@ static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr
     return BASE_OK;
 }
 
+cJSON *cascade__xpath_arg(const char *xpath)
+{
+    cJSON *a = cJSON_CreateObject();
+    if (a && !cJSON_AddStringToObject(a, "xpath", xpath ? xpath : "")) {
+        cJSON_Delete(a);
+        a = NULL;
+    }
+    return a;
+}
+
 static int is_missing(const cJSON *v, int by_value)
 {
     if (by_value)

@@ -391,12 +391,14 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cdp_conn *conn = cdp_page_conn(page);
     char err[BASE_ERRBUF_SIZE] = "";
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    /* Without its contextId the evaluate would read the main world's table. */
+    if (!pa ||
+        !cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]") ||
+        !cJSON_AddStringToObject(pa, "objectGroup", "fovea-late") ||
+        (context_id && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
+        cJSON_Delete(pa);
         return;
-    cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]");
-    cJSON_AddStringToObject(pa, "objectGroup", "fovea-late");
-    if (context_id)
-        cJSON_AddNumberToObject(pa, "contextId", context_id);
+    }
     cJSON *res = NULL;
     if (cdp_call(conn, sid, "Runtime.evaluate", pa, &res, PROBE_TIMEOUT_MS, err))
         return;
@@ -405,9 +407,12 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cJSON *props = NULL;
     if (oid) {
         cJSON *gp = cJSON_CreateObject();
+        if (gp && (!cJSON_AddStringToObject(gp, "objectId", oid) ||
+                   !cJSON_AddBoolToObject(gp, "ownProperties", 1))) {
+            cJSON_Delete(gp);
+            gp = NULL;
+        }
         if (gp) {
-            cJSON_AddStringToObject(gp, "objectId", oid);
-            cJSON_AddBoolToObject(gp, "ownProperties", 1);
             if (cdp_call(conn, sid, "Runtime.getProperties", gp, &props, PROBE_TIMEOUT_MS, err))
                 props = NULL;
         }
@@ -430,9 +435,10 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
         if (!eo || asked++ >= PROBE_MAX_ASK)
             continue;
         cJSON *lp = cJSON_CreateObject();
-        if (!lp)
+        if (!lp || !cJSON_AddStringToObject(lp, "objectId", eo)) {
+            cJSON_Delete(lp);
             break;
-        cJSON_AddStringToObject(lp, "objectId", eo);
+        }
         cJSON *lr = NULL;
         if (cdp_call(conn, sid, "DOMDebugger.getEventListeners", lp, &lr, PROBE_TIMEOUT_MS, err))
             continue;
@@ -450,10 +456,10 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cJSON_Delete(props);
     cJSON_Delete(res);
     cJSON *rg = cJSON_CreateObject();
-    if (rg) {
-        cJSON_AddStringToObject(rg, "objectGroup", "fovea-late");
+    if (rg && cJSON_AddStringToObject(rg, "objectGroup", "fovea-late"))
         cdp_call(conn, sid, "Runtime.releaseObjectGroup", rg, NULL, PROBE_TIMEOUT_MS, err);
-    }
+    else
+        cJSON_Delete(rg);
 }
 
 /* Evaluates the probe script on `session` (context_id as for evaluate) for

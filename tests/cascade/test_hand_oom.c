@@ -1,4 +1,4 @@
-/* tests/cascade/test_oom.c: allocation failures injected into the hand's
+/* tests/cascade/test_hand_oom.c: allocation failures injected into the hand's
  * JSON-building paths (base_alloc_fail_after; cJSON allocates through
  * base_malloc, base/json_alloc.h). Every allocation of a path is failed in
  * turn: the result must be a clean BASE_ENOMEM (or success), never a crash,

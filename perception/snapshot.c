@@ -1917,7 +1917,15 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
         const char *u = cJSON_IsNumber(url) ? str_at(&c->ses[0], json_int(url, -1)) : "";
         const cdp_page_opts *po = cdp_page_viewport(page);
         double dsf = po && po->scale > 0 ? po->scale : 1.0;
+        /* to_json adds members unchecked: a failed allocation while it ran
+         * means a node or field may be missing, and a snapshot that silently
+         * lacks one would replay as another page. */
+        unsigned long fails0 = base_alloc_thread_failures();
         cJSON *j = to_json(c, u, vw, vh, dsf, c->docs[0].scroll_x, c->docs[0].scroll_y);
+        if (j && base_alloc_thread_failures() != fails0) {
+            cJSON_Delete(j);
+            j = NULL;
+        }
         if (!j)
             e = base_errf(err, BASE_ENOMEM, "snapshot: out of memory");
         else

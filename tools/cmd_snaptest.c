@@ -793,6 +793,9 @@ int cli_cmd_snaptest(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    /* The JSON report's members are added unchecked; a failed allocation
+     * while it is built means a partial report, which is not printed. */
+    unsigned long fails0 = base_alloc_thread_failures();
     cJSON *jr = json ? cJSON_CreateObject() : NULL;
     cJSON *jarr = json ? cJSON_AddArrayToObject(jr, "cases") : NULL;
     if (!json && !quiet && !perturb)
@@ -910,10 +913,14 @@ int cli_cmd_snaptest(int argc, char **argv)
         cJSON_AddNumberToObject(jr, "failed", failed);
         cJSON_AddNumberToObject(jr, "known_failures", xfail);
         cJSON_AddNumberToObject(jr, "errors", errors);
-        char *s = cJSON_Print(jr);
-        if (s)
+        char *s = base_alloc_thread_failures() == fails0 ? cJSON_Print(jr) : NULL;
+        if (s) {
             puts(s);
-        free(s);
+        } else {
+            fprintf(stderr, "fovea snaptest: out of memory building the JSON report\n");
+            rc = 1;
+        }
+        cJSON_free(s);
         cJSON_Delete(jr);
     } else if (!perturb) {
         printf("%d cases: %d passed, %d failed, %d known failures, %d errors\n", l.n,

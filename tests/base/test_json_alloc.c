@@ -2,6 +2,7 @@
  * failure injection reaches it), and a failed parse is told apart as bad text
  * or no memory. */
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -70,7 +71,41 @@ static void parse_failures(void)
     CHECK_EQ(base_json_parse_error(deep, strlen(deep), err), BASE_EPROTO);
 }
 
+static void *fail_once(void *arg)
+{
+    int *counted = arg;
+    base_alloc_fail_after(1);
+    void *p = base_malloc(16);
+    base_alloc_fail_after(0);
+    base_free(p);
+    *counted = base_alloc_thread_failures() == 1;
+    return NULL;
+}
+
+/* The per-thread failure count: a failed allocation (cJSON's too) counts
+ * on the thread that made it, and only there. */
+static void thread_failures(void)
+{
+    unsigned long f0 = base_alloc_thread_failures();
+    cJSON *o = cJSON_CreateObject();
+    CHECK(o != NULL);
+    CHECK(cJSON_AddStringToObject(o, "a", "b") != NULL);
+    CHECK_EQ(base_alloc_thread_failures(), f0);
+    base_alloc_fail_after(1);
+    CHECK(cJSON_AddStringToObject(o, "c", "d") == NULL);
+    base_alloc_fail_after(0);
+    cJSON_Delete(o);
+    CHECK_EQ(base_alloc_thread_failures(), f0 + 1);
+    pthread_t th;
+    int counted = 0;
+    CHECK_EQ(pthread_create(&th, NULL, fail_once, &counted), 0);
+    CHECK_EQ(pthread_join(th, NULL), 0);
+    CHECK(counted);                                  /* counted there */
+    CHECK_EQ(base_alloc_thread_failures(), f0 + 1); /* not here */
+}
+
 static const check_case cases[] = {{"hooks_installed", hooks_installed},
+                                   {"thread_failures", thread_failures},
                                    {"parse_failures", parse_failures},
                                    {NULL, NULL}};
 

@@ -64,7 +64,7 @@ static void add_xo(char *url, size_t n, int port)
 }
 
 int cli_task_session_open(const char *cmd, const agent_task *task, const char *task_path,
-                          const char *site, const char *cdp, int headful, base_httpd **srv,
+                          const char *site, const char *cdp, int headful, serve_httpd **srv,
                           cli_session *s)
 {
     return cli_task_session_open_target(cmd, task, task_path, site, cdp, NULL, headful, srv, s);
@@ -72,7 +72,7 @@ int cli_task_session_open(const char *cmd, const agent_task *task, const char *t
 
 int cli_task_session_open_target(const char *cmd, const agent_task *task,
                                  const char *task_path, const char *site, const char *cdp,
-                                 const char *target, int headful, base_httpd **srv,
+                                 const char *target, int headful, serve_httpd **srv,
                                  cli_session *s)
 {
     return cli_task_session_open_start(cmd, task, task_path, site, cdp, target, headful, srv, s,
@@ -81,7 +81,7 @@ int cli_task_session_open_target(const char *cmd, const agent_task *task,
 
 int cli_task_session_open_start(const char *cmd, const agent_task *task,
                                 const char *task_path, const char *site, const char *cdp,
-                                const char *target, int headful, base_httpd **srv,
+                                const char *target, int headful, serve_httpd **srv,
                                 cli_session *s, char *start_err, char *start_url)
 {
     *srv = NULL;
@@ -117,14 +117,14 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
      * port is known before the first navigation (for the second origin). */
     char url[1024], err[BASE_ERRBUF_SIZE] = "";
     if (!absolute) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = site;
-        if (base_httpd_start(&ho, srv, err) != BASE_OK) {
+        if (serve_httpd_start(&ho, srv, err) != BASE_OK) {
             fprintf(stderr, "%s: cannot serve %s: %s\n", cmd, site, err);
             return 1;
         }
-        int port = base_httpd_port(*srv);
+        int port = serve_httpd_port(*srv);
         snprintf(url, sizeof url, "http://127.0.0.1:%d%s%s", port, task->url[0] == '/' ? "" : "/",
                  task->url);
         add_xo(url, sizeof url, port);
@@ -148,7 +148,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
         snprintf(start_url, 1024, "%s", url);
     }
     if (cli_session_open(s, &bo) != BASE_OK) {
-        base_httpd_destroy(*srv);
+        serve_httpd_destroy(*srv);
         *srv = NULL;
         return 1;
     }
@@ -289,7 +289,7 @@ int cli_cmd_run(int argc, char **argv)
         }
         cascade_learnings_close(l);
     }
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cli_session s;
     char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "", task_name[200];
     snprintf(task_name, sizeof task_name, "%s", task->name);
@@ -304,7 +304,7 @@ int cli_cmd_run(int argc, char **argv)
     if (status == 1 && start_err[0]) {
         fprintf(stderr, "fovea run: %s\n", start_err);
         status = start_failed(task, &ro, start_url, start_err, base_monotime_ms() - start_t0);
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
         agent_task_free(task);
         return status;
     }
@@ -334,7 +334,7 @@ int cli_cmd_run(int argc, char **argv)
             status = res.ok ? 0 : 1;
         }
     }
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     agent_task_free(task);
     if (base_interrupted()) {
         if (!ran) /* stopped while the browser started: say so, as a run would */

@@ -43,42 +43,23 @@ typedef struct click_ctx {
     cJSON *state;      /* target state before the press (owned) */
     cascade__fx_snap fx0; /* browser-side counters before the press */
     int pressed;       /* a press was dispatched on the target's point */
+    cascade_press_kind kind; /* click, double, right, hover */
 } click_ctx;
 
-/* What one press did, as the effect check saw it. */
-typedef struct press_obs {
-    char what[96];  /* the first effect seen, "" = none */
-    unsigned fx;    /* CASCADE_FX_* bits */
-    int landed;     /* 1: the target received the press events; 0: no press event
-                       was seen (the page hid them); -1: they reached another element */
-    char where[96]; /* landed -1: the element that received them */
-} press_obs;
+typedef cascade__obs press_obs;
 
-static void obs_from(const cJSON *v, press_obs *o)
+/* The watch of c's target and baseline (observe.c). */
+static cascade__watch watch_of(const click_ctx *c)
 {
-    memset(o, 0, sizeof *o);
-    const char *eff = cascade__str(v, "effect");
-    snprintf(o->what, sizeof o->what, "%s", eff ? eff : "");
-    o->fx = cascade__fx_bits(cJSON_GetObjectItemCaseSensitive(v, "fx"));
-    const char *d = cascade__str(v, "delivered");
-    o->landed = d && strcmp(d, "target") == 0 ? 1 : d && strcmp(d, "elsewhere") == 0 ? -1 : 0;
-    const char *w = cascade__str(v, "where");
-    snprintf(o->where, sizeof o->where, "%s", w ? w : "");
-    if (o->what[0] && !o->fx)
-        o->fx = CASCADE_FX_MUTATION;
+    cascade__watch w = {c->h,    c->fid,  c->t->xpath, c->muts,
+                        c->url,  c->state, &c->fx0,    c->kind != CASCADE_PRESS_HOVER};
+    return w;
 }
 
-/* The browser-side effects since c->fx0 join the page half's: the first
- * one names the effect when the page itself saw none. */
 static void obs_add_browser(click_ctx *c, press_obs *o, cascade_result *out)
 {
-    unsigned b = cascade__fx_since(c->h, &c->fx0, out);
-    o->fx |= b;
-    if (!o->what[0] && b) {
-        const char *n = (b & CASCADE_FX_DIALOG) ? "dialog opened" : (b & CASCADE_FX_NEW_TAB) ? "new tab opened" : "request sent";
-        snprintf(o->what, sizeof o->what, "%s", n);
-    }
-    out->effects |= o->fx;
+    cascade__watch w = watch_of(c);
+    cascade__obs_add_browser(&w, o, out);
 }
 
 /* How long to wait for an effect: none when the caller expects none. */
@@ -135,69 +116,63 @@ static base_err mark_baseline(cascade_hand *h, void *user, base_point *at, char 
     return BASE_OK;
 }
 
-/* Waits up to ms for an effect of the last press; writes the effect ("" for
- * none) to what. A navigation that destroyed the document counts. */
 static cJSON *effect_arg(click_ctx *c, int ms)
+{
+    cascade__watch w = watch_of(c);
+    return cascade__effect_arg(&w, ms);
+}
+
+#define EFFECT_SLICE_MS CASCADE__EFFECT_SLICE_MS
+
+static base_err wait_effect(click_ctx *c, int ms, press_obs *o, char *err)
+{
+    cascade__watch w = watch_of(c);
+    return cascade__wait_effect(&w, ms, o, err);
+}
+
+/* "clicked", "double-clicked", ...: the verb of c's kind of press. */
+static const char *verb_of(cascade_press_kind k)
+{
+    return k == CASCADE_PRESS_DOUBLE  ? "double-clicked"
+           : k == CASCADE_PRESS_RIGHT ? "right-clicked"
+           : k == CASCADE_PRESS_HOVER ? "hovered"
+                                      : "clicked";
+}
+
+/* A hover's delivery: the element under the resting cursor at p is the
+ * target (or inside it, or its label): landed 1, else -1 naming it. */
+static base_err hover_landed(click_ctx *c, base_point p, press_obs *o, char *err)
 {
     cJSON *a = cJSON_CreateObject();
     if (c->t->xpath && c->t->xpath[0])
         cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddNumberToObject(a, "muts", c->muts);
-    cJSON_AddStringToObject(a, "url", c->url);
-    cJSON_AddNumberToObject(a, "ms", ms);
-    cJSON_AddBoolToObject(a, "press", 1); /* asked after a press: wait for its events */
-    if (c->state)
-        cJSON_AddItemToObject(a, "state", cJSON_Duplicate(c->state, 1));
-    return a;
+    cJSON_AddNumberToObject(a, "x", p.x - c->origin.x);
+    cJSON_AddNumberToObject(a, "y", p.y - c->origin.y);
+    cJSON *v = NULL;
+    base_err e = cascade__call(c->h, c->fid, "hit", a, 1, &v, 10000, err);
+    if (e)
+        return e;
+    o->landed = cascade__bool(v, "on") ? 1 : -1;
+    const char *w = cascade__str(v, "where");
+    snprintf(o->where, sizeof o->where, "%s", w ? w : "");
+    cJSON_Delete(v);
+    return BASE_OK;
 }
 
-/* The page-side wait runs in slices so that what only the browser sees (a
- * request, a new tab) ends the wait within one slice too. */
-#define EFFECT_SLICE_MS 100
-
-static base_err wait_effect(click_ctx *c, int ms, press_obs *o, char *err)
+/* Presses (or, hovering, moves onto) p with c's kind, then waits for the
+ * effect into *o. mark: the humanized click's baseline hook. */
+static base_err press_and_watch(click_ctx *c, base_point p, int humanize, cascade_result *out,
+                                press_obs *o, char *err)
 {
-    char top0[512], top1[512];
-    cascade__top_url(c->h, top0, sizeof top0);
-    cJSON *v = NULL;
-    char e2[BASE_ERRBUF_SIZE] = "";
-    memset(o, 0, sizeof *o);
-    base_err e = BASE_OK;
-    double t0 = base_monotime_ms();
-    for (;;) {
-        int left = ms - (int)(base_monotime_ms() - t0);
-        int slice = left < EFFECT_SLICE_MS ? (left > 0 ? left : 0) : EFFECT_SLICE_MS;
-        cJSON_Delete(v);
-        v = NULL;
-        e = cascade__call(c->h, c->fid, "effect", effect_arg(c, slice), 1, &v, slice + 10000, e2);
-        if (e)
-            break;
-        const char *eff = cascade__str(v, "effect");
-        if ((eff && eff[0]) || left <= slice || cascade__fx_changed(c->h, &c->fx0))
-            break;
-    }
-    char dead[200] = "";
-    base_err pe = e ? cdp_page_status(c->h->page, dead, sizeof dead) : BASE_OK;
-    if (pe) { /* a crashed, closed or frozen page is not a navigation */
-        cJSON_Delete(v);
-        return base_errf(err, pe, "%s", dead);
-    }
-    if (e == BASE_ECLOSED || e == BASE_ENOTFOUND) {
-        /* The frame's document went away under us: a navigation. */
-        snprintf(o->what, sizeof o->what, "navigated");
-        o->fx = CASCADE_FX_URL;
-        return BASE_OK;
-    }
+    cascade__mark_fn mark = humanize && c->kind != CASCADE_PRESS_HOVER ? mark_baseline : NULL;
+    base_err e = cascade__press_kind_at(c->h, p, humanize, c->kind, mark, c, out, err);
     if (e)
-        return base_errf(err, e, "%s", e2);
-    obs_from(v, o);
-    cJSON_Delete(v);
-    cascade__top_url(c->h, top1, sizeof top1);
-    if (!o->what[0] && strcmp(top0, top1) != 0) {
-        snprintf(o->what, sizeof o->what, "url changed");
-        o->fx |= CASCADE_FX_URL;
-    }
-    return BASE_OK;
+        return e;
+    c->pressed = 1;
+    e = wait_effect(c, effect_wait_ms(c), o, err);
+    if (e || c->kind != CASCADE_PRESS_HOVER || (o->fx & CASCADE_FX_URL))
+        return e;
+    return hover_landed(c, out ? out->clicked_at : p, o, err);
 }
 
 static void reset_guard(cascade_hand *h)
@@ -297,6 +272,14 @@ static base_err tier2(click_ctx *c, cascade_result *out, char *why, size_t whyn,
         return e;
     cascade__fx_snapshot(h, &c->fx0);
     /* Tier 2 has no path and no hesitation: a quick trusted press. */
+    if (c->kind != CASCADE_PRESS_CLICK) {
+        *pressed = 1;
+        e = press_and_watch(c, p, 0, out, o, err);
+        if (!e)
+            obs_add_browser(c, o, out);
+        snprintf(why, whyn, "%s", o->what);
+        return e;
+    }
     e = cascade__press_at(h, p, 0, NULL, NULL, out, err);
     if (e)
         return e;
@@ -359,8 +342,16 @@ static void set_try(cascade_try *tr, int ok, double t0, const char *fmt, ...)
 
 base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result *out, char *err)
 {
+    return cascade_press(h, t, CASCADE_PRESS_CLICK, out, err);
+}
+
+base_err cascade_press(cascade_hand *h, const cascade_target *t, cascade_press_kind kind,
+                       cascade_result *out, char *err)
+{
     if (!out)
-        return base_errf(err, BASE_EINVAL, "cascade_click: NULL result");
+        return base_errf(err, BASE_EINVAL, "cascade_press: NULL result");
+    if (kind < CASCADE_PRESS_CLICK || kind > CASCADE_PRESS_HOVER)
+        return base_errf(err, BASE_EINVAL, "cascade_press: bad kind %d", (int)kind);
     cascade__result_init(out);
     if (!h || !t || (!(t->xpath && t->xpath[0]) && !t->have_pt)) {
         cascade__msg(out, CASCADE_ERROR, "invalid target: give an xpath or a point");
@@ -371,13 +362,18 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     memset(&c, 0, sizeof c);
     c.h = h;
     c.t = t;
+    c.kind = kind;
     c.fid = t->frame_id ? t->frame_id : "";
     char domain[256];
     cascade__domain(h, domain, sizeof domain);
+    /* Learnings are about clicks: the other kinds of press do not count. */
+    const char *ldomain = kind == CASCADE_PRESS_CLICK ? domain : "";
     int has_xpath = t->xpath && t->xpath[0];
     const char *label = label_of(t);
     char key[600];
     target_key(t, key, sizeof key);
+    if (kind != CASCADE_PRESS_CLICK) /* each kind of press has its own guard */
+        snprintf(key + strlen(key), sizeof key - strlen(key), "#%d", (int)kind);
     char url_now[512];
     cascade__top_url(h, url_now, sizeof url_now);
     if (strcmp(url_now, h->last_url) != 0)
@@ -486,7 +482,9 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             cJSON *fx = NULL;
             press_obs o1;
             cascade__fx_snapshot(h, &c.fx0);
-            if (h->o.humanize)
+            if (kind != CASCADE_PRESS_CLICK)
+                e = press_and_watch(&c, pt, h->o.humanize, out, &o1, err);
+            else if (h->o.humanize)
                 e = cascade__press_at(h, pt, 1, mark_baseline, &c, out, err);
             else
                 e = cascade__fast_click(h, pt, c.fid,
@@ -497,7 +495,7 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
             if (!e)
                 c.pressed = 1;
             if (!e && fx) {
-                obs_from(fx, &o1);
+                cascade__obs_from(fx, &o1);
                 /* Nothing yet within the first slice: wait out the rest. */
                 if (!o1.what[0] && effect_wait_ms(&c) > EFFECT_SLICE_MS &&
                     !cascade__fx_changed(h, &c.fx0)) {
@@ -506,7 +504,7 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
                     if (!e && o1.landed == 0)
                         o1.landed = landed;
                 }
-            } else if (!e) {
+            } else if (!e && kind == CASCADE_PRESS_CLICK) {
                 e = wait_effect(&c, effect_wait_ms(&c), &o1, err);
             }
             cJSON_Delete(fx);
@@ -559,7 +557,8 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
     }
 
     /* Tier 3. */
-    if (!done_tier && !stray && has_xpath && h->o.allow_untrusted) {
+    if (!done_tier && !stray && has_xpath && h->o.allow_untrusted &&
+        kind == CASCADE_PRESS_CLICK) { /* no scripted double, right click or hover */
         double t0 = base_monotime_ms();
         cascade_try *tr = cascade__try(out, 3);
         if (bot) {
@@ -589,9 +588,10 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
         out->effects |= ob.fx;
         if (ob.fx) {
             out->success = 1;
-            cascade__msg(out, CASCADE_OK, "clicked %s (tier %d: %s)", label, done_tier, ob.what);
+            cascade__msg(out, CASCADE_OK, "%s %s (tier %d: %s)", verb_of(kind), label, done_tier,
+                         ob.what);
             reset_guard(h);
-            finish_learn(h, domain, done_tier);
+            finish_learn(h, ldomain, done_tier);
             goto done;
         }
         if (t->expect_effect <= 0) {
@@ -599,17 +599,17 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
              * only counts or logs, or a control with nothing to show. */
             out->success = 1;
             cascade__msg(out, CASCADE_NO_VISIBLE_EFFECT,
-                         "clicked %s (%s, tier %d): delivered, no visible effect%s", label,
+                         "%s %s (%s, tier %d): delivered, no visible effect%s", verb_of(kind), label,
                          desc ? desc : "?", done_tier,
                          t->expect_effect < 0 ? " (none expected)" : "");
             reset_guard(h);
-            finish_learn(h, domain, done_tier);
+            finish_learn(h, ldomain, done_tier);
             goto done;
         }
         cascade__msg(out, CASCADE_NO_EFFECT,
-                     "clicked %s (%s, tier %d): delivered, but the page did not react within "
+                     "%s %s (%s, tier %d): delivered, but the page did not react within "
                      "%d ms (an effect was expected); not pressed again",
-                     label, desc ? desc : "?", done_tier, h->o.effect_ms);
+                     verb_of(kind), label, desc ? desc : "?", done_tier, h->o.effect_ms);
     } else if (out->reason != CASCADE_BOT_PROTECTED) {
         if (!found)
             cascade__msg(out, CASCADE_NOT_FOUND, "%s was not found%s", label,
@@ -629,10 +629,10 @@ base_err cascade_click(cascade_hand *h, const cascade_target *t, cascade_result 
         snprintf(h->last_state, sizeof h->last_state, "%s", act_now);
         h->last_no_effect = 1;
     }
-    if (!h->o.allow_untrusted && has_xpath && found && !done_tier)
+    if (!h->o.allow_untrusted && has_xpath && found && !done_tier && kind == CASCADE_PRESS_CLICK)
         cascade__alt(out, "allow untrusted clicks (tier 3, el.click()) if the site accepts them");
     cascade__alt(out, "take a fresh look: the element may not be what reacts to the click");
-    finish_learn(h, domain, 0);
+    finish_learn(h, ldomain, 0);
     goto done;
 
 transport:
@@ -640,7 +640,8 @@ transport:
      * must not repeat it. */
     if (c.pressed)
         out->delivered = 1;
-    cascade__msg(out, CASCADE_ERROR, "click on %s failed: %s", label,
+    cascade__msg(out, CASCADE_ERROR, "%s on %s failed: %s",
+                 kind == CASCADE_PRESS_HOVER ? "hover" : "click", label,
                  err && err[0] ? err : base_strerror(e));
     cJSON_Delete(p);
     cJSON_Delete(c.state);

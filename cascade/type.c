@@ -30,62 +30,6 @@
 
 #define BATCH 128
 
-/* US-layout code and virtual key code of a printable ASCII character, and
- * whether it needs Shift. */
-static void ascii_key(char c, char *code, size_t n, int *vk, int *shift)
-{
-    static const char shifted_digits[] = ")!@#$%^&*(";
-    static const struct {
-        char plain, shifted;
-        const char *code;
-        int vk;
-    } punct[] = {
-        {'-', '_', "Minus", 189},       {'=', '+', "Equal", 187},     {'[', '{', "BracketLeft", 219},
-        {']', '}', "BracketRight", 221}, {'\\', '|', "Backslash", 220}, {';', ':', "Semicolon", 186},
-        {'\'', '"', "Quote", 222},      {',', '<', "Comma", 188},     {'.', '>', "Period", 190},
-        {'/', '?', "Slash", 191},       {'`', '~', "Backquote", 192},
-    };
-    *shift = 0;
-    if (c >= 'a' && c <= 'z') {
-        snprintf(code, n, "Key%c", c - 32);
-        *vk = c - 32;
-        return;
-    }
-    if (c >= 'A' && c <= 'Z') {
-        snprintf(code, n, "Key%c", c);
-        *vk = c;
-        *shift = 1;
-        return;
-    }
-    if (c >= '0' && c <= '9') {
-        snprintf(code, n, "Digit%c", c);
-        *vk = c;
-        return;
-    }
-    if (c == ' ') {
-        snprintf(code, n, "Space");
-        *vk = 32;
-        return;
-    }
-    const char *sd = strchr(shifted_digits, c);
-    if (sd) {
-        snprintf(code, n, "Digit%d", (int)(sd - shifted_digits));
-        *vk = '0' + (int)(sd - shifted_digits);
-        *shift = 1;
-        return;
-    }
-    for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++) {
-        if (c == punct[i].plain || c == punct[i].shifted) {
-            snprintf(code, n, "%s", punct[i].code);
-            *vk = punct[i].vk;
-            *shift = c == punct[i].shifted;
-            return;
-        }
-    }
-    code[0] = '\0';
-    *vk = 0;
-}
-
 static cJSON *key_params(const char *type, const char *key, const char *code, int vk,
                          const char *text, int shift)
 {
@@ -127,7 +71,7 @@ static int key_calls(const motion_key *k, const char **methods, cJSON **params)
     if (k->len == 1 && c >= 0x20 && c < 0x7f) {
         char code[24];
         int vk, shift;
-        ascii_key(c, code, sizeof code, &vk, &shift);
+        cascade__ascii_key(c, code, sizeof code, &vk, &shift);
         methods[0] = methods[1] = DK;
         params[0] = key_params("keyDown", k->utf8, code, vk, k->utf8, shift);
         params[1] = key_params("keyUp", k->utf8, code, vk, NULL, shift);

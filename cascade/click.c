@@ -620,7 +620,9 @@ static int refuse(click_ctx *c, const probe_view *pv, const char *key, const cha
         cascade__alt(out, "press Escape, or scroll so that the element is not under the cover");
         return 1;
     }
-    if (pv->amb) {
+    /* A control inside the target takes a press, but a hover reaches the
+     * target all the same (the pointer enters every ancestor). */
+    if (pv->amb && c->kind != CASCADE_PRESS_HOVER) {
         cascade__msg(out, CASCADE_AMBIGUOUS, "%s is ambiguous: %s", label, pv->amb);
         cascade__alt(out, "click the inner control itself, or give a point on %s outside it",
                      pv->desc ? pv->desc : "the element");

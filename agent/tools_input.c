@@ -88,6 +88,7 @@ static cJSON *effects_json(unsigned fx)
         {CASCADE_FX_FOCUS, "focus"},       {CASCADE_FX_SELECTION, "selection"},
         {CASCADE_FX_SHADOW, "shadow"},     {CASCADE_FX_REQUEST, "request"},
         {CASCADE_FX_NEW_TAB, "new_tab"},   {CASCADE_FX_DIALOG, "dialog"},
+        {CASCADE_FX_SHOWN, "shown"},
     };
     cJSON *a = cJSON_CreateArray();
     if (!a)

@@ -169,6 +169,7 @@ typedef struct cascade__watch {
     const cJSON *state;           /* the target's state at the baseline, or NULL */
     const cascade__fx_snap *fx0;  /* browser-side counters at the baseline */
     int press;                    /* after a mouse press: wait for its events */
+    int text0;                    /* a hover: the rendered text's length before, -1 = not watched */
 } cascade__watch;
 
 /* The effect wait runs in slices of this many ms. */

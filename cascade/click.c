@@ -46,6 +46,7 @@ typedef struct click_ctx {
     cascade_press_kind kind; /* click, double, right, hover */
     char domain[256];  /* of the top document (learnings, bot protection) */
     int bot;           /* the domain is marked bot-protected: no tier 3 */
+    int text0;         /* a hover: the rendered text's length before the move, -1 = none */
 } click_ctx;
 
 typedef cascade__obs press_obs;
@@ -53,8 +54,9 @@ typedef cascade__obs press_obs;
 /* The watch of c's target and baseline (observe.c). */
 static cascade__watch watch_of(const click_ctx *c)
 {
-    cascade__watch w = {c->h,    c->fid,  c->t->xpath, c->muts,
-                        c->url,  c->state, &c->fx0,    c->kind != CASCADE_PRESS_HOVER};
+    cascade__watch w = {c->h,   c->fid,   c->t->xpath, c->muts,
+                        c->url, c->state, &c->fx0,    c->kind != CASCADE_PRESS_HOVER,
+                        c->kind == CASCADE_PRESS_HOVER ? c->text0 : -1};
     return w;
 }
 
@@ -167,6 +169,15 @@ static base_err press_and_watch(click_ctx *c, base_point p, int humanize, cascad
                                 press_obs *o, char *err)
 {
     cascade__mark_fn mark = humanize && c->kind != CASCADE_PRESS_HOVER ? mark_baseline : NULL;
+    c->text0 = -1;
+    if (c->kind == CASCADE_PRESS_HOVER) {
+        /* A CSS :hover flyout changes no DOM: its effect is rendered text. */
+        cJSON *v = NULL;
+        if (cascade__call(c->h, c->fid, "textLen", NULL, 1, &v, 10000, NULL) == BASE_OK &&
+            cJSON_IsNumber(v))
+            c->text0 = v->valueint;
+        cJSON_Delete(v);
+    }
     base_err e = cascade__press_kind_at(c->h, p, humanize, c->kind, mark, c, out, err);
     if (e)
         return e;

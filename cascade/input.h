@@ -83,8 +83,8 @@ typedef enum cascade_press_kind {
  * 3). A hover moves the cursor onto the press point (humanized path) and
  * leaves it there; it is delivered when the element under the cursor is
  * the target (or inside it), and its effect is what the page did since the
- * probe (a menu that opens on :hover changes no DOM: delivered, no visible
- * effect). Errors: as cascade_click. */
+ * probe: a DOM change (a script menu), or CASCADE_FX_SHOWN when the rendered
+ * text changed without one (a CSS :hover flyout). Errors: as cascade_click. */
 base_err cascade_press(cascade_hand *h, const cascade_target *t, cascade_press_kind kind,
                        cascade_result *out, char *err);
 

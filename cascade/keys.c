@@ -560,7 +560,7 @@ base_err cascade_keys(cascade_hand *h, const cascade_target *t, const cascade_ke
     out->delivered = 1;
     /* The page half compares with the baseline keysArm took (its S.base),
      * so muts and url here are only the fallback it never needs. */
-    cascade__watch w = {h, fid, NULL, 0, url, NULL, &fx0, 0};
+    cascade__watch w = {h, fid, NULL, 0, url, NULL, &fx0, 0, -1};
     cascade__obs o;
     char e2[BASE_ERRBUF_SIZE] = "";
     e = cascade__wait_effect(&w, h->o.effect_ms, &o, e2);

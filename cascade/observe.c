@@ -56,6 +56,8 @@ cJSON *cascade__effect_arg(const cascade__watch *w, int ms)
         cJSON_AddBoolToObject(a, "press", 1); /* asked after a press: wait for its events */
     if (w->state)
         cJSON_AddItemToObject(a, "state", cJSON_Duplicate(w->state, 1));
+    if (w->text0 >= 0)
+        cJSON_AddNumberToObject(a, "text0", w->text0);
     return a;
 }
 

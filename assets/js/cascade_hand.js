@@ -557,7 +557,10 @@
   // roots), focus moving to another element, or a new text selection.
   // Returns as soon as one shows, with every kind seen by then (fx), and
   // where the press was delivered (target / elsewhere / none seen).
+  const textLen = () => (document.body ? document.body.innerText.length : 0);
+
   api.effect = async (a) => {
+    S.textAt = 0;
     const el = a.xpath ? resolve(a.xpath) : (S.armed || null);
     const B0 = { muts: a.muts, shmuts: S.shmuts, url: a.url, fields: null, focus: null,
       sel: '', state: a.state || {} };
@@ -583,6 +586,12 @@
           else fx.push('mutation');
           what = what || k + ' changed';
         }
+      }
+      // A hover: rendered text that appeared or went (a CSS :hover flyout
+      // changes no DOM), read at most every 50 ms (innerText lays out).
+      if (a.text0 !== undefined && (!S.textAt || performance.now() - S.textAt >= 50)) {
+        S.textAt = performance.now();
+        if (textLen() !== a.text0) { fx.push('shown'); what = what || 'text appeared'; }
       }
       if (B.fields !== null) {
         const f = fieldsSnap();
@@ -848,6 +857,7 @@
     return { focus: f ? describe(f) : '' };
   };
   api.keysSeen = () => ({ keys: S.keysSeen, on: S.keysOn });
+  api.textLen = () => textLen();
 
   // Is the element at (x, y) the target (or inside it, or its label)? The
   // hover's delivery check: the pointer rests on what was asked.

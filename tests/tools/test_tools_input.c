@@ -319,6 +319,20 @@ static void files_clipboard(void)
     tool_result_fini(&r);
     CHECK_STR(page_str(p, "document.getElementById('n2').value", buf, sizeof buf),
               "ref INV-2026-0042");
+    /* A secret on the clipboard is masked like any output. */
+    CHECK(call(s, "type_at", "{\"target\": \"Note\", \"text\": \"hunter2-Zq9\", \"secret\": true}",
+               &r));
+    tool_result_fini(&r);
+    page_str(p, "navigator.clipboard.writeText('pw: ' + document.getElementById('n2').value)"
+                ".then(() => 'ok', (e) => String(e))",
+             buf, sizeof buf);
+    CHECK(call(s, "get_clipboard", "{\"save_as\": \"clip2\"}", &r));
+    v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+    CHECK_MSG(cJSON_IsString(v) && strncmp(v->valuestring, "pw: ", 4) == 0 &&
+                  !strstr(v->valuestring, "hunter2-Zq9"),
+              "%s", cJSON_IsString(v) ? v->valuestring : "(none)");
+    CHECK(!strstr(r.message, "hunter2-Zq9") && !strstr(r.rec.outcome, "hunter2-Zq9"));
+    tool_result_fini(&r);
     fovea_session_destroy(s);
     cdp_page_close(p);
 }

@@ -203,5 +203,6 @@ int agent__tool_action(const char *tool_name);
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_input[];   /* agent/tools_input.c: send_keys, hover, ... */
 
 #endif

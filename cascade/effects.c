@@ -184,7 +184,7 @@ unsigned cascade__fx_bits(const cJSON *names)
         {"mutation", CASCADE_FX_MUTATION}, {"shadow", CASCADE_FX_SHADOW},
         {"url", CASCADE_FX_URL},           {"value", CASCADE_FX_VALUE},
         {"checked", CASCADE_FX_CHECKED},   {"focus", CASCADE_FX_FOCUS},
-        {"selection", CASCADE_FX_SELECTION},
+        {"selection", CASCADE_FX_SELECTION}, {"shown", CASCADE_FX_SHOWN},
     };
     unsigned bits = 0;
     const cJSON *n;

@@ -463,21 +463,29 @@ base_err cascade__session_origin(cascade_hand *h, const char *session, base_poin
 /* ---------- input ---------- */
 
 /* Input.dispatchMouseEvent's params; NULL on ENOMEM, never a partial
- * object (a press without its button or position is another action). */
-static cJSON *mouse_params(const char *type, base_point p, int buttons)
+ * object (a press without its button or position is another action).
+ * button: "left"/"right"; count: the press's clickCount (2 = the second
+ * press of a double click). */
+static cJSON *mouse_params_b(const char *type, base_point p, int buttons, const char *button,
+                             int count)
 {
     cJSON *pa = cJSON_CreateObject();
     int press = strcmp(type, "mouseMoved") != 0;
     if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
         !cJSON_AddNumberToObject(pa, "x", p.x) || !cJSON_AddNumberToObject(pa, "y", p.y) ||
-        !cJSON_AddStringToObject(pa, "button", press || buttons ? "left" : "none") ||
+        !cJSON_AddStringToObject(pa, "button", press || buttons ? button : "none") ||
         !cJSON_AddNumberToObject(pa, "buttons", buttons) ||
-        (press && !cJSON_AddNumberToObject(pa, "clickCount", 1)) ||
+        (press && !cJSON_AddNumberToObject(pa, "clickCount", count)) ||
         !cJSON_AddStringToObject(pa, "pointerType", "mouse")) {
         cJSON_Delete(pa);
         return NULL;
     }
     return pa;
+}
+
+static cJSON *mouse_params(const char *type, base_point p, int buttons)
+{
+    return mouse_params_b(type, p, buttons, "left", 1);
 }
 
 cJSON *cascade__mouse_params(const char *type, base_point p, int buttons)
@@ -662,13 +670,47 @@ base_err cascade__pipeline(cascade_hand *h, const char *const *methods, cJSON **
 base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
                            void *mark_user, cascade_result *out, char *err)
 {
+    return cascade__press_kind_at(h, p, humanize, CASCADE_PRESS_CLICK, mark, mark_user, out, err);
+}
+
+/* The press and release events of one kind of press at p (at most 4):
+ * left click, right click, or the two presses of a double click. */
+static int press_events(cascade_press_kind kind, base_point p, cJSON **ev)
+{
+    if (kind == CASCADE_PRESS_RIGHT) {
+        ev[0] = mouse_params_b("mousePressed", p, 2, "right", 1);
+        ev[1] = mouse_params_b("mouseReleased", p, 0, "right", 1);
+        return 2;
+    }
+    ev[0] = mouse_params_b("mousePressed", p, 1, "left", 1);
+    ev[1] = mouse_params_b("mouseReleased", p, 0, "left", 1);
+    if (kind != CASCADE_PRESS_DOUBLE)
+        return 2;
+    ev[2] = mouse_params_b("mousePressed", p, 1, "left", 2);
+    ev[3] = mouse_params_b("mouseReleased", p, 0, "left", 2);
+    return 4;
+}
+
+static base_err send_one(cascade_hand *h, cJSON *ev, base_point p, char *err)
+{
+    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", ev, NULL, 10000, err);
+    if (!e)
+        h->cursor = p;
+    return e;
+}
+
+base_err cascade__press_kind_at(cascade_hand *h, base_point p, int humanize,
+                                cascade_press_kind kind, cascade__mark_fn mark, void *mark_user,
+                                cascade_result *out, char *err)
+{
     base_err e;
     if (!humanize) {
-        cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
-                        mouse_params("mouseReleased", p, 0)};
-        static const char *const m[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+        cJSON *ev[5] = {mouse_params("mouseMoved", p, 0), NULL, NULL, NULL, NULL};
+        int n = kind == CASCADE_PRESS_HOVER ? 1 : 1 + press_events(kind, p, ev + 1);
+        static const char *const m[5] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+                                         "Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                          "Input.dispatchMouseEvent"};
-        e = pipeline(h, m, ev, 3, err);
+        e = pipeline(h, m, ev, n, err);
         if (e)
             return e;
         h->cursor = p;
@@ -685,10 +727,22 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
     float hes = 0, hold = 0;
     motion_plan_click_timing(cascade__seed(h), &hes, &hold);
     e = cascade__replay(h, &mp, 0, out, err);
-    base_point at = mp.release;
+    base_point at = kind == CASCADE_PRESS_HOVER ? p : mp.release;
     motion_path_fini(&mp);
     if (e)
         return e;
+    if (kind == CASCADE_PRESS_HOVER) {
+        /* The path ends near p (release jitter): rest exactly on it. */
+        if (h->cursor.x != p.x || h->cursor.y != p.y) {
+            e = cascade__mouse(h, "mouseMoved", p, 0, err);
+            if (e)
+                return e;
+            path_add(out, p);
+        }
+        if (out)
+            out->clicked_at = p;
+        return BASE_OK;
+    }
     /* The effect baseline is taken during the hesitation, so hover effects
      * of the approach do not count as the click's effect. */
     double t0 = base_monotime_ms();
@@ -710,13 +764,19 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
     double left = hes - (base_monotime_ms() - t0);
     if (left > 0)
         base_sleep_ms(left);
-    e = cascade__mouse(h, "mousePressed", at, 1, err);
-    if (e)
-        return e;
-    base_sleep_ms(hold);
-    e = cascade__mouse(h, "mouseReleased", at, 0, err);
-    if (e)
-        return e;
+    cJSON *ev[4] = {NULL, NULL, NULL, NULL};
+    int n = press_events(kind, at, ev);
+    for (int i = 0; i < n; i++) {
+        e = send_one(h, ev[i], at, err);
+        ev[i] = NULL;
+        if (e) {
+            for (int j = i + 1; j < n; j++)
+                cJSON_Delete(ev[j]);
+            return e;
+        }
+        if (i + 1 < n) /* a held button; between the two presses of a double, a gap */
+            base_sleep_ms(i % 2 == 0 ? hold : 40 + (double)base_rng_below(&h->rng, 50));
+    }
     if (out)
         out->clicked_at = at;
     return BASE_OK;

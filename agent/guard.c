@@ -196,7 +196,8 @@ base_err agent_url_resolve(const char *base, const char *ref, char *out, size_t 
     } else {
         if (!base || !base[0])
             return base_errf(err, BASE_EINVAL,
-                             "'%.100s' is a relative URL and there is no page to resolve it against",
+                             "'%.100s' is a relative URL and there is no page to resolve it "
+                             "against",
                              ref);
         size_t bn = strlen(base);
         parts B;

@@ -60,8 +60,9 @@ static void resolve_refuses_bad_input(void)
     CHECK(strstr(err, "control") != NULL);
     /* Too long for the caller's buffer: refused, not cut. */
     err[0] = '\0';
-    CHECK_EQ(agent_url_resolve("http://a/", "/a-rather-long-path-that-does-not-fit-in-64-bytes-at-all",
-                               out, sizeof out, err),
+    CHECK_EQ(agent_url_resolve("http://a/",
+                               "/a-rather-long-path-that-does-not-fit-in-64-bytes-at-all", out,
+                               sizeof out, err),
              BASE_ETOOBIG);
     CHECK_STR(out, "keep");
     char big[AGENT_URL_MAX + 10];

@@ -16,5 +16,9 @@ extern const size_t fovea_js_agent_secret_rects_len;
  * clips the one control a label names (agent/reveal.c). */
 extern const unsigned char fovea_js_agent_reveal[];
 extern const size_t fovea_js_agent_reveal_len;
+/* assets/js/nav_challenge.js after the page kit: captcha, interstitial,
+ * block, geo and cookie-wall detection (agent/tools_nav.c). */
+extern const unsigned char fovea_js_nav_challenge[];
+extern const size_t fovea_js_nav_challenge_len;
 
 #endif

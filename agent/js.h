@@ -20,5 +20,9 @@ extern const size_t fovea_js_agent_reveal_len;
  * block, geo and cookie-wall detection (agent/tools_nav.c). */
 extern const unsigned char fovea_js_nav_challenge[];
 extern const size_t fovea_js_nav_challenge_len;
+/* assets/js/nav_selector.js: a function (selector) -> {state, count, visible,
+ * text} for wait_for_condition's selector conditions. */
+extern const unsigned char fovea_js_nav_selector[];
+extern const size_t fovea_js_nav_selector_len;
 
 #endif

@@ -61,6 +61,7 @@ struct fovea_session {
     unsigned effects;        /* CASCADE_FX_* of this call's hand actions */
     char *var_name[AGENT__MAX_VARS], *var_value[AGENT__MAX_VARS];
     int n_vars;
+    struct agent__nav *nav;  /* agent/tools_nav.c: pin, visits, init scripts, network watchers */
 };
 
 /* The result of grounding one target. */
@@ -134,5 +135,18 @@ int agent__arg_bool(const cJSON *args, const char *key, int dflt);
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_nav[];     /* agent/tools_nav.c: navigate, tabs, waits, ... */
+
+/* agent/tools_nav.c's session state (fovea_session.nav). attach starts
+ * counting the page's requests (call once the session is on its page);
+ * free releases it, BEFORE the session closes its tabs; add_script
+ * remembers an init script for every tab opened later and, when
+ * on_current_pages, adds it to the open tabs now (Errors: BASE_ETOOBIG past
+ * 8 scripts, BASE_ENOMEM, cdp errors). */
+typedef struct agent__nav agent__nav;
+void agent__nav_attach(fovea_session *s);
+void agent__nav_free(fovea_session *s);
+base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
+                               char *err);
 
 #endif

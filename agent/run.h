@@ -49,6 +49,9 @@ typedef struct agent_run_opts {
      * finished record (borrowed for the call; scrubbed of secrets). */
     void (*on_step)(const agent_step_record *r, void *user);
     void *on_step_user;
+    /* Navigation guards: hosts allowed besides the start site (comma-separated,
+     * "*" = anywhere; fovea_session_opts.allow_hosts), NULL = none. */
+    const char *allow_hosts;
 } agent_run_opts;
 
 void agent_run_opts_init(agent_run_opts *o);

@@ -351,7 +351,7 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
     char err[BASE_ERRBUF_SIZE] = "";
     base_err e = cdp_page_navigate(s->page, v->url, timeout_ms, err);
     /* Page.navigate was sent: the hop may have happened, never repeat it. */
-    r->delivered = 1;
+    s->delivered = 1;
     agent__watch_end(s, &st, &r->rec, verb);
     if (w)
         cdp_netwatch_get(w, &after);
@@ -455,7 +455,10 @@ static int history_step(fovea_session *s, int delta, tool_result *r)
     int n = cJSON_GetArraySize(entries);
     int at = cJSON_IsNumber(cur) ? cur->valueint : -1;
     int to = at + delta;
-    if (at < 0 || to < 0 || to >= n) {
+    /* The blank page a new tab starts on is no page to go back to. */
+    const cJSON *first = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(entries, 0), "url");
+    int blank0 = cJSON_IsString(first) && strcmp(first->valuestring, "about:blank") == 0;
+    if (at < 0 || to < (blank0 ? 1 : 0) || to >= n) {
         const cJSON *here = cJSON_GetArrayItem(entries, at);
         const cJSON *u = cJSON_GetObjectItemCaseSensitive(here, "url");
         agent__failf(&r->rec, "not_found",
@@ -479,7 +482,7 @@ static int history_step(fovea_session *s, int delta, tool_result *r)
     agent__watch_begin(s, &st);
     e = cdp_page_call(s->page, "Page.navigateToHistoryEntry", pa, NULL, 10000, err);
     if (!e)
-        r->delivered = 1;
+        s->delivered = 1;
     agent__watch_end(s, &st, &r->rec, dir);
     if (e) {
         agent__failf(&r->rec, reason_of(e), "go_%s: %s", dir, err);
@@ -625,6 +628,10 @@ static int switch_to(fovea_session *s, cdp_page *p, tool_result *r, const char *
         agent__failf(&r->rec, reason_of(e), "%s: cannot switch to the tab: %s", tool, err);
         return 0;
     }
+    /* Dialogs and popups that tab showed before stay reported: only new
+     * ones are this call's. */
+    s->dialogs_seen = cdp_page_dialog_count(p);
+    s->popups_seen = cdp_page_popup_count(p);
     watch_of(s, p);
     agent__schedule(s, tool);
     return 1;
@@ -694,12 +701,14 @@ static int run_open_tab(fovea_session *s, const cJSON *args, tool_result *r)
         return 0;
     }
     s->tabs[s->n_tabs++] = np;
-    r->changed.new_tab = 1;
     if (!switch_to(s, np, r, "open_tab"))
         return 0;
     watch_of(s, np);
     int ok = hop(s, nv, &v, agent__arg_int(args, "timeout_ms", 30000), "opened a tab on", r);
     put_str(data_of(r), "id", cdp_page_target_id(np));
+    char now[AGENT_URL_MAX];
+    agent__page_url(s, now, sizeof now);
+    snprintf(r->rec.new_tab, sizeof r->rec.new_tab, "opened a new tab on %.130s", now);
     if (!agent__arg_bool(args, "switch", 1) && back != np && cdp_page_alive(back)) {
         /* Opened in the background: the session stays where it was. */
         tool_result tmp;
@@ -756,7 +765,7 @@ static int run_close_tab(fovea_session *s, const cJSON *args, tool_result *r)
         pa = NULL;
         cdp_page_fail(p, BASE_ECLOSED, "tab closed (close_tab)");
     }
-    r->delivered = 1;
+    s->delivered = 1;
     char now[AGENT_URL_MAX];
     agent__page_url(s, now, sizeof now);
     put_str(data_of(r), "closed", url);
@@ -818,6 +827,36 @@ static base_err selector_state(fovea_session *s, const char *sel, char *state, s
     return *bad ? BASE_EINVAL : BASE_OK;
 }
 
+/* Load-time checks (tool_def.check): one condition, state only with a
+ * selector, patterns that compile. */
+static base_err check_wait_for_condition(const cJSON *args, char *err)
+{
+    static const char *const conds[] = {"text", "pattern", "selector", "url", "url_pattern"};
+    int given = agent__arg_bool(args, "network_idle", 0);
+    for (size_t i = 0; i < sizeof conds / sizeof conds[0]; i++)
+        given += agent__arg_str(args, conds[i]) != NULL;
+    if (given != 1)
+        return base_errf(err, BASE_EINVAL,
+                         "wait_for_condition: give exactly one of text, pattern, selector, url, "
+                         "url_pattern, network_idle (got %d)",
+                         given);
+    if (agent__arg_str(args, "state") && !agent__arg_str(args, "selector"))
+        return base_errf(err, BASE_EINVAL, "wait_for_condition: 'state' goes with 'selector'");
+    if (cJSON_GetObjectItemCaseSensitive(args, "idle_ms") && !agent__arg_bool(args, "network_idle", 0))
+        return base_errf(err, BASE_EINVAL,
+                         "wait_for_condition: 'idle_ms' goes with 'network_idle': true");
+    for (int k = 0; k < 2; k++) {
+        const char *name = k ? "url_pattern" : "pattern";
+        const char *pat = agent__arg_str(args, name);
+        base_regex *re = NULL;
+        char why[BASE_ERRBUF_SIZE] = "";
+        if (pat && base_regex_compile(pat, strlen(pat), BASE_REGEX_MULTILINE, &re, why))
+            return base_errf(err, BASE_EINVAL, "wait_for_condition: '%s': %s", name, why);
+        base_regex_destroy(re);
+    }
+    return BASE_OK;
+}
+
 static int run_wait_for_condition(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const char *text = agent__arg_str(args, "text");
@@ -826,19 +865,8 @@ static int run_wait_for_condition(fovea_session *s, const cJSON *args, tool_resu
     const char *url = agent__arg_str(args, "url");
     const char *url_pattern = agent__arg_str(args, "url_pattern");
     int idle = agent__arg_bool(args, "network_idle", 0);
-    int given = !!text + !!pattern + !!sel + !!url + !!url_pattern + idle;
-    if (given != 1) {
-        agent__failf(&r->rec, "bad_args",
-                     "wait_for_condition: give exactly one of text, pattern, selector, url, "
-                     "url_pattern, network_idle (got %d)",
-                     given);
-        return 0;
-    }
+    /* check_wait_for_condition made sure exactly one condition is given. */
     const char *state = agent__arg_str(args, "state");
-    if (state && !sel) {
-        agent__failf(&r->rec, "bad_args", "wait_for_condition: 'state' goes with 'selector'");
-        return 0;
-    }
     if (!state)
         state = "visible";
     int timeout_ms = agent__arg_int(args, "timeout_ms", 10000);
@@ -999,14 +1027,17 @@ base_err agent__nav_add_script(fovea_session *s, const char *source, int on_curr
     return BASE_OK;
 }
 
+static base_err check_add_init_script(const cJSON *args, char *err)
+{
+    if (!agent__arg_str(args, "source") == !agent__arg_str(args, "path"))
+        return base_errf(err, BASE_EINVAL, "add_init_script: give exactly one of source, path");
+    return BASE_OK;
+}
+
 static int run_add_init_script(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const char *source = agent__arg_str(args, "source");
     const char *path = agent__arg_str(args, "path");
-    if (!!source == !!path) {
-        agent__failf(&r->rec, "bad_args", "add_init_script: give exactly one of source, path");
-        return 0;
-    }
     char err[BASE_ERRBUF_SIZE] = "";
     uint8_t *file = NULL;
     size_t n = 0;
@@ -1083,33 +1114,33 @@ const tool_def agent__tools_nav[] = {
      "Reports a revisit when the URL was already visited with nothing learned since.",
      "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1,"
      "\"maxLength\":2047}},\"required\":[\"url\"],\"additionalProperties\":false}",
-     TOOL_MUTATES, run_navigate},
+     TOOL_MUTATES, run_navigate, NULL},
     {"go_back", "Go back one entry in the current tab's history.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", TOOL_MUTATES,
-     run_go_back},
+     run_go_back, NULL},
     {"go_forward", "Go forward one entry in the current tab's history.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", TOOL_MUTATES,
-     run_go_forward},
+     run_go_forward, NULL},
     {"list_tabs", "List the session's open tabs (index, id, URL, title, which is current).",
-     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", 0, run_list_tabs},
+     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", 0, run_list_tabs, NULL},
     {"open_tab",
      "Open a URL in a new tab (same guards as navigate) and switch to it unless switch is "
      "false.",
      "{\"type\":\"object\",\"properties\":{\"url\":{\"type\":\"string\",\"minLength\":1,"
      "\"maxLength\":2047},\"switch\":{\"type\":\"boolean\"}},\"required\":[\"url\"],"
      "\"additionalProperties\":false}",
-     TOOL_MUTATES, run_open_tab},
+     TOOL_MUTATES, run_open_tab, NULL},
     {"switch_tab", "Make another open tab the current one.",
      "{\"type\":\"object\",\"properties\":{\"tab\":" TAB_ARG "},\"required\":[\"tab\"],"
      "\"additionalProperties\":false}",
-     TOOL_MUTATES, run_switch_tab},
+     TOOL_MUTATES, run_switch_tab, NULL},
     {"close_tab", "Close a tab (default: the current one). The last tab cannot be closed.",
      "{\"type\":\"object\",\"properties\":{\"tab\":" TAB_ARG "},\"additionalProperties\":false}",
-     TOOL_MUTATES, run_close_tab},
+     TOOL_MUTATES, run_close_tab, NULL},
     {"wait", "Wait a fixed time (at most 120000 ms; Ctrl-C ends it).",
      "{\"type\":\"object\",\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0,"
      "\"maximum\":120000}},\"required\":[\"ms\"],\"additionalProperties\":false}",
-     0, run_wait},
+     0, run_wait, NULL},
     {"wait_for_condition",
      "Wait (up to timeout_ms, default 10000) until exactly one condition holds: text on the "
      "page, a regular expression (pattern) on the page text, a CSS selector in a state "
@@ -1125,7 +1156,7 @@ const tool_def agent__tools_nav[] = {
      "\"network_idle\":{\"type\":\"boolean\"},"
      "\"idle_ms\":{\"type\":\"integer\",\"minimum\":50,\"maximum\":60000}},"
      "\"additionalProperties\":false}",
-     0, run_wait_for_condition},
+     0, run_wait_for_condition, check_wait_for_condition},
     {"add_init_script",
      "Run a script before the page's own scripts on every later page load, in every tab: "
      "inline source, or a file path.",
@@ -1133,12 +1164,12 @@ const tool_def agent__tools_nav[] = {
      "\"source\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1048576},"
      "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},"
      "\"additionalProperties\":false}",
-     0, run_add_init_script},
+     0, run_add_init_script, check_add_init_script},
     {"detect_challenge",
      "Say whether a captcha, anti-bot interstitial, access-denied or geo block, or cookie wall "
      "is on the page (detection only, nothing is solved). expect_none: fail when one blocks.",
      "{\"type\":\"object\",\"properties\":{\"expect_none\":{\"type\":\"boolean\"}},"
      "\"additionalProperties\":false}",
-     0, run_detect_challenge},
-    {NULL, NULL, NULL, 0, NULL},
+     0, run_detect_challenge, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL},
 };

@@ -17,6 +17,7 @@ int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_record(int argc, char **argv);
 int cli_cmd_snaptest(int argc, char **argv);
 int cli_cmd_snap(int argc, char **argv);
+int cli_cmd_tools(int argc, char **argv);
 /* Replays the recorded snapper case in dir offline and prints one table row
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);
@@ -34,6 +35,8 @@ typedef struct cli_browser_opts {
     int nav_timeout_ms; /* the first navigation's limit; 0: 30 s */
     char *nav_err;      /* optional (BASE_ERRBUF_SIZE): receives the error when the browser
                            started but the navigation to url failed */
+    const char *init_script; /* JS run before the page's scripts on every load (the task's
+                                "init_script"), added before the first navigation; NULL = none */
 } cli_browser_opts;
 
 void cli_browser_opts_init(cli_browser_opts *o);

@@ -26,9 +26,11 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent/tool.h"
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
 #include "base/httpd.h"
@@ -537,6 +539,54 @@ static void init_scripts(void)
     close_session(s, p);
 }
 
+/* Runs `fovea run TASK args` on the fixture pages; returns the exit status
+ * and the output in *log (caller frees). */
+static int fovea_run(const char *task, const char *args, char **log)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/tools/out_nav";
+    char cmd[2048], path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s/tools/fovea' run '%s/tests/tools/tasks/%s' %s --no-humanize "
+             "--overlays none --site '%s/tests/fixtures/pages' --out '%s' > '%s' 2>&1",
+             out, FOVEA_BINARY_DIR, FOVEA_SOURCE_DIR, task, args, FOVEA_SOURCE_DIR, out, path);
+    int st = system(cmd);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void task_files(void)
+{
+    if (!harness_get())
+        SKIP(harness_error());
+    char *log = NULL;
+    int st = fovea_run("nav.json", "", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 15/15 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    base_free(log);
+    /* Off-site: refused by the guard, naming the rule and the flag... */
+    st = fovea_run("nav_offsite.json", "", &log);
+    CHECK_MSG(st == 1 && log && strstr(log, "off_site") && strstr(log, "--allow-host localhost:2"),
+              "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+    /* ...and let through by it: then the closed port is what fails. */
+    st = fovea_run("nav_offsite.json", "--allow-host localhost", &log);
+    CHECK_MSG(st == 1 && log && !strstr(log, "off_site") && strstr(log, "ERR_CONNECTION_REFUSED"),
+              "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+    st = fovea_run("nav_offsite.json", "--allow-host a,b", &log);
+    CHECK_MSG(st == 2 && log && strstr(log, "one non-empty host per flag"), "exit %d:\n%s", st,
+              log ? log : "");
+    base_free(log);
+    /* A step with two conditions is refused at load, before a browser. */
+    st = fovea_run("nav_bad.json", "", &log);
+    CHECK_MSG(st == 2 && log && strstr(log, "exactly one of"), "exit %d:\n%s", st,
+              log ? log : "");
+    base_free(log);
+}
+
 static const check_case cases[] = {
     {"navigate_and_guards", navigate_and_guards},
     {"http_errors", http_errors},
@@ -545,6 +595,7 @@ static const check_case cases[] = {
     {"tabs", tabs},
     {"waits", waits},
     {"init_scripts", init_scripts},
+    {"task_files", task_files},
     {NULL, NULL},
 };
 

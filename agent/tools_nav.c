@@ -47,6 +47,10 @@
 #define NAV_SCRIPT_MAX (1u << 20)
 #define NAV_WAIT_MAX_MS 120000
 #define NAV_POLL_MS 100
+/* How long a URL that answered with a challenge is not requested again:
+ * "just returned" a check (seed 002 §6.5); later, a person may have passed
+ * it in a headful browser, or the site may let the next visit through. */
+#define NAV_CHALLENGE_HOLD_MS 60000.0
 
 typedef struct nav_visit {
     char url[1024]; /* normalised (agent_url_normalize) */
@@ -65,6 +69,7 @@ struct agent__nav {
     int n_visits;
     char challenge_url[1024]; /* normalised URL that last answered with a blocking challenge */
     char challenge_what[160];
+    double challenge_at;      /* base_monotime_ms of that answer */
     char *scripts[NAV_MAX_SCRIPTS]; /* init scripts, for tabs opened later */
     int n_scripts;
     nav_watch watch[AGENT__MAX_TABS + 1];
@@ -330,12 +335,13 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
     cJSON *d = data_of(r);
     char norm[1024];
     agent_url_normalize(v->url, norm, sizeof norm);
-    if (nv->challenge_url[0] && strcmp(norm, nv->challenge_url) == 0) {
+    if (nv->challenge_url[0] && strcmp(norm, nv->challenge_url) == 0 &&
+        base_monotime_ms() - nv->challenge_at < NAV_CHALLENGE_HOLD_MS) {
         agent__failf(&r->rec, "challenge",
-                     "%.200s not opened again: it answered with %.120s at the last attempt, and "
-                     "opening it again only triggers the same check (fovea detects challenges, "
-                     "it does not solve them)",
-                     v->url, nv->challenge_what);
+                     "%.200s not opened again: it answered with %.120s %.0f s ago, and opening "
+                     "it again only triggers the same check (fovea detects challenges, it does "
+                     "not solve them)",
+                     v->url, nv->challenge_what, (base_monotime_ms() - nv->challenge_at) / 1000);
         return 0;
     }
     nav_visit *vis = find_visit(nv, norm);
@@ -400,6 +406,7 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
         if (what[0]) {
             snprintf(nv->challenge_url, sizeof nv->challenge_url, "%s", norm);
             snprintf(nv->challenge_what, sizeof nv->challenge_what, "%.159s", what);
+            nv->challenge_at = base_monotime_ms();
             agent__failf(&r->rec, "challenge",
                          "%.160s shows %s; detection only: fovea does not solve it (a person "
                          "must, or use another route)",
@@ -576,8 +583,9 @@ static cdp_page *find_tab(fovea_session *s, const cJSON *arg, const char *tool, 
     if (cJSON_IsNumber(arg)) {
         int i = arg->valueint;
         if (i < 0 || i >= n) {
-            agent__failf(&r->rec, "not_found", "%s: no tab %d (%d open: 0..%d; list_tabs lists them)",
-                         tool, i, n, n - 1);
+            agent__failf(&r->rec, "not_found",
+                         "%s: no tab %d (%d open: 0..%d; list_tabs lists them)", tool, i, n,
+                         n - 1);
             return NULL;
         }
         return tabs[i];
@@ -650,12 +658,12 @@ static int run_switch_tab(fovea_session *s, const cJSON *args, tool_result *r)
     return 1;
 }
 
-/* Adds every init script of the session to page p. */
-static base_err add_scripts(agent__nav *nv, cdp_page *p, char *err)
+/* Adds the init scripts scripts[0..n-1] to page p, in order. */
+static base_err add_scripts(char *const *scripts, int n, cdp_page *p, char *err)
 {
-    for (int i = 0; i < nv->n_scripts; i++) {
+    for (int i = 0; i < n; i++) {
         cJSON *pa = cJSON_CreateObject();
-        if (!pa || !cJSON_AddStringToObject(pa, "source", nv->scripts[i])) {
+        if (!pa || !cJSON_AddStringToObject(pa, "source", scripts[i])) {
             cJSON_Delete(pa);
             return base_errf(err, BASE_ENOMEM, "out of memory");
         }
@@ -692,7 +700,7 @@ static int run_open_tab(fovea_session *s, const cJSON *args, tool_result *r)
     if (!e)
         e = perc_kit_install(np, err);
     if (!e)
-        e = add_scripts(nv, np, err);
+        e = add_scripts(nv->scripts, nv->n_scripts, np, err);
     if (!e)
         e = perc_fingerprint_install(np, err);
     if (e) {
@@ -842,7 +850,8 @@ static base_err check_wait_for_condition(const cJSON *args, char *err)
                          given);
     if (agent__arg_str(args, "state") && !agent__arg_str(args, "selector"))
         return base_errf(err, BASE_EINVAL, "wait_for_condition: 'state' goes with 'selector'");
-    if (cJSON_GetObjectItemCaseSensitive(args, "idle_ms") && !agent__arg_bool(args, "network_idle", 0))
+    if (cJSON_GetObjectItemCaseSensitive(args, "idle_ms") &&
+        !agent__arg_bool(args, "network_idle", 0))
         return base_errf(err, BASE_EINVAL,
                          "wait_for_condition: 'idle_ms' goes with 'network_idle': true");
     for (int k = 0; k < 2; k++) {
@@ -869,7 +878,7 @@ static int run_wait_for_condition(fovea_session *s, const cJSON *args, tool_resu
     const char *state = agent__arg_str(args, "state");
     if (!state)
         state = "visible";
-    int timeout_ms = agent__arg_int(args, "timeout_ms", 10000);
+    int timeout_ms = agent__arg_int(args, "timeout_ms", 5000);
     double t0 = base_monotime_ms(), deadline = t0 + timeout_ms;
     char err[BASE_ERRBUF_SIZE] = "";
     cJSON *d = data_of(r);
@@ -1012,11 +1021,8 @@ base_err agent__nav_add_script(fovea_session *s, const char *source, int on_curr
     if (on_current_pages) {
         cdp_page *tabs[AGENT__MAX_TABS + 1];
         int nt = open_tabs(s, tabs, AGENT__MAX_TABS + 1);
-        agent__nav one = {0};
-        one.scripts[0] = copy;
-        one.n_scripts = 1;
         for (int i = 0; i < nt; i++) {
-            base_err e = add_scripts(&one, tabs[i], err);
+            base_err e = add_scripts(&copy, 1, tabs[i], err);
             if (e) {
                 base_free(copy);
                 return e;
@@ -1122,7 +1128,8 @@ const tool_def agent__tools_nav[] = {
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", TOOL_MUTATES,
      run_go_forward, NULL},
     {"list_tabs", "List the session's open tabs (index, id, URL, title, which is current).",
-     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", 0, run_list_tabs, NULL},
+     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", 0, run_list_tabs,
+     NULL},
     {"open_tab",
      "Open a URL in a new tab (same guards as navigate) and switch to it unless switch is "
      "false.",
@@ -1142,7 +1149,7 @@ const tool_def agent__tools_nav[] = {
      "\"maximum\":120000}},\"required\":[\"ms\"],\"additionalProperties\":false}",
      0, run_wait, NULL},
     {"wait_for_condition",
-     "Wait (up to timeout_ms, default 10000) until exactly one condition holds: text on the "
+     "Wait (up to timeout_ms, default 5000) until exactly one condition holds: text on the "
      "page, a regular expression (pattern) on the page text, a CSS selector in a state "
      "(visible by default; present, hidden, absent), the URL containing url or matching "
      "url_pattern, or the network idle (no request for idle_ms, default 500).",

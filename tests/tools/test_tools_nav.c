@@ -390,6 +390,24 @@ static void tabs(void)
     tool_result_fini(&r);
     CALL(s, "list_tabs", "{}", &r, 1, TOOL_OK, "1 tab open, current 0");
     tool_result_fini(&r);
+    /* In the background: the session stays where it is. */
+    CALL(s, "open_tab", "{\"url\": \"page2.html?bg=1\", \"switch\": false}", &r, 1, TOOL_OK,
+         "opened a tab");
+    CHECK(fovea_session_page(s) == p);
+    tool_result_fini(&r);
+    CALL(s, "list_tabs", "{}", &r, 1, TOOL_OK, "2 tabs open, current 0");
+    tool_result_fini(&r);
+    /* The start page may go too, as long as another tab is left. */
+    CALL(s, "close_tab", "{\"tab\": 0}", &r, 1, TOOL_OK, "now on http://127.0.0.1:");
+    CHECK(fovea_session_page(s) != p);
+    CHECK(!cdp_page_alive(p));
+    tool_result_fini(&r);
+    CALL(s, "list_tabs", "{}", &r, 1, TOOL_OK, "1 tab open, current 0");
+    tool_result_fini(&r);
+    here(s, url, sizeof url);
+    CHECK(strstr(url, "bg=1") != NULL);
+    CALL(s, "close_tab", "{}", &r, 0, TOOL_BLOCKED, "last open tab");
+    tool_result_fini(&r);
     close_session(s, p);
 }
 

@@ -338,13 +338,17 @@ base_err agent__move_to(fovea_session *se, cdp_page *np, char *err)
  * (trace, overlay caption, progress, summary, on_step) sees it. */
 void agent__scrub_record(fovea_session *se, agent_step_record *r)
 {
-    char *fields[] = {r->outcome,   r->message, r->el_text,  r->box_label,    r->url,
-                      r->snap_reason, r->desc,  r->gate_why, r->target_label, r->dialog,
-                      r->new_tab};
-    size_t caps[] = {sizeof r->outcome,     sizeof r->message,  sizeof r->el_text,
-                     sizeof r->box_label,   sizeof r->url,      sizeof r->snap_reason,
-                     sizeof r->desc,        sizeof r->gate_why, sizeof r->target_label,
-                     sizeof r->dialog,      sizeof r->new_tab};
+    perc_snap *sn = &r->snap;
+    cascade_result *h = &r->hand;
+    char *fields[] = {r->outcome,      h->message,       sn->text,     sn->name,
+                      sn->covering,    r->box_label,     r->url,
+                      r->desc,         r->gate_why,      r->target_label, r->dialog,
+                      r->new_tab,      h->dialog_message};
+    size_t caps[] = {sizeof r->outcome,   sizeof h->message,        sizeof sn->text,
+                     sizeof sn->name,     sizeof sn->covering,
+                     sizeof r->box_label, sizeof r->url,            sizeof r->desc,
+                     sizeof r->gate_why,  sizeof r->target_label,   sizeof r->dialog,
+                     sizeof r->new_tab,   sizeof h->dialog_message};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         agent_secrets_scrub(se->sec, fields[i], caps[i]);
     for (int i = 0; i < r->n_alternatives; i++)
@@ -353,8 +357,10 @@ void agent__scrub_record(fovea_session *se, agent_step_record *r)
         agent_secrets_scrub(se->sec, r->extracted[i], sizeof r->extracted[i]);
     for (int i = 0; i < r->n_marks; i++)
         agent_secrets_scrub(se->sec, r->marks[i], sizeof r->marks[i]);
-    for (int i = 0; i < r->n_tried; i++)
-        agent_secrets_scrub(se->sec, r->tried[i].outcome, sizeof r->tried[i].outcome);
+    for (int i = 0; i < h->n_alternatives && i < 4; i++)
+        agent_secrets_scrub(se->sec, h->alternatives[i], sizeof h->alternatives[i]);
+    for (int i = 0; i < h->n_tried && i < 3; i++)
+        agent_secrets_scrub(se->sec, h->tried[i].outcome, sizeof h->tried[i].outcome);
 }
 
 /* The overlay: the epoch's screenshot when the step used one, else a fresh capture. */
@@ -499,8 +505,8 @@ base_err fovea_session_create(cdp_page *page, const fovea_session_opts *o, fovea
     }
     base_log_set_filter(agent_secrets_log_filter, se->sec);
     agent__page_url(se, se->start_url, sizeof se->start_url);
-    se->pass_budget_ms = 5000;
-    agent__schedule(se, "start");
+    se->pass_budget_ms = se->o.first_pass_ms > 0 ? se->o.first_pass_ms : 5000;
+    agent__schedule(se, se->o.first_subgoal ? se->o.first_subgoal : "start");
     agent__nav_attach(se);
     *out = se;
     return BASE_OK;

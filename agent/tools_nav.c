@@ -314,7 +314,7 @@ static int guard(fovea_session *s, agent__nav *nv, const char *url, agent_guard_
     char cur[AGENT_URL_MAX];
     real_url(s->page, cur, sizeof cur);
     agent_guard_rule rule =
-        agent_guard_check(pin_of(s, nv), s->o.allow_hosts, cur[0] ? cur : NULL, url, v);
+        agent_guard_check(pin_of(s, nv), s->o.run.allow_hosts, cur[0] ? cur : NULL, url, v);
     cJSON *d = data_of(r);
     put_str(d, "url", v->url[0] ? v->url : url);
     put_str(d, "guard", agent_guard_rule_name(rule));

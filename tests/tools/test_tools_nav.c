@@ -96,7 +96,7 @@ static fovea_session *open_on(const char *path, const char *allow, cdp_page **pa
     fovea_session_opts_init(&o);
     o.run.humanize = 0;
     o.run.overlays = AGENT_OVERLAYS_NONE;
-    o.allow_hosts = allow;
+    o.run.allow_hosts = allow;
     fovea_session *s = NULL;
     if (fovea_session_create(p, &o, &s, err) != BASE_OK) {
         fprintf(stderr, "session: %s\n", err);

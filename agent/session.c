@@ -259,6 +259,7 @@ int agent__follow_tab(fovea_session *se, const char *target_id, agent_step_recor
         return 0;
     }
     se->tabs[se->n_tabs++] = np;
+    agent__nav_tab_added(se, np);
     char url[400];
     agent__page_url(se, url, sizeof url);
     snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);

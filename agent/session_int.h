@@ -216,6 +216,9 @@ extern const tool_def agent__tools_nav[];     /* agent/tools_nav.c: navigate, ta
  * 8 scripts, BASE_ENOMEM, cdp errors). */
 typedef struct agent__nav agent__nav;
 void agent__nav_attach(fovea_session *s);
+/* A tab the session follows (a popup): the init scripts go into it for its
+ * later page loads, and its requests are counted from now on. */
+void agent__nav_tab_added(fovea_session *s, cdp_page *p);
 void agent__nav_free(fovea_session *s);
 base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
                                char *err);

@@ -154,6 +154,19 @@ void agent__nav_attach(fovea_session *s)
     watch_of(s, s->page);
 }
 
+static base_err add_scripts(char *const *scripts, int n, cdp_page *p, char *err);
+
+void agent__nav_tab_added(fovea_session *s, cdp_page *p)
+{
+    agent__nav *nv = s->nav;
+    char err[BASE_ERRBUF_SIZE] = "";
+    /* A popup's first document ran before fovea attached; its later loads
+     * get the scripts. */
+    if (nv && nv->n_scripts > 0 && add_scripts(nv->scripts, nv->n_scripts, p, err) != BASE_OK)
+        base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "init scripts in the new tab: %s", err);
+    watch_of(s, p);
+}
+
 /* The page's URL as the browser has it (secrets unmasked: for resolving
  * and guarding only; every string of a result is scrubbed by tool_call). */
 static void real_url(cdp_page *p, char *buf, size_t n)

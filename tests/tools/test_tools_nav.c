@@ -555,6 +555,23 @@ static void init_scripts(void)
          "/nonexistent/init.js");
     tool_result_fini(&r);
     close_session(s, p);
+    /* A popup the session follows gets the scripts for its later loads. */
+    s = open_on("/nav/start.html", NULL, &p);
+    CHECK(s != NULL);
+    CALL(s, "add_init_script", "{\"source\": \"window.__foveaInit = 'in-popup';\"}", &r, 1,
+         TOOL_OK, "init script added");
+    tool_result_fini(&r);
+    CALL(s, "click_at", "{\"target\": \"Open help in a new window\"}", &r, 1, TOOL_OK, "");
+    CHECK(r.changed.new_tab);
+    tool_result_fini(&r);
+    CHECK(fovea_session_page(s) != p);
+    CALL(s, "navigate", "{\"url\": \"init.html\"}", &r, 1, TOOL_OK, "navigated");
+    tool_result_fini(&r);
+    CHECK_OK(cdp_page_evaluate(fovea_session_page(s), "document.getElementById('out').textContent",
+                               &v, 3000, NULL));
+    CHECK_STR(v->valuestring, "init value at start: in-popup");
+    cJSON_Delete(v);
+    close_session(s, p);
 }
 
 /* Runs `fovea run TASK args` on the fixture pages; returns the exit status

@@ -402,6 +402,23 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
         agent__failf(&r->rec, reason_of(e), "%s", err);
         return 0;
     }
+    /* A server may redirect the hop elsewhere: the guards hold for where
+     * it landed too (a sign-in hand-off to a safe-listed host passes). */
+    char landed[AGENT_URL_MAX];
+    real_url(s->page, landed, sizeof landed);
+    agent_guard_verdict *lv = base_malloc(sizeof *lv);
+    if (lv && landed[0] &&
+        agent_guard_check(pin_of(s, nv), s->o.run.allow_hosts, NULL, landed, lv) ==
+            AGENT_GUARD_OFF_SITE) {
+        put_bool(d, "redirected_off_site", 1);
+        agent__failf(&r->rec, "blocked",
+                     "%.160s was redirected off the task's site to %.160s (rule off_site): do "
+                     "not act there; go_back, or allow the host with allow_hosts",
+                     v->url, now);
+        base_free(lv);
+        return 0;
+    }
+    base_free(lv);
     /* The first real page of a session that started on about:blank pins
      * the site. */
     agent_url su;

@@ -59,6 +59,15 @@ static int handler(const base_http_request *req, base_http_response *resp, void 
                         resp->status, resp->status);
         return 1;
     }
+    if (strcmp(req->path, "/away") == 0) {
+        /* A redirect to the harness's second origin: another site. */
+        resp->status = 302;
+        harness *h = harness_get();
+        char loc[200];
+        snprintf(loc, sizeof loc, "%s/nav/page3.html", h ? h->origin_b : "http://localhost:2");
+        base_http_response_header(resp, "Location", loc);
+        return 1;
+    }
     if (strcmp(req->path, "/nav/challenge.html") == 0)
         atomic_fetch_add(&challenge_hits, 1);
     return 0;
@@ -182,6 +191,14 @@ static void navigate_and_guards(void)
          "scheme");
     tool_result_fini(&r);
     CALL(s, "navigate", "{\"url\": \"file:///etc/passwd\"}", &r, 0, TOOL_BLOCKED, "scheme");
+    tool_result_fini(&r);
+    /* Redirected off the site: said, as blocked, after the fact. */
+    CALL(s, "navigate", "{\"url\": \"/away\"}", &r, 0, TOOL_BLOCKED,
+         "redirected off the task's site");
+    CHECK(r.delivered);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r.data, "redirected_off_site")));
+    tool_result_fini(&r);
+    CALL(s, "go_back", "{}", &r, 1, TOOL_OK, "went back");
     tool_result_fini(&r);
     CALL(s, "navigate", "{\"url\": \"http://exa mple.com/\"}", &r, 0, TOOL_BAD_ARGS, "bad_url");
     tool_result_fini(&r);

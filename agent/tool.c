@@ -33,6 +33,7 @@
 static const tool_def *const groups[] = {
     agent__tools_act,
     agent__tools_input,
+    agent__tools_nav,
 };
 
 #define N_GROUPS (sizeof groups / sizeof groups[0])

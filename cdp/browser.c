@@ -938,6 +938,14 @@ void cdp_page_fail(cdp_page *p, base_err e, const char *why)
         fail_page(p, e, why ? why : base_strerror(e));
 }
 
+int cdp_page_owns_session(cdp_page *p, const char *sid)
+{
+    pthread_mutex_lock(&p->mu);
+    int mine = owns_session_locked(p, sid);
+    pthread_mutex_unlock(&p->mu);
+    return mine;
+}
+
 base_err cdp_page_dialog_next(cdp_page *p, int accept, const char *prompt_text,
                               const char *expect)
 {

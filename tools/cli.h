@@ -35,6 +35,8 @@ typedef struct cli_browser_opts {
     int nav_timeout_ms; /* the first navigation's limit; 0: 30 s */
     char *nav_err;      /* optional (BASE_ERRBUF_SIZE): receives the error when the browser
                            started but the navigation to url failed */
+    const char *init_script; /* JS run before the page's scripts on every load (the task's
+                                "init_script"), added before the first navigation; NULL = none */
 } cli_browser_opts;
 
 void cli_browser_opts_init(cli_browser_opts *o);

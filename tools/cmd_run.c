@@ -43,6 +43,10 @@ static void run_usage(FILE *f)
             "                   (tier 3; never on domains the learnings mark bot-protected)\n"
             "  --learnings FILE per-domain learnings: which tier worked where; later clicks\n"
             "                   on that domain start at the best tier (file written atomically)\n"
+            "  --allow-host H   navigate/open_tab may also go to host H (and its subdomains;\n"
+            "                   H:PORT for one port; '*' = anywhere but search engines);\n"
+            "                   repeatable. Default: the start page's site and a small\n"
+            "                   sign-in/CDN safe-list (README \"Navigation guards\")\n"
             "  --headful        show the browser window\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
             "  --overlays WHICH all (default), failures or none: which steps get\n"
@@ -139,6 +143,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
     bo.height = task->height;
     bo.scale = task->scale;
     bo.headful = headful;
+    bo.init_script = task->init_script;
     if (start_err) {
         /* The start page is bounded like the step that waits for it. */
         int first = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
@@ -199,6 +204,7 @@ int cli_cmd_run(int argc, char **argv)
     agent_run_opts ro;
     agent_run_opts_init(&ro);
     int headful = 0, seed = 1;
+    char allow_hosts[2048] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -244,6 +250,17 @@ int cli_cmd_run(int argc, char **argv)
             ro.out_dir = v;
         else if (strcmp(a, "--learnings") == 0)
             ro.learnings = v;
+        else if (strcmp(a, "--allow-host") == 0) {
+            size_t k = strlen(allow_hosts);
+            if (!v[0] || strchr(v, ',') || k + strlen(v) + 2 > sizeof allow_hosts) {
+                fprintf(stderr, "fovea run: --allow-host: one non-empty host per flag (got "
+                                "'%.80s')\n",
+                        v);
+                return 2;
+            }
+            snprintf(allow_hosts + k, sizeof allow_hosts - k, "%s%s", k ? "," : "", v);
+            ro.allow_hosts = allow_hosts;
+        }
         else if (strcmp(a, "--overlays") == 0) {
             if (agent_overlays_parse(v, &ro.overlays) < 0) {
                 fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",

@@ -172,6 +172,20 @@ int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_
     return rc;
 }
 
+/* The task's init script goes in before the first navigation, so it runs
+ * before the start page's own scripts, and on every later load. */
+static base_err add_init_script(cdp_page *p, const cli_browser_opts *o, char *err)
+{
+    if (!o->init_script)
+        return BASE_OK;
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "source", o->init_script)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    return cdp_page_call(p, "Page.addScriptToEvaluateOnNewDocument", pa, NULL, 10000, err);
+}
+
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
 {
     memset(s, 0, sizeof *s);
@@ -236,6 +250,11 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
         if (perc_kit_install(s->page, err))
             fprintf(stderr, "fovea: note: tab %s: listener recorder not installed: %s\n", id,
                     err);
+        if ((e = add_init_script(s->page, o, err))) {
+            fprintf(stderr, "fovea: tab %s: init script: %s\n", id, err);
+            cli_session_close(s);
+            return e;
+        }
         /* A background tab paints no frames (screenshots and effect checks
          * would wait): switch to it, as a person would. */
         if ((e = cdp_page_activate(s->page, err))) {
@@ -266,7 +285,7 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
     /* The page kit's listener recorder goes in before the page's scripts
      * run, so listener-only controls are known (perception/kit.h). */
     if ((e = cdp_page_open(s->browser, &po, &s->page, err)) ||
-        (e = perc_kit_install(s->page, err))) {
+        (e = perc_kit_install(s->page, err)) || (e = add_init_script(s->page, o, err))) {
         fprintf(stderr, "fovea: page: %s\n", err);
         cli_session_close(s);
         return e;

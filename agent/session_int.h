@@ -134,5 +134,6 @@ int agent__arg_bool(const cJSON *args, const char *key, int dflt);
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_read[];    /* agent/tools_read.c: extract_markdown, dom_search, ... */
 
 #endif

@@ -136,26 +136,20 @@ static const char extract_markdown_schema[] =
     "},\"additionalProperties\":false}";
 
 /* Reads one document's Markdown (q: the script's argument) into out
- * (capped at max chars). Returns 1 found, 0 not found, -1 error (r set). */
+ * (capped at max chars). Returns 1 found, 0 not found, -1 a page error
+ * (err says which), -2 an invalid selector (err: the browser's words). */
 static int md_doc(fovea_session *s, const char *session, cJSON *q, int max, base_buf *out,
-                  int *cut, tool_result *r)
+                  int *cut, char *err)
 {
-    char err[BASE_ERRBUF_SIZE] = "";
     cJSON_DeleteItemFromObject(q, "max");
     if (!cJSON_AddNumberToObject(q, "max", max)) {
-        agent__failf(&r->rec, "error", "out of memory");
+        base_errf(err, BASE_ENOMEM, "out of memory");
         return -1;
     }
     cJSON *v = NULL;
     base_err e = call_js(s, session, fovea_js_read_markdown, q, &v, 10000, err);
-    if (e) {
-        if (bad_selector(err))
-            agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %s",
-                         js_error(err));
-        else
-            agent__failf(&r->rec, "error", "reading the page failed: %s", err);
-        return -1;
-    }
+    if (e)
+        return bad_selector(err) ? -2 : -1;
     int found = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "found"));
     const char *md = jstr(v, "markdown");
     if (found && md && md[0])
@@ -179,9 +173,17 @@ static int run_extract_markdown(fovea_session *s, const cJSON *args, tool_result
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    found = md_doc(s, NULL, q, max, &md, &cut, r);
-    if (found < 0)
+    char err[BASE_ERRBUF_SIZE] = "";
+    found = md_doc(s, NULL, q, max, &md, &cut, err);
+    if (found == -2) {
+        agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %s",
+                     js_error(err));
         goto out;
+    }
+    if (found < 0) {
+        agent__failf(&r->rec, "error", "reading the page failed: %s", err);
+        goto out;
+    }
     /* Cross-origin frames: for a selector, only when the top document has
      * no match (the region is in a frame); for the page, appended each
      * under its URL, within what the cap leaves. */
@@ -195,13 +197,10 @@ static int run_extract_markdown(fovea_session *s, const cJSON *args, tool_result
         }
         base_buf one;
         base_buf_init(&one, (size_t)room + 4096);
-        int f = md_doc(s, fr[i].session, q, room, &one, &cut, r);
+        int f = md_doc(s, fr[i].session, q, room, &one, &cut, err);
         if (f < 0) {
             /* A frame that went away meanwhile is not the page's failure. */
             base_buf_fini(&one);
-            if (strcmp(r->rec.reason, "bad_args") == 0)
-                goto out;
-            r->rec.reason[0] = 0;
             continue;
         }
         if (f && one.len) {

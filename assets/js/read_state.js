@@ -6,11 +6,12 @@
 //        point in this document's viewport,
 //        state: "checked" | "unchecked" | "value_equals" | "value_contains" |
 //               "class_has" | "enabled" | "disabled" | "visible" | "hidden" |
-//               "attribute" | "count" | "count_at_least" | "present",
+//               "attribute" | "count" | "count_at_least" | "present" | "text",
 //        value?: string, name?: attribute name, count?: integer}
 // and returns {found, ok, seen}: found = the element (or, for a selector,
 // at least one match) exists; ok = the state holds; seen = what is there
-// now, in words, for the failure message. An invalid selector throws.
+// now, in words, for the failure message; state "text" also returns text,
+// the element's rendered text and aria-label. An invalid selector throws.
 //
 // A selector names a set: "visible" holds when one match is visible,
 // "hidden" and "present" (absence) look at all of them, the counts count
@@ -44,6 +45,14 @@
     }
   }
   const n = els.length;
+  if (state === 'text') {
+    // The element's rendered text and its label (assert_text on a target
+    // re-reads this while it polls), not an assertion of its own.
+    if (!n) return { found: false, ok: false, seen: 'not in the page', text: '' };
+    const el = els[0];
+    const t = (el.getClientRects().length ? el.innerText : el.textContent) || '';
+    return { found: true, ok: true, seen: '', text: kit.normLines(t + '\n' + (el.getAttribute('aria-label') || '')) };
+  }
   const plural = (k) => k + (k === 1 ? ' match' : ' matches');
   if (state === 'count') return { found: n > 0, ok: n === q.count, seen: plural(n) };
   if (state === 'count_at_least') return { found: n > 0, ok: n >= q.count, seen: plural(n) };

@@ -278,6 +278,12 @@ static void states(void)
         if (cases[i].seen)
             CHECK_MSG(strcmp(seen, cases[i].seen) == 0, "%s: seen %s", cases[i].q, seen);
     }
+    /* The text of an element named by its xpath (assert_text's re-read). */
+    char err0[256];
+    cJSON *tv = run(p, fovea_js_read_state, "{\"xpath\":\"/html[1]/body[1]/div[1]\",\"state\":\"text\"}", err0);
+    CHECK_MSG(tv != NULL, "%s", err0);
+    CHECK_STR(str(tv, "text"), "Saving\xe2\x80\xa6 please wait");
+    cJSON_Delete(tv);
     /* A point on a label's text stands for its check box; a point on the
      * switch reads aria-checked; a click there changes what is read. */
     char err[256];

@@ -35,6 +35,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/regex.h"
+#include "base/utf8.h"
 #include "cdp/console.h"
 #include "snapper/snap.h"
 
@@ -44,6 +45,7 @@
 #define MAX_MAX_CHARS 400000
 #define MAX_FRAMES 32
 #define SCRIPT_MAX_BYTES (256u << 10)
+#define VALUE_MAX_BYTES (256u << 10) /* of a script's result kept as the value */
 
 /* ---- page scripts --------------------------------------------------------- */
 
@@ -714,8 +716,86 @@ static int empty_value(const cJSON *res)
     return 0;
 }
 
-/* Runs expr through Runtime.evaluate (repl: top-level await and
- * re-declarable let/const, as a console), with the step's timeout. */
+/* A DOM node, by value, is {}: its description ("div#main.card") says more. */
+static cJSON *node_result(const cJSON *ro)
+{
+    cJSON *res = cJSON_CreateObject();
+    cJSON *val = res ? cJSON_AddObjectToObject(res, "result") : NULL;
+    const char *d = jstr(ro, "description");
+    if (!val || !cJSON_AddStringToObject(val, "type", "string") ||
+        !cJSON_AddStringToObject(val, "value", d ? d : "node")) {
+        cJSON_Delete(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* Runtime.evaluate of expr and, in repl mode (which hands a promise back as
+ * it is, as the DevTools console shows "Promise {<pending>}"),
+ * Runtime.awaitPromise for a promise or Runtime.callFunctionOn for another
+ * object, so that *res is {result by value, exceptionDetails?}. All within
+ * tmo ms; *ran_ms is how long it took. */
+static base_err script_eval(fovea_session *s, const char *expr, int repl, int tmo, cJSON **res,
+                            double *ran_ms, char *err)
+{
+    static const char group[] = "fovea-script";
+    double t0 = base_monotime_ms();
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", !repl) ||
+        !cJSON_AddBoolToObject(pa, "awaitPromise", 1) || !cJSON_AddBoolToObject(pa, "replMode", repl) ||
+        !cJSON_AddStringToObject(pa, "objectGroup", group) ||
+        !cJSON_AddNumberToObject(pa, "timeout", tmo)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    cJSON *r1 = NULL;
+    base_err e = cdp_page_call(s->page, "Runtime.evaluate", pa, &r1, tmo + 1000, err);
+    *ran_ms = base_monotime_ms() - t0;
+    if (e)
+        return e;
+    const cJSON *ro = cJSON_GetObjectItemCaseSensitive(r1, "result");
+    const char *oid = jstr(ro, "objectId");
+    if (!repl || !oid || cJSON_GetObjectItemCaseSensitive(r1, "exceptionDetails")) {
+        *res = r1;
+        return BASE_OK;
+    }
+    const char *sub = jstr(ro, "subtype");
+    int left = tmo - (int)*ran_ms;
+    cJSON *r2 = NULL;
+    if (sub && strcmp(sub, "node") == 0) {
+        r2 = node_result(ro);
+        e = r2 ? BASE_OK : base_errf(err, BASE_ENOMEM, "out of memory");
+    } else {
+        int promise = sub && strcmp(sub, "promise") == 0;
+        cJSON *pb = cJSON_CreateObject();
+        if (!pb || !cJSON_AddStringToObject(pb, promise ? "promiseObjectId" : "objectId", oid) ||
+            !cJSON_AddBoolToObject(pb, "returnByValue", 1) ||
+            (!promise && !cJSON_AddStringToObject(pb, "functionDeclaration",
+                                                  "function () { return this; }"))) {
+            cJSON_Delete(pb);
+            e = base_errf(err, BASE_ENOMEM, "out of memory");
+        } else {
+            e = cdp_page_call(s->page, promise ? "Runtime.awaitPromise" : "Runtime.callFunctionOn",
+                              pb, &r2, left > 50 ? left : 50, err);
+        }
+    }
+    /* The page keeps nothing of ours, settled or not. */
+    cJSON *pr = cJSON_CreateObject();
+    if (pr && cJSON_AddStringToObject(pr, "objectGroup", group))
+        cdp_page_call(s->page, "Runtime.releaseObjectGroup", pr, NULL, 2000, NULL);
+    else
+        cJSON_Delete(pr);
+    cJSON_Delete(r1);
+    *ran_ms = base_monotime_ms() - t0;
+    if (e)
+        return e;
+    *res = r2;
+    return BASE_OK;
+}
+
+/* Runs expr (repl: console semantics, with top-level await and
+ * re-declarable let/const) with the step's timeout. */
 static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const char *expr, int repl,
                   const char *what)
 {
@@ -726,26 +806,24 @@ static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const cha
         return 0;
     }
     int tmo = timeout_of(args);
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
-        !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
-        !cJSON_AddBoolToObject(pa, "awaitPromise", 1) || !cJSON_AddBoolToObject(pa, "replMode", repl) ||
-        !cJSON_AddNumberToObject(pa, "timeout", tmo)) {
-        cJSON_Delete(pa);
-        agent__failf(&r->rec, "error", "out of memory");
-        return 0;
-    }
     agent__settle w;
     agent__watch_begin(s, &w);
     char err[BASE_ERRBUF_SIZE] = "";
     cJSON *res = NULL;
-    /* The script has been sent: whatever happens next, it may have run. */
+    double ran_ms = 0;
+    /* The script is sent: whatever happens next, it may have run. */
     r->delivered = 1;
-    base_err e = cdp_page_call(s->page, "Runtime.evaluate", pa, &res, tmo + 1000, err);
+    base_err e = script_eval(s, expr, repl, tmo, &res, &ran_ms, err);
     agent__watch_end(s, &w, &r->rec, what);
     if (e == BASE_ETIMEDOUT) {
         agent__failf(&r->rec, "timeout", "%s still running after %d ms (a promise that never "
                                          "settles?)", what, tmo);
+        return 0;
+    }
+    /* A synchronous loop is stopped by the browser at the timeout, which
+     * it answers with a bare "Internal error". */
+    if (e == BASE_EREMOTE && ran_ms >= tmo - 20) {
+        agent__failf(&r->rec, "timeout", "%s ran past %d ms and was stopped", what, tmo);
         return 0;
     }
     if (e) {
@@ -777,15 +855,28 @@ static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const cha
     else if (v)
         text = cJSON_PrintUnformatted(v);
     const char *shown = cJSON_IsString(v) ? v->valuestring : uv ? uv : text ? text : "";
-    cJSON *d = data_value(r, shown);
-    cJSON *copy = v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
+    /* A page can return megabytes (outerHTML of a whole app): the value is
+     * cut, on a character boundary, and the raw result left out. */
+    size_t len = strlen(shown);
+    int cut = len > VALUE_MAX_BYTES;
+    char *short_val = NULL;
+    if (cut) {
+        short_val = base_malloc(VALUE_MAX_BYTES + 64);
+        if (short_val) {
+            size_t k = base_utf8_repair(shown, VALUE_MAX_BYTES, short_val, VALUE_MAX_BYTES + 1);
+            snprintf(short_val + k, 64, " [... cut at %zu of %zu bytes]", k, len);
+        }
+    }
+    cJSON *d = data_value(r, cut ? (short_val ? short_val : "") : shown);
+    base_free(short_val);
+    cJSON *copy = cut ? cJSON_CreateBool(1) : v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
     if (!d || !copy || !cJSON_AddStringToObject(d, "type", type ? type : "undefined")) {
         cJSON_Delete(copy);
         cJSON_free(text);
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cJSON_AddItemToObject(d, "result", copy);
+    cJSON_AddItemToObject(d, cut ? "cut" : "result", copy);
     if (empty_value(val)) {
         /* A script that returns nothing is usually a script that forgot to:
          * say so, so the caller does not read "" as the page's answer. */

@@ -39,6 +39,7 @@ typedef struct agent_run_opts {
     const char *browser;   /* product string for the trace, may be NULL */
     int humanize;          /* Bezier paths and typing cadence (default 1) */
     int allow_untrusted;   /* cascade tier 3 (scripted el.click()) allowed (default 0) */
+    int allow_scripts;     /* evaluate_script / run_script allowed (default 0) */
     const char *learnings; /* per-domain learnings file for the cascade, NULL = none */
     uint64_t seed;
     FILE *progress;        /* progress lines; NULL = stderr */

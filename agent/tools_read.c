@@ -25,6 +25,7 @@
  * page may log a password it was given.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -40,6 +41,7 @@
 #include "snapper/snap.h"
 
 #define POLL_MS 100
+#define ABSENT_POLL_MS 1000 /* grounding budget of one poll of an absent target */
 #define DEFAULT_TIMEOUT_MS 5000
 #define DEFAULT_MAX_CHARS 24000
 #define MAX_MAX_CHARS 400000
@@ -93,17 +95,18 @@ static int bad_selector(const char *err)
     return strstr(err, "not a valid selector") != NULL;
 }
 
-/* The message of a page-side error without the evaluate wrapper's prefix. */
-static const char *js_error(const char *err)
-{
-    const char *k = strstr(err, "SyntaxError: ");
-    return k ? k + 13 : err;
-}
-
 static const char *jstr(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* The selector of q, for the message of a bad one (the browser's own
+ * words come with a stack of our script). */
+static const char *sel_of(const cJSON *q)
+{
+    const char *c = jstr(q, "css");
+    return c ? c : "";
 }
 
 /* r->data = {"value": text} plus whatever the caller adds; NULL on ENOMEM. */
@@ -125,10 +128,87 @@ static int timeout_of(const cJSON *args)
     return t > 0 ? t : DEFAULT_TIMEOUT_MS;
 }
 
+/* ---- targets ----------------------------------------------------------------- */
+
+/* Grounds args' "target" (a label, "[V4]", "[V4] label" or {label, index},
+ * as the task parser reads it) into s->call_g, snapped, within timeout_ms.
+ * tool_call releases s->call_g (and draws its epoch on the overlay).
+ * Returns 1, or 0 with r's failure set. */
+static int ground_target(fovea_session *s, const cJSON *args, const char *tool, int timeout_ms,
+                         int do_snap, agent_step_record *rec)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "target");
+    cJSON *sub = cJSON_CreateObject();
+    cJSON *tc = t ? cJSON_Duplicate(t, 1) : NULL;
+    int built = sub && tc && cJSON_AddItemToObject(sub, "target", tc);
+    if (!built)
+        cJSON_Delete(tc); /* not owned by sub */
+    if (!built || !cJSON_AddNumberToObject(sub, "timeout_ms", timeout_ms)) {
+        cJSON_Delete(sub);
+        agent__failf(rec, "error", "out of memory");
+        return 0;
+    }
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_step st;
+    base_err e = agent_step_from_args(sub, AGENT_WAIT_FOR, tool, &st, err);
+    cJSON_Delete(sub);
+    if (e) {
+        agent_step_fini(&st);
+        agent__failf(rec, "bad_args", "%s", err);
+        return 0;
+    }
+    if (st.target.index > 0)
+        rec->target_index = st.target.index;
+    if (st.target.label)
+        agent__copy(rec->target_label, sizeof rec->target_label, st.target.label);
+    agent__grounded_fini(&s->call_g);
+    int ok = agent__ground(s, &st, &st.target, SNAP_INTENT_ANY, do_snap, rec, &s->call_g);
+    agent_step_fini(&st);
+    return ok;
+}
+
+/* Names the grounded element g for a page script: by its xpath in its own
+ * document (the top one, or a cross-origin frame's through its session),
+ * or, inside a same-process frame (whose xpath the top document cannot
+ * resolve), by its point, which kit.hitAt follows into the frame. Adds
+ * xpath or x/y to q; *session is the session to run in (NULL = the
+ * page's). Returns 0, or -1 on ENOMEM. */
+static int target_ref(fovea_session *s, const agent__grounded *g, cJSON *q, const char **session)
+{
+    const perc_snap *sn = &g->snap;
+    int oopif = sn->session[0] && strcmp(sn->session, cdp_page_session(s->page)) != 0;
+    *session = oopif ? sn->session : NULL;
+    int in_top = !sn->frame_id[0] || strcmp(sn->frame_id, s->main_frame) == 0;
+    if (sn->found && sn->xpath[0] && (oopif || in_top))
+        return cJSON_AddStringToObject(q, "xpath", sn->xpath) ? 0 : -1;
+    double x = sn->pt.x - (oopif ? sn->frame_offset.x : 0);
+    double y = sn->pt.y - (oopif ? sn->frame_offset.y : 0);
+    return cJSON_AddNumberToObject(q, "x", x) && cJSON_AddNumberToObject(q, "y", y) ? 0 : -1;
+}
+
+char *agent__target_text(fovea_session *s, const agent__grounded *g)
+{
+    cJSON *q = cJSON_CreateObject();
+    const char *session = NULL;
+    if (!q || !cJSON_AddStringToObject(q, "state", "text") || target_ref(s, g, q, &session) < 0) {
+        cJSON_Delete(q);
+        return NULL;
+    }
+    cJSON *v = NULL;
+    char *out = NULL;
+    if (call_js(s, session, fovea_js_read_state, q, &v, 5000, NULL) == BASE_OK &&
+        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "found")) && jstr(v, "text"))
+        out = base_strdup(jstr(v, "text"));
+    cJSON_Delete(v);
+    cJSON_Delete(q);
+    return out;
+}
+
 /* ---- extract_markdown --------------------------------------------------------- */
 
 static const char extract_markdown_schema[] =
     "{\"type\":\"object\",\"properties\":{"
+    "\"target\":" AGENT__TARGET_SCHEMA ","
     "\"selector\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
     "\"description\":\"CSS selector of the region to read (first match); default the whole page\"},"
     "\"max_chars\":{\"type\":\"integer\",\"minimum\":100,\"maximum\":400000,"
@@ -162,11 +242,65 @@ static int md_doc(fovea_session *s, const char *session, cJSON *q, int max, base
     return found;
 }
 
+/* extract_markdown of a target: the block around the grounded element. */
+static int extract_target(fovea_session *s, const cJSON *args, int max, tool_result *r)
+{
+    if (!ground_target(s, args, "extract_markdown", timeout_of(args), 1, &r->rec))
+        return 0;
+    cJSON *q = cJSON_CreateObject();
+    const char *session = NULL;
+    base_buf md;
+    base_buf_init(&md, (size_t)max + 4096);
+    char err[BASE_ERRBUF_SIZE] = "";
+    int ok = 0, cut = 0;
+    if (!q || target_ref(s, &s->call_g, q, &session) < 0) {
+        agent__failf(&r->rec, "error", "out of memory");
+        goto out;
+    }
+    /* An xpath names the element itself; the region is the block around
+     * it, which the point finds: read by point in its document. */
+    cJSON_DeleteItemFromObject(q, "xpath");
+    if (!cJSON_GetObjectItemCaseSensitive(q, "x")) {
+        const perc_snap *sn = &s->call_g.snap;
+        int oopif = session != NULL;
+        if (!cJSON_AddNumberToObject(q, "x", sn->pt.x - (oopif ? sn->frame_offset.x : 0)) ||
+            !cJSON_AddNumberToObject(q, "y", sn->pt.y - (oopif ? sn->frame_offset.y : 0))) {
+            agent__failf(&r->rec, "error", "out of memory");
+            goto out;
+        }
+    }
+    int f = md_doc(s, session, q, max, &md, &cut, err);
+    if (f < 0) {
+        agent__failf(&r->rec, "error", "reading the target failed: %s", err);
+        goto out;
+    }
+    if (!f) {
+        agent__failf(&r->rec, "not_found", "nothing under the target's point to read");
+        goto out;
+    }
+    if (cut)
+        base_buf_printf(&md, "\n\n[... cut at %d characters]", max);
+    cJSON *d = data_value(r, md.len ? (const char *)md.data : "");
+    if (!d || !cJSON_AddBoolToObject(d, "cut", cut)) {
+        agent__failf(&r->rec, "error", "out of memory");
+        goto out;
+    }
+    agent__okf(&r->rec, "read %zu characters of Markdown around [V%d] '%.80s'", md.len,
+               r->rec.box_id, r->rec.box_label);
+    ok = 1;
+out:
+    cJSON_Delete(q);
+    base_buf_fini(&md);
+    return ok;
+}
+
 static int run_extract_markdown(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const char *sel = agent__arg_str(args, "selector");
     int max = agent__arg_int(args, "max_chars", DEFAULT_MAX_CHARS);
     int frames = agent__arg_bool(args, "frames", 1);
+    if (cJSON_GetObjectItemCaseSensitive(args, "target"))
+        return extract_target(s, args, max, r);
     base_buf md;
     base_buf_init(&md, (size_t)max + 4096);
     cJSON *q = cJSON_CreateObject();
@@ -178,8 +312,8 @@ static int run_extract_markdown(fovea_session *s, const cJSON *args, tool_result
     char err[BASE_ERRBUF_SIZE] = "";
     found = md_doc(s, NULL, q, max, &md, &cut, err);
     if (found == -2) {
-        agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %s",
-                     js_error(err));
+        agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %.200s",
+                     sel_of(q));
         goto out;
     }
     if (found < 0) {
@@ -287,10 +421,6 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
     const char *text = agent__arg_str(args, "text");
     const char *sel = agent__arg_str(args, "selector");
     int max = agent__arg_int(args, "max_results", 20);
-    if (!text && !sel) {
-        agent__failf(&r->rec, "bad_args", "dom_search needs 'text' or 'selector' (or both)");
-        return 0;
-    }
     cJSON *q = cJSON_CreateObject();
     cJSON *all = cJSON_CreateArray();
     base_buf lines;
@@ -312,8 +442,8 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
                              err);
         if (e) {
             if (bad_selector(err)) {
-                agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %s",
-                             js_error(err));
+                agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %.200s",
+                             sel_of(q));
                 goto out;
             }
             if (i < 0) {
@@ -419,8 +549,28 @@ static void ax_states(base_buf *b, const cJSON *node)
         base_buf_printf(b, "]");
 }
 
+/* One node of a frame's tree by its id, for bsearch: a page's tree has
+ * thousands of nodes and each names its children by id. */
+typedef struct ax_ref {
+    const char *id;
+    const cJSON *node;
+} ax_ref;
+
+static int ax_cmp(const void *a, const void *b)
+{
+    return strcmp(((const ax_ref *)a)->id, ((const ax_ref *)b)->id);
+}
+
+static const cJSON *ax_find(const ax_ref *refs, int n, const char *id)
+{
+    ax_ref key = {id, NULL};
+    const ax_ref *hit = n > 0 ? bsearch(&key, refs, (size_t)n, sizeof *refs, ax_cmp) : NULL;
+    return hit ? hit->node : NULL;
+}
+
 typedef struct ax_ctx {
-    cJSON *byid;    /* nodeId -> node (borrowed references) */
+    ax_ref *byid;   /* the frame's nodes sorted by nodeId (borrowed) */
+    int n_byid;
     base_buf *out;
     int max_depth;
     size_t cap;
@@ -488,7 +638,7 @@ static void ax_print(ax_ctx *c, const cJSON *node, int depth, const char *parent
     {
         if (!cJSON_IsString(kid))
             continue;
-        const cJSON *k = cJSON_GetObjectItemCaseSensitive(c->byid, kid->valuestring);
+        const cJSON *k = ax_find(c->byid, c->n_byid, kid->valuestring);
         ax_print(c, k, shown ? depth + 1 : depth, shown ? name : parent_name, hops + 1);
     }
 }
@@ -497,29 +647,29 @@ static void ax_print(ax_ctx *c, const cJSON *node, int depth, const char *parent
 static int ax_format(const cJSON *reply, ax_ctx *c, int depth)
 {
     const cJSON *nodes = cJSON_GetObjectItemCaseSensitive(reply, "nodes");
-    cJSON *byid = cJSON_CreateObject();
-    if (!byid)
+    int n = cJSON_GetArraySize(nodes), k = 0;
+    ax_ref *byid = n > 0 ? base_calloc((size_t)n, sizeof *byid) : NULL;
+    if (n > 0 && !byid)
         return -1;
-    const cJSON *n;
-    cJSON_ArrayForEach(n, nodes)
+    const cJSON *it;
+    cJSON_ArrayForEach(it, nodes)
     {
-        const char *id = jstr(n, "nodeId");
-        cJSON *ref = id ? cJSON_CreateObjectReference(n) : NULL;
-        if (id && (!ref || !cJSON_AddItemToObject(byid, id, ref))) {
-            cJSON_Delete(ref);
-            cJSON_Delete(byid);
-            return -1;
-        }
+        const char *id = jstr(it, "nodeId");
+        if (id && k < n)
+            byid[k++] = (ax_ref){id, it};
     }
+    qsort(byid, (size_t)k, sizeof *byid, ax_cmp);
     c->byid = byid;
-    cJSON_ArrayForEach(n, nodes)
+    c->n_byid = k;
+    cJSON_ArrayForEach(it, nodes)
     {
-        const char *parent = jstr(n, "parentId");
-        if (!parent || !cJSON_GetObjectItemCaseSensitive(byid, parent))
-            ax_print(c, n, depth, NULL, 0);
+        const char *parent = jstr(it, "parentId");
+        if (!parent || !ax_find(byid, k, parent))
+            ax_print(c, it, depth, NULL, 0);
     }
     c->byid = NULL;
-    cJSON_Delete(byid);
+    c->n_byid = 0;
+    base_free(byid);
     return 0;
 }
 
@@ -628,8 +778,12 @@ static int run_console(fovea_session *s, const cJSON *args, tool_result *r)
         agent_secrets_scrub(s->sec, e.text, sizeof e.text);
         agent_secrets_scrub(s->sec, e.url, sizeof e.url);
         const char *kind = cdp_console_kind_name(e.kind);
-        base_buf_printf(&lines, "#%llu %s %s: %s", (unsigned long long)e.seq,
-                        e.error ? "error" : "warning", kind, e.text);
+        /* "[console error]", "[exception]", "[network error]", "[security warning]". */
+        if (e.kind == CDP_CONSOLE_EXCEPTION)
+            base_buf_printf(&lines, "#%llu [exception] %s", (unsigned long long)e.seq, e.text);
+        else
+            base_buf_printf(&lines, "#%llu [%s %s] %s", (unsigned long long)e.seq, e.source,
+                            e.error ? "error" : "warning", e.text);
         if (e.url[0])
             base_buf_printf(&lines, " (%s%s", e.url, e.line ? "" : ")");
         if (e.url[0] && e.line)
@@ -813,6 +967,7 @@ static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const cha
     double ran_ms = 0;
     /* The script is sent: whatever happens next, it may have run. */
     r->delivered = 1;
+    s->delivered = 1;
     base_err e = script_eval(s, expr, repl, tmo, &res, &ran_ms, err);
     agent__watch_end(s, &w, &r->rec, what);
     if (e == BASE_ETIMEDOUT) {
@@ -929,6 +1084,7 @@ out:
 
 static const char assert_absent_schema[] =
     "{\"type\":\"object\",\"properties\":{"
+    "\"target\":" AGENT__TARGET_SCHEMA ","
     "\"text\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
     "\"description\":\"text that must not be on the page (case-insensitive)\"},"
     "\"pattern\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096,"
@@ -939,6 +1095,7 @@ static const char assert_absent_schema[] =
 
 static const char assert_state_schema[] =
     "{\"type\":\"object\",\"properties\":{"
+    "\"target\":" AGENT__TARGET_SCHEMA ","
     "\"selector\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
     "\"description\":\"CSS selector of the element (first match; all of them for visible, "
     "hidden and the counts)\"},"
@@ -973,8 +1130,8 @@ static int read_state(fovea_session *s, cJSON *q, seen *out, tool_result *r)
         base_err e = call_js(s, i < 0 ? NULL : fr[i].session, fovea_js_read_state, q, &v, 5000, err);
         if (e) {
             if (bad_selector(err)) {
-                agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %s",
-                             js_error(err));
+                agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %.200s",
+                             sel_of(q));
                 return -1;
             }
             if (i < 0) {
@@ -995,6 +1152,25 @@ static int read_state(fovea_session *s, cJSON *q, seen *out, tool_result *r)
         if (nf == -2)
             nf = oopif_frames(s, fr, MAX_FRAMES);
     }
+    return 0;
+}
+
+/* One read of q: for a selector, every document (read_state); for a
+ * grounded target, its own document only. */
+static int state_once(fovea_session *s, const char *session, cJSON *q, seen *out, tool_result *r)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(q, "x") && !cJSON_GetObjectItemCaseSensitive(q, "xpath"))
+        return read_state(s, q, out, r);
+    char err[BASE_ERRBUF_SIZE] = "";
+    cJSON *v = NULL;
+    if (call_js(s, session, fovea_js_read_state, q, &v, 5000, err) != BASE_OK) {
+        agent__failf(&r->rec, "error", "reading the target failed: %s", err);
+        return -1;
+    }
+    out->found = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "found"));
+    out->ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "ok"));
+    snprintf(out->what, sizeof out->what, "%s", jstr(v, "seen") ? jstr(v, "seen") : "");
+    cJSON_Delete(v);
     return 0;
 }
 
@@ -1033,16 +1209,48 @@ out:
     return rc;
 }
 
+/* assert_absent of a target: polls grounding (no snap) with a short
+ * budget each time; the target is gone once grounding finds no box for it
+ * (a fresh vision pass included). */
+static int absent_target(fovea_session *s, const cJSON *args, tool_result *r)
+{
+    int tmo = timeout_of(args);
+    double t0 = base_monotime_ms(), deadline = t0 + tmo;
+    for (;;) {
+        double left = deadline - base_monotime_ms();
+        int once = left > ABSENT_POLL_MS ? ABSENT_POLL_MS : left > 200 ? (int)left : 200;
+        agent_step_record r2 = r->rec;
+        int there = ground_target(s, args, "assert_absent", once, 0, &r2);
+        if (!there && strcmp(r2.reason, "not_found") != 0) {
+            r->rec = r2; /* bad target, page gone, interrupted: not an answer */
+            return 0;
+        }
+        if (!there) {
+            agent__okf(&r->rec, "'%.100s' is not on the page (after %.0f ms)",
+                       r2.target_label[0] ? r2.target_label : "target", base_monotime_ms() - t0);
+            agent__copy(r->rec.target_label, sizeof r->rec.target_label, r2.target_label);
+            return 1;
+        }
+        r->rec = r2;
+        if (base_monotime_ms() >= deadline) {
+            agent__failf(&r->rec, "assert_failed",
+                         "[V%d] '%.100s' is still on the page after %d ms", r->rec.box_id,
+                         r->rec.box_label, tmo);
+            return 0;
+        }
+        if (agent__stopped(&r->rec) || !agent__page_ok(s))
+            return 0;
+        base_sleep_ms(POLL_MS);
+    }
+}
+
 static int run_assert_absent(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const char *text = agent__arg_str(args, "text");
     const char *pat = agent__arg_str(args, "pattern");
     const char *sel = agent__arg_str(args, "selector");
-    if ((text != NULL) + (pat != NULL) + (sel != NULL) != 1) {
-        agent__failf(&r->rec, "bad_args",
-                     "assert_absent needs exactly one of 'text', 'pattern' or 'selector'");
-        return 0;
-    }
+    if (cJSON_GetObjectItemCaseSensitive(args, "target"))
+        return absent_target(s, args, r);
     base_regex *re = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     if (pat && base_regex_compile(pat, strlen(pat), BASE_REGEX_MULTILINE, &re, err)) {
@@ -1124,27 +1332,12 @@ static int run_assert_state(fovea_session *s, const cJSON *args, tool_result *r)
     const char *name = agent__arg_str(args, "name");
     const cJSON *count = cJSON_GetObjectItemCaseSensitive(args, "count");
     int counting = strncmp(state, "count", 5) == 0;
-    /* What each state needs, checked before anything is read. */
-    if (!sel) {
-        agent__failf(&r->rec, "bad_args", "assert_state needs 'selector'");
+    const char *session = NULL;
+    if (!sel && !ground_target(s, args, "assert_state", timeout_of(args), 1, &r->rec))
         return 0;
-    }
-    if ((strncmp(state, "value_", 6) == 0 || strcmp(state, "class_has") == 0) && !value) {
-        agent__failf(&r->rec, "bad_args", "state '%s' needs 'value'", state);
-        return 0;
-    }
-    if (strcmp(state, "attribute") == 0 && !name) {
-        agent__failf(&r->rec, "bad_args", "state 'attribute' needs 'name' (and 'value' to compare)");
-        return 0;
-    }
-    if (counting != (count != NULL)) {
-        agent__failf(&r->rec, "bad_args", counting ? "state '%s' needs 'count'"
-                                                   : "'count' goes with state count or count_at_least, not '%s'",
-                     state);
-        return 0;
-    }
     cJSON *q = cJSON_CreateObject();
-    if (!q || !cJSON_AddStringToObject(q, "state", state) || !cJSON_AddStringToObject(q, "css", sel) ||
+    if (!q || !cJSON_AddStringToObject(q, "state", state) ||
+        (sel ? !cJSON_AddStringToObject(q, "css", sel) : target_ref(s, &s->call_g, q, &session) < 0) ||
         (value && !cJSON_AddStringToObject(q, "value", value)) ||
         (name && !cJSON_AddStringToObject(q, "name", name)) ||
         (count && !cJSON_AddNumberToObject(q, "count", count->valuedouble))) {
@@ -1154,13 +1347,16 @@ static int run_assert_state(fovea_session *s, const cJSON *args, tool_result *r)
     }
     char want[160], what[240];
     state_words(state, args, want, sizeof want);
-    snprintf(what, sizeof what, "%.200s", sel);
+    if (sel)
+        snprintf(what, sizeof what, "%.200s", sel);
+    else
+        snprintf(what, sizeof what, "[V%d] '%.100s'", r->rec.box_id, r->rec.box_label);
     int tmo = timeout_of(args);
     double t0 = base_monotime_ms(), deadline = t0 + tmo;
     int ok = 0;
     seen last = {0};
     for (;;) {
-        if (read_state(s, q, &last, r) < 0)
+        if (state_once(s, session, q, &last, r) < 0)
             break;
         if (last.ok) {
             agent__okf(&r->rec, "%s: %s (after %.0f ms)", what, last.what, base_monotime_ms() - t0);
@@ -1186,40 +1382,104 @@ static int run_assert_state(fovea_session *s, const cJSON *args, tool_result *r)
     return ok;
 }
 
+/* ---- checks beyond the schemas (run at load for task files) ------------------- */
+
+static int has(const cJSON *a, const char *k)
+{
+    return cJSON_GetObjectItemCaseSensitive(a, k) != NULL;
+}
+
+static base_err c_extract_markdown(const cJSON *a, char *err)
+{
+    if (has(a, "target") && has(a, "selector"))
+        return base_errf(err, BASE_EINVAL, "extract_markdown: give 'target' or 'selector', not both");
+    return BASE_OK;
+}
+
+static base_err c_dom_search(const cJSON *a, char *err)
+{
+    if (!has(a, "text") && !has(a, "selector"))
+        return base_errf(err, BASE_EINVAL, "dom_search: needs 'text' or 'selector' (or both)");
+    return BASE_OK;
+}
+
+static base_err c_assert_absent(const cJSON *a, char *err)
+{
+    int n = has(a, "text") + has(a, "pattern") + has(a, "selector") + has(a, "target");
+    if (n != 1)
+        return base_errf(err, BASE_EINVAL, "assert_absent: %s one of 'text', 'pattern', "
+                                           "'selector' or 'target'",
+                         n ? "give only" : "needs");
+    const char *pat = agent__arg_str(a, "pattern");
+    base_regex *re = NULL;
+    char why[BASE_ERRBUF_SIZE] = "";
+    if (pat && base_regex_compile(pat, strlen(pat), BASE_REGEX_MULTILINE, &re, why))
+        return base_errf(err, BASE_EINVAL, "assert_absent: 'pattern' does not compile: %s", why);
+    base_regex_destroy(re);
+    return BASE_OK;
+}
+
+static base_err c_assert_state(const cJSON *a, char *err)
+{
+    const char *state = agent__arg_str(a, "state");
+    if (!state)
+        return base_errf(err, BASE_EINVAL, "assert_state: needs 'state'");
+    if (has(a, "target") == has(a, "selector"))
+        return base_errf(err, BASE_EINVAL, "assert_state: %s 'target' or 'selector'",
+                         has(a, "target") ? "give only one of" : "needs");
+    int counting = strncmp(state, "count", 5) == 0;
+    if ((strncmp(state, "value_", 6) == 0 || strcmp(state, "class_has") == 0) && !has(a, "value"))
+        return base_errf(err, BASE_EINVAL, "assert_state: state '%s' needs 'value'", state);
+    if (strcmp(state, "attribute") == 0 && !has(a, "name"))
+        return base_errf(err, BASE_EINVAL,
+                         "assert_state: state 'attribute' needs 'name' (and 'value' to compare)");
+    if (strcmp(state, "attribute") != 0 && has(a, "name"))
+        return base_errf(err, BASE_EINVAL, "assert_state: 'name' goes with state 'attribute'");
+    if (counting && !has(a, "count"))
+        return base_errf(err, BASE_EINVAL, "assert_state: state '%s' needs 'count'", state);
+    if (!counting && has(a, "count"))
+        return base_errf(err, BASE_EINVAL,
+                         "assert_state: 'count' goes with state count or count_at_least");
+    if (counting && has(a, "target"))
+        return base_errf(err, BASE_EINVAL,
+                         "assert_state: state '%s' counts the matches of a 'selector'", state);
+    return BASE_OK;
+}
+
 /* ---- the table ------------------------------------------------------------------- */
 
 const tool_def agent__tools_read[] = {
     {"extract_markdown",
-     "Read the page (or the region a CSS selector names) as Markdown: headings, lists, links, "
-     "tables, code; hidden elements skipped; capped at max_chars.",
-     extract_markdown_schema, 0, run_extract_markdown},
+     "Read the page (or the region a CSS selector or a target names) as Markdown: headings, "
+     "lists, links, tables, code; hidden elements skipped; capped at max_chars.",
+     extract_markdown_schema, TOOL_TARGETED, run_extract_markdown, c_extract_markdown},
     {"dom_search",
      "Find elements by the text they show or are labelled with and/or a CSS selector: numbered "
      "matches with tag, text, attributes, xpath, visibility and box.",
-     dom_search_schema, 0, run_dom_search},
+     dom_search_schema, 0, run_dom_search, c_dom_search},
     {"get_accessibility_tree",
      "The page's accessibility tree (all frames) as indented lines: role \"name\" [states].",
-     ax_tree_schema, 0, run_ax_tree},
+     ax_tree_schema, 0, run_ax_tree, NULL},
     {"get_console_errors",
      "Console errors and warnings, uncaught exceptions and failed requests of the page since it "
      "opened (or since entry 'since'); 'next' is where the next call starts.",
-     console_schema, 0, run_console},
+     console_schema, 0, run_console, NULL},
     {"evaluate_script",
-     "Evaluate a JavaScript expression in the page (opt-in: --allow-scripts); the result comes "
-     "back as JSON.",
-     evaluate_schema, TOOL_MUTATES | TOOL_OPT_IN, run_evaluate},
+     "Evaluate a JavaScript expression in the page, as the DevTools console does (opt-in: "
+     "--allow-scripts); the result comes back as JSON.",
+     evaluate_schema, TOOL_MUTATES | TOOL_OPT_IN, run_evaluate, NULL},
     {"run_script",
      "Run the body of an async JavaScript function in the page (opt-in: --allow-scripts); what it "
      "returns comes back as JSON.",
-     run_script_schema, TOOL_MUTATES | TOOL_OPT_IN, run_run_script},
+     run_script_schema, TOOL_MUTATES | TOOL_OPT_IN, run_run_script, NULL},
     {"assert_absent",
-     "Assert that a text, a pattern or a visible element matching a selector is NOT on the page, "
-     "waiting up to timeout_ms for it to go away.",
-     assert_absent_schema, 0, run_assert_absent},
+     "Assert that a text, a pattern, a visible element matching a selector, or a target is NOT on "
+     "the page, waiting up to timeout_ms for it to go away.",
+     assert_absent_schema, TOOL_TARGETED, run_assert_absent, c_assert_absent},
     {"assert_state",
-     "Assert an element's state (checked, unchecked, value_equals, value_contains, class_has, "
-     "enabled, disabled, visible, hidden, attribute) or a selector's count (count, "
+     "Assert a target's or a selector's state (checked, unchecked, value_equals, value_contains, "
+     "class_has, enabled, disabled, visible, hidden, attribute) or a selector's count (count, "
      "count_at_least), waiting up to timeout_ms for it to hold.",
-     assert_state_schema, 0, run_assert_state},
-    {NULL, NULL, NULL, 0, NULL},
+     assert_state_schema, TOOL_TARGETED, run_assert_state, c_assert_state},
+    {NULL, NULL, NULL, 0, NULL, NULL},
 };

@@ -21,28 +21,33 @@
 // exactly one form control inside stands for that control.
 (q) => {
   const state = q.state;
+  // The control a grounded element stands for: a <label> (or text inside
+  // one) for its control, a wrapper with exactly one form control inside
+  // for that control, a part of a role=checkbox/radio/switch widget for it.
+  const FORM = 'input:not([type=hidden]), select, textarea';
+  const WIDGET = '[role=checkbox],[role=radio],[role=switch],[role=menuitemcheckbox]';
+  // States of a control; the others (visible, class, attribute, text) are
+  // read from the element itself.
+  const CONTROL_STATES = new Set(['checked', 'unchecked', 'value_equals', 'value_contains',
+    'enabled', 'disabled']);
+  const controlOf = (el) => {
+    const lab = el.localName === 'label' ? el : el.closest('label');
+    if (lab && lab.control) return lab.control;
+    if (el.matches(FORM) || el.matches(WIDGET)) return el;
+    const box = el.closest(WIDGET);
+    if (box) return box;
+    const inner = el.querySelectorAll(FORM);
+    return inner.length === 1 ? inner[0] : el;
+  };
   let els = [];
   if (q.css) {
     els = dom.queryAll(q.css);
   } else if (q.xpath) {
     const r = kit.resolve(q.xpath, document);
-    if (r && r.nodeType === 1) els = [r];
+    if (r && r.nodeType === 1) els = [CONTROL_STATES.has(q.state) ? controlOf(r) : r];
   } else if (typeof q.x === 'number' && typeof q.y === 'number') {
-    let el = kit.hitAt(q.x, q.y, document);
-    if (el) {
-      const lab = el.localName === 'label' ? el : el.closest('label');
-      if (lab && lab.control) el = lab.control;
-      const FORM = 'input:not([type=hidden]), select, textarea';
-      if (!el.matches(FORM) && !el.matches('[role=checkbox],[role=radio],[role=switch]')) {
-        const box = el.closest('[role=checkbox],[role=radio],[role=switch],[role=menuitemcheckbox]');
-        if (box) el = box;
-        else {
-          const inner = el.querySelectorAll(FORM);
-          if (inner.length === 1) el = inner[0];
-        }
-      }
-      els = [el];
-    }
+    const el = kit.hitAt(q.x, q.y, document);
+    if (el) els = [CONTROL_STATES.has(q.state) ? controlOf(el) : el];
   }
   const n = els.length;
   if (state === 'text') {

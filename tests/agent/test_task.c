@@ -4,6 +4,7 @@
  * file gets a message naming the step and the field; allocation failures at
  * every point give a clean BASE_ENOMEM; the demo task in assets/ parses.
  */
+#include <cjson/cJSON.h>
 #include "check.h"
 
 #include <sys/resource.h>
@@ -69,7 +70,13 @@ static void parses_every_field(void)
     CHECK_NEAR(s[5].to_x, 10.5, 0);
     CHECK_EQ(s[5].target.index, 2);
     CHECK(s[5].target.label == NULL);
-    CHECK_EQ(s[6].dy, -300);
+    /* scroll is a registry tool with its own arguments (agent/tools_act.c). */
+    CHECK_EQ(s[6].action, AGENT_TOOL);
+    CHECK_STR(s[6].tool, "scroll");
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(s[6].args, "dy")->valuedouble, -300, 0);
+    /* Every step is a call of a named tool with its arguments. */
+    CHECK_STR(s[0].tool, "click_at");
+    CHECK(cJSON_GetObjectItemCaseSensitive(s[0].args, "action") == NULL);
     CHECK_STR(s[7].text, "results");
     CHECK_STR(s[8].pattern, "[0-9]+ results");
     CHECK(s[8].re != NULL); /* compiled once, at load */
@@ -184,9 +191,9 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\",\"value\":[]}]}",
      "t.json: steps[0].value: expected a string or a number"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\"}]}",
-     "t.json: steps[0].target: scroll needs a target or dy"},
+     "t.json: steps[0]: scroll: needs one of target, dy, direction, to, percent, to_text"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\",\"dy\":\"down\"}]}",
-     "t.json: steps[0].dy: expected an integer"},
+     "t.json: steps[0]: scroll: 'dy' must be an integer"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\"}]}",
      "t.json: steps[0].to: drag needs to"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":{\"x\":1}}]}",

@@ -319,6 +319,14 @@ static void scripts(void)
     CHECK(!call(s, "evaluate_script",
                 "{\"expression\": \"new Promise(() => {})\", \"timeout_ms\": 300}", &r));
     CHECK_EQ(r.reason, TOOL_TIMEOUT);
+    /* A huge result is cut, not carried whole. */
+    CHECK(call(s, "evaluate_script", "{\"expression\": \"'ab'.repeat(300000)\"}", &r));
+    CHECK(strlen(value(&r)) < 270000);
+    CHECK(strstr(value(&r), "[... cut at 262144 of 600000 bytes]") != NULL);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.data, "cut")));
+    /* A DOM node reads as its description. */
+    CHECK(call(s, "evaluate_script", "{\"expression\": \"document.getElementById('save')\"}", &r));
+    CHECK_MSG(strcmp(value(&r), "button#save.btn.btn-primary") == 0, "%s", value(&r));
     /* The page still answers after both. */
     CHECK(call(s, "evaluate_script", "{\"expression\": \"1 + 2\"}", &r));
     CHECK_STR(value(&r), "3");
@@ -425,7 +433,70 @@ static void assert_state(void)
     cdp_page_close(p);
 }
 
+/* Targets named by label (grounded through the "dom" vision provider and
+ * the snapper), as a task file names them. */
+static void targets(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1024, 800, 1, "/read/form.html");
+    CHECK(p != NULL);
+    fovea_session *s = session_on(p, 0);
+    CHECK(s != NULL);
+    tool_result r = {0};
+    /* A label's text stands for its check box; a switch reads aria-checked. */
+    CHECK(call(s, "assert_state", "{\"target\": \"Newsletter\", \"state\": \"checked\"}", &r));
+    CHECK(call(s, "assert_state", "{\"target\": \"SMS alerts\", \"state\": \"unchecked\"}", &r));
+    CHECK(call(s, "assert_state", "{\"target\": \"Save changes\", \"state\": \"disabled\"}", &r));
+    CHECK(call(s, "assert_state", "{\"target\": \"Dark mode\", \"state\": \"unchecked\"}", &r));
+    CHECK(!call(s, "assert_state",
+                "{\"target\": \"Newsletter\", \"state\": \"unchecked\", \"timeout_ms\": 200}", &r));
+    CHECK_EQ(r.reason, TOOL_ASSERT_FAILED);
+    CHECK_MSG(strstr(r.message, "Newsletter") && strstr(r.message, "saw checked"), "%s", r.message);
+    /* The state changes while it waits. */
+    CHECK_OK(cdp_page_evaluate(p, "later(300, () => document.getElementById('sms').click())", NULL,
+                               5000, NULL));
+    CHECK(call(s, "assert_state", "{\"target\": \"SMS alerts\", \"state\": \"checked\"}", &r));
+    CHECK(!call(s, "assert_state", "{\"target\": \"Save\", \"selector\": \"#save\", \"state\": \"enabled\"}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    CHECK(!call(s, "assert_state", "{\"target\": \"Save changes\", \"state\": \"count\", \"count\": 1}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    /* assert_text on a target polls the element's text until its timeout:
+     * the button's label changes 400 ms after the call starts. */
+    CHECK_OK(cdp_page_evaluate(p,
+                               "later(400, () => { document.getElementById('sync').textContent ="
+                               " 'Synced just now'; })",
+                               NULL, 5000, NULL));
+    double t0 = base_monotime_ms();
+    CHECK(call(s, "assert_text", "{\"target\": \"Sync now\", \"text\": \"Synced\"}", &r));
+    CHECK(base_monotime_ms() - t0 >= 300);
+    t0 = base_monotime_ms();
+    CHECK(!call(s, "assert_text",
+                "{\"target\": \"Cancel\", \"text\": \"Cancelled\", \"timeout_ms\": 500}", &r));
+    CHECK_EQ(r.reason, TOOL_ASSERT_FAILED);
+    CHECK(base_monotime_ms() - t0 >= 500);
+    CHECK_MSG(strstr(r.message, "within 500 ms") != NULL, "%s", r.message);
+    /* The block around a target, as Markdown. */
+    CHECK(call(s, "extract_markdown", "{\"target\": \"Cancel\"}", &r));
+    CHECK_MSG(strstr(value(&r), "[Cancel]") && strstr(value(&r), "[x] Newsletter") &&
+                  !strstr(value(&r), "# Settings"),
+              "%s", value(&r));
+    CHECK(!call(s, "extract_markdown", "{\"target\": \"Cancel\", \"selector\": \"form\"}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    /* A target that stays, then one that goes away while it waits. */
+    CHECK(!call(s, "assert_absent", "{\"target\": \"Cancel\", \"timeout_ms\": 300}", &r));
+    CHECK_EQ(r.reason, TOOL_ASSERT_FAILED);
+    CHECK_MSG(strstr(r.message, "Cancel") && strstr(r.message, "still on the page"), "%s", r.message);
+    CHECK_OK(cdp_page_evaluate(p, "later(300, () => document.getElementById('delete').remove())",
+                               NULL, 5000, NULL));
+    CHECK(call(s, "assert_absent", "{\"target\": \"Delete account\", \"timeout_ms\": 8000}", &r));
+    CHECK_MSG(strstr(r.message, "not on the page") != NULL, "%s", r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
+    {"targets", targets},
     {"extract_markdown", extract_markdown},
     {"dom_search", dom_search},
     {"accessibility_tree", accessibility_tree},

@@ -109,6 +109,13 @@ static const char *sel_of(const cJSON *q)
     return c ? c : "";
 }
 
+/* Drops b's trailing line breaks (a value ends with its last line). */
+static void chomp(base_buf *b)
+{
+    while (b->len && b->data[b->len - 1] == '\n')
+        b->data[--b->len] = 0;
+}
+
 /* r->data = {"value": text} plus whatever the caller adds; NULL on ENOMEM. */
 static cJSON *data_value(tool_result *r, const char *text)
 {
@@ -482,6 +489,7 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
     if (total > shown)
         base_buf_printf(&lines, "(%d more not listed: narrow the search or raise max_results)\n",
                         total - shown);
+    chomp(&lines);
     cJSON *d = data_value(r, (const char *)lines.data);
     if (!d || !cJSON_AddNumberToObject(d, "total", total)) {
         agent__failf(&r->rec, "error", "out of memory");
@@ -513,6 +521,8 @@ static const char ax_tree_schema[] =
 static void ax_states(base_buf *b, const cJSON *node)
 {
     int n = 0;
+    const char *role = jstr(cJSON_GetObjectItemCaseSensitive(node, "role"), "value");
+    int heading = role && strcmp(role, "heading") == 0;
     const cJSON *p;
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(node, "properties"))
     {
@@ -530,7 +540,7 @@ static void ax_states(base_buf *b, const cJSON *node)
                 snprintf(word, sizeof word, "%s", on ? name : (name[0] == 'c' ? "unchecked" : "not pressed"));
         } else if (strcmp(name, "expanded") == 0) {
             snprintf(word, sizeof word, "%s", on ? "expanded" : "collapsed");
-        } else if (strcmp(name, "level") == 0 && cJSON_IsNumber(v)) {
+        } else if (strcmp(name, "level") == 0 && cJSON_IsNumber(v) && heading) {
             snprintf(word, sizeof word, "level=%d", (int)v->valuedouble);
         } else if (strcmp(name, "invalid") == 0) {
             if (cJSON_IsString(v) && strcmp(v->valuestring, "false") != 0)
@@ -593,8 +603,9 @@ static int ax_shown(const cJSON *node, const char *parent_name)
     const char *name = ax_val(node, "name");
     if (!role)
         return 0;
-    int named = name && name[0];
-    if (strcmp(role, "InlineTextBox") == 0 || strcmp(role, "LineBreak") == 0)
+    int named = name && name[strspn(name, " \t\n\r")];
+    if (strcmp(role, "InlineTextBox") == 0 || strcmp(role, "LineBreak") == 0 ||
+        strcmp(role, "ListMarker") == 0)
         return 0;
     if (!named && (strcmp(role, "generic") == 0 || strcmp(role, "none") == 0 ||
                    strcmp(role, "presentation") == 0 || strcmp(role, "StaticText") == 0 ||
@@ -602,7 +613,9 @@ static int ax_shown(const cJSON *node, const char *parent_name)
                    strcmp(role, "LayoutTable") == 0 || strcmp(role, "LayoutTableRow") == 0 ||
                    strcmp(role, "LayoutTableCell") == 0))
         return 0;
-    if (strcmp(role, "StaticText") == 0 && parent_name && name && strcmp(name, parent_name) == 0)
+    /* A text run that repeats what its parent's line says already (a
+     * button's label, a field's value). */
+    if (strcmp(role, "StaticText") == 0 && parent_name && name && strstr(parent_name, name))
         return 0;
     return 1;
 }
@@ -633,13 +646,18 @@ static void ax_print(ax_ctx *c, const cJSON *node, int depth, const char *parent
         }
         c->lines++;
     }
+    /* What the children may not repeat: this line's name and value. */
+    char said[640];
+    if (shown)
+        snprintf(said, sizeof said, "%.300s\n%.300s", name ? name : "",
+                 ax_val(node, "value") ? ax_val(node, "value") : "");
     const cJSON *kid;
     cJSON_ArrayForEach(kid, cJSON_GetObjectItemCaseSensitive(node, "childIds"))
     {
         if (!cJSON_IsString(kid))
             continue;
         const cJSON *k = ax_find(c->byid, c->n_byid, kid->valuestring);
-        ax_print(c, k, shown ? depth + 1 : depth, shown ? name : parent_name, hops + 1);
+        ax_print(c, k, shown ? depth + 1 : depth, shown ? said : parent_name, hops + 1);
     }
 }
 
@@ -720,6 +738,7 @@ static int run_ax_tree(fovea_session *s, const cJSON *args, tool_result *r)
     }
     if (c.cut)
         base_buf_printf(&out, "[... cut at %d characters: raise max_chars or lower max_depth]\n", max);
+    chomp(&out);
     cJSON *d = data_value(r, out.len ? (const char *)out.data : "");
     if (!d || !cJSON_AddNumberToObject(d, "lines", c.lines) || !cJSON_AddBoolToObject(d, "cut", c.cut)) {
         agent__failf(&r->rec, "error", "out of memory");
@@ -812,6 +831,7 @@ static int run_console(fovea_session *s, const cJSON *args, tool_result *r)
     if (skipped)
         base_buf_printf(&lines, "(%d older entries not listed: raise max_entries or pass since)\n",
                         skipped);
+    chomp(&lines);
     cJSON *d = data_value(r, lines.len ? (const char *)lines.data : "");
     if (!d || !cJSON_AddNumberToObject(d, "next", (double)next)) {
         agent__failf(&r->rec, "error", "out of memory");

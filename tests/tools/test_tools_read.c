@@ -5,12 +5,16 @@
  * its failure path, and bad arguments (named in the message, nothing run).
  * The vision provider is "dom" (no model endpoint). */
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agent/session_int.h"
 #include "agent/tool.h"
+#include "base/alloc.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "cdp/console.h"
 #include "check.h"
 #include "harness/harness.h"
@@ -495,7 +499,50 @@ static void targets(void)
     cdp_page_close(p);
 }
 
+#define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
+
+/* Runs `fovea run TASK --site tests/fixtures/pages/read extra`; returns the
+ * exit status and the output (caller frees) in *log. */
+static int fovea_run(const char *task, const char *extra, char **log)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/tools/out_read";
+    char cmd[2048], path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' run '%s/tests/tools/tasks/%s' --site '%s/tests/fixtures/pages/read' "
+             "--out '%s' --no-humanize --overlays none %s > '%s' 2>&1",
+             out, FOVEA, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, out, extra, path);
+    int st = system(cmd);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The tools as task-file steps through `fovea run`: values saved with
+ * save_as printed under their steps, scripts refused without
+ * --allow-scripts, a state without its value refused at load (exit 2). */
+static void task_file(void)
+{
+    HARNESS_OR_SKIP(h);
+    char *log = NULL;
+    int st = fovea_run("read_form.json", "--allow-scripts", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 13/13 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    CHECK_MSG(strstr(log, "  = - One\n- Two\n") != NULL, "%s", log);
+    CHECK_MSG(strstr(log, "  = 2\n") != NULL, "%s", log);
+    base_free(log);
+    st = fovea_run("read_form.json", "", &log);
+    CHECK_MSG(st == 1 && log && strstr(log, "blocked") && strstr(log, "--allow-scripts"),
+              "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+    st = fovea_run("read_bad.json", "", &log);
+    CHECK_MSG(st == 2 && log && strstr(log, "needs 'value'"), "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+}
+
 static const check_case cases[] = {
+    {"task_file", task_file},
     {"targets", targets},
     {"extract_markdown", extract_markdown},
     {"dom_search", dom_search},

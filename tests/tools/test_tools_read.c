@@ -541,7 +541,44 @@ static void task_file(void)
     base_free(log);
 }
 
+/* A cross-site frame (its own process and session) is read through its
+ * session: in the page's Markdown under its URL, and by dom_search. */
+static void cross_origin_frame(void)
+{
+    HARNESS_OR_SKIP(h);
+    char path[160];
+    snprintf(path, sizeof path, "/read/console.html?b=%s", h->origin_b);
+    cdp_page *p = harness_open(1024, 800, 1, path);
+    CHECK(p != NULL);
+    fovea_session *s = session_on(p, 0);
+    CHECK(s != NULL);
+    tool_result r = {0};
+    int seen = 0;
+    for (int i = 0; i < 50 && !seen; i++) {
+        CHECK(call(s, "extract_markdown", "{}", &r));
+        seen = strstr(value(&r), "Chat with us") != NULL;
+        if (!seen)
+            base_sleep_ms(50);
+    }
+    CHECK_MSG(seen, "%s", value(&r));
+    CHECK_MSG(strstr(value(&r), "# Your order") && strstr(value(&r), "(frame http://localhost"),
+              "%s", value(&r));
+    CHECK(call(s, "extract_markdown", "{\"frames\": false}", &r));
+    CHECK(strstr(value(&r), "Chat with us") == NULL);
+    CHECK(call(s, "dom_search", "{\"text\": \"chat with us\"}", &r));
+    CHECK_EQ(num(&r, "total"), 1);
+    cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItem(r.data, "matches"), 0);
+    CHECK(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(m, "frame_url")), "localhost") != NULL);
+    CHECK(strstr(value(&r), "frame=http://localhost") != NULL);
+    /* A selector that only the frame matches is found there. */
+    CHECK(call(s, "assert_state", "{\"selector\": \"#chat\", \"state\": \"visible\"}", &r));
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
+    {"cross_origin_frame", cross_origin_frame},
     {"task_file", task_file},
     {"targets", targets},
     {"extract_markdown", extract_markdown},

@@ -474,7 +474,12 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
                 agent__failf(&r->rec, "error", "out of memory");
                 goto out;
             }
-            cJSON_AddItemToArray(all, c);
+            if (!cJSON_AddItemToArray(all, c)) {
+                cJSON_Delete(c);
+                cJSON_Delete(v);
+                agent__failf(&r->rec, "error", "out of memory");
+                goto out;
+            }
             match_line(&lines, ++shown, m, i >= 0 ? fr[i].url : NULL);
         }
         cJSON_Delete(v);
@@ -491,12 +496,12 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
                         total - shown);
     chomp(&lines);
     cJSON *d = data_value(r, (const char *)lines.data);
-    if (!d || !cJSON_AddNumberToObject(d, "total", total)) {
+    if (!d || !cJSON_AddNumberToObject(d, "total", total) ||
+        !cJSON_AddItemToObject(d, "matches", all)) {
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cJSON_AddItemToObject(d, "matches", all);
-    all = NULL;
+    all = NULL; /* d owns it */
     agent__okf(&r->rec, "%d element%s match %s%s", total, total == 1 ? "" : "s", what,
                total > shown ? " (first ones listed)" : "");
     ok = 1;
@@ -821,7 +826,11 @@ static int run_console(fovea_session *s, const cJSON *args, tool_result *r)
             agent__failf(&r->rec, "error", "out of memory");
             goto out;
         }
-        cJSON_AddItemToArray(list, o);
+        if (!cJSON_AddItemToArray(list, o)) {
+            cJSON_Delete(o);
+            agent__failf(&r->rec, "error", "out of memory");
+            goto out;
+        }
         n++;
         errors += e.error;
     }
@@ -833,12 +842,12 @@ static int run_console(fovea_session *s, const cJSON *args, tool_result *r)
                         skipped);
     chomp(&lines);
     cJSON *d = data_value(r, lines.len ? (const char *)lines.data : "");
-    if (!d || !cJSON_AddNumberToObject(d, "next", (double)next)) {
+    if (!d || !cJSON_AddNumberToObject(d, "next", (double)next) ||
+        !cJSON_AddItemToObject(d, "entries", list)) {
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cJSON_AddItemToObject(d, "entries", list);
-    list = NULL;
+    list = NULL; /* d owns it */
     if (!n)
         agent__okf(&r->rec, "no console errors%s since #%llu (next: %llu)",
                    warnings ? " or warnings" : "", (unsigned long long)since,
@@ -1045,13 +1054,13 @@ static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const cha
     cJSON *d = data_value(r, cut ? (short_val ? short_val : "") : shown);
     base_free(short_val);
     cJSON *copy = cut ? cJSON_CreateBool(1) : v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull();
-    if (!d || !copy || !cJSON_AddStringToObject(d, "type", type ? type : "undefined")) {
+    if (!d || !copy || !cJSON_AddStringToObject(d, "type", type ? type : "undefined") ||
+        !cJSON_AddItemToObject(d, cut ? "cut" : "result", copy)) {
         cJSON_Delete(copy);
         cJSON_free(text);
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cJSON_AddItemToObject(d, cut ? "cut" : "result", copy);
     if (empty_value(val)) {
         /* A script that returns nothing is usually a script that forgot to:
          * say so, so the caller does not read "" as the page's answer. */

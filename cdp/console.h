@@ -48,16 +48,18 @@ typedef struct cdp_console_entry {
 const char *cdp_console_kind_name(cdp_console_kind k);
 
 /* Purpose: how many entries page p has recorded since it was opened (the
- * next entry's seq). Thread: any but the service thread is fine, and the
- * service thread too (no call). Errors: none (0 for NULL). */
+ * next entry's seq). Ownership: borrows p. Thread: any (it takes only the
+ * ring's lock). Errors: none (0 for NULL). */
 uint64_t cdp_page_console_count(cdp_page *p);
 
 /* Purpose: the seq of the oldest entry still kept (entries before it were
- * pushed out of the ring); equals the count when none is kept. Any thread. */
+ * pushed out of the ring: count - CDP_CONSOLE_RING, or 0). Ownership:
+ * borrows p. Thread: any. Errors: none (0 for NULL). */
 uint64_t cdp_page_console_first(cdp_page *p);
 
-/* Purpose: copies entry seq into *out. Returns 1, or 0 when seq is not
- * recorded yet or no longer kept (out untouched). Any thread. */
+/* Purpose: copies entry seq into *out. Ownership: *out is the caller's.
+ * Thread: any. Errors: returns 0 (out untouched) when seq is not recorded
+ * yet or no longer kept, else 1. */
 int cdp_page_console_get(cdp_page *p, uint64_t seq, cdp_console_entry *out);
 
 #endif

@@ -269,9 +269,8 @@ void cdp__console_on_event(cdp__console *c, const char *method, const cJSON *par
         on_log(c, params);
 }
 
-uint64_t cdp_page_console_count(cdp_page *p)
+uint64_t cdp__console_count(cdp__console *c)
 {
-    cdp__console *c = p ? cdp__page_console(p) : NULL;
     if (!c)
         return 0;
     pthread_mutex_lock(&c->mu);
@@ -280,9 +279,8 @@ uint64_t cdp_page_console_count(cdp_page *p)
     return n;
 }
 
-uint64_t cdp_page_console_first(cdp_page *p)
+uint64_t cdp__console_first(cdp__console *c)
 {
-    cdp__console *c = p ? cdp__page_console(p) : NULL;
     if (!c)
         return 0;
     pthread_mutex_lock(&c->mu);
@@ -291,9 +289,8 @@ uint64_t cdp_page_console_first(cdp_page *p)
     return n;
 }
 
-int cdp_page_console_get(cdp_page *p, uint64_t seq, cdp_console_entry *out)
+int cdp__console_get(cdp__console *c, uint64_t seq, cdp_console_entry *out)
 {
-    cdp__console *c = p ? cdp__page_console(p) : NULL;
     if (!c || !out)
         return 0;
     int ok = 0;
@@ -304,4 +301,19 @@ int cdp_page_console_get(cdp_page *p, uint64_t seq, cdp_console_entry *out)
     }
     pthread_mutex_unlock(&c->mu);
     return ok;
+}
+
+uint64_t cdp_page_console_count(cdp_page *p)
+{
+    return cdp__console_count(p ? cdp__page_console(p) : NULL);
+}
+
+uint64_t cdp_page_console_first(cdp_page *p)
+{
+    return cdp__console_first(p ? cdp__page_console(p) : NULL);
+}
+
+int cdp_page_console_get(cdp_page *p, uint64_t seq, cdp_console_entry *out)
+{
+    return cdp__console_get(p ? cdp__page_console(p) : NULL, seq, out);
 }

@@ -21,6 +21,12 @@ void cdp__console_destroy(cdp__console *c);
  * thread; c may be NULL. */
 void cdp__console_on_event(cdp__console *c, const char *method, const cJSON *params);
 
+/* The ring's readers, as cdp_page_console_count/_first/_get (console.h)
+ * are for a page's ring; c may be NULL (nothing recorded). Any thread. */
+uint64_t cdp__console_count(cdp__console *c);
+uint64_t cdp__console_first(cdp__console *c);
+int cdp__console_get(cdp__console *c, uint64_t seq, cdp_console_entry *out);
+
 /* The page's ring (browser.c), NULL when it has none. */
 cdp__console *cdp__page_console(cdp_page *p);
 

@@ -9,6 +9,7 @@
 
 #include "base/clock.h"
 #include "cdp/console.h"
+#include "cdp/console_int.h"
 #include "check.h"
 #include "harness/harness.h"
 
@@ -146,7 +147,103 @@ static void pages_are_separate(void)
     cdp_page_close(b);
 }
 
+/* Feeds one event (JSON text) to ring c. */
+static void feed(cdp__console *c, const char *method, const char *params)
+{
+    cJSON *pa = cJSON_Parse(params);
+    cdp__console_on_event(c, method, pa);
+    cJSON_Delete(pa);
+}
+
+/* The event parsing alone, on events shaped as the protocol sends them and
+ * on broken ones: what is kept, how it reads, what is dropped. */
+static void parse_events(void)
+{
+    cdp__console *c = cdp__console_create();
+    CHECK(c != NULL);
+    cdp_console_entry e;
+    /* Arguments: string, number, bool, null, undefined, an Error (its
+     * message line only), an unserializable value. */
+    feed(c, "Runtime.consoleAPICalled",
+         "{\"type\":\"error\",\"timestamp\":1700000000000.5,\"args\":["
+         "{\"type\":\"string\",\"value\":\"bad\"},{\"type\":\"number\",\"value\":42},"
+         "{\"type\":\"boolean\",\"value\":true},{\"type\":\"object\",\"subtype\":\"null\",\"value\":null},"
+         "{\"type\":\"undefined\"},"
+         "{\"type\":\"object\",\"subtype\":\"error\",\"description\":\"Error: boom\\n    at f (a.js:1:2)\"},"
+         "{\"type\":\"number\",\"unserializableValue\":\"NaN\"}],"
+         "\"stackTrace\":{\"callFrames\":[{\"url\":\"https://shop.example/app.js\",\"lineNumber\":9,\"columnNumber\":4}]}}");
+    CHECK_EQ(cdp__console_count(c), 1);
+    CHECK(cdp__console_get(c, 0, &e));
+    CHECK_STR(e.text, "bad 42 true null undefined Error: boom NaN");
+    CHECK_STR(e.url, "https://shop.example/app.js");
+    CHECK_EQ(e.line, 10);
+    CHECK_EQ(e.column, 5);
+    CHECK_NEAR(e.wall_ms, 1700000000000.5, 0.01);
+    /* Not kept: log, info, debug; Log's console-api copies, verbose and
+     * info levels, the browser's own favicon request. */
+    feed(c, "Runtime.consoleAPICalled", "{\"type\":\"log\",\"args\":[{\"type\":\"string\",\"value\":\"x\"}]}");
+    feed(c, "Runtime.consoleAPICalled", "{\"type\":\"info\",\"args\":[]}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"source\":\"console-api\",\"level\":\"error\",\"text\":\"bad\"}}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"source\":\"violation\",\"level\":\"verbose\",\"text\":\"slow\"}}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"source\":\"network\",\"level\":\"error\",\"text\":\"404\","
+         "\"url\":\"http://a.example/favicon.ico?v=2\"}}");
+    /* Broken events: no params, wrong types, missing fields. */
+    cdp__console_on_event(c, "Runtime.consoleAPICalled", NULL);
+    feed(c, "Runtime.consoleAPICalled", "{\"type\":7}");
+    feed(c, "Runtime.exceptionThrown", "{}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"level\":\"error\"}}");
+    feed(c, "Page.loadEventFired", "{}");
+    cdp__console_on_event(NULL, "Runtime.consoleAPICalled", NULL);
+    CHECK_EQ(cdp__console_count(c), 1);
+    /* An assert with no message, a rejection with a plain value, a
+     * failed request, a CSP report. */
+    feed(c, "Runtime.consoleAPICalled", "{\"type\":\"assert\",\"args\":[]}");
+    feed(c, "Runtime.exceptionThrown",
+         "{\"timestamp\":5,\"exceptionDetails\":{\"text\":\"Uncaught (in promise)\",\"lineNumber\":0,"
+         "\"columnNumber\":0,\"url\":\"\",\"exception\":{\"type\":\"string\",\"value\":\"nope\"},"
+         "\"stackTrace\":{\"callFrames\":[{\"url\":\"https://x.example/m.js\",\"lineNumber\":2,\"columnNumber\":0}]}}}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"source\":\"network\",\"level\":\"error\",\"text\":\"Failed to load "
+         "resource: net::ERR_CONNECTION_REFUSED\",\"url\":\"http://127.0.0.1:9/api\"}}");
+    feed(c, "Log.entryAdded", "{\"entry\":{\"source\":\"security\",\"level\":\"warning\",\"text\":\"CSP\"}}");
+    CHECK_EQ(cdp__console_count(c), 5);
+    CHECK(cdp__console_get(c, 1, &e));
+    CHECK_STR(e.text, "Assertion failed");
+    CHECK_EQ(e.kind, CDP_CONSOLE_ERROR);
+    CHECK(cdp__console_get(c, 2, &e));
+    CHECK_STR(e.text, "Uncaught (in promise) nope");
+    CHECK_STR(e.url, "https://x.example/m.js"); /* from the stack when the details have none */
+    CHECK_EQ(e.line, 3);
+    CHECK(cdp__console_get(c, 3, &e));
+    CHECK_EQ(e.kind, CDP_CONSOLE_NETWORK);
+    CHECK_STR(e.url, "http://127.0.0.1:9/api");
+    CHECK(cdp__console_get(c, 4, &e));
+    CHECK_EQ(e.kind, CDP_CONSOLE_BROWSER);
+    CHECK_EQ(e.error, 0);
+    CHECK_STR(e.source, "security");
+    /* Text past the entry's size is cut on a character boundary, invalid
+     * bytes replaced: the entry is always valid UTF-8. */
+    char big[8000];
+    size_t k = 0;
+    k += (size_t)snprintf(big + k, sizeof big - k, "{\"type\":\"warning\",\"args\":[{\"type\":\"string\",\"value\":\"");
+    for (int i = 0; i < 1000; i++)
+        k += (size_t)snprintf(big + k, sizeof big - k, "\u00e9");
+    snprintf(big + k, sizeof big - k, "\"}]}");
+    feed(c, "Runtime.consoleAPICalled", big);
+    CHECK(cdp__console_get(c, 5, &e));
+    CHECK(strlen(e.text) < sizeof e.text);
+    CHECK_EQ(strlen(e.text) % 2, 0); /* whole two-byte characters only */
+    CHECK(strlen(e.text) > 700);
+    feed(c, "Runtime.consoleAPICalled",
+         "{\"type\":\"error\",\"args\":[{\"type\":\"string\",\"value\":\"ok \xff\xfe end\"}]}");
+    CHECK(cdp__console_get(c, 6, &e));
+    CHECK_STR(e.text, "ok \xef\xbf\xbd\xef\xbf\xbd end");
+    CHECK_STR(cdp_console_kind_name((cdp_console_kind)99), "?");
+    cdp__console_destroy(c);
+    cdp__console_destroy(NULL);
+}
+
 static const check_case cases[] = {
+    {"parse_events", parse_events},
     {"collects_page_errors", collects_page_errors},
     {"ring_is_bounded", ring_is_bounded},
     {"pages_are_separate", pages_are_separate},

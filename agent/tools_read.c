@@ -1362,7 +1362,10 @@ static int run_assert_state(fovea_session *s, const cJSON *args, tool_result *r)
     const cJSON *count = cJSON_GetObjectItemCaseSensitive(args, "count");
     int counting = strncmp(state, "count", 5) == 0;
     const char *session = NULL;
-    if (!sel && !ground_target(s, args, "assert_state", timeout_of(args), 1, &r->rec))
+    int tmo = timeout_of(args);
+    /* One budget for grounding and polling: the call's timeout. */
+    double t0 = base_monotime_ms(), deadline = t0 + tmo;
+    if (!sel && !ground_target(s, args, "assert_state", tmo, 1, &r->rec))
         return 0;
     cJSON *q = cJSON_CreateObject();
     if (!q || !cJSON_AddStringToObject(q, "state", state) ||
@@ -1380,8 +1383,6 @@ static int run_assert_state(fovea_session *s, const cJSON *args, tool_result *r)
         snprintf(what, sizeof what, "%.200s", sel);
     else
         snprintf(what, sizeof what, "[V%d] '%.100s'", r->rec.box_id, r->rec.box_label);
-    int tmo = timeout_of(args);
-    double t0 = base_monotime_ms(), deadline = t0 + tmo;
     int ok = 0;
     seen last = {0};
     for (;;) {

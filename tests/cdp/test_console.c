@@ -95,6 +95,20 @@ static void collects_page_errors(void)
     }
     CHECK_EQ(dup, 1);
     CHECK_EQ(n, 7);
+    /* A script's own request that fails (fetch, XHR) is a failed request
+     * too, with its URL. */
+    char err[256] = "";
+    CHECK_OK(cdp_page_evaluate(p, "fetch('/read/orders-api.json').then(r => r.status)", NULL, 5000,
+                               err));
+    wait_count(p, 8, 3000);
+    CHECK(find(p, "404", &e) >= 0);
+    int api = 0;
+    for (uint64_t s = 7; s < cdp_page_console_count(p); s++) {
+        if (cdp_page_console_get(p, s, &e) && e.kind == CDP_CONSOLE_NETWORK &&
+            strstr(e.url, "orders-api.json"))
+            api = 1;
+    }
+    CHECK(api);
     cdp_page_close(p);
 }
 

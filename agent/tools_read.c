@@ -24,11 +24,9 @@
  * console entries are scrubbed here too, before they are formatted, since a
  * page may log a password it was given.
  */
-#include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent/js_read.h"
 #include "agent/session_int.h"
@@ -44,7 +42,6 @@
 #define ABSENT_POLL_MS 1000 /* grounding budget of one poll of an absent target */
 #define DEFAULT_TIMEOUT_MS 5000
 #define DEFAULT_MAX_CHARS 24000
-#define MAX_MAX_CHARS 400000
 #define MAX_FRAMES 32
 #define SCRIPT_MAX_BYTES (256u << 10)
 #define VALUE_MAX_BYTES (256u << 10) /* of a script's result kept as the value */

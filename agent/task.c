@@ -291,7 +291,9 @@ static base_err check_step(const pctx *c, const agent_step *s)
             return fail(c, "to", "drag needs to (a target or {x, y}) or a numeric value");
         return BASE_OK;
     case AGENT_WAIT_FOR:
-        return tgt || s->text ? BASE_OK : fail(c, "target", "wait_for needs a target or text");
+        return tgt || s->text || s->pattern
+                   ? BASE_OK
+                   : fail(c, "target", "wait_for needs a target, a text or a pattern");
     case AGENT_ASSERT_TEXT:
         return s->text || s->pattern ? BASE_OK
                                      : fail(c, "text", "assert_text needs text or pattern");

@@ -212,8 +212,9 @@ static base_err wheel(fovea_session *se, base_point at, int page, double dy,
     base_err e = cascade_scroll(se->hand, at, dy, page, before, after, &c, err);
     r->ms.motion += c.motion_ms;
     r->ms.dispatch += c.ms - c.motion_ms;
-    for (int i = 0; i < c.n_path && r->n_path < AGENT_MAX_PATH; i++)
-        r->path[r->n_path++] = c.path[i];
+    cascade_result *h = &r->hand; /* every wheel's path, for the overlay */
+    for (int i = 0; i < c.n_path && h->n_path < (int)(sizeof h->path / sizeof h->path[0]); i++)
+        h->path[h->n_path++] = c.path[i];
     r->pt = at;
     agent__watch_end(se, &w, r, r->desc);
     return e;
@@ -463,13 +464,15 @@ static int act_wait_for(fovea_session *se, const agent_step *s, agent_step_recor
         if (ok) {
             r->ok = 1;
             agent__copy(r->reason, sizeof r->reason, "ok");
-            snprintf(r->outcome, sizeof r->outcome, "'%.120s' is on the page", s->text);
+            snprintf(r->outcome, sizeof r->outcome, "%s%.120s%s is on the page",
+                     s->text ? "'" : "/", s->text ? s->text : s->pattern, s->text ? "'" : "/");
             return 1;
         }
         if (base_interrupt_sleep_ms(100) && agent__stopped(r))
             return 0;
     } while (base_monotime_ms() < deadline && agent__page_ok(se));
-    agent__failf(r, "timeout", "'%.120s' did not appear within %d ms", s->text, s->timeout_ms);
+    agent__failf(r, "timeout", "%s%.120s%s did not appear within %d ms", s->text ? "'" : "/",
+                 s->text ? s->text : s->pattern, s->text ? "'" : "/", s->timeout_ms);
     return 0;
 }
 

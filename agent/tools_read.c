@@ -14,7 +14,7 @@
  * Assertions poll: a page that is still settling (a modal fading out, a
  * button enabled once a request returns) gets the step's whole timeout_ms,
  * checked every POLL_MS, and the failure says what was last seen. Scripts
- * are opt-in (TOOL_OPT_IN, fovea_session_opts.allow_scripts): a task file
+ * are opt-in (TOOL_OPT_IN, agent_run_opts.allow_scripts): a task file
  * or a model that may run arbitrary JavaScript is a decision of the person
  * running fovea, not of the task.
  *
@@ -979,9 +979,9 @@ static base_err script_eval(fovea_session *s, const char *expr, int repl, int tm
 static int run_js(fovea_session *s, const cJSON *args, tool_result *r, const char *expr, int repl,
                   const char *what)
 {
-    if (!s->o.allow_scripts) {
+    if (!s->o.run.allow_scripts) {
         agent__failf(&r->rec, "blocked",
-                     "%s is opt-in: run with --allow-scripts (fovea_session_opts.allow_scripts)",
+                     "%s is opt-in: run with --allow-scripts (agent_run_opts.allow_scripts)",
                      what);
         return 0;
     }

@@ -201,7 +201,7 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":[]}]}",
      "t.json: steps[0].to: expected a string or {label, index}"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"wait_for\"}]}",
-     "t.json: steps[0].target: wait_for needs a target or text"},
+     "t.json: steps[0].target: wait_for needs a target, a text or a pattern"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"assert_text\"}]}",
      "t.json: steps[0].text: assert_text needs text or pattern"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"(a\"}]}",
@@ -218,7 +218,38 @@ static const struct {
      "t.json: steps[0].retries: expected an integer in 0..10"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"note\":{}}]}",
      "t.json: steps[0].note: expected a string"},
+    /* Registry tools: their schema names the argument; variables must be saved first. */
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"done\",\"txt\":\"x\"}]}",
+     "t.json: steps[0]: done: argument 'txt' is not known (text, success"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"${who}\"}]}",
+     "t.json: steps[0].target: variable ${who} is not saved by an earlier step"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"${v}\"},"
+     "{\"action\":\"extract\",\"pattern\":\"x\",\"save_as\":\"v\"}]}",
+     "t.json: steps[0].target: variable ${v} is not saved by an earlier step"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"save_as\":\"1x\"}]}",
+     "t.json: steps[0]: extract: 'save_as' must be a name"},
 };
+
+/* A value saved by one step is usable by a later one; tool steps keep their arguments. */
+static void variables_and_tools(void)
+{
+    static const char j[] =
+        "{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"TF-\\\\d+\","
+        "\"save_as\":\"ref\"},{\"action\":\"type\",\"target\":\"Booking\",\"text\":\"${ref}\"},"
+        "{\"action\":\"done\",\"text\":\"booked ${ref}\",\"timeout_ms\":100,\"retries\":0}]}";
+    char err[BASE_ERRBUF_SIZE];
+    agent_task *t = NULL;
+    CHECK_MSG(parse(j, &t, err) == BASE_OK, "%s", err);
+    CHECK_STR(t->steps[0].save_as, "ref");
+    CHECK_EQ(t->steps[2].action, AGENT_TOOL);
+    CHECK_STR(t->steps[2].tool, "done");
+    CHECK_EQ(t->steps[2].timeout_ms, 100);
+    CHECK_EQ(t->steps[2].retries, 0);
+    char d[200];
+    agent_step_describe(&t->steps[2], d, sizeof d);
+    CHECK_STR(d, "done text='booked ${ref}'");
+    agent_task_free(t);
+}
 
 /* expect_effect: true = required (1), false = none expected (-1), absent = 0. */
 static void expect_effect_field(void)
@@ -434,6 +465,7 @@ static const check_case cases[] = {
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},
     {"enomem_everywhere", enomem_everywhere},
+    {"variables_and_tools", variables_and_tools},
     {"demo_task_parses", demo_task_parses},
     {"hostile_patterns", hostile_patterns},
     {"nul_and_bom", nul_and_bom},

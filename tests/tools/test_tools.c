@@ -195,7 +195,7 @@ static void click(void)
     CHECK(r.delivered);
     CHECK(r.changed.effects != 0);
     CHECK(!r.changed.url_changed);
-    CHECK(r.rec.n_tried >= 1);
+    CHECK(r.rec.hand.n_tried >= 1);
     CHECK(r.rec.total_ms > 0);
     CHECK_STR(r.rec.action, "click_at");
     CHECK(r.rec.box_id > 0);
@@ -278,6 +278,16 @@ static void variables(void)
     CHECK_MSG(tool_call(s, "done", "{\"text\": \"latest but one: ${v}\"}", &r), "%s", r.message);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
     CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "latest but one: Version 3.1") == 0);
+    tool_result_fini(&r);
+    /* wait_for on a pattern alone (no target, no text). */
+    CHECK_MSG(tool_call(s, "wait_for", "{\"pattern\": \"^Version \\\\d\\\\.9$\", "
+                                       "\"timeout_ms\": 2000}",
+                        &r),
+              "%s", r.message);
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "wait_for", "{\"pattern\": \"^Version 7\", \"timeout_ms\": 300}", &r));
+    CHECK_EQ(r.reason, TOOL_TIMEOUT);
+    CHECK_MSG(strstr(r.message, "/^Version 7/ did not appear") != NULL, "%s", r.message);
     tool_result_fini(&r);
     char err[BASE_ERRBUF_SIZE];
     CHECK_EQ(fovea_session_set_var(s, "bad name", "x", err), BASE_EINVAL);

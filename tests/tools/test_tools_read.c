@@ -25,7 +25,7 @@ static fovea_session *session_on(cdp_page *p, int allow_scripts)
     fovea_session_opts_init(&o);
     o.run.humanize = 0;
     o.run.overlays = AGENT_OVERLAYS_NONE;
-    o.allow_scripts = allow_scripts;
+    o.run.allow_scripts = allow_scripts;
     fovea_session *s = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     if (fovea_session_create(p, &o, &s, err) != BASE_OK) {

@@ -410,8 +410,9 @@ static void match_line(base_buf *b, int i, const cJSON *m, const char *frame_url
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(box, "x"), *y = cJSON_GetObjectItemCaseSensitive(box, "y");
     const cJSON *w = cJSON_GetObjectItemCaseSensitive(box, "w"), *h = cJSON_GetObjectItemCaseSensitive(box, "h");
     if (cJSON_IsNumber(x) && cJSON_IsNumber(y) && cJSON_IsNumber(w) && cJSON_IsNumber(h))
-        base_buf_printf(b, " box=(%d,%d %dx%d)", (int)x->valuedouble, (int)y->valuedouble,
-                        (int)w->valuedouble, (int)h->valuedouble);
+        base_buf_printf(b, " box=(%d,%d %dx%d)%s", (int)x->valuedouble, (int)y->valuedouble,
+                        (int)w->valuedouble, (int)h->valuedouble,
+                        frame_url ? " (in the frame's viewport)" : "");
     const char *fr = jstr(m, "frame");
     if (frame_url)
         base_buf_printf(b, " frame=%s", frame_url);
@@ -465,7 +466,8 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
                 break;
             cJSON *c = cJSON_Duplicate(m, 1);
             if (!c || !cJSON_AddNumberToObject(c, "index", shown + 1) ||
-                (i >= 0 && !cJSON_AddStringToObject(c, "frame_url", fr[i].url))) {
+                (i >= 0 && (!cJSON_AddStringToObject(c, "frame_url", fr[i].url) ||
+                            !cJSON_AddBoolToObject(c, "box_in_frame", 1)))) {
                 cJSON_Delete(c);
                 cJSON_Delete(v);
                 agent__failf(&r->rec, "error", "out of memory");

@@ -337,6 +337,16 @@ static void scripts(void)
     CHECK(!call(s, "evaluate_script", "{}", &r));
     CHECK_EQ(r.reason, TOOL_BAD_ARGS);
     CHECK(strstr(r.message, "expression") != NULL);
+    /* A secret the page hands back is masked in the value, the raw result
+     * and the message. */
+    CHECK_OK(agent_secrets_add(s->sec, "hunter2"));
+    CHECK(call(s, "evaluate_script",
+               "{\"expression\": \"({pw: document.getElementById('pw').value})\"}", &r));
+    CHECK_MSG(strstr(value(&r), "hunter2") == NULL && strstr(value(&r), "********") != NULL, "%s",
+              value(&r));
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(r.data, "result"), "pw")),
+              "********");
+    CHECK(strstr(r.message, "hunter2") == NULL);
     tool_result_fini(&r);
     fovea_session_destroy(s);
     cdp_page_close(p);

@@ -1127,7 +1127,7 @@ static const char assert_state_schema[] =
     "\"selector\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1000,"
     "\"description\":\"CSS selector of the element (first match; all of them for visible, "
     "hidden and the counts)\"},"
-    "\"state\":{\"type\":\"string\",\"enum\":[\"checked\",\"unchecked\",\"value_equals\","
+    "\"state\":{\"type\":\"string\",\"description\":\"what must hold\",\"enum\":[\"checked\",\"unchecked\",\"value_equals\","
     "\"value_contains\",\"class_has\",\"enabled\",\"disabled\",\"visible\",\"hidden\","
     "\"attribute\",\"count\",\"count_at_least\"]},"
     "\"value\":{\"type\":\"string\",\"maxLength\":4096,"
@@ -1494,12 +1494,12 @@ const tool_def agent__tools_read[] = {
      "opened (or since entry 'since'); 'next' is where the next call starts.",
      console_schema, 0, run_console, NULL},
     {"evaluate_script",
-     "Evaluate a JavaScript expression in the page, as the DevTools console does (opt-in: "
-     "--allow-scripts); the result comes back as JSON.",
+     "Evaluate a JavaScript expression in the page, as the DevTools console does; the result "
+     "comes back as JSON.",
      evaluate_schema, TOOL_MUTATES | TOOL_OPT_IN, run_evaluate, NULL},
     {"run_script",
-     "Run the body of an async JavaScript function in the page (opt-in: --allow-scripts); what it "
-     "returns comes back as JSON.",
+     "Run the body of an async JavaScript function in the page; what it returns comes back as "
+     "JSON.",
      run_script_schema, TOOL_MUTATES | TOOL_OPT_IN, run_run_script, NULL},
     {"assert_absent",
      "Assert that a text, a pattern, a visible element matching a selector, or a target is NOT on "

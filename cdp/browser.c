@@ -10,6 +10,7 @@
  */
 #include "cdp/browser.h"
 #include "cdp/browser_int.h"
+#include "cdp/console_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ struct cdp_page {
     char popups[POPUP_RING][64];
     uint64_t npopups;
     int adopted; /* cdp_page_adopt: close detaches, the tab stays */
+    cdp__console *console; /* console errors, exceptions, failed requests (cdp/console.c) */
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -261,6 +263,7 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
          * OOPIFs), then let it run: it was paused waiting for us. */
         cdp_call_async(p->conn, child, "Page.enable", NULL, 10000, ignore_reply, NULL);
         cdp_call_async(p->conn, child, "Runtime.enable", NULL, 10000, ignore_reply, NULL);
+        cdp_call_async(p->conn, child, "Log.enable", NULL, 10000, ignore_reply, NULL);
         cJSON *aa = auto_attach_params();
         if (aa)
             cdp_call_async(p->conn, child, "Target.setAutoAttach", aa, 10000, ignore_reply, NULL);
@@ -390,6 +393,8 @@ static void on_event(const char *sid, const char *method, const cJSON *params, v
     pthread_mutex_lock(&p->mu);
     int mine = owns_session_locked(p, sid);
     pthread_mutex_unlock(&p->mu);
+    if (mine)
+        cdp__console_on_event(p->console, method, params);
     if (!mine) {
         /* Browser-level notices: our target crashed or went away, or it
          * opened a tab. */
@@ -559,6 +564,7 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
         res = NULL;
     }
 
+    p->console = cdp__console_create(); /* before the events that fill it */
     /* Subscribe before attaching so no event of the new session is missed. */
     p->sub = cdp_subscribe(p->conn, NULL, NULL, on_event, p);
     if (p->sub < 0) {
@@ -588,6 +594,9 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
     if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err)))
         goto fail;
     if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    /* The browser's own reports (failed requests, CSP) for the console ring. */
+    if ((e = cdp_call(p->conn, p->session, "Log.enable", NULL, NULL, 10000, err)))
         goto fail;
     if (adopt) {
         /* Not ours: no Emulation call, the tab keeps what it has. */
@@ -656,8 +665,14 @@ void cdp_page_close(cdp_page *p)
         else
             cJSON_Delete(pa);
     }
+    cdp__console_destroy(p->console);
     pthread_mutex_destroy(&p->mu);
     base_free(p);
+}
+
+cdp__console *cdp__page_console(cdp_page *p)
+{
+    return p->console;
 }
 
 /* 1 when url's scheme is one fovea navigates to. javascript: would run

@@ -41,6 +41,7 @@ static void run_usage(FILE *f)
             "  --no-humanize    straight, untimed pointer and key events\n"
             "  --allow-untrusted  let the click cascade fall back to a scripted el.click()\n"
             "                   (tier 3; never on domains the learnings mark bot-protected)\n"
+            "  --allow-scripts  let steps run page JavaScript (evaluate_script, run_script)\n"
             "  --learnings FILE per-domain learnings: which tier worked where; later clicks\n"
             "                   on that domain start at the best tier (file written atomically)\n"
             "  --allow-host H   navigate/open_tab may also go to host H (and its subdomains;\n"
@@ -221,6 +222,10 @@ int cli_cmd_run(int argc, char **argv)
         }
         if (strcmp(a, "--allow-untrusted") == 0) {
             ro.allow_untrusted = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-scripts") == 0) {
+            ro.allow_scripts = 1;
             continue;
         }
         if (a[0] != '-') {

@@ -43,7 +43,7 @@ static atomic_int challenge_hits;
 
 /* /slow?ms=N answers after N ms; /status/N answers N; everything else is
  * a fixture file (requests for the challenge page are counted). */
-static int handler(const base_http_request *req, base_http_response *resp, void *user)
+static int handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     (void)user;
     if (strcmp(req->path, "/slow") == 0) {
@@ -65,7 +65,7 @@ static int handler(const base_http_request *req, base_http_response *resp, void 
         harness *h = harness_get();
         char loc[200];
         snprintf(loc, sizeof loc, "%s/nav/page3.html", h ? h->origin_b : "http://localhost:2");
-        base_http_response_header(resp, "Location", loc);
+        serve_http_response_header(resp, "Location", loc);
         return 1;
     }
     if (strcmp(req->path, "/nav/challenge.html") == 0)

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "agent/agent_int.h"
+#include "agent/procedural_int.h"
 #include "agent/secrets.h"
 #include "agent/js.h"
 #include "agent/trace.h"
@@ -496,7 +497,18 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     snap_intent in = {t->label ? t->label : b->label, kind};
     copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = now_ms();
-    e = perc_snap_box(rn->page, b->r, &in, 0, &g->snap, err);
+    int took = 0;
+    perc_proc pv = {PERC_PROC_HIT, "", 0};
+    if (strcmp(r->gate, "procedural") == 0) {
+        took = agent__snap_procedural(rn->page, ep, bi, &in, rn->o.procedural, rn->o.seed, r,
+                                      &g->snap, &pv, err);
+        if (took < 0) {
+            r->ms.snap += now_ms() - t0;
+            failf(r, "error", "snap: %s", err);
+            return 0;
+        }
+    }
+    e = took ? BASE_OK : perc_snap_box(rn->page, b->r, &in, 0, &g->snap, err);
     r->ms.snap += now_ms() - t0;
     if (e) {
         failf(r, "error", "snap: %s", err);
@@ -518,6 +530,12 @@ static int ground(runner *rn, const agent_step *s, const agent_target *t, snap_i
     if (t->label && sn->found) {
         copy(r->match, sizeof r->match, snap_match_name(sn->res.match));
         r->partial = sn->res.match < SNAP_MATCH_WORD;
+    }
+    if (!sn->found && pv.outcome == PERC_PROC_COVERED) {
+        /* The epoch's element is there, in place, under something that
+         * takes the click: the snapper's empty box says less than that. */
+        failf(r, "covered", "%.200s", pv.detail);
+        return 0;
     }
     if (!sn->found) {
         failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,

@@ -67,7 +67,7 @@ typedef struct agent_step_record {
     base_rect box;
     /* snapper */
     int snapped;
-    char phase[8];         /* "A", "A-alt", "B", "-" */
+    char phase[8];         /* "A", "A-alt", "B", "P" (procedural), "-" */
     float score_area, score_label, score_chevron, score_total;
     base_point pt;
     char el_tag[32];
@@ -77,6 +77,9 @@ typedef struct agent_step_record {
     char snap_reason[96];
     char match[12];        /* snap_match_name of the element vs the label, "" without label */
     int partial;           /* the element carries the label only partly (below "word") */
+    char snap_path[12];    /* procedural steps: "epoch" (the epoch's element, phase "P"),
+                              "fallback" (its check failed: the snapper), "snapper" (by
+                              agent_run_opts.procedural); "" for the others */
     /* cascade */
     agent_try tried[3];
     int n_tried;

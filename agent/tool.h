@@ -109,6 +109,10 @@ typedef struct tool_def {
     const char *schema;
     unsigned flags;
     int (*run)(fovea_session *s, const cJSON *args, tool_result *r);
+    /* Checks beyond the schema (one of several modes, a field that needs
+     * another), run by tool_args_check after the schema: NULL = none.
+     * Errors: BASE_EINVAL / BASE_EPROTO naming the argument, BASE_ENOMEM. */
+    base_err (*check)(const cJSON *args, char *err);
 } tool_def;
 
 /* The tools, in table order: tool_count() of them. Any thread. */

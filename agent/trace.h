@@ -48,7 +48,7 @@ typedef struct agent_try {
 typedef struct agent_step_record {
     int index;             /* 1-based */
     int total;             /* steps in the task */
-    char action[16];       /* "click" ... */
+    char action[32];       /* the task's action or the tool's name: "click", "send_keys" ... */
     char desc[200];        /* agent_step_describe, passwords masked */
     char intent[16];       /* snap intent: "any", "select", "expand" */
     char target_label[128];

@@ -142,6 +142,32 @@ typedef struct cascade_result {
  * Ownership: t and text are borrowed for the call. Thread: the hand's owner.
  * Nothing typed into a password field is ever logged. */
 
+/* Where a scrolled box stands (cascade_scroll). */
+typedef struct cascade_scroll_pos {
+    int box;          /* 1: a scroll box under the point; 0: the page */
+    double top, max;  /* scroll offset and its maximum, CSS px */
+    double view;      /* the box's (or viewport's) visible height */
+    char desc[96];    /* "the page", "<div.results> 'Flights'" */
+} cascade_scroll_pos;
+
+/* Purpose: scrolls what is under `at` (top-viewport CSS px; a scroll box or
+ * the page) by dy CSS px (negative = up) the way a person does: the cursor
+ * moves there (humanized paths when the hand humanizes), then trusted
+ * mouseWheel events in notches of at most 120 px with short pauses, then
+ * waits until the position rests (at most ~1 s). page 1 measures the page
+ * even when a box is under the point. *before / *after (may be NULL) get
+ * the position around the scroll; out gets the cursor path and motion
+ * time (its success says whether anything moved). Thread: the hand's
+ * owner. Errors: CDP errors (page gone), BASE_EINVAL for a non-finite dy. */
+base_err cascade_scroll(cascade_hand *h, base_point at, double dy, int page,
+                        cascade_scroll_pos *before, cascade_scroll_pos *after,
+                        cascade_result *out, char *err);
+
+/* Purpose: the position of what a wheel at `at` would scroll, without
+ * scrolling. Thread: the hand's owner. Errors: CDP errors. */
+base_err cascade_scroll_where(cascade_hand *h, base_point at, int page, cascade_scroll_pos *out,
+                              char *err);
+
 /* Algorithm 5: tier 1 (probe, scroll, top-most check, path, press/release),
  * tier 2 (trusted click at the content-quad centre after waiting up to
  * wait_ms), tier 3 (el.click(), only with allow_untrusted on domains not

@@ -145,8 +145,9 @@ static snap_match best_match(const char *label, const cJSON *o)
     return m;
 }
 
-/* The CDP frame frame_id: 1 found (*oopif set), 0 not in the page now. */
-static int frame_kind(cdp_page *page, const char *frame_id, int *oopif)
+/* The CDP frame frame_id: 1 found (*oopif and url set), 0 not in the page
+ * now, -1 out of memory. */
+static int frame_kind(cdp_page *page, const char *frame_id, int *oopif, char *url, size_t cap)
 {
     cdp_frame *fr = base_malloc(PROC_MAX_FRAMES * sizeof *fr);
     if (!fr)
@@ -159,6 +160,9 @@ static int frame_kind(cdp_page *page, const char *frame_id, int *oopif)
         if (strcmp(fr[i].id, frame_id) == 0) {
             found = 1;
             *oopif = fr[i].oopif;
+            /* A URL cut at cdp_frame's size cannot be compared: no filter
+             * then (the rect still tells frames apart). */
+            snprintf(url, cap, "%s", strlen(fr[i].url) + 1 < sizeof fr[i].url ? fr[i].url : "");
         }
     }
     base_free(fr);
@@ -233,9 +237,10 @@ base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
                       "expand intent and [V%d] is no expand control: the snapper looks for one",
                       b->id);
     int sub = sel->frame_id[0] != '\0';
+    char furl[512] = "";
     if (sub) {
         int oopif = 0;
-        int k = frame_kind(page, sel->frame_id, &oopif);
+        int k = frame_kind(page, sel->frame_id, &oopif, furl, sizeof furl);
         if (k < 0)
             return base_errf(err, BASE_ENOMEM, "procedural: out of memory");
         if (k == 0)
@@ -252,6 +257,7 @@ base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
     if (!built)
         cJSON_Delete(r); /* not owned by args */
     built = built && cJSON_AddStringToObject(args, "xp", sel->xpath) &&
+            cJSON_AddStringToObject(args, "url", furl) &&
             cJSON_AddNumberToObject(args, "sub", sub) &&
             cJSON_AddNumberToObject(args, "tol", PERC_PROC_TOL_PX);
     char *text = built ? cJSON_PrintUnformatted(args) : NULL;

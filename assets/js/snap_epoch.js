@@ -5,17 +5,19 @@
 // script, one Runtime.evaluate in the top document, checks that the element
 // is still there, still where the pass saw it and still the one a click
 // reaches. A function expression applied to
-//   {xp, sub, r: [x0, y0, x1, y1], tol}
+//   {xp, sub, url, r: [x0, y0, x1, y1], tol}
 // xp: the element's xpath in its frame document (the page kit's convention);
 // sub: 0 when that document is the top one, 1 when it is an iframe's (every
-// same-origin frame document reachable from here is then searched, and the
-// one whose element lies at r wins); r: the element's visible rect at the
+// same-origin frame document reachable from here whose URL is url, fragment
+// aside, is then searched, and the one whose element lies nearest r wins:
+// two frames may show one URL); r: the element's visible rect at the
 // pass, top-viewport CSS px (the selector map's rect); tol: how far (px) an
 // edge may have moved.
 // Returns a JSON string, one of
 //   {why: "gone"}    the xpath names no element (in any reachable document)
 //   {why: "xo", xo}  not found, and xo frames were closed to this script
-//                    (cross-origin): the caller falls back to the snapper
+//                    (cross-origin; the element's frame is likely one of
+//                    them): the caller falls back to the snapper
 //   {why: "hidden"}  the element is not rendered or nothing of it is visible
 //   {why: "moved", r, d}  its visible rect now (r) is d px off on some edge
 //   {why: "covered", r, cover: [desc, text]}  at none of nine points spread
@@ -50,6 +52,8 @@
   const top = { doc: document, dx: 0, dy: 0, clip: [0, 0, window.innerWidth, window.innerHeight] };
   let docs = [top];
   let xo = 0;
+  // CDP reports a frame's URL without its fragment.
+  const bare = (u) => String(u).split('#')[0];
   if (arg.sub) {
     docs = [];
     const walk = (w, pc, depth) => {
@@ -69,7 +73,7 @@
         const cb = kit.contentBox(fe);
         const ctx = { doc: d, dx: pc.dx + cb[0], dy: pc.dy + cb[1], clip: null };
         ctx.clip = cut(pc.clip, [ctx.dx, ctx.dy, pc.dx + cb[2], pc.dy + cb[3]]);
-        docs.push(ctx);
+        if (!arg.url || bare(d.URL) === bare(arg.url)) docs.push(ctx);
         if (depth + 1 < MAX_DEPTH) walk(f, ctx, depth + 1);
       }
     };

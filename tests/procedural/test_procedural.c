@@ -69,15 +69,14 @@ static int fx_pass(fx *f)
 
 /* Opens page.html with the remote iframe on origin B (another site: its
  * own process), waits for both frames, and takes the first epoch. */
-static int fx_open(fx *f)
+static int fx_open_at(fx *f, const char *remote)
 {
     memset(f, 0, sizeof *f);
     f->p = harness_open(1000, 700, 1, "/procedural/page.html");
     if (!f->p)
         return 0;
-    char url[256], expr[512];
-    harness_url(1, "/procedural/inner.html", url, sizeof url);
-    snprintf(expr, sizeof expr, "document.getElementById('remote').src = '%s'", url);
+    char expr[512];
+    snprintf(expr, sizeof expr, "document.getElementById('remote').src = '%s'", remote);
     cJSON_Delete(js(f->p, expr));
     int ready = 0;
     for (double t0 = base_monotime_ms(); !ready && base_monotime_ms() - t0 < 10000;
@@ -86,7 +85,7 @@ static int fx_open(fx *f)
         int n = cdp_page_frames(f->p, fr, 8);
         int xo = 0;
         for (int i = 0; i < n && i < 8; i++)
-            xo |= fr[i].oopif && strstr(fr[i].url, "inner.html") != NULL;
+            xo |= strcmp(fr[i].url, remote) == 0;
         ready = xo && js_true(f->p, "document.getElementById('same').contentDocument"
                                     ".readyState === 'complete'");
     }
@@ -102,6 +101,15 @@ static int fx_open(fx *f)
         return 0;
     }
     return fx_pass(f);
+}
+
+/* page.html with its remote iframe on origin B (another site: its own
+ * process). */
+static int fx_open(fx *f)
+{
+    char url[256];
+    harness_url(1, "/procedural/inner.html", url, sizeof url);
+    return fx_open_at(f, url);
 }
 
 /* Index of the box labelled label; oopif: 1 only the one in the
@@ -401,7 +409,51 @@ static void new_document(void)
     fx_close(&f);
 }
 
+/* A cross-origin frame of the same site (127.0.0.1 on origin B's port):
+ * same renderer, but closed to the top document's script. Left to the
+ * snapper, which reaches it (isolated world). */
+static void same_site_frame(void)
+{
+    HARNESS_OR_SKIP(h);
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/procedural/inner.html",
+             base_httpd_port(h->srv_b));
+    fx f;
+    CHECK(fx_open_at(&f, url));
+    cdp_frame fr[8];
+    int n = cdp_page_frames(f.p, fr, 8);
+    const char *fid = NULL;
+    for (int i = 0; i < n && i < 8; i++) {
+        if (strcmp(fr[i].url, url) == 0) {
+            CHECK_EQ(fr[i].oopif, 0);
+            fid = fr[i].id;
+        }
+    }
+    CHECK(fid != NULL);
+    int bi = -1;
+    for (int i = 0; i < f.ep->n && bi < 0; i++) {
+        const perc_box *b = &f.ep->boxes[i];
+        if (strcmp(b->label, "Insert signature") == 0 && b->dom_index >= 0 &&
+            strcmp(f.ep->map[b->dom_index].frame_id, fid) == 0)
+            bi = i;
+    }
+    CHECK_MSG(bi >= 0, "no box in the same-site frame");
+    snap_intent in = {"Insert signature", SNAP_INTENT_ANY};
+    perc_snap ps, ls;
+    perc_proc why;
+    char err[256] = "";
+    CHECK_OK(perc_snap_from_epoch(f.p, f.ep, bi, &in, &ps, &why, err));
+    CHECK_MSG(why.outcome == PERC_PROC_FRAME, "%s: %s", perc_proc_name(why.outcome), why.detail);
+    CHECK(why.eval_ms > 0);
+    CHECK_OK(perc_snap_box(f.p, f.ep->boxes[bi].r, &in, 1, &ls, err));
+    CHECK_MSG(ls.found, "snapper: %s", ls.res.reason);
+    CHECK_STR(ls.text, "Insert signature");
+    CHECK_STR(ls.frame_id, fid);
+    fx_close(&f);
+}
+
 static const check_case cases[] = {
+    {"same_site_frame", same_site_frame},
     {"static_page", static_page},
     {"click_lands", click_lands},
     {"changed_page", changed_page},

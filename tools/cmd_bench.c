@@ -197,7 +197,7 @@ static const char *const stage_notes[ST_COUNT] = {
     "prefetch: provider detect + DOM enrichment (a)",
     "gate wall time: fingerprint + waiting for vision",
     "steps/NNN.png (off unless --overlays)",
-    "perc_snap_box: live probe + snapper",
+    "epoch element check (procedural) or live probe + snapper",
     "inside dispatch (b)",
     "cascade: probe, press, effect wait",
     "navigation check + next prefetch scheduled",

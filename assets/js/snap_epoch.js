@@ -9,8 +9,10 @@
 // xp: the element's xpath in its frame document (the page kit's convention);
 // sub: 0 when that document is the top one, 1 when it is an iframe's (every
 // same-origin frame document reachable from here whose URL is url, fragment
-// aside, is then searched, and the one whose element lies nearest r wins:
-// two frames may show one URL); r: the element's visible rect at the
+// aside, is then searched — through window.frames, and for iframes inside
+// shadow roots (which window.frames omits) through the frames a hit test at
+// r's centre enters — and the one whose element lies nearest r wins: two
+// frames may show one URL); r: the element's visible rect at the
 // pass, top-viewport CSS px (the selector map's rect); tol: how far (px) an
 // edge may have moved.
 // Returns a JSON string, one of
@@ -78,6 +80,14 @@
       }
     };
     walk(window, top, 0);
+    // window.frames leaves out iframes inside shadow roots: the frames a
+    // click at r's centre passes through are added (still by URL).
+    let clip = top.clip;
+    kit.hitAt((want[0] + want[2]) / 2, (want[1] + want[3]) / 2, document, true, (fe, d, ox, oy, wh) => {
+      clip = cut(clip, [ox, oy, ox + wh[0], oy + wh[1]]);
+      if (docs.some((c) => c.doc === d) || (arg.url && bare(d.URL) !== bare(arg.url))) return;
+      docs.push({ doc: d, dx: ox, dy: oy, clip });
+    });
   }
 
   // The element in each document; the one nearest r wins.

@@ -4,7 +4,7 @@
  * The epoch comes from the real prefetcher with the `dom` provider on
  * tests/fixtures/pages/procedural/page.html (a toolbar, a link, a field, a
  * scrolling list box, a shadow-root button, a same-origin and a
- * cross-origin iframe). Every expectation is checked against something the
+ * cross-origin iframe, a same-origin iframe inside a shadow root). Every expectation is checked against something the
  * function under test does not produce: the snapper's live probe of the same
  * box (perc_snap_box, verified), the element's own getBoundingClientRect, and
  * a real trusted click counted by the page. The fallback cases change the
@@ -168,7 +168,7 @@ static void static_page(void)
     } want[] = {
         {"Save draft", "#save"}, {"Send", "#send"}, {"Discard", "#discard"}, {"Help", "#help"},
         {"To", "#to"}, {"Carla Reis", "#contacts li:nth-child(3)"}, {"Attach file", NULL},
-        {"Insert signature", NULL},
+        {"Insert signature", NULL}, {"Insert date", NULL},
     };
     char err[256] = "";
     int hits = 0;
@@ -241,6 +241,8 @@ static void click_lands(void)
         {"Carla Reis", "window.hits.at(-1) === 'Carla Reis'"},
         {"Insert signature", "document.getElementById('same').contentWindow.hits.at(-1) === "
                              "'sig'"},
+        {"Insert date", "document.querySelector('date-frame').shadowRoot.querySelector('iframe')"
+                        ".contentWindow.hits.at(-1) === 'date'"},
     };
     char err[256] = "";
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

@@ -696,9 +696,12 @@ const kit = (() => {
   };
   // The element a click at (x, y) of doc's viewport is delivered to: the top
   // hit, descending into open shadow roots and (unless frames is false)
-  // same-origin frames.
-  const hitAt = (x, y, doc, frames) => {
+  // same-origin frames. onFrame (optional) is told of every frame entered,
+  // top down: (frame element, its document, the origin of that document's
+  // viewport in doc's viewport px, the frame's content box size [w, h]).
+  const hitAt = (x, y, doc, frames, onFrame) => {
     doc = doc || document;
+    const x0 = x, y0 = y;
     let e = doc.elementFromPoint(x, y);
     for (;;) {
       if (!e) return null;
@@ -712,6 +715,7 @@ const kit = (() => {
           const cb = contentBox(e);
           x -= cb[0];
           y -= cb[1];
+          if (onFrame) onFrame(e, d, x0 - x, y0 - y, [cb[2] - cb[0], cb[3] - cb[1]]);
           const inner = d.elementFromPoint(x, y);
           if (inner) { e = inner; continue; }
         }

@@ -174,22 +174,9 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         return 0;
     }
     const perc_snap *sn = &g->snap;
-    r->snapped = sn->found;
+    r->snap = *sn; /* the record keeps the snapper's answer whole */
     agent__copy(r->phase, sizeof r->phase, snap_phase_name(sn->res.phase));
-    r->score_area = sn->res.score.area;
-    r->score_label = sn->res.score.label;
-    r->score_chevron = sn->res.score.chevron;
-    r->score_total = sn->res.score.total;
     r->pt = sn->pt;
-    agent__copy(r->el_tag, sizeof r->el_tag, sn->tag);
-    agent_secrets_scrub_copy(se->sec, r->el_text, sizeof r->el_text, sn->text);
-    r->el_rect = sn->rect;
-    agent__copy(r->snap_reason, sizeof r->snap_reason, sn->res.reason);
-    /* Say when the element carries the label only partly (prefix, icon...). */
-    if (t->label && sn->found) {
-        agent__copy(r->match, sizeof r->match, snap_match_name(sn->res.match));
-        r->partial = sn->res.match < SNAP_MATCH_WORD;
-    }
     if (!sn->found && pv.outcome == PERC_PROC_COVERED) {
         /* The epoch's element is there, in place, under something that
          * takes the click: the snapper's empty box says less than that. */
@@ -218,29 +205,13 @@ cascade_target agent__target_of(const agent__grounded *g, const char *label)
     return t;
 }
 
-/* Copies a cascade result into the record; returns its success. */
+/* The hand's answer goes into the record whole; returns its success. */
 static int take_result(agent_step_record *r, const cascade_result *c)
 {
-    r->n_tried = c->n_tried < 3 ? c->n_tried : 3;
-    for (int i = 0; i < r->n_tried; i++) {
-        r->tried[i].tier = c->tried[i].tier;
-        r->tried[i].success = c->tried[i].success;
-        r->tried[i].ms = c->tried[i].ms;
-        agent__copy(r->tried[i].outcome, sizeof r->tried[i].outcome, c->tried[i].outcome);
-    }
+    r->hand = *c;
     agent__copy(r->reason, sizeof r->reason, c->success ? "ok" : cascade_reason_name(c->reason));
-    agent__copy(r->message, sizeof r->message, c->message);
-    r->n_alternatives = 0;
-    for (int i = 0; i < c->n_alternatives && i < 4; i++)
-        agent__copy(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0], c->alternatives[i]);
-    r->n_path = c->n_path < AGENT_MAX_PATH ? c->n_path : AGENT_MAX_PATH;
-    memcpy(r->path, c->path, (size_t)r->n_path * sizeof r->path[0]);
     if (c->n_tried > 0)
         r->pt = c->clicked_at;
-    /* The hit-target check is the cascade's, made right before the press
-     * (the snap skips its own: perc_snap_box(..., verify 0, ...)). */
-    agent__copy(r->verdict, sizeof r->verdict,
-         c->reason == CASCADE_COVERED ? "covered" : c->n_tried > 0 ? "hit ok" : "");
     r->ms.motion += c->motion_ms;
     r->ms.dispatch += c->ms - c->motion_ms;
     r->ok = c->success;

@@ -46,12 +46,12 @@ int agent_overlays_parse(const char *s, agent_overlays *out)
 
 static const char *tiers_text(const agent_step_record *r, char *buf, size_t n)
 {
-    if (r->n_tried == 0)
+    if (r->hand.n_tried == 0)
         return "-";
     size_t k = 0;
     buf[0] = '\0';
-    for (int i = 0; i < r->n_tried && k + 4 < n; i++)
-        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", r->tried[i].tier);
+    for (int i = 0; i < r->hand.n_tried && i < 3 && k + 4 < n; i++)
+        k += (size_t)snprintf(buf + k, n - k, "%s%d", i ? "," : "", r->hand.tried[i].tier);
     return buf;
 }
 
@@ -81,8 +81,10 @@ static void progress(FILE *out, const tool_result *res)
     }
     if (!r->ok) {
         fprintf(out, "  reason: %s\n", r->outcome);
-        if (r->message[0] && !strstr(r->outcome, r->message))
-            fprintf(out, "  cascade: %s\n", r->message);
+        if (r->hand.message[0] && !strstr(r->outcome, r->hand.message))
+            fprintf(out, "  cascade: %s\n", r->hand.message);
+        for (int i = 0; i < r->hand.n_alternatives && i < 4; i++)
+            fprintf(out, "  try: %s\n", r->hand.alternatives[i]);
         for (int i = 0; i < r->n_alternatives; i++)
             fprintf(out, "  try: %s\n", r->alternatives[i]);
     }
@@ -230,8 +232,8 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     fovea_session_opts so;
     fovea_session_opts_init(&so);
     so.run = rn.o;
-    if (task->n_steps > 0)
-        so.run.progress = rn.o.progress;
+    so.first_subgoal = task->name;
+    so.first_pass_ms = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
     base_err e = fovea_session_create(page, &so, &rn.se, err);
     if (!e)
         e = add_task_secrets(rn.se, task, err);
@@ -249,9 +251,6 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
         e = agent_trace_open(rn.o.out_dir, &info, &rn.se->trace, err);
     }
     if (!e) {
-        if (task->n_steps > 0)
-            rn.se->pass_budget_ms = task->steps[0].timeout_ms;
-        agent__schedule(rn.se, task->name);
         run_steps(&rn, res, t0);
         if (res->interrupted)
             agent_trace_close_interrupted(rn.se->trace, res->failed_step, res->total_ms,

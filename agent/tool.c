@@ -627,7 +627,7 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
     if (!t)
         return refuse(s, out, TOOL_UNKNOWN_TOOL, "no tool called '%.60s' (`fovea tools` lists them)",
                       name ? name : "");
-    if ((t->flags & TOOL_OPT_IN) && !s->o.allow_scripts)
+    if ((t->flags & TOOL_OPT_IN) && !s->o.run.allow_scripts)
         return refuse(s, out, TOOL_BLOCKED,
                       "%s runs page scripts and is off unless allowed (--allow-scripts)", t->name);
     cJSON *args = args_in ? cJSON_Duplicate(args_in, 1) : cJSON_CreateObject();

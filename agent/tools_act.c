@@ -212,8 +212,9 @@ static base_err wheel(fovea_session *se, base_point at, int page, double dy,
     base_err e = cascade_scroll(se->hand, at, dy, page, before, after, &c, err);
     r->ms.motion += c.motion_ms;
     r->ms.dispatch += c.ms - c.motion_ms;
-    for (int i = 0; i < c.n_path && r->n_path < AGENT_MAX_PATH; i++)
-        r->path[r->n_path++] = c.path[i];
+    cascade_result *h = &r->hand; /* every wheel's path, for the overlay */
+    for (int i = 0; i < c.n_path && h->n_path < (int)(sizeof h->path / sizeof h->path[0]); i++)
+        h->path[h->n_path++] = c.path[i];
     r->pt = at;
     agent__watch_end(se, &w, r, r->desc);
     return e;

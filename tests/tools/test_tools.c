@@ -195,7 +195,7 @@ static void click(void)
     CHECK(r.delivered);
     CHECK(r.changed.effects != 0);
     CHECK(!r.changed.url_changed);
-    CHECK(r.rec.n_tried >= 1);
+    CHECK(r.rec.hand.n_tried >= 1);
     CHECK(r.rec.total_ms > 0);
     CHECK_STR(r.rec.action, "click_at");
     CHECK(r.rec.box_id > 0);

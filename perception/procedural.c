@@ -292,7 +292,9 @@ base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
             char was[64], is[64];
             copy_utf8(was, sizeof was, sel->label);
             copy_utf8(is, sizeof is, now);
-            decide(why, PERC_PROC_GONE, "another element is at [V%d]'s xpath ('%s', was '%s')",
+            /* Another element, or the same one relabelled (a field named
+             * by its value): either way not what the epoch mapped. */
+            decide(why, PERC_PROC_GONE, "the element at [V%d]'s xpath is now '%s', was '%s'",
                    b->id, is, was);
         } else if (label[0] && m == SNAP_MATCH_NONE) {
             char name[64];

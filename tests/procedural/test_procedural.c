@@ -291,7 +291,7 @@ static void changed_page(void)
          "names no element"},
         /* Removed, and the next button (same size) took its xpath and place. */
         {"Save draft", "document.getElementById('save').remove()", PERC_PROC_GONE,
-         "another element is at"},
+         "xpath is now 'Send', was 'Save draft'"},
     };
     char err[256] = "";
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -158,6 +158,8 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON *s = cJSON_AddObjectToObject(j, "snap");
         cJSON_AddBoolToObject(s, "found", sn->found);
         cJSON_AddStringToObject(s, "phase", r->phase);
+        if (r->snap_path[0]) /* procedural steps: epoch, fallback or snapper */
+            cJSON_AddStringToObject(s, "path", r->snap_path);
         cJSON *sc = cJSON_AddObjectToObject(s, "score");
         cJSON_AddNumberToObject(sc, "area", r1(sn->res.score.area * 100) / 100);
         cJSON_AddNumberToObject(sc, "label", r1(sn->res.score.label * 100) / 100);

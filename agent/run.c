@@ -45,6 +45,7 @@
 #include "perception/fingerprint.h"
 #include "perception/prefetch.h"
 #include "perception/probe.h"
+#include "perception/pixel.h"
 #include "perception/vision.h"
 
 
@@ -1508,19 +1509,8 @@ static void summary(runner *rn, int n)
 
 static base_err setup(runner *rn, char *err)
 {
-    base_err e;
-    if (strcmp(rn->o.vision, "dom") == 0) {
-        e = perc_vision_dom_create(&rn->vision, err);
-    } else if (strcmp(rn->o.vision, "openai") == 0) {
-        perc_openai_config c;
-        perc_openai_config_init(&c);
-        e = perc_openai_config_from_env(&c, err);
-        if (!e)
-            e = perc_vision_openai_create(&c, &rn->vision, err);
-    } else {
-        return base_errf(err, BASE_EINVAL, "unknown vision provider '%s' (dom or openai)",
-                         rn->o.vision);
-    }
+    /* dom, openai or pixel (perception/vision_named.c). */
+    base_err e = perc_vision_create_named(rn->o.vision, &rn->vision, err);
     if (e)
         return e;
     if ((e = perc_fingerprint_install(rn->page, err)))

@@ -42,7 +42,7 @@ typedef struct perc_pixel_elem {
 typedef struct perc_pixel_opts {
     int threads;       /* OpenMP threads for the kernels; 0 = OpenMP's default */
     perc_kernel kernel; /* edge kernel (AUTO = best the CPU has) */
-    int edge_min;      /* edge strength threshold, 0 = default (24) */
+    int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
 
 void perc_pixel_opts_init(perc_pixel_opts *o);
@@ -91,15 +91,18 @@ base_err perc_ocr_read(perc_ocr *o, const perc_image *img, perc_ocr_item *items,
 typedef struct perc_pixel_config {
     int threads;      /* kernel and OCR threads; 0 = 2 */
     int ocr;          /* 1 = label boxes by OCR (default), 0 = geometry only */
-    int dom_names;    /* 1 (default) = after enrichment, a box whose OCR label is
-                         empty takes its matched element's accessible name */
+    int dom_names;    /* 1 (default) = after enrichment, a box lying on an element
+                         with an accessible name takes that name as its label
+                         (0: OCR text only) */
 } perc_pixel_config;
 
 void perc_pixel_config_init(perc_pixel_config *c);
 
 /* Purpose: the `pixel` provider: boxes from the screenshot alone, labelled by
  * OCR; with a live page the boxes are then DOM-enriched inside detect (the
- * selector map is handed over, as the dom provider does). c may be NULL
+ * selector map is handed over, as the dom provider does), take the names of
+ * the elements they lie on, and plain-text/icon boxes on no interactive
+ * element are dropped (see pixel_vision.c). c may be NULL
  * (defaults). Thread: the returned provider is used by one thread at a time.
  * Errors: BASE_ENOMEM, the OCR pool's errors. */
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);

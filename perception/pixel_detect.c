@@ -139,6 +139,11 @@ static int mark_x_cmp(const void *pa, const void *pb)
     return a->y1 < b->y1 ? -1 : a->y1 > b->y1;
 }
 
+static int inside(int x0, int y0, int x1, int y1, int X0, int Y0, int X1, int Y1)
+{
+    return x0 >= X0 && y0 >= Y0 && x1 <= X1 && y1 <= Y1;
+}
+
 /* Two marks belong to one phrase: same text band, similar size, close. */
 static int joinable(const mark *a, const mark *b, float s)
 {
@@ -157,8 +162,14 @@ static int joinable(const mark *a, const mark *b, float s)
     int lim = (int)(0.9f * (float)hmax + 1.0f * s);
     /* A small outline is a letter only when it touches its neighbours the
      * way letters do; a checkbox keeps a margin from its label. */
-    if (a->sframe || b->sframe)
+    if (a->sframe || b->sframe) {
         lim = (int)(2 * s);
+        /* A letter never holds another; an outline holding a mark is a
+         * control with its icon (a chevron button). */
+        if (inside(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1) ||
+            inside(b->x0, b->y0, b->x1, b->y1, a->x0, a->y0, a->x1, a->y1))
+            return 0;
+    }
     return gap <= lim;
 }
 
@@ -230,6 +241,28 @@ static void merge_groups(const mark *m, int *par, int nm, float s)
     base_free(slot);
 }
 
+/* A text field's inside is white or nearly (a button is filled): the
+ * median luma of 5 points just inside the outline, away from its text. */
+static int light_inside(const perc_image *img, const pixel_comp *f)
+{
+    int cy = (f->y0 + f->y1) / 2, cx = (f->x0 + f->x1) / 2;
+    int pts[5][2] = {{f->x0 + 3, cy}, {f->x1 - 4, cy}, {cx, f->y0 + 3}, {cx, f->y1 - 4},
+                     {f->x1 - 4, f->y0 + 3}};
+    int v[5];
+    for (int i = 0; i < 5; i++) {
+        const uint8_t *p = pix(img, pts[i][0], pts[i][1]);
+        int sat = imax(p[0], imax(p[1], p[2])) - imin(p[0], imin(p[1], p[2]));
+        v[i] = sat > 24 ? 0 : (77 * p[0] + 150 * p[1] + 29 * p[2] + 128) >> 8;
+    }
+    for (int i = 1; i < 5; i++)
+        for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+            int t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return v[2] >= 228;
+}
+
 /* Outlines small enough to be a glyph as well as a control. */
 static int small_frame(const pixel_comp *c, float s)
 {
@@ -249,11 +282,6 @@ static int elem_cmp(const void *pa, const void *pb)
     if (a->x1 != b->x1)
         return a->x1 < b->x1 ? -1 : 1;
     return (int)a->cls - (int)b->cls;
-}
-
-static int inside(int x0, int y0, int x1, int y1, int X0, int Y0, int X1, int Y1)
-{
-    return x0 >= X0 && y0 >= Y0 && x1 <= X1 && y1 <= Y1;
 }
 
 typedef struct elist {
@@ -389,7 +417,10 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     /* A small outline alone in its phrase is a control (checkbox, tiny
      * button); in a phrase it is a letter. Frames stay in component order. */
     for (int i = 0; i < nm; i++) {
-        if (!m[i].sframe || ph[m[i].phrase].n != 1)
+        /* One smaller than any checkbox is a glyph of a short word ("8" of
+         * "8 of 8") and stays text. */
+        if (!m[i].sframe || ph[m[i].phrase].n != 1 ||
+            imin(m[i].x1 - m[i].x0, m[i].y1 - m[i].y0) < (int)(11 * s))
             continue;
         m[i].used = 1;
         ph[m[i].phrase].used = 1;
@@ -419,17 +450,25 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             kids++;
             inner += (long long)(g->x1 - g->x0) * (g->y1 - g->y0);
         }
-        int lines = 0, last_y1 = -1;
-        for (int p = 0; p < np; p++) {
-            if (!inside(ph[p].x0, ph[p].y0, ph[p].x1, ph[p].y1, f->x0, f->y0, f->x1, f->y1))
-                continue;
-            if (ph[p].y0 >= last_y1) {
-                lines++;
-                last_y1 = ph[p].y1;
+        /* Text lines inside: rows covered by phrases, counted as runs. */
+        int lines = 0;
+        if (h <= (int)(160 * s) && w <= (W * 3) / 5) {
+            uint8_t rows[1024];
+            int nrow = h < 1024 ? h : 1024;
+            memset(rows, 0, (size_t)nrow);
+            for (int p = 0; p < np; p++) {
+                if (!inside(ph[p].x0, ph[p].y0, ph[p].x1, ph[p].y1, f->x0, f->y0, f->x1, f->y1))
+                    continue;
+                for (int y = ph[p].y0; y < ph[p].y1 && y - f->y0 < nrow; y++)
+                    rows[y - f->y0] = 1;
             }
+            for (int y = 0; y < nrow; y++)
+                lines += rows[y] && (y == 0 || !rows[y - 1]);
         }
+        /* A card: other controls plus text of its own on several lines. */
         container[a] = kids >= 3 || inner * 2 >= area || h > (int)(160 * s) ||
-                       w > (W * 3) / 5 || area * 7 > img_area || (lines >= 3 && h > (int)(48 * s));
+                       w > (W * 3) / 5 || area * 7 > img_area || (lines >= 3 && h > (int)(48 * s)) ||
+                       (kids >= 1 && lines >= 2);
     }
 
     /* 4. Controls from frames, smallest first so an inner control takes its
@@ -458,7 +497,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             if (w >= lo && w <= hi && h >= lo && h <= hi && w * 10 <= h * 14 && h * 10 <= w * 14 &&
                 (!has_text || (tx1 - tx0) * 2 <= w)) {
                 cls = PERC_PIXEL_CHECKBOX;
-            } else if (w >= 3 * h &&
+            } else if (w >= 3 * h && light_inside(img, f) &&
                        (!has_text || (tx0 - f->x0) * 2 < (f->x1 - tx1) - (int)(8 * s))) {
                 cls = PERC_PIXEL_FIELD;
             } else if (!has_text) {
@@ -590,7 +629,7 @@ base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
     if (!fn)
         return base_errf(err, BASE_EINVAL, "pixel: kernel %d not available on this CPU",
                          (int)o->kernel);
-    int thr = o->edge_min > 0 ? o->edge_min : 12;
+    int thr = o->edge_min > 0 ? o->edge_min : 8;
     size_t npx = (size_t)img->w * (size_t)img->h;
     uint8_t *edge = base_malloc(npx);
     if (!edge)

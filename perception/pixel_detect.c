@@ -263,10 +263,17 @@ static int light_inside(const perc_image *img, const pixel_comp *f)
     return v[2] >= 228;
 }
 
-/* Outlines small enough to be a glyph as well as a control. */
+/* Outlines small enough to be a glyph as well as a control. Only hollow
+ * ones (nearly every pixel on the border, as a drawn box) can be a control;
+ * the rest are letters outright. */
 static int small_frame(const pixel_comp *c, float s)
 {
     return c->x1 - c->x0 <= (int)(28 * s) && c->y1 - c->y0 <= (int)(28 * s);
+}
+
+static int hollow(const pixel_comp *c)
+{
+    return c->nborder * 10 >= c->npx * 9;
 }
 
 static int elem_cmp(const void *pa, const void *pb)
@@ -323,7 +330,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         int perim = 2 * (w + h);
         if ((h <= (int)(3 * s) && w >= (int)(20 * s)) || (w <= (int)(3 * s) && h >= (int)(20 * s)))
             kind[i] = K_SEP;
-        else if (w >= (int)(8 * s) && h >= (int)(8 * s) && c[i].nborder * 10 >= 8 * perim &&
+        else if (w >= (int)(11 * s) && h >= (int)(11 * s) && c[i].nborder * 10 >= 8 * perim &&
                  c[i].nborder * 10 >= 6 * c[i].npx && c[i].side[0] * 10 >= 7 * w &&
                  c[i].side[1] * 10 >= 7 * w && c[i].side[2] * 10 >= 4 * h &&
                  c[i].side[3] * 10 >= 4 * h)
@@ -353,7 +360,10 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     }
     nf = nm = 0;
     for (int i = 0; i < nc; i++) {
-        int sf = kind[i] == K_FRAME && small_frame(&c[i], s);
+        int small = kind[i] == K_FRAME && small_frame(&c[i], s);
+        int sf = small && hollow(&c[i]);
+        if (small && !sf)
+            kind[i] = K_MARK;
         if (kind[i] == K_FRAME && !sf)
             fr[nf++] = i;
         else if (kind[i] == K_MARK || sf)
@@ -417,10 +427,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     /* A small outline alone in its phrase is a control (checkbox, tiny
      * button); in a phrase it is a letter. Frames stay in component order. */
     for (int i = 0; i < nm; i++) {
-        /* One smaller than any checkbox is a glyph of a short word ("8" of
-         * "8 of 8") and stays text. */
-        if (!m[i].sframe || ph[m[i].phrase].n != 1 ||
-            imin(m[i].x1 - m[i].x0, m[i].y1 - m[i].y0) < (int)(11 * s))
+        if (!m[i].sframe || ph[m[i].phrase].n != 1)
             continue;
         m[i].used = 1;
         ph[m[i].phrase].used = 1;
@@ -493,7 +500,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             int has_text = tx1 > tx0;
             perc_pixel_class cls = PERC_PIXEL_BUTTON;
             float conf = 0.8f;
-            int lo = (int)(8 * s), hi = (int)(34 * s);
+            int lo = (int)(11 * s), hi = (int)(34 * s);
             if (w >= lo && w <= hi && h >= lo && h <= hi && w * 10 <= h * 14 && h * 10 <= w * 14 &&
                 (!has_text || (tx1 - tx0) * 2 <= w)) {
                 cls = PERC_PIXEL_CHECKBOX;

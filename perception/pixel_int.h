@@ -47,8 +47,8 @@ base_err perc__pixel_runs(const uint8_t *edge, int w, int h, int thr, int thread
 typedef struct pixel_comp {
     int x0, y0, x1, y1; /* bounding box, half-open */
     int npx;            /* edge pixels */
-    int nborder;        /* edge pixels within 2 px of the box's border */
-    int side[4];        /* edge pixels within 2 px of the top, bottom, left, right side */
+    int nborder;        /* edge pixels within 3 px of the box's border */
+    int side[4];        /* edge pixels within 3 px of the top, bottom, left, right side */
 } pixel_comp;
 
 /* Components of the runs, sorted by (y0, x0, y1, x1). *comps (base_free).

@@ -31,6 +31,10 @@
 #include "perception/pixel_int.h"
 #include "perception/som_int.h"
 
+/* Width of the border bands of a component (see pixel_comp.side): an
+ * anti-aliased 1.5 px stroke leaves edge pixels 3 deep. */
+#define BAND 3
+
 static inline int absd(int a, int b)
 {
     return a > b ? a - b : b - a;
@@ -312,15 +316,15 @@ base_err perc__pixel_components(const pixel_run *runs, int n, pixel_comp **comps
         pixel_comp *p = &c[slot[uf_find(parent, a)]];
         const pixel_run *r = &runs[a];
         int len = r->x1 - r->x0;
-        int top = r->y < p->y0 + 2;
-        int bot = r->y >= p->y1 - 2;
+        int top = r->y < p->y0 + BAND;
+        int bot = r->y >= p->y1 - BAND;
         if (top)
             p->side[0] += len;
         if (bot)
             p->side[1] += len;
         /* Columns [x0, x0+2) and [x1-2, x1) covered by this run. */
-        int l = imin2(r->x1, p->x0 + 2) - imax2(r->x0, p->x0);
-        int rr = imin2(r->x1, p->x1) - imax2(r->x0, p->x1 - 2);
+        int l = imin2(r->x1, p->x0 + BAND) - imax2(r->x0, p->x0);
+        int rr = imin2(r->x1, p->x1) - imax2(r->x0, p->x1 - BAND);
         l = l > 0 ? l : 0;
         rr = rr > 0 ? rr : 0;
         p->side[2] += l;

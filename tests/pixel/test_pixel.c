@@ -107,8 +107,8 @@ static void components(void)
     CHECK_EQ(c[0].y1, 6);
     CHECK_EQ(c[0].npx, 6 + 6 + 3 * 2);
     CHECK_EQ(c[0].nborder, c[0].npx); /* a ring lies on its border */
-    CHECK_EQ(c[0].side[0], 6 + 2); /* the top row and the sides' second row */
-    CHECK_EQ(c[0].side[2], 5 + 2);
+    CHECK_EQ(c[0].side[0], 6 + 2 + 2); /* the top row, the sides' next two rows */
+    CHECK_EQ(c[0].side[2], 5 + 2 + 2);
     CHECK_EQ(c[1].x0, 8); /* diagonal neighbours are one component */
     CHECK_EQ(c[1].x1, 10);
     CHECK_EQ(c[1].npx, 2);

@@ -151,6 +151,9 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
         }
         rec += got_iou;
         hit += got_hit >= 0;
+        if (dump && got_hit < 0)
+            printf("  MISS %-8s %6.1f %6.1f %6.1f %6.1f '%s'\n", gt.boxes[g].kind, tr.x0, tr.y0,
+                   tr.x1, tr.y1, gt.boxes[g].label);
         if (got_hit >= 0 && item_of[got_hit] >= 0) {
             char tw[32][32], pw[32][32];
             int nt = words(gt.boxes[g].label, tw);

@@ -315,6 +315,63 @@ static perc_pixel_elem text_elem(const perc_image *img, int x0, int y0, int x1, 
     return e;
 }
 
+/* A bar glyph ("|") separating menu items: thin (a 1 px stroke leaves
+ * 2-3 px of edges) and nearly line-tall. */
+static int is_sep(const mark *k, int line_h, float s)
+{
+    return k->x1 - k->x0 <= (int)(3 * s) && (k->y1 - k->y0) * 10 >= line_h * 7;
+}
+
+/* Phrase p has no text line right above or below it overlapping it: a
+ * line of its own (nav bar, breadcrumb, heading), not part of a paragraph. */
+static int lone_line(const phrase *ph, int np, int p)
+{
+    const phrase *a = &ph[p];
+    int h = a->y1 - a->y0;
+    for (int i = 0; i < np; i++) {
+        const phrase *b = &ph[i];
+        if (i == p || b->x1 <= a->x0 || b->x0 >= a->x1)
+            continue;
+        int gap = b->y0 >= a->y1 ? b->y0 - a->y1 : (a->y0 >= b->y1 ? a->y0 - b->y1 : -1);
+        int hb = b->y1 - b->y0;
+        if (gap >= 0 && gap < h && hb * 2 >= h && hb <= 2 * h)
+            return 0;
+    }
+    return 1;
+}
+
+/* Emits the items of a one-line phrase (marks in x order) as text
+ * elements: split at bars and at word gaps (which item a multi-word link
+ * spans the pixels cannot say; each word's centre still lies on it). */
+static void split_line(const perc_image *img, const mark *m, const int *idx, int n, int line_h,
+                       int seps, float s, elist *out)
+{
+    int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
+    int x0 = 0, y0 = 0, x1 = -1, y1 = 0;
+    for (int k = 0; k <= n; k++) {
+        const mark *c = k < n ? &m[idx[k]] : NULL;
+        int gap = x1 >= 0 && c ? c->x0 - x1 : 0;
+        int brk = !c || (seps && is_sep(c, line_h, s)) || gap >= gap_min;
+        if (brk && x1 >= 0) {
+            if (x1 - x0 >= (int)(6 * s))
+                push(out, text_elem(img, x0, y0, x1, y1, PERC_PIXEL_TEXT, 0.3f, s));
+            x1 = -1;
+        }
+        if (!c || (seps && is_sep(c, line_h, s)))
+            continue;
+        if (x1 < 0) {
+            x0 = c->x0;
+            y0 = c->y0;
+            x1 = c->x1;
+            y1 = c->y1;
+        } else {
+            x1 = imax(x1, c->x1);
+            y0 = imin(y0, c->y0);
+            y1 = imax(y1, c->y1);
+        }
+    }
+}
+
 static base_err classify(const perc_image *img, const pixel_comp *c, int nc, elist *out)
 {
     float s = img->scale >= 0.25f ? img->scale : 1.0f;
@@ -549,7 +606,20 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             push(out, text_elem(img, q->x0, q->y0, q->x1, q->y1, PERC_PIXEL_ICON, 0.5f, s));
             continue;
         }
-        /* Coloured runs: a link may sit inside a plain-text line. */
+        /* A menu ("previous | next | index") or a breadcrumb on a line of
+         * its own: its items are what one clicks, whatever their colour. */
+        int seps = 0, ncol = 0;
+        for (int k = 0; k < q->n; k++) {
+            const mark *mk = &m[order[q->first + k]];
+            seps += is_sep(mk, phh, s);
+            ncol += !mk->used && ink_colored(img, mk);
+        }
+        int mixed = ncol > 0 && ncol < q->n;
+        if (seps || ((pw > (int)(260 * s) || q->n > 30 || mixed) && lone_line(ph, np, p))) {
+            split_line(img, m, order + q->first, q->n, phh, seps, s, out);
+            continue;
+        }
+        /* Coloured runs: a link may sit inside a plain-text paragraph. */
         int run0 = -1, nruns = 0, plain = 0;
         int rx0 = 0, ry0 = 0, rx1 = 0, ry1 = 0, rn = 0;
         for (int k = 0; k <= q->n; k++) {
@@ -584,7 +654,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
                 run0 = -1;
             }
         }
-        if (nruns == 0 && pw <= (int)(260 * s) && q->n <= 30 && plain > 0)
+        if (nruns == 0 && plain > 0 && pw <= (int)(260 * s) && q->n <= 30)
             push(out, text_elem(img, q->x0, q->y0, q->x1, q->y1, PERC_PIXEL_TEXT, 0.4f, s));
     }
     /* Icon + text: an icon just left of a text element on its line joins it. */

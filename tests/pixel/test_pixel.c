@@ -137,6 +137,8 @@ static int draw_scene(perc_image *img)
     sc_text(img, 400, 66, 15, "Read the docs", 0x0b57d0); /* link */
     sc_text(img, 40, 260, 13, "This paragraph of plain text is long enough that it is not a control",
             0x333333);
+    sc_text(img, 40, 279, 13, "and it goes on over a second line, as paragraphs do on most pages.",
+            0x333333);
     return 1;
 }
 

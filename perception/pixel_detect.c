@@ -535,47 +535,45 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
                        (kids >= 1 && lines >= 2);
     }
 
-    /* 4. Controls from frames, smallest first so an inner control takes its
-     * marks before an outer one sees them. */
-    for (int pass = 0; pass < 1; pass++) {
-        for (int a = 0; a < nf; a++) {
-            if (container[a])
+    /* 4. Every frame that is not a container is a control; its text is the
+     * union of the marks inside it (icon + text = one control). */
+    for (int a = 0; a < nf; a++) {
+        if (container[a])
+            continue;
+        const pixel_comp *f = &c[fr[a]];
+        int tx0 = 1 << 30, ty0 = 1 << 30, tx1 = -1, ty1 = -1;
+        for (int i = 0; i < nm; i++) {
+            if (m[i].used ||
+                !inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
                 continue;
-            const pixel_comp *f = &c[fr[a]];
-            int tx0 = 1 << 30, ty0 = 1 << 30, tx1 = -1, ty1 = -1;
-            for (int i = 0; i < nm; i++) {
-                if (m[i].used ||
-                    !inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
-                    continue;
-                tx0 = imin(tx0, m[i].x0);
-                ty0 = imin(ty0, m[i].y0);
-                tx1 = imax(tx1, m[i].x1);
-                ty1 = imax(ty1, m[i].y1);
-            }
-            int w = f->x1 - f->x0;
-            int h = f->y1 - f->y0;
-            int has_text = tx1 > tx0;
-            perc_pixel_class cls = PERC_PIXEL_BUTTON;
-            float conf = 0.8f;
-            int lo = (int)(11 * s), hi = (int)(34 * s);
-            if (w >= lo && w <= hi && h >= lo && h <= hi && w * 10 <= h * 14 && h * 10 <= w * 14 &&
-                (!has_text || (tx1 - tx0) * 2 <= w)) {
-                cls = PERC_PIXEL_CHECKBOX;
-            } else if (w >= 3 * h && light_inside(img, f) &&
-                       (!has_text || (tx0 - f->x0) * 2 < (f->x1 - tx1) - (int)(8 * s))) {
-                cls = PERC_PIXEL_FIELD;
-            } else if (!has_text) {
-                conf = 0.5f; /* an empty box: a swatch or a picture frame as likely */
-            }
-            perc_pixel_elem e = {f->x0, f->y0, f->x1, f->y1, 0, 0, 0, 0, cls, conf};
-            if (has_text) {
-                e.tx0 = tx0;
-                e.ty0 = ty0;
-                e.tx1 = tx1;
-                e.ty1 = ty1;
-            }
-            push(out, e);
+            tx0 = imin(tx0, m[i].x0);
+            ty0 = imin(ty0, m[i].y0);
+            tx1 = imax(tx1, m[i].x1);
+            ty1 = imax(ty1, m[i].y1);
         }
+        int w = f->x1 - f->x0;
+        int h = f->y1 - f->y0;
+        int has_text = tx1 > tx0;
+        perc_pixel_class cls = PERC_PIXEL_BUTTON;
+        float conf = 0.8f;
+        int lo = (int)(11 * s), hi = (int)(34 * s);
+        if (w >= lo && w <= hi && h >= lo && h <= hi && w * 10 <= h * 14 && h * 10 <= w * 14 &&
+            (!has_text || (tx1 - tx0) * 2 <= w)) {
+            cls = PERC_PIXEL_CHECKBOX;
+        } else if (w >= 3 * h && light_inside(img, f) &&
+                   (!has_text || (tx0 - f->x0) * 2 < (f->x1 - tx1) - (int)(8 * s))) {
+            cls = PERC_PIXEL_FIELD;
+        } else if (!has_text) {
+            conf = 0.5f; /* an empty box: a swatch or a picture frame as likely */
+        }
+        perc_pixel_elem e = {f->x0, f->y0, f->x1, f->y1, 0, 0, 0, 0, cls, conf};
+        if (has_text) {
+            e.tx0 = tx0;
+            e.ty0 = ty0;
+            e.tx1 = tx1;
+            e.ty1 = ty1;
+        }
+        push(out, e);
     }
     /* Marks inside a kept frame belong to it. */
     for (int a = 0; a < nf; a++) {

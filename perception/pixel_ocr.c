@@ -257,8 +257,6 @@ static int read_one(TessBaseAPI *api, const perc_image *img, perc_ocr_item *it, 
         TessDeleteText(txt);
         int conf = TessBaseAPIMeanTextConf(api);
         it->conf = conf > 0 ? (float)conf / 100.0f : 0;
-        if (getenv("FOVEA_OCR_DEBUG"))
-            fprintf(stderr, "ocr: [%s] %.2f\n", it->text, it->conf);
         if (it->conf < 0.3f)
             it->text[0] = '\0';
     }

@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/log.h"
 #include "perception/pixel.h"
 
 typedef struct pixel_prov {

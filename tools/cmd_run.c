@@ -36,7 +36,8 @@ static void run_usage(FILE *f)
             "  --target T       with --cdp: run on that existing tab (target id or URL\n"
             "                   substring) as it is: the task's url is not opened, the\n"
             "                   tab keeps its viewport and stays open afterwards\n"
-            "  --vision NAME    dom (default) or openai (FOVEA_OPENAI_BASE_URL, ...)\n"
+            "  --vision NAME    dom (default), openai (FOVEA_OPENAI_BASE_URL, ...) or pixel\n"
+            "                   (boxes from the screenshot alone, labels by Tesseract OCR)\n"
             "  --out DIR        output folder (default out/run)\n"
             "  --no-humanize    straight, untimed pointer and key events\n"
             "  --allow-untrusted  let the click cascade fall back to a scripted el.click()\n"
@@ -285,8 +286,10 @@ int cli_cmd_run(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
-    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0) {
-        fprintf(stderr, "fovea run: --vision must be dom or openai, got '%s'\n", ro.vision);
+    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0 &&
+        strcmp(ro.vision, "pixel") != 0) {
+        fprintf(stderr, "fovea run: --vision must be dom, openai or pixel, got '%s'\n",
+                ro.vision);
         return 2;
     }
     ro.seed = (uint64_t)seed;

@@ -221,6 +221,7 @@ static void accessibility_tree(void)
                   strstr(value(&r), "StaticText \"const w = require('widgets');\\nw.create(") &&
                   !strstr(value(&r), "strong"),
               "%s", value(&r));
+    tool_result_fini(&r);
     fovea_session_destroy(s);
     cdp_page_close(p);
 }

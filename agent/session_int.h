@@ -80,6 +80,7 @@ struct fovea_session {
     /* What the call in progress grounded on: the overlay draws its epoch.
      * A tool that grounds uses &s->call_g (tool_call releases it). */
     agent__grounded call_g;
+    struct agent__nav *nav;  /* agent/tools_nav.c: pin, visits, init scripts, network watchers */
 };
 
 /* Sets r's failure: reason name (first one wins over "ok"/"") and a
@@ -217,6 +218,23 @@ int agent__tool_action(const char *tool_name);
 char *agent__target_text(fovea_session *s, const agent__grounded *g);
 
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_input[];   /* agent/tools_input.c: send_keys, hover, ... */
+extern const tool_def agent__tools_nav[];     /* agent/tools_nav.c: navigate, tabs, waits, ... */
+
+/* agent/tools_nav.c's session state (fovea_session.nav). attach starts
+ * counting the page's requests (call once the session is on its page);
+ * free releases it, BEFORE the session closes its tabs; add_script
+ * remembers an init script for every tab opened later and, when
+ * on_current_pages, adds it to the open tabs now (Errors: BASE_ETOOBIG past
+ * 8 scripts, BASE_ENOMEM, cdp errors). */
+typedef struct agent__nav agent__nav;
+void agent__nav_attach(fovea_session *s);
+/* A tab the session follows (a popup): the init scripts go into it for its
+ * later page loads, and its requests are counted from now on. */
+void agent__nav_tab_added(fovea_session *s, cdp_page *p);
+void agent__nav_free(fovea_session *s);
+base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
+                               char *err);
 extern const tool_def agent__tools_read[];    /* agent/tools_read.c: extract_markdown, dom_search, ... */
 
 #endif

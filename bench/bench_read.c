@@ -1,6 +1,6 @@
 /* bench/bench_read.c: what the reading tools cost on a large page.
  *
- *   build/tests/agent/bench_read [reps] [copies]
+ *   build/bench/bench_read [reps] [copies]
  *
  * The documentation fixture (tests/fixtures/pages/read/docs.html) with its
  * <main> repeated `copies` times (default 40: about 2,400 elements, 60

@@ -611,6 +611,16 @@ static int ax_shown(const cJSON *node, const char *parent_name)
     if (strcmp(role, "InlineTextBox") == 0 || strcmp(role, "LineBreak") == 0 ||
         strcmp(role, "ListMarker") == 0)
         return 0;
+    /* Unnamed text formatting (strong, code, ...) and text holders (a
+     * caption, a legend, a label) add a line that says nothing a reader
+     * needs: their text is printed in their place. */
+    static const char *const transparent[] = {
+        "strong", "emphasis", "code", "deletion", "insertion", "mark", "subscript",
+        "superscript", "time", "caption", "Legend", "LabelText"};
+    for (size_t i = 0; !named && i < sizeof transparent / sizeof transparent[0]; i++) {
+        if (strcmp(role, transparent[i]) == 0)
+            return 0;
+    }
     if (!named && (strcmp(role, "generic") == 0 || strcmp(role, "none") == 0 ||
                    strcmp(role, "presentation") == 0 || strcmp(role, "StaticText") == 0 ||
                    strcmp(role, "paragraph") == 0 || strcmp(role, "group") == 0 ||
@@ -622,6 +632,26 @@ static int ax_shown(const cJSON *node, const char *parent_name)
     if (strcmp(role, "StaticText") == 0 && parent_name && name && strstr(parent_name, name))
         return 0;
     return 1;
+}
+
+/* Appends prefix and "text" (at most max bytes, not splitting a UTF-8
+ * sequence) with line breaks written as \n: one node, one line. */
+static void ax_quoted(base_buf *b, const char *prefix, const char *text, size_t max)
+{
+    base_buf_printf(b, "%s\"", prefix);
+    size_t n = strlen(text);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--; /* back to the start of the cut character */
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (text[i] == '\n')
+            base_buf_append_str(b, "\\n");
+        else if (text[i] != '\r')
+            base_buf_append(b, &text[i], 1);
+    }
+    base_buf_append_str(b, "\"");
 }
 
 static void ax_print(ax_ctx *c, const cJSON *node, int depth, const char *parent_name, int hops)
@@ -636,10 +666,10 @@ static void ax_print(ax_ctx *c, const cJSON *node, int depth, const char *parent
         size_t before = c->out->len;
         base_buf_printf(c->out, "%*s%s", 2 * depth, "", ax_val(node, "role"));
         if (name && name[0])
-            base_buf_printf(c->out, " \"%.300s\"", name);
+            ax_quoted(c->out, " ", name, 300);
         const char *val = ax_val(node, "value");
         if (val && val[0])
-            base_buf_printf(c->out, " value=\"%.200s\"", val);
+            ax_quoted(c->out, " value=", val, 200);
         ax_states(c->out, node);
         base_buf_printf(c->out, "\n");
         if (c->out->len > c->cap) {

@@ -22,9 +22,11 @@
   const SKIP = new Set(['script', 'style', 'noscript', 'template', 'title', 'head', 'meta',
     'link', 'svg', 'canvas', 'video', 'audio', 'object', 'embed', 'map', 'datalist']);
   const HEAD = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
-  // Elements that are blocks whatever their CSS says (a list item styled
-  // inline is still an item; a table is a table).
+  // Read whole, as one inline piece, even when laid out as a block (a nav
+  // menu's links, a card that is one big link, a full-width button).
   const ATOM = new Set(['a', 'img', 'button', 'input', 'select', 'textarea', 'code']);
+  // Blocks whatever their CSS says (a list restyled inline is still a list,
+  // a table is a table).
   const STRUCT = new Set(['ul', 'ol', 'table', 'pre', 'blockquote', 'hr', 'dl', 'iframe', 'frame']);
 
   let root = null;
@@ -36,8 +38,8 @@
     root = r && r.nodeType === 1 ? r : null;
   } else if (typeof q.x === 'number' && typeof q.y === 'number') {
     // A grounded target: the element under the point, widened to the
-    // nearest block around it (a link's paragraph, a cell's table row is
-    // too little: the block that contains it).
+    // nearest block-level element around it (a link to its paragraph, a
+    // word to its table cell, a button to its form).
     root = kit.hitAt(q.x, q.y, document);
     while (root && root.parentElement && root.localName !== 'body' && isInline(root)) {
       root = root.parentElement;

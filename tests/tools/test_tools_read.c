@@ -207,6 +207,23 @@ static void accessibility_tree(void)
     tool_result_fini(&r);
     fovea_session_destroy(s);
     cdp_page_close(p);
+    /* A same-origin frame (the page's own process) by its frame id. */
+    p = harness_open(1024, 800, 1, "/read/docs.html");
+    CHECK(p != NULL);
+    docs_ready(p);
+    s = session_on(p, 0);
+    CHECK(s != NULL);
+    CHECK(call(s, "get_accessibility_tree", "{}", &r));
+    CHECK_MSG(strstr(value(&r), "/read/docs_frame.html\"\n") &&
+                  strstr(value(&r), "heading \"Release notes\" [level=3]") &&
+                  strstr(value(&r), "table \"REST endpoints\"\n      rowgroup") &&
+                  /* one node, one line: a code block's breaks written as \n */
+                  strstr(value(&r), "StaticText \"const w = require('widgets');\\nw.create(") &&
+                  !strstr(value(&r), "strong"),
+              "%s", value(&r));
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
 }
 
 static void console_errors(void)

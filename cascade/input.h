@@ -101,6 +101,7 @@ typedef struct cascade_option {
 typedef struct cascade_options {
     int native;            /* a <select> */
     int opened;            /* a custom listbox the call opened (and closed again) */
+    int disabled;          /* a native <select> that is disabled (listed, not choosable) */
     char desc[128];        /* the control ("select#country", "div.combo 'Fruit'") */
     cascade_option *v;     /* base_malloc'd */
     int n;

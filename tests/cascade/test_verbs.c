@@ -285,6 +285,14 @@ static void dropdowns(void)
     CHECK_OK(cascade_dropdown_select(h, &country, "United", &r, err));
     CHECK_MSG(r.success, "%s", r.message);
     CHECK_STR(hu_str(p, "document.getElementById('country').value", buf, sizeof buf), "us");
+    /* A disabled select: listed, not chosen. */
+    cascade_target region = hu_xpath("//*[@id='region']", NULL);
+    CHECK_OK(cascade_dropdown_options(h, &region, 0, &o, &r, err));
+    CHECK_MSG(r.success && o.disabled && o.n == 2, "%s", r.message);
+    cascade_options_fini(&o);
+    CHECK_OK(cascade_dropdown_select(h, &region, "Vienna", &r, err));
+    CHECK_EQ(r.reason, CASCADE_DISABLED);
+    CHECK(!r.delivered);
     /* Custom: opened by a click, read from the portalled listbox, closed. */
     cascade_target fruit = hu_xpath("//*[@id='fruit']", NULL);
     CHECK_OK(cascade_dropdown_options(h, &fruit, 0, &o, &r, err));

@@ -33,6 +33,8 @@
 static const tool_def *const groups[] = {
     agent__tools_act,
     agent__tools_input,
+    agent__tools_nav,
+    agent__tools_read,
 };
 
 #define N_GROUPS (sizeof groups / sizeof groups[0])

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "base/stats.h"
 #include "cascade/input.h"
 #include "cdp/browser.h"
@@ -50,10 +50,10 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[256] = "";
-    base_httpd_opts ho;
+    serve_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cdp_browser *b = NULL;
     cdp_page *p = NULL;
     cascade_hand *h = NULL;
@@ -67,11 +67,11 @@ int main(int argc, char **argv)
     for (int k = 0; k < K_N; k++)
         if (!t[k])
             goto out;
-    if (base_httpd_start(&ho, &srv, err) || cdp_browser_launch(NULL, &b, err))
+    if (serve_httpd_start(&ho, &srv, err) || cdp_browser_launch(NULL, &b, err))
         goto out;
     cdp_page_opts po = {1000, 760, 1.0, 0};
     char url[512];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/verbs.html", base_httpd_port(srv));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/verbs.html", serve_httpd_port(srv));
     if (cdp_page_open(b, &po, &p, err) || cdp_page_navigate(p, url, 15000, err))
         goto out;
     cascade_opts o;
@@ -170,7 +170,7 @@ out:
     cascade_hand_destroy(h);
     cdp_page_close(p);
     cdp_browser_destroy(b);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     for (int k = 0; k < K_N; k++)
         free(t[k]);
     return rc;

@@ -67,6 +67,11 @@ unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_r
  * "checked", "focus", "selection") to CASCADE_FX_* bits. */
 unsigned cascade__fx_bits(const cJSON *names);
 
+/* {"xpath": xpath}, the argument most page-half operations take; NULL on
+ * ENOMEM (a call must then not be made: without its xpath the page half
+ * would act on no element, or another). */
+cJSON *cascade__xpath_arg(const char *xpath);
+
 /* Evaluates `__fovea_hand.OP(ARG)` (arg: a JSON object, consumed) in the
  * hand's isolated world of frame_id ("" or NULL: the main frame), installing
  * the page half first if the world does not have it yet. by_value 0 returns

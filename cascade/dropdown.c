@@ -231,14 +231,10 @@ static base_err read_options(cascade_hand *h, const cascade_target *t, cascade_o
         cascade__msg(res, CASCADE_ERROR, "%s", err && err[0] ? err : "out of memory");
         return e;
     }
-    if (disabled && opts->native) {
-        cascade__msg(res, CASCADE_DISABLED, "<select> %s is disabled", label);
-        res->success = 0;
-        return BASE_OK;
-    }
+    opts->disabled = disabled && opts->native;
     res->success = 1;
     cascade__msg(res, CASCADE_OK, "%d option%s in %s%s", opts->n, opts->n == 1 ? "" : "s",
-                 opts->desc, opts->opened ? " (opened)" : "");
+                 opts->desc, opts->opened ? " (opened)" : opts->disabled ? " (disabled)" : "");
     return BASE_OK;
 }
 
@@ -303,6 +299,10 @@ base_err cascade_dropdown_select(cascade_hand *h, const cascade_target *t, const
         goto end;
     }
     out->success = 0;
+    if (o.disabled) {
+        cascade__msg(out, CASCADE_DISABLED, "<select> %s is disabled; nothing chosen", label);
+        goto end;
+    }
     const char **texts = base_calloc((size_t)(o.n ? o.n : 1), sizeof *texts);
     if (!texts) {
         e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");

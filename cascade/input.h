@@ -61,7 +61,9 @@ base_err cascade_keys_parse(const char *spec, cascade_key *out, int max, int *n,
  * missing target stops here with that reason and nothing pressed);
  * without, the keys go to whatever has focus. Effects (value, focus,
  * URL, mutation, selection) are watched in t's frame (else the top
- * document) for up to effect_ms. Once a key event went out the call is
+ * document) for up to effect_ms: without a target, keys into a field
+ * focused inside an iframe are delivered but their effect is not seen
+ * ("no visible effect"); give the field as target to watch its frame. Once a key event went out the call is
  * delivered; the message names the element the keydowns reached. Errors:
  * BASE_EINVAL (NULL hand/out, n < 1, bad repeat), transport errors (out->
  * delivered set when keys may have gone out). */
@@ -101,6 +103,7 @@ typedef struct cascade_option {
 typedef struct cascade_options {
     int native;            /* a <select> */
     int opened;            /* a custom listbox the call opened (and closed again) */
+    int disabled;          /* a native <select> that is disabled (listed, not choosable) */
     char desc[128];        /* the control ("select#country", "div.combo 'Fruit'") */
     cascade_option *v;     /* base_malloc'd */
     int n;

@@ -137,8 +137,8 @@ static void keys(void)
     for (int hum = 0; hum <= 1; hum++) {
         cascade_hand *h = make_hand(p, hum);
         CHECK(h);
-        hu_eval(p, "(() => { const q = document.getElementById('q'); q.value = 'old text'; "
-                   "document.getElementById('keylog').textContent = ''; window.log.length = 0; return 1; })()");
+        cJSON_Delete(hu_eval(p, "(() => { const q = document.getElementById('q'); q.value = 'old text'; "
+                   "document.getElementById('keylog').textContent = ''; window.log.length = 0; return 1; })()"));
         cascade_target q = hu_xpath("//*[@id='q']", NULL);
         cascade_key k[8];
         int n = 0;
@@ -220,7 +220,7 @@ static void hover_and_presses(void)
         CHECK(!r.delivered);
         /* Double click: two clicks and one trusted dblclick. */
         page_log(p, buf, sizeof buf);
-        hu_eval(p, "document.getElementById('dbl').textContent = 'Double-click to edit'");
+        cJSON_Delete(hu_eval(p, "document.getElementById('dbl').textContent = 'Double-click to edit'"));
         cascade_target dbl = hu_xpath("//*[@id='dbl']", NULL);
         CHECK_OK(cascade_press(h, &dbl, CASCADE_PRESS_DOUBLE, &r, err));
         CHECK_MSG(r.success && r.delivered, "%s", r.message);
@@ -229,7 +229,7 @@ static void hover_and_presses(void)
         CHECK_STR(hu_str(p, "document.getElementById('dbl').textContent", buf, sizeof buf),
                   "Editing");
         /* Right click: one trusted contextmenu, the custom menu shows. */
-        hu_eval(p, "(() => { const m = document.getElementById('ctx-menu'); if (m) m.remove(); return 1; })()");
+        cJSON_Delete(hu_eval(p, "(() => { const m = document.getElementById('ctx-menu'); if (m) m.remove(); return 1; })()"));
         page_log(p, buf, sizeof buf);
         cascade_target rc = hu_xpath("//*[@id='rc']", NULL);
         CHECK_OK(cascade_press(h, &rc, CASCADE_PRESS_RIGHT, &r, err));
@@ -285,6 +285,14 @@ static void dropdowns(void)
     CHECK_OK(cascade_dropdown_select(h, &country, "United", &r, err));
     CHECK_MSG(r.success, "%s", r.message);
     CHECK_STR(hu_str(p, "document.getElementById('country').value", buf, sizeof buf), "us");
+    /* A disabled select: listed, not chosen. */
+    cascade_target region = hu_xpath("//*[@id='region']", NULL);
+    CHECK_OK(cascade_dropdown_options(h, &region, 0, &o, &r, err));
+    CHECK_MSG(r.success && o.disabled && o.n == 2, "%s", r.message);
+    cascade_options_fini(&o);
+    CHECK_OK(cascade_dropdown_select(h, &region, "Vienna", &r, err));
+    CHECK_EQ(r.reason, CASCADE_DISABLED);
+    CHECK(!r.delivered);
     /* Custom: opened by a click, read from the portalled listbox, closed. */
     cascade_target fruit = hu_xpath("//*[@id='fruit']", NULL);
     CHECK_OK(cascade_dropdown_options(h, &fruit, 0, &o, &r, err));

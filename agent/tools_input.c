@@ -505,11 +505,7 @@ static int run_get_clipboard(fovea_session *s, const cJSON *args, tool_result *r
 /* ---------- the table ---------- */
 
 /* A target: a label, "[V4]", "[V4] label", or {label, index} (as click_at's). */
-#define TARGET_SCHEMA                                                                              \
-    "{\"description\": \"the element: its label, \\\"[V4]\\\", \\\"[V4] label\\\" or "             \
-    "{label, index}\", \"oneOf\": [{\"type\": \"string\", \"minLength\": 1}, {\"type\": "          \
-    "\"object\", \"properties\": {\"label\": {\"type\": \"string\"}, \"index\": {\"type\": "       \
-    "[\"integer\", \"string\"], \"minimum\": 1, \"maximum\": 99999}}}]}"
+#define TARGET_SCHEMA AGENT__TARGET_SCHEMA /* agent/session_int.h: one target schema */
 #define EFFECT_SCHEMA                                                                              \
     "{\"type\": \"boolean\", \"description\": \"true: the page must react; false: no reaction "    \
     "expected\"}"

@@ -16,5 +16,8 @@ extern const size_t fovea_js_agent_secret_rects_len;
  * clips the one control a label names (agent/reveal.c). */
 extern const unsigned char fovea_js_agent_reveal[];
 extern const size_t fovea_js_agent_reveal_len;
+/* assets/js/agent_find_text.js after the page kit: where a text is (the scroll tool's to_text). */
+extern const unsigned char fovea_js_agent_find_text[];
+extern const size_t fovea_js_agent_find_text_len;
 
 #endif

@@ -49,6 +49,12 @@ typedef struct agent_run_opts {
      * finished record (borrowed for the call; scrubbed of secrets). */
     void (*on_step)(const agent_step_record *r, void *user);
     void *on_step_user;
+    /* The tool layer's switches (agent/tool.h). */
+    int allow_scripts;       /* evaluate_script / run_script allowed (default 0: refused as blocked) */
+    /* Navigation guards (README "Navigation guards"): hosts a session may
+     * navigate to besides the start page's site (comma-separated, "*" =
+     * anywhere), NULL = the start site and the built-in safe-list only. */
+    const char *allow_hosts;
 } agent_run_opts;
 
 void agent_run_opts_init(agent_run_opts *o);

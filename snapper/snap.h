@@ -168,6 +168,22 @@ snap_match snap_match_kind(const char *want, const char *have);
 /* Texts with more words than this are lists, not names (see snap_match_kind). */
 #define SNAP_LIST_WORDS 6
 
+/* One vision box as a candidate for a label (snap_pick_box). */
+typedef struct snap_box_cand {
+    const char *label; /* borrowed; NULL reads "" */
+    base_rect r;
+    int id;            /* the box's [Vn], 0 = none */
+} snap_box_cand;
+
+/* Purpose: the box a target names, out of n vision boxes: by index (id ==
+ * index; trusted alone, and with a label the label must match at least
+ * SNAP_MATCH_FUZZY, since indices are stable only within one epoch), else
+ * by label (the best snap_match_kind; ties go to the smaller box, the more
+ * specific control). label NULL = index only; index 0 = label only.
+ * Returns the candidate's position or -1; *by (may be NULL) is set to
+ * "index" or "label". Ownership: borrows. Thread: any. Errors: none. */
+int snap_pick_box(const snap_box_cand *c, int n, const char *label, int index, const char **by);
+
 /* ---- Text normalisation: ONE definition for every text comparison ---------- */
 
 /* Purpose: the normalised form of s into out (cap bytes including the NUL):

@@ -25,6 +25,7 @@ static const struct {
     {"record", cli_cmd_record, "save a snapper test case (shot, page snapshot, box, target)"},
     {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
     {"snap", cli_cmd_snap, "grounding service: JSON box+label lines in, element and point out"},
+    {"tools", cli_cmd_tools, "list the tools task files and models call, with their arguments"},
 };
 
 static void usage(FILE *f)

@@ -821,5 +821,26 @@
 
   api.focusEl = (a) => { const el = sliderEl(a) || resolve(a.xpath); if (el && el.focus) el.focus(); return true; };
 
+  // Scrolling (cascade/scroll.c): the box a wheel at (x, y) would scroll —
+  // the nearest scrollable ancestor of the element there, else the page —
+  // and where it stands, so the hand knows when a scroll has come to rest
+  // and how far a "to 50 %" still has to go.
+  api.scrollState = (a) => {
+    const canScroll = (el) => {
+      if (!el || el.nodeType !== 1) return false;
+      const cs = getComputedStyle(el);
+      return /(auto|scroll|overlay)/.test(cs.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    };
+    let el = a.page ? null : document.elementFromPoint(a.x, a.y);
+    while (el && !canScroll(el)) el = parentOf(el);
+    if (el && el.nodeType === 1) {
+      return { box: true, top: el.scrollTop, max: el.scrollHeight - el.clientHeight,
+        view: el.clientHeight, desc: describe(el) };
+    }
+    const se = document.scrollingElement || document.documentElement;
+    return { box: false, top: se.scrollTop, max: se.scrollHeight - se.clientHeight,
+      view: innerHeight, desc: 'the page' };
+  };
+
   return api;
 })()

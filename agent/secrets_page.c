@@ -16,6 +16,7 @@
 #include "agent/agent_int.h"
 #include "agent/js.h"
 #include "base/alloc.h"
+#include "cdp/frames.h"
 
 base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err)
 {
@@ -69,22 +70,10 @@ base_err agent__add_url_password(agent_secrets *sec, const char *url, char *err)
 static int isolated_world(cdp_page *page)
 {
     cdp_frame main;
-    if (cdp_page_frames(page, &main, 1) < 1)
+    int ctx = 0;
+    if (!cdp_frame_find(page, NULL, &main) ||
+        cdp_frame_isolated_world(page, NULL, main.id, "fovea_secret_rects", 3000, &ctx, NULL))
         return 0;
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "frameId", main.id) ||
-        !cJSON_AddStringToObject(pa, "worldName", "fovea_secret_rects")) {
-        cJSON_Delete(pa);
-        return 0;
-    }
-    cJSON *res = NULL;
-    if (cdp_page_call(page, "Page.createIsolatedWorld", pa, &res, 3000, NULL))
-        return 0;
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(res, "executionContextId");
-    int ctx = cJSON_IsNumber(id) && id->valuedouble >= 1 && id->valuedouble < 2147483647.0
-                  ? (int)id->valuedouble
-                  : 0;
-    cJSON_Delete(res);
     return ctx;
 }
 

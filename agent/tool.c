@@ -416,11 +416,22 @@ cJSON *tool_functions_json(int allow_scripts)
             cJSON_Delete(arr);
             return NULL;
         }
-        /* OpenAI's strict function schemas require this spelled out. */
-        cJSON_AddFalseToObject(params, "additionalProperties");
-        cJSON_AddItemToObject(fn, "parameters", params);
-        cJSON_AddItemToObject(wrap, "function", fn);
-        cJSON_AddItemToArray(arr, wrap);
+        /* OpenAI's strict function schemas require this spelled out. A list
+         * missing a tool or a member is no list: all or nothing. */
+        if (!cJSON_AddFalseToObject(params, "additionalProperties") ||
+            !cJSON_AddItemToObject(fn, "parameters", params)) {
+            cJSON_Delete(params);
+            params = NULL;
+        }
+        if (!params || !cJSON_AddItemToObject(wrap, "function", fn)) {
+            cJSON_Delete(fn); /* owns params when it was added */
+            fn = NULL;
+        }
+        if (!fn || !cJSON_AddItemToArray(arr, wrap)) {
+            cJSON_Delete(wrap); /* owns fn when it was added */
+            cJSON_Delete(arr);
+            return NULL;
+        }
     }
     return arr;
 }

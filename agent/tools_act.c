@@ -334,7 +334,12 @@ static int within_point(fovea_session *se, const cJSON *a, const cJSON *within,
         agent__failf(r, "error", "out of memory");
         return 0;
     }
-    cJSON_AddItemToObject(wa, "target", wt);
+    if (!cJSON_AddItemToObject(wa, "target", wt)) {
+        cJSON_Delete(wt);
+        cJSON_Delete(wa);
+        agent__failf(r, "error", "out of memory");
+        return 0;
+    }
     if (!cJSON_AddNumberToObject(wa, "timeout_ms", agent__arg_int(a, "timeout_ms", 5000))) {
         cJSON_Delete(wa);
         agent__failf(r, "error", "out of memory");
@@ -655,22 +660,27 @@ static int run_action(fovea_session *se, const cJSON *a, tool_result *res, agent
         base_buf_init(&b, 64u << 10);
         cJSON *d = cJSON_CreateObject();
         cJSON *lines = cJSON_CreateArray();
-        for (int i = 0; i < r->n_extracted; i++) {
+        int whole = d && lines;
+        for (int i = 0; whole && i < r->n_extracted; i++) {
             if (i)
                 base_buf_append_str(&b, "\n");
             base_buf_append_str(&b, r->extracted[i]);
             cJSON *l = cJSON_CreateString(r->extracted[i]);
-            if (l)
-                cJSON_AddItemToArray(lines, l);
+            whole = l && cJSON_AddItemToArray(lines, l);
+            if (!whole)
+                cJSON_Delete(l);
         }
         char *joined = base_buf_steal(&b, NULL);
         base_buf_fini(&b);
-        if (d && lines && joined && cJSON_AddStringToObject(d, "value", joined)) {
-            cJSON_AddItemToObject(d, "lines", lines);
+        /* All or nothing: a value with a lost line is another value. */
+        if (whole && joined && cJSON_AddStringToObject(d, "value", joined) &&
+            cJSON_AddItemToObject(d, "lines", lines)) {
             res->data = d;
         } else {
             cJSON_Delete(d);
             cJSON_Delete(lines);
+            agent__failf(r, "error", "out of memory");
+            ok = 0;
         }
         base_free(joined);
     }

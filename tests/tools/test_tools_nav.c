@@ -382,6 +382,15 @@ static void tabs(void)
     tool_result_fini(&r);
     CALL(s, "switch_tab", "{}", &r, 0, TOOL_BAD_ARGS, "tab");
     tool_result_fini(&r);
+    CALL(s, "close_tab", "{\"tab\": -1}", &r, 0, TOOL_BAD_ARGS, "'tab'");
+    tool_result_fini(&r);
+    CALL(s, "list_tabs", "{\"all\": true}", &r, 0, TOOL_BAD_ARGS, "'all'");
+    tool_result_fini(&r);
+    CALL(s, "open_tab", "{}", &r, 0, TOOL_BAD_ARGS, "url");
+    tool_result_fini(&r);
+    CALL(s, "open_tab", "{\"url\": \"page2.html\", \"switch\": \"no\"}", &r, 0,
+         TOOL_BAD_ARGS, "'switch'");
+    tool_result_fini(&r);
     CALL(s, "switch_tab", "{\"tab\": true}", &r, 0, TOOL_BAD_ARGS, "'tab'");
     tool_result_fini(&r);
     CALL(s, "open_tab", "{\"url\": \"https://duckduckgo.com/?q=anvils\"}", &r, 0, TOOL_BLOCKED,

@@ -18,12 +18,6 @@
 #include "perception/capture.h"
 #include "perception/fingerprint.h"
 
-/* How long agent__watch_end waits for a navigation to start when the page
- * did not answer its round trip (a busy or unloading page). */
-#define SETTLE_GRACE_MS 60
-/* How long a requested navigation may take to start loading. */
-#define NAV_START_MS 5000
-
 /* ---- small helpers --------------------------------------------------------- */
 
 void agent__copy(char *dst, size_t n, const char *src)
@@ -134,84 +128,22 @@ perc_epoch *agent__wait_epoch(fovea_session *se, int timeout_ms)
     }
 }
 
-/* ---- settling after an action --------------------------------------------- */
+/* ---- settling after an action (cascade_settle_*) -------------------------- */
 
-static int main_frame_pred(const cJSON *params, void *user)
-{
-    const char *want = user;
-    const cJSON *f = cJSON_GetObjectItemCaseSensitive(params, "frameId");
-    return cJSON_IsString(f) && strcmp(f->valuestring, want) == 0;
-}
-
-/* Registered before the action so a navigation it starts cannot be missed. */
 void agent__watch_begin(fovea_session *se, agent__settle *w)
 {
-    memset(w, 0, sizeof *w);
-    cdp_conn *c = cdp_page_conn(se->page);
-    const char *s = cdp_page_session(se->page);
-    if (cdp_waiter_create(c, s, "Page.frameRequestedNavigation", main_frame_pred, se->main_frame,
-                          &w->requested) != BASE_OK)
-        w->requested = NULL;
-    if (cdp_waiter_create(c, s, "Page.frameStartedLoading", main_frame_pred, se->main_frame,
-                          &w->started) != BASE_OK)
-        w->started = NULL;
-    if (cdp_waiter_create(c, s, "Page.frameStoppedLoading", main_frame_pred, se->main_frame,
-                          &w->stopped) != BASE_OK)
-        w->stopped = NULL;
+    cascade_settle_begin(se->page, se->main_frame, w);
 }
 
-/* 1 when the waiter's event has arrived (without waiting). */
-static int fired(cdp_waiter *w)
-{
-    return w && cdp_waiter_wait(w, 0, NULL) == BASE_OK;
-}
-
-/* cdp_waiter_wait in 50 ms slices, giving up early on a stop signal.
- * Returns 1 when the event arrived. */
-static int wait_sliced(cdp_waiter *w, int timeout_ms)
-{
-    double end = base_monotime_ms() + timeout_ms;
-    for (;;) {
-        double left = end - base_monotime_ms();
-        int slice = left > 50 ? 50 : (int)left + 1;
-        if (cdp_waiter_wait(w, slice, NULL) == BASE_OK)
-            return 1;
-        if (left <= 50 || base_interrupted())
-            return 0;
-    }
-}
-
-/* After a mutating action: did it start a navigation of the main frame?
- * The renderer emits Page.frameRequestedNavigation while it runs the
- * action's handlers and default action (link, form submit, location =),
- * and a session's events and replies arrive in the order it sent them. So
- * after one round trip to the page every navigation the action requested
- * so far has been announced; then only a navigation needs waiting for
- * (until the main frame stops loading), and a plain DOM update costs one
- * round trip instead of a fixed grace period. A requested navigation that
- * never starts (cancelled, a download, a 204) is given NAV_START_MS. A
- * navigation started later from a timer is not waited for here; the next
- * step's gate sees the new page's fingerprint. Then the next prefetch is
- * scheduled. */
 void agent__watch_end(fovea_session *se, agent__settle *w, agent_step_record *r, const char *subgoal)
 {
     double t0 = base_monotime_ms();
-    cJSON *v = NULL;
-    if (cdp_page_evaluate(se->page, "0", &v, 2000, NULL) != BASE_OK && w->started)
-        cdp_waiter_wait(w->started, SETTLE_GRACE_MS, NULL); /* page busy or gone */
-    cJSON_Delete(v);
-    int started = fired(w->started);
-    if (!started && fired(w->requested))
-        started = w->started && wait_sliced(w->started, NAV_START_MS);
-    if (started && w->stopped && !wait_sliced(w->stopped, 15000) && !base_interrupted())
+    if (cascade_settle_end(se->page, w) < 0 && !base_interrupted())
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: page did not finish loading", r->index);
-    cdp_waiter_destroy(w->requested);
-    cdp_waiter_destroy(w->started);
-    cdp_waiter_destroy(w->stopped);
-    memset(w, 0, sizeof *w);
     agent__schedule(se, subgoal);
     r->ms.settle += base_monotime_ms() - t0;
 }
+
 void agent__add_mask(fovea_session *se, base_rect r)
 {
     char url[1024];

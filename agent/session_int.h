@@ -106,9 +106,7 @@ void agent__page_url(fovea_session *s, char *buf, size_t n);
 /* Settling around a page-changing action: begin registers the navigation
  * waiters before the action, end waits for a navigation it started (one
  * round trip when none) and schedules the next vision pass. */
-typedef struct agent__settle {
-    cdp_waiter *requested, *started, *stopped;
-} agent__settle;
+typedef cascade_settle agent__settle;
 void agent__watch_begin(fovea_session *s, agent__settle *w);
 void agent__watch_end(fovea_session *s, agent__settle *w, agent_step_record *r,
                       const char *subgoal);

@@ -142,6 +142,28 @@ typedef struct cascade_result {
  * Ownership: t and text are borrowed for the call. Thread: the hand's owner.
  * Nothing typed into a password field is ever logged. */
 
+/* Settling after an action that may navigate (cascade/settle.c). begin
+ * registers the main frame's navigation waiters before the action (so a
+ * navigation it starts cannot be missed); end waits one round trip to the
+ * page, then, only when the action requested or started a navigation of
+ * the main frame, until it starts (5 s) and finishes loading (15 s). The
+ * struct must stay where it is between the two calls. */
+typedef struct cascade_settle {
+    cdp_waiter *requested, *started, *stopped;
+    char frame[64];
+} cascade_settle;
+
+/* Purpose: arms w for page's main frame main_frame (CDP frame id). Thread:
+ * the page's owner. Errors: none (a waiter that cannot be created is left
+ * out: that event is then not waited for). */
+void cascade_settle_begin(cdp_page *page, const char *main_frame, cascade_settle *w);
+
+/* Purpose: waits as described and frees w's waiters. Returns 0 when no
+ * navigation started, 1 when one started and finished, -1 when one
+ * started and did not finish loading in time (or a stop signal came).
+ * Thread: the page's owner. */
+int cascade_settle_end(cdp_page *page, cascade_settle *w);
+
 /* Where a scrolled box stands (cascade_scroll). */
 typedef struct cascade_scroll_pos {
     int box;          /* 1: a scroll box under the point; 0: the page */

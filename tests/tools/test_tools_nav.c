@@ -269,6 +269,16 @@ static void challenges(void)
     CHECK(!r.delivered);
     tool_result_fini(&r);
     CHECK_EQ(atomic_load(&challenge_hits), hits + 1);
+    /* A check the browser passes by itself is waited out, as a person would. */
+    CALL(s, "navigate", "{\"url\": \"checking.html\"}", &r, 1, TOOL_OK,
+         "interstitial that cleared by itself");
+    CHECK(strstr(dstr(&r, "landed"), "page2.html?checked=1") != NULL);
+    CHECK(dnum(&r, "interstitial_ms") >= 500);
+    tool_result_fini(&r);
+    /* ...within the call's time. */
+    CALL(s, "navigate", "{\"url\": \"checking.html?again=1\", \"timeout_ms\": 600}", &r, 0,
+         TOOL_CHALLENGE, "interstitial");
+    tool_result_fini(&r);
     CALL(s, "navigate", "{\"url\": \"login_captcha.html\"}", &r, 0, TOOL_CHALLENGE, "reCAPTCHA");
     tool_result_fini(&r);
     CALL(s, "detect_challenge", "{}", &r, 1, TOOL_OK, "reCAPTCHA");

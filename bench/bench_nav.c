@@ -1,6 +1,6 @@
 /* bench/bench_nav.c: what the navigation guards and checks cost a hop.
  *
- *   build/tests/tools/bench_nav [reps]
+ *   build/bench/bench_nav [reps]
  *
  * In one process, on one headless Chromium and the fixture pages
  * (tests/fixtures/pages/nav), alternating rounds of:

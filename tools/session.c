@@ -199,15 +199,15 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
      * page to open: the user's own tab is the point of attaching then. */
     int adopt = o->cdp && (o->target || (!o->url && !o->site));
     if (o->site) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = o->site;
-        if ((e = base_httpd_start(&ho, &s->srv, err))) {
+        if ((e = serve_httpd_start(&ho, &s->srv, err))) {
             fprintf(stderr, "fovea: cannot serve %s: %s\n", o->site, err);
             return e;
         }
         const char *path = o->url ? o->url : "/";
-        snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d%s%s", base_httpd_port(s->srv),
+        snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d%s%s", serve_httpd_port(s->srv),
                  path[0] == '/' ? "" : "/", path);
     } else if (o->url) {
         snprintf(s->url, sizeof s->url, "%s", o->url);
@@ -306,7 +306,7 @@ void cli_session_close(cli_session *s)
 {
     cdp_page_close(s->page);
     cdp_browser_destroy(s->browser);
-    base_httpd_destroy(s->srv);
+    serve_httpd_destroy(s->srv);
     memset(s, 0, sizeof *s);
 }
 

@@ -11,18 +11,18 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "cdp/netwatch.h"
 #include "check.h"
 #include "harness.h"
 
-static base_httpd *srv;
+static serve_httpd *srv;
 static int port;
 
 /* /slow?ms=N answers after N ms; /status/N answers N with a small page;
  * /framehost embeds /framed from the other host name (localhost), which
  * Chromium runs in its own process. */
-static int handler(const base_http_request *req, base_http_response *resp, void *user)
+static int handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     (void)user;
     if (strcmp(req->path, "/slow") == 0) {
@@ -58,13 +58,13 @@ static int server(void)
 {
     if (srv)
         return 1;
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
     o.handler = handler;
-    if (base_httpd_start(&o, &srv, NULL) != BASE_OK)
+    if (serve_httpd_start(&o, &srv, NULL) != BASE_OK)
         return 0;
-    port = base_httpd_port(srv);
+    port = serve_httpd_port(srv);
     return 1;
 }
 
@@ -220,7 +220,7 @@ static void reads_the_document_status(void)
 
 static void cleanup(void)
 {
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     srv = NULL;
 }
 

@@ -33,17 +33,17 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "base/interrupt.h"
 #include "harness.h"
 
-static base_httpd *srv;
+static serve_httpd *srv;
 static int port;
 static atomic_int challenge_hits;
 
 /* /slow?ms=N answers after N ms; /status/N answers N; everything else is
  * a fixture file (requests for the challenge page are counted). */
-static int handler(const base_http_request *req, base_http_response *resp, void *user)
+static int handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     (void)user;
     if (strcmp(req->path, "/slow") == 0) {
@@ -65,7 +65,7 @@ static int handler(const base_http_request *req, base_http_response *resp, void 
         harness *h = harness_get();
         char loc[200];
         snprintf(loc, sizeof loc, "%s/nav/page3.html", h ? h->origin_b : "http://localhost:2");
-        base_http_response_header(resp, "Location", loc);
+        serve_http_response_header(resp, "Location", loc);
         return 1;
     }
     if (strcmp(req->path, "/nav/challenge.html") == 0)
@@ -85,13 +85,13 @@ static fovea_session *open_on(const char *path, const char *allow, cdp_page **pa
     if (!harness_get())
         return NULL;
     if (!srv) {
-        base_httpd_opts o;
+        serve_httpd_opts o;
         memset(&o, 0, sizeof o);
         o.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
         o.handler = handler;
-        if (base_httpd_start(&o, &srv, NULL) != BASE_OK)
+        if (serve_httpd_start(&o, &srv, NULL) != BASE_OK)
             return NULL;
-        port = base_httpd_port(srv);
+        port = serve_httpd_port(srv);
     }
     cdp_page *p = harness_open(1280, 800, 1, NULL);
     char url[256], err[BASE_ERRBUF_SIZE] = "";
@@ -678,6 +678,6 @@ static const check_case cases[] = {
 int main(int argc, char **argv)
 {
     int rc = check_main(argc, argv, cases);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     return rc;
 }

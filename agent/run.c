@@ -121,8 +121,9 @@ static int run_step(runner *rn, int i, agent_step_record *rec)
                     s->action == AGENT_TOOL ? s->tool : agent_action_name(s->action));
         agent_step_describe(s, se->step_desc, sizeof se->step_desc);
         ok = tool_call_json(se, s->tool, s->args, &res);
-        if (ok || res.reason == TOOL_BAD_ARGS || attempt == 1 + s->retries ||
-            base_interrupted())
+        /* A guard's refusal (blocked) gives the same answer every time. */
+        if (ok || res.reason == TOOL_BAD_ARGS || res.reason == TOOL_BLOCKED ||
+            attempt == 1 + s->retries || base_interrupted())
             break;
         if (se->delivered) {
             fprintf(se->out, "step %d/%d %s: not retried: the action reached the element\n",

@@ -51,6 +51,10 @@
  * "just returned" a check (seed 002 §6.5); later, a person may have passed
  * it in a headful browser, or the site may let the next visit through. */
 #define NAV_CHALLENGE_HOLD_MS 60000.0
+/* How long a hop waits for an anti-bot interstitial to clear by itself (a
+ * "checking your browser" page that lets a real browser through after a
+ * few seconds, as a person would wait for it), within the call's time. */
+#define NAV_INTERSTITIAL_MS 10000.0
 
 typedef struct nav_visit {
     char url[1024]; /* normalised (agent_url_normalize) */
@@ -310,6 +314,58 @@ static base_err detect(fovea_session *s, cJSON **out, char *what, size_t n, char
 
 /* ---- the hop ------------------------------------------------------------------------ */
 
+/* 1 when every blocking finding is an interstitial (a check the browser
+ * may pass by itself), none a captcha, block or wall that needs a person. */
+static int only_interstitial(const cJSON *v)
+{
+    int any = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(v, "found"))
+    {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(f, "blocking")))
+            continue;
+        const cJSON *k = cJSON_GetObjectItemCaseSensitive(f, "kind");
+        if (!cJSON_IsString(k) || strcmp(k->valuestring, "interstitial") != 0)
+            return 0;
+        any = 1;
+    }
+    return any;
+}
+
+/* Polls the detector while the page shows only an interstitial, until it
+ * clears or until_ms. *found and what are replaced by the last reading.
+ * Returns the ms it took to clear, or -1. */
+static double wait_interstitial(fovea_session *s, cJSON **found, char *what, size_t n,
+                                double until_ms)
+{
+    double t0 = base_monotime_ms();
+    while (what[0] && only_interstitial(*found) && base_monotime_ms() < until_ms) {
+        if (base_interrupt_sleep_ms(4 * NAV_POLL_MS))
+            return -1;
+        cJSON *f2 = NULL;
+        char w2[200];
+        /* The page may be between documents (the check redirects): read
+         * again at the next poll. */
+        if (detect(s, &f2, w2, sizeof w2, NULL) != BASE_OK)
+            continue;
+        cJSON_Delete(*found);
+        *found = f2;
+        snprintf(what, n, "%s", w2);
+    }
+    if (what[0])
+        return -1;
+    /* Cleared: let the page it went to finish loading. */
+    for (int i = 0; i < 30; i++) {
+        cJSON *v = NULL;
+        int done = cdp_page_evaluate(s->page, "document.readyState", &v, 1000, NULL) == BASE_OK &&
+                   cJSON_IsString(v) && strcmp(v->valuestring, "complete") == 0;
+        cJSON_Delete(v);
+        if (done || base_interrupt_sleep_ms(NAV_POLL_MS))
+            break;
+    }
+    return base_monotime_ms() - t0;
+}
+
 static nav_visit *find_visit(agent__nav *nv, const char *norm)
 {
     for (int i = 0; i < nv->n_visits; i++) {
@@ -345,6 +401,7 @@ static int guard(fovea_session *s, agent__nav *nv, const char *url, agent_guard_
 static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, int timeout_ms,
                const char *verb, tool_result *r)
 {
+    double t_start = base_monotime_ms();
     cJSON *d = data_of(r);
     char norm[1024];
     agent_url_normalize(v->url, norm, sizeof norm);
@@ -428,7 +485,23 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
     cJSON *found = NULL;
     char what[200];
     err[0] = '\0';
+    double cleared_ms = -1;
     if (detect(s, &found, what, sizeof what, err) == BASE_OK) {
+        if (what[0] && only_interstitial(found)) {
+            double until = t_start + timeout_ms;
+            if (until > base_monotime_ms() + NAV_INTERSTITIAL_MS)
+                until = base_monotime_ms() + NAV_INTERSTITIAL_MS;
+            cleared_ms = wait_interstitial(s, &found, what, sizeof what, until);
+            if (cleared_ms >= 0) {
+                /* It went on to the real page: that page is the hop's. */
+                agent__page_url(s, now, sizeof now);
+                cJSON *ls = d ? cJSON_CreateString(now) : NULL;
+                if (ls && !cJSON_ReplaceItemInObjectCaseSensitive(d, "landed", ls))
+                    cJSON_Delete(ls);
+                put_num(d, "interstitial_ms", cleared_ms);
+                agent__schedule(s, verb);
+            }
+        }
         if (d)
             cJSON_AddItemToObject(d, "challenge", found);
         else
@@ -448,8 +521,12 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
     }
     if (strcmp(norm, nv->challenge_url) == 0)
         nv->challenge_url[0] = '\0';
-    char st_txt[24] = "";
-    if (status)
+    char st_txt[96] = "";
+    if (cleared_ms >= 0)
+        snprintf(st_txt, sizeof st_txt, " (after an anti-bot interstitial that cleared by itself "
+                                        "in %.0f ms)",
+                 cleared_ms);
+    else if (status)
         snprintf(st_txt, sizeof st_txt, " (HTTP %d)", status);
     if (revisit)
         agent__okf(&r->rec,

@@ -22,6 +22,7 @@
 #include "agent/guard.h"
 #include "agent/js.h"
 #include "agent/tool.h"
+#include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"
 #include "cdp/netwatch.h"
@@ -38,7 +39,7 @@ static void report(const char *what, double *v, int n, double base)
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 30;
+    int reps = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 30;
     if (reps < 3 || reps > 10000)
         reps = 30;
     harness *h = harness_get();
@@ -63,11 +64,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_nav: set-up: %s\n", err);
         return 1;
     }
-    double *t_raw = calloc((size_t)reps, sizeof(double));
-    double *t_net = calloc((size_t)reps, sizeof(double));
-    double *t_tool = calloc((size_t)reps, sizeof(double));
-    double *t_det = calloc((size_t)reps, sizeof(double));
-    double *t_guard = calloc((size_t)reps, sizeof(double));
+    double *t_raw = base_calloc((size_t)reps, sizeof(double));
+    double *t_net = base_calloc((size_t)reps, sizeof(double));
+    double *t_tool = base_calloc((size_t)reps, sizeof(double));
+    double *t_det = base_calloc((size_t)reps, sizeof(double));
+    double *t_guard = base_calloc((size_t)reps, sizeof(double));
     if (!t_raw || !t_net || !t_tool || !t_det || !t_guard)
         return 1;
     for (int i = 0; i < reps; i++) {
@@ -112,10 +113,10 @@ int main(int argc, char **argv)
     cdp_page_close(raw);
     cdp_page_close(watched);
     cdp_page_close(tooled);
-    free(t_raw);
-    free(t_net);
-    free(t_tool);
-    free(t_det);
-    free(t_guard);
+    base_free(t_raw);
+    base_free(t_net);
+    base_free(t_tool);
+    base_free(t_det);
+    base_free(t_guard);
     return 0;
 }

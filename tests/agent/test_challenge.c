@@ -73,6 +73,7 @@ static void recognises_each_kind(void)
     CHECK(p != NULL);
     EXPECT("challenge.html", has(v_, "interstitial", "Cloudflare", 1) &&
                                  has(v_, "captcha", "Cloudflare Turnstile", 1) && blocking(v_));
+    EXPECT("checking.html", has(v_, "interstitial", NULL, 1) && !has(v_, "captcha", NULL, 1));
     EXPECT("login_captcha.html", has(v_, "captcha", "reCAPTCHA", 1) && blocking(v_) &&
                                      !has(v_, "interstitial", NULL, 1));
     EXPECT("invisible_captcha.html", has(v_, "captcha", "reCAPTCHA", 0) && !blocking(v_));

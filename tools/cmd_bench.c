@@ -491,7 +491,7 @@ static int bench_steps(int argc, char **argv)
     ro.on_step = steps_on_step;
     ro.on_step_user = &b;
 
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cli_session s;
     int status =
         cli_task_session_open("fovea bench steps", task, task_path, site, cdp, 0, &srv, &s);
@@ -528,6 +528,9 @@ static int bench_steps(int argc, char **argv)
             fprintf(stderr, "fovea bench steps: out of memory\n");
             status = 1;
         } else if (json) {
+            /* Members are added unchecked: a failed allocation while the
+             * report is built means a partial one, which is not printed. */
+            unsigned long fails0 = base_alloc_thread_failures();
             cJSON *j = cJSON_CreateObject();
             cJSON_AddStringToObject(j, "task", task->name);
             cJSON_AddStringToObject(j, "file", task_path);
@@ -551,10 +554,15 @@ static int bench_steps(int argc, char **argv)
             }
             cJSON_AddItemToObject(j, "steps", b.steps);
             b.steps = NULL;
-            char *out = cJSON_PrintUnformatted(j);
+            char *out =
+                base_alloc_thread_failures() == fails0 ? cJSON_PrintUnformatted(j) : NULL;
             cJSON_Delete(j);
-            if (out)
+            if (out) {
                 printf("%s\n", out);
+            } else {
+                fprintf(stderr, "fovea bench steps: out of memory building the JSON report\n");
+                status = 1;
+            }
             cJSON_free(out);
         } else {
             printf("fovea bench steps: %s, %d steps timed after %d warm-up, vision %s, %s, "
@@ -580,7 +588,7 @@ static int bench_steps(int argc, char **argv)
         base_free(col);
     }
     cli_session_close(&s); /* zeroed when it was not opened */
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     if (devnull)
         fclose(devnull);
     cJSON_Delete(b.steps);

@@ -419,7 +419,7 @@ static void same_site_frame(void)
     HARNESS_OR_SKIP(h);
     char url[256];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/procedural/inner.html",
-             base_httpd_port(h->srv_b));
+             serve_httpd_port(h->srv_b));
     fx f;
     CHECK(fx_open_at(&f, url));
     cdp_frame fr[8];

@@ -1,4 +1,4 @@
-/* tests/stepbench/test_bench_steps.c: `fovea bench steps` on the demo site.
+/* tests/tools/test_bench_steps.c: `fovea bench steps` on the demo site.
  *
  * json: `fovea bench steps --n 3 --json` must print one JSON object with a
  * median and p90 for every stage (capture, decode, fingerprint, vision,
@@ -22,7 +22,7 @@
 #include "base/fs.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
-#define OUT FOVEA_BINARY_DIR "/tests/stepbench/out"
+#define OUT FOVEA_BINARY_DIR "/tests/tools/out"
 
 /* Runs `fovea ARGS`, stdout into *out and stderr into *errs (malloc'd, NUL
  * terminated); returns the exit status or -1. */

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/err.h"
 #include "base/rng.h"
 #include "perception/procedural.h"
 
@@ -60,6 +61,7 @@ int agent__snap_procedural(cdp_page *page, const perc_epoch *ep, int box, const 
         /* A page script that threw (a page patching DOM APIs), a reply we
          * could not read: the snapper's probe may still work. */
         note(r, "; epoch element check failed (%.80s) -> snapper", err);
+        base_errclear(err); /* first error wins: the snapper's must show */
         return 0;
     }
     if (why.outcome != PERC_PROC_HIT) {

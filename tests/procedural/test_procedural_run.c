@@ -11,6 +11,8 @@
  * "fallback", gate_why says "moved" / "covered by div#veil") and the snapper
  * must take over: the moved button is still clicked, the covered link is
  * reported covered and not clicked.
+ * check_throws: a page that breaks a DOM API the check uses: the
+ * exception is a fallback to the snapper, not a failed step.
  * snapper_mode: AGENT_PROC_SNAPPER never asks the epoch (the bench's
  * comparison path).
  */
@@ -182,6 +184,29 @@ static void covered(void)
     cdp_page_close(s.page);
 }
 
+/* A page that breaks a DOM API the check uses (after the vision pass):
+ * the check's exception is a fallback, not a failed step. */
+static void check_throws(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    seen s;
+    memset(&s, 0, sizeof s);
+    s.after = 1;
+    s.change = "Element.prototype.checkVisibility = function () { throw new Error('nope'); }";
+    agent_run_result res;
+    CHECK(run_steps("[{\"action\": \"click\", \"target\": \"Save draft\"},"
+                    " {\"action\": \"click\", \"target\": \"Send\"}]",
+                    AGENT_PROC_EPOCH, &s, &res));
+    CHECK_MSG(res.ok, "run failed: %s", res.reason);
+    const agent_step_record *r = &s.r[1];
+    CHECK_MSG(strcmp(r->gate, "procedural") == 0, "step 2 gate %s: %s", r->gate, r->gate_why);
+    CHECK_STR(r->snap_path, "fallback");
+    CHECK_MSG(strstr(r->gate_why, "check failed") != NULL, "gate_why: %s", r->gate_why);
+    CHECK(js_true(s.page, "window.hits.at(-1) === 'send'"));
+    cdp_page_close(s.page);
+}
+
 static void snapper_mode(void)
 {
     HARNESS_OR_SKIP(h);
@@ -210,6 +235,7 @@ static const check_case cases[] = {
     {"static_hits", static_hits},
     {"moved", moved},
     {"covered", covered},
+    {"check_throws", check_throws},
     {"snapper_mode", snapper_mode},
     {NULL, NULL},
 };

@@ -258,6 +258,9 @@ base_err agent__move_to(fovea_session *se, cdp_page *np, char *err)
     se->ticket = 0;
     se->last_epoch = 0;
     se->n_masks = 0;
+    /* A page new to the session: what it showed before is news too (a
+     * popup's alert while it loaded). Callers moving BACK to a page the
+     * session knew set these to its counts (back_to_opener, switch_tab). */
     se->dialogs_seen = 0;
     se->popups_seen = 0;
     cdp_frame main;

@@ -9,7 +9,10 @@
  *
  *   build/tests/llm/bench_llm [calls]      (default 200)
  *
- * Prints the median and p90 of the overhead, and of the total, in ms.
+ * Prints the median and p90 of the overhead, and of the total, in ms, and
+ * as the baseline, in the same process, the same request body POSTed raw
+ * through the shared transport (perception/endpoint.h) with no JSON built
+ * or parsed: the ratio is what the client adds to a bare HTTP round trip.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,8 @@
 #include "agent/budget.h"
 #include "agent/llm.h"
 #include "agent/tool.h"
+#include "base/clock.h"
+#include "perception/endpoint.h"
 #include "replay.h"
 
 static int cmp(const void *a, const void *b)
@@ -113,6 +118,35 @@ int main(int argc, char **argv)
     }
     char *body = cJSON_PrintUnformatted(msgs);
     char *tb = cJSON_PrintUnformatted(tools);
+    /* Baseline: the same bytes, raw. */
+    cJSON *req = cJSON_CreateObject();
+    cJSON_AddStringToObject(req, "model", "gpt-4o-mini");
+    cJSON_AddItemReferenceToObject(req, "messages", msgs);
+    cJSON_AddItemReferenceToObject(req, "tools", tools);
+    cJSON_AddStringToObject(req, "tool_choice", "auto");
+    char *raw = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    perc_endpoint_config ec;
+    memset(&ec, 0, sizeof ec);
+    ec.base_url = replay_base_url(r);
+    ec.path = "/chat/completions";
+    perc_endpoint *ep = NULL;
+    double *base = malloc(sizeof(double) * (size_t)n);
+    int nb = 0;
+    if (raw && perc_endpoint_create(&ec, &ep, err) == BASE_OK) {
+        size_t rl = strlen(raw);
+        for (int i = 0; i < n + 10; i++) {
+            double t0 = base_monotime_ms();
+            if (perc_endpoint_post(ep, raw, rl, 0, NULL, err)) {
+                fprintf(stderr, "raw %d: %s\n", i, err);
+                break;
+            }
+            if (i >= 10)
+                base[nb++] = base_monotime_ms() - t0;
+        }
+    }
+    perc_endpoint_destroy(ep);
+    free(raw);
     printf("bench_llm: %d calls, request %zu bytes of messages + %zu bytes of tools (%d tools), "
            "~%ld tokens estimated\n",
            ok, strlen(body), strlen(tb), cJSON_GetArraySize(tools),
@@ -124,7 +158,14 @@ int main(int argc, char **argv)
                om, o9);
         printf("whole call against the replay on loopback:           median %.3f ms, p90 %.3f ms\n",
                tm, t9);
+        if (nb > 0) {
+            double bm = pct(base, nb, 0.5);
+            printf("baseline, the same body POSTed raw (same process):   median %.3f ms; "
+                   "client/raw %.2fx\n",
+                   bm, tm / bm);
+        }
     }
+    free(base);
     free(body);
     free(tb);
     free(over);

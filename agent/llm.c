@@ -371,7 +371,7 @@ static void check_call(const cJSON *tools, agent_llm_call *c)
                                       n->valuestring);
         }
         c->error = BASE_ENOTFOUND;
-        snprintf(c->why, sizeof c->why, "unknown tool '%.60s' (the tools are: %s)", c->name,
+        snprintf(c->why, sizeof c->why, "unknown tool '%.60s' (the tools are: %.150s)", c->name,
                  known[0] ? known : "none");
         goto bad;
     }

@@ -147,7 +147,7 @@ static base_err read_call(const cJSON *tc, const cJSON *fn, int index, agent_llm
         char ex[80];
         excerpt(c->arguments, strlen(c->arguments), ex, sizeof ex);
         c->error = BASE_EPROTO;
-        snprintf(c->why, sizeof c->why, "%s: the arguments are not a JSON object: \"%s\"",
+        snprintf(c->why, sizeof c->why, "%.60s: the arguments are not a JSON object: \"%s\"",
                  c->name, ex);
         return BASE_OK;
     }

@@ -817,6 +817,37 @@ static void parsing(void)
     agent_llm_reply_fini(&r);
 }
 
+/* Every allocation of the reply parser failing in turn: a clean
+ * BASE_ENOMEM (or success), never a crash or a leak (ASan build). */
+static void out_of_memory(void)
+{
+    const char *body =
+        "{\"model\":\"m\",\"choices\":[{\"finish_reason\":\"tool_calls\",\"message\":{\"role\":"
+        "\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"a\"},{\"type\":\"text\","
+        "\"text\":\"b\"}],\"reasoning\":\"r\",\"tool_calls\":[{\"id\":\"c1\",\"type\":"
+        "\"function\",\"function\":{\"name\":\"scroll\",\"arguments\":\"{}\"}},{\"type\":"
+        "\"function\",\"function\":{\"name\":\"done\",\"arguments\":{\"x\":1}}}]}}],"
+        "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1}}";
+    agent_llm_reply r;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_alloc_fail_after(0);
+    CHECK_OK(agent_llm_parse_reply(body, strlen(body), &r, err));
+    agent_llm_reply_fini(&r);
+    unsigned long n = base_alloc_fail_after(0);
+    CHECK(n >= 6);
+    for (unsigned long k = 1; k <= n; k++) {
+        base_errclear(err);
+        base_alloc_fail_after(k);
+        base_err e = agent_llm_parse_reply(body, strlen(body), &r, err);
+        base_alloc_fail_after(0);
+        CHECK_MSG(e == BASE_OK || e == BASE_ENOMEM, "allocation %lu: %s", k, err);
+        if (e == BASE_OK)
+            agent_llm_reply_fini(&r);
+        else
+            CHECK_MSG(strstr(err, "out of memory"), "allocation %lu: %s", k, err);
+    }
+}
+
 static const check_case cases[] = {
     {"tool_round_trip", tool_round_trip},
     {"bad_tool_calls", bad_tool_calls},
@@ -831,6 +862,7 @@ static const check_case cases[] = {
     {"key_never_printed", key_never_printed},
     {"config", config},
     {"parsing", parsing},
+    {"out_of_memory", out_of_memory},
     {NULL, NULL},
 };
 

@@ -179,6 +179,63 @@ static void tool_round_trip(void)
     fx_end(&f);
 }
 
+/* A recorded three-turn conversation (tests/fixtures/replay_chat: response
+ * bodies as OpenAI, vLLM and llama.cpp's server write them) replayed in
+ * order: each turn's tool calls are answered under their ids, the server
+ * checks the pairing on every request, and the usage of each turn is read
+ * (cached tokens where the server reports them). */
+static void recorded_conversation(void)
+{
+    fx f;
+    CHECK(fx_start(&f, NULL, 0, 5000));
+    CHECK_EQ(replay_load_dir(f.r, FOVEA_SOURCE_DIR "/tests/fixtures/replay_chat", f.err), 3);
+    cJSON *tools = tool_functions_json(0);
+    cJSON *msgs = conversation("Find the cheapest desk lamp.");
+    agent_llm_request q;
+    request_init(&q, msgs, tools);
+    agent_budget b;
+    agent_budget_init(&b, AGENT_BUDGET_DEFAULT);
+    q.budget = &b;
+    static const int calls[] = {1, 2, 0};
+    static const long cached[] = {2944, 0, 0};
+    for (int turn = 0; turn < 3; turn++) {
+        agent_llm_reply r;
+        CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "turn %d: %s", turn, f.err);
+        CHECK_EQ(r.n_calls, calls[turn]);
+        CHECK_EQ(r.n_bad_calls, 0);
+        CHECK_EQ(r.usage.cached, cached[turn]);
+        CHECK_OK(agent_llm_add_reply(msgs, &r));
+        for (int i = 0; i < r.n_calls; i++) {
+            char res[128];
+            snprintf(res, sizeof res, "%s: ok", r.calls[i].name);
+            CHECK_OK(agent_llm_add_tool_result(msgs, r.calls[i].id, res));
+        }
+        if (turn == 1) {
+            CHECK_STR(r.calls[0].id, "chatcmpl-tool-4a1");
+            CHECK_STR(cJSON_GetObjectItem(r.calls[0].args, "text")->valuestring, "desk lamp");
+        }
+        if (turn == 2)
+            CHECK(r.content && strstr(r.content, "Arc Mini"));
+        agent_llm_reply_fini(&r);
+    }
+    CHECK_EQ(replay_count(f.r), 3);
+    CHECK_EQ(b.calls, 3);
+    CHECK_EQ(b.spent, 3141 + 3462 + 3604);
+    /* The last request carried both tool results of turn 2, in order. */
+    cJSON *last = seen_body(f.r, 2);
+    const cJSON *m = cJSON_GetObjectItem(last, "messages");
+    int n = cJSON_GetArraySize(m);
+    CHECK_EQ(n, 2 + 2 + 3);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 2), "tool_call_id")->valuestring,
+              "chatcmpl-tool-4a1");
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 1), "tool_call_id")->valuestring,
+              "chatcmpl-tool-4a2");
+    cJSON_Delete(last);
+    cJSON_Delete(msgs);
+    cJSON_Delete(tools);
+    fx_end(&f);
+}
+
 /* Tool calls the agent cannot run: an unknown name, arguments failing the
  * tool's schema, arguments that are not JSON. The call succeeds; each bad
  * tool call carries a message for the model. */
@@ -850,6 +907,7 @@ static void out_of_memory(void)
 
 static const check_case cases[] = {
     {"tool_round_trip", tool_round_trip},
+    {"recorded_conversation", recorded_conversation},
     {"bad_tool_calls", bad_tool_calls},
     {"json_schema", json_schema},
     {"schema_fallback", schema_fallback},

@@ -504,8 +504,14 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
         for (int i = 0; i < r.n_calls; i++)
             check_call(q->tools, &r.calls[i]);
         r.n_bad_calls = 0;
-        for (int i = 0; i < r.n_calls; i++)
+        for (int i = 0; i < r.n_calls; i++) {
             r.n_bad_calls += r.calls[i].error != BASE_OK;
+            /* Out of memory is the client's failure, not the model's. */
+            if (r.calls[i].error == BASE_ENOMEM) {
+                agent_llm_reply_fini(&r);
+                return base_errf(err, BASE_ENOMEM, "model reply: out of memory");
+            }
+        }
         if (q->schema && (e = read_answer(q, fallback, &r, perr)) != BASE_OK) {
             agent_llm_reply_fini(&r);
             return perc_endpoint_errf(l->ep, err, e, "%s", perr);

@@ -23,6 +23,7 @@
 #include "agent/llm.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/json_alloc.h"
 #include "perception/model_json.h"
 
 #define MAX_CALLS 64
@@ -142,6 +143,10 @@ static base_err read_call(const cJSON *tc, const cJSON *fn, int index, agent_llm
     while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
         s++;
     cJSON *args = *s ? cJSON_Parse(c->arguments) : cJSON_CreateObject();
+    /* cJSON says NULL for both bad text and no memory: tell them apart. */
+    if (!args && (!*s || base_json_parse_error(c->arguments, strlen(c->arguments), NULL) ==
+                             BASE_ENOMEM))
+        return BASE_ENOMEM;
     if (!cJSON_IsObject(args)) {
         cJSON_Delete(args);
         char ex[80];
@@ -204,6 +209,8 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
                          AGENT_LLM_BODY_MAX);
     char ex[100];
     cJSON *root = cJSON_ParseWithLength(body, len);
+    if (!root && base_json_parse_error(body, len, NULL) == BASE_ENOMEM)
+        return base_errf(err, BASE_ENOMEM, "model reply: out of memory");
     if (!root) {
         size_t start = 0;
         while (start < len && (body[start] == ' ' || body[start] == '\n' || body[start] == '\r'))
@@ -337,11 +344,14 @@ static const char *fence(const char *s, size_t n)
     return NULL;
 }
 
-/* Parses s[0..n) as exactly one object (whitespace around allowed). */
-static cJSON *parse_object(const char *s, size_t n)
+/* Parses s[0..n) as exactly one object (whitespace around allowed); sets
+ * *oom when the parser ran out of memory on a valid text. */
+static cJSON *parse_object(const char *s, size_t n, int *oom)
 {
     const char *end = NULL;
     cJSON *v = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+    if (!v && base_json_parse_error(s, n, NULL) == BASE_ENOMEM)
+        *oom = 1;
     if (!cJSON_IsObject(v)) {
         cJSON_Delete(v);
         return NULL;
@@ -363,7 +373,8 @@ base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, cha
         return base_errf(err, BASE_ETOOBIG, "JSON answer: %zu bytes (the limit is %u)", len,
                          AGENT_LLM_BODY_MAX);
     /* 1. The whole text. */
-    cJSON *v = parse_object(text, len);
+    int oom = 0;
+    cJSON *v = parse_object(text, len, &oom);
     /* 2. Inside the first ``` fence (after its language tag). */
     const char *f = v ? NULL : fence(text, len);
     if (f) {
@@ -373,19 +384,19 @@ base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, cha
             body = nl + 1;
         const char *close = fence(body, len - (size_t)(body - text));
         size_t bl = close ? (size_t)(close - body) : len - (size_t)(body - text);
-        v = parse_object(body, bl);
+        v = parse_object(body, bl, &oom);
     }
     /* 3. The first balanced {...} that parses as an object. */
     int cut = 0;
     size_t i = 0;
-    for (int tries = 0; !v && tries < SCAN_TRIES && i < len; tries++) {
+    for (int tries = 0; !v && !oom && tries < SCAN_TRIES && i < len; tries++) {
         const char *b = memchr(text + i, '{', len - i);
         if (!b)
             break;
         size_t at = (size_t)(b - text);
         size_t end = balanced_end(text, len, at);
         if (end)
-            v = parse_object(text + at, end - at);
+            v = parse_object(text + at, end - at, &oom);
         else
             cut = 1;
         i = at + 1;
@@ -394,6 +405,8 @@ base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, cha
         *out = v;
         return BASE_OK;
     }
+    if (oom)
+        return base_errf(err, BASE_ENOMEM, "JSON answer: out of memory");
     char ex[100];
     excerpt(text, len > 80 ? 80 : len, ex, sizeof ex);
     if (cut)

@@ -7,7 +7,7 @@
  * worker turn: system prompt, a 40-row element list, the tool registry's
  * function list (~all tools), three earlier tool round trips.
  *
- *   build/tests/llm/bench_llm [calls]      (default 200)
+ *   build/bench/bench_llm [calls]      (default 200)
  *
  * Prints the median and p90 of the overhead, and of the total, in ms, and
  * as the baseline, in the same process, the same request body POSTed raw

@@ -36,7 +36,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "base/http.h"
 #include "base/interrupt.h"
 #include "base/rng.h"
 #include "perception/model_json.h"

@@ -903,6 +903,23 @@ static void out_of_memory(void)
         else
             CHECK_MSG(strstr(err, "out of memory"), "allocation %lu: %s", k, err);
     }
+    /* The same for an answer read out of prose. */
+    const char *text = "Plan:\n```json\n{\"done\": false, \"next_steps\": [\"a\", \"b\"]}\n```";
+    cJSON *v = NULL;
+    base_alloc_fail_after(0);
+    CHECK_OK(agent_llm_json_from_text(text, strlen(text), &v, err));
+    cJSON_Delete(v);
+    n = base_alloc_fail_after(0);
+    CHECK(n >= 3);
+    for (unsigned long k = 1; k <= n; k++) {
+        base_errclear(err);
+        v = NULL;
+        base_alloc_fail_after(k);
+        base_err e = agent_llm_json_from_text(text, strlen(text), &v, err);
+        base_alloc_fail_after(0);
+        CHECK_MSG(e == BASE_OK || e == BASE_ENOMEM, "allocation %lu: %s", k, err);
+        cJSON_Delete(v);
+    }
 }
 
 static const check_case cases[] = {

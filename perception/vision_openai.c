@@ -23,141 +23,50 @@
  * or was cut off) is remembered per provider, which is per session, by URL;
  * later passes on it go straight to the fallback model.
  *
- * Transport: one libcurl easy handle per provider (connection reuse), a
- * connect and a total timeout per attempt, and retries with exponential
- * backoff plus jitter on 429, 5xx, timeouts and broken connections, honouring
- * Retry-After. The API key goes only into the Authorization header: every
- * message this file logs or returns is first scrubbed of any 8+ character
- * piece of the key, because some endpoints echo (part of) a bad key back in
- * their error text.
+ * Transport: perception/endpoint.c, shared with the agent's LLM client: one
+ * libcurl handle per provider (connection reuse), a timeout per attempt cut
+ * to the detect's deadline, retries with backoff on 429, 5xx, timeouts and
+ * broken connections honouring Retry-After, and every message scrubbed of
+ * the API key (some endpoints echo part of a bad key in their error text).
  */
 #include <cjson/cJSON.h>
-#include <curl/curl.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <time.h>
 
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/http.h"
 #include "base/log.h"
-#include "base/rng.h"
+#include "perception/endpoint.h"
 #include "perception/model_json.h"
 #include "perception/som.h"
 #include "perception/vision.h"
 
-#define RESP_MAX (8u << 20)       /* cap on an endpoint's response body */
 #define COVERAGE_CAP 60           /* box cap of the coverage pass (seed 002 §4.3) */
 #define ANCHOR_MAX_AGE_MS 10000.0 /* older previous passes are not drawn */
 #define COMPLEX_URLS 64           /* URLs remembered as complex per provider */
-#define BACKOFF_BASE_MS 500.0
-#define BACKOFF_MAX_MS 8000.0
-#define RETRY_AFTER_MAX_MS 60000L
 #define JPEG_QUALITY 80
-#define MSG_MAX 512
 
 typedef struct oai {
     perc_vision v; /* first, so that the vision pointer is the allocation */
-    char *base_url, *key, *model, *fallback, *endpoint;
-    char *shown; /* endpoint as messages show it: a user:password@ password masked */
-    int timeout_ms, max_retries, model_width, max_boxes;
-    CURL *curl;
-    CURLM *multi; /* drives curl so that a cancel wakes the wait at once */
-    struct curl_slist *headers;
-    base_rng rng;
+    char *model, *fallback;
+    int model_width, max_boxes;
+    perc_endpoint *ep; /* base URL + /chat/completions, key, retries */
     char *complex_urls[COMPLEX_URLS]; /* ring of URLs (fragment cut) */
     int n_complex, next_complex;
-    /* Per-attempt scratch filled by the curl callbacks. */
-    base_buf resp;
-    long retry_after_ms; /* -1 when the response had none */
-    long retry_after_s;  /* the same as sent, unclamped (seconds), -1 when none */
-    double deadline_ms;  /* of the detect in progress (perc_vision_ctx), 0 = none */
-    atomic_int cancel;   /* perc_vision_cancel: abort requests and waits */
+    double deadline_ms; /* of the detect in progress (perc_vision_ctx), 0 = none */
 } oai;
 
-/* ---- secrets --------------------------------------------------------- */
+/* ---- messages ------------------------------------------------------ */
 
-/* Replaces, in place, every run of >= 8 characters of msg (or the whole key
- * when it is shorter) that also occurs in the key with "***". */
-static void scrub(const char *key, char *msg, size_t cap)
-{
-    size_t kl = key ? strlen(key) : 0;
-    if (kl == 0 || !msg)
-        return;
-    size_t min = kl < 8 ? kl : 8;
-    char out[MSG_MAX];
-    size_t o = 0, n = strlen(msg);
-    for (size_t i = 0; i < n && o + 1 < sizeof out;) {
-        size_t best = 0;
-        for (size_t l = min; i + l <= n && l <= kl; l++) {
-            int found = 0;
-            for (size_t k = 0; k + l <= kl; k++) {
-                if (memcmp(key + k, msg + i, l) == 0) {
-                    found = 1;
-                    break;
-                }
-            }
-            if (!found)
-                break;
-            best = l;
-        }
-        if (best) {
-            for (const char *s = "***"; *s && o + 1 < sizeof out; s++)
-                out[o++] = *s;
-            i += best;
-        } else {
-            out[o++] = msg[i++];
-        }
-    }
-    out[o] = '\0';
-    snprintf(msg, cap, "%s", out);
-}
-
-/* Formats into msg (MSG_MAX) and scrubs the key out of it. */
-static void vformat(const oai *o, char *msg, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-static void vformat(const oai *o, char *msg, const char *fmt, va_list ap)
-{
-    vsnprintf(msg, MSG_MAX, fmt, ap);
-    scrub(o->key, msg, MSG_MAX);
-}
-
-/* base_errf through the scrubber. */
-static base_err oerr(const oai *o, char *err, base_err e, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static base_err oerr(const oai *o, char *err, base_err e, const char *fmt, ...)
-{
-    char msg[MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(o, msg, fmt, ap);
-    va_end(ap);
-    return base_errf(err, e, "%s", msg);
-}
-
-/* base_log through the scrubber. */
-static void olog(const oai *o, base_log_level lvl, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void olog(const oai *o, base_log_level lvl, const char *fmt, ...)
-{
-    if (!base_log_enabled(BASE_LOG_PERC, lvl))
-        return;
-    char msg[MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vformat(o, msg, fmt, ap);
-    va_end(ap);
-    base_log(BASE_LOG_PERC, lvl, "openai: %s", msg);
-}
+/* Errors and logs go through the endpoint, which scrubs the key out of
+ * them (perception/endpoint.h). */
+#define oerr(o, ...) perc_endpoint_errf((o)->ep, __VA_ARGS__)
+#define olog(o, ...) perc_endpoint_log((o)->ep, __VA_ARGS__)
 
 /* ---- configuration --------------------------------------------------- */
 
@@ -222,268 +131,6 @@ base_err perc_openai_config_from_env(perc_openai_config *c, char *err)
     }
     *c = t;
     return BASE_OK;
-}
-
-/* ---- transport ------------------------------------------------------- */
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_rc = CURLE_OK;
-
-static void curl_init(void)
-{
-    curl_init_rc = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static size_t on_body(char *p, size_t sz, size_t nm, void *user)
-{
-    oai *o = user;
-    size_t n = sz * nm;
-    /* Returning less than n aborts the transfer with CURLE_WRITE_ERROR. */
-    return base_buf_append(&o->resp, p, n) == BASE_OK ? n : 0;
-}
-
-/* Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-static void parse_retry_after(oai *o, const char *v, size_t n)
-{
-    char s[64];
-    if (n >= sizeof s)
-        return;
-    memcpy(s, v, n);
-    s[n] = '\0';
-    char *end = NULL;
-    long secs = strtol(s, &end, 10);
-    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-        end++;
-    long ms;
-    if (end != s && *end == '\0' && secs >= 0) {
-        o->retry_after_s = secs;
-        ms = secs > RETRY_AFTER_MAX_MS / 1000 ? RETRY_AFTER_MAX_MS : secs * 1000;
-    } else {
-        time_t when = curl_getdate(s, NULL);
-        if (when < 0)
-            return;
-        double d = difftime(when, time(NULL)) * 1000.0;
-        o->retry_after_s = d < 0 ? 0 : (long)(d / 1000.0);
-        ms = d < 0 ? 0 : d > RETRY_AFTER_MAX_MS ? RETRY_AFTER_MAX_MS : (long)d;
-    }
-    o->retry_after_ms = ms;
-}
-
-static size_t on_header(char *p, size_t sz, size_t nm, void *user)
-{
-    oai *o = user;
-    size_t n = sz * nm;
-    /* A new status line (after 100 Continue or a redirect) starts afresh. */
-    if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
-        o->retry_after_ms = -1;
-        o->retry_after_s = -1;
-    }
-    else if (n > 12 && strncasecmp(p, "retry-after:", 12) == 0)
-        parse_retry_after(o, p + 12 + strspn(p + 12, " \t"), n - 12 - strspn(p + 12, " \t"));
-    return n;
-}
-
-/* What one attempt came to. */
-typedef enum attempt_kind { ATT_OK, ATT_RETRY, ATT_FATAL } attempt_kind;
-
-static int retryable_curl(CURLcode cc)
-{
-    return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_COULDNT_CONNECT ||
-           cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE || cc == CURLE_RECV_ERROR ||
-           cc == CURLE_SEND_ERROR;
-}
-
-/* Describes a failed HTTP status with the body's error message (or the start
- * of the body) into msg. */
-static void describe_status(long status, const base_buf *b, char *msg, size_t n)
-{
-    char emsg[200];
-    const char *body = b->data ? (const char *)b->data : "";
-    if (!perc_chat_error_message(body, b->len, emsg, sizeof emsg)) {
-        /* Not an error envelope (an HTML page from a proxy, say): quote its
-         * start, one line. */
-        size_t k = 0;
-        for (size_t i = 0; i < b->len && k + 1 < 80; i++) {
-            unsigned char ch = (unsigned char)body[i];
-            emsg[k++] = (char)(ch < 0x20 || ch == 0x7f ? ' ' : ch);
-        }
-        emsg[k] = '\0';
-    }
-    snprintf(msg, n, "answered %ld %s%s%s", status, base_http_reason((int)status),
-             emsg[0] ? ": " : "", emsg);
-}
-
-/* curl's progress callback: a non-zero return aborts the transfer, which is
- * how perc_vision_cancel reaches a request that is waiting for an answer. */
-static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-    (void)dt;
-    (void)dn;
-    (void)ut;
-    (void)un;
-    oai *o = user;
-    return atomic_load(&o->cancel) != 0;
-}
-
-/* curl_easy_perform, but on a multi handle polled in 100 ms slices, so
- * that perc_vision_cancel (which also wakes the poll) ends a request that
- * is waiting for an answer at once rather than at curl's next once-a-second
- * progress call. */
-static CURLcode perform(oai *o)
-{
-    if (!o->multi || curl_multi_add_handle(o->multi, o->curl) != CURLM_OK)
-        return curl_easy_perform(o->curl);
-    CURLcode rc = CURLE_OK;
-    int running = 1, done = 0;
-    while (!done) {
-        if (atomic_load(&o->cancel)) {
-            rc = CURLE_ABORTED_BY_CALLBACK;
-            break;
-        }
-        if (curl_multi_perform(o->multi, &running) != CURLM_OK) {
-            rc = CURLE_RECV_ERROR;
-            break;
-        }
-        int left = 0;
-        CURLMsg *m;
-        while ((m = curl_multi_info_read(o->multi, &left)) != NULL) {
-            if (m->msg == CURLMSG_DONE && m->easy_handle == o->curl) {
-                rc = m->data.result;
-                done = 1;
-            }
-        }
-        if (!done && running)
-            curl_multi_poll(o->multi, NULL, 0, 100, NULL);
-        else if (!done)
-            done = 1; /* finished without a message: nothing more to read */
-    }
-    curl_multi_remove_handle(o->multi, o->curl);
-    return rc;
-}
-
-/* Sleeps ms in short slices; returns 1 early when cancelled. */
-static int sleep_cancellable(oai *o, double ms)
-{
-    double end = base_monotime_ms() + ms;
-    for (;;) {
-        if (atomic_load(&o->cancel))
-            return 1;
-        double left = end - base_monotime_ms();
-        if (left <= 0)
-            return 0;
-        base_sleep_ms(left < 20 ? left : 20);
-    }
-}
-
-/* Milliseconds left before the detect's deadline (a large number without). */
-static double time_left(const oai *o)
-{
-    return o->deadline_ms > 0 ? o->deadline_ms - base_monotime_ms() : 1e12;
-}
-
-/* POSTs body to the endpoint, retrying transient failures, never past the
- * detect's deadline: each attempt's timeout is cut to the time left, and a
- * retry that would start after it (a long Retry-After) is not waited for.
- * On BASE_OK o->resp holds the 2xx body. *calls counts every attempt. */
-static base_err post(oai *o, const char *body, size_t n, int *calls, char *err)
-{
-    char last[MSG_MAX] = "";
-    base_err last_e = BASE_EREMOTE;
-    int attempts = o->max_retries + 1;
-    for (int a = 0; a < attempts; a++) {
-        base_buf_reset(&o->resp);
-        o->retry_after_ms = -1;
-        o->retry_after_s = -1;
-        if (atomic_load(&o->cancel))
-            return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
-                        o->shown);
-        double left = time_left(o);
-        if (left < 1) {
-            if (last[0])
-                return oerr(o, err, last_e, "vision endpoint: %s (%s; no time left to retry)",
-                            last, o->shown);
-            return oerr(o, err, BASE_ETIMEDOUT,
-                        "vision endpoint: timed out: the step's time ran out before the "
-                        "request (%s)",
-                        o->shown);
-        }
-        long tmo = left < o->timeout_ms ? (long)left : (long)o->timeout_ms;
-        curl_easy_setopt(o->curl, CURLOPT_TIMEOUT_MS, tmo);
-        char cerr[CURL_ERROR_SIZE] = "";
-        curl_easy_setopt(o->curl, CURLOPT_POSTFIELDS, body);
-        curl_easy_setopt(o->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
-        curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, cerr);
-        (*calls)++;
-        double t0 = base_monotime_ms();
-        CURLcode cc = perform(o);
-        double ms = base_monotime_ms() - t0;
-        curl_easy_setopt(o->curl, CURLOPT_ERRORBUFFER, NULL);
-        long status = 0;
-        curl_easy_getinfo(o->curl, CURLINFO_RESPONSE_CODE, &status);
-        attempt_kind k;
-        if (cc == CURLE_OK && status >= 200 && status < 300) {
-            olog(o, BASE_LOG_DEBUG, "%ld in %.0f ms (%zu bytes)", status, ms, o->resp.len);
-            return BASE_OK;
-        } else if (cc == CURLE_OK && status == 429) {
-            if (o->retry_after_s >= 0)
-                snprintf(last, sizeof last, "rate-limited (Retry-After %ld s)", o->retry_after_s);
-            else
-                snprintf(last, sizeof last, "rate-limited (429 Too Many Requests)");
-            last_e = BASE_EREMOTE;
-            k = ATT_RETRY;
-        } else if (cc == CURLE_OK) {
-            describe_status(status, &o->resp, last, sizeof last);
-            last_e = BASE_EREMOTE;
-            k = status >= 500 ? ATT_RETRY : ATT_FATAL;
-        } else if (cc == CURLE_ABORTED_BY_CALLBACK) {
-            return oerr(o, err, BASE_ECANCELED, "vision endpoint: request cancelled (%s)",
-                        o->shown);
-        } else if (cc == CURLE_OPERATION_TIMEDOUT) {
-            snprintf(last, sizeof last, "timed out after %ld ms", tmo);
-            last_e = BASE_ETIMEDOUT;
-            k = ATT_RETRY;
-        } else if (cc == CURLE_WRITE_ERROR) {
-            snprintf(last, sizeof last, "reply is larger than %u bytes", RESP_MAX);
-            last_e = BASE_ETOOBIG;
-            k = ATT_FATAL;
-        } else {
-            const char *what = cc == CURLE_PARTIAL_FILE || cc == CURLE_RECV_ERROR
-                                   ? "closed the connection mid-reply"
-                               : cc == CURLE_GOT_NOTHING ? "closed the connection without a reply"
-                               : cc == CURLE_COULDNT_CONNECT ? "refused the connection"
-                                                             : "could not be reached";
-            snprintf(last, sizeof last, "%s (curl: %s)", what,
-                     cerr[0] ? cerr : curl_easy_strerror(cc));
-            last_e = cc == CURLE_COULDNT_CONNECT || retryable_curl(cc) ? BASE_EIO : BASE_EINVAL;
-            k = retryable_curl(cc) ? ATT_RETRY : ATT_FATAL;
-        }
-        if (k == ATT_FATAL || a + 1 == attempts) {
-            if (a == 0)
-                return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->shown);
-            return oerr(o, err, last_e, "vision endpoint: %s (%s, after %d attempts)", last,
-                        o->shown, a + 1);
-        }
-        /* Exponential backoff with jitter, unless the server said when. */
-        double wait = BACKOFF_BASE_MS * pow(2.0, a);
-        wait = wait > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : wait;
-        wait *= base_rng_uniform(&o->rng, 0.5, 1.0);
-        if (o->retry_after_ms >= 0)
-            wait = (double)o->retry_after_ms;
-        /* A wait that would end after the deadline is not worth starting:
-         * say why now (with the server's own figure for a rate limit). */
-        double room = time_left(o);
-        long ra_s = o->retry_after_s;
-        if (wait >= room || (ra_s >= 0 && (double)ra_s * 1000.0 >= room)) {
-            return oerr(o, err, last_e,
-                        "vision endpoint: %s (%s; not retried: %.0f ms left for the step)", last,
-                        o->shown, room > 0 ? room : 0);
-        }
-        olog(o, BASE_LOG_INFO, "%s; retry %d/%d in %.0f ms", last, a + 1, o->max_retries, wait);
-        if (sleep_cancellable(o, wait))
-            return oerr(o, err, BASE_ECANCELED, "vision endpoint: %s (%s; cancelled)", last,
-                        o->shown);
-    }
-    return oerr(o, err, last_e, "vision endpoint: %s (%s)", last, o->shown);
 }
 
 /* ---- prompt and request ---------------------------------------------- */
@@ -606,14 +253,18 @@ static base_err ask(oai *o, const char *model, const char *data_url, const perc_
         e = oerr(o, err, e, "vision request: %s", base_strerror(e));
         goto done;
     }
-    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", o->shown,
+    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", perc_endpoint_shown(o->ep),
          model, cap, anchor, n_missing, n);
-    e = post(o, body, n, calls, err);
+    perc_post_info pi;
+    e = perc_endpoint_post(o->ep, body, n, o->deadline_ms, &pi, err);
+    *calls += pi.attempts;
     if (e)
         goto done;
+    size_t rlen = 0;
+    const char *resp = perc_endpoint_body(o->ep, &rlen);
     char perr[BASE_ERRBUF_SIZE] = "";
     int cut = 0;
-    e = perc_chat_reply_parse((const char *)o->resp.data, o->resp.len, &content, &cut, perr);
+    e = perc_chat_reply_parse(resp, rlen, &content, &cut, perr);
     if (!e)
         e = perc_model_reply_parse(content, strlen(content), cap, rep, perr);
     if (e) {
@@ -931,73 +582,26 @@ done:
     return e;
 }
 
-/* url with the password of a "scheme://user:password@" userinfo replaced
- * by "********" (a base_malloc'd copy), for messages: logs, errors and the
- * trace never show it. NULL on ENOMEM. */
-static char *shown_url(const char *url)
-{
-    const char *p = strstr(url, "://");
-    size_t hl = p ? strcspn(p + 3, "/?#") : 0;
-    const char *at = p ? memchr(p + 3, '@', hl) : NULL;
-    const char *colon = at ? memchr(p + 3, ':', (size_t)(at - (p + 3))) : NULL;
-    if (!colon)
-        return base_strdup(url);
-    size_t head = (size_t)(colon + 1 - url), n = head + 8 + strlen(at) + 1;
-    char *s = base_malloc(n);
-    if (s)
-        snprintf(s, n, "%.*s********%s", (int)head, url, at);
-    return s;
-}
-
 static void oai_destroy(perc_vision *v)
 {
     if (!v)
         return;
     oai *o = v->self;
-    if (o->curl)
-        curl_easy_cleanup(o->curl);
-    if (o->multi)
-        curl_multi_cleanup(o->multi);
-    curl_slist_free_all(o->headers);
-    base_buf_fini(&o->resp);
+    perc_endpoint_destroy(o->ep);
     for (int i = 0; i < o->n_complex; i++)
         base_free(o->complex_urls[i]);
-    base_free(o->base_url);
-    /* Wipe the key before handing its memory back. */
-    if (o->key) {
-        volatile char *k = o->key;
-        while (*k)
-            *k++ = 0;
-    }
-    base_free(o->key);
     base_free(o->model);
     base_free(o->fallback);
-    base_free(o->endpoint);
-    base_free(o->shown);
     base_free(o);
 }
 
 static void oai_cancel(perc_vision *v, int on)
 {
     oai *o = (oai *)v;
-    atomic_store(&o->cancel, on != 0);
-    /* curl_multi_wakeup is the one multi call documented as safe from
-     * another thread. */
-    if (on && o->multi)
-        curl_multi_wakeup(o->multi);
+    perc_endpoint_cancel(o->ep, on);
 }
 
 static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1, oai_cancel};
-
-/* Adds a header line to o->headers; 0 on out of memory. */
-static int add_header(oai *o, const char *line)
-{
-    struct curl_slist *l = curl_slist_append(o->headers, line);
-    if (!l)
-        return 0;
-    o->headers = l;
-    return 1;
-}
 
 base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **out, char *err)
 {
@@ -1017,88 +621,40 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
                          "openai provider: bad limits (timeout %d ms, retries %d, width %d, "
                          "boxes %d)",
                          c->timeout_ms, c->max_retries, c->model_width, c->max_boxes);
-    pthread_once(&curl_once, curl_init);
-    if (curl_init_rc != CURLE_OK)
-        return base_errf(err, BASE_EIO, "openai provider: curl_global_init: %s",
-                         curl_easy_strerror(curl_init_rc));
+    if (c->api_key && strpbrk(c->api_key, "\r\n"))
+        return base_errf(err, BASE_EINVAL, "openai provider: the API key contains a line break");
     oai *o = base_calloc(1, sizeof *o);
     if (!o)
         return base_errf(err, BASE_ENOMEM, "openai provider: out of memory");
     o->v.ops = &oai_ops;
     o->v.self = o;
-    o->timeout_ms = c->timeout_ms ? c->timeout_ms : 30000;
-    o->max_retries = c->max_retries;
     o->model_width = c->model_width ? c->model_width : 1024;
     o->max_boxes = c->max_boxes ? c->max_boxes : 40;
-    base_buf_init(&o->resp, RESP_MAX);
-    base_rng_seed(&o->rng, (uint64_t)base_monotime() ^ (uint64_t)(uintptr_t)o);
-    size_t bl = strlen(c->base_url);
-    while (bl > 0 && c->base_url[bl - 1] == '/')
-        bl--;
-    o->base_url = base_strndup(c->base_url, bl);
-    o->endpoint = base_malloc(bl + sizeof "/chat/completions");
     o->model = base_strdup(c->model);
     o->fallback = c->fallback_model && c->fallback_model[0] ? base_strdup(c->fallback_model) : NULL;
-    o->key = c->api_key && c->api_key[0] ? base_strdup(c->api_key) : NULL;
-    if (!o->base_url || !o->endpoint || !o->model ||
-        (c->fallback_model && c->fallback_model[0] && !o->fallback) ||
-        (c->api_key && c->api_key[0] && !o->key))
-        goto nomem;
-    memcpy(o->endpoint, o->base_url, bl);
-    memcpy(o->endpoint + bl, "/chat/completions", sizeof "/chat/completions");
-    if (!(o->shown = shown_url(o->endpoint)))
-        goto nomem;
-    if (o->key && strpbrk(o->key, "\r\n")) {
+    if (!o->model || (c->fallback_model && c->fallback_model[0] && !o->fallback)) {
         oai_destroy(&o->v);
-        return base_errf(err, BASE_EINVAL, "openai provider: the API key contains a line break");
+        return base_errf(err, BASE_ENOMEM, "openai provider: out of memory");
     }
-    if (!add_header(o, "Content-Type: application/json") || !add_header(o, "Expect:") ||
-        !add_header(o, "Accept: application/json"))
-        goto nomem;
-    if (o->key) {
-        size_t hl = strlen(o->key) + sizeof "Authorization: Bearer ";
-        char *h = base_malloc(hl);
-        if (!h)
-            goto nomem;
-        snprintf(h, hl, "Authorization: Bearer %s", o->key);
-        int ok = add_header(o, h);
-        memset(h, 0, hl);
-        base_free(h);
-        if (!ok)
-            goto nomem;
-    }
-    o->curl = curl_easy_init();
-    o->multi = curl_multi_init();
-    if (!o->curl || !o->multi)
-        goto nomem;
-    CURL *h = o->curl;
-    int connect_ms = o->timeout_ms < 10000 ? o->timeout_ms : 10000;
-    if (curl_easy_setopt(h, CURLOPT_URL, o->endpoint) != CURLE_OK) {
+    perc_endpoint_config ec;
+    memset(&ec, 0, sizeof ec);
+    ec.base_url = c->base_url;
+    ec.path = "/chat/completions";
+    ec.api_key = c->api_key;
+    ec.what = "vision endpoint";
+    ec.budget = "step";
+    ec.log_tag = "openai";
+    ec.log_comp = BASE_LOG_PERC;
+    ec.timeout_ms = c->timeout_ms;
+    ec.max_retries = c->max_retries;
+    char eerr[BASE_ERRBUF_SIZE] = "";
+    base_err e = perc_endpoint_create(&ec, &o->ep, eerr);
+    if (e) {
         oai_destroy(&o->v);
-        return base_errf(err, BASE_EINVAL, "openai provider: curl rejected the endpoint URL");
+        return base_errf(err, e, "openai provider: %s", eerr);
     }
-    curl_easy_setopt(h, CURLOPT_POST, 1L);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, o->headers);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)o->timeout_ms);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, o);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, o);
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-    curl_easy_setopt(h, CURLOPT_XFERINFODATA, o);
-    curl_easy_setopt(h, CURLOPT_USERAGENT, "fovea/0.1");
-    /* Never follow redirects: they would carry the Authorization header to
-     * wherever the endpoint points. */
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
-    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", o->shown, o->model,
-         o->fallback ? o->fallback : "(none)", o->key ? "set" : "unset");
+    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", perc_endpoint_shown(o->ep),
+         o->model, o->fallback ? o->fallback : "(none)", c->api_key && c->api_key[0] ? "set" : "unset");
     *out = &o->v;
     return BASE_OK;
-nomem:
-    oai_destroy(&o->v);
-    return base_errf(err, BASE_ENOMEM, "openai provider: out of memory");
 }

@@ -43,6 +43,8 @@ struct replay {
     int total;
     char *key;
     int serial;
+    int chat;          /* replay_set_chat */
+    int refuse_format; /* replay_refuse_format */
 };
 
 static char *dup_or_null(const char *s)
@@ -57,6 +59,7 @@ static void entry_free(entry *e)
     base_free((void *)(uintptr_t)e->rep.finish_reason);
     base_free((void *)(uintptr_t)e->rep.retry_after);
     base_free((void *)(uintptr_t)e->rep.match);
+    base_free((void *)(uintptr_t)e->rep.tool_calls);
     memset(e, 0, sizeof *e);
 }
 
@@ -68,6 +71,7 @@ void replay_seen_fini(replay_seen *s)
     base_free(s->prompt);
     base_free(s->auth);
     base_free(s->image);
+    base_free(s->body);
     memset(s, 0, sizeof *s);
 }
 
@@ -137,8 +141,111 @@ static int decode_data_url(const char *url, parsed *p, char *why, size_t wn)
     return 0;
 }
 
+/* Chat mode: the tools array and the pairing of tool calls with tool
+ * results, worded as the API words its 400s. */
+static int validate_tools(const cJSON *root, serve_http_response *resp)
+{
+    char why[512];
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(root, "tools");
+    if (tools) {
+        int i = 0;
+        const cJSON *t;
+        if (!cJSON_IsArray(tools)) {
+            api_error(resp, 400, "invalid_request_error", "tools", "Invalid type for 'tools'.");
+            return -1;
+        }
+        cJSON_ArrayForEach(t, tools)
+        {
+            const cJSON *type = cJSON_GetObjectItemCaseSensitive(t, "type");
+            const cJSON *fn = cJSON_GetObjectItemCaseSensitive(t, "function");
+            const cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+            if (!cJSON_IsString(type) || strcmp(type->valuestring, "function") != 0 ||
+                !cJSON_IsString(name) || !name->valuestring[0]) {
+                snprintf(why, sizeof why, "Missing required parameter: 'tools[%d].function.name'.",
+                         i);
+                api_error(resp, 400, "invalid_request_error", "tools", why);
+                return -1;
+            }
+            i++;
+        }
+    }
+    /* Tool call ids of the last assistant message still waiting for their
+     * tool messages. */
+    const char *open[64];
+    int n_open = 0, i = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages"))
+    {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+        const char *rs = role->valuestring;
+        if (strcmp(rs, "tool") == 0) {
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(m, "tool_call_id");
+            int k = -1;
+            for (int j = 0; cJSON_IsString(id) && j < n_open && k < 0; j++)
+                if (open[j] && strcmp(open[j], id->valuestring) == 0)
+                    k = j;
+            if (k < 0) {
+                snprintf(why, sizeof why,
+                         "Invalid parameter: messages with role 'tool' must be a response to a "
+                         "preceding message with 'tool_calls' (messages[%d].tool_call_id "
+                         "'%.60s' answers none).",
+                         i, cJSON_IsString(id) ? id->valuestring : "(missing)");
+                api_error(resp, 400, "invalid_request_error", "messages", why);
+                return -1;
+            }
+            open[k] = NULL;
+            i++;
+            continue;
+        }
+        for (int j = 0; j < n_open; j++) {
+            if (open[j]) {
+                snprintf(why, sizeof why,
+                         "An assistant message with 'tool_calls' must be followed by tool "
+                         "messages responding to each 'tool_call_id'. The following "
+                         "tool_call_ids did not have response messages: %.60s",
+                         open[j]);
+                api_error(resp, 400, "invalid_request_error", "messages", why);
+                return -1;
+            }
+        }
+        n_open = 0;
+        const cJSON *tcs = cJSON_GetObjectItemCaseSensitive(m, "tool_calls");
+        if (strcmp(rs, "assistant") == 0 && cJSON_IsArray(tcs)) {
+            const cJSON *tc;
+            cJSON_ArrayForEach(tc, tcs)
+            {
+                const cJSON *id = cJSON_GetObjectItemCaseSensitive(tc, "id");
+                const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+                const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+                if (!cJSON_IsString(id) || !cJSON_IsString(args) || n_open >= 64) {
+                    snprintf(why, sizeof why,
+                             "Invalid 'messages[%d].tool_calls': each needs an id and "
+                             "function.arguments as a string.",
+                             i);
+                    api_error(resp, 400, "invalid_request_error", "messages", why);
+                    return -1;
+                }
+                open[n_open++] = id->valuestring;
+            }
+        }
+        i++;
+    }
+    for (int j = 0; j < n_open; j++) {
+        if (open[j]) {
+            snprintf(why, sizeof why,
+                     "An assistant message with 'tool_calls' must be followed by tool messages "
+                     "responding to each 'tool_call_id'. The following tool_call_ids did not "
+                     "have response messages: %.60s",
+                     open[j]);
+            api_error(resp, 400, "invalid_request_error", "messages", why);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* Checks the request shape; on failure fills resp with a 400 and returns -1. */
-static int validate(const cJSON *root, parsed *p, serve_http_response *resp)
+static int validate(const cJSON *root, parsed *p, serve_http_response *resp, int chat)
 {
     char why[256];
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
@@ -161,14 +268,17 @@ static int validate(const cJSON *root, parsed *p, serve_http_response *resp)
         const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
         const char *rs = cJSON_IsString(role) ? role->valuestring : "";
         if (strcmp(rs, "system") && strcmp(rs, "user") && strcmp(rs, "assistant") &&
-            strcmp(rs, "developer")) {
+            strcmp(rs, "developer") && !(chat && strcmp(rs, "tool") == 0)) {
             snprintf(why, sizeof why, "Invalid value for 'messages[%d].role'.", i);
             api_error(resp, 400, "invalid_request_error", "messages", why);
             return -1;
         }
         const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
-        int user = strcmp(rs, "user") == 0;
-        if (cJSON_IsString(c)) {
+        int user = strcmp(rs, "user") == 0 || strcmp(rs, "tool") == 0;
+        if (chat && strcmp(rs, "assistant") == 0 && (!c || cJSON_IsNull(c)) &&
+            cJSON_GetObjectItemCaseSensitive(m, "tool_calls")) {
+            /* An assistant message that only calls tools has no content. */
+        } else if (cJSON_IsString(c)) {
             if (user && (base_buf_append_str(&p->prompt, c->valuestring) ||
                          base_buf_append_str(&p->prompt, "\n")))
                 goto nomem;
@@ -225,6 +335,8 @@ static int validate(const cJSON *root, parsed *p, serve_http_response *resp)
         }
         i++;
     }
+    if (chat)
+        return validate_tools(root, resp);
     if (images == 0) {
         /* The real API accepts text-only requests; this replay serves only
          * vision requests, so a missing image is the client's bug. */
@@ -254,13 +366,30 @@ static void envelope(replay *r, const entry *e, const char *model, serve_http_re
     cJSON_AddNumberToObject(c, "index", 0);
     cJSON *msg = cJSON_AddObjectToObject(c, "message");
     cJSON_AddStringToObject(msg, "role", "assistant");
-    cJSON_AddStringToObject(msg, "content", e->rep.content);
+    if (e->rep.content)
+        cJSON_AddStringToObject(msg, "content", e->rep.content);
+    else
+        cJSON_AddNullToObject(msg, "content");
+    cJSON *tcs = e->rep.tool_calls ? cJSON_Parse(e->rep.tool_calls) : NULL;
+    if (tcs)
+        cJSON_AddItemToObject(msg, "tool_calls", tcs);
     cJSON_AddStringToObject(c, "finish_reason",
-                            e->rep.finish_reason ? e->rep.finish_reason : "stop");
+                            e->rep.finish_reason ? e->rep.finish_reason
+                            : tcs               ? "tool_calls"
+                                                : "stop");
     cJSON_AddItemToArray(choices, c);
     cJSON *u = cJSON_AddObjectToObject(root, "usage");
-    cJSON_AddNumberToObject(u, "prompt_tokens", 800);
-    cJSON_AddNumberToObject(u, "completion_tokens", (double)(strlen(e->rep.content) / 4));
+    long pt = e->rep.prompt_tokens ? e->rep.prompt_tokens : 800;
+    long ct = e->rep.completion_tokens ? e->rep.completion_tokens
+              : e->rep.content        ? (long)(strlen(e->rep.content) / 4)
+                                      : 20;
+    cJSON_AddNumberToObject(u, "prompt_tokens", (double)pt);
+    cJSON_AddNumberToObject(u, "completion_tokens", (double)ct);
+    cJSON_AddNumberToObject(u, "total_tokens", (double)(pt + ct));
+    if (e->rep.cached_tokens > 0) {
+        cJSON *d = cJSON_AddObjectToObject(u, "prompt_tokens_details");
+        cJSON_AddNumberToObject(d, "cached_tokens", (double)e->rep.cached_tokens);
+    }
     char *s = cJSON_PrintUnformatted(root);
     if (s)
         base_buf_append_str(&resp->body, s);
@@ -295,7 +424,7 @@ static void answer(replay *r, const entry *e, const char *model, serve_http_resp
     snprintf(resp->content_type, sizeof resp->content_type, "application/json");
     if (rep->body)
         base_buf_append_str(&resp->body, rep->body);
-    else if (rep->content)
+    else if (rep->content || rep->tool_calls)
         envelope(r, e, model, resp);
     else if (resp->status >= 400)
         api_error(resp, resp->status, resp->status == 429 ? "rate_limit_error" : "server_error",
@@ -305,7 +434,8 @@ static void answer(replay *r, const entry *e, const char *model, serve_http_resp
                                         "(replay)");
 }
 
-static void record(replay *r, int status, const parsed *p, const char *auth)
+static void record(replay *r, int status, const parsed *p, const char *auth,
+                   const serve_http_request *req)
 {
     r->total++;
     if (r->nseen >= MAX_SEEN)
@@ -316,6 +446,8 @@ static void record(replay *r, int status, const parsed *p, const char *auth)
     s->model = base_strdup(p && p->model ? p->model : "");
     s->prompt = base_strdup(p && p->prompt.data ? (const char *)p->prompt.data : "");
     s->auth = base_strdup(auth ? auth : "");
+    if (r->chat && req->body)
+        s->body = base_strndup(req->body, req->body_len);
     if (p && p->image) {
         s->image = base_malloc(p->image_len);
         if (s->image) {
@@ -363,8 +495,15 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "We could not parse the JSON body of your request.");
         goto out;
     }
-    if (validate(root, &p, resp))
+    if (validate(root, &p, resp, r->chat))
         goto out;
+    if (r->refuse_format && cJSON_GetObjectItemCaseSensitive(root, "response_format")) {
+        /* The wording of servers without structured outputs. */
+        api_error(resp, 400, "invalid_request_error", "response_format",
+                  "Unsupported parameter: 'response_format' is not supported by this server "
+                  "(replay).");
+        goto out;
+    }
     const char *prompt = p.prompt.data ? (const char *)p.prompt.data : "";
     int pick = -1;
     for (int i = 0; i < r->nq && pick < 0; i++)
@@ -375,6 +514,13 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "replay: no recorded response left for this request");
         goto out;
     }
+    const cJSON *tools = cJSON_GetObjectItemCaseSensitive(root, "tools");
+    if (r->q[pick].rep.require_tools && !(cJSON_IsArray(tools) && cJSON_GetArraySize(tools) > 0)) {
+        api_error(resp, 400, "invalid_request_error", "tools",
+                  "replay: this recorded turn answers with tool calls, and the request carries "
+                  "no tools");
+        goto out;
+    }
     answer(r, &r->q[pick], p.model, resp);
     if (r->q[pick].left > 0 && --r->q[pick].left == 0) {
         entry_free(&r->q[pick]);
@@ -382,7 +528,7 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
         r->nq--;
     }
 out:
-    record(r, resp->raw ? 200 : resp->status, &p, auth);
+    record(r, resp->raw ? 200 : resp->status, &p, auth, req);
     pthread_mutex_unlock(&r->mu);
     cJSON_Delete(root);
     base_buf_fini(&p.prompt);
@@ -441,10 +587,11 @@ base_err replay_push(replay *r, const replay_reply *rep)
     e.rep.finish_reason = dup_or_null(rep->finish_reason);
     e.rep.retry_after = dup_or_null(rep->retry_after);
     e.rep.match = dup_or_null(rep->match);
+    e.rep.tool_calls = dup_or_null(rep->tool_calls);
     e.left = rep->times == 0 ? 1 : rep->times;
     if ((rep->content && !e.rep.content) || (rep->body && !e.rep.body) ||
         (rep->finish_reason && !e.rep.finish_reason) || (rep->retry_after && !e.rep.retry_after) ||
-        (rep->match && !e.rep.match)) {
+        (rep->match && !e.rep.match) || (rep->tool_calls && !e.rep.tool_calls)) {
         entry_free(&e);
         return BASE_ENOMEM;
     }
@@ -550,6 +697,7 @@ base_err replay_request(replay *r, int i, replay_seen *out)
         out->model = dup_or_null(s->model);
         out->prompt = dup_or_null(s->prompt);
         out->auth = dup_or_null(s->auth);
+        out->body = dup_or_null(s->body);
         if (s->image) {
             out->image = base_malloc(s->image_len);
             if (out->image) {
@@ -557,7 +705,7 @@ base_err replay_request(replay *r, int i, replay_seen *out)
                 out->image_len = s->image_len;
             }
         }
-        if ((s->model && !out->model) || (s->prompt && !out->prompt) || (s->auth && !out->auth) ||
+        if ((s->model && !out->model) || (s->prompt && !out->prompt) || (s->auth && !out->auth) || (s->body && !out->body) ||
             (s->image && !out->image)) {
             replay_seen_fini(out);
             e = BASE_ENOMEM;
@@ -565,4 +713,18 @@ base_err replay_request(replay *r, int i, replay_seen *out)
     }
     pthread_mutex_unlock(&r->mu);
     return e;
+}
+
+void replay_set_chat(replay *r, int on)
+{
+    pthread_mutex_lock(&r->mu);
+    r->chat = on != 0;
+    pthread_mutex_unlock(&r->mu);
+}
+
+void replay_refuse_format(replay *r, int on)
+{
+    pthread_mutex_lock(&r->mu);
+    r->refuse_format = on != 0;
+    pthread_mutex_unlock(&r->mu);
 }

@@ -13,8 +13,18 @@
  * envelope. A reply can also be a fault: a delay, a 429 with Retry-After, a
  * 500, garbage bytes, or a connection closed in the middle of the body.
  *
- * Every request is recorded (model, prompt text, decoded image bytes) so
- * tests can check what the client sent. Test thread for the API; the
+ * Multi-turn conversations with tools (replay_set_chat): text-only requests
+ * are accepted, a reply can be an assistant message carrying tool_calls,
+ * and the conversation is checked as the API checks it: every "tool"
+ * message answers a tool_call_id of the assistant message before it, every
+ * tool call is answered before the conversation goes on, a "tools" array
+ * holds functions with names (400 otherwise, with the API's wording). The
+ * server can refuse response_format with a 400 (replay_refuse_format), as
+ * servers without structured outputs do, and a reply can require the
+ * request to carry tools. Usage can be scripted, cached tokens included.
+ *
+ * Every request is recorded (model, prompt text, decoded image bytes, and in
+ * chat mode the whole body) so tests can check what the client sent. Test thread for the API; the
  * handler runs on server threads and is thread-safe.
  */
 #ifndef FOVEA_TESTS_REPLAY_H
@@ -39,6 +49,13 @@ typedef struct replay_reply {
     int close_mid_body;        /* promise a long body, send part of it, close */
     const char *match;         /* only for a request whose prompt contains this */
     int times;                 /* requests this reply answers: 0 = 1, -1 = all */
+    /* Chat mode (replay_set_chat): */
+    const char *tool_calls;    /* JSON array of OpenAI tool_calls for the assistant message
+                                  (content then null unless given, finish_reason "tool_calls") */
+    int require_tools;         /* 400 unless the request carries a non-empty "tools" array */
+    long prompt_tokens;        /* usage; 0 = 800 */
+    long completion_tokens;    /* 0 = content bytes / 4 */
+    long cached_tokens;        /* usage.prompt_tokens_details.cached_tokens (sent when > 0) */
 } replay_reply;
 
 /* What the server received in one request (copies; replay_seen_fini). */
@@ -49,6 +66,7 @@ typedef struct replay_seen {
     char *auth;     /* the Authorization header value, "" when absent */
     uint8_t *image; /* the first image's decoded bytes, NULL when none */
     size_t image_len;
+    char *body;     /* chat mode: the request body as sent, NULL otherwise */
 } replay_seen;
 
 /* Starts a replay server on a random loopback port. Errors: those of
@@ -71,6 +89,13 @@ base_err replay_push_file(replay *r, const char *path, const char *match, char *
 int replay_load_dir(replay *r, const char *dir, char *err);
 /* Requires "Authorization: Bearer key" (NULL: no check). */
 base_err replay_require_key(replay *r, const char *key);
+
+/* Chat mode: text-only requests, tool messages and tool calls (see the
+ * file comment). Off by default (the vision replay wants an image). */
+void replay_set_chat(replay *r, int on);
+/* Answers every request carrying response_format with 400 "Unsupported
+ * parameter: 'response_format'" (without consuming a queued reply). */
+void replay_refuse_format(replay *r, int on);
 
 /* Requests received so far (valid or not). */
 int replay_count(replay *r);

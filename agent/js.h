@@ -19,5 +19,9 @@ extern const size_t fovea_js_agent_reveal_len;
 /* assets/js/agent_find_text.js after the page kit: where a text is (the scroll tool's to_text). */
 extern const unsigned char fovea_js_agent_find_text[];
 extern const size_t fovea_js_agent_find_text_len;
+/* assets/js/agent_outline.js after the page kit: the page as regions, headings and lines
+ * (agent/outline_page.c). */
+extern const unsigned char fovea_js_agent_outline[];
+extern const size_t fovea_js_agent_outline_len;
 
 #endif

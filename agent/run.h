@@ -55,7 +55,11 @@ typedef struct agent_run_opts {
      * navigate to besides the start page's site (comma-separated, "*" =
      * anywhere), NULL = the start site and the built-in safe-list only. */
     const char *allow_hosts;
+    /* What get_outline shows by default (issue 14; the agent's --page-text). */
+    int page_text;           /* AGENT_PAGE_TEXT_OUTLINE (default) or AGENT_PAGE_TEXT_FLAT */
 } agent_run_opts;
+
+enum { AGENT_PAGE_TEXT_OUTLINE = 0, AGENT_PAGE_TEXT_FLAT = 1 };
 
 void agent_run_opts_init(agent_run_opts *o);
 

@@ -80,6 +80,7 @@ struct fovea_session {
     /* What the call in progress grounded on: the overlay draws its epoch.
      * A tool that grounds uses &s->call_g (tool_call releases it). */
     agent__grounded call_g;
+    struct agent_outline_sig *ol_prev; /* tools_outline.c: the last outline's regions */
 };
 
 /* Sets r's failure: reason name (first one wins over "ok"/"") and a
@@ -203,5 +204,9 @@ int agent__tool_action(const char *tool_name);
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_outline[]; /* agent/tools_outline.c: get_outline, focus_region, ... */
+
+/* Frees the session's outline state (agent/tools_outline.c). */
+void agent__outline_forget(fovea_session *s);
 
 #endif

@@ -32,6 +32,7 @@
 /* Every tool group, in the order `fovea tools` and the model see them. */
 static const tool_def *const groups[] = {
     agent__tools_act,
+    agent__tools_outline,
 };
 
 #define N_GROUPS (sizeof groups / sizeof groups[0])

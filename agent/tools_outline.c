@@ -1,0 +1,250 @@
+/* agent/tools_outline.c: the reading tools of the page outline (seed 000,
+ * seed 003; agent/outline.h): get_outline (what the model reads each
+ * step), focus_region (one region in full), list_headings (the table of
+ * contents).
+ *
+ * The session keeps the previous read's region signatures (s->ol_prev), so
+ * a region unchanged since the last get_outline prints as one line, and
+ * the URL of that read: the budget is AGENT_OL_CAP_FIRST for a page seen
+ * for the first time and AGENT_OL_CAP_SAME for the same URL again (the
+ * model has its first view in context). The marks come from the session's
+ * latest vision epoch, so [n] in the outline is [Vn] on the screenshot.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/outline.h"
+#include "agent/session_int.h"
+#include "base/alloc.h"
+
+#define OL_OUT_MAX (4u << 20)
+
+void agent__outline_forget(fovea_session *s)
+{
+    if (s->ol_prev) {
+        agent_outline_sig_fini(s->ol_prev);
+        base_free(s->ol_prev);
+        s->ol_prev = NULL;
+    }
+}
+
+/* The page's outline joined with the session's latest marks. */
+static int read_outline(fovea_session *s, agent_outline *o, tool_result *r)
+{
+    perc_epoch *ep = agent__wait_epoch(s, s->pass_budget_ms > 0 ? s->pass_budget_ms : 5000);
+    if (!ep)
+        ep = perc_prefetch_current(s->pf);
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent_outline_read(s->page, ep, o, err);
+    if (ep)
+        perc_epoch_release(ep);
+    if (e) {
+        agent__failf(&r->rec, agent__page_ok(s) ? "error" : "page_gone", "outline: %s", err);
+        return 0;
+    }
+    return 1;
+}
+
+/* r->data = {"value": text, extra fields...}; 0 (and r failed) on no memory. */
+static cJSON *data_with(tool_result *r, const char *text)
+{
+    cJSON *d = cJSON_CreateObject();
+    if (!d || !cJSON_AddStringToObject(d, "value", text ? text : "")) {
+        cJSON_Delete(d);
+        agent__failf(&r->rec, "error", "out of memory");
+        return NULL;
+    }
+    r->data = d;
+    return d;
+}
+
+static int add_num(tool_result *r, cJSON *d, const char *k, double v)
+{
+    if (!cJSON_AddNumberToObject(d, k, v)) {
+        agent__failf(&r->rec, "error", "out of memory");
+        return 0;
+    }
+    return 1;
+}
+
+/* Mode from the argument, else the session's option. */
+static int mode_of(fovea_session *s, const cJSON *a)
+{
+    const char *m = agent__arg_str(a, "mode");
+    if (m)
+        return strcmp(m, "flat") == 0 ? AGENT_OL_FLAT : AGENT_OL_OUTLINE;
+    return s->o.run.page_text == AGENT_PAGE_TEXT_FLAT ? AGENT_OL_FLAT : AGENT_OL_OUTLINE;
+}
+
+static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
+{
+    agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
+    agent_outline o;
+    agent_outline_init(&o);
+    if (!read_outline(s, &o, r))
+        return 0;
+    int mode = mode_of(s, a);
+    int same = s->ol_prev && strcmp(s->ol_prev->url, o.url) == 0;
+    int cap = agent__arg_int(a, "max_chars", same ? AGENT_OL_CAP_SAME : AGENT_OL_CAP_FIRST);
+    int fresh = agent__arg_bool(a, "fresh", 0);
+    agent_ol_lines l;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent_outline_render(&o, fresh ? NULL : s->ol_prev, mode, -1, &l, err);
+    base_buf b;
+    base_buf_init(&b, OL_OUT_MAX);
+    agent_ol_budget st;
+    if (!e)
+        e = agent_outline_budget(&l, cap, &b, &st, err);
+    int collapsed = 0;
+    for (int i = 0; !e && i < l.n; i++)
+        collapsed += strstr(l.v[i].text, " (unchanged") != NULL && l.v[i].kind < 0;
+    agent_ol_lines_fini(&l);
+    if (!e) {
+        if (!s->ol_prev && !(s->ol_prev = base_calloc(1, sizeof *s->ol_prev)))
+            e = base_errf(err, BASE_ENOMEM, "out of memory");
+        else
+            e = agent_outline_sig_take(&o, s->ol_prev, err);
+    }
+    if (e) {
+        base_buf_fini(&b);
+        agent_outline_fini(&o);
+        agent__failf(&r->rec, "error", "outline: %s", err);
+        return 0;
+    }
+    /* Text of the page without the outline's own markers: is there any? */
+    base_buf plain;
+    base_buf_init(&plain, OL_OUT_MAX);
+    for (int i = 0; i < o.n_lines; i++) {
+        base_buf_append_str(&plain, o.lines[i].text);
+        base_buf_append_str(&plain, "\n");
+    }
+    char why[128] = "";
+    int meaningful = o.n_els > 0 || agent_text_meaningful(plain.data ? (char *)plain.data : "",
+                                                            why, sizeof why);
+    base_buf_fini(&plain);
+    cJSON *d = data_with(r, b.data ? (char *)b.data : "");
+    int ok = d && add_num(r, d, "chars", st.out_chars) && add_num(r, d, "lines", st.in_lines) &&
+             add_num(r, d, "kept_lines", st.kept_lines) && add_num(r, d, "cap", cap) &&
+             add_num(r, d, "regions", o.n_regions) && add_num(r, d, "collapsed", collapsed) &&
+             add_num(r, d, "elements", o.n_els) && add_num(r, d, "marks", o.max_mark) &&
+             cJSON_AddBoolToObject(d, "meaningful", meaningful);
+    if (ok) {
+        if (!meaningful)
+            agent__okf(&r->rec, "%s: no meaningful content (%s)", o.url, why);
+        else
+            agent__okf(&r->rec, "%s %s: %d regions (%d unchanged), %d elements, %d/%d lines, "
+                       "%d chars (cap %d)", mode == AGENT_OL_FLAT ? "flat text" : "outline",
+                       o.url, o.n_regions, collapsed, o.n_els, st.kept_lines, st.in_lines,
+                       st.out_chars, cap);
+    }
+    base_buf_fini(&b);
+    agent_outline_fini(&o);
+    return ok;
+}
+
+static int t_focus_region(fovea_session *s, const cJSON *a, tool_result *r)
+{
+    agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
+    const char *spec = agent__arg_str(a, "region");
+    agent_outline o;
+    agent_outline_init(&o);
+    if (!read_outline(s, &o, r))
+        return 0;
+    char why[512] = "";
+    int k = agent_outline_find_region(&o, spec, why, sizeof why);
+    if (k < 0) {
+        if (k == -1) {
+            /* Name what there is, so the next call can pick one. */
+            size_t u = (size_t)snprintf(why, sizeof why, "no region '%s'; the page has:", spec);
+            for (int i = 0; i < o.n_regions && u < sizeof why; i++)
+                u += (size_t)snprintf(why + u, sizeof why - u, " #%d %s%s%s%s", i + 1,
+                                      agent_ol_role_label(o.regions[i].role),
+                                      o.regions[i].name[0] ? " \"" : "", o.regions[i].name,
+                                      o.regions[i].name[0] ? "\"" : "");
+            if (!o.n_regions && u < sizeof why)
+                snprintf(why + u, sizeof why - u, " no landmark regions");
+        }
+        agent_outline_fini(&o);
+        agent__failf(&r->rec, k == -2 ? "ambiguous" : "not_found", "%s", why);
+        return 0;
+    }
+    agent_ol_lines l;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_buf b;
+    base_buf_init(&b, OL_OUT_MAX);
+    agent_ol_budget st;
+    int cap = agent__arg_int(a, "max_chars", AGENT_OL_CAP_FIRST);
+    base_err e = agent_outline_render(&o, NULL, AGENT_OL_OUTLINE, k, &l, err);
+    if (!e) {
+        e = agent_outline_budget(&l, cap, &b, &st, err);
+        agent_ol_lines_fini(&l);
+    }
+    if (e) {
+        base_buf_fini(&b);
+        agent_outline_fini(&o);
+        agent__failf(&r->rec, "error", "outline: %s", err);
+        return 0;
+    }
+    const agent_ol_region *g = &o.regions[k];
+    cJSON *d = data_with(r, b.data ? (char *)b.data : "");
+    int ok = d && add_num(r, d, "chars", st.out_chars) && add_num(r, d, "lines", st.in_lines);
+    if (ok)
+        agent__okf(&r->rec, "region %s%s%.80s%s: %d lines, %d chars",
+                   agent_ol_role_label(g->role), g->name[0] ? " \"" : "", g->name,
+                   g->name[0] ? "\"" : "", st.kept_lines, st.out_chars);
+    base_buf_fini(&b);
+    agent_outline_fini(&o);
+    return ok;
+}
+
+static int t_list_headings(fovea_session *s, const cJSON *a, tool_result *r)
+{
+    (void)a;
+    agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
+    agent_outline o;
+    agent_outline_init(&o);
+    if (!read_outline(s, &o, r))
+        return 0;
+    base_buf b;
+    base_buf_init(&b, OL_OUT_MAX);
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent_outline_headings(&o, &b, err);
+    int n = 0;
+    for (int i = 0; i < o.n_lines; i++)
+        n += o.lines[i].kind == AGENT_OL_HEADING;
+    agent_outline_fini(&o);
+    if (e) {
+        base_buf_fini(&b);
+        agent__failf(&r->rec, "error", "%s", err);
+        return 0;
+    }
+    cJSON *d = data_with(r, b.data ? (char *)b.data : "");
+    int ok = d && add_num(r, d, "headings", n);
+    if (ok)
+        agent__okf(&r->rec, "%d heading%s", n, n == 1 ? "" : "s");
+    base_buf_fini(&b);
+    return ok;
+}
+
+const tool_def agent__tools_outline[] = {
+    {"get_outline",
+     "Read the page as an outline: landmark regions (BANNER, NAV, MAIN, ...), markdown headings, "
+     "text lines with interactive elements as [n]<tag>name</tag> ([n] is the screenshot mark "
+     "[Vn]). Regions unchanged since the last read print as one line; focus_region expands one.",
+     "{\"type\": \"object\", \"properties\": {\"mode\": {\"type\": \"string\", \"enum\": "
+     "[\"outline\", \"flat\"]}, \"max_chars\": {\"type\": \"integer\", \"minimum\": 200, "
+     "\"maximum\": 1000000}, \"fresh\": {\"type\": \"boolean\", \"description\": \"no "
+     "collapsing of unchanged regions\"}}}",
+     0, t_get_outline, NULL},
+    {"focus_region",
+     "Show one region of the page outline in full, e.g. \"MAIN\", \"NAV:Primary\", "
+     "\"SEARCH\" or \"#3\" (the third region).",
+     "{\"type\": \"object\", \"properties\": {\"region\": {\"type\": \"string\", \"minLength\": "
+     "1, \"maxLength\": 200}, \"max_chars\": {\"type\": \"integer\", \"minimum\": 200, "
+     "\"maximum\": 1000000}}, \"required\": [\"region\"]}",
+     0, t_focus_region, NULL},
+    {"list_headings",
+     "The page's table of contents: its headings with their region and element counts.",
+     "{\"type\": \"object\", \"properties\": {}}", 0, t_list_headings, NULL},
+    {NULL, NULL, NULL, 0, NULL, NULL},
+};

@@ -889,7 +889,7 @@ int agent_outline_find_region(const agent_outline *o, const char *spec, char *wh
             continue;
         if (!icontains(g->name, name))
             continue;
-        if (strcasecmp(g->name, name) == 0 && exact < 0)
+        if (name[0] && strcasecmp(g->name, name) == 0 && exact < 0)
             exact = r;
         if (found < 0)
             found = r;

@@ -783,12 +783,16 @@ static int line_els(const agent_ol_line *ln)
     return n;
 }
 
-/* The top-level region enclosing r (-1 for none). */
-static int top_region(const agent_outline *o, int r)
+/* Is region r (-1 = none) region a or inside it? Lines outside every
+ * region belong to no heading's landmark but their own (-1). */
+static int inside(const agent_outline *o, int r, int a)
 {
-    while (r >= 0 && o->regions[r].parent >= 0)
-        r = o->regions[r].parent;
-    return r;
+    if (a < 0)
+        return r < 0;
+    for (; r >= 0; r = o->regions[r].parent)
+        if (r == a)
+            return 1;
+    return 0;
 }
 
 /* The top-level region label a line is in ("MAIN", or "" when none). */
@@ -814,14 +818,14 @@ base_err agent_outline_headings(const agent_outline *o, base_buf *out, char *err
         if (ln->kind != AGENT_OL_HEADING)
             continue;
         int lv = ln->level > 0 ? ln->level : 2, n = line_els(ln);
-        int top = top_region(o, ln->region);
+
         for (int k = l + 1; k < o->n_lines; k++) {
             const agent_ol_line *x = &o->lines[k];
             if (x->kind == AGENT_OL_HEADING && (x->level > 0 ? x->level : 2) <= lv)
                 break;
             /* A heading's section ends with its landmark (seed 000: headings
              * are scoped to their region). */
-            if (top_region(o, x->region) != top)
+            if (!inside(o, x->region, ln->region))
                 break;
             n += line_els(x);
         }

@@ -1,0 +1,334 @@
+/* tests/tools/test_tools_outline.c: the outline tools (agent/tools_outline.c)
+ * through tool_call on fixture pages in a real headless Chromium.
+ *
+ * landmarks: outline_shop.html's regions as the accessibility mappings
+ * define them (a header/footer inside an article is no banner/contentinfo,
+ * an unnamed section or form is no landmark, a named one is, a
+ * role=navigation div is a NAV), nested regions indented under their
+ * parent, headings, open shadow DOM and a same-origin iframe read inline,
+ * a display:none link left out, orphans under (ungrouped).
+ * marks_and_collapse: [n] of "Load more" is the vision mark: click_at
+ * "[Vn]" presses that button; the next read collapses the unchanged banner
+ * and footer and shows MAIN's new line; changing the banner's nav expands
+ * the banner and collapses MAIN; focus_region shows a collapsed region in
+ * full; the same page gets the 8k budget.
+ * cross_origin_frame: a cross-site iframe is read through its own session.
+ * docs_budget: on a docs page (dl/dt/dd, pre) a tight budget keeps the
+ * signatures, definitions and code, drops navigation and filler first.
+ * headings_and_flat: list_headings with counts; flat mode has no regions.
+ * failures: bad arguments name the argument; an unknown region is
+ * not_found listing the page's regions; a page with only "Loading..." is
+ * reported as having no meaningful content.
+ */
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+#include "agent/tool.h"
+#include "base/clock.h"
+#include "harness.h"
+
+static fovea_session *open_on(cdp_page **page, const char *path)
+{
+    *page = harness_open(1280, 800, 1, path);
+    if (!*page)
+        return NULL;
+    fovea_session_opts o;
+    fovea_session_opts_init(&o);
+    o.run.humanize = 0;
+    o.run.overlays = AGENT_OVERLAYS_NONE;
+    fovea_session *s = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (fovea_session_create(*page, &o, &s, err) != BASE_OK) {
+        fprintf(stderr, "session: %s\n", err);
+        cdp_page_close(*page);
+        return NULL;
+    }
+    return s;
+}
+
+/* Runs tool with args; returns its text value (malloc'd copy, "" when
+ * none) and leaves the result in *r for the caller to inspect and fini. */
+static const char *call(fovea_session *s, const char *tool, const char *args, tool_result *r)
+{
+    tool_call(s, tool, args, r);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->data, "value");
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+/* The printed index of the element rendered as "<tag>name</tag>" (0 = none). */
+static int index_of(const char *text, const char *el)
+{
+    const char *p = strstr(text, el);
+    if (!p)
+        return 0;
+    const char *b = p;
+    while (b > text && b[-1] != '[')
+        b--;
+    return b > text ? (int)strtol(b, NULL, 10) : 0;
+}
+
+static double num(const tool_result *r, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r->data, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static void landmarks(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "\nBANNER:\n  [") != NULL, "%s", t);
+    CHECK_EQ(count(t, "BANNER:"), 1);       /* the article's header is none */
+    CHECK_EQ(count(t, "CONTENTINFO:"), 1);  /* nor its footer */
+    CHECK(strstr(t, "\n  SEARCH:\n    [") != NULL);
+    CHECK(strstr(t, "\n  NAV: \"Primary\"\n    [") != NULL);
+    CHECK(strstr(t, "<a>Tents</a>") != NULL);
+    CHECK(strstr(t, "\nMAIN:\n  # Trail stoves\n") != NULL);
+    CHECK(strstr(t, "\n  NAV: \"On this page\"\n    [") != NULL);
+    CHECK(strstr(t, "\n  ## Canister stoves\n") != NULL && strstr(t, "\n  ### Ember 2\n") != NULL);
+    CHECK(strstr(t, "Boils a litre in 3 minutes. $39.00") != NULL);
+    CHECK(strstr(t, "\n  An unnamed section is no landmark.\n") != NULL);
+    CHECK_EQ(count(t, "REGION:"), 1);
+    CHECK(strstr(t, "\n  REGION: \"Reviews\"\n    ### Reviews\n    No reviews yet.\n") != NULL);
+    CHECK_EQ(count(t, "FORM:"), 1);
+    CHECK(strstr(t, "\n  FORM: \"Newsletter\"\n    Email [") != NULL);
+    CHECK(strstr(t, "<input type=number value=\"1\">") != NULL);
+    CHECK(strstr(t, "Gift cards from $10 [") != NULL && strstr(t, "<button>Buy a gift card</button>"));
+    CHECK(strstr(t, "Fuel canisters 3 for $15 [") != NULL);
+    CHECK(strstr(t, "Hidden details") == NULL);
+    CHECK(strstr(t, "\nCOMPLEMENTARY: \"Cart\"\n  ## Your cart\n  Empty\n") != NULL);
+    CHECK(strstr(t, "\nNAV: \"Breadcrumbs\"\n  [") != NULL);
+    CHECK(strstr(t, "\n(ungrouped):\n  [") != NULL);
+    const char *ung = strstr(t, "(ungrouped):");
+    CHECK(ung && strstr(ung, "<a>Skip to content</a>") && strstr(ung, "<a>Help centre</a>"));
+    CHECK(strstr(t, "=== END OUTLINE ===") != NULL);
+    CHECK(num(&r, "marks") > 0);
+    CHECK_EQ(num(&r, "collapsed"), 0);
+    CHECK_EQ(num(&r, "cap"), 24000);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static void marks_and_collapse(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    int n = index_of(t, "<button>Load more</button>");
+    int marks = (int)num(&r, "marks");
+    tool_result_fini(&r);
+    CHECK_MSG(n > 0 && n <= marks, "Load more is [%d], marks 1..%d", n, marks);
+    /* The outline's number is the vision mark: pressing [Vn] presses it. */
+    char args[64];
+    snprintf(args, sizeof args, "{\"target\": \"[V%d]\"}", n);
+    CHECK_MSG(tool_call(s, "click_at", args, &r), "%s", r.message);
+    tool_result_fini(&r);
+    t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "\nBANNER: (unchanged, 4 links, 1 button, 1 field)\n") != NULL, "%s", t);
+    CHECK(strstr(t, "\nCONTENTINFO: (unchanged, 2 links)\n") != NULL);
+    CHECK(strstr(t, "\nCOMPLEMENTARY: \"Cart\" (unchanged, 2 lines)\n") != NULL);
+    CHECK(strstr(t, "\nMAIN:\n  # Trail stoves\n") != NULL);
+    CHECK(strstr(t, "Windscreen kit: $12.00") != NULL);
+    /* Inside the expanded MAIN, its unchanged sub-regions still collapse. */
+    CHECK(strstr(t, "\n  NAV: \"On this page\" (unchanged, 2 links)\n") != NULL);
+    CHECK(strstr(t, "<a>Tents</a>") == NULL);
+    CHECK_EQ(num(&r, "cap"), 8000);
+    CHECK(num(&r, "collapsed") >= 4);
+    tool_result_fini(&r);
+
+    /* The banner's nav changes: the banner expands, MAIN collapses. */
+    CHECK(cdp_page_evaluate(p, "document.getElementById('change-nav').click()", NULL, 3000,
+                            NULL) == BASE_OK);
+    t = call(s, "get_outline", "{}", &r);
+    CHECK(strstr(t, "\nBANNER:\n") != NULL && strstr(t, "<a>Lights</a>") != NULL);
+    CHECK(strstr(t, "\n  SEARCH: (unchanged, 1 button, 1 field)\n") != NULL);
+    CHECK(strstr(t, "\nMAIN: (unchanged, ") != NULL);
+    tool_result_fini(&r);
+
+    /* A collapsed region in full on request. */
+    t = call(s, "focus_region", "{\"region\": \"MAIN\"}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK(strncmp(t, "MAIN:\n  # Trail stoves\n", 23) == 0);
+    CHECK(strstr(t, "Windscreen kit") != NULL && strstr(t, "BANNER") == NULL);
+    tool_result_fini(&r);
+    t = call(s, "focus_region", "{\"region\": \"NAV:Primary\"}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK(strstr(t, "<a>Lights</a>") != NULL && strstr(t, "<a>Tents</a>") != NULL);
+    tool_result_fini(&r);
+    /* fresh: no collapsing. */
+    t = call(s, "get_outline", "{\"fresh\": true}", &r);
+    CHECK(strstr(t, "unchanged") == NULL && strstr(t, "<a>Tents</a>") != NULL);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static void cross_origin_frame(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_empty.html");
+    if (!s)
+        SKIP(harness_error());
+    char url[256], js[512];
+    harness_url(1, "/tools/outline_frame.html", url, sizeof url);
+    snprintf(js,
+             sizeof js,
+             "new Promise((ok) => { const f = document.createElement('iframe'); f.src = '%s'; "
+             "f.onload = () => ok(1); document.body.appendChild(f); })",
+             url);
+    CHECK(cdp_page_evaluate(p, js, NULL, 5000, NULL) == BASE_OK);
+    /* The frame's target attaches after its load event. */
+    for (int i = 0; i < 40; i++) {
+        cdp_frame fr[8];
+        int n = cdp_page_frames(p, fr, 8);
+        if (n >= 2 && fr[1].oopif && fr[1].session[0])
+            break;
+        base_sleep_ms(50);
+    }
+    tool_result r;
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "Fuel canisters 3 for $15 [") != NULL, "%s", t);
+    CHECK(strstr(t, "<a>See deal</a>") != NULL && strstr(t, "#### Weekend deal") != NULL);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static void docs_budget(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_docs.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    /* Without pressure everything is there. */
+    CHECK(strstr(t, "Brewing history, part 4") != NULL && strstr(t, "omitted") == NULL);
+    CHECK(strstr(t, "\nNAV: \"Related\"\n") != NULL && strstr(t, "\nNAV: \"Main\"\n") != NULL);
+    CHECK(strstr(t, "\n  class kettle.Timer(seconds, *, label=None, repeat=False)\n") != NULL);
+    tool_result_fini(&r);
+    t = call(s, "get_outline", "{\"max_chars\": 1500, \"fresh\": true}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "class kettle.Timer(seconds, *, label=None, repeat=False)") != NULL, "%s",
+              t);
+    CHECK(strstr(t, "remaining(precision=1)") != NULL);
+    CHECK(strstr(t, "Return the seconds left, rounded to precision digits.") != NULL);
+    CHECK(strstr(t, "DEFAULT_TEMPERATURE = 96") != NULL);
+    CHECK(strstr(t, ">>> t = kettle.Timer(240, label=\"green tea\")") != NULL);
+    CHECK(strstr(t, "# kettle — Brewing timers") != NULL);
+    CHECK(strstr(t, "Brewing history, part 4") == NULL);
+    CHECK(strstr(t, "lines omitted (budget 1500 chars)") != NULL);
+    CHECK(num(&r, "kept_lines") < num(&r, "lines"));
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static void headings_and_flat(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    const char *t = call(s, "list_headings", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "# Trail stoves (MAIN, ") != NULL, "%s", t);
+    CHECK(strstr(t, "\n### Reviews (REGION \"Reviews\", 0 elements)\n") != NULL);
+    CHECK(strstr(t, "\n### Ember 2 (MAIN, 1 element)\n") != NULL);
+    CHECK(strstr(t, "\n## Your cart (COMPLEMENTARY \"Cart\", 0 elements)\n") != NULL);
+    CHECK(num(&r, "headings") >= 8);
+    tool_result_fini(&r);
+    t = call(s, "get_outline", "{\"mode\": \"flat\"}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK(strstr(t, "BANNER") == NULL && strstr(t, "NAV:") == NULL && strstr(t, "(ungrouped)") == NULL);
+    CHECK(strstr(t, "<a>Tents</a>") != NULL && strstr(t, "# Trail stoves") != NULL);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static void failures(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_empty.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    CHECK(!tool_call(s, "focus_region", "{}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    CHECK_MSG(strstr(r.message, "region") != NULL, "%s", r.message);
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "get_outline", "{\"mode\": \"tree\"}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    CHECK_MSG(strstr(r.message, "mode") != NULL, "%s", r.message);
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "get_outline", "{\"max_chars\": 10}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    tool_result_fini(&r);
+    /* A page with nothing but a loading line: said so, not an answer. */
+    call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(r.message, "no meaningful content (only boilerplate") != NULL, "%s",
+              r.message);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r.data, "meaningful")));
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "focus_region", "{\"region\": \"MAIN\"}", &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    CHECK_MSG(strstr(r.message, "no region 'MAIN'; the page has: no landmark regions") != NULL,
+              "%s", r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    /* On a page with regions, the miss lists them. */
+    cdp_page_close(p);
+    s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    CHECK(!tool_call(s, "focus_region", "{\"region\": \"NAV:Secondary\"}", &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    CHECK_MSG(strstr(r.message, "#1 BANNER #2 SEARCH #3 NAV \"Primary\"") != NULL, "%s",
+              r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+static const check_case cases[] = {
+    {"landmarks", landmarks},
+    {"marks_and_collapse", marks_and_collapse},
+    {"cross_origin_frame", cross_origin_frame},
+    {"docs_budget", docs_budget},
+    {"headings_and_flat", headings_and_flat},
+    {"failures", failures},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    int rc = check_main(argc, argv, cases);
+    harness_shutdown();
+    return rc;
+}

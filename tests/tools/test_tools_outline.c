@@ -16,6 +16,9 @@
  * docs_budget: on a docs page (dl/dt/dd, pre) a tight budget keeps the
  * signatures, definitions and code, drops navigation and filler first.
  * headings_and_flat: list_headings with counts; flat mode has no regions.
+ * task_file: the tools as `fovea run` steps: saved values printed under
+ * their steps (the second read collapsed), a misspelt argument refused at
+ * load (exit 2).
  * failures: bad arguments name the argument; an unknown region is
  * not_found listing the page's regions; a page with only "Loading..." is
  * reported as having no meaningful content.
@@ -24,10 +27,16 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 
 #include "agent/tool.h"
+#include "base/alloc.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "harness.h"
+
+#define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 
 static fovea_session *open_on(cdp_page **page, const char *path)
 {
@@ -316,7 +325,43 @@ static void failures(void)
     cdp_page_close(p);
 }
 
+/* Runs `fovea run` on tests/tools/tasks/TASK; exit status, *log its output. */
+static int fovea_run(const char *task, char **log)
+{
+    const char *out = FOVEA_BINARY_DIR "/tests/tools/out_outline";
+    char cmd[2048], path[600];
+    snprintf(path, sizeof path, "%s.log", out);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' run '%s/tests/tools/tasks/%s' --site "
+             "'%s/tests/fixtures/pages/tools' --out '%s' --no-humanize --overlays none > '%s' 2>&1",
+             out, FOVEA, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, out, path);
+    int st = system(cmd);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void task_file(void)
+{
+    if (!harness_get())
+        SKIP(harness_error());
+    char *log = NULL;
+    int st = fovea_run("outline_shop.json", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 5/5 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    CHECK_MSG(log && strstr(log, "  = === PAGE OUTLINE: Lantern Outfitters") != NULL, "%s", log);
+    CHECK_MSG(log && strstr(log, "BANNER: (unchanged, 4 links, 1 button, 1 field)") != NULL, "%s",
+              log);
+    CHECK_MSG(log && strstr(log, "# Trail stoves (MAIN, ") != NULL, "%s", log);
+    base_free(log);
+    st = fovea_run("outline_bad.json", &log);
+    CHECK_MSG(st == 2 && log && strstr(log, "regoin"), "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+}
+
 static const check_case cases[] = {
+    {"task_file", task_file},
     {"landmarks", landmarks},
     {"marks_and_collapse", marks_and_collapse},
     {"cross_origin_frame", cross_origin_frame},

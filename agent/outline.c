@@ -374,6 +374,7 @@ void agent_outline_join(agent_outline *o, const perc_epoch *ep)
         g->n_links = g->n_buttons = g->n_fields = g->n_other = g->n_lines = 0;
         g->digest = fnv(1469598103934665603ull, g->role);
         g->digest = fnv(g->digest, g->name);
+        g->ndigest = 1469598103934665603ull;
     }
     for (int l = 0; l < o->n_lines; l++) {
         const agent_ol_line *ln = &o->lines[l];
@@ -382,6 +383,7 @@ void agent_outline_join(agent_outline *o, const perc_epoch *ep)
         /* The line's text without its local element numbers, and its
          * elements by identity, into every enclosing region. */
         uint64_t h = fnv_plain(1469598103934665603ull, ln->text);
+        uint64_t hn = 1469598103934665603ull;
         int nl = 0, nb = 0, nf = 0, no = 0;
         for (const char *p = strchr(ln->text, '\x01'); p; p = strchr(p + 1, '\x01')) {
             int idx = ref_at(p);
@@ -389,6 +391,7 @@ void agent_outline_join(agent_outline *o, const perc_epoch *ep)
                 continue;
             const agent_ol_el *e = &o->els[idx];
             h = fnv(fnv(fnv(fnv(fnv(h, e->tag), e->xp), e->frame), e->name), e->val);
+            hn = (hn ^ (uint64_t)(unsigned)e->n) * 1099511628211ull;
             if (!strcmp(e->role, "link"))
                 nl++;
             else if (is_field(e))
@@ -401,6 +404,7 @@ void agent_outline_join(agent_outline *o, const perc_epoch *ep)
         for (int r = ln->region; r >= 0; r = o->regions[r].parent) {
             agent_ol_region *g = &o->regions[r];
             g->digest = (g->digest ^ h) * 1099511628211ull;
+            g->ndigest = (g->ndigest ^ hn) * 1099511628211ull;
             g->n_links += nl;
             g->n_buttons += nb;
             g->n_fields += nf;
@@ -443,6 +447,7 @@ base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, ch
         copy(v[r].name, sizeof v[r].name, o->regions[r].name);
         v[r].occ = o->regions[r].occ;
         v[r].digest = o->regions[r].digest;
+        v[r].ndigest = o->regions[r].ndigest;
     }
     base_free(s->r);
     s->r = v;
@@ -451,6 +456,9 @@ base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, ch
     return BASE_OK;
 }
 
+/* 0: changed (or no previous read); 1: unchanged, same [n] numbers; 2:
+ * unchanged content whose elements were renumbered (the view moved, so the
+ * marks did): the model must not act on the numbers it remembers. */
 static int unchanged(const agent_outline_sig *prev, const agent_ol_region *g)
 {
     if (!prev)
@@ -459,7 +467,7 @@ static int unchanged(const agent_outline_sig *prev, const agent_ol_region *g)
         const struct agent_ol_sig *p = &prev->r[i];
         if (p->occ == g->occ && p->digest == g->digest && !strcmp(p->role, g->role) &&
             !strncmp(p->name, g->name, sizeof p->name - 1))
-            return 1;
+            return p->ndigest == g->ndigest ? 1 : 2;
     }
     return 0;
 }
@@ -619,6 +627,8 @@ static base_err header(const agent_outline *o, int r, int depth, int collapsed,
     if (collapsed) {
         base_buf_append_str(&b, " (unchanged");
         counts(&b, g);
+        if (collapsed == 2 && g->n_links + g->n_buttons + g->n_fields + g->n_other > 0)
+            base_buf_append_str(&b, "; renumbered: focus_region for the new [n]");
         base_buf_append_str(&b, ")");
     }
     base_err e = push(out, &b, -1, 0, err);
@@ -630,8 +640,9 @@ static base_err render_region(const agent_outline *o, const agent_outline_sig *p
                               int depth, agent_ol_lines *out, char *err)
 {
     const agent_ol_region *g = &o->regions[r];
-    if (unchanged(prev, g))
-        return header(o, r, depth, 1, out, err);
+    int u = unchanged(prev, g);
+    if (u)
+        return header(o, r, depth, u, out, err);
     base_err e = header(o, r, depth, 0, out, err);
     /* Its own lines and its sub-regions, in reading order. */
     int c = r + 1;

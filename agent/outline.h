@@ -7,7 +7,9 @@
  * lines of text with the interactive elements inline as [n]<tag>name</tag>,
  * where n is the element's vision mark [Vn] when the epoch has a box on it.
  * A region whose role, name, elements and text are as in the previous read
- * prints as one line ("NAV: \"Primary\" (unchanged, 3 links)"). A budget
+ * prints as one line ("NAV: \"Primary\" (unchanged, 3 links)"); when its
+ * elements' numbers moved (the view scrolled, so the marks did) the line
+ * says so, as the numbers the model remembers no longer hold. A budget
  * keeps the lines that carry data (terms, definitions, code, preformatted
  * text, paragraphs) within a character cap.
  *
@@ -70,6 +72,7 @@ typedef struct agent_ol_region {
     int depth;      /* 0 for top-level regions */
     int occ;        /* how many earlier regions have the same role and name */
     uint64_t digest; /* its lines' text and elements, sub-regions included */
+    uint64_t ndigest; /* its elements' printed numbers */
     int n_links, n_buttons, n_fields, n_other, n_lines; /* sub-regions included */
 } agent_ol_region;
 
@@ -109,7 +112,7 @@ typedef struct agent_outline_sig {
         char role[16];
         char name[128];
         int occ;
-        uint64_t digest;
+        uint64_t digest, ndigest;
     } *r;
 } agent_outline_sig;
 

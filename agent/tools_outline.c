@@ -128,6 +128,17 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
              add_num(r, d, "regions", o.n_regions) && add_num(r, d, "collapsed", collapsed) &&
              add_num(r, d, "elements", o.n_els) && add_num(r, d, "marks", o.max_mark) &&
              cJSON_AddBoolToObject(d, "meaningful", meaningful);
+    /* Per kind of line: [kept, in] (what the budget kept of the data lines). */
+    cJSON *kinds = ok ? cJSON_AddObjectToObject(d, "kinds") : NULL;
+    for (int k = 0; ok && k < AGENT_OL_KIND_COUNT; k++) {
+        int pair[2] = {st.kind_kept[k], st.kind_in[k]};
+        cJSON *a = cJSON_CreateIntArray(pair, 2);
+        ok = kinds && a && cJSON_AddItemToObject(kinds, agent_ol_kind_name(k), a);
+        if (!ok) {
+            cJSON_Delete(a);
+            agent__failf(&r->rec, "error", "out of memory");
+        }
+    }
     if (ok) {
         if (!meaningful)
             agent__okf(&r->rec, "%s: no meaningful content (%s)", o.url, why);

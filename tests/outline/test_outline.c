@@ -8,8 +8,9 @@
  * are numbered after the largest mark in reading order; a frame's element
  * does not take a top-document mark.
  * collapse: the same outline again collapses every region to one line with
- * its counts; a changed link name, a changed paragraph or a shifted index
- * elsewhere is handled (changed region expands, others stay collapsed).
+ * its counts; a changed link name, a changed paragraph or an added line
+ * elsewhere is handled (changed region expands, others stay collapsed);
+ * the same content with new numbers collapses with a "renumbered" warning.
  * budget_*: one case per content kind (term, definition, pre, code,
  * paragraph) beating plain text under a tight cap; headings beat content;
  * structure is always kept; omitted runs are one marker; no cap keeps all.
@@ -213,8 +214,8 @@ static void collapse(void)
     base_free(t);
     agent_outline_fini(&b);
 
-    /* An element added before MAIN's elements shifts their local numbers
-     * only: MAIN is still unchanged (identity is tag, xpath, name). */
+    /* A text line added to the banner: the banner expands, its nav and
+     * MAIN stay collapsed. */
     v = variant("{\"r\": 1, \"k\": \"ctl\", \"p\": [1, \" \", 2]},",
                 "{\"r\": 1, \"k\": \"ctl\", \"p\": [1, \" \", 2]}, {\"r\": 0, \"k\": \"text\", "
                 "\"p\": [\"Sale!\"]},");
@@ -227,6 +228,23 @@ static void collapse(void)
     CHECK(t && strstr(t, "MAIN: (unchanged") != NULL);
     base_free(t);
     agent_outline_fini(&b);
+    /* Same content, new marks (the view scrolled): still collapsed, but
+     * the line warns that the numbers moved. */
+    perc_selector map[1];
+    memset(map, 0, sizeof map);
+    snprintf(map[0].xpath, sizeof map[0].xpath, "/html[1]/body[1]/main[1]/button[1]");
+    perc_box box = {.id = 1, .dom_index = 0};
+    perc_epoch ep;
+    memset(&ep, 0, sizeof ep);
+    ep.boxes = &box;
+    ep.n = 1;
+    ep.map = map;
+    ep.n_map = 1;
+    agent_outline_join(&a, &ep);
+    t = render(&a, &sig, AGENT_OL_OUTLINE, -1);
+    CHECK_MSG(t && strstr(t, "MAIN: (unchanged, 1 link, 1 button; renumbered: focus_region for "
+                             "the new [n])\n") != NULL, "%s", t);
+    base_free(t);
     agent_outline_sig_fini(&sig);
     agent_outline_fini(&a);
 }

@@ -132,10 +132,10 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
     cJSON *kinds = ok ? cJSON_AddObjectToObject(d, "kinds") : NULL;
     for (int k = 0; ok && k < AGENT_OL_KIND_COUNT; k++) {
         int pair[2] = {st.kind_kept[k], st.kind_in[k]};
-        cJSON *a = cJSON_CreateIntArray(pair, 2);
-        ok = kinds && a && cJSON_AddItemToObject(kinds, agent_ol_kind_name(k), a);
+        cJSON *ka = cJSON_CreateIntArray(pair, 2);
+        ok = kinds && ka && cJSON_AddItemToObject(kinds, agent_ol_kind_name(k), ka);
         if (!ok) {
-            cJSON_Delete(a);
+            cJSON_Delete(ka);
             agent__failf(&r->rec, "error", "out of memory");
         }
     }

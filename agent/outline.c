@@ -552,24 +552,26 @@ static void line_body(const agent_outline *o, const agent_ol_line *ln, base_buf 
     }
 }
 
-static int line_prio(int kind, int marked)
+int agent_ol_prio(int kind, int marked)
 {
-    if (kind == AGENT_OL_HEADING || marked)
+    /* Terms carry signatures and names: short, dense, what a reader scans
+     * for; definitions, code and preformatted lines hold the values. */
+    if (kind == AGENT_OL_HEADING || kind == AGENT_OL_TERM || marked)
         return 1;
     switch (kind) {
-    case AGENT_OL_TERM:
     case AGENT_OL_DEF:
     case AGENT_OL_PRE:
     case AGENT_OL_CODE:
-    case AGENT_OL_PARA:
         return 2;
-    case AGENT_OL_CTL:
+    case AGENT_OL_PARA:
         return 3;
+    case AGENT_OL_CTL:
+        return 4;
     case AGENT_OL_ITEM:
     case AGENT_OL_CELL:
-        return 4;
-    default:
         return 5;
+    default:
+        return 6;
     }
 }
 
@@ -588,7 +590,7 @@ static base_err emit_line(const agent_outline *o, int l, int depth, agent_ol_lin
     line_body(o, ln, &b, &marked);
     while (b.len > 0 && b.data[b.len - 1] == ' ')
         b.data[--b.len] = '\0';
-    base_err e = push(out, &b, ln->kind, line_prio(ln->kind, marked), err);
+    base_err e = push(out, &b, ln->kind, agent_ol_prio(ln->kind, marked), err);
     base_buf_fini(&b);
     return e;
 }
@@ -724,6 +726,9 @@ base_err agent_outline_render(const agent_outline *o, const agent_outline_sig *p
 
 /* ---- budget -------------------------------------------------------------------------- */
 
+/* What one "  … N lines omitted (budget C chars)" marker costs, at most. */
+#define MARKER_CHARS 48
+
 base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *out,
                               agent_ol_budget *st, char *err)
 {
@@ -742,18 +747,31 @@ base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *
     if (cap_chars <= 0 || s.in_chars <= cap_chars) {
         memset(keep, 1, (size_t)l->n);
     } else {
-        int used = 0;
-        for (int prio = 0; prio <= 5; prio++) {
-            for (int i = 0; i < l->n; i++) {
-                if (l->v[i].prio != prio)
-                    continue;
-                int len = (int)strlen(l->v[i].text) + 1;
-                /* Structure is always kept; the rest while it fits. */
-                if (prio == 0 || used + len <= cap_chars) {
-                    keep[i] = 1;
-                    used += len;
+        /* The omission markers cost characters too: select within a cap,
+         * measure with the markers, shrink the cap by the excess, again. */
+        int eff = cap_chars;
+        for (int round = 0; round < 6; round++) {
+            memset(keep, 0, (size_t)l->n);
+            int used = 0;
+            for (int prio = 0; prio <= AGENT_OL_PRIO_MAX; prio++) {
+                for (int i = 0; i < l->n; i++) {
+                    if (l->v[i].prio != prio)
+                        continue;
+                    int len = (int)strlen(l->v[i].text) + 1;
+                    /* Structure is always kept; the rest while it fits. */
+                    if (prio == 0 || used + len <= eff) {
+                        keep[i] = 1;
+                        used += len;
+                    }
                 }
             }
+            int total = used;
+            for (int i = 0; i < l->n; i++)
+                if (!keep[i] && (i == 0 || keep[i - 1]))
+                    total += MARKER_CHARS;
+            if (total <= cap_chars || eff <= 0)
+                break;
+            eff -= total - cap_chars;
         }
     }
     base_err e = BASE_OK;

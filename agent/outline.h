@@ -157,16 +157,26 @@ typedef struct agent_ol_budget {
     int kind_in[AGENT_OL_KIND_COUNT], kind_kept[AGENT_OL_KIND_COUNT];
 } agent_ol_budget;
 
+/* The largest priority render gives (plain text). */
+#define AGENT_OL_PRIO_MAX 6
+
+/* The budget priority of a line of kind (agent_ol_kind) that has an
+ * element with a vision mark (marked 1) or not: 1 headings, terms and
+ * marked lines; 2 definitions, code, preformatted; 3 paragraphs; 4
+ * controls; 5 list items and cells; 6 other text. Any thread; pure. */
+int agent_ol_prio(int kind, int marked);
+
 /* Default caps (seed 003): a page seen for the first time, the same page again. */
 #define AGENT_OL_CAP_FIRST 24000
 #define AGENT_OL_CAP_SAME 8000
 
 /* Purpose: writes the lines to out within cap_chars (0 = no cap): the
- * lowest priorities first (structure, then headings and lines with an
- * on-screen mark, then terms, definitions, code, preformatted lines and
- * paragraphs, then controls, list items and cells, then other text), ties
- * in reading order; the kept lines in reading order, each run of dropped
- * lines as one "… N lines omitted" marker. st (optional) says what was
+ * lowest priorities first (structure; headings, terms and lines with an
+ * on-screen mark; definitions, code and preformatted lines; paragraphs;
+ * controls; list items and cells; other text), ties in reading order; the
+ * kept lines in reading order, each run of dropped lines as one "… N lines
+ * omitted" marker, the markers counted in the cap (structure lines are
+ * always kept, so a cap smaller than them is exceeded by them alone). st (optional) says what was
  * kept. Errors: BASE_ENOMEM, BASE_ETOOBIG (out's cap). Any thread; pure. */
 base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *out,
                               agent_ol_budget *st, char *err);

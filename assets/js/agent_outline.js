@@ -231,7 +231,10 @@
       exits.push(flush);
     } else if (!inline) {
       flush();
-      if (KIND_OF[tag]) nctx.kind = KIND_OF[tag];
+      // A paragraph inside a definition, term or cell is that kind's data
+      // (Sphinx wraps every dd's text in a p).
+      if (tag === 'p' && (ctx.kind === 'def' || ctx.kind === 'term' || ctx.kind === 'cell')) nctx.kind = ctx.kind;
+      else if (KIND_OF[tag]) nctx.kind = KIND_OF[tag];
       else if (ctx.kind === 'pre' || ctx.kind === 'h') nctx.kind = ctx.kind;
       else if (role) nctx.kind = 'text';
       exits.push(flush);

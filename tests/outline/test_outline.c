@@ -259,9 +259,8 @@ static void budget_kind(int k)
     t0[100] = '\0';
     memset(t1, 'k', 100);
     t1[100] = '\0';
-    v[0] = (agent_ol_out){t0, AGENT_OL_TEXT, 5};
-    int prio = k == AGENT_OL_HEADING ? 1 : k == AGENT_OL_CTL ? 3 : k == AGENT_OL_ITEM ? 4 : 2;
-    v[1] = (agent_ol_out){t1, k, prio};
+    v[0] = (agent_ol_out){t0, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0)};
+    v[1] = (agent_ol_out){t1, k, agent_ol_prio(k, 0)};
     char end[] = "=== END OUTLINE ===";
     v[2] = (agent_ol_out){end, -1, 0};
     agent_ol_lines l = {v, 3, 3};
@@ -269,12 +268,15 @@ static void budget_kind(int k)
     base_buf_init(&b, 1u << 16);
     agent_ol_budget st;
     char err[BASE_ERRBUF_SIZE];
-    CHECK_OK(agent_outline_budget(&l, 150, &b, &st, err));
+    /* One 100-char line, the end line and one omission marker fit; both
+     * lines do not. */
+    CHECK_OK(agent_outline_budget(&l, 200, &b, &st, err));
+    CHECK(st.out_chars <= 200);
     CHECK_MSG(b.data && strstr((char *)b.data, t1) != NULL, "%s line dropped",
               agent_ol_kind_name(k));
     CHECK_MSG(b.data && strstr((char *)b.data, t0) == NULL, "text kept over %s",
               agent_ol_kind_name(k));
-    CHECK(b.data && strstr((char *)b.data, "… 1 line omitted (budget 150 chars)\n") != NULL);
+    CHECK(b.data && strstr((char *)b.data, "… 1 line omitted (budget 200 chars)\n") != NULL);
     CHECK(b.data && strstr((char *)b.data, "=== END OUTLINE ===") != NULL);
     CHECK_EQ(st.kind_in[k], 1);
     CHECK_EQ(st.kind_kept[k], 1);
@@ -310,28 +312,38 @@ static void budget_paragraph(void)
 /* Priorities among themselves, reading order kept, no cap keeps all. */
 static void budget_order(void)
 {
-    char t0[] = "MAIN:", t1[] = "  item one item one item one", t2[] = "  ## Section",
-         t3[] = "  term: fn(a, b)", t4[] = "  [3]<button>Go</button>",
-         t5[] = "  trailing text text text";
+    char t0[] = "MAIN:", t1[102], t2[] = "  ## Section", t3[] = "  term: fn(a, b)",
+         t4[] = "  [3]<button>Go</button>", t5[102];
+    memset(t1, 'i', 101);
+    t1[101] = '\0';
+    memset(t5, 't', 101);
+    t5[101] = '\0';
     agent_ol_out v[6] = {
         {t0, -1, 0},
-        {t1, AGENT_OL_ITEM, 4},
-        {t2, AGENT_OL_HEADING, 1},
-        {t3, AGENT_OL_TERM, 2},
-        {t4, AGENT_OL_CTL, 3},
-        {t5, AGENT_OL_TEXT, 5},
+        {t1, AGENT_OL_ITEM, agent_ol_prio(AGENT_OL_ITEM, 0)},
+        {t2, AGENT_OL_HEADING, agent_ol_prio(AGENT_OL_HEADING, 0)},
+        {t3, AGENT_OL_TERM, agent_ol_prio(AGENT_OL_TERM, 0)},
+        {t4, AGENT_OL_CTL, agent_ol_prio(AGENT_OL_CTL, 0)},
+        {t5, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0)},
     };
     agent_ol_lines l = {v, 6, 6};
     base_buf b;
     base_buf_init(&b, 1u << 16);
     char err[BASE_ERRBUF_SIZE];
     agent_ol_budget st;
-    /* Room for the header, the heading, the term and the control. */
-    CHECK_OK(agent_outline_budget(&l, 6 + 13 + 17 + 25, &b, &st, err));
-    CHECK_STR((char *)b.data, "MAIN:\n  … 1 line omitted (budget 61 chars)\n  ## Section\n"
+    /* Room for the header, the heading, the term, the control and two
+     * omission markers (counted in the cap), not for a 100-char line. */
+    CHECK_OK(agent_outline_budget(&l, 6 + 13 + 17 + 25 + 2 * 48, &b, &st, err));
+    CHECK_STR((char *)b.data, "MAIN:\n  … 1 line omitted (budget 157 chars)\n  ## Section\n"
                               "  term: fn(a, b)\n  [3]<button>Go</button>\n"
-                              "  … 1 line omitted (budget 61 chars)\n");
+                              "  … 1 line omitted (budget 157 chars)\n");
+    CHECK(st.out_chars <= 157);
     CHECK_EQ(st.kept_lines, 4);
+    /* The order of priorities itself. */
+    CHECK(agent_ol_prio(AGENT_OL_TERM, 0) < agent_ol_prio(AGENT_OL_DEF, 0));
+    CHECK(agent_ol_prio(AGENT_OL_PRE, 0) < agent_ol_prio(AGENT_OL_PARA, 0));
+    CHECK(agent_ol_prio(AGENT_OL_PARA, 0) < agent_ol_prio(AGENT_OL_CTL, 0));
+    CHECK(agent_ol_prio(AGENT_OL_TEXT, 1) == agent_ol_prio(AGENT_OL_HEADING, 0));
     base_buf_reset(&b);
     CHECK_OK(agent_outline_budget(&l, 0, &b, &st, err));
     CHECK_EQ(st.kept_lines, 6);

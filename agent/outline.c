@@ -747,31 +747,24 @@ base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *
     if (cap_chars <= 0 || s.in_chars <= cap_chars) {
         memset(keep, 1, (size_t)l->n);
     } else {
-        /* The omission markers cost characters too: select within a cap,
-         * measure with the markers, shrink the cap by the excess, again. */
-        int eff = cap_chars;
-        for (int round = 0; round < 6; round++) {
-            memset(keep, 0, (size_t)l->n);
-            int used = 0;
-            for (int prio = 0; prio <= AGENT_OL_PRIO_MAX; prio++) {
-                for (int i = 0; i < l->n; i++) {
-                    if (l->v[i].prio != prio)
-                        continue;
-                    int len = (int)strlen(l->v[i].text) + 1;
-                    /* Structure is always kept; the rest while it fits. */
-                    if (prio == 0 || used + len <= eff) {
-                        keep[i] = 1;
-                        used += len;
-                    }
+        /* Greedy by priority, counting the omission markers exactly: a line
+         * kept inside a run of dropped lines splits it (one more marker),
+         * at its edge shortens it (no change), alone in it removes it (one
+         * fewer). At first everything is one dropped run. */
+        int used = l->n > 0 ? MARKER_CHARS : 0;
+        for (int prio = 0; prio <= AGENT_OL_PRIO_MAX; prio++) {
+            for (int i = 0; i < l->n; i++) {
+                if (l->v[i].prio != prio)
+                    continue;
+                int left = i > 0 && !keep[i - 1], right = i + 1 < l->n && !keep[i + 1];
+                int cost = (int)strlen(l->v[i].text) + 1 +
+                           (left && right ? MARKER_CHARS : !left && !right ? -MARKER_CHARS : 0);
+                /* Structure is always kept; the rest while it fits. */
+                if (prio == 0 || used + cost <= cap_chars) {
+                    keep[i] = 1;
+                    used += cost;
                 }
             }
-            int total = used;
-            for (int i = 0; i < l->n; i++)
-                if (!keep[i] && (i == 0 || keep[i - 1]))
-                    total += MARKER_CHARS;
-            if (total <= cap_chars || eff <= 0)
-                break;
-            eff -= total - cap_chars;
         }
     }
     base_err e = BASE_OK;

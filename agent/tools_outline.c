@@ -123,7 +123,8 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
                                                             why, sizeof why);
     base_buf_fini(&plain);
     cJSON *d = data_with(r, b.data ? (char *)b.data : "");
-    int ok = d && add_num(r, d, "chars", st.out_chars) && add_num(r, d, "lines", st.in_lines) &&
+    int ok = d && add_num(r, d, "chars", st.out_chars) &&
+             add_num(r, d, "raw_chars", st.in_chars) && add_num(r, d, "lines", st.in_lines) &&
              add_num(r, d, "kept_lines", st.kept_lines) && add_num(r, d, "cap", cap) &&
              add_num(r, d, "regions", o.n_regions) && add_num(r, d, "collapsed", collapsed) &&
              add_num(r, d, "elements", o.n_els) && add_num(r, d, "marks", o.max_mark) &&

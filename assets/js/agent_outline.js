@@ -135,12 +135,12 @@
         if (!s || len >= LINE_CAP) continue;
         const t = len + s.length > LINE_CAP ? s.slice(0, LINE_CAP - len) + '…' : s;
         len += t.length;
-        if (out.length && typeof out[out.length - 1] === 'string') out[out.length - 1] += t;
+        if (out.length && typeof out[out.length - 1] === 'string') out[out.length - 1] = (out[out.length - 1] + t).replace(/  +/g, ' ');
         else out.push(t);
       }
-      if (out.length && typeof out[0] === 'string') out[0] = out[0].replace(/^ /, '');
+      if (out.length && typeof out[0] === 'string') out[0] = out[0].replace(/^\s+/, '');
       const last = out.length - 1;
-      if (last >= 0 && typeof out[last] === 'string') out[last] = out[last].replace(/ $/, '');
+      if (last >= 0 && typeof out[last] === 'string') out[last] = out[last].replace(/\s+$/, '');
       lines.push({ r: cur.r, k, lv: cur.lv, p: out.filter((x) => x !== '') });
     }
     cur = null;

@@ -8,13 +8,16 @@
  * epoch does not hold it (an autocomplete list after its debounce, a new
  * page after a navigation) a new prefetch is scheduled and waited for,
  * until the call's timeout. The box then goes to perc_snap_box with the
- * intent derived from the verb.
+ * intent derived from the verb; when the gate said procedural, the epoch's
+ * element for the box is tried first (agent/procedural.c) and the snapper
+ * probes only when that element is refused.
  */
 #include <cjson/cJSON.h>
 #include <string.h>
 
 #include "agent/agent_int.h"
 #include "agent/js.h"
+#include "agent/procedural_int.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -151,7 +154,20 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     snap_intent in = {t->label ? t->label : b->label, kind};
     agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = base_monotime_ms();
-    e = perc_snap_box(se->page, b->r, &in, 0, &g->snap, err);
+    /* The page still equals the epoch: its element, checked in one
+     * evaluate, before the snapper's probe (agent/procedural.c). */
+    int took = 0;
+    perc_proc pv = {PERC_PROC_HIT, "", 0};
+    if (strcmp(r->gate, "procedural") == 0) {
+        took = agent__snap_procedural(se->page, ep, bi, &in, se->o.run.procedural, se->o.run.seed,
+                                      r, &g->snap, &pv, err);
+        if (took < 0) {
+            r->ms.snap += base_monotime_ms() - t0;
+            agent__failf(r, "error", "snap: %s", err);
+            return 0;
+        }
+    }
+    e = took ? BASE_OK : perc_snap_box(se->page, b->r, &in, 0, &g->snap, err);
     r->ms.snap += base_monotime_ms() - t0;
     if (e) {
         agent__failf(r, "error", "snap: %s", err);
@@ -161,6 +177,12 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     r->snap = *sn; /* the record keeps the snapper's answer whole */
     agent__copy(r->phase, sizeof r->phase, snap_phase_name(sn->res.phase));
     r->pt = sn->pt;
+    if (!sn->found && pv.outcome == PERC_PROC_COVERED) {
+        /* The epoch's element is there, in place, under something that
+         * takes the click: the snapper's empty box says less than that. */
+        agent__failf(r, "covered", "%.200s", pv.detail);
+        return 0;
+    }
     if (!sn->found) {
         agent__failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
               sn->res.reason);

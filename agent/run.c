@@ -237,6 +237,11 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     base_err e = fovea_session_create(page, &so, &rn.se, err);
     if (!e)
         e = add_task_secrets(rn.se, task, err);
+    /* The start page got the task's init script before it loaded (the
+     * caller's job: cli_browser_opts.init_script); tabs opened later get it
+     * from the session. */
+    if (!e && task->init_script)
+        e = agent__nav_add_script(rn.se, task->init_script, 0, err);
     if (!e) {
         rn.recs = base_calloc((size_t)(task->n_steps > 0 ? task->n_steps : 1), sizeof *rn.recs);
         if (!rn.recs)

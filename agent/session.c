@@ -191,6 +191,7 @@ int agent__follow_tab(fovea_session *se, const char *target_id, agent_step_recor
         return 0;
     }
     se->tabs[se->n_tabs++] = np;
+    agent__nav_tab_added(se, np);
     char url[400];
     agent__page_url(se, url, sizeof url);
     snprintf(r->new_tab, sizeof r->new_tab, "followed the new tab %.130s", url);
@@ -439,6 +440,7 @@ base_err fovea_session_create(cdp_page *page, const fovea_session_opts *o, fovea
     agent__page_url(se, se->start_url, sizeof se->start_url);
     se->pass_budget_ms = se->o.first_pass_ms > 0 ? se->o.first_pass_ms : 5000;
     agent__schedule(se, se->o.first_subgoal ? se->o.first_subgoal : "start");
+    agent__nav_attach(se);
     *out = se;
     return BASE_OK;
 }
@@ -453,6 +455,7 @@ void fovea_session_destroy(fovea_session *se)
     cascade_hand_destroy(se->hand);
     perc_prefetch_destroy(se->pf);
     perc_vision_destroy(se->vision);
+    agent__nav_free(se); /* its network watchers first: they use the tabs */
     for (int t = 0; t < se->n_tabs; t++)
         cdp_page_close(se->tabs[t]);
     if (se->sec)

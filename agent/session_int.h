@@ -80,6 +80,7 @@ struct fovea_session {
     /* What the call in progress grounded on: the overlay draws its epoch.
      * A tool that grounds uses &s->call_g (tool_call releases it). */
     agent__grounded call_g;
+    struct agent__nav *nav;  /* agent/tools_nav.c: pin, visits, init scripts, network watchers */
     struct agent_outline_sig *ol_prev; /* tools_outline.c: the last outline's regions */
 };
 
@@ -203,7 +204,39 @@ int agent__tool_action(const char *tool_name);
 
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
+/* The JSON Schema of a "target" argument: a label, "[V4]", "[V4] label" or
+ * {label, index} (the same text as tools_act.c's). */
+#define AGENT__TARGET_SCHEMA                                                                       \
+    "{\"description\": \"the element: its label, \\\"[V4]\\\", \\\"[V4] label\\\" or "             \
+    "{label, index}\", \"oneOf\": [{\"type\": \"string\", \"minLength\": 1}, {\"type\": "          \
+    "\"object\", \"properties\": {\"label\": {\"type\": \"string\"}, \"index\": {\"type\": "       \
+    "[\"integer\", \"string\"], \"minimum\": 1, \"maximum\": 99999}}}]}"
+
+/* The rendered text and aria-label of the element g grounded, read again
+ * from the page now (assert_text on a target polls with it). Ownership: a
+ * base_malloc'd string the caller frees; NULL when the element is gone or
+ * the page does not answer. agent/tools_read.c. */
+char *agent__target_text(fovea_session *s, const agent__grounded *g);
+
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_input[];   /* agent/tools_input.c: send_keys, hover, ... */
+extern const tool_def agent__tools_nav[];     /* agent/tools_nav.c: navigate, tabs, waits, ... */
+
+/* agent/tools_nav.c's session state (fovea_session.nav). attach starts
+ * counting the page's requests (call once the session is on its page);
+ * free releases it, BEFORE the session closes its tabs; add_script
+ * remembers an init script for every tab opened later and, when
+ * on_current_pages, adds it to the open tabs now (Errors: BASE_ETOOBIG past
+ * 8 scripts, BASE_ENOMEM, cdp errors). */
+typedef struct agent__nav agent__nav;
+void agent__nav_attach(fovea_session *s);
+/* A tab the session follows (a popup): the init scripts go into it for its
+ * later page loads, and its requests are counted from now on. */
+void agent__nav_tab_added(fovea_session *s, cdp_page *p);
+void agent__nav_free(fovea_session *s);
+base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
+                               char *err);
+extern const tool_def agent__tools_read[];    /* agent/tools_read.c: extract_markdown, dom_search, ... */
 extern const tool_def agent__tools_outline[]; /* agent/tools_outline.c: get_outline, focus_region, ... */
 
 /* Frees the session's outline state (agent/tools_outline.c). */

@@ -513,6 +513,8 @@ static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
             e = dup_string(&c, f, "name", &t->name);
         else if (strcmp(f->string, "url") == 0)
             e = dup_string(&c, f, "url", &t->url);
+        else if (strcmp(f->string, "init_script") == 0)
+            e = dup_string(&c, f, "init_script", &t->init_script);
         else if (strcmp(f->string, "viewport") == 0)
             e = parse_viewport(&c, f, t);
         else if (strcmp(f->string, "steps") == 0)
@@ -662,6 +664,37 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     return BASE_OK;
 }
 
+/* "init_script": "setup.js" names a file (a .js name with no blank, ';',
+ * '(' or '='), read relative to the task file; anything else is inline
+ * source. */
+static base_err load_init_script(const char *task_path, agent_task *t, char *err)
+{
+    const char *v = t->init_script;
+    size_t n = v ? strlen(v) : 0;
+    if (n < 4 || strcmp(v + n - 3, ".js") != 0 || strpbrk(v, " \t\n\r;(=") != NULL)
+        return BASE_OK;
+    const char *slash = strrchr(task_path, '/');
+    char path[4096];
+    if (v[0] == '/' || !slash)
+        snprintf(path, sizeof path, "%s", v);
+    else
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - task_path), task_path, v);
+    uint8_t *d = NULL;
+    size_t dn = 0;
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = base_read_file(path, &d, &dn, 1u << 20, why);
+    if (e)
+        return base_errf(err, e, "%s: init_script: cannot read %s: %s", task_path, path, why);
+    if (memchr(d, '\0', dn)) {
+        base_free(d);
+        return base_errf(err, BASE_EPROTO, "%s: init_script: %s is not a text file", task_path,
+                         path);
+    }
+    base_free(t->init_script);
+    t->init_script = (char *)d;
+    return BASE_OK;
+}
+
 base_err agent_task_load(const char *path, agent_task **out, char *err)
 {
     uint8_t *d = NULL;
@@ -673,6 +706,10 @@ base_err agent_task_load(const char *path, agent_task **out, char *err)
     const char *base = strrchr(path, '/');
     e = agent_task_parse((const char *)d, n, base ? base + 1 : path, out, err);
     base_free(d);
+    if (e == BASE_OK && (e = load_init_script(path, *out, err)) != BASE_OK) {
+        agent_task_free(*out);
+        *out = NULL;
+    }
     return e;
 }
 
@@ -710,6 +747,7 @@ void agent_task_free(agent_task *t)
     base_free(t->steps);
     base_free(t->name);
     base_free(t->url);
+    base_free(t->init_script);
     base_free(t);
 }
 

@@ -93,6 +93,9 @@ typedef struct agent_step {
 typedef struct agent_task {
     char *name;        /* "name" or the file's base name */
     char *url;         /* absolute, or a path relative to a served --site */
+    char *init_script; /* "init_script": JS run before the page's own scripts on every page
+                          load (inline; a value naming a .js file is replaced by the file's
+                          text by agent_task_load), NULL = none */
     int width, height; /* viewport CSS px, default 1280x800 */
     double scale;      /* device scale factor, default 1 */
     agent_step *steps;

@@ -32,6 +32,9 @@
 /* Every tool group, in the order `fovea tools` and the model see them. */
 static const tool_def *const groups[] = {
     agent__tools_act,
+    agent__tools_input,
+    agent__tools_nav,
+    agent__tools_read,
     agent__tools_outline,
 };
 

@@ -488,13 +488,21 @@ static int act_read(fovea_session *se, const agent_step *s, agent_step_record *r
     double deadline = base_monotime_ms() + s->timeout_ms;
     int ok = 0;
     char *text = NULL;
+    int polls = 0;
     do {
         base_free(text);
         text = NULL;
         if (tgt) {
-            char both[512];
-            snprintf(both, sizeof both, "%s\n%s", g->snap.text, r->box_label);
-            text = base_strdup(both);
+            /* The snapped element's text first, then the element read
+             * again on each poll: a status that changes in place
+             * ("Pending" -> "Shipped") gets the whole timeout. */
+            char *now = polls++ ? agent__target_text(se, g) : NULL;
+            base_buf b;
+            base_buf_init(&b, TEXT_MAX);
+            base_buf_printf(&b, "%s\n%s", now ? now : g->snap.text, r->box_label);
+            base_free(now);
+            text = base_buf_steal(&b, NULL);
+            base_buf_fini(&b);
         } else {
             base_buf b;
             base_buf_init(&b, TEXT_MAX);
@@ -509,7 +517,7 @@ static int act_read(fovea_session *se, const agent_step *s, agent_step_record *r
             agent__failf(r, "pattern_limit", "/%.60s/: %s", s->pattern, why);
             return 0;
         }
-        if (ok || tgt)
+        if (ok || (tgt && s->action == AGENT_EXTRACT))
             break;
         if (base_interrupt_sleep_ms(100))
             break;
@@ -568,7 +576,7 @@ static int act_read(fovea_session *se, const agent_step *s, agent_step_record *r
     else
         agent__failf(r, "assert_failed", "%s%.100s%s not found %s within %d ms", s->text ? "'" : "/",
               s->text ? s->text : s->pattern, s->text ? "'" : "/",
-              tgt ? "in the target" : "on the page", tgt ? 0 : s->timeout_ms);
+              tgt ? "in the target" : "on the page", s->timeout_ms);
     return 0;
 }
 
@@ -801,11 +809,7 @@ static base_err c_scroll(const cJSON *a, char *err)
 }
 
 /* A target: a label, "[V4]", "[V4] label", or {label, index}. */
-#define TARGET_SCHEMA                                                                              \
-    "{\"description\": \"the element: its label, \\\"[V4]\\\", \\\"[V4] label\\\" or "             \
-    "{label, index}\", \"oneOf\": [{\"type\": \"string\", \"minLength\": 1}, {\"type\": "          \
-    "\"object\", \"properties\": {\"label\": {\"type\": \"string\"}, \"index\": {\"type\": "       \
-    "[\"integer\", \"string\"], \"minimum\": 1, \"maximum\": 99999}}}]}"
+#define TARGET_SCHEMA AGENT__TARGET_SCHEMA
 #define VERB_SCHEMA                                                                                \
     "{\"type\": \"string\", \"maxLength\": 64, \"description\": \"intent: open, expand, select, "  \
     "press, ...\"}"

@@ -27,9 +27,17 @@ static double r1(double v)
     return isfinite(v) ? round(v * 10.0) / 10.0 : 0.0;
 }
 
-/* Prints root on one line plus '\n' and flushes; frees root. */
-static base_err write_line(agent_trace *t, cJSON *root, char *err)
+/* Prints root on one line plus '\n' and flushes; frees root. fails0 is
+ * base_alloc_thread_failures() from before root was built: the builders
+ * add dozens of members unchecked, so any allocation that failed meanwhile
+ * means a member is missing, and the line is dropped (BASE_ENOMEM) rather
+ * than written incomplete. */
+static base_err write_line(agent_trace *t, cJSON *root, unsigned long fails0, char *err)
 {
+    if (base_alloc_thread_failures() != fails0) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
     char *s = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (!s)
@@ -80,6 +88,7 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
         e = base_errf(err, BASE_EIO, "cannot write %s: %s", path, strerror(errno));
         goto fail;
     }
+    unsigned long f0 = base_alloc_thread_failures();
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "type", "task");
     cJSON_AddStringToObject(j, "name", info->task_name ? info->task_name : "");
@@ -94,7 +103,7 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
     cJSON_AddBoolToObject(j, "humanize", info->humanize);
     cJSON_AddNumberToObject(j, "seed", (double)info->seed);
     cJSON_AddNumberToObject(j, "steps", info->n_steps);
-    if ((e = write_line(t, j, err)))
+    if ((e = write_line(t, j, f0, err)))
         goto fail;
     *out = t;
     return BASE_OK;
@@ -149,6 +158,8 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON *s = cJSON_AddObjectToObject(j, "snap");
         cJSON_AddBoolToObject(s, "found", sn->found);
         cJSON_AddStringToObject(s, "phase", r->phase);
+        if (r->snap_path[0]) /* procedural steps: epoch, fallback or snapper */
+            cJSON_AddStringToObject(s, "path", r->snap_path);
         cJSON *sc = cJSON_AddObjectToObject(s, "score");
         cJSON_AddNumberToObject(sc, "area", r1(sn->res.score.area * 100) / 100);
         cJSON_AddNumberToObject(sc, "label", r1(sn->res.score.label * 100) / 100);
@@ -232,7 +243,9 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
 {
     if (!t || !r)
         return base_errf(err, BASE_EINVAL, "agent_trace_step: NULL argument");
-    return write_line(t, step_json(r), err);
+    unsigned long f0 = base_alloc_thread_failures();
+    cJSON *j = step_json(r);
+    return write_line(t, j, f0, err);
 }
 
 static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
@@ -240,6 +253,7 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
 {
     if (!t)
         return;
+    unsigned long f0 = base_alloc_thread_failures();
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "type", "end");
     cJSON_AddBoolToObject(j, "ok", ok);
@@ -248,7 +262,7 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
     cJSON_AddStringToObject(j, "reason", reason ? reason : "");
     if (signal)
         cJSON_AddStringToObject(j, "interrupted", signal);
-    write_line(t, j, NULL);
+    write_line(t, j, f0, NULL);
     fclose(t->f);
     base_free(t);
 }

@@ -61,9 +61,13 @@ typedef struct agent_step_record {
     base_rect box;
     /* The snapper's answer for the element the call acted on, as
      * perc_snap_box returned it (snap.found 0 when no snap ran); phase
-     * names the path ("A", "A-alt", "B", "-"; "" = no snap). */
+     * names the path ("A", "A-alt", "B", "P" = the procedural path's epoch
+     * element, "-"; "" = no snap). */
     char phase[8];
     perc_snap snap;
+    char snap_path[12];    /* procedural steps: "epoch" (the epoch's element, phase "P"),
+                              "fallback" (its check failed: the snapper), "snapper" (by
+                              agent_run_opts.procedural); "" for the others */
     base_point pt;         /* where the action happened: the press, else the snap's point */
     /* The hand's answer, as cascade_* returned it: tiers tried with their
      * timings, delivered, effects, message, alternatives, cursor path. A call

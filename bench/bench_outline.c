@@ -4,7 +4,7 @@
  * later step of the same page, the share of definition/code lines the
  * budget keeps, and the cost of one read.
  *
- *   build/tests/outline/bench_outline [DOC_ROOT]   (default /usr/share/doc/python3-doc/html)
+ *   build/bench/bench_outline [DOC_ROOT]   (default /usr/share/doc/python3-doc/html)
  *
  * Per page: flat = get_outline mode flat (every line, no regions, no
  * collapsing), outline = get_outline. "raw" is without a cap; "budget" is
@@ -24,8 +24,8 @@
 
 #include "agent/tool.h"
 #include "base/clock.h"
-#include "base/httpd.h"
 #include "harness.h"
+#include "serve/httpd.h"
 
 static const struct {
     const char *type, *path;
@@ -88,12 +88,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_outline: %s\n", harness_error());
         return 1;
     }
-    base_httpd_opts ho;
+    serve_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = root;
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (base_httpd_start(&ho, &srv, err)) {
+    if (serve_httpd_start(&ho, &srv, err)) {
         fprintf(stderr, "bench_outline: %s\n", err);
         return 1;
     }
@@ -106,7 +106,7 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof PAGES / sizeof PAGES[0]; i++) {
         cdp_page *p = harness_open(1280, 800, 1, NULL);
         char url[512];
-        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", base_httpd_port(srv), PAGES[i].path);
+        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), PAGES[i].path);
         if (!p || cdp_page_navigate(p, url, 30000, err)) {
             fprintf(stderr, "bench_outline: %s: %s\n", url, err);
             cdp_page_close(p);
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
         fovea_session_destroy(s);
         cdp_page_close(p);
     }
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     harness_shutdown();
     return rc;
 }

@@ -104,6 +104,7 @@ enum {
     CASCADE_FX_REQUEST = 1 << 7,   /* the page sent a network request */
     CASCADE_FX_NEW_TAB = 1 << 8,   /* a new tab/popup opened (new_target_id) */
     CASCADE_FX_DIALOG = 1 << 9,    /* a JavaScript dialog opened (dialog_*) */
+    CASCADE_FX_SHOWN = 1 << 10,    /* a hover changed the rendered text (a CSS :hover flyout) */
 };
 
 typedef struct cascade_result {

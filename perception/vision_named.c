@@ -1,18 +1,51 @@
-/* perception/vision_named.c: choosing a vision provider by its name. */
+/* perception/vision_named.c: vision providers by name.
+ *
+ * One place maps the names a user types (`--vision dom|openai|pixel`) to
+ * providers, so `fovea run`, `fovea overlay` and any later command accept the
+ * same set with the same error for an unknown name.
+ */
 #include <string.h>
 
-#include "perception/vision.h"
+#include "base/alloc.h"
+#include "perception/pixel.h"
 
 base_err perc_vision_create_named(const char *name, perc_vision **out, char *err)
 {
-    *out = NULL;
-    if (!name || strcmp(name, "dom") == 0)
+    if (!name || !out)
+        return base_errf(err, BASE_EINVAL, "vision: NULL provider name");
+    if (strcmp(name, "dom") == 0)
         return perc_vision_dom_create(out, err);
+    if (strcmp(name, "pixel") == 0)
+        return perc_vision_pixel_create(NULL, out, err);
     if (strcmp(name, "openai") == 0) {
         perc_openai_config c;
         perc_openai_config_init(&c);
         base_err e = perc_openai_config_from_env(&c, err);
-        return e ? e : perc_vision_openai_create(&c, out, err);
+        if (e)
+            return e;
+        return perc_vision_openai_create(&c, out, err);
     }
-    return base_errf(err, BASE_EINVAL, "unknown vision provider '%.40s' (dom or openai)", name);
+    return base_errf(err, BASE_EINVAL, "unknown vision provider '%s' (dom, openai or pixel)",
+                     name);
+}
+
+base_err perc_detection_marks(const perc_detection *d, perc_mark **marks, int *n, char *err)
+{
+    if (!d || !marks || !n)
+        return base_errf(err, BASE_EINVAL, "vision: NULL detection or output");
+    perc_mark *list = d->n > 0 ? base_calloc((size_t)d->n, sizeof *list) : NULL;
+    if (d->n > 0 && !list)
+        return base_errf(err, BASE_ENOMEM, "vision: out of memory for %d marks", d->n);
+    for (int i = 0; i < d->n; i++) {
+        list[i].r = d->boxes[i].r;
+        list[i].id = d->boxes[i].id > 0 ? d->boxes[i].id : i + 1;
+        list[i].label = base_strdup(d->boxes[i].label);
+        if (!list[i].label) {
+            perc_marks_free(list, i);
+            return base_errf(err, BASE_ENOMEM, "vision: out of memory");
+        }
+    }
+    *marks = list;
+    *n = d->n;
+    return BASE_OK;
 }

@@ -13,6 +13,7 @@ PACKAGES=(
   libwebsockets-dev libcjson-dev libcurl4-openssl-dev libpng-dev
   libturbojpeg0-dev libjpeg62-turbo-dev libstb-dev libomp-dev libdeflate-dev
   libpcre2-dev
+  libtesseract-dev libleptonica-dev tesseract-ocr-eng python3-doc
   chromium fonts-dejavu-core fonts-liberation
 )
 

@@ -126,9 +126,11 @@ typedef enum snap_phase {
     SNAP_PHASE_A,        /* pinpoint: the centre hit a label-matching element */
     SNAP_PHASE_A_ALT,    /* the centre hit an iframe: re-probe inside it */
     SNAP_PHASE_B,        /* grid scan with the chevron tiebreaker */
+    SNAP_PHASE_P,        /* procedural: the vision epoch's element, verified in place
+                            (perception/procedural.h), no box probe */
 } snap_phase;
 
-/* Purpose: short names for traces and tables: "A", "A-alt", "B", "-"; and
+/* Purpose: short names for traces and tables: "A", "A-alt", "B", "P", "-"; and
  * "any", "select", "expand". Static strings. Thread: any. */
 const char *snap_phase_name(snap_phase p);
 const char *snap_intent_name(snap_intent_kind k);

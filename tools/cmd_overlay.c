@@ -4,7 +4,9 @@
  * interactive elements or the boxes of --boxes), or a screenshot file plus a
  * boxes JSON file (--shot + --boxes). The marked image is written as PNG;
  * --model-view also writes the JPEG a vision model would be sent (resized to
- * --model-width, marks drawn at the model's scale).
+ * --model-width, marks drawn at the model's scale). --vision NAME marks what
+ * that provider sees instead (e.g. `pixel`: boxes from the screenshot alone,
+ * which also works on a --shot file without --boxes).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "perception/capture.h"
 #include "perception/dom_boxes.h"
 #include "perception/image.h"
+#include "perception/pixel.h"
 #include "perception/som.h"
 #include "tools/cli.h"
 
@@ -28,6 +31,9 @@ static void overlay_usage(FILE *f)
             "  --boxes FILE       boxes JSON: [{\"x0\",\"y0\",\"x1\",\"y1\",\"label\",\"id\"}] in CSS px,\n"
             "                     or {\"boxes\":[{\"box\":[ymin,xmin,ymax,xmax]}]} (see --norm)\n"
             "                     (live pages default to their interactive elements)\n"
+            "  --vision NAME      mark what provider NAME detects: dom, openai or pixel\n"
+            "                     (pixel also works on --shot without --boxes); the boxes\n"
+            "                     are listed on stderr\n"
             "  --norm WxH         \"box\" values are 0..1000 of a WxH CSS viewport\n"
             "  --out FILE         marked PNG (default out/overlay.png)\n"
             "  --model-view FILE  also write the model-bound JPEG (q80)\n"
@@ -58,11 +64,38 @@ static base_err write_png(const char *path, const perc_image *img, char *err)
     return e;
 }
 
+/* Runs provider `name` on img (and the live page, if any; NULL for --shot),
+ * lists its boxes on stderr and returns them as marks. */
+static base_err vision_marks(const char *name, cdp_page *page, const perc_image *img,
+                             perc_mark **marks, int *n, char *err)
+{
+    perc_vision *v = NULL;
+    base_err e = perc_vision_create_named(name, &v, err);
+    if (e)
+        return e;
+    perc_detection d;
+    memset(&d, 0, sizeof d);
+    e = perc_vision_detect(v, page, img, NULL, &d, err);
+    perc_vision_destroy(v);
+    if (e)
+        return e;
+    for (int i = 0; i < d.n; i++) {
+        const perc_box *b = &d.boxes[i];
+        fprintf(stderr, "[V%d] %-8s %6.1f %6.1f %6.1f %6.1f '%s'\n", b->id, b->kind, b->r.x0,
+                b->r.y0, b->r.x1, b->r.y1, b->label);
+    }
+    fprintf(stderr, "fovea overlay: vision %s: %d boxes in %.1f ms\n", d.model, d.n, d.ms);
+    e = perc_detection_marks(&d, marks, n, err);
+    perc_detection_fini(&d);
+    return e;
+}
+
 int cli_cmd_overlay(int argc, char **argv)
 {
     cli_browser_opts bo;
     cli_browser_opts_init(&bo);
     const char *shot = NULL, *boxes = NULL, *out = "out/overlay.png", *model = NULL;
+    const char *vision = NULL;
     int model_w = 1024, norm_w = 0, norm_h = 0, plain = 0;
     double shot_scale = 1.0;
     for (int i = 1; i < argc; i++) {
@@ -91,6 +124,8 @@ int cli_cmd_overlay(int argc, char **argv)
             }
         } else if (strcmp(a, "--boxes") == 0) {
             boxes = v;
+        } else if (strcmp(a, "--vision") == 0) {
+            vision = v;
         } else if (strcmp(a, "--out") == 0) {
             out = v;
         } else if (strcmp(a, "--model-view") == 0) {
@@ -111,8 +146,12 @@ int cli_cmd_overlay(int argc, char **argv)
             return 2;
         }
     }
-    if (shot && !boxes) {
-        fprintf(stderr, "fovea overlay: --shot needs --boxes\n");
+    if (shot && !boxes && !vision) {
+        fprintf(stderr, "fovea overlay: --shot needs --boxes or --vision\n");
+        return 2;
+    }
+    if (boxes && vision) {
+        fprintf(stderr, "fovea overlay: --boxes and --vision are exclusive\n");
         return 2;
     }
     char err[BASE_ERRBUF_SIZE] = "";
@@ -142,6 +181,8 @@ int cli_cmd_overlay(int argc, char **argv)
         if (!e)
             e = perc_marks_parse_json(text, len, norm_w, norm_h, &marks, &n, err);
         base_free(text);
+    } else if (!e && vision) {
+        e = vision_marks(vision, s.page, &img, &marks, &n, err);
     } else if (!e) {
         e = perc_dom_boxes(s.page, &marks, &n, err);
     }

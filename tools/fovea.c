@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "tools/cli.h"
 
 static const struct {
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     base_alloc_keep_large_buffers(); /* frame buffers are reused, not re-faulted */
+    base_json_alloc_install();       /* cJSON through base_malloc (failure injection) */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -1,0 +1,232 @@
+/* perception/pixel_vision.c: the `pixel` vision provider.
+ *
+ * Boxes come from the screenshot alone (perc_pixel_detect) and their labels
+ * from Tesseract (perc_ocr_read) on the text inside each box; device pixels
+ * are divided by the shot's scale into top-viewport CSS px. Nothing here
+ * reads the DOM to find a box, so canvas-drawn controls are seen like any
+ * other, and the snapper gets the noisy boxes a model would give.
+ *
+ * With a live page, detect then runs the same DOM enrichment every provider
+ * gets (perc_vision_enrich) and hands the selector map over in the
+ * detection, as the dom provider does. Doing it here lets one thing happen
+ * that the generic step cannot: a box takes the accessible name of the
+ * element it lies on (config dom_names: the page's own name for it, as a task
+ * says it, which OCR cannot give for an icon button, a date cell showing
+ * "14" or a field showing its placeholder), and
+ * plain-text and icon guesses that lie on no interactive element are
+ * dropped (page text, not controls). Boxes the DOM knows nothing about, such
+ * as controls drawn on a canvas, keep their OCR labels.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "perception/pixel.h"
+
+typedef struct pixel_prov {
+    perc_vision v;
+    perc_pixel_config c;
+    perc_ocr *ocr; /* NULL when c.ocr == 0 */
+} pixel_prov;
+
+void perc_pixel_config_init(perc_pixel_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->threads = 2;
+    c->ocr = 1;
+    c->dom_names = 1;
+}
+
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* After enrichment: a box whose centre lies on its matched element is that
+ * element — it takes the element's accessible name (the page's name for the
+ * control, what a task says) when it has one, and keeps its OCR text
+ * otherwise. A weak guess (plain text, a lone icon) that is on no
+ * interactive element is page text, not a control, and is dropped. Boxes
+ * are renumbered 1..n. */
+static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map, int names)
+{
+    int *to = base_malloc((d->n > 0 ? (size_t)d->n : 1) * sizeof *to);
+    if (!to)
+        return BASE_ENOMEM;
+    int k = 0;
+    for (int i = 0; i < d->n; i++) {
+        perc_box b = d->boxes[i];
+        base_point c = base_rect_center(b.r);
+        int on = b.dom_index >= 0 && b.dom_index < n_map &&
+                 base_rect_contains(map[b.dom_index].r, c);
+        int weak = strcmp(b.kind, "text") == 0 || strcmp(b.kind, "icon") == 0;
+        to[i] = -1;
+        if (weak && !on)
+            continue;
+        if (on && names && map[b.dom_index].label[0])
+            snprintf(b.label, sizeof b.label, "%s", map[b.dom_index].label);
+        to[i] = k;
+        d->boxes[k++] = b;
+    }
+    /* expand_control indexes boxes: follow the moves, or drop the link. */
+    for (int i = 0; i < k; i++) {
+        perc_box *b = &d->boxes[i];
+        b->id = i + 1;
+        if (b->expand_control >= 0)
+            b->expand_control = b->expand_control < d->n ? to[b->expand_control] : -1;
+    }
+    d->n = k;
+    base_free(to);
+    return BASE_OK;
+}
+
+/* The OCR crop for box b: the text of the element it came from (same rect)
+ * plus a small margin, or the box itself when enrichment split it. 0 when
+ * there is nothing to read. */
+static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s, perc_ocr_item *it)
+{
+    int bx0 = (int)(b->r.x0 * s + 0.5f), by0 = (int)(b->r.y0 * s + 0.5f);
+    int bx1 = (int)(b->r.x1 * s + 0.5f), by1 = (int)(b->r.y1 * s + 0.5f);
+    for (int i = 0; i < n; i++) {
+        const perc_pixel_elem *x = &el[i];
+        if (x->x0 != bx0 || x->y0 != by0 || x->x1 != bx1 || x->y1 != by1)
+            continue;
+        if (x->tx1 <= x->tx0)
+            return 0;
+        int m = (int)(3 * s);
+        *it = (perc_ocr_item){imax(x->x0, x->tx0 - m), imax(x->y0, x->ty0 - m),
+                              imin(x->x1, x->tx1 + m), imin(x->y1, x->ty1 + m), "", 0};
+        return 1;
+    }
+    *it = (perc_ocr_item){bx0 + 2, by0 + 2, bx1 - 2, by1 - 2, "", 0};
+    return bx1 - bx0 > 6 && by1 - by0 > 6;
+}
+
+/* OCR for every box still without a label. */
+static base_err read_labels(pixel_prov *p, const perc_image *shot, perc_detection *d,
+                            const perc_pixel_elem *el, int n, char *err)
+{
+    if (!p->ocr || d->n == 0)
+        return BASE_OK;
+    float s = shot->scale > 0 ? shot->scale : 1.0f;
+    perc_ocr_item *items = base_calloc((size_t)d->n, sizeof *items);
+    int *box_of = base_malloc((size_t)d->n * sizeof *box_of);
+    if (!items || !box_of) {
+        base_free(items);
+        base_free(box_of);
+        return base_errf(err, BASE_ENOMEM, "vision pixel: out of memory");
+    }
+    int ni = 0;
+    for (int i = 0; i < d->n; i++) {
+        if (d->boxes[i].label[0] || !crop_of(&d->boxes[i], el, n, s, &items[ni]))
+            continue;
+        box_of[ni++] = i;
+    }
+    base_err e = ni > 0 ? perc_ocr_read(p->ocr, shot, items, ni, err) : BASE_OK;
+    for (int k = 0; !e && k < ni; k++)
+        snprintf(d->boxes[box_of[k]].label, sizeof d->boxes[box_of[k]].label, "%s",
+                 items[k].text);
+    base_free(items);
+    base_free(box_of);
+    return e;
+}
+
+static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+                             const perc_vision_ctx *ctx, perc_detection *out, char *err)
+{
+    (void)ctx;
+    pixel_prov *p = v->self;
+    if (!shot || !shot->px || shot->w < 1 || shot->h < 1)
+        return base_errf(err, BASE_EINVAL, "vision pixel: needs the screenshot");
+    perc_pixel_opts po;
+    perc_pixel_opts_init(&po);
+    po.threads = p->c.threads;
+    perc_pixel_elem *el = NULL;
+    int n = 0;
+    base_err e = perc_pixel_detect(shot, &po, &el, &n, err);
+    if (e)
+        return e;
+    perc_box *boxes = base_calloc(n > 0 ? (size_t)n : 1, sizeof *boxes);
+    if (!boxes) {
+        base_free(el);
+        return base_errf(err, BASE_ENOMEM, "vision pixel: out of memory");
+    }
+    float s = shot->scale > 0 ? shot->scale : 1.0f;
+    for (int i = 0; i < n; i++) {
+        const perc_pixel_elem *x = &el[i];
+        perc_box *b = &boxes[i];
+        b->r = (base_rect){(float)x->x0 / s, (float)x->y0 / s, (float)x->x1 / s, (float)x->y1 / s};
+        b->id = i + 1;
+        snprintf(b->kind, sizeof b->kind, "%s", perc_pixel_class_name(x->cls));
+        b->confidence = x->confidence;
+        b->intent_relevant = -1;
+        b->dom_index = -1;
+        b->expanded = -1;
+        b->active = -1;
+        b->expand_control = -1;
+    }
+    out->boxes = boxes;
+    out->n = n;
+    out->calls = 0;
+    snprintf(out->model, sizeof out->model, "pixel");
+    /* With a page: enrichment first, so OCR runs only on the boxes the DOM
+     * cannot name (its text would be replaced by the name anyway). The
+     * detection's boxes are freed by perc_vision_detect on any error. */
+    if (page) {
+        perc_selector *map = NULL;
+        int n_map = 0;
+        if ((e = perc_vision_enrich(page, out, &map, &n_map, err))) {
+            base_free(el);
+            return e;
+        }
+        out->map = map;
+        out->n_map = n_map;
+        if ((e = apply_dom(out, map, n_map, p->c.dom_names))) {
+            base_free(el);
+            return base_errf(err, e, "vision pixel: out of memory");
+        }
+    }
+    e = read_labels(p, shot, out, el, n, err);
+    base_free(el);
+    return e;
+}
+
+static void pixel_destroy(perc_vision *v)
+{
+    pixel_prov *p = v->self;
+    perc_ocr_destroy(p->ocr);
+    base_free(p);
+}
+
+static const perc_vision_ops pixel_ops = {"pixel", pixel_detect, pixel_destroy, 1, NULL};
+
+base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err)
+{
+    if (!out)
+        return base_errf(err, BASE_EINVAL, "vision pixel: NULL out");
+    pixel_prov *p = base_calloc(1, sizeof *p);
+    if (!p)
+        return base_errf(err, BASE_ENOMEM, "vision pixel: out of memory");
+    if (c)
+        p->c = *c;
+    else
+        perc_pixel_config_init(&p->c);
+    if (p->c.threads < 1)
+        p->c.threads = 2;
+    if (p->c.ocr) {
+        base_err e = perc_ocr_create(p->c.threads, &p->ocr, err);
+        if (e) {
+            base_free(p);
+            return e;
+        }
+    }
+    p->v.ops = &pixel_ops;
+    p->v.self = p;
+    *out = &p->v;
+    return BASE_OK;
+}

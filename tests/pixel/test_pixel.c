@@ -1,0 +1,345 @@
+/* tests/pixel/test_pixel.c: the pixel detector and its OCR, without a
+ * browser.
+ *
+ * - edge_kernels_exact: SSE2 and AVX2 edge rows equal the scalar reference
+ *   byte for byte on random pixels at every width 1..80 and 1280 (tails,
+ *   vector bodies, the last-pixel rule).
+ * - components: runs and 8-connected components of a hand-made edge map
+ *   (diagonal joins, separate blobs, border counts of a ring).
+ * - scene: a drawn page (filled button, outlined field, checkbox + label,
+ *   coloured link, a long plain paragraph, a card around it all) gives the
+ *   button, field, checkbox and link at their rectangles with their classes,
+ *   and nothing for the paragraph or the card.
+ * - threads_and_kernels: the element list is identical (memcmp) for 1, 2
+ *   and 3 threads and for the scalar, SSE2 and AVX2 kernels.
+ * - hostile_images: blank, uniform 6000x6000, random noise, 1-pixel-wide
+ *   and padded-stride images: no error, no crash (run under ASan), no
+ *   control found on blank/uniform images, bad arguments rejected.
+ * - ocr_labels: Tesseract reads drawn words back, a blank crop reads "", and
+ *   1 and 2 OCR threads give the same answers; a second read is cached.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/rng.h"
+#include "check.h"
+#include "perception/pixel_int.h"
+#include "scene.h"
+
+static void random_fill(perc_image *img, uint64_t seed)
+{
+    base_rng r;
+    base_rng_seed(&r, seed);
+    for (int y = 0; y < img->h; y++)
+        for (int x = 0; x < img->w * 4; x++)
+            img->px[(size_t)y * img->stride + x] = (uint8_t)base_rng_u64(&r);
+}
+
+static void edge_kernels_exact(void)
+{
+    perc_image img = {0};
+    CHECK_OK(perc_image_alloc(&img, 1280, 2));
+    random_fill(&img, 7);
+    /* Some equal neighbours too, so zero differences are exercised. */
+    memmove(img.px + 4 * 100, img.px + 4 * 101, 64);
+    uint8_t ref[1280], got[1280];
+    pixel_edge_fn k[2] = {perc__pixel_edge_pick(PERC_KERNEL_SSE2),
+                          perc__pixel_edge_pick(PERC_KERNEL_AVX2)};
+    int tested = 0;
+    for (int w = 1; w <= 1280; w = w < 80 ? w + 1 : 1280) {
+        const uint8_t *cur = img.px;
+        const uint8_t *down = img.px + img.stride;
+        perc__pixel_edge_scalar(cur, down, ref, w);
+        for (int i = 0; i < 2; i++) {
+            if (!k[i])
+                continue;
+            memset(got, 0xAB, sizeof got);
+            k[i](cur, down, got, w);
+            CHECK_MSG(memcmp(ref, got, (size_t)w) == 0, "kernel %d differs at width %d", i, w);
+            tested++;
+        }
+        /* The last row compares against itself: only horizontal edges. */
+        perc__pixel_edge_scalar(cur, cur, ref, w);
+        for (int i = 0; i < 2; i++) {
+            if (!k[i])
+                continue;
+            k[i](cur, cur, got, w);
+            CHECK(memcmp(ref, got, (size_t)w) == 0);
+        }
+        if (w == 1280)
+            break;
+    }
+    CHECK(tested > 0);
+    /* The reference itself: the largest channel difference, alpha ignored. */
+    uint8_t px[8] = {10, 200, 30, 0, 40, 150, 30, 255};
+    uint8_t dn[8] = {10, 200, 100, 0, 40, 150, 30, 255};
+    perc__pixel_edge_scalar(px, dn, ref, 2);
+    CHECK_EQ(ref[0], 70); /* max(|10-40|, |200-150|, 0; vertical |30-100|) */
+    CHECK_EQ(ref[1], 0);  /* last pixel: right = itself; down equal */
+    perc_image_fini(&img);
+}
+
+static void components(void)
+{
+    /* 10x8 map: a 6x5 ring at (1,1), a diagonal pair at (8,6)-(9,7). */
+    enum { W = 10, H = 8 };
+    uint8_t e[W * H];
+    memset(e, 0, sizeof e);
+    for (int x = 1; x < 7; x++)
+        e[1 * W + x] = e[5 * W + x] = 50;
+    for (int y = 1; y < 6; y++)
+        e[y * W + 1] = e[y * W + 6] = 50;
+    e[6 * W + 8] = 50;
+    e[7 * W + 9] = 50;
+    pixel_run *runs = NULL;
+    int n = 0;
+    CHECK_OK(perc__pixel_runs(e, W, H, 12, 2, 1000, &runs, &n));
+    CHECK_EQ(n, 2 + 3 * 2 + 1 + 1);
+    pixel_comp *c = NULL;
+    int nc = 0;
+    CHECK_OK(perc__pixel_components(runs, n, &c, &nc));
+    CHECK_EQ(nc, 2);
+    CHECK_EQ(c[0].x0, 1);
+    CHECK_EQ(c[0].y0, 1);
+    CHECK_EQ(c[0].x1, 7);
+    CHECK_EQ(c[0].y1, 6);
+    CHECK_EQ(c[0].npx, 6 + 6 + 3 * 2);
+    CHECK_EQ(c[0].nborder, c[0].npx); /* a ring lies on its border */
+    CHECK_EQ(c[0].side[0], 6 + 2 + 2); /* the top row, the sides' next two rows */
+    CHECK_EQ(c[0].side[2], 5 + 2 + 2);
+    CHECK_EQ(c[1].x0, 8); /* diagonal neighbours are one component */
+    CHECK_EQ(c[1].x1, 10);
+    CHECK_EQ(c[1].npx, 2);
+    base_free(c);
+    /* Over the cap: an explicit refusal, nothing allocated for the caller. */
+    pixel_run *none = NULL;
+    CHECK_EQ(perc__pixel_runs(e, W, H, 12, 1, 3, &none, &n), BASE_ETOOBIG);
+    CHECK(none == NULL);
+    base_free(runs);
+}
+
+/* The drawn test page (640x400): returns 0 when the font is missing. */
+static int draw_scene(perc_image *img)
+{
+    if (perc_image_alloc(img, 640, 400) != BASE_OK)
+        return 0;
+    sc_fill(img, 0, 0, 640, 400, 0xffffff);
+    sc_stroke(img, 20, 20, 620, 330, 0xd0d0d0); /* a card: a container */
+    sc_fill(img, 40, 40, 180, 80, 0x1a73e8);    /* button */
+    if (sc_text(img, 70, 66, 16, "Search", 0xffffff) == 70)
+        return 0;
+    sc_stroke(img, 40, 120, 360, 156, 0x8a8a8a); /* field with placeholder */
+    sc_text(img, 50, 143, 14, "City or airport", 0x8a8a8a);
+    sc_stroke(img, 40, 190, 54, 204, 0x555555); /* checkbox + label */
+    sc_text(img, 62, 202, 14, "Remember me", 0x222222);
+    sc_text(img, 400, 66, 15, "Read the docs", 0x0b57d0); /* link */
+    sc_text(img, 40, 260, 13, "This paragraph of plain text is long enough that it is not a control",
+            0x333333);
+    sc_text(img, 40, 279, 13, "and it goes on over a second line, as paragraphs do on most pages.",
+            0x333333);
+    return 1;
+}
+
+static const perc_pixel_elem *find_elem(const perc_pixel_elem *e, int n, int x0, int y0, int x1,
+                                        int y1, float min_iou)
+{
+    base_rect want = {(float)x0, (float)y0, (float)x1, (float)y1};
+    for (int i = 0; i < n; i++) {
+        base_rect r = {(float)e[i].x0, (float)e[i].y0, (float)e[i].x1, (float)e[i].y1};
+        if (base_rect_iou(r, want) >= min_iou)
+            return &e[i];
+    }
+    return NULL;
+}
+
+static void scene(void)
+{
+    perc_image img = {0};
+    if (!draw_scene(&img)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    perc_pixel_elem *e = NULL;
+    int n = 0;
+    char err[256] = "";
+    CHECK_OK(perc_pixel_detect(&img, NULL, &e, &n, err));
+    const perc_pixel_elem *b = find_elem(e, n, 40, 40, 180, 80, 0.8f);
+    CHECK_MSG(b != NULL, "button missing (%d elements)", n);
+    CHECK_EQ(b->cls, PERC_PIXEL_BUTTON);
+    CHECK(b->tx1 > b->tx0 && b->tx0 >= 60 && b->tx1 <= 150); /* its text */
+    b = find_elem(e, n, 40, 120, 360, 156, 0.8f);
+    CHECK_MSG(b != NULL, "field missing");
+    CHECK_EQ(b->cls, PERC_PIXEL_FIELD);
+    b = find_elem(e, n, 40, 190, 54, 204, 0.6f);
+    CHECK_MSG(b != NULL, "checkbox missing");
+    CHECK_EQ(b->cls, PERC_PIXEL_CHECKBOX);
+    /* The link: coloured text, padded to a line box. */
+    b = NULL;
+    for (int i = 0; i < n; i++)
+        if (e[i].cls == PERC_PIXEL_LINK && e[i].x0 >= 390 && e[i].x0 <= 402 && e[i].y0 < 60 &&
+            e[i].y1 > 60)
+            b = &e[i];
+    CHECK_MSG(b != NULL, "link missing");
+    CHECK(b->x1 > 480 && b->x1 < 520);
+    /* Nothing for the paragraph's middle, nor for the card. */
+    for (int i = 0; i < n; i++) {
+        CHECK_MSG(!(e[i].y0 <= 255 && e[i].y1 >= 255 && e[i].x0 < 300 && e[i].x1 > 300),
+                  "the paragraph became element %d", i);
+        CHECK_MSG(!(e[i].x0 <= 22 && e[i].x1 >= 618), "the card became element %d", i);
+    }
+    base_free(e);
+    perc_image_fini(&img);
+}
+
+static void threads_and_kernels(void)
+{
+    perc_image img = {0};
+    if (!draw_scene(&img)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    /* A noisy band too, so the run and component passes have real work. */
+    base_rng r;
+    base_rng_seed(&r, 3);
+    for (int y = 340; y < 400; y++)
+        for (int x = 0; x < 640; x += 1 + (int)(base_rng_u64(&r) % 9))
+            sc_fill(&img, x, y, x + 1, y + 1, (uint32_t)base_rng_u64(&r) & 0xffffff);
+    perc_pixel_opts o;
+    perc_pixel_opts_init(&o);
+    o.threads = 1;
+    o.kernel = PERC_KERNEL_SCALAR;
+    perc_pixel_elem *ref = NULL;
+    int nref = 0;
+    CHECK_OK(perc_pixel_detect(&img, &o, &ref, &nref, NULL));
+    CHECK(nref > 3);
+    perc_kernel ks[3] = {PERC_KERNEL_SCALAR, PERC_KERNEL_SSE2, PERC_KERNEL_AVX2};
+    for (int t = 1; t <= 3; t++) {
+        for (int k = 0; k < 3; k++) {
+            if (!perc__pixel_edge_pick(ks[k]))
+                continue;
+            o.threads = t;
+            o.kernel = ks[k];
+            perc_pixel_elem *got = NULL;
+            int n = 0;
+            CHECK_OK(perc_pixel_detect(&img, &o, &got, &n, NULL));
+            CHECK_MSG(n == nref && memcmp(got, ref, (size_t)n * sizeof *got) == 0,
+                      "threads %d kernel %d: %d elements vs %d", t, k, n, nref);
+            base_free(got);
+        }
+    }
+    base_free(ref);
+    perc_image_fini(&img);
+}
+
+/* Elements found in img; -1 (and a message) when detect fails. */
+static int detect_count(const perc_image *img)
+{
+    perc_pixel_elem *e = NULL;
+    int n = -1;
+    char err[256] = "";
+    if (perc_pixel_detect(img, NULL, &e, &n, err) != BASE_OK) {
+        fprintf(stderr, "detect: %s\n", err);
+        return -1;
+    }
+    base_free(e);
+    return n;
+}
+
+static void hostile_images(void)
+{
+    perc_image img = {0};
+    CHECK_OK(perc_image_alloc(&img, 1280, 800)); /* transparent black */
+    CHECK_EQ(detect_count(&img), 0);
+    random_fill(&img, 11); /* noise: one busy blob or too many runs */
+    int n = detect_count(&img);
+    CHECK(n >= 0 && n < 50);
+    perc_image_fini(&img);
+    CHECK_OK(perc_image_alloc(&img, 6000, 6000));
+    sc_fill(&img, 0, 0, 6000, 6000, 0x336699);
+    CHECK_EQ(detect_count(&img), 0);
+    perc_image_fini(&img);
+    int dims[][2] = {{1, 1}, {1, 500}, {500, 1}, {2, 3}, {33, 17}};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        CHECK_OK(perc_image_alloc(&img, dims[i][0], dims[i][1]));
+        random_fill(&img, i);
+        CHECK(detect_count(&img) >= 0);
+        perc_image_fini(&img);
+    }
+    /* A padded stride: the padding must not be read as pixels. */
+    perc_image big = {0};
+    CHECK_OK(perc_image_alloc(&big, 300, 100));
+    random_fill(&big, 5);
+    perc_image view = big;
+    view.w = 200;
+    sc_fill(&view, 0, 0, 200, 100, 0xffffff);
+    CHECK_EQ(detect_count(&view), 0);
+    perc_image_fini(&big);
+    /* Bad arguments. */
+    perc_pixel_elem *e = NULL;
+    int k = 0;
+    perc_image empty = {0};
+    CHECK_EQ(perc_pixel_detect(&empty, NULL, &e, &k, NULL), BASE_EINVAL);
+    CHECK_EQ(perc_pixel_detect(NULL, NULL, &e, &k, NULL), BASE_EINVAL);
+}
+
+static void ocr_labels(void)
+{
+    perc_image img = {0};
+    CHECK_OK(perc_image_alloc(&img, 400, 120));
+    sc_fill(&img, 0, 0, 400, 120, 0xffffff);
+    if (sc_text(&img, 10, 30, 15, "Search flights", 0x202020) == 10) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    sc_fill(&img, 200, 60, 380, 100, 0x1a73e8); /* light text on a filled button */
+    sc_text(&img, 220, 86, 16, "Accept all", 0xffffff);
+    perc_ocr *o1 = NULL, *o2 = NULL;
+    char err[256] = "";
+    base_err e = perc_ocr_create(1, &o1, err);
+    CHECK_MSG(e == BASE_OK, "ocr: %s", err);
+    CHECK_OK(perc_ocr_create(2, &o2, err));
+    perc_ocr_item a[3] = {{6, 12, 150, 36, "", 0}, {200, 60, 380, 100, "", 0},
+                          {10, 60, 150, 110, "", 0}};
+    perc_ocr_item b[3];
+    memcpy(b, a, sizeof a);
+    CHECK_OK(perc_ocr_read(o1, &img, a, 3, err));
+    CHECK_STR(a[0].text, "Search flights");
+    CHECK(a[0].conf > 0.6f);
+    CHECK_STR(a[1].text, "Accept all");
+    CHECK_STR(a[2].text, ""); /* blank */
+    CHECK_OK(perc_ocr_read(o2, &img, b, 3, err));
+    for (int i = 0; i < 3; i++) {
+        CHECK_STR(a[i].text, b[i].text);
+        CHECK_NEAR(a[i].conf, b[i].conf, 0);
+    }
+    /* Cached: the same pixels answer the same, even with the image changed
+     * elsewhere. */
+    sc_fill(&img, 0, 110, 400, 120, 0x000000);
+    memset(b[0].text, 0, sizeof b[0].text);
+    CHECK_OK(perc_ocr_read(o2, &img, b, 1, err));
+    CHECK_STR(b[0].text, "Search flights");
+    CHECK_EQ(perc_ocr_read(o1, NULL, a, 1, err), BASE_EINVAL);
+    perc_ocr_destroy(o1);
+    perc_ocr_destroy(o2);
+    perc_ocr_destroy(NULL);
+    perc_image_fini(&img);
+}
+
+static const check_case cases[] = {
+    {"edge_kernels_exact", edge_kernels_exact},
+    {"components", components},
+    {"scene", scene},
+    {"threads_and_kernels", threads_and_kernels},
+    {"hostile_images", hostile_images},
+    {"ocr_labels", ocr_labels},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    int rc = check_main(argc, argv, cases);
+    perc_font_shutdown();
+    return rc;
+}

@@ -1,0 +1,266 @@
+/* tests/pixel/test_pixel_canvas.c: the `pixel` provider in real Chromium on
+ * tests/fixtures/pages/pixel/canvas.html, a form painted on one <canvas>
+ * whose click handler hit-tests the painted controls (window.controls holds
+ * their rects, window.__hits what was clicked).
+ *
+ * - dom_blind: the dom provider sees the canvas itself (it listens for
+ *   clicks) and no box on any painted control — what the pixel provider is
+ *   for.
+ * - pixel_boxes_1x / pixel_boxes_2x: at device scale 1 and 2 the pixel
+ *   provider finds every painted button, the link, the field and the
+ *   checkbox, each box's centre inside its control (CSS px) and the text
+ *   read by OCR as the label (the canvas has no accessible name to take);
+ *   trusted clicks at the box centres reach the right controls in the page.
+ * - run_task: `fovea run tests/pixel/tasks/canvas.json --vision pixel`
+ *   passes every step (boxes through enrichment, snapper and cascade).
+ * - demo_task: the demo task (assets/tasks/demo.json) passes all 21 steps
+ *   with --vision pixel.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "check.h"
+#include "harness.h"
+#include "perception/capture.h"
+#include "perception/kit.h"
+#include "perception/pixel.h"
+
+typedef struct ctl {
+    char name[64];
+    base_rect r;
+} ctl;
+
+/* window.controls of the page; returns the count (0 on failure). */
+static int controls(cdp_page *p, ctl *out, int max)
+{
+    cJSON *v = NULL;
+    if (cdp_page_evaluate(p, "JSON.stringify(window.controls)", &v, 5000, NULL) ||
+        !cJSON_IsString(v)) {
+        cJSON_Delete(v);
+        return 0;
+    }
+    cJSON *a = cJSON_Parse(v->valuestring);
+    cJSON_Delete(v);
+    int n = 0;
+    const cJSON *o;
+    cJSON_ArrayForEach(o, a)
+    {
+        if (n >= max)
+            break;
+        snprintf(out[n].name, sizeof out[n].name, "%s",
+                 cJSON_GetStringValue(cJSON_GetObjectItem(o, "name")));
+        out[n].r = (base_rect){(float)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "x0")),
+                               (float)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "y0")),
+                               (float)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "x1")),
+                               (float)cJSON_GetNumberValue(cJSON_GetObjectItem(o, "y1"))};
+        n++;
+    }
+    cJSON_Delete(a);
+    return n;
+}
+
+static base_err click_at(cdp_page *p, base_point pt)
+{
+    static const char *const types[] = {"mousePressed", "mouseReleased"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *pa = cJSON_CreateObject();
+        cJSON_AddStringToObject(pa, "type", types[i]);
+        cJSON_AddNumberToObject(pa, "x", pt.x);
+        cJSON_AddNumberToObject(pa, "y", pt.y);
+        cJSON_AddStringToObject(pa, "button", "left");
+        cJSON_AddNumberToObject(pa, "clickCount", 1);
+        base_err e = cdp_page_call(p, "Input.dispatchMouseEvent", pa, NULL, 5000, NULL);
+        if (e)
+            return e;
+    }
+    return BASE_OK;
+}
+
+/* The last entry of window.__hits into buf ("" when none). */
+static void last_hit(cdp_page *p, char *buf, size_t n)
+{
+    cJSON *v = NULL;
+    buf[0] = '\0';
+    if (cdp_page_evaluate(p, "window.__hits.length ? window.__hits[window.__hits.length - 1] : ''",
+                          &v, 5000, NULL) == BASE_OK &&
+        cJSON_IsString(v))
+        snprintf(buf, n, "%s", v->valuestring);
+    cJSON_Delete(v);
+}
+
+/* The canvas page as fovea's sessions open pages: the kit's listener
+ * recorder installed before the document starts, so the canvas's click
+ * listener is known. */
+static cdp_page *open_canvas(double scale)
+{
+    cdp_page *p = harness_open(1280, 800, scale, NULL);
+    char url[256], err[256] = "";
+    harness_url(0, "/pixel/canvas.html", url, sizeof url);
+    if (p && (perc_kit_install(p, err) || cdp_page_navigate(p, url, 15000, err))) {
+        fprintf(stderr, "open %s: %s\n", url, err);
+        cdp_page_close(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void dom_blind(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = open_canvas(1);
+    CHECK(p != NULL);
+    ctl c[16];
+    int nc = controls(p, c, 16);
+    CHECK_EQ(nc, 8);
+    perc_vision *v = NULL;
+    char err[256] = "";
+    CHECK_OK(perc_vision_create_named("dom", &v, err));
+    perc_detection d;
+    CHECK_OK(perc_vision_detect(v, p, NULL, NULL, &d, err));
+    CHECK_EQ(d.n, 1); /* the canvas, which listens for clicks */
+    for (int i = 0; i < d.n; i++)
+        for (int k = 0; k < nc; k++)
+            CHECK_MSG(base_rect_iou(d.boxes[i].r, c[k].r) < 0.5f, "dom box on '%s'", c[k].name);
+    perc_detection_fini(&d);
+    perc_vision_destroy(v);
+    cdp_page_close(p);
+}
+
+static void pixel_boxes_at(double scale)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = open_canvas(scale);
+    CHECK(p != NULL);
+    ctl c[16];
+    int nc = controls(p, c, 16);
+    CHECK_EQ(nc, 8);
+    char err[256] = "";
+    perc_image shot = {0};
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    CHECK_NEAR(shot.scale, scale, 1e-6);
+    perc_vision *v = NULL;
+    base_err e = perc_vision_create_named("pixel", &v, err);
+    CHECK_MSG(e == BASE_OK, "pixel provider: %s", err);
+    perc_detection d;
+    e = perc_vision_detect(v, p, &shot, NULL, &d, err);
+    CHECK_MSG(e == BASE_OK, "detect: %s", err);
+    CHECK_STR(d.model, "pixel");
+    /* Painted controls with text: found, centred, read. */
+    const char *named[] = {"New", "Open", "Save", "Sign in", "Forgot password?", "Remember me"};
+    for (size_t k = 0; k < sizeof named / sizeof named[0]; k++) {
+        const ctl *t = NULL;
+        for (int j = 0; j < nc; j++)
+            if (strcmp(c[j].name, named[k]) == 0)
+                t = &c[j];
+        CHECK(t != NULL);
+        const perc_box *b = NULL;
+        for (int i = 0; i < d.n && !b; i++)
+            if (strcasecmp(d.boxes[i].label, named[k]) == 0)
+                b = &d.boxes[i];
+        CHECK_MSG(b != NULL, "no box labelled '%s' (scale %.0f, %d boxes)", named[k], scale, d.n);
+        base_point ctr = base_rect_center(b->r);
+        CHECK_MSG(base_rect_contains(t->r, ctr), "'%s' box centre (%.1f,%.1f) off its control",
+                  named[k], ctr.x, ctr.y);
+        if (strcmp(named[k], "Save") == 0 || strcmp(named[k], "Sign in") == 0)
+            CHECK_STR(b->kind, "button");
+        if (strcmp(named[k], "Forgot password?") == 0)
+            CHECK_STR(b->kind, "link");
+    }
+    /* The field (placeholder text) and the checkbox box itself. */
+    int field = 0, check = 0;
+    for (int i = 0; i < d.n; i++) {
+        base_point ctr = base_rect_center(d.boxes[i].r);
+        field |= strcmp(d.boxes[i].kind, "input") == 0 && base_rect_contains(c[3].r, ctr) &&
+                 strcasecmp(d.boxes[i].label, "Type your name") == 0;
+        check |= strcmp(d.boxes[i].kind, "checkbox") == 0 && base_rect_contains(c[4].r, ctr);
+    }
+    CHECK_MSG(field, "no input box with the placeholder text on the field");
+    CHECK_MSG(check, "no checkbox box on the checkbox");
+    /* Clicking the box centres hits the painted controls. */
+    for (int i = 0; i < d.n; i++) {
+        if (strcasecmp(d.boxes[i].label, "Save") != 0 &&
+            strcasecmp(d.boxes[i].label, "Open") != 0)
+            continue;
+        CHECK_OK(click_at(p, base_rect_center(d.boxes[i].r)));
+        char hit[64];
+        last_hit(p, hit, sizeof hit);
+        CHECK_MSG(strcasecmp(hit, d.boxes[i].label) == 0, "clicked '%s', the page saw '%s'",
+                  d.boxes[i].label, hit);
+    }
+    perc_detection_fini(&d);
+    perc_vision_destroy(v);
+    perc_image_fini(&shot);
+    cdp_page_close(p);
+}
+
+static void pixel_boxes_1x(void)
+{
+    pixel_boxes_at(1);
+}
+
+static void pixel_boxes_2x(void)
+{
+    pixel_boxes_at(2);
+}
+
+/* Runs `fovea run TASK --site SITE --vision pixel`; 1 when the output says
+ * "passed: EXPECT" (printed otherwise). */
+static int run_pixel(const char *task, const char *site, const char *tag, const char *expect)
+{
+    char out[1024], cmd[4096];
+    snprintf(out, sizeof out, "%s/tests/pixel/out_%s", FOVEA_BINARY_DIR, tag);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s/tools/fovea' run '%s/%s' --site '%s/%s' --vision pixel "
+             "--no-humanize --out '%s' > '%s.log' 2>&1",
+             out, FOVEA_BINARY_DIR, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, site, out, out);
+    int st = system(cmd);
+    char path[1100];
+    snprintf(path, sizeof path, "%s.log", out);
+    uint8_t *log = NULL;
+    size_t n = 0;
+    base_read_file(path, &log, &n, 1u << 20, NULL);
+    int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && log && strstr((const char *)log, expect);
+    if (!ok)
+        fprintf(stderr, "%s\n", log ? (const char *)log : "(no output)");
+    base_free(log);
+    return ok;
+}
+
+static void run_task(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    CHECK_MSG(run_pixel("tests/pixel/tasks/canvas.json", "tests/fixtures/pages", "canvas",
+                        "passed: 7/7 steps"),
+              "fovea run canvas.json --vision pixel failed");
+}
+
+static void demo_task(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    CHECK_MSG(run_pixel("assets/tasks/demo.json", "assets/site", "demo", "passed: 21/21 steps"),
+              "fovea run demo.json --vision pixel failed");
+}
+
+static const check_case cases[] = {
+    {"dom_blind", dom_blind},
+    {"pixel_boxes_1x", pixel_boxes_1x},
+    {"pixel_boxes_2x", pixel_boxes_2x},
+    {"run_task", run_task},
+    {"demo_task", demo_task},
+    {NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -1,7 +1,8 @@
 /* agent/tools_outline.c: the reading tools of the page outline (seed 000,
  * seed 003; agent/outline.h): get_outline (what the model reads each
  * step), focus_region (one region in full), list_headings (the table of
- * contents).
+ * contents), extract_with_index (pick by content: a wide CSS query and a
+ * text filter give a numbered list, seed 003).
  *
  * The session keeps the previous read's region signatures (s->ol_prev), so
  * a region unchanged since the last get_outline prints as one line, and
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/js_read.h"
 #include "agent/outline.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
@@ -28,12 +30,18 @@ void agent__outline_forget(fovea_session *s)
     }
 }
 
+/* The session's latest vision epoch (the pass scheduled after the last
+ * action, waited for up to the pass budget), acquired; NULL when none. */
+static perc_epoch *latest_epoch(fovea_session *s)
+{
+    perc_epoch *ep = agent__wait_epoch(s, s->pass_budget_ms > 0 ? s->pass_budget_ms : 5000);
+    return ep ? ep : perc_prefetch_current(s->pf);
+}
+
 /* The page's outline joined with the session's latest marks. */
 static int read_outline(fovea_session *s, agent_outline *o, tool_result *r)
 {
-    perc_epoch *ep = agent__wait_epoch(s, s->pass_budget_ms > 0 ? s->pass_budget_ms : 5000);
-    if (!ep)
-        ep = perc_prefetch_current(s->pf);
+    perc_epoch *ep = latest_epoch(s);
     char err[BASE_ERRBUF_SIZE] = "";
     base_err e = agent_outline_read(s->page, ep, o, err);
     if (ep)
@@ -238,6 +246,197 @@ static int t_list_headings(fovea_session *s, const cJSON *a, tool_result *r)
     return ok;
 }
 
+
+/* ---- extract_with_index ------------------------------------------------------------ */
+
+#define EX_MAX_FRAMES 16
+
+/* Runs read_search.js (the dom_search tool's script) with q in the top
+ * document (session NULL) or a cross-origin frame's session. */
+static base_err search_in(fovea_session *s, const char *session, const cJSON *q, cJSON **out,
+                          char *err)
+{
+    char *a = cJSON_PrintUnformatted(q);
+    if (!a)
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    size_t n = strlen((const char *)fovea_js_read_search) + strlen(a) + 8;
+    char *expr = base_malloc(n);
+    if (!expr) {
+        cJSON_free(a);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    snprintf(expr, n, "(%s)(%s)", (const char *)fovea_js_read_search, a);
+    cJSON_free(a);
+    base_err e = cdp_page_evaluate_in(s->page, session, 0, expr, out, 10000, err);
+    base_free(expr);
+    return e;
+}
+
+/* The vision mark on the element at xpath (top document when top), 0 = none. */
+static int mark_of(const perc_epoch *ep, const char *xpath, int top)
+{
+    if (!ep || !xpath)
+        return 0;
+    for (int b = 0; b < ep->n; b++) {
+        int d = ep->boxes[b].dom_index;
+        if (d < 0 || d >= ep->n_map)
+            continue;
+        const perc_selector *m = &ep->map[d];
+        if ((m->frame_id[0] == '\0') == top && strcmp(m->xpath, xpath) == 0)
+            return ep->boxes[b].id;
+    }
+    return 0;
+}
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+/* One numbered line: [i] <tag> [Vn] selector: S text: "..." attrs. */
+static void ex_line(base_buf *b, int i, const cJSON *m, int mark, const char *frame_url)
+{
+    base_buf_printf(b, "[%d] <%s>", i, jstr(m, "tag"));
+    if (mark)
+        base_buf_printf(b, " [V%d]", mark);
+    base_buf_printf(b, " selector: %s", jstr(m, "selector"));
+    if (frame_url)
+        base_buf_printf(b, " (frame %.200s)", frame_url);
+    base_buf_printf(b, " text: \"%s\"", jstr(m, "text"));
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(m, "attrs"))
+    {
+        if (!cJSON_IsString(a) || !strcmp(a->string, "id") || !strcmp(a->string, "class"))
+            continue;
+        base_buf_printf(b, " %s=\"%s\"", a->string, a->valuestring);
+    }
+    const cJSON *cl = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(m, "attrs"),
+                                                       "class");
+    if (cJSON_IsString(cl))
+        base_buf_printf(b, " class=\"%.80s\"", cl->valuestring);
+    base_buf_append_str(b, "\n");
+}
+
+static int t_extract_with_index(fovea_session *s, const cJSON *a, tool_result *r)
+{
+    agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
+    const char *query = agent__arg_str(a, "query");
+    const char *contains = agent__arg_str(a, "contains");
+    int max = agent__arg_int(a, "max", 80), pick = agent__arg_int(a, "pick", 0);
+    cJSON *q = cJSON_CreateObject();
+    cJSON *all = cJSON_CreateArray();
+    base_buf lines;
+    base_buf_init(&lines, 1u << 20);
+    base_buf texts;
+    base_buf_init(&texts, 1u << 20);
+    perc_epoch *ep = latest_epoch(s);
+    int ok = 0, total = 0, shown = 0;
+    cJSON *picked = NULL;
+    if (!q || !all || !cJSON_AddStringToObject(q, "css", query) ||
+        (contains && contains[0] && !cJSON_AddStringToObject(q, "text", contains)) ||
+        !cJSON_AddNumberToObject(q, "max", max) || !cJSON_AddBoolToObject(q, "visibleOnly", 1) ||
+        !cJSON_AddBoolToObject(q, "selectors", 1)) {
+        agent__failf(&r->rec, "error", "out of memory");
+        goto out;
+    }
+    cdp_frame fr[EX_MAX_FRAMES];
+    int nf = cdp_page_frames(s->page, fr, EX_MAX_FRAMES);
+    if (nf > EX_MAX_FRAMES)
+        nf = EX_MAX_FRAMES;
+    /* The top document (shadow roots and same-origin frames included by the
+     * script), then each cross-origin frame through its session. */
+    for (int i = 0; i < nf || i == 0; i++) {
+        if (i > 0 && (!fr[i].oopif || !fr[i].session[0]))
+            continue;
+        char err[BASE_ERRBUF_SIZE] = "";
+        cJSON *v = NULL;
+        base_err e = search_in(s, i == 0 ? NULL : fr[i].session, q, &v, err);
+        if (e) {
+            if (strstr(err, "SyntaxError") || strstr(err, "not a valid selector")) {
+                agent__failf(&r->rec, "bad_args", "'query' is not a valid CSS selector: %.200s",
+                             query);
+                goto out;
+            }
+            if (i == 0) {
+                agent__failf(&r->rec, agent__page_ok(s) ? "error" : "page_gone",
+                             "extract_with_index: %s", err);
+                goto out;
+            }
+            continue; /* a frame that went away meanwhile */
+        }
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "total");
+        total += cJSON_IsNumber(t) ? (int)t->valuedouble : 0;
+        cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(v, "matches"))
+        {
+            if (shown >= max)
+                break;
+            int top = i == 0 && !jstr(m, "frame")[0];
+            int mark = mark_of(ep, jstr(m, "xpath"), top);
+            cJSON *c = cJSON_Duplicate(m, 1);
+            if (!c || !cJSON_AddNumberToObject(c, "index", shown + 1) ||
+                !cJSON_AddNumberToObject(c, "mark", mark) ||
+                (i > 0 && !cJSON_AddStringToObject(c, "frame_url", fr[i].url)) ||
+                !cJSON_AddItemToArray(all, c)) {
+                cJSON_Delete(c);
+                cJSON_Delete(v);
+                agent__failf(&r->rec, "error", "out of memory");
+                goto out;
+            }
+            ex_line(&lines, ++shown, m, mark, i > 0 ? fr[i].url : NULL);
+            base_buf_append_str(&texts, jstr(m, "text"));
+            base_buf_append_str(&texts, "\n");
+            if (shown == pick)
+                picked = c;
+        }
+        cJSON_Delete(v);
+    }
+    if (!total) {
+        agent__failf(&r->rec, "not_found", "no visible element matches '%.120s'%s%.120s%s", query,
+                     contains ? " containing \"" : "", contains ? contains : "",
+                     contains ? "\"" : "");
+        goto out;
+    }
+    if (pick > shown) {
+        agent__failf(&r->rec, "not_found", "no match [%d]: %d listed", pick, shown);
+        goto out;
+    }
+    if (total > shown)
+        base_buf_printf(&lines, "(%d more not listed: narrow the query or the text)\n",
+                        total - shown);
+    char why[128] = "";
+    int meaningful = agent_text_meaningful(texts.data ? (char *)texts.data : "", why, sizeof why);
+    /* pick: that match's text is the value (save_as keeps it). */
+    const char *value = picked ? jstr(picked, "text") : lines.data ? (char *)lines.data : "";
+    cJSON *d = data_with(r, value);
+    if (!d || !add_num(r, d, "total", total) || !cJSON_AddBoolToObject(d, "meaningful", meaningful) ||
+        !cJSON_AddItemToObject(d, "matches", all)) {
+        if (d)
+            agent__failf(&r->rec, "error", "out of memory");
+        goto out;
+    }
+    all = NULL; /* d owns it */
+    if (picked)
+        agent__okf(&r->rec, "[%d] <%s> %s: %.120s", pick, jstr(picked, "tag"),
+                   jstr(picked, "selector"), jstr(picked, "text"));
+    else if (!meaningful)
+        agent__okf(&r->rec, "%d match%s, no meaningful content (%s)", total,
+                   total == 1 ? "" : "es", why);
+    else
+        agent__okf(&r->rec, "%d match%s%s", total, total == 1 ? "" : "es",
+                   total > shown ? " (first ones listed)" : "");
+    ok = 1;
+out:
+    if (ep)
+        perc_epoch_release(ep);
+    cJSON_Delete(q);
+    cJSON_Delete(all);
+    base_buf_fini(&lines);
+    base_buf_fini(&texts);
+    return ok;
+}
+
 const tool_def agent__tools_outline[] = {
     {"get_outline",
      "Read the page as an outline: landmark regions (BANNER, NAV, MAIN, ...), markdown headings, "
@@ -258,5 +457,16 @@ const tool_def agent__tools_outline[] = {
     {"list_headings",
      "The page's table of contents: its headings with their region and element counts.",
      "{\"type\": \"object\", \"properties\": {}}", 0, t_list_headings, NULL},
+    {"extract_with_index",
+     "Pick by content: every visible element matching a wide CSS query (\"dt, dd, code, p\") "
+     "whose text contains a string, as a numbered list (tag, [Vn] mark, stable selector, "
+     "text, attributes; at most 80). Next turn: click_at \"[Vn]\", or pick: N to read match "
+     "N's text as the value.",
+     "{\"type\": \"object\", \"properties\": {\"query\": {\"type\": \"string\", "
+     "\"minLength\": 1, \"maxLength\": 1000}, \"contains\": {\"type\": \"string\", "
+     "\"maxLength\": 500}, \"max\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": "
+     "80}, \"pick\": {\"type\": \"integer\", \"minimum\": 1, \"maximum\": 80}}, "
+     "\"required\": [\"query\"]}",
+     0, t_extract_with_index, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL},
 };

@@ -2,8 +2,7 @@
 // seed 000 "Plan 3"): landmark regions, headings, block-level lines of text
 // with the interactive elements inline. Evaluated as an expression after the
 // page kit, once per document the C side visits (the top document, and each
-// cross-origin frame through its own session); same-origin frames and open
-// shadow roots are entered here.
+// cross-origin frame through its own session).
 //
 // Returns {url, title, regions: [{role, name, parent}], els: [{tag, role,
 // name, xp, frame, type, val, x, y, w, h}], lines: [{r, k, lv, p}]} where a
@@ -40,37 +39,6 @@
   kit.reset();
   const regions = [], els = [], lines = [];
 
-  // The children of n as a reader sees them: an open shadow root's content,
-  // a slot's assigned nodes, a same-origin frame's body.
-  const kids = (n) => {
-    if (n.nodeType === 1) {
-      if (n.shadowRoot) return Array.from(n.shadowRoot.childNodes);
-      if (n.localName === 'slot' && typeof n.assignedNodes === 'function') {
-        const a = n.assignedNodes({ flatten: true });
-        if (a.length) return a;
-      }
-      if (kit.isFrame(n)) {
-        const d = kit.frameDoc(n);
-        return d && d.body ? [d.body] : [];
-      }
-    }
-    return Array.from(n.childNodes);
-  };
-  const topRect = (el) => {
-    const r = el.getBoundingClientRect();
-    let x = r.left, y = r.top;
-    let w = el.ownerDocument.defaultView;
-    for (;;) {
-      let fe = null;
-      try { fe = w.frameElement; } catch (e) { fe = null; }
-      if (!fe) break;
-      const cb = kit.contentBox(fe);
-      x += cb[0];
-      y += cb[1];
-      w = fe.ownerDocument.defaultView;
-    }
-    return [x, y, r.width, r.height];
-  };
   const frameOf = (el) => {
     const steps = [];
     let w = el.ownerDocument.defaultView;
@@ -159,11 +127,11 @@
   const addEl = (el, ctx) => {
     if (els.length >= MAX_ELS) return false;
     const tag = el.localName;
-    const rect = topRect(el);
+    const rect = dom.topRect(el);
     const rec = {
       tag, role: kit.roleOf(el) || '', name: kit.cap(kit.accessibleName(el), NAME_CAP),
       xp: kit.xpath(el), frame: frameOf(el),
-      x: Math.round(rect[0]), y: Math.round(rect[1]), w: Math.round(rect[2]), h: Math.round(rect[3]),
+      x: Math.round(rect.x), y: Math.round(rect.y), w: Math.round(rect.w), h: Math.round(rect.h),
     };
     if (tag === 'input') rec.type = (el.getAttribute('type') || 'text').toLowerCase();
     if ((tag === 'input' || tag === 'textarea' || tag === 'select') && rec.type !== 'password' &&
@@ -259,7 +227,7 @@
       }
     }
     if (exits.length) stack.push({ exit: () => { for (const x of exits.reverse()) x(); } });
-    const c = kids(el);
+    const c = dom.children(el);
     for (let i = c.length - 1; i >= 0; i--) stack.push({ n: c[i], ctx: nctx });
   }
   flush();

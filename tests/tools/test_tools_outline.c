@@ -19,6 +19,12 @@
  * task_file: the tools as `fovea run` steps: saved values printed under
  * their steps (the second read collapsed), a misspelt argument refused at
  * load (exit 2).
+ * extract_with: a wide query and a text find a method signature (its dt,
+ * with a selector unique on the page) and a value (pick: the match's text
+ * as the value); a hidden element is skipped; max caps the list and says
+ * how many more; the [Vn] of a match is pressed by click_at; an invalid
+ * selector is bad_args naming query; boilerplate-only matches are said to
+ * be no meaningful content.
  * failures: bad arguments name the argument; an unknown region is
  * not_found listing the page's regions; a page with only "Loading..." is
  * reported as having no meaningful content.
@@ -348,19 +354,113 @@ static void task_file(void)
         SKIP(harness_error());
     char *log = NULL;
     int st = fovea_run("outline_shop.json", &log);
-    CHECK_MSG(st == 0 && log && strstr(log, "passed: 5/5 steps"), "exit %d:\n%s", st,
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 6/6 steps"), "exit %d:\n%s", st,
               log ? log : "");
     CHECK_MSG(log && strstr(log, "  = === PAGE OUTLINE: Lantern Outfitters") != NULL, "%s", log);
     CHECK_MSG(log && strstr(log, "BANNER: (unchanged, 4 links, 1 button, 1 field)") != NULL, "%s",
               log);
     CHECK_MSG(log && strstr(log, "# Trail stoves (MAIN, ") != NULL, "%s", log);
+    CHECK_MSG(log && strstr(log, "  = Titanium, 48 g. $64.50\n") != NULL, "%s", log);
     base_free(log);
     st = fovea_run("outline_bad.json", &log);
     CHECK_MSG(st == 2 && log && strstr(log, "regoin"), "exit %d:\n%s", st, log ? log : "");
     base_free(log);
 }
 
+static void extract_with(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_docs.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    const char *t = call(s, "extract_with_index",
+                         "{\"query\": \"dt, dd, code, p\", \"contains\": "
+                         "\"remaining(precision=1)\"}",
+                         &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "<dt> selector: #kettle\\.Timer\\.remaining text: "
+                        "\"remaining(precision=1)\"") != NULL,
+              "%s", t);
+    CHECK(strncmp(t, "[1] <", 5) == 0);
+    CHECK(num(&r, "total") >= 2); /* the dt and the dd around it */
+    const cJSON *m0 = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.data, "matches"), 1);
+    const cJSON *sel = cJSON_GetObjectItemCaseSensitive(m0, "selector");
+    CHECK(cJSON_IsString(sel));
+    if (cJSON_IsString(sel)) {
+        char js[300];
+        snprintf(js, sizeof js, "document.querySelectorAll(%s).length", "'#kettle\\\\.Timer\\\\.remaining'");
+        cJSON *v = NULL;
+        CHECK(cdp_page_evaluate(p, js, &v, 3000, NULL) == BASE_OK && cJSON_IsNumber(v) &&
+              v->valuedouble == 1);
+        cJSON_Delete(v);
+    }
+    tool_result_fini(&r);
+    /* A known value, read by index. */
+    t = call(s, "extract_with_index",
+             "{\"query\": \"dt\", \"contains\": \"DEFAULT_TEMPERATURE\", \"pick\": 1}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_STR(t, "DEFAULT_TEMPERATURE = 96");
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "extract_with_index", "{\"query\": \"dt\", \"contains\": "
+                                              "\"DEFAULT_TEMPERATURE\", \"pick\": 2}",
+                     &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    tool_result_fini(&r);
+    /* max caps the list; the rest is counted. */
+    t = call(s, "extract_with_index", "{\"query\": \"p\", \"max\": 3}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK(strstr(t, "[3] <p>") != NULL && strstr(t, "[4] <p>") == NULL);
+    CHECK(strstr(t, "more not listed") != NULL);
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "extract_with_index", "{\"query\": \"dt[\"}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    CHECK_MSG(strstr(r.message, "'query' is not a valid CSS selector: dt[") != NULL, "%s",
+              r.message);
+    tool_result_fini(&r);
+    CHECK(!tool_call(s, "extract_with_index", "{\"contains\": \"x\"}", &r));
+    CHECK_EQ(r.reason, TOOL_BAD_ARGS);
+    CHECK_MSG(strstr(r.message, "query") != NULL, "%s", r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+
+    s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    /* Hidden elements are skipped. */
+    CHECK(!tool_call(s, "extract_with_index", "{\"query\": \"a\", \"contains\": \"Hidden\"}",
+                     &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    tool_result_fini(&r);
+    /* The [Vn] of a match, pressed next turn. */
+    t = call(s, "extract_with_index", "{\"query\": \"button\", \"contains\": \"load more\"}",
+             &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    const cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(r.data, "matches"), 0);
+    int mark = (int)cJSON_GetObjectItemCaseSensitive(m, "mark")->valuedouble;
+    CHECK_MSG(mark > 0 && strstr(t, "[1] <button> [V") != NULL, "%s", t);
+    CHECK(strstr(t, "selector: #change-main") != NULL);
+    tool_result_fini(&r);
+    char args[64];
+    snprintf(args, sizeof args, "{\"target\": \"[V%d]\"}", mark);
+    CHECK_MSG(tool_call(s, "click_at", args, &r), "%s", r.message);
+    tool_result_fini(&r);
+    t = call(s, "extract_with_index", "{\"query\": \"main p\", \"contains\": \"windscreen\"}",
+             &r);
+    CHECK_MSG(r.success && strstr(t, "Windscreen kit: $12.00"), "%s", r.message);
+    tool_result_fini(&r);
+    /* Boilerplate only: found, but said to be no answer. */
+    call(s, "extract_with_index", "{\"query\": \"footer p\"}", &r);
+    CHECK_MSG(r.success && strstr(r.message, "no meaningful content"), "%s", r.message);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r.data, "meaningful")));
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
+    {"extract_with", extract_with},
     {"task_file", task_file},
     {"landmarks", landmarks},
     {"marks_and_collapse", marks_and_collapse},

@@ -585,6 +585,10 @@ static base_err emit_line(const agent_outline *o, int l, int depth, agent_ol_lin
         for (int i = 0; i < (ln->level > 0 ? ln->level : 2); i++)
             base_buf_append_str(&b, "#");
         base_buf_append_str(&b, " ");
+    } else if (ln->kind == AGENT_OL_PRE) {
+        /* A Markdown code block: a "# comment" in a code sample must not
+         * read as a heading. */
+        base_buf_append_str(&b, "    ");
     }
     int marked = 0;
     line_body(o, ln, &b, &marked);

@@ -182,6 +182,68 @@ int main(int argc, char **argv)
         fovea_session_destroy(s);
         cdp_page_close(p);
     }
+    /* extract_with_index: a known signature and a known value, by content. */
+    static const struct {
+        const char *path, *args, *want;
+    } EX[] = {
+        {"/library/stdtypes.html", "{\"query\": \"dt, dd, code, p\", \"contains\": "
+                                   "\"str.split(sep=None\"}", "str.split(sep=None, maxsplit=-1)"},
+        {"/library/json.html", "{\"query\": \"dt\", \"contains\": \"json.dumps(\"}",
+         "json.dumps(obj, *, skipkeys=False"},
+        {"/library/math.html", "{\"query\": \"dd, p\", \"contains\": \"3.141592\"}",
+         "The mathematical constant π = 3.141592…"},
+    };
+    printf("\n| page | extract_with_index arguments | matches | first match with the known text | "
+           "its text (start) | ms (median of 5) |\n|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < sizeof EX / sizeof EX[0]; i++) {
+        cdp_page *p = harness_open(1280, 800, 1, NULL);
+        char url[512];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), EX[i].path);
+        fovea_session_opts so;
+        fovea_session_opts_init(&so);
+        so.run.humanize = 0;
+        so.run.overlays = AGENT_OVERLAYS_NONE;
+        fovea_session *s = NULL;
+        if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
+            fprintf(stderr, "bench_outline: %s: %s\n", url, err);
+            cdp_page_close(p);
+            rc = 1;
+            continue;
+        }
+        double ms[5];
+        int total = 0, found = 0;
+        char text[120] = "";
+        for (int k = 0; k < 5; k++) {
+            tool_result r;
+            double t0 = base_monotime_ms();
+            int ok = tool_call(s, "extract_with_index", EX[i].args, &r);
+            ms[k] = base_monotime_ms() - t0;
+            if (ok && k == 0) {
+                total = (int)num(&r, "total");
+                const cJSON *m;
+                cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(r.data, "matches"))
+                {
+                    const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "text");
+                    if (!found && cJSON_IsString(t) && strstr(t->valuestring, EX[i].want)) {
+                        found = (int)cJSON_GetObjectItemCaseSensitive(m, "index")->valuedouble;
+                        snprintf(text, sizeof text, "%.60s", t->valuestring);
+                    }
+                }
+            }
+            if (!ok && k == 0)
+                fprintf(stderr, "bench_outline: %s: %s\n", EX[i].path, r.message);
+            tool_result_fini(&r);
+        }
+        qsort(ms, 5, sizeof ms[0], cmp_d);
+        char at[16] = "none";
+        if (found)
+            snprintf(at, sizeof at, "[%d]", found);
+        printf("| %s | `%s` | %d | %s | %s | %.0f |\n", EX[i].path + 1, EX[i].args, total, at,
+               text, ms[2]);
+        fflush(stdout);
+        fovea_session_destroy(s);
+        cdp_page_close(p);
+    }
     serve_httpd_destroy(srv);
     harness_shutdown();
     return rc;

@@ -25,6 +25,10 @@
  * how many more; the [Vn] of a match is pressed by click_at; an invalid
  * selector is bad_args naming query; boilerplate-only matches are said to
  * be no meaningful content.
+ * python_docs: a smoke test on Debian's python3-doc (real documentation
+ * nobody here wrote, served on loopback): json.html's outline has its
+ * landmarks and the json.dumps signature as a line, extract_with_index
+ * finds it. Only what is stable across python3-doc versions is asserted.
  * failures: bad arguments name the argument; an unknown region is
  * not_found listing the page's regions; a page with only "Loading..." is
  * reported as having no meaningful content.
@@ -35,12 +39,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "agent/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
 #include "harness.h"
+#include "serve/httpd.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 
@@ -252,7 +258,7 @@ static void docs_budget(void)
     CHECK(strstr(t, "remaining(precision=1)") != NULL);
     CHECK(strstr(t, "Return the seconds left, rounded to precision digits.") != NULL);
     CHECK(strstr(t, "DEFAULT_TEMPERATURE = 96") != NULL);
-    CHECK(strstr(t, ">>> t = kettle.Timer(240, label=\"green tea\")") != NULL);
+    CHECK(strstr(t, "\n      >>> t = kettle.Timer(240, label=\"green tea\")\n") != NULL);
     CHECK(strstr(t, "# kettle — Brewing timers") != NULL);
     CHECK(strstr(t, "Brewing history, part 4") == NULL);
     CHECK(strstr(t, "lines omitted (budget 1500 chars)") != NULL);
@@ -459,7 +465,50 @@ static void extract_with(void)
     cdp_page_close(p);
 }
 
+static void python_docs(void)
+{
+    const char *root = "/usr/share/doc/python3-doc/html";
+    if (access(root, R_OK) != 0)
+        SKIP("python3-doc is not installed (scripts/setup.sh installs it)");
+    serve_httpd_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.root = root;
+    serve_httpd *srv = NULL;
+    char err[BASE_ERRBUF_SIZE] = "", url[256];
+    CHECK_OK(serve_httpd_start(&ho, &srv, err));
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    if (!p) {
+        serve_httpd_destroy(srv);
+        SKIP(harness_error());
+    }
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/library/json.html", serve_httpd_port(srv));
+    CHECK_OK(cdp_page_navigate(p, url, 30000, err));
+    fovea_session_opts o;
+    fovea_session_opts_init(&o);
+    o.run.humanize = 0;
+    o.run.overlays = AGENT_OVERLAYS_NONE;
+    fovea_session *s = NULL;
+    CHECK_OK(fovea_session_create(p, &o, &s, err));
+    tool_result r;
+    const char *t = call(s, "get_outline", "{\"max_chars\": 1000000}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK(strstr(t, "\nMAIN:\n") != NULL && strstr(t, "\nNAV: ") != NULL);
+    CHECK(strstr(t, "\n  json.dumps(obj, *, skipkeys=False") != NULL);
+    CHECK(strstr(t, "\n  # ") != NULL && strstr(t, "JSON encoder and decoder") != NULL);
+    /* A comment in a code sample is code, not a heading. */
+    CHECK(strstr(t, "\n      # ") != NULL);
+    tool_result_fini(&r);
+    t = call(s, "extract_with_index", "{\"query\": \"dt\", \"contains\": \"json.dumps(\"}", &r);
+    CHECK_MSG(r.success && strstr(t, "text: \"json.dumps(obj, *, skipkeys=False"), "%s",
+              r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+    serve_httpd_destroy(srv);
+}
+
 static const check_case cases[] = {
+    {"python_docs", python_docs},
     {"extract_with", extract_with},
     {"task_file", task_file},
     {"landmarks", landmarks},

@@ -11,7 +11,9 @@
  * the page-text budget (24000 chars first view, 8000 same page). The later
  * step is the model's next read after typing a word into the page's quick
  * search box (an action that changes one region): flat text is the same
- * page again, the outline collapses what did not change. Tokens are
+ * page again, the outline collapses what did not change. Step 3 is the
+ * next page of the same documentation set (navigate): regions that repeat
+ * (related links, sidebar, search) collapse, the content is new. Tokens are
  * estimated as UTF-8 bytes / 4, rounded up (the usual rule of thumb for
  * English text with GPT tokenizers; the same estimate for both sides, so
  * the ratios hold whatever the tokenizer). Read time: median of 5 reads.
@@ -28,13 +30,13 @@
 #include "serve/httpd.h"
 
 static const struct {
-    const char *type, *path;
+    const char *type, *path, *next;
 } PAGES[] = {
-    {"library reference", "/library/json.html"},
-    {"library reference (large)", "/library/stdtypes.html"},
-    {"tutorial", "/tutorial/controlflow.html"},
-    {"index (table of contents)", "/library/index.html"},
-    {"glossary (dl/dt/dd)", "/glossary.html"},
+    {"library reference", "/library/json.html", "/library/pickle.html"},
+    {"library reference (large)", "/library/stdtypes.html", "/library/exceptions.html"},
+    {"tutorial", "/tutorial/controlflow.html", "/tutorial/datastructures.html"},
+    {"index (table of contents)", "/library/index.html", "/library/intro.html"},
+    {"glossary (dl/dt/dd)", "/glossary.html", "/about.html"},
 };
 
 static double num(const tool_result *r, const char *k)
@@ -99,9 +101,9 @@ int main(int argc, char **argv)
     }
     printf("| page type | page | flat raw chars / tok | outline raw chars / tok | step 1 flat / "
            "outline (budget) tok | step 2 flat / outline (budget) tok | step 2 saving | "
-           "step 2 raw flat / outline tok | def+code+pre lines kept (24k) | terms kept | read "
-           "ms (median of 5) |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "step 2 raw flat / outline tok | step 3 (next page) flat / outline (budget) tok | "
+           "def+code+pre lines kept (24k) | terms kept | read ms (median of 5) |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     int rc = 0;
     for (size_t i = 0; i < sizeof PAGES / sizeof PAGES[0]; i++) {
         cdp_page *p = harness_open(1280, 800, 1, NULL);
@@ -168,16 +170,36 @@ int main(int argc, char **argv)
         int flat2_raw = flat2 >= 0 ? (int)num(&rf, "raw_chars") : -1;
         if (flat2 >= 0)
             tool_result_fini(&rf);
+        /* Step 3: the next page of the same documentation set (navigate):
+         * banner, related links and sidebar may repeat, the content not. */
+        char nargs[600];
+        snprintf(nargs, sizeof nargs, "{\"url\": \"http://127.0.0.1:%d%s\"}",
+                 serve_httpd_port(srv), PAGES[i].next);
+        tool_result tn;
+        int moved = tool_call(s, "navigate", nargs, &tn);
+        if (!moved)
+            fprintf(stderr, "bench_outline: navigate %s: %s\n", PAGES[i].next, tn.message);
+        tool_result_fini(&tn);
+        tool_result r3;
+        int ol3 = moved ? read_chars(s, "{}", &r3) : -1;
+        int collapsed3 = 0;
+        if (ol3 >= 0) {
+            collapsed3 = (int)num(&r3, "collapsed");
+            tool_result_fini(&r3);
+        }
+        int flat3 = moved ? read_chars(s, "{\"mode\": \"flat\", \"max_chars\": 24000}", NULL)
+                          : -1;
         int dcp_in = di + ci + pi, dcp_kept = dk + ck + pk;
-        printf("| %s | %s | %d / %d | %d / %d | %d / %d | %d / %d | %.0f %% | %d / %d | %d/%d "
-               "(%.0f %%) | %d/%d | %.0f |\n",
+        printf("| %s | %s | %d / %d | %d / %d | %d / %d | %d / %d | %.0f %% | %d / %d | %d / %d "
+               "(%.0f %%) | %d/%d (%.0f %%) | %d/%d | %.0f |\n",
                PAGES[i].type, PAGES[i].path + 1, flat_raw, tok(flat_raw), ol_raw, tok(ol_raw),
                tok(flat1), tok(ol1), tok(flat2), tok(ol2),
                flat2 > 0 ? 100.0 * (1.0 - (double)ol2 / flat2) : 0.0, tok(flat2_raw),
-               tok(ol2_raw), dcp_kept, dcp_in, dcp_in ? 100.0 * dcp_kept / dcp_in : 100.0, tk, ti,
-               ms[2]);
-        fprintf(stderr, "%s: typed %s, %d regions collapsed at step 2\n", PAGES[i].path,
-                typed ? "yes" : "no", collapsed);
+               tok(ol2_raw), tok(flat3), tok(ol3),
+               flat3 > 0 ? 100.0 * (1.0 - (double)ol3 / flat3) : 0.0, dcp_kept, dcp_in,
+               dcp_in ? 100.0 * dcp_kept / dcp_in : 100.0, tk, ti, ms[2]);
+        fprintf(stderr, "%s: typed %s, %d regions collapsed at step 2, %d at step 3 (%s)\n",
+                PAGES[i].path, typed ? "yes" : "no", collapsed, collapsed3, PAGES[i].next);
         fflush(stdout);
         fovea_session_destroy(s);
         cdp_page_close(p);

@@ -543,6 +543,9 @@ static void line_body(const agent_outline *o, const agent_ol_line *ln, base_buf 
         if (e->mark)
             *marked = 1;
         const char *t = shown_tag(e);
+        /* Two controls with nothing between them still read as two. */
+        if (b->len > 0 && b->data[b->len - 1] == '>')
+            base_buf_append_str(b, " ");
         base_buf_printf(b, "[%d]<%s", e->n, t);
         if (e->type[0] && strcmp(e->type, "text") != 0)
             base_buf_printf(b, " type=%s", e->type);

@@ -29,6 +29,8 @@
  * nobody here wrote, served on loopback): json.html's outline has its
  * landmarks and the json.dumps signature as a line, extract_with_index
  * finds it. Only what is stable across python3-doc versions is asserted.
+ * secret_value: a secret typed into a plain field is masked in the outline
+ * (the value attribute) like in every other output.
  * failures: bad arguments name the argument; an unknown region is
  * not_found listing the page's regions; a page with only "Loading..." is
  * reported as having no meaningful content.
@@ -507,7 +509,29 @@ static void python_docs(void)
     serve_httpd_destroy(srv);
 }
 
+static void secret_value(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    CHECK_MSG(tool_call(s, "type_at",
+                        "{\"target\": \"Search gear\", \"text\": \"hunter2-sekrit\", \"secret\": true}",
+                        &r),
+              "%s", r.message);
+    tool_result_fini(&r);
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    CHECK_MSG(strstr(t, "<input type=search value=\"") != NULL, "%s", t);
+    CHECK_MSG(strstr(t, "hunter2-sekrit") == NULL, "%s", t);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
 static const check_case cases[] = {
+    {"secret_value", secret_value},
     {"python_docs", python_docs},
     {"extract_with", extract_with},
     {"task_file", task_file},

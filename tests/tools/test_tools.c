@@ -17,8 +17,12 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 
 #include "agent/tool.h"
+#include "base/alloc.h"
+#include "base/buf.h"
+#include "base/fs.h"
 #include "harness.h"
 
 static void schemas(void)
@@ -295,7 +299,63 @@ static void variables(void)
     cdp_page_close(p);
 }
 
+/* Appends every .c and .json file of dir to b. */
+static void slurp_dir(const char *dir, base_buf *b)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        if (!(n > 2 && strcmp(e->d_name + n - 2, ".c") == 0) &&
+            !(n > 5 && strcmp(e->d_name + n - 5, ".json") == 0))
+            continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        uint8_t *data = NULL;
+        size_t len = 0;
+        if (base_read_file(path, &data, &len, 8u << 20, NULL) == BASE_OK)
+            base_buf_append(b, data, len);
+        base_free(data);
+    }
+    if (d)
+        closedir(d);
+}
+
+/* Every tool in the registry is called by name (or by its task word) in a
+ * tool-layer test or task file: a tool added without a test fails here. */
+static void every_tool_tested(void)
+{
+    base_buf b;
+    base_buf_init(&b, 64u << 20);
+    slurp_dir(FOVEA_SOURCE_DIR "/tests/tools", &b);
+    slurp_dir(FOVEA_SOURCE_DIR "/tests/tools/tasks", &b);
+    slurp_dir(FOVEA_SOURCE_DIR "/assets/tasks", &b);
+    base_buf_append(&b, "", 1);
+    const char *all = (const char *)b.data;
+    CHECK(all != NULL);
+    static const char *const words[][2] = {{"click_at", "click"}, {"type_at", "type"},
+                                           {"select_option", "select"},
+                                           {"handle_dialog", "dialog"}};
+    for (int i = 0; all && i < tool_count(); i++) {
+        const char *name = tool_at(i)->name;
+        char q[96], eq[100];
+        snprintf(q, sizeof q, "\"%s\"", name);
+        snprintf(eq, sizeof eq, "\\\"%s\\\"", name);
+        int seen = strstr(all, q) != NULL || strstr(all, eq) != NULL;
+        for (size_t w = 0; !seen && w < sizeof words / sizeof words[0]; w++) {
+            if (strcmp(words[w][0], name) != 0)
+                continue;
+            snprintf(q, sizeof q, "\"action\": \"%s\"", words[w][1]);
+            snprintf(eq, sizeof eq, "\\\"action\\\":\\\"%s\\\"", words[w][1]);
+            seen = strstr(all, q) != NULL || strstr(all, eq) != NULL;
+        }
+        CHECK_MSG(seen, "no test calls the tool '%s'", name);
+    }
+    base_buf_fini(&b);
+}
+
 static const check_case cases[] = {
+    {"every_tool_tested", every_tool_tested},
     {"schemas", schemas},
     {"args_check", args_check},
     {"refusals", refusals},

@@ -31,6 +31,10 @@
  * finds it. Only what is stable across python3-doc versions is asserted.
  * secret_value: a secret typed into a plain field is masked in the outline
  * (the value attribute) like in every other output.
+ * ax_parity: the outline's landmark regions are exactly the landmarks
+ * Chromium's accessibility tree (Accessibility.getFullAXTree) computes for
+ * the page (form and region counted when named, as the outline does), on
+ * the fixture pages and on python3-doc's json.html.
  * failures: bad arguments name the argument; an unknown region is
  * not_found listing the page's regions; a page with only "Loading..." is
  * reported as having no meaningful content.
@@ -530,7 +534,136 @@ static void secret_value(void)
     cdp_page_close(p);
 }
 
+#define MAX_LM 64
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp((const char *)a, (const char *)b);
+}
+
+/* Chromium's landmarks of p's main frame as sorted "LABEL \"name\"" lines. */
+static int ax_landmarks(cdp_page *p, char out[][200])
+{
+    static const char *const ROLES[][2] = {
+        {"banner", "BANNER"}, {"navigation", "NAV"}, {"main", "MAIN"},
+        {"complementary", "COMPLEMENTARY"}, {"contentinfo", "CONTENTINFO"},
+        {"search", "SEARCH"}, {"form", "FORM"}, {"region", "REGION"}};
+    cJSON *res = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (cdp_page_call(p, "Accessibility.getFullAXTree", cJSON_CreateObject(), &res, 10000, err)) {
+        fprintf(stderr, "ax: %s\n", err);
+        return -1;
+    }
+    int n = 0;
+    const cJSON *node;
+    cJSON_ArrayForEach(node, cJSON_GetObjectItemCaseSensitive(res, "nodes"))
+    {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(node, "role"), "value");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(node, "name"), "value");
+        if (!cJSON_IsString(role) || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(node, "ignored")))
+            continue;
+        const char *nm = cJSON_IsString(name) ? name->valuestring : "";
+        for (size_t k = 0; k < sizeof ROLES / sizeof ROLES[0] && n < MAX_LM; k++) {
+            if (strcmp(role->valuestring, ROLES[k][0]) != 0)
+                continue;
+            /* Form and region are landmarks only when named. */
+            if ((k == 6 || k == 7) && !nm[0])
+                break;
+            if (nm[0])
+                snprintf(out[n++], 200, "%s \"%.150s\"", ROLES[k][1], nm);
+            else
+                snprintf(out[n++], 200, "%s", ROLES[k][1]);
+        }
+    }
+    cJSON_Delete(res);
+    qsort(out, (size_t)n, 200, cmp_str);
+    return n;
+}
+
+/* The outline's region headers ("NAV: \"Primary\"" at any depth) the same way. */
+static int outline_landmarks(const char *t, char out[][200])
+{
+    int n = 0;
+    for (const char *l = t; *l && n < MAX_LM; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        while (*l == ' ')
+            l++;
+        size_t len = strcspn(l, "\n");
+        const char *colon = memchr(l, ':', len);
+        if (!colon || *l < 'A' || *l > 'Z' || !strncmp(l, "===", 3))
+            continue;
+        int upper = 1;
+        for (const char *c = l; c < colon; c++)
+            upper &= (*c >= 'A' && *c <= 'Z');
+        if (!upper)
+            continue;
+        const char *rest = colon + 1;
+        size_t rl = len - (size_t)(rest - l);
+        if (rl > 1 && rest[0] == ' ' && rest[1] == '"')
+            snprintf(out[n++], 200, "%.*s %.*s", (int)(colon - l), l, (int)(rl - 1), rest + 1);
+        else
+            snprintf(out[n++], 200, "%.*s", (int)(colon - l), l);
+    }
+    qsort(out, (size_t)n, 200, cmp_str);
+    return n;
+}
+
+static void parity_on(cdp_page *p, fovea_session *s, const char *what)
+{
+    static char ax[MAX_LM][200], ol[MAX_LM][200];
+    tool_result r;
+    const char *t = call(s, "get_outline", "{\"fresh\": true, \"max_chars\": 1000000}", &r);
+    CHECK_MSG(r.success, "%s", r.message);
+    int no = outline_landmarks(t, ol);
+    tool_result_fini(&r);
+    int na = ax_landmarks(p, ax);
+    CHECK_MSG(na > 0 && na == no, "%s: %d landmarks in the AX tree, %d in the outline", what, na,
+              no);
+    for (int i = 0; i < na && i < no; i++)
+        CHECK_MSG(strcmp(ax[i], ol[i]) == 0, "%s: AX '%s' vs outline '%s'", what, ax[i], ol[i]);
+}
+
+static void ax_parity(void)
+{
+    const char *pages[] = {"/tools/outline_shop.html", "/tools/outline_docs.html"};
+    for (int i = 0; i < 2; i++) {
+        cdp_page *p = NULL;
+        fovea_session *s = open_on(&p, pages[i]);
+        if (!s)
+            SKIP(harness_error());
+        parity_on(p, s, pages[i]);
+        fovea_session_destroy(s);
+        cdp_page_close(p);
+    }
+    const char *root = "/usr/share/doc/python3-doc/html";
+    if (access(root, R_OK) != 0)
+        SKIP("python3-doc is not installed (scripts/setup.sh installs it)");
+    serve_httpd_opts ho;
+    memset(&ho, 0, sizeof ho);
+    ho.root = root;
+    serve_httpd *srv = NULL;
+    char err[BASE_ERRBUF_SIZE] = "", url[256];
+    CHECK_OK(serve_httpd_start(&ho, &srv, err));
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/library/json.html", serve_httpd_port(srv));
+    fovea_session *s = NULL;
+    fovea_session_opts o;
+    fovea_session_opts_init(&o);
+    o.run.humanize = 0;
+    o.run.overlays = AGENT_OVERLAYS_NONE;
+    if (p && cdp_page_navigate(p, url, 30000, err) == BASE_OK &&
+        fovea_session_create(p, &o, &s, err) == BASE_OK)
+        parity_on(p, s, "python3-doc json.html");
+    else
+        CHECK_MSG(0, "%s", err);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+    serve_httpd_destroy(srv);
+}
+
 static const check_case cases[] = {
+    {"ax_parity", ax_parity},
     {"secret_value", secret_value},
     {"python_docs", python_docs},
     {"extract_with", extract_with},

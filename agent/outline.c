@@ -329,6 +329,13 @@ void agent_outline_join(agent_outline *o, const perc_epoch *ep)
     o->max_mark = 0;
     for (int i = 0; i < o->n_els; i++)
         o->els[i].mark = 0;
+    /* Marks of another page (an epoch from before a navigation) would join
+     * by coincidence of xpaths: only the same URL, fragment aside. */
+    if (ep && ep->url[0] && o->url[0]) {
+        size_t a = strcspn(ep->url, "#"), b = strcspn(o->url, "#");
+        if (a != b || strncmp(ep->url, o->url, a) != 0)
+            ep = NULL;
+    }
     if (ep) {
         for (int b = 0; b < ep->n; b++) {
             const perc_box *bx = &ep->boxes[b];

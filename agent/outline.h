@@ -100,8 +100,8 @@ base_err agent_outline_parse(const cJSON *page, agent_outline *o, char *err);
 /* Purpose: the marks of epoch ep joined to o's elements (same xpath within
  * the same kind of frame, the nearest rect among several), then the printed
  * indices: a marked element gets its mark, the others max_mark+1, +2, ... in
- * reading order; the region digests and counts. ep NULL: no marks. Any
- * thread; pure. */
+ * reading order; the region digests and counts. ep NULL, or an epoch of
+ * another URL (fragments aside): no marks. Any thread; pure. */
 void agent_outline_join(agent_outline *o, const perc_epoch *ep);
 
 /* Signatures of a read's regions, kept for the next read's collapsing. */

@@ -331,6 +331,21 @@ static int t_extract_with_index(fovea_session *s, const cJSON *a, tool_result *r
     base_buf texts;
     base_buf_init(&texts, 1u << 20);
     perc_epoch *ep = latest_epoch(s);
+    /* Marks of another page (before a navigation) must not be offered. */
+    if (ep) {
+        cJSON *u = NULL;
+        int same = 0;
+        if (cdp_page_evaluate(s->page, "location.href", &u, 3000, NULL) == BASE_OK &&
+            cJSON_IsString(u)) {
+            size_t ea = strcspn(ep->url, "#"), ua = strcspn(u->valuestring, "#");
+            same = ea == ua && strncmp(ep->url, u->valuestring, ea) == 0;
+        }
+        cJSON_Delete(u);
+        if (!same) {
+            perc_epoch_release(ep);
+            ep = NULL;
+        }
+    }
     int ok = 0, total = 0, shown = 0;
     cJSON *picked = NULL;
     if (!q || !all || !cJSON_AddStringToObject(q, "css", query) ||

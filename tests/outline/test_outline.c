@@ -6,7 +6,7 @@
  * (ungrouped), flat mode without regions.
  * join: an epoch's box on an element gives it the mark's number; the rest
  * are numbered after the largest mark in reading order; a frame's element
- * does not take a top-document mark.
+ * does not take a top-document mark; an epoch of another URL gives none.
  * collapse: the same outline again collapses every region to one line with
  * its counts; a changed link name, a changed paragraph or an added line
  * elsewhere is handled (changed region expands, others stay collapsed);
@@ -158,6 +158,15 @@ static void join(void)
     CHECK(t && strstr(t, "[6]<input") != NULL && strstr(t, "[7]<a>Help</a>") != NULL);
     CHECK(t && strstr(t, "[Vn] for n <= 2") != NULL);
     base_free(t);
+    /* The same URL with a fragment joins; another page's epoch does not. */
+    snprintf(ep.url, sizeof ep.url, "http://x/shop#reviews");
+    agent_outline_join(&o, &ep);
+    CHECK_EQ(o.max_mark, 2);
+    snprintf(ep.url, sizeof ep.url, "http://x/cart");
+    agent_outline_join(&o, &ep);
+    CHECK_EQ(o.max_mark, 0);
+    CHECK_EQ(o.els[2].mark, 0);
+    CHECK_EQ(o.els[0].n, 1);
     agent_outline_fini(&o);
 }
 

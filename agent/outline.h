@@ -88,6 +88,8 @@ typedef struct agent_outline {
     int max_mark; /* the largest mark joined, 0 when none */
 } agent_outline;
 
+/* An empty outline (init); fini frees what parse added and empties it
+ * (NULL: no-op). The caller owns o. Any thread. */
 void agent_outline_init(agent_outline *o);
 void agent_outline_fini(agent_outline *o);
 
@@ -116,6 +118,7 @@ typedef struct agent_outline_sig {
     } *r;
 } agent_outline_sig;
 
+/* Empty signatures (init); fini frees them (NULL: no-op). Caller-owned. */
 void agent_outline_sig_init(agent_outline_sig *s);
 void agent_outline_sig_fini(agent_outline_sig *s);
 
@@ -135,6 +138,7 @@ typedef struct agent_ol_lines {
     int n, cap;
 } agent_ol_lines;
 
+/* Frees the lines render made and empties l (NULL: no-op). Any thread. */
 void agent_ol_lines_fini(agent_ol_lines *l);
 
 enum {
@@ -192,7 +196,8 @@ base_err agent_outline_headings(const agent_outline *o, base_buf *out, char *err
  * lists them). Any thread; pure. */
 int agent_outline_find_region(const agent_outline *o, const char *spec, char *why, size_t n);
 
-/* The upper-case label of a role ("NAV" for navigation, ...). */
+/* The upper-case label of a role ("NAV" for navigation, ...; "REGION" for
+ * an unknown one). Static storage; any thread. */
 const char *agent_ol_role_label(const char *role);
 
 /* Purpose: is text something an agent may treat as an answer? 0 when it is

@@ -99,14 +99,17 @@
       let len = 0;
       for (const x of p) {
         if (typeof x === 'number') { out.push(x); continue; }
-        const s = x.replace(/\s+/g, ' ');
+        // Code keeps its indentation; other text folds its whitespace.
+        const s = k === 'pre' ? x.replace(/\s+$/, '').replace(/\t/g, '    ') : x.replace(/\s+/g, ' ');
         if (!s || len >= LINE_CAP) continue;
         const t = len + s.length > LINE_CAP ? s.slice(0, LINE_CAP - len) + '…' : s;
         len += t.length;
-        if (out.length && typeof out[out.length - 1] === 'string') out[out.length - 1] = (out[out.length - 1] + t).replace(/  +/g, ' ');
+        if (out.length && typeof out[out.length - 1] === 'string') {
+          out[out.length - 1] = k === 'pre' ? out[out.length - 1] + t : (out[out.length - 1] + t).replace(/  +/g, ' ');
+        }
         else out.push(t);
       }
-      if (out.length && typeof out[0] === 'string') out[0] = out[0].replace(/^\s+/, '');
+      if (out.length && typeof out[0] === 'string' && k !== 'pre') out[0] = out[0].replace(/^\s+/, '');
       const last = out.length - 1;
       if (last >= 0 && typeof out[last] === 'string') out[last] = out[last].replace(/\s+$/, '');
       lines.push({ r: cur.r, k, lv: cur.lv, p: out.filter((x) => x !== '') });

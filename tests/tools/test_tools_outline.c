@@ -256,6 +256,8 @@ static void docs_budget(void)
     CHECK(strstr(t, "Brewing history, part 4") != NULL && strstr(t, "omitted") == NULL);
     CHECK(strstr(t, "\nNAV: \"Related\"\n") != NULL && strstr(t, "\nNAV: \"Main\"\n") != NULL);
     CHECK(strstr(t, "\n  class kettle.Timer(seconds, *, label=None, repeat=False)\n") != NULL);
+    /* Code keeps its indentation (inside the four-space code block). */
+    CHECK_MSG(strstr(t, "\n      ...     t.reset(pot.seconds)\n") != NULL, "%s", t);
     tool_result_fini(&r);
     t = call(s, "get_outline", "{\"max_chars\": 1500, \"fresh\": true}", &r);
     CHECK_MSG(r.success, "%s", r.message);
@@ -502,7 +504,7 @@ static void python_docs(void)
     CHECK(strstr(t, "\n  json.dumps(obj, *, skipkeys=False") != NULL);
     CHECK(strstr(t, "\n  # ") != NULL && strstr(t, "JSON encoder and decoder") != NULL);
     /* A comment in a code sample is code, not a heading. */
-    CHECK(strstr(t, "\n      # ") != NULL);
+    CHECK(strstr(t, "      # ") != NULL && strstr(t, "\n  # Let the") == NULL);
     tool_result_fini(&r);
     t = call(s, "extract_with_index", "{\"query\": \"dt\", \"contains\": \"json.dumps(\"}", &r);
     CHECK_MSG(r.success && strstr(t, "text: \"json.dumps(obj, *, skipkeys=False"), "%s",

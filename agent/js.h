@@ -27,5 +27,9 @@ extern const size_t fovea_js_nav_challenge_len;
  * text} for wait_for_condition's selector conditions. */
 extern const unsigned char fovea_js_nav_selector[];
 extern const size_t fovea_js_nav_selector_len;
+/* assets/js/agent_outline.js after the page kit and lib/dom.js: the page as regions, headings and lines
+ * (agent/outline_page.c). */
+extern const unsigned char fovea_js_agent_outline[];
+extern const size_t fovea_js_agent_outline_len;
 
 #endif

@@ -67,7 +67,11 @@ typedef struct agent_run_opts {
      * anywhere), NULL = the start site and the built-in safe-list only. */
     const char *allow_hosts;
     agent_proc_mode procedural; /* default AGENT_PROC_EPOCH */
+    /* What get_outline shows by default (issue 14; the agent's --page-text). */
+    int page_text;           /* AGENT_PAGE_TEXT_OUTLINE (default) or AGENT_PAGE_TEXT_FLAT */
 } agent_run_opts;
+
+enum { AGENT_PAGE_TEXT_OUTLINE = 0, AGENT_PAGE_TEXT_FLAT = 1 };
 
 void agent_run_opts_init(agent_run_opts *o);
 

@@ -453,6 +453,7 @@ void fovea_session_destroy(fovea_session *se)
     if (!se)
         return;
     agent__grounded_fini(&se->call_g);
+    agent__outline_forget(se);
     agent__watchdog_destroy(se->wd);
     cascade_hand_destroy(se->hand);
     perc_prefetch_destroy(se->pf);

@@ -81,6 +81,7 @@ struct fovea_session {
      * A tool that grounds uses &s->call_g (tool_call releases it). */
     agent__grounded call_g;
     struct agent__nav *nav;  /* agent/tools_nav.c: pin, visits, init scripts, network watchers */
+    struct agent_outline_sig *ol_prev; /* tools_outline.c: the last outline's regions */
 };
 
 /* Sets r's failure: reason name (first one wins over "ok"/"") and a
@@ -236,5 +237,9 @@ void agent__nav_free(fovea_session *s);
 base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
                                char *err);
 extern const tool_def agent__tools_read[];    /* agent/tools_read.c: extract_markdown, dom_search, ... */
+extern const tool_def agent__tools_outline[]; /* agent/tools_outline.c: get_outline, focus_region, ... */
+
+/* Frees the session's outline state (agent/tools_outline.c). */
+void agent__outline_forget(fovea_session *s);
 
 #endif

@@ -35,6 +35,7 @@ static const tool_def *const groups[] = {
     agent__tools_input,
     agent__tools_nav,
     agent__tools_read,
+    agent__tools_outline,
 };
 
 #define N_GROUPS (sizeof groups / sizeof groups[0])

@@ -26,6 +26,7 @@ static const struct {
     {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
     {"snap", cli_cmd_snap, "grounding service: JSON box+label lines in, element and point out"},
     {"tools", cli_cmd_tools, "list the tools task files and models call, with their arguments"},
+    {"outline", cli_cmd_outline, "print a page as the model reads it: regions, headings, [n] elements"},
 };
 
 static void usage(FILE *f)

@@ -1,9 +1,16 @@
 // assets/js/read_search.js: finds elements by text and/or CSS selector (the
 // dom_search tool, agent/tools_read.c). A function expression after the page
 // kit and lib/dom.js; called with
-//   q = {text?: string, css?: selector, max: 1..80}
+//   q = {text?: string, css?: selector, max: 1..80, visibleOnly?: bool,
+//        selectors?: bool}
 // and returns {total, matches: [{tag, text, attrs, xpath, frame, visible,
-// box: {x, y, w, h}}]}; an invalid selector throws a SyntaxError.
+// box: {x, y, w, h}, selector?}]}; an invalid selector throws a SyntaxError.
+// visibleOnly (extract_with_index, agent/tools_outline.c) skips hidden
+// elements before counting and reports (and also matches) the rendered
+// text; selectors adds a stable CSS selector for each
+// match, unique within its document or shadow root: #id, else a unique
+// tag[data-testid|data-test|data-qa|name|aria-label="..."], else
+// :nth-of-type steps from the nearest ancestor with a unique id.
 //
 // A text match is the innermost element whose rendered text contains the
 // text (case-insensitive, spaces folded with kit.norm), or whose label-like
@@ -41,6 +48,10 @@
     memo.set(el, t);
     return t;
   };
+  // The text as rendered (innerText), folded; the composed text when the
+  // element has no layout.
+  const rendered = (el) => (typeof el.innerText === 'string' && el.getClientRects().length
+    ? kit.norm(el.innerText) : textOf(el));
   const attrHit = (el) => {
     for (const a of ATTRS) {
       const v = el.getAttribute(a);
@@ -55,6 +66,7 @@
   let total = 0;
   const TOTAL_CAP = 10000;
   const take = (el) => {
+    if (q.visibleOnly && !dom.visible(el)) return;
     total++;
     if (hits.length < max) hits.push(el);
   };
@@ -65,6 +77,12 @@
     if (!want) { take(el); return true; }
     if (attrHit(el)) { take(el); return true; }
     const t = textOf(el).toLowerCase();
+    // With visibleOnly and a selector, the rendered text counts too (inline
+    // children joined as shown: "split(sep=None)", not "split ( sep=None )").
+    if (q.css && q.visibleOnly && !t.includes(want) && rendered(el).toLowerCase().includes(want)) {
+      take(el);
+      return true;
+    }
     // No pruning when the text is absent: an attribute below may still match.
     if (!t.includes(want)) return true;
     if (q.css) { take(el); return true; }
@@ -89,6 +107,31 @@
     }
     return steps.join(' > ');
   };
+  const esc = (v) => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(v)
+    : String(v).replace(/[^\w-]/g, (c) => '\\' + c));
+  const unique = (el, sel) => {
+    try { return el.getRootNode().querySelectorAll(sel).length === 1; } catch (e) { return false; }
+  };
+  const stable = (el) => {
+    const tag = el.localName;
+    const id = el.getAttribute('id');
+    if (id && unique(el, '#' + esc(id))) return '#' + esc(id);
+    for (const a of ['data-testid', 'data-test', 'data-qa', 'name', 'aria-label']) {
+      const v = el.getAttribute(a);
+      if (!v) continue;
+      const sel = tag + '[' + a + '="' + v.replace(/["\\]/g, '\\$&') + '"]';
+      if (unique(el, sel)) return sel;
+    }
+    const steps = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const eid = e.getAttribute('id');
+      if (e !== el && eid && unique(e, '#' + esc(eid))) { steps.unshift('#' + esc(eid)); break; }
+      let n = 1;
+      for (let p = e.previousElementSibling; p; p = p.previousElementSibling) if (p.localName === e.localName) n++;
+      steps.unshift(e.localName + ':nth-of-type(' + n + ')');
+    }
+    return steps.join(' > ');
+  };
   const matches = hits.map((el) => {
     const attrs = {};
     for (const a of KEEP) {
@@ -103,12 +146,13 @@
     const r = dom.topRect(el);
     return {
       tag,
-      text: kit.cap(textOf(el), 200),
+      text: kit.cap(q.visibleOnly ? rendered(el) : textOf(el), 200),
       attrs,
       xpath: kit.xpath(el),
       frame: frameOf(el),
       visible: dom.visible(el),
       box: { x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.w), h: Math.round(r.h) },
+      selector: q.selectors ? stable(el) : undefined,
     };
   });
   return { total, matches };

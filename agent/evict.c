@@ -548,38 +548,144 @@ base_err agent_evict_pass(cJSON *msgs, int pass, agent_ledger *l, const agent_ev
     return BASE_OK;
 }
 
-base_err agent_evict_refresh_ledger(cJSON *msgs, const agent_ledger *l, agent_role role,
-                                    const char *url, int *changed, char *err)
+#define NOW_OPEN "[LEDGER_NOW"
+#define NOW_CLOSE "[/LEDGER_NOW]"
+
+/* The string s without its [LEDGER_NOW] block (and the blank line before
+ * it); NULL when it has none. base_malloc'd. */
+static char *without_now(const char *s, int *nomem)
 {
-    if (changed)
-        *changed = 0;
-    if (!cJSON_IsArray(msgs) || !msgs->child || !l)
-        return base_errf(err, BASE_EINVAL, "evict: no prefix message to put the ledger after");
-    char *text = agent_ledger_render(l, role, url);
-    if (!text)
-        return base_errf(err, BASE_ENOMEM, "evict: out of memory rendering the ledger");
+    const char *p = strstr(s, NOW_OPEN);
+    if (!p)
+        return NULL;
+    const char *q = strstr(p, NOW_CLOSE);
+    const char *end = q ? q + strlen(NOW_CLOSE) : p + strlen(p);
+    const char *from = p;
+    if (from - s >= 2 && from[-1] == '\n' && from[-2] == '\n')
+        from -= 2;
+    size_t n = (size_t)(from - s) + strlen(end);
+    char *out = base_malloc(n + 1);
+    if (!out) {
+        *nomem = 1;
+        return NULL;
+    }
+    memcpy(out, s, (size_t)(from - s));
+    memcpy(out + (from - s), end, strlen(end) + 1);
+    return out;
+}
+
+static int is_now_part(const cJSON *p)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "text");
+    return cJSON_IsString(t) && strncmp(t->valuestring, NOW_OPEN, strlen(NOW_OPEN)) == 0;
+}
+
+/* Takes the [LEDGER_NOW] block out of m; returns 1 when it had one, -1 on
+ * ENOMEM. */
+static int strip_now(cJSON *m)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+    if (cJSON_IsString(c)) {
+        int nomem = 0;
+        char *w = without_now(c->valuestring, &nomem);
+        if (nomem)
+            return -1;
+        if (!w)
+            return 0;
+        int r = set_text(c, w, strlen(w)) == 0 ? 1 : -1;
+        base_free(w);
+        return r;
+    }
+    int changed = 0;
+    if (cJSON_IsArray(c))
+        for (cJSON *p = c->child; p;) {
+            cJSON *next = p->next;
+            if (is_now_part(p)) {
+                cJSON_Delete(cJSON_DetachItemViaPointer(c, p));
+                changed = 1;
+            }
+            p = next;
+        }
+    return changed;
+}
+
+/* Puts now into m (as the last text part, or after a blank line of a
+ * string content); returns 1 when m changed, -1 on ENOMEM. */
+static int put_now(cJSON *m, const char *now)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+    if (cJSON_IsArray(c)) {
+        cJSON *last = c->child ? c->child->prev : NULL;
+        if (last && is_now_part(last)) {
+            cJSON *t = cJSON_GetObjectItemCaseSensitive(last, "text");
+            if (strcmp(t->valuestring, now) == 0)
+                return 0;
+        }
+        int r = strip_now(m);
+        if (r < 0)
+            return -1;
+        cJSON *part = cJSON_CreateObject();
+        if (!part || !cJSON_AddStringToObject(part, "type", "text") ||
+            !cJSON_AddStringToObject(part, "text", now) || !cJSON_AddItemToArray(c, part)) {
+            cJSON_Delete(part);
+            return -1;
+        }
+        return 1;
+    }
+    const char *old = cJSON_IsString(c) ? c->valuestring : "";
+    int nomem = 0;
+    char *base = without_now(old, &nomem);
+    if (nomem)
+        return -1;
+    const char *keep = base ? base : old;
+    base_buf b;
+    base_buf_init(&b, (size_t)1 << 30);
+    if ((*keep && (base_buf_append_str(&b, keep) != BASE_OK ||
+                   base_buf_append_str(&b, "\n\n") != BASE_OK)) ||
+        base_buf_append_str(&b, now) != BASE_OK) {
+        base_free(base);
+        base_buf_fini(&b);
+        return -1;
+    }
+    base_free(base);
+    if (strcmp((const char *)b.data, old) == 0) {
+        base_buf_fini(&b);
+        return 0;
+    }
+    int r = 1;
+    if (cJSON_IsString(c)) {
+        r = set_text(c, (const char *)b.data, b.len) == 0 ? 1 : -1;
+    } else {
+        cJSON *str = cJSON_CreateString((const char *)b.data);
+        if (!str)
+            r = -1;
+        else if (c)
+            cJSON_ReplaceItemInObjectCaseSensitive(m, "content", str);
+        else if (!cJSON_AddItemToObject(m, "content", str)) {
+            cJSON_Delete(str);
+            r = -1;
+        }
+    }
+    base_buf_fini(&b);
+    return r;
+}
+
+/* The [LEDGER] block at index 1 holds text; returns 1 when it changed. */
+static int put_block(cJSON *msgs, const char *text)
+{
     cJSON *second = msgs->child->next;
     if (second && is_ledger_block(second)) {
         cJSON *c = cJSON_GetObjectItemCaseSensitive(second, "content");
-        if (strcmp(c->valuestring, text) != 0) {
-            if (set_text(c, text, strlen(text)) != 0) {
-                base_free(text);
-                return base_errf(err, BASE_ENOMEM, "evict: out of memory");
-            }
-            if (changed)
-                *changed = 1;
-        }
-        base_free(text);
-        return BASE_OK;
+        if (strcmp(c->valuestring, text) == 0)
+            return 0;
+        return set_text(c, text, strlen(text)) == 0 ? 1 : -1;
     }
     cJSON *m = cJSON_CreateObject();
     if (!m || !cJSON_AddStringToObject(m, "role", "system") ||
         !cJSON_AddStringToObject(m, "content", text)) {
         cJSON_Delete(m);
-        base_free(text);
-        return base_errf(err, BASE_ENOMEM, "evict: out of memory");
+        return -1;
     }
-    base_free(text);
     /* Linked in by hand: cJSON_InsertItemInArray of some cJSON releases
      * (Debian's 1.7.15) refuses to insert. The array's first item's prev
      * points at its last item. */
@@ -591,8 +697,42 @@ base_err agent_evict_refresh_ledger(cJSON *msgs, const agent_ledger *l, agent_ro
         second->prev = m;
     else
         first->prev = m;
+    return 1;
+}
+
+base_err agent_evict_refresh_ledger(cJSON *msgs, const agent_ledger *l, agent_role role,
+                                    const char *url, int *changed, char *err)
+{
     if (changed)
-        *changed = 1;
+        *changed = 0;
+    if (!cJSON_IsArray(msgs) || !msgs->child || !l)
+        return base_errf(err, BASE_EINVAL, "evict: no prefix message to put the ledger after");
+    char *stable = NULL;
+    char *now = NULL;
+    if (agent_ledger_render_split(l, role, url, &stable, &now) != BASE_OK)
+        return base_errf(err, BASE_ENOMEM, "evict: out of memory rendering the ledger");
+    int any = put_block(msgs, stable);
+    /* The per-step part goes into the newest observation (or tool result),
+     * which is new every step anyway, so the older messages stay the same
+     * bytes from call to call. */
+    cJSON *target = NULL;
+    int i = 0;
+    for (cJSON *m = msgs->child; m; m = m->next, i++)
+        if (i >= 2 && (is_role(m, "user") || is_role(m, "tool")))
+            target = m;
+    i = 0;
+    for (cJSON *m = msgs->child; m && any >= 0; m = m->next, i++) {
+        if (i < 2)
+            continue;
+        int r = m == target ? put_now(m, now) : strip_now(m);
+        any = r < 0 ? -1 : any | r;
+    }
+    base_free(stable);
+    base_free(now);
+    if (any < 0)
+        return base_errf(err, BASE_ENOMEM, "evict: out of memory");
+    if (changed)
+        *changed = any;
     return BASE_OK;
 }
 

@@ -11,7 +11,12 @@
  *   - msgs[0] is the byte-stable prefix (system prompt; the tool list goes
  *     in the request's "tools", beside it): never changed here;
  *   - the ledger block is a system message whose text starts "[LEDGER",
- *     kept at index 1 (inserted there when missing);
+ *     kept at index 1 (inserted there when missing), holding the slots
+ *     that change rarely; the per-step slots (subgoal, recent steps) go in
+ *     a "[LEDGER_NOW ...] ... [/LEDGER_NOW]" text in the newest user or
+ *     tool message, and leave the older ones (agent_ledger_render_split),
+ *     so a step's request repeats the previous one's bytes up to the
+ *     turns the passes just changed;
  *   - a screenshot is an image_url part;
  *   - a tool result (role "tool") whose content is a JSON object with
  *     "ok": false is a failure; its "reason", "message", "url" and "step"
@@ -89,9 +94,9 @@ base_err agent_evict_pass(cJSON *msgs, int pass, agent_ledger *l, const agent_ev
                           agent_evict_stats *st, char *err);
 
 /* Purpose: puts the ledger's render for role (and url) into the ledger
- * block at index 1 (after the prefix), inserting the block when missing;
- * the message is left untouched when the text is the same. Sets
- * *changed (may be NULL). Errors: BASE_EINVAL (msgs empty or not an
+ * block at index 1 (after the prefix; inserted when missing) and the
+ * newest user/tool message ([LEDGER_NOW]); messages whose text is already
+ * right are left untouched. Sets *changed (may be NULL) when any changed. Errors: BASE_EINVAL (msgs empty or not an
  * array), BASE_ENOMEM. */
 base_err agent_evict_refresh_ledger(cJSON *msgs, const agent_ledger *l, agent_role role,
                                     const char *url, int *changed, char *err);

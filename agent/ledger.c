@@ -1268,13 +1268,19 @@ static void put_outcome(base_buf *b, const agent_step_outcome *o)
     base_buf_append_str(b, "\n");
 }
 
-char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *url)
+/* part 0: the whole render; 1: the slots that change rarely ([LEDGER]);
+ * 2: those that change every step ([LEDGER_NOW]). */
+static char *render_part(const agent_ledger *l, agent_role role, const char *url, int part)
 {
     if (!l)
         return NULL;
     base_buf b;
     base_buf_init(&b, 4u << 20);
     static const char *const role_name[] = {"orchestrator", "planner", "worker"};
+    if (part == 2) {
+        base_buf_printf(&b, "[LEDGER_NOW view=%s]\n", role_name[role % 3]);
+        goto now;
+    }
     base_buf_printf(&b, "[LEDGER view=%s]\nGOAL: %s\n", role_name[role % 3], l->goal);
     if (role != AGENT_ROLE_WORKER && l->n_plan) {
         base_buf_append_str(&b, "PLAN:\n");
@@ -1339,8 +1345,11 @@ char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *ur
         for (int i = from; i < l->n_episodic; i++)
             base_buf_printf(&b, "- step %d: %s\n", l->episodic[i].step, l->episodic[i].text);
     }
+    if (part == 1)
+        goto close;
     /* The slots that change every step come last (a longer shared prefix
      * between consecutive renders). */
+now:
     if (l->subgoal >= 0)
         base_buf_printf(&b, "SUBGOAL: %s\n", l->plan[l->subgoal]);
     if (l->n_recent) {
@@ -1351,7 +1360,9 @@ char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *ur
     if (l->pending_step)
         base_buf_printf(&b, "UNFINISHED: step %d %s(%.200s) may have taken effect; look before repeating it\n",
                         l->pending_step, l->pending_tool, l->pending_args);
-    base_buf_append_str(&b, "[/LEDGER]");
+close:;
+    const char *tail = part == 2 ? "[/LEDGER_NOW]" : "[/LEDGER]";
+    base_buf_append_str(&b, tail);
     if (!b.data || b.len == 0) {
         base_buf_fini(&b);
         return NULL;
@@ -1360,9 +1371,30 @@ char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *ur
     char *s = base_buf_steal(&b, &n);
     /* base_buf_printf may have failed part-way (ENOMEM): a render missing
      * its closing tag is refused rather than sent half. */
-    if (!s || n < 9 || strcmp(s + n - 9, "[/LEDGER]") != 0) {
+    if (!s || n < strlen(tail) || strcmp(s + n - strlen(tail), tail) != 0) {
         base_free(s);
         return NULL;
     }
     return s;
+}
+
+char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *url)
+{
+    return render_part(l, role, url, 0);
+}
+
+base_err agent_ledger_render_split(const agent_ledger *l, agent_role role, const char *url,
+                                   char **stable, char **now)
+{
+    if (!l || !stable || !now)
+        return BASE_EINVAL;
+    char *a = render_part(l, role, url, 1);
+    char *b = a ? render_part(l, role, url, 2) : NULL;
+    if (!b) {
+        base_free(a);
+        return BASE_ENOMEM;
+    }
+    *stable = a;
+    *now = b;
+    return BASE_OK;
 }

@@ -293,4 +293,15 @@ typedef enum agent_role {
  * string the caller frees. Errors: NULL on ENOMEM. Pure. */
 char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *url);
 
+/* Purpose: the same render cut in two for the prompt cache: *stable is
+ * "[LEDGER view=...] ... [/LEDGER]" with the slots that change rarely
+ * (goal, plan, checkpoints, dead ends, facts, notes), *now is
+ * "[LEDGER_NOW view=...] ... [/LEDGER_NOW]" with those that change every
+ * step (subgoal, recent steps, an unfinished step). The memory hook puts
+ * the first after the prefix and the second into the newest observation.
+ * Ownership: both base_malloc'd, the caller's; untouched on failure.
+ * Errors: BASE_EINVAL, BASE_ENOMEM. Pure. */
+base_err agent_ledger_render_split(const agent_ledger *l, agent_role role, const char *url,
+                                   char **stable, char **now);
+
 #endif

@@ -8,8 +8,10 @@
  * extract every 7th). Tokens are agent/tokens.h's estimate. The "shared
  * prefix" column is how much of a step's request repeats the previous
  * request byte for byte from the start (what a provider's prompt cache can
- * reuse), in estimated tokens; the tool definitions, which precede the
- * messages and never change, are not counted on either side.
+ * reuse), in estimated tokens. The tool definitions precede the messages
+ * and never change; the table leaves them out, the summary also gives the
+ * figures with fovea's own tool list (tool_functions_json) counted on
+ * both sides.
  *
  *   build/bench/bench_memory [steps] [reps]   (default 50 steps, 15 reps of the hook timing)
  */
@@ -19,6 +21,7 @@
 
 #include "agent/evict.h"
 #include "agent/tokens.h"
+#include "agent/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_alloc.h"
@@ -73,12 +76,20 @@ int main(int argc, char **argv)
     size_t band_lo = (size_t)-1;
     size_t band_hi = 0;
     size_t at20[2] = {0, 0};
+    size_t pl20 = 0;
     double cache_sum[2] = {0, 0};
     printf("step  naive_tokens  live_tokens  evict_ms  shared_prefix_naive  shared_prefix_live\n");
     for (int s = 1; s <= steps; s++) {
         synth_step(naive, s);
         synth_step(live, s);
-        /* What the loop would record from the step: a fact now and then. */
+        /* What the loop records from the step: its outcome (the recent
+         * deque rotates), a fact now and then. */
+        char id[32];
+        snprintf(id, sizeof id, "call_%d_0", s);
+        agent_ledger_step_begin(l, s, "click_at", id, "{}");
+        agent_step_report rep = {s, "worker", "click_at", id, "{}", s % 5 != 0, 1,
+                                 s % 5 ? "ok" : "not_found", "page changed", ""};
+        agent_ledger_step_end(l, &rep);
         if (s % 6 == 0) {
             char k[32];
             char v[64];
@@ -131,6 +142,7 @@ int main(int argc, char **argv)
         if (s == 20) {
             at20[0] = tn;
             at20[1] = tl;
+            pl20 = pl;
         }
         if (s > 1) {
             cache_sum[0] += (double)pn / (double)tn;
@@ -141,6 +153,11 @@ int main(int argc, char **argv)
         prev_naive = wn;
         prev_live = wl;
     }
+    cJSON *tools = tool_functions_json(0);
+    char *tools_text = tools ? cJSON_PrintUnformatted(tools) : NULL;
+    size_t tools_tok = tools_text ? agent_tokens_text(tools_text, strlen(tools_text)) : 0;
+    cJSON_free(tools_text);
+    cJSON_Delete(tools);
     base_summary all = base_summarize(ms, steps);
     printf("\nat step 20: naive %zu tokens, with the hook %zu (%.1fx)\n", at20[0], at20[1],
            at20[1] ? (double)at20[0] / (double)at20[1] : 0.0);
@@ -150,6 +167,10 @@ int main(int argc, char **argv)
     if (steps > 1)
         printf("shared request prefix, mean over steps 2-%d: naive %.0f%%, with the hook %.0f%%\n",
                steps, 100 * cache_sum[0] / (steps - 1), 100 * cache_sum[1] / (steps - 1));
+    printf("fovea's tool list: %zu tokens; counted on both sides, step 20 is naive %zu vs %zu, "
+           "and the shared prefix with the hook at step 20 is %.0f%%\n",
+           tools_tok, at20[0] + tools_tok, at20[1] + tools_tok,
+           100.0 * (double)(pl20 + tools_tok) / (double)(at20[1] + tools_tok));
     cJSON_Delete(prev_naive);
     cJSON_Delete(prev_live);
     free(ms);

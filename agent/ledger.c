@@ -945,6 +945,13 @@ static int parse_doc(rd *r, const cJSON *j, agent_ledger *l)
             base_free(f.key);
             return -1;
         }
+        /* Keys are unique: agent_ledger_set_fact updates in place, so a
+         * second entry would never be reached. */
+        if (!*f.key || find_fact(l, f.key)) {
+            base_free(f.key);
+            base_free(f.value);
+            return bad(r, BASE_EPROTO, p, "key: empty or duplicated");
+        }
         agent_fact *nf = grow(l->facts, l->n_facts, sizeof *nf);
         if (!nf) {
             base_free(f.key);

@@ -290,6 +290,12 @@ static void strict(void)
              "\"source_step\":1,\"ref_step\":1}",
              "", "null");
     parse_fails(doc, "facts[0].confidence: expected a number");
+    snprintf(doc, sizeof doc, BASE_DOC,
+             "{\"key\":\"k\",\"value\":\"v\",\"category\":\"derived\",\"confidence\":1,"
+             "\"source_step\":1,\"ref_step\":1},{\"key\":\"k\",\"value\":\"w\",\"category\":"
+             "\"derived\",\"confidence\":1,\"source_step\":1,\"ref_step\":1}",
+             "", "null");
+    parse_fails(doc, "facts[1]: key: empty or duplicated");
     snprintf(doc, sizeof doc, BASE_DOC, "",
              "{\"what\":\"w\",\"url\":\"u\",\"cause\":\"network\",\"step\":-4}", "null");
     parse_fails(doc, "dead_ends[0].step");

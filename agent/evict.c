@@ -52,6 +52,22 @@ static int set_text(cJSON *s, const char *text, size_t n)
     return 0;
 }
 
+/* Replaces member old of obj by rep under name; -1 (rep deleted, obj
+ * unchanged) when the name cannot be copied. cJSON's own
+ * ReplaceItemInObject inserts a nameless member when that copy fails. */
+static int replace_member(cJSON *obj, cJSON *old, const char *name, cJSON *rep)
+{
+    char *key = cJSON_malloc(strlen(name) + 1);
+    if (!key) {
+        cJSON_Delete(rep);
+        return -1;
+    }
+    memcpy(key, name, strlen(name) + 1);
+    rep->string = key;
+    cJSON_ReplaceItemViaPointer(obj, old, rep);
+    return 0;
+}
+
 /* The text items of a message: its string content, or its text parts. */
 typedef struct texts {
     cJSON *item[64];
@@ -269,15 +285,20 @@ static int pass_screenshots(cJSON *msgs, const agent_evict_opts *o)
     return changed;
 }
 
-/* The failure a tool message reports, or NULL (caller deletes). */
-static cJSON *failure_of(const cJSON *m)
+/* The failure a tool message reports, or NULL (caller deletes); *nomem
+ * is set when the parse ran out of memory (then "not a failure" would be
+ * a guess). */
+static cJSON *failure_of(const cJSON *m, int *nomem)
 {
     if (!is_role(m, "tool"))
         return NULL;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
     if (!cJSON_IsString(c) || c->valuestring[0] != '{')
         return NULL;
+    unsigned long failures = base_alloc_thread_failures();
     cJSON *j = cJSON_Parse(c->valuestring);
+    if (!j && base_alloc_thread_failures() != failures)
+        *nomem = 1;
     if (!cJSON_IsObject(j) || !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "ok"))) {
         cJSON_Delete(j);
         return NULL;
@@ -324,7 +345,10 @@ static int pass_failures(cJSON *msgs, agent_ledger *l, const agent_evict_opts *o
     int seen = 0;
     int changed = 0;
     for (cJSON *m = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1); m; m = m->prev) {
-        cJSON *f = failure_of(m);
+        int nomem = 0;
+        cJSON *f = failure_of(m, &nomem);
+        if (nomem)
+            return -1;
         if (f && ++seen > o->keep_failures) {
             const char *tool = NULL;
             const char *args = NULL;
@@ -439,17 +463,20 @@ static int pass_gut(cJSON *msgs, agent_ledger *l, const agent_evict_opts *o)
         cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
         cJSON *mark = cJSON_CreateString(AGENT_EVICT_ARCHIVED_MARK);
         cJSON *flag = cJSON_CreateTrue();
-        if (!mark || !flag) {
+        if (!mark || !flag || !cJSON_AddItemToObject(m, "_archived", flag)) {
             cJSON_Delete(mark);
             cJSON_Delete(flag);
             return -1;
         }
-        /* Both added or neither: a message is archived whole. */
-        if (c && !cJSON_IsNull(c))
-            cJSON_ReplaceItemInObjectCaseSensitive(m, "content", mark); /* names the new item */
-        else
+        /* Both or neither: a message is archived whole. */
+        if (c && !cJSON_IsNull(c)) {
+            if (replace_member(m, c, "content", mark) != 0) {
+                cJSON_DeleteItemFromObjectCaseSensitive(m, "_archived");
+                return -1;
+            }
+        } else {
             cJSON_Delete(mark);
-        cJSON_AddItemToObject(m, "_archived", flag);
+        }
         for (size_t k = 0; k < 4; k++) {
             static const char *const keys[] = {"reasoning_content", "reasoning", "thinking",
                                                "thinking_blocks"};
@@ -660,7 +687,7 @@ static int put_now(cJSON *m, const char *now)
         if (!str)
             r = -1;
         else if (c)
-            cJSON_ReplaceItemInObjectCaseSensitive(m, "content", str);
+            r = replace_member(m, c, "content", str) == 0 ? 1 : -1;
         else if (!cJSON_AddItemToObject(m, "content", str)) {
             cJSON_Delete(str);
             r = -1;

@@ -452,22 +452,32 @@ base_err agent_ledger_set_fact(agent_ledger *l, const char *key, const char *val
     char *v = sdup(l->secrets, cat == AGENT_FACT_CREDENTIAL ? "********" : value);
     if (!v)
         return BASE_ENOMEM;
+    /* The journal line is built before the ledger changes, so an ENOMEM
+     * leaves both as they were. */
     agent_fact *f = find_fact(l, key);
     if (f) {
-        int same = strcmp(f->value, v) == 0 && f->cat == cat && f->confidence == confidence;
-        if (!same) {
-            if (strcmp(f->value, v) != 0)
-                f->source_step = step;
-            base_free(f->value);
-            f->value = v;
-            f->cat = cat;
-            f->confidence = confidence;
-        } else {
+        if (strcmp(f->value, v) == 0 && f->cat == cat && f->confidence == confidence) {
             base_free(v);
+            if (step > f->ref_step)
+                f->ref_step = step;
+            return BASE_OK;
         }
-        if (step > f->ref_step)
-            f->ref_step = step;
-        return same ? BASE_OK : owe(l, OWED_FACTS, fact_json(f));
+        agent_fact t = *f;
+        t.value = v;
+        t.cat = cat;
+        t.confidence = confidence;
+        if (strcmp(f->value, v) != 0)
+            t.source_step = step;
+        if (step > t.ref_step)
+            t.ref_step = step;
+        base_err e = owe(l, OWED_FACTS, fact_json(&t));
+        if (e != BASE_OK) {
+            base_free(v);
+            return e;
+        }
+        base_free(f->value);
+        *f = t;
+        return BASE_OK;
     }
     char *k = sdup(l->secrets, key);
     agent_fact *nf = k ? grow(l->facts, l->n_facts, sizeof *nf) : NULL;
@@ -477,10 +487,16 @@ base_err agent_ledger_set_fact(agent_ledger *l, const char *key, const char *val
         return BASE_ENOMEM;
     }
     l->facts = nf;
-    f = &l->facts[l->n_facts];
-    *f = (agent_fact){k, v, cat, confidence, step, step, l->next_seq++};
-    l->n_facts++;
-    return owe(l, OWED_FACTS, fact_json(f));
+    agent_fact t = {k, v, cat, confidence, step, step, l->next_seq};
+    base_err e = owe(l, OWED_FACTS, fact_json(&t));
+    if (e != BASE_OK) {
+        base_free(k);
+        base_free(v);
+        return e;
+    }
+    l->next_seq++;
+    l->facts[l->n_facts++] = t;
+    return BASE_OK;
 }
 
 int agent_ledger_touch_fact(agent_ledger *l, const char *key, int step)
@@ -1281,6 +1297,10 @@ static char *render_part(const agent_ledger *l, agent_role role, const char *url
 {
     if (!l)
         return NULL;
+    /* An append that failed for memory may be followed by ones that fit:
+     * any failed allocation on the way makes the render void, never a
+     * render with a slot missing. */
+    unsigned long failures = base_alloc_thread_failures();
     base_buf b;
     base_buf_init(&b, 4u << 20);
     static const char *const role_name[] = {"orchestrator", "planner", "worker"};
@@ -1378,7 +1398,8 @@ close:;
     char *s = base_buf_steal(&b, &n);
     /* base_buf_printf may have failed part-way (ENOMEM): a render missing
      * its closing tag is refused rather than sent half. */
-    if (!s || n < strlen(tail) || strcmp(s + n - strlen(tail), tail) != 0) {
+    if (!s || n < strlen(tail) || strcmp(s + n - strlen(tail), tail) != 0 ||
+        base_alloc_thread_failures() != failures) {
         base_free(s);
         return NULL;
     }

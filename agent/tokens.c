@@ -138,6 +138,8 @@ size_t agent_tokens_message(const cJSON *msg)
         return 0;
     size_t t = 4;
     for (const cJSON *f = msg->child; f; f = f->next) {
+        if (!f->string)
+            continue;
         if (strcmp(f->string, "content") == 0) {
             if (cJSON_IsArray(f)) {
                 for (const cJSON *p = f->child; p; p = p->next)

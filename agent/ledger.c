@@ -1124,7 +1124,7 @@ static base_err reconcile_steps(agent_ledger *l, const char *dir, char *err)
         return e;
     uint8_t *data = NULL;
     size_t n = 0;
-    e = base_read_file(path, &data, &n, AGENT_LEDGER_MAX_FILE, err);
+    e = base_read_file(path, &data, &n, AGENT_LEDGER_MAX_JOURNAL, err);
     if (e == BASE_ENOTFOUND) {
         base_errclear(err);
         return BASE_OK;

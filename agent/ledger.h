@@ -47,7 +47,8 @@
 #include "base/err.h"
 
 #define AGENT_LEDGER_RECENT 3          /* step outcomes kept in the ledger */
-#define AGENT_LEDGER_MAX_FILE (8u << 20) /* largest ledger.json / JSONL read */
+#define AGENT_LEDGER_MAX_FILE (8u << 20)     /* largest ledger.json read */
+#define AGENT_LEDGER_MAX_JOURNAL (64u << 20)  /* largest steps.jsonl read at resume */
 
 typedef enum agent_fact_cat {
     AGENT_FACT_OBSERVATION = 0,

@@ -24,7 +24,9 @@
 #include "agent/tokens.h"
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/base64.h"
 #include "base/json_alloc.h"
+#include "perception/image.h"
 
 static char *tmpdir(void)
 {
@@ -412,6 +414,33 @@ static void tokens(void)
     CHECK(agent_tokens_data_url_size(png, &w, &h));
     CHECK_EQ(w, 640);
     CHECK_EQ(h, 400);
+    /* Real encoder output: a JPEG (size in its SOF marker, after JFIF and
+     * quantisation tables) and a PNG. */
+    for (int fmt = 0; fmt < 2; fmt++) {
+        int iw = fmt ? 300 : 1280;
+        int ih = fmt ? 200 : 720;
+        perc_image img = {base_calloc((size_t)iw * (size_t)ih, 4), iw, ih, iw * 4, 1};
+        CHECK(img.px);
+        uint8_t *enc = NULL;
+        size_t n = 0;
+        base_err e = fmt ? perc_image_encode_png(&img, 1, &enc, &n, NULL)
+                         : perc_image_encode_jpeg(&img, 80, &enc, &n, NULL);
+        base_free(img.px);
+        CHECK_OK(e);
+        char *url = base_malloc(base64_encoded_len(n) + 32);
+        CHECK(url);
+        int k = snprintf(url, 32, "data:image/%s;base64,", fmt ? "png" : "jpeg");
+        base64_encode(enc, n, url + k);
+        base_free(enc);
+        w = h = 0;
+        CHECK(agent_tokens_data_url_size(url, &w, &h));
+        base_free(url);
+        CHECK_EQ(w, iw);
+        CHECK_EQ(h, ih);
+        CHECK_EQ(agent_tokens_image(w, h), fmt ? 255 : 1105);
+    }
+    CHECK(!agent_tokens_data_url_size("data:image/png;base64,!!!!", &w, &h));
+    CHECK(!agent_tokens_data_url_size("https://x/y.png", &w, &h));
     cJSON *m = cJSON_Parse("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"abcdefgh\"},"
                            "{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\",\"detail\":\"low\"}}]}");
     CHECK(m);

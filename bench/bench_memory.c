@@ -159,18 +159,20 @@ int main(int argc, char **argv)
     cJSON_free(tools_text);
     cJSON_Delete(tools);
     base_summary all = base_summarize(ms, steps);
-    printf("\nat step 20: naive %zu tokens, with the hook %zu (%.1fx)\n", at20[0], at20[1],
-           at20[1] ? (double)at20[0] / (double)at20[1] : 0.0);
+    if (steps >= 20)
+        printf("\nat step 20: naive %zu tokens, with the hook %zu (%.1fx)\n", at20[0], at20[1],
+               (double)at20[0] / (double)at20[1]);
     printf("with the hook, steps 10-%d: %zu..%zu tokens\n", steps, band_lo, band_hi);
     printf("hook cost per step: median %.3f ms, max %.3f ms (medians of %d reps per step)\n",
            all.median, all.max, reps);
     if (steps > 1)
         printf("shared request prefix, mean over steps 2-%d: naive %.0f%%, with the hook %.0f%%\n",
                steps, 100 * cache_sum[0] / (steps - 1), 100 * cache_sum[1] / (steps - 1));
-    printf("fovea's tool list: %zu tokens; counted on both sides, step 20 is naive %zu vs %zu, "
+    if (steps >= 20)
+        printf("fovea's tool list: %zu tokens; counted on both sides, step 20 is naive %zu vs %zu, "
            "and the shared prefix with the hook at step 20 is %.0f%%\n",
-           tools_tok, at20[0] + tools_tok, at20[1] + tools_tok,
-           100.0 * (double)(pl20 + tools_tok) / (double)(at20[1] + tools_tok));
+               tools_tok, at20[0] + tools_tok, at20[1] + tools_tok,
+               100.0 * (double)(pl20 + tools_tok) / (double)(at20[1] + tools_tok));
     cJSON_Delete(prev_naive);
     cJSON_Delete(prev_live);
     free(ms);

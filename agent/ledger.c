@@ -499,6 +499,36 @@ base_err agent_ledger_set_fact(agent_ledger *l, const char *key, const char *val
     return BASE_OK;
 }
 
+/* Same page: equal up to the fragment. */
+static int same_url(const char *a, const char *b)
+{
+    size_t na = strcspn(a, "#");
+    size_t nb = strcspn(b, "#");
+    return na == nb && memcmp(a, b, na) == 0;
+}
+
+base_err agent_ledger_ingest(agent_ledger *l, const agent_ingest *in)
+{
+    if (!l || !in || !in->step)
+        return BASE_EINVAL;
+    const agent_step_report *o = in->step;
+    base_err e = agent_ledger_step_end(l, o);
+    if (e != BASE_OK)
+        return e;
+    if (o->ok && o->url && *o->url && in->prev_url && !same_url(o->url, in->prev_url)) {
+        char label[160];
+        snprintf(label, sizeof label, "%s: %.120s", o->tool ? o->tool : "?",
+                 o->summary && *o->summary ? o->summary : o->url);
+        e = agent_ledger_checkpoint(l, o->step, "navigation", label, o->url, o->call_id);
+        if (e != BASE_OK)
+            return e;
+    }
+    if (o->ok && in->saved_name && *in->saved_name && in->saved_value)
+        e = agent_ledger_set_fact(l, in->saved_name, in->saved_value, AGENT_FACT_DERIVED, 1.0,
+                                  o->step);
+    return e;
+}
+
 int agent_ledger_touch_fact(agent_ledger *l, const char *key, int step)
 {
     agent_fact *f = l && key ? find_fact(l, key) : NULL;

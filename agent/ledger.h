@@ -234,6 +234,25 @@ base_err agent_ledger_step_begin(agent_ledger *l, int step, const char *tool,
  * BASE_EINVAL, BASE_ENOMEM (l unchanged). */
 base_err agent_ledger_step_end(agent_ledger *l, const agent_step_report *o);
 
+/* Algorithm 1's Ingest: what one finished tool call adds to the ledger. */
+typedef struct agent_ingest {
+    const agent_step_report *step; /* required: the pending step's outcome */
+    const char *prev_url;          /* the page before the call (NULL: unknown) */
+    const char *saved_name;        /* a save_as variable the call set (NULL: none) */
+    const char *saved_value;
+} agent_ingest;
+
+/* Purpose: finishes the pending step (agent_ledger_step_end), then, when
+ * the call succeeded and the page moved to another URL (fragment
+ * ignored), adds a "navigation" checkpoint with the step and its call id
+ * (what a resume or a regression check looks for), and when it saved a
+ * value, a derived fact saved_name = saved_value (confidence 1). Failures
+ * are not dead ends here: the memory hook makes them dead ends once a
+ * newer failure replaces them in the context. Errors: as
+ * agent_ledger_step_end (nothing changed); BASE_ENOMEM after the step was
+ * recorded means the checkpoint or fact is missing. */
+base_err agent_ledger_ingest(agent_ledger *l, const agent_ingest *in);
+
 /* Purpose: sets fact key to value (both copied, scrubbed) with its
  * category, confidence (clamped to 0..1) and source step; an existing key
  * is updated (its first source step kept when the value is unchanged). A

@@ -13,7 +13,10 @@
  * secrets: a secret never reaches ledger.json, the journals or a render,
  *   including one learned after the fact was stored.
  * render: the role-sliced views (§5.5) hold what each role sees and no more.
- * tokens: the shared estimator (agent/tokens.h).
+ * ingest: a finished call adds a navigation checkpoint with its call id when
+ *   the page moved, a derived fact for a saved value; a failure neither.
+ * tokens: the shared estimator (agent/tokens.h), image sizes read from real
+ *   encoder output.
  */
 #include "check.h"
 
@@ -398,6 +401,43 @@ static void render(void)
     agent_ledger_destroy(l);
 }
 
+static void ingest(void)
+{
+    agent_ledger *l = NULL;
+    CHECK_OK(agent_ledger_create("g", NULL, NULL, &l, NULL));
+    CHECK_OK(agent_ledger_step_begin(l, 1, "click_at", "c1", "{}"));
+    agent_step_report r1 = {1, "worker", "click_at", "c1", "{}", 1, 1, "ok", "opened results",
+                            "https://a.example/results#top"};
+    agent_ingest in = {&r1, "https://a.example/", NULL, NULL};
+    CHECK_OK(agent_ledger_ingest(l, &in));
+    CHECK_EQ(l->n_checkpoints, 1);
+    CHECK_STR(l->checkpoints[0].call_id, "c1");
+    CHECK_STR(l->checkpoints[0].kind, "navigation");
+    CHECK(strstr(l->checkpoints[0].label, "opened results"));
+    /* Same page (only the fragment moved): no checkpoint; a saved value is a fact. */
+    CHECK_OK(agent_ledger_step_begin(l, 2, "extract", "c2", "{}"));
+    agent_step_report r2 = {2, "worker", "extract", "c2", "{}", 1, 0, "ok", "",
+                            "https://a.example/results#list"};
+    agent_ingest in2 = {&r2, "https://a.example/results#top", "price", "89 EUR"};
+    CHECK_OK(agent_ledger_ingest(l, &in2));
+    CHECK_EQ(l->n_checkpoints, 1);
+    CHECK_EQ(l->n_facts, 1);
+    CHECK_STR(l->facts[0].value, "89 EUR");
+    CHECK_EQ(l->facts[0].cat, AGENT_FACT_DERIVED);
+    /* A failed call moves nothing but the step record. */
+    CHECK_OK(agent_ledger_step_begin(l, 3, "click_at", "c3", "{}"));
+    agent_step_report r3 = {3, "worker", "click_at", "c3", "{}", 0, 1, "no_effect", "",
+                            "https://a.example/other"};
+    agent_ingest in3 = {&r3, "https://a.example/results", "x", "y"};
+    CHECK_OK(agent_ledger_ingest(l, &in3));
+    CHECK_EQ(l->n_checkpoints, 1);
+    CHECK_EQ(l->n_facts, 1);
+    CHECK_EQ(l->last_step, 3);
+    /* Without a pending step: refused, nothing changes. */
+    CHECK(agent_ledger_ingest(l, &in3) == BASE_EINVAL);
+    agent_ledger_destroy(l);
+}
+
 static void tokens(void)
 {
     CHECK_EQ(agent_tokens_text("", 0), 0);
@@ -451,7 +491,8 @@ static void tokens(void)
 static const check_case cases[] = {{"slots", slots},   {"round_trip", round_trip},
                                    {"resume", resume}, {"strict", strict},
                                    {"secrets", secrets}, {"render", render},
-                                   {"tokens", tokens}, {NULL, NULL}};
+                                   {"ingest", ingest}, {"tokens", tokens},
+                                   {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

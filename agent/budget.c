@@ -4,13 +4,13 @@
  */
 #include "agent/budget.h"
 
+#include "agent/tokens.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define BYTES_PER_TOKEN 4.0
-#define MESSAGE_TOKENS 4 /* role and separators of the chat template */
 #define RATIO_MIN 0.5
 #define RATIO_MAX 2.0
 
@@ -84,39 +84,31 @@ base_err agent_budget_from_env(agent_budget *b, char *err)
     return BASE_OK;
 }
 
-/* Bytes of text in v (strings and numbers, keys included), and images. */
-static void count(const cJSON *v, double *bytes, long *images, int depth)
+/* Tokens of a JSON value that is not a message list (the tools array, an
+ * answer schema): every key and string by the one text estimate
+ * (agent/tokens.h), numbers and literals one token each. */
+static size_t json_tokens(const cJSON *v, int depth)
 {
     if (!v || depth > 64)
-        return;
-    if (v->string)
-        *bytes += (double)strlen(v->string) + 3;
-    if (cJSON_IsString(v) && v->valuestring) {
-        /* An image part's data: URL counts as one image, not its bytes. */
-        if (strncmp(v->valuestring, "data:image/", 11) == 0)
-            (*images)++;
-        else
-            *bytes += (double)strlen(v->valuestring) + 2;
-    } else if (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v)) {
-        *bytes += 4;
-    }
-    const cJSON *c;
-    if (cJSON_IsArray(v) || cJSON_IsObject(v))
-        for (c = v->child; c; c = c->next)
-            count(c, bytes, images, depth + 1);
+        return 0;
+    size_t t = v->string ? agent_tokens_text(v->string, strlen(v->string)) + 1 : 0;
+    if (cJSON_IsString(v) && v->valuestring)
+        t += agent_tokens_text(v->valuestring, strlen(v->valuestring)) + 1;
+    else if (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v))
+        t += 1;
+    for (const cJSON *c = (cJSON_IsArray(v) || cJSON_IsObject(v)) ? v->child : NULL; c;
+         c = c->next)
+        t += json_tokens(c, depth + 1);
+    return t;
 }
 
 long agent_budget_estimate(const agent_budget *b, const cJSON *messages, const cJSON *tools,
                            const cJSON *schema)
 {
-    double bytes = 0;
-    long images = 0;
-    count(messages, &bytes, &images, 0);
-    count(tools, &bytes, &images, 0);
-    count(schema, &bytes, &images, 0);
-    long n_msgs = cJSON_IsArray(messages) ? cJSON_GetArraySize(messages) : 0;
-    double tokens = bytes / BYTES_PER_TOKEN + (double)(MESSAGE_TOKENS * n_msgs) +
-                    (double)(images * AGENT_BUDGET_IMAGE_TOKENS);
+    /* Messages (text, tool calls, images by their pixel size) by the one
+     * estimator the eviction also uses (agent/tokens.h). */
+    double tokens = (double)agent_tokens_messages(messages) + (double)json_tokens(tools, 0) +
+                    (double)json_tokens(schema, 0);
     double ratio = b && b->ratio > 0 ? b->ratio : 1.0;
     return (long)ceil(tokens * ratio);
 }

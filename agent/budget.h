@@ -6,12 +6,10 @@
  * request's prompt tokens, and charged AFTER with the usage the server
  * reports. A call is refused when spent + estimate > limit: nothing is sent.
  *
- * The estimator: the bytes of every text the request carries (message
- * contents, tool calls and results, the tools array, the answer schema)
- * divided by 4 (the usual bytes-per-token of English and JSON for BPE
- * tokenizers), plus 4 tokens per message for the chat template's framing,
- * plus AGENT_BUDGET_IMAGE_TOKENS per image (a data: URL's bytes say nothing
- * about its tokens), then scaled by the ratio the server's own prompt counts
+ * The estimator is the one of agent/tokens.h (the eviction counts with it
+ * too): the messages' text, tool calls and results, images by their pixel
+ * size read from the data: URL (OpenAI's tile rule), plus the tools array and
+ * the answer schema, then scaled by the ratio the server's own prompt counts
  * showed on earlier calls (actual / estimated, kept between 0.5 and 2), so it
  * follows the model's tokenizer after the first call.
  *
@@ -26,9 +24,6 @@
 #include "base/err.h"
 
 #define AGENT_BUDGET_DEFAULT 100000L
-/* Tokens counted per image part (a 1024 px wide screenshot in OpenAI's tile
- * accounting: 85 + 4 tiles x 170). */
-#define AGENT_BUDGET_IMAGE_TOKENS 765L
 
 /* Tokens of one call (or a sum of calls). */
 typedef struct agent_budget_usage {

@@ -517,22 +517,14 @@ static int expand_all(const fovea_session *s, cJSON *j, char *why, size_t n)
         char *v = expand(s, f->valuestring, why, n);
         if (!v)
             return 0;
-        cJSON *nv = cJSON_CreateString(v);
+        /* In place: no replacement item (cJSON 1.7.15's ReplaceItemInObject
+         * leaves a nameless member when its key copy fails). */
+        int ok = cJSON_SetValuestring(f, v) != NULL;
         base_free(v);
-        if (!nv) {
+        if (!ok) {
             snprintf(why, n, "out of memory");
             return 0;
         }
-        /* In an object the new item must carry the key (ViaPointer keeps
-         * none); either way iteration goes on from the new item. */
-        if (cJSON_IsObject(j) && !cJSON_ReplaceItemInObjectCaseSensitive(j, f->string, nv)) {
-            cJSON_Delete(nv);
-            snprintf(why, n, "out of memory");
-            return 0;
-        }
-        if (cJSON_IsArray(j))
-            cJSON_ReplaceItemViaPointer(j, f, nv);
-        f = nv;
     }
     return 1;
 }

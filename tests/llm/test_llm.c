@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "agent/budget.h"
+#include "agent/tokens.h"
 #include "agent/llm.h"
 #include "agent/tool.h"
 #include "base/alloc.h"
@@ -636,7 +637,7 @@ static void estimator(void)
     cJSON_AddItemToObject(um, "content", parts);
     cJSON_AddItemToArray(m, um);
     long e2 = agent_budget_estimate(&b, m, NULL, NULL);
-    CHECK_MSG(e2 - e1 >= AGENT_BUDGET_IMAGE_TOKENS && e2 - e1 < AGENT_BUDGET_IMAGE_TOKENS + 30,
+    CHECK_MSG(e2 - e1 >= AGENT_TOKENS_IMAGE_DEFAULT && e2 - e1 < AGENT_TOKENS_IMAGE_DEFAULT + 30,
               "%ld", e2 - e1);
     /* The server counted 1.5x the estimate: later estimates follow. */
     agent_budget_usage u = {(long)(e2 * 1.5), 10, 0, 1};

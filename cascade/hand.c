@@ -710,9 +710,15 @@ base_err cascade__press_kind_at(cascade_hand *h, base_point p, int humanize,
         static const char *const m[5] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                          "Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                          "Input.dispatchMouseEvent"};
+        int alive = cdp_page_status(h->page, NULL, 0) == BASE_OK;
         e = pipeline(h, m, ev, n, err);
-        if (e)
+        if (e) {
+            /* The press went out with the move (one pipeline): it may have
+             * acted (see below). */
+            if (alive && e != BASE_ENOMEM && out && kind != CASCADE_PRESS_HOVER)
+                out->delivered = 1;
             return e;
+        }
         h->cursor = p;
         path_add(out, p);
         if (out)
@@ -766,12 +772,18 @@ base_err cascade__press_kind_at(cascade_hand *h, base_point p, int humanize,
         base_sleep_ms(left);
     cJSON *ev[4] = {NULL, NULL, NULL, NULL};
     int n = press_events(kind, at, ev);
+    /* A press sent to a live page may have acted even when its answer never
+     * comes (a click handler that closes the tab or navigates away): from
+     * here on, a failure leaves the press delivered, never to be repeated. */
+    int alive = cdp_page_status(h->page, NULL, 0) == BASE_OK;
     for (int i = 0; i < n; i++) {
         e = send_one(h, ev[i], at, err);
         ev[i] = NULL;
         if (e) {
             for (int j = i + 1; j < n; j++)
                 cJSON_Delete(ev[j]);
+            if (alive && e != BASE_ENOMEM && out)
+                out->delivered = 1;
             return e;
         }
         if (i + 1 < n) /* a held button; between the two presses of a double, a gap */

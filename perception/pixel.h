@@ -40,7 +40,8 @@ typedef struct perc_pixel_elem {
 } perc_pixel_elem;
 
 typedef struct perc_pixel_opts {
-    int threads;       /* OpenMP threads for the kernels; 0 = OpenMP's default */
+    int threads;       /* OpenMP threads for the kernels; 0 = auto: OpenMP's default
+                          from 2 Mpx up, 1 below (a 1280x800 frame is ~1 ms) */
     perc_kernel kernel; /* edge kernel (AUTO = best the CPU has) */
     int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
@@ -89,7 +90,8 @@ base_err perc_ocr_read(perc_ocr *o, const perc_image *img, perc_ocr_item *items,
 /* ---- the provider ---- */
 
 typedef struct perc_pixel_config {
-    int threads;      /* kernel and OCR threads; 0 = 2 */
+    int threads;      /* OCR threads (Tesseract engines); 0 = 2. The kernels
+                         use perc_pixel_opts' auto thread count. */
     int ocr;          /* 1 = label boxes by OCR (default), 0 = geometry only */
     int dom_names;    /* 1 (default) = after enrichment, a box lying on an element
                          with an accessible name takes that name as its label

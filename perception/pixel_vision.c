@@ -144,8 +144,7 @@ static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *s
     if (!shot || !shot->px || shot->w < 1 || shot->h < 1)
         return base_errf(err, BASE_EINVAL, "vision pixel: needs the screenshot");
     perc_pixel_opts po;
-    perc_pixel_opts_init(&po);
-    po.threads = p->c.threads;
+    perc_pixel_opts_init(&po); /* kernels: auto thread count */
     perc_pixel_elem *el = NULL;
     int n = 0;
     base_err e = perc_pixel_detect(shot, &po, &el, &n, err);

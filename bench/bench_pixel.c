@@ -251,6 +251,15 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
                 break;
             }
             *(pass ? &pv2 : &pv1) = base_monotime_ms() - t0;
+            for (int i = 0; dump && pass == 0 && i < d.n; i++) {
+                const perc_box *bx = &d.boxes[i];
+                base_rect mr = bx->dom_index >= 0 && bx->dom_index < d.n_map
+                                   ? d.map[bx->dom_index].r
+                                   : (base_rect){0, 0, 0, 0};
+                printf("  PV %-8s %6.1f %6.1f %6.1f %6.1f dom %3d (%.0f,%.0f,%.0f,%.0f) '%s'\n",
+                       bx->kind, bx->r.x0, bx->r.y0, bx->r.x1, bx->r.y1, bx->dom_index, mr.x0,
+                       mr.y0, mr.x1, mr.y1, bx->label);
+            }
             if (pass == 0) {
                 pn = d.n;
                 for (int i = 0; i < d.n; i++) {

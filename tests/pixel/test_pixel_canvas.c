@@ -11,6 +11,9 @@
  *   checkbox, each box's centre inside its control (CSS px) and the text
  *   read by OCR as the label (the canvas has no accessible name to take);
  *   trusted clicks at the box centres reach the right controls in the page.
+ * - overlay_cli: `fovea overlay --shot FILE --vision pixel` lists the boxes
+ *   with their OCR labels and writes the marked PNG; an unknown provider and
+ *   --shot without --boxes/--vision are refused.
  * - run_task: `fovea run tests/pixel/tasks/canvas.json --vision pixel`
  *   passes every step (boxes through enrichment, snapper and cascade).
  * - demo_task: the demo task (assets/tasks/demo.json) passes all 21 steps
@@ -234,6 +237,70 @@ static int run_pixel(const char *task, const char *site, const char *tag, const 
     return ok;
 }
 
+/* Runs a shell command; returns its exit status and its output in *log. */
+static int sh(const char *cmd, const char *logpath, char **log)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s > '%s' 2>&1", cmd, logpath);
+    int st = system(full);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(logpath, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `fovea overlay --shot FILE --vision pixel` on a screenshot of the canvas
+ * page: exit 0, the boxes listed with their OCR labels, a PNG written;
+ * a bad provider name and a missing --boxes/--vision are refused. */
+static void overlay_cli(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = open_canvas(1);
+    CHECK(p != NULL);
+    perc_image shot = {0};
+    char err[256] = "";
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    cdp_page_close(p);
+    uint8_t *png = NULL;
+    size_t n = 0;
+    CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
+    const char *shot_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_shot.png";
+    const char *out_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_overlay.png";
+    const char *log_path = FOVEA_BINARY_DIR "/tests/pixel/overlay.log";
+    CHECK_OK(base_write_file(shot_path, png, n, err));
+    base_free(png);
+    perc_image_fini(&shot);
+    remove(out_path);
+    char cmd[2048], *log = NULL;
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s' --vision pixel --out '%s'",
+             FOVEA_BINARY_DIR, shot_path, out_path);
+    int st = sh(cmd, log_path, &log);
+    int listed = log && strstr(log, "'Save'") && strstr(log, "'Sign in'") &&
+                 strstr(log, "vision pixel:");
+    if (st != 0 || !listed)
+        fprintf(stderr, "%s\n", log ? log : "(no output)");
+    base_free(log);
+    CHECK_EQ(st, 0);
+    CHECK(listed);
+    uint8_t *d = NULL;
+    CHECK_OK(base_read_file(out_path, &d, &n, 64u << 20, err));
+    CHECK(n > 1000);
+    base_free(d);
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s' --vision eyes --out '%s'",
+             FOVEA_BINARY_DIR, shot_path, out_path);
+    st = sh(cmd, log_path, &log);
+    CHECK_EQ(st, 1);
+    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai or pixel)"));
+    base_free(log);
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s'", FOVEA_BINARY_DIR,
+             shot_path);
+    st = sh(cmd, log_path, &log);
+    CHECK_EQ(st, 2);
+    CHECK(log && strstr(log, "--shot needs --boxes or --vision"));
+    base_free(log);
+}
+
 static void run_task(void)
 {
     HARNESS_OR_SKIP(h);
@@ -255,6 +322,7 @@ static const check_case cases[] = {
     {"dom_blind", dom_blind},
     {"pixel_boxes_1x", pixel_boxes_1x},
     {"pixel_boxes_2x", pixel_boxes_2x},
+    {"overlay_cli", overlay_cli},
     {"run_task", run_task},
     {"demo_task", demo_task},
     {NULL, NULL},

@@ -46,6 +46,8 @@ typedef struct perc_pixel_opts {
     int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
 
+/* Purpose: defaults (auto threads, AUTO kernel, default threshold) into the
+ * caller's *o. Thread: any. Errors: none. */
 void perc_pixel_opts_init(perc_pixel_opts *o);
 
 /* Purpose: detects elements in img (RGBA). *out (base_free) and *n are set
@@ -57,7 +59,8 @@ void perc_pixel_opts_init(perc_pixel_opts *o);
 base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err);
 
-/* Short class name used as perc_box.kind ("button", "input", "link", ...). */
+/* Purpose: short class name used as perc_box.kind ("button", "input",
+ * "link", "text", "icon", "checkbox"); static storage. Thread: any. */
 const char *perc_pixel_class_name(perc_pixel_class c);
 
 /* ---- OCR (Tesseract) ---- */
@@ -69,6 +72,8 @@ typedef struct perc_ocr perc_ocr;
  * any. Errors: BASE_ENOTFOUND (no eng.traineddata: names tesseract-ocr-eng),
  * BASE_ENOMEM. */
 base_err perc_ocr_create(int threads, perc_ocr **out, char *err);
+/* Purpose: ends the engines and frees o (NULL: no-op). Thread: the owner's,
+ * with no perc_ocr_read in flight. */
 void perc_ocr_destroy(perc_ocr *o);
 
 /* One OCR request: the rectangle (image px, half-open) to read; the answer is
@@ -98,6 +103,8 @@ typedef struct perc_pixel_config {
                          (0: OCR text only) */
 } perc_pixel_config;
 
+/* Purpose: defaults (2 OCR threads, OCR on, DOM names on) into the caller's
+ * *c. Thread: any. Errors: none. */
 void perc_pixel_config_init(perc_pixel_config *c);
 
 /* Purpose: the `pixel` provider: boxes from the screenshot alone, labelled by

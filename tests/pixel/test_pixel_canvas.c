@@ -11,6 +11,9 @@
  *   checkbox, each box's centre inside its control (CSS px) and the text
  *   read by OCR as the label (the canvas has no accessible name to take);
  *   trusted clicks at the box centres reach the right controls in the page.
+ * - provider_on_page: on realistic.html the selector map comes with the
+ *   detection, text/link/icon boxes survive only on their own element,
+ *   buttons carry their names (DOM names on or off: OCR reads the same).
  * - overlay_cli: `fovea overlay --shot FILE --vision pixel` lists the boxes
  *   with their OCR labels and writes the marked PNG; an unknown provider and
  *   --shot without --boxes/--vision are refused.
@@ -237,6 +240,58 @@ static int run_pixel(const char *task, const char *site, const char *tag, const 
     return ok;
 }
 
+/* The provider on an ordinary page (tests/fixtures/pages/realistic.html):
+ * the selector map is handed over with the detection, every box that kept a
+ * DOM match lies on it, buttons carry their accessible names, text/link/
+ * icon guesses that are no element's own are gone, and with dom_names off
+ * the same buttons read as OCR text. */
+static void provider_on_page(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    char url[256], err[256] = "";
+    harness_url(0, "/realistic.html", url, sizeof url);
+    CHECK(p != NULL);
+    CHECK_OK(perc_kit_install(p, err));
+    CHECK_OK(cdp_page_navigate(p, url, 15000, err));
+    perc_image shot = {0};
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    for (int names = 1; names >= 0; names--) {
+        perc_pixel_config c;
+        perc_pixel_config_init(&c);
+        c.dom_names = names;
+        perc_vision *v = NULL;
+        CHECK_OK(perc_vision_pixel_create(&c, &v, err));
+        perc_detection d;
+        base_err e = perc_vision_detect(v, p, &shot, NULL, &d, err);
+        CHECK_MSG(e == BASE_OK, "detect: %s", err);
+        CHECK(d.map != NULL && d.n_map > 0);
+        int carts = 0, cart0 = 0;
+        for (int i = 0; i < d.n; i++) {
+            const perc_box *b = &d.boxes[i];
+            CHECK_EQ(b->id, i + 1);
+            CHECK(b->dom_index < d.n_map);
+            int weak = strcmp(b->kind, "text") == 0 || strcmp(b->kind, "link") == 0 ||
+                       strcmp(b->kind, "icon") == 0;
+            if (weak) {
+                CHECK_MSG(b->dom_index >= 0, "weak box %d '%s' kept without an element", i,
+                          b->label);
+                CHECK(base_rect_contains(d.map[b->dom_index].r, base_rect_center(b->r)));
+            }
+            carts += strcmp(b->label, "Add to cart") == 0 && strcmp(b->kind, "button") == 0 &&
+                     b->dom_index >= 0;
+            cart0 += strcmp(b->label, "Cart (0)") == 0;
+        }
+        CHECK_MSG(carts >= 4, "%d 'Add to cart' buttons (dom_names %d)", carts, names);
+        CHECK_MSG(cart0 == 1, "'Cart (0)' found %d times (dom_names %d)", cart0, names);
+        perc_detection_fini(&d);
+        perc_vision_destroy(v);
+    }
+    perc_image_fini(&shot);
+    cdp_page_close(p);
+}
+
 /* Runs a shell command; returns its exit status and its output in *log. */
 static int sh(const char *cmd, const char *logpath, char **log)
 {
@@ -322,6 +377,7 @@ static const check_case cases[] = {
     {"dom_blind", dom_blind},
     {"pixel_boxes_1x", pixel_boxes_1x},
     {"pixel_boxes_2x", pixel_boxes_2x},
+    {"provider_on_page", provider_on_page},
     {"overlay_cli", overlay_cli},
     {"run_task", run_task},
     {"demo_task", demo_task},

@@ -16,5 +16,16 @@ extern const size_t fovea_js_agent_secret_rects_len;
  * clips the one control a label names (agent/reveal.c). */
 extern const unsigned char fovea_js_agent_reveal[];
 extern const size_t fovea_js_agent_reveal_len;
+/* assets/js/agent_find_text.js after the page kit: where a text is (the scroll tool's to_text). */
+extern const unsigned char fovea_js_agent_find_text[];
+extern const size_t fovea_js_agent_find_text_len;
+/* assets/js/nav_challenge.js after the page kit: captcha, interstitial,
+ * block, geo and cookie-wall detection (agent/tools_nav.c). */
+extern const unsigned char fovea_js_nav_challenge[];
+extern const size_t fovea_js_nav_challenge_len;
+/* assets/js/nav_selector.js: a function (selector) -> {state, count, visible,
+ * text} for wait_for_condition's selector conditions. */
+extern const unsigned char fovea_js_nav_selector[];
+extern const size_t fovea_js_nav_selector_len;
 
 #endif

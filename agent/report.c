@@ -17,6 +17,7 @@
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/fs.h"
+#include "base/json_alloc.h"
 #include "base/utf8.h"
 
 extern const unsigned char fovea_report_html[];
@@ -91,6 +92,10 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
             *nl = '\0';
         if (*line) {
             cJSON *j = cJSON_Parse(line);
+            if (!j && base_json_parse_error(line, strlen(line), NULL) == BASE_ENOMEM) {
+                e = base_errf(err, BASE_ENOMEM, "report: out of memory");
+                goto done;
+            }
             const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
             if (!cJSON_IsString(type)) {
                 cJSON_Delete(j);
@@ -107,7 +112,11 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
             } else if (strcmp(type->valuestring, "task") == 0 ||
                        strcmp(type->valuestring, "end") == 0) {
                 cJSON_DeleteItemFromObjectCaseSensitive(run, type->valuestring);
-                cJSON_AddItemToObject(run, type->valuestring, j);
+                if (!cJSON_AddItemToObject(run, type->valuestring, j)) {
+                    cJSON_Delete(j);
+                    e = base_errf(err, BASE_ENOMEM, "report: out of memory");
+                    goto done;
+                }
             } else {
                 cJSON_Delete(j); /* newer record kinds are ignored */
             }

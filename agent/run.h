@@ -32,6 +32,17 @@ typedef enum agent_overlays {
 /* Parses "all", "failures" or "none"; returns 0, or -1 for anything else. */
 int agent_overlays_parse(const char *s, agent_overlays *out);
 
+/* How a procedural step (the gate found the page equal to the vision epoch)
+ * finds its element. */
+typedef enum agent_proc_mode {
+    AGENT_PROC_EPOCH = 0, /* the epoch's element after one check (perception/procedural.h);
+                             the snapper only when the check fails (default) */
+    AGENT_PROC_SNAPPER,   /* always probe the box with the snapper (the path before) */
+    AGENT_PROC_BOTH,      /* one of the two per procedural step, drawn from the run's
+                             seed: `fovea bench steps --procedural both` times both
+                             on the same page states in one run */
+} agent_proc_mode;
+
 typedef struct agent_run_opts {
     const char *out_dir;   /* default "out/run" */
     const char *vision;    /* "dom" (default) or "openai" (configured from the environment) */
@@ -49,6 +60,13 @@ typedef struct agent_run_opts {
      * finished record (borrowed for the call; scrubbed of secrets). */
     void (*on_step)(const agent_step_record *r, void *user);
     void *on_step_user;
+    /* The tool layer's switches (agent/tool.h). */
+    int allow_scripts;       /* evaluate_script / run_script allowed (default 0: refused as blocked) */
+    /* Navigation guards (README "Navigation guards"): hosts a session may
+     * navigate to besides the start page's site (comma-separated, "*" =
+     * anywhere), NULL = the start site and the built-in safe-list only. */
+    const char *allow_hosts;
+    agent_proc_mode procedural; /* default AGENT_PROC_EPOCH */
 } agent_run_opts;
 
 void agent_run_opts_init(agent_run_opts *o);

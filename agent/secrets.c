@@ -321,12 +321,22 @@ char *agent_secrets_json(const agent_secrets *s)
     cJSON *a = cJSON_CreateArray();
     pthread_mutex_lock(s->mu);
     int n = s->n;
-    for (int i = 0; a && i < s->n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(s->items[i].value));
+    for (int i = 0; a && i < s->n; i++) {
+        /* All or nothing: a list missing one secret would leave that one
+         * unmasked on the screenshot; NULL makes the caller mask it all. */
+        cJSON *v = cJSON_CreateString(s->items[i].value);
+        if (!v || !cJSON_AddItemToArray(a, v)) {
+            cJSON_Delete(v);
+            cJSON_Delete(a);
+            a = NULL;
+        }
+    }
     pthread_mutex_unlock(s->mu);
     char *json = a && n > 0 ? cJSON_PrintUnformatted(a) : NULL;
     cJSON_Delete(a);
     char *out = json ? base_strdup(json) : NULL;
+    if (json)
+        memset(json, 0, strlen(json)); /* the secrets in clear: wiped before freeing */
     cJSON_free(json);
     return out;
 }

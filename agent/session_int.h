@@ -21,6 +21,7 @@
 #include "agent/trace.h"
 #include "agent/watchdog_int.h"
 #include "base/buf.h"
+#include "cdp/browser.h"
 #include "cascade/cascade.h"
 #include "perception/prefetch.h"
 #include "perception/probe.h"
@@ -29,6 +30,15 @@
 #define AGENT__MAX_MASKS 16
 #define AGENT__MAX_TABS 8
 #define AGENT__MAX_VARS 64
+
+/* The result of grounding one target. */
+typedef struct agent__grounded {
+    perc_epoch *epoch; /* acquired; agent__grounded_fini releases */
+    int box;           /* index into epoch->boxes, -1 = none */
+    perc_snap snap;
+} agent__grounded;
+
+void agent__grounded_fini(agent__grounded *g);
 
 struct fovea_session {
     cdp_page *page;          /* acted on now (home, a followed popup, a switched tab) */
@@ -61,16 +71,17 @@ struct fovea_session {
     unsigned effects;        /* CASCADE_FX_* of this call's hand actions */
     char *var_name[AGENT__MAX_VARS], *var_value[AGENT__MAX_VARS];
     int n_vars;
+    /* The call in progress, as the runner numbers it (0 = tool_call counts
+     * calls itself: a model's session). */
+    int step_index, step_total, attempt;
+    int n_calls;
+    char step_desc[200];
+    char step_action[32];    /* the task's word for the tool ("click"), "" = the tool's name */
+    /* What the call in progress grounded on: the overlay draws its epoch.
+     * A tool that grounds uses &s->call_g (tool_call releases it). */
+    agent__grounded call_g;
+    struct agent__nav *nav;  /* agent/tools_nav.c: pin, visits, init scripts, network watchers */
 };
-
-/* The result of grounding one target. */
-typedef struct agent__grounded {
-    perc_epoch *epoch; /* acquired; agent__grounded_fini releases */
-    int box;           /* index into epoch->boxes, -1 = none */
-    perc_snap snap;
-} agent__grounded;
-
-void agent__grounded_fini(agent__grounded *g);
 
 /* Sets r's failure: reason name (first one wins over "ok"/"") and a
  * one-line outcome. */
@@ -95,9 +106,7 @@ void agent__page_url(fovea_session *s, char *buf, size_t n);
 /* Settling around a page-changing action: begin registers the navigation
  * waiters before the action, end waits for a navigation it started (one
  * round trip when none) and schedules the next vision pass. */
-typedef struct agent__settle {
-    void *requested, *started, *stopped; /* cdp_waiter * */
-} agent__settle;
+typedef cascade_settle agent__settle;
 void agent__watch_begin(fovea_session *s, agent__settle *w);
 void agent__watch_end(fovea_session *s, agent__settle *w, agent_step_record *r,
                       const char *subgoal);
@@ -131,8 +140,101 @@ int agent__arg_int(const cJSON *args, const char *key, int dflt);
 double agent__arg_num(const cJSON *args, const char *key, double dflt);
 int agent__arg_bool(const cJSON *args, const char *key, int dflt);
 
+/* ---- the rest of the session's shared helpers (agent/session.c, ground.c,
+ * faults.c); all on the session's thread ---------------------------------- */
+
+/* snprintf(dst, n, "%s", src or ""). */
+void agent__copy(char *dst, size_t n, const char *src);
+
+/* A vision pass that must end by deadline_ms (base_monotime_ms; 0 = none). */
+void agent__schedule_until(fovea_session *s, const char *subgoal, double deadline_ms);
+
+/* perc_prefetch_wait for the last ticket in 50 ms slices (a stop signal is
+ * seen at once). NULL on timeout. */
+perc_epoch *agent__wait_epoch(fovea_session *s, int timeout_ms);
+
+/* Where the page the epoch's screenshot shows has secrets (for its overlay). */
+void agent__shot_masks(fovea_session *s, const perc_epoch *ep);
+
+/* "[V3] label" of b with secrets masked before the cut. */
+void agent__mark_name_masked(fovea_session *s, const perc_box *b, char *out, size_t n);
+
+/* Remembers a field that received a secret (painted over while the URL stays). */
+void agent__add_mask(fovea_session *s, base_rect r);
+
+/* The deadline a pattern match gets: the call's, but at least 250 ms away. */
+double agent__re_deadline(double step_deadline);
+
+/* Does text contain st's text (folded) and match its pattern? 1 yes, 0 no,
+ * -1 when the match hit a regex limit (why says which). */
+int agent__text_matches(const agent_step *st, const char *text, double deadline, char *why);
+
+/* Moves the session to the popup target_id (followed; closed at the end).
+ * 1 on success; r->new_tab says what happened either way. */
+int agent__follow_tab(fovea_session *s, const char *target_id, agent_step_record *r);
+
+/* The followed tab closed itself: back to the newest open tab before it,
+ * or home. 1 when it moved; r->new_tab says where or why not. */
+int agent__back_to_opener(fovea_session *s, agent_step_record *r);
+
+/* After a call: dialogs shown (a mismatch with a dialog step's expectation
+ * fails it), a tab the call opened followed, a dead page named as the
+ * cause. followable: the call was an input that may open a popup. Returns
+ * 1 when the call must not be repeated. agent/faults.c. */
+int agent__call_faults(fovea_session *s, int followable, agent_step_record *r, int *ok);
+
+/* Every string of r through the session's secrets. */
+void agent__scrub_record(fovea_session *s, agent_step_record *r);
+
+/* OUT/steps/NNN.png for r (when the session has a trace and overlays are on). */
+void agent__write_overlay(fovea_session *s, agent_step_record *r, const agent__grounded *g);
+
+/* Parses args (a tool's checked arguments) as a step of action a (the
+ * task parser's rules: agent/task.c). src names the call in messages.
+ * Ownership: *out's strings are the caller's (agent_step_fini). Errors:
+ * BASE_EPROTO naming the argument, BASE_ENOMEM. Any thread. */
+base_err agent__step_from_args(const cJSON *args, agent_action a, const char *src,
+                               agent_step *out, char *err);
+
+
+/* The task-file action a registry tool implements (AGENT_CLICK for
+ * "click_at"), or -1 for tools without one. agent/tool.c; any thread. */
+int agent__tool_action(const char *tool_name);
+
 /* The tool groups (tool.c concatenates them in this order); each array
  * ends with an entry whose name is NULL. */
+/* The JSON Schema of a "target" argument: a label, "[V4]", "[V4] label" or
+ * {label, index} (the same text as tools_act.c's). */
+#define AGENT__TARGET_SCHEMA                                                                       \
+    "{\"description\": \"the element: its label, \\\"[V4]\\\", \\\"[V4] label\\\" or "             \
+    "{label, index}\", \"oneOf\": [{\"type\": \"string\", \"minLength\": 1}, {\"type\": "          \
+    "\"object\", \"properties\": {\"label\": {\"type\": \"string\"}, \"index\": {\"type\": "       \
+    "[\"integer\", \"string\"], \"minimum\": 1, \"maximum\": 99999}}}]}"
+
+/* The rendered text and aria-label of the element g grounded, read again
+ * from the page now (assert_text on a target polls with it). Ownership: a
+ * base_malloc'd string the caller frees; NULL when the element is gone or
+ * the page does not answer. agent/tools_read.c. */
+char *agent__target_text(fovea_session *s, const agent__grounded *g);
+
 extern const tool_def agent__tools_act[];     /* agent/tools_act.c: click_at, type_at, ... */
+extern const tool_def agent__tools_input[];   /* agent/tools_input.c: send_keys, hover, ... */
+extern const tool_def agent__tools_nav[];     /* agent/tools_nav.c: navigate, tabs, waits, ... */
+
+/* agent/tools_nav.c's session state (fovea_session.nav). attach starts
+ * counting the page's requests (call once the session is on its page);
+ * free releases it, BEFORE the session closes its tabs; add_script
+ * remembers an init script for every tab opened later and, when
+ * on_current_pages, adds it to the open tabs now (Errors: BASE_ETOOBIG past
+ * 8 scripts, BASE_ENOMEM, cdp errors). */
+typedef struct agent__nav agent__nav;
+void agent__nav_attach(fovea_session *s);
+/* A tab the session follows (a popup): the init scripts go into it for its
+ * later page loads, and its requests are counted from now on. */
+void agent__nav_tab_added(fovea_session *s, cdp_page *p);
+void agent__nav_free(fovea_session *s);
+base_err agent__nav_add_script(fovea_session *s, const char *source, int on_current_pages,
+                               char *err);
+extern const tool_def agent__tools_read[];    /* agent/tools_read.c: extract_markdown, dom_search, ... */
 
 #endif

@@ -9,6 +9,9 @@
  */
 #include "agent/task.h"
 
+#include "agent/session_int.h"
+#include "agent/tool.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 
 static const char *const action_names[AGENT_ACTION_COUNT] = {
     "click", "type", "select", "scroll", "drag", "wait_for", "assert_text", "extract", "dialog",
+    "tool",
 };
 
 const char *agent_action_name(agent_action a)
@@ -209,6 +213,8 @@ static base_err parse_step_field(const pctx *c, const cJSON *f, agent_step *s)
         return dup_string(c, f, k, &s->text);
     if (strcmp(k, "note") == 0)
         return dup_string(c, f, k, &s->note);
+    if (strcmp(k, "save_as") == 0)
+        return dup_string(c, f, k, &s->save_as);
     if (strcmp(k, "pattern") == 0) {
         base_err e = dup_string(c, f, k, &s->pattern);
         return e ? e : compile_regex(c, s);
@@ -285,7 +291,9 @@ static base_err check_step(const pctx *c, const agent_step *s)
             return fail(c, "to", "drag needs to (a target or {x, y}) or a numeric value");
         return BASE_OK;
     case AGENT_WAIT_FOR:
-        return tgt || s->text ? BASE_OK : fail(c, "target", "wait_for needs a target or text");
+        return tgt || s->text || s->pattern
+                   ? BASE_OK
+                   : fail(c, "target", "wait_for needs a target, a text or a pattern");
     case AGENT_ASSERT_TEXT:
         return s->text || s->pattern ? BASE_OK
                                      : fail(c, "text", "assert_text needs text or pattern");
@@ -306,6 +314,64 @@ static base_err check_step(const pctx *c, const agent_step *s)
     }
 }
 
+/* The step's object without "action": the tool's arguments. */
+static base_err keep_args(const pctx *c, const cJSON *j, agent_step *s)
+{
+    s->args = cJSON_Duplicate(j, 1);
+    if (!s->args)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    cJSON_DeleteItemFromObjectCaseSensitive(s->args, "action");
+    return BASE_OK;
+}
+
+/* The tool's schema (and its own checks) on the step's arguments. */
+static base_err schema_check(const pctx *c, const tool_def *t, const cJSON *args)
+{
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = tool_args_check(t, args, why);
+    if (e == BASE_ENOMEM)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    if (e)
+        return base_errf(c->err, BASE_EPROTO, "%s: steps[%d]: %s", c->src, c->step, why);
+    return BASE_OK;
+}
+
+/* A step of a tool without a task-file action of its own: its arguments
+ * are checked against the tool's schema; the keys every step takes are
+ * read here. */
+static base_err parse_tool_step(const pctx *c, const cJSON *j, const tool_def *t, agent_step *s)
+{
+    s->action = AGENT_TOOL;
+    base_err e = keep_args(c, j, s);
+    if (!e)
+        e = schema_check(c, t, s->args);
+    if (e)
+        return e;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, s->args)
+    {
+        const char *k = f->string;
+        if (strcmp(k, "timeout_ms") == 0)
+            e = get_int(c, f, k, 1, 600000, &s->timeout_ms);
+        else if (strcmp(k, "retries") == 0)
+            e = get_int(c, f, k, 0, 10, &s->retries);
+        else if (strcmp(k, "critical") == 0)
+            e = get_bool(c, f, k, &s->critical);
+        else if (strcmp(k, "note") == 0)
+            e = dup_string(c, f, k, &s->note);
+        else if (strcmp(k, "save_as") == 0)
+            e = dup_string(c, f, k, &s->save_as);
+        else if (strcmp(k, "target") == 0)
+            e = parse_target(c, f, "target", &s->target); /* for descriptions and hints */
+        if (e)
+            return e;
+    }
+    return BASE_OK;
+}
+
+/* One step. action names a tool (or an alias of one: "click" is click_at).
+ * The nine actions the runner knew before the tool registry keep their own
+ * field rules (parse_step_field, check_step), after the schema check. */
 static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
 {
     s->timeout_ms = 5000;
@@ -315,16 +381,23 @@ static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
                          c->step);
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, "action");
     if (!a)
-        return fail(c, "action", "missing (one of click, type, select, scroll, drag, wait_for, "
-                                 "assert_text, extract, dialog)");
+        return fail(c, "action", "missing (a tool name: click, type, select, scroll, drag, "
+                                 "wait_for, assert_text, extract, dialog, send_keys, ...; "
+                                 "`fovea tools` lists them)");
     if (!cJSON_IsString(a))
         return fail(c, "action", "expected a string");
-    int found = -1;
-    for (int i = 0; i < AGENT_ACTION_COUNT; i++)
-        if (strcmp(a->valuestring, action_names[i]) == 0)
-            found = i;
+    const tool_def *t = tool_find(a->valuestring);
+    if (!t)
+        return fail(c, "action", "unknown action '%.40s' (`fovea tools` lists them)",
+                    a->valuestring);
+    s->tool = base_strdup(t->name);
+    if (!s->tool)
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
+    int found = agent__tool_action(t->name);
     if (found < 0)
-        return fail(c, "action", "unknown action '%.40s'", a->valuestring);
+        return parse_tool_step(c, j, t, s);
+    /* The step's own rules first: their messages name steps[N].field in
+     * the task file's terms; then the schema (the same one the model gets). */
     s->action = (agent_action)found;
     const cJSON *f;
     cJSON_ArrayForEach(f, j)
@@ -333,7 +406,70 @@ static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
         if (e)
             return e;
     }
-    return check_step(c, s);
+    base_err e = check_step(c, s);
+    if (!e)
+        e = keep_args(c, j, s);
+    return e ? e : schema_check(c, t, s->args);
+}
+
+base_err agent_step_from_args(const cJSON *args, agent_action a, const char *src,
+                              agent_step *out, char *err)
+{
+    memset(out, 0, sizeof *out);
+    out->timeout_ms = 5000;
+    out->retries = 1;
+    out->action = a;
+    pctx c = {src ? src : "tool", err, -1};
+    if (args && !cJSON_IsObject(args))
+        return base_errf(err, BASE_EPROTO, "%s: arguments: expected an object", c.src);
+    const cJSON *f;
+    cJSON_ArrayForEach(f, args)
+    {
+        base_err e = parse_step_field(&c, f, out);
+        if (e)
+            return e;
+    }
+    return check_step(&c, out);
+}
+
+/* 1 when an earlier step than `before` saves a variable called name
+ * (len bytes). */
+static int var_saved(const agent_task *t, int before, const char *name, size_t len)
+{
+    for (int i = 0; i < before; i++) {
+        const char *v = t->steps[i].save_as;
+        if (v && strlen(v) == len && strncmp(v, name, len) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Every "${name}" in a string argument of step i must be saved by an
+ * earlier step (save_as): a typo fails at load, not halfway through a run. */
+static base_err check_vars(const pctx *c, const agent_task *t, int i, const cJSON *j)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, j)
+    {
+        if (cJSON_IsObject(f) || cJSON_IsArray(f)) {
+            base_err e = check_vars(c, t, i, f);
+            if (e)
+                return e;
+            continue;
+        }
+        if (!cJSON_IsString(f))
+            continue;
+        for (const char *p = strstr(f->valuestring, "${"); p; p = strstr(p + 2, "${")) {
+            const char *end = strchr(p + 2, '}');
+            if (!end)
+                break;
+            if (!var_saved(t, i, p + 2, (size_t)(end - p - 2)))
+                return fail(c, f->string ? f->string : "argument",
+                            "variable ${%.*s} is not saved by an earlier step (\"save_as\")",
+                            (int)(end - p - 2 > 40 ? 40 : end - p - 2), p + 2);
+        }
+    }
+    return BASE_OK;
 }
 
 static base_err parse_viewport(const pctx *c, const cJSON *j, agent_task *t)
@@ -377,6 +513,8 @@ static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
             e = dup_string(&c, f, "name", &t->name);
         else if (strcmp(f->string, "url") == 0)
             e = dup_string(&c, f, "url", &t->url);
+        else if (strcmp(f->string, "init_script") == 0)
+            e = dup_string(&c, f, "init_script", &t->init_script);
         else if (strcmp(f->string, "viewport") == 0)
             e = parse_viewport(&c, f, t);
         else if (strcmp(f->string, "steps") == 0)
@@ -408,6 +546,12 @@ static base_err parse_root(const pctx *cin, const cJSON *root, agent_task *t)
         /* Count the step before parsing so agent_task_free frees a partial one. */
         t->n_steps++;
         base_err e = parse_step(&c, j, &t->steps[c.step]);
+        if (e)
+            return e;
+    }
+    for (int i = 0; i < t->n_steps; i++) {
+        c.step = i;
+        base_err e = check_vars(&c, t, i, t->steps[i].args);
         if (e)
             return e;
     }
@@ -520,6 +664,37 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
     return BASE_OK;
 }
 
+/* "init_script": "setup.js" names a file (a .js name with no blank, ';',
+ * '(' or '='), read relative to the task file; anything else is inline
+ * source. */
+static base_err load_init_script(const char *task_path, agent_task *t, char *err)
+{
+    const char *v = t->init_script;
+    size_t n = v ? strlen(v) : 0;
+    if (n < 4 || strcmp(v + n - 3, ".js") != 0 || strpbrk(v, " \t\n\r;(=") != NULL)
+        return BASE_OK;
+    const char *slash = strrchr(task_path, '/');
+    char path[4096];
+    if (v[0] == '/' || !slash)
+        snprintf(path, sizeof path, "%s", v);
+    else
+        snprintf(path, sizeof path, "%.*s/%s", (int)(slash - task_path), task_path, v);
+    uint8_t *d = NULL;
+    size_t dn = 0;
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = base_read_file(path, &d, &dn, 1u << 20, why);
+    if (e)
+        return base_errf(err, e, "%s: init_script: cannot read %s: %s", task_path, path, why);
+    if (memchr(d, '\0', dn)) {
+        base_free(d);
+        return base_errf(err, BASE_EPROTO, "%s: init_script: %s is not a text file", task_path,
+                         path);
+    }
+    base_free(t->init_script);
+    t->init_script = (char *)d;
+    return BASE_OK;
+}
+
 base_err agent_task_load(const char *path, agent_task **out, char *err)
 {
     uint8_t *d = NULL;
@@ -531,6 +706,10 @@ base_err agent_task_load(const char *path, agent_task **out, char *err)
     const char *base = strrchr(path, '/');
     e = agent_task_parse((const char *)d, n, base ? base + 1 : path, out, err);
     base_free(d);
+    if (e == BASE_OK && (e = load_init_script(path, *out, err)) != BASE_OK) {
+        agent_task_free(*out);
+        *out = NULL;
+    }
     return e;
 }
 
@@ -539,27 +718,73 @@ static void target_free(agent_target *t)
     base_free(t->label);
 }
 
+void agent_step_fini(agent_step *s)
+{
+    if (!s)
+        return;
+    target_free(&s->target);
+    target_free(&s->to);
+    base_free(s->verb);
+    base_free(s->text);
+    base_free(s->value);
+    base_free(s->pattern);
+    base_regex_destroy(s->re);
+    base_free(s->note);
+    base_free(s->prompt_text);
+    base_free(s->expect);
+    base_free(s->tool);
+    cJSON_Delete(s->args);
+    base_free(s->save_as);
+    memset(s, 0, sizeof *s);
+}
+
 void agent_task_free(agent_task *t)
 {
     if (!t)
         return;
-    for (int i = 0; i < t->n_steps; i++) {
-        agent_step *s = &t->steps[i];
-        target_free(&s->target);
-        target_free(&s->to);
-        base_free(s->verb);
-        base_free(s->text);
-        base_free(s->value);
-        base_free(s->pattern);
-        base_regex_destroy(s->re);
-        base_free(s->note);
-        base_free(s->prompt_text);
-        base_free(s->expect);
-    }
+    for (int i = 0; i < t->n_steps; i++)
+        agent_step_fini(&t->steps[i]);
     base_free(t->steps);
     base_free(t->name);
     base_free(t->url);
+    base_free(t->init_script);
     base_free(t);
+}
+
+/* "send_keys keys='Control+A'": the tool, its target and up to three of
+ * its other plain arguments. When the step is marked secret ("secret" or
+ * "password": true) every string argument but the target is masked. */
+static void describe_tool(const agent_step *s, const char *tgt, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "%s%s%s", s->tool ? s->tool : "tool", tgt[0] ? " " : "",
+                                tgt);
+    const cJSON *sec = cJSON_GetObjectItemCaseSensitive(s->args, "secret");
+    const cJSON *pw = cJSON_GetObjectItemCaseSensitive(s->args, "password");
+    int secret = cJSON_IsTrue(sec) || cJSON_IsTrue(pw);
+    int shown = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, s->args)
+    {
+        if (k >= n || shown == 3)
+            break;
+        const char *key = f->string;
+        if (!key) /* arguments that are not an object (refused by the caller) */
+            break;
+        if (strcmp(key, "target") == 0 || strcmp(key, "timeout_ms") == 0 ||
+            strcmp(key, "retries") == 0 || strcmp(key, "note") == 0 ||
+            strcmp(key, "critical") == 0 || strcmp(key, "save_as") == 0)
+            continue;
+        if (cJSON_IsString(f))
+            k += (size_t)snprintf(buf + k, n - k, " %s='%.40s'", key,
+                                  secret ? "********" : f->valuestring);
+        else if (cJSON_IsNumber(f))
+            k += (size_t)snprintf(buf + k, n - k, " %s=%g", key, f->valuedouble);
+        else if (cJSON_IsBool(f))
+            k += (size_t)snprintf(buf + k, n - k, " %s=%s", key, cJSON_IsTrue(f) ? "true" : "false");
+        else
+            continue;
+        shown++;
+    }
 }
 
 /* "'label'", "[V4] 'label'" or "[V4]" into buf. */
@@ -621,6 +846,9 @@ void agent_step_describe(const agent_step *s, char *buf, size_t n)
             snprintf(buf, n, "%s %s%s/%.60s/", name, tgt, tgt[0] ? " " : "", s->pattern);
         else
             snprintf(buf, n, "%s %s", name, tgt[0] ? tgt : "page");
+        break;
+    case AGENT_TOOL:
+        describe_tool(s, tgt, buf, n);
         break;
     default:
         if (s->verb && strcmp(s->verb, name) != 0)

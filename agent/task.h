@@ -38,6 +38,7 @@ typedef enum agent_action {
     AGENT_ASSERT_TEXT, /* text (or pattern) is on the page, or in target's text */
     AGENT_EXTRACT,     /* read lines of target (or of the page) matching pattern */
     AGENT_DIALOG,      /* how to answer the NEXT JavaScript dialog: accept, prompt_text, expect */
+    AGENT_TOOL,        /* any other tool of the registry (agent/tool.h): step->tool, step->args */
     AGENT_ACTION_COUNT
 } agent_action;
 
@@ -81,11 +82,20 @@ typedef struct agent_step {
     int accept;
     char *prompt_text;
     char *expect;
+    /* Every step is a tool call: tool is the tool's name in the registry
+     * ("click_at" for action "click"), args the step's object without
+     * "action" (owned), already checked against the tool's schema. */
+    char *tool;
+    struct cJSON *args;
+    char *save_as;    /* the value the tool returns is kept as variable ${save_as} */
 } agent_step;
 
 typedef struct agent_task {
     char *name;        /* "name" or the file's base name */
     char *url;         /* absolute, or a path relative to a served --site */
+    char *init_script; /* "init_script": JS run before the page's own scripts on every page
+                          load (inline; a value naming a .js file is replaced by the file's
+                          text by agent_task_load), NULL = none */
     int width, height; /* viewport CSS px, default 1280x800 */
     double scale;      /* device scale factor, default 1 */
     agent_step *steps;
@@ -109,6 +119,17 @@ base_err agent_task_parse(const char *json, size_t len, const char *src, agent_t
 /* Purpose: reads and parses a task file; messages use the file's base name.
  * Errors: BASE_EIO (unreadable file, message names the path), as parse. */
 base_err agent_task_load(const char *path, agent_task **out, char *err);
+
+/* Purpose: parses a tool's arguments (args: the step's object without
+ * "action", borrowed) as a step of action a, by the same rules as task
+ * files; src names the call in messages ("click_at: text: expected a
+ * string"). Ownership: *out is the caller's (agent_step_fini), zeroed
+ * first. Thread: any. Errors: BASE_EPROTO naming the argument, BASE_ENOMEM. */
+base_err agent_step_from_args(const struct cJSON *args, agent_action a, const char *src,
+                              agent_step *out, char *err);
+
+/* Frees what a step owns (not s itself). NULL: no-op. Any thread. */
+void agent_step_fini(agent_step *s);
 
 /* Frees a task (NULL: no-op). Any thread. */
 void agent_task_free(agent_task *t);

@@ -109,6 +109,10 @@ typedef struct tool_def {
     const char *schema;
     unsigned flags;
     int (*run)(fovea_session *s, const cJSON *args, tool_result *r);
+    /* Checks beyond the schema (one of several modes, a field that needs
+     * another), run by tool_args_check after the schema: NULL = none.
+     * Errors: BASE_EINVAL / BASE_EPROTO naming the argument, BASE_ENOMEM. */
+    base_err (*check)(const cJSON *args, char *err);
 } tool_def;
 
 /* The tools, in table order: tool_count() of them. Any thread. */
@@ -133,12 +137,15 @@ base_err tool_args_check(const tool_def *t, const cJSON *args, char *err);
 cJSON *tool_functions_json(int allow_scripts);
 
 typedef struct fovea_session_opts {
-    agent_run_opts run;      /* vision, humanize, learnings, seed, overlays, out_dir, progress */
-    int allow_scripts;       /* evaluate_script / run_script allowed (default 0) */
-    /* Navigation guards (README "Navigation guards"): hosts the session may
-     * navigate to besides the start page's site (comma-separated, "*" =
-     * anywhere), NULL = the start site and the built-in safe-list only. */
-    const char *allow_hosts;
+    /* vision, humanize, learnings, seed, overlays, out_dir, progress,
+     * allow_scripts, allow_hosts (agent/run.h) */
+    agent_run_opts run;
+    /* The first vision pass, scheduled when the session starts (it runs
+     * while the caller prepares the first call): what it is for (the
+     * task's name or goal; NULL = "start") and how long it may take (0 =
+     * 5000 ms; give the first call's timeout). */
+    const char *first_subgoal;
+    int first_pass_ms;
 } fovea_session_opts;
 
 void fovea_session_opts_init(fovea_session_opts *o);

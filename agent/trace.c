@@ -27,9 +27,17 @@ static double r1(double v)
     return isfinite(v) ? round(v * 10.0) / 10.0 : 0.0;
 }
 
-/* Prints root on one line plus '\n' and flushes; frees root. */
-static base_err write_line(agent_trace *t, cJSON *root, char *err)
+/* Prints root on one line plus '\n' and flushes; frees root. fails0 is
+ * base_alloc_thread_failures() from before root was built: the builders
+ * add dozens of members unchecked, so any allocation that failed meanwhile
+ * means a member is missing, and the line is dropped (BASE_ENOMEM) rather
+ * than written incomplete. */
+static base_err write_line(agent_trace *t, cJSON *root, unsigned long fails0, char *err)
 {
+    if (base_alloc_thread_failures() != fails0) {
+        cJSON_Delete(root);
+        root = NULL;
+    }
     char *s = root ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (!s)
@@ -80,6 +88,7 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
         e = base_errf(err, BASE_EIO, "cannot write %s: %s", path, strerror(errno));
         goto fail;
     }
+    unsigned long f0 = base_alloc_thread_failures();
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "type", "task");
     cJSON_AddStringToObject(j, "name", info->task_name ? info->task_name : "");
@@ -94,7 +103,7 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
     cJSON_AddBoolToObject(j, "humanize", info->humanize);
     cJSON_AddNumberToObject(j, "seed", (double)info->seed);
     cJSON_AddNumberToObject(j, "steps", info->n_steps);
-    if ((e = write_line(t, j, err)))
+    if ((e = write_line(t, j, f0, err)))
         goto fail;
     *out = t;
     return BASE_OK;
@@ -145,44 +154,54 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON_AddItemToObject(b, "rect", rect_json(r->box));
     }
     if (r->phase[0]) {
+        const perc_snap *sn = &r->snap;
         cJSON *s = cJSON_AddObjectToObject(j, "snap");
-        cJSON_AddBoolToObject(s, "found", r->snapped);
+        cJSON_AddBoolToObject(s, "found", sn->found);
         cJSON_AddStringToObject(s, "phase", r->phase);
+        if (r->snap_path[0]) /* procedural steps: epoch, fallback or snapper */
+            cJSON_AddStringToObject(s, "path", r->snap_path);
         cJSON *sc = cJSON_AddObjectToObject(s, "score");
-        cJSON_AddNumberToObject(sc, "area", r1(r->score_area * 100) / 100);
-        cJSON_AddNumberToObject(sc, "label", r1(r->score_label * 100) / 100);
-        cJSON_AddNumberToObject(sc, "chevron", r1(r->score_chevron * 100) / 100);
-        cJSON_AddNumberToObject(sc, "total", r1(r->score_total * 100) / 100);
+        cJSON_AddNumberToObject(sc, "area", r1(sn->res.score.area * 100) / 100);
+        cJSON_AddNumberToObject(sc, "label", r1(sn->res.score.label * 100) / 100);
+        cJSON_AddNumberToObject(sc, "chevron", r1(sn->res.score.chevron * 100) / 100);
+        cJSON_AddNumberToObject(sc, "total", r1(sn->res.score.total * 100) / 100);
         double pt[2] = {r1(r->pt.x), r1(r->pt.y)};
         cJSON_AddItemToObject(s, "point", cJSON_CreateDoubleArray(pt, 2));
         cJSON *el = cJSON_AddObjectToObject(s, "element");
-        cJSON_AddStringToObject(el, "tag", r->el_tag);
-        cJSON_AddStringToObject(el, "text", r->el_text);
-        cJSON_AddItemToObject(el, "rect", rect_json(r->el_rect));
-        cJSON_AddStringToObject(s, "verdict", r->verdict);
-        if (r->match[0]) {
-            cJSON_AddStringToObject(s, "match", r->match);
-            cJSON_AddBoolToObject(s, "partial", r->partial);
+        cJSON_AddStringToObject(el, "tag", sn->tag);
+        cJSON_AddStringToObject(el, "text", sn->text);
+        cJSON_AddItemToObject(el, "rect", rect_json(sn->rect));
+        /* The hit-target check is the hand's, made right before the press. */
+        cJSON_AddStringToObject(s, "verdict", r->hand.reason == CASCADE_COVERED ? "covered"
+                                              : r->hand.n_tried > 0            ? "hit ok"
+                                                                               : "");
+        if (r->target_label[0] && sn->found) {
+            cJSON_AddStringToObject(s, "match", snap_match_name(sn->res.match));
+            cJSON_AddBoolToObject(s, "partial", sn->res.match < SNAP_MATCH_WORD);
         }
-        cJSON_AddStringToObject(s, "reason", r->snap_reason);
+        cJSON_AddStringToObject(s, "reason", sn->res.reason ? sn->res.reason : "");
     }
     if (r->reason[0]) {
+        const cascade_result *h = &r->hand;
         cJSON *c = cJSON_AddObjectToObject(j, "cascade");
         cJSON_AddStringToObject(c, "reason", r->reason);
-        cJSON_AddStringToObject(c, "message", r->message);
+        cJSON_AddStringToObject(c, "message", h->message);
         cJSON *tr = cJSON_AddArrayToObject(c, "tried");
-        for (int i = 0; i < r->n_tried && i < 3; i++) {
+        for (int i = 0; i < h->n_tried && i < 3; i++) {
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddNumberToObject(x, "tier", r->tried[i].tier);
-            cJSON_AddBoolToObject(x, "ok", r->tried[i].success);
-            cJSON_AddNumberToObject(x, "ms", r1(r->tried[i].ms));
-            cJSON_AddStringToObject(x, "outcome", r->tried[i].outcome);
+            cJSON_AddNumberToObject(x, "tier", h->tried[i].tier);
+            cJSON_AddBoolToObject(x, "ok", h->tried[i].success);
+            cJSON_AddNumberToObject(x, "ms", r1(h->tried[i].ms));
+            cJSON_AddStringToObject(x, "outcome", h->tried[i].outcome);
             cJSON_AddItemToArray(tr, x);
         }
+        /* The hand's concrete alternatives first, then the nearest names. */
         cJSON *alt = cJSON_AddArrayToObject(c, "alternatives");
+        for (int i = 0; i < h->n_alternatives && i < 4; i++)
+            cJSON_AddItemToArray(alt, cJSON_CreateString(h->alternatives[i]));
         for (int i = 0; i < r->n_alternatives && i < 4; i++)
             cJSON_AddItemToArray(alt, cJSON_CreateString(r->alternatives[i]));
-        cJSON_AddNumberToObject(c, "path_points", r->n_path);
+        cJSON_AddNumberToObject(c, "path_points", h->n_path);
     }
     if (r->n_marks > 0) {
         cJSON *mk = cJSON_AddArrayToObject(j, "marks");
@@ -224,7 +243,9 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
 {
     if (!t || !r)
         return base_errf(err, BASE_EINVAL, "agent_trace_step: NULL argument");
-    return write_line(t, step_json(r), err);
+    unsigned long f0 = base_alloc_thread_failures();
+    cJSON *j = step_json(r);
+    return write_line(t, j, f0, err);
 }
 
 static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
@@ -232,6 +253,7 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
 {
     if (!t)
         return;
+    unsigned long f0 = base_alloc_thread_failures();
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "type", "end");
     cJSON_AddBoolToObject(j, "ok", ok);
@@ -240,7 +262,7 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
     cJSON_AddStringToObject(j, "reason", reason ? reason : "");
     if (signal)
         cJSON_AddStringToObject(j, "interrupted", signal);
-    write_line(t, j, NULL);
+    write_line(t, j, f0, NULL);
     fclose(t->f);
     base_free(t);
 }
@@ -300,12 +322,13 @@ base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *m
     /* Masks go over the marks so nothing drawn later shows through. */
     for (int i = 0; i < n_masks; i++)
         paint_mask(img, masks[i]);
-    if (r->snapped && !base_rect_empty(r->el_rect) &&
-        (e = perc_draw_highlight(img, r->el_rect, 0x00c853ffu, err)))
+    if (r->snap.found && !base_rect_empty(r->snap.rect) &&
+        (e = perc_draw_highlight(img, r->snap.rect, 0x00c853ffu, err)))
         return e;
-    if (r->n_path > 1 && (e = perc_draw_polyline(img, r->path, r->n_path, 2, 0xff6d00ffu, err)))
+    if (r->hand.n_path > 1 &&
+        (e = perc_draw_polyline(img, r->hand.path, r->hand.n_path, 2, 0xff6d00ffu, err)))
         return e;
-    if ((r->snapped || r->n_path > 0) &&
+    if ((r->snap.found || r->hand.n_path > 0) &&
         (e = perc_draw_crosshair(img, r->pt, 12, r->ok ? 0xd50000ffu : 0xff1744ffu, err)))
         return e;
     char cap[300];

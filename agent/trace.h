@@ -22,7 +22,9 @@
 
 #include "base/err.h"
 #include "base/geom.h"
+#include "cascade/cascade.h"
 #include "perception/image.h"
+#include "perception/probe.h"
 #include "perception/som.h"
 
 /* Per-stage wall times of one step, in ms. Stages that ran in the prefetch
@@ -36,19 +38,11 @@ typedef struct agent_stage_ms {
 #define AGENT_MAX_PATH 256
 #define AGENT_MAX_MARKS 64
 
-/* One tier the cascade tried. */
-typedef struct agent_try {
-    int tier;
-    int success;
-    double ms;
-    char outcome[96];
-} agent_try;
-
 /* Everything known about one finished step. Plain value, caller-owned. */
 typedef struct agent_step_record {
     int index;             /* 1-based */
     int total;             /* steps in the task */
-    char action[16];       /* "click" ... */
+    char action[32];       /* the task's action or the tool's name: "click", "send_keys" ... */
     char desc[200];        /* agent_step_describe, passwords masked */
     char intent[16];       /* snap intent: "any", "select", "expand" */
     char target_label[128];
@@ -65,31 +59,29 @@ typedef struct agent_step_record {
     char box_label[128];
     char box_source[16];   /* "index", "label", "dom-scan", "" */
     base_rect box;
-    /* snapper */
-    int snapped;
-    char phase[8];         /* "A", "A-alt", "B", "-" */
-    float score_area, score_label, score_chevron, score_total;
-    base_point pt;
-    char el_tag[32];
-    char el_text[128];
-    base_rect el_rect;
-    char verdict[24];
-    char snap_reason[96];
-    char match[12];        /* snap_match_name of the element vs the label, "" without label */
-    int partial;           /* the element carries the label only partly (below "word") */
-    /* cascade */
-    agent_try tried[3];
-    int n_tried;
-    char reason[24];       /* cascade reason name, "ok" */
-    char message[256];
+    /* The snapper's answer for the element the call acted on, as
+     * perc_snap_box returned it (snap.found 0 when no snap ran); phase
+     * names the path ("A", "A-alt", "B", "P" = the procedural path's epoch
+     * element, "-"; "" = no snap). */
+    char phase[8];
+    perc_snap snap;
+    char snap_path[12];    /* procedural steps: "epoch" (the epoch's element, phase "P"),
+                              "fallback" (its check failed: the snapper), "snapper" (by
+                              agent_run_opts.procedural); "" for the others */
+    base_point pt;         /* where the action happened: the press, else the snap's point */
+    /* The hand's answer, as cascade_* returned it: tiers tried with their
+     * timings, delivered, effects, message, alternatives, cursor path. A call
+     * with two hand actions (open, then choose) keeps the last; a scroll
+     * adds each wheel's path. */
+    cascade_result hand;
+    char reason[24];       /* the call's reason name (tool_reason_name / the hand's), "ok" */
+    /* Nearest names ("try:" hints, agent__suggest) besides the hand's alternatives. */
     char alternatives[4][160];
     int n_alternatives;
     /* The marks of the epoch the step used, as the overlay names them:
      * "[V3] Cancel order" (label clipped, secrets masked); first 64. */
     char marks[AGENT_MAX_MARKS][64];
     int n_marks;
-    base_point path[AGENT_MAX_PATH];
-    int n_path;
     /* results */
     int ok;
     char outcome[256];     /* one line: what happened or why it failed */

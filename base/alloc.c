@@ -16,6 +16,7 @@
 
 static atomic_ulong fail_countdown;
 static atomic_ulong alloc_count;
+static _Thread_local unsigned long thread_failures; /* NULLs returned on this thread */
 
 static int should_fail(void)
 {
@@ -37,27 +38,40 @@ unsigned long base_alloc_fail_after(unsigned long n)
     return atomic_exchange(&alloc_count, 0);
 }
 
+/* p, counting it when it is a failure. */
+static void *counted(void *p)
+{
+    if (!p)
+        thread_failures++;
+    return p;
+}
+
+unsigned long base_alloc_thread_failures(void)
+{
+    return thread_failures;
+}
+
 void *base_malloc(size_t size)
 {
     if (should_fail())
-        return NULL;
-    return malloc(size ? size : 1);
+        return counted(NULL);
+    return counted(malloc(size ? size : 1));
 }
 
 void *base_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
-        return NULL;
+        return counted(NULL);
     if (should_fail())
-        return NULL;
-    return calloc(n ? n : 1, size ? size : 1);
+        return counted(NULL);
+    return counted(calloc(n ? n : 1, size ? size : 1));
 }
 
 void *base_realloc(void *p, size_t size)
 {
     if (should_fail())
-        return NULL;
-    return realloc(p, size ? size : 1);
+        return counted(NULL);
+    return counted(realloc(p, size ? size : 1));
 }
 
 void base_free(void *p)

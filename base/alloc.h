@@ -27,6 +27,15 @@ char *base_strndup(const char *s, size_t n);
  * path's allocations and then fail each in turn. Any thread. */
 unsigned long base_alloc_fail_after(unsigned long n);
 
+/* Purpose: the number of allocations that have returned NULL on the
+ * calling thread so far (injected or real), cJSON's included. A builder of
+ * a large JSON document that does not check each cJSON_Add* call reads it
+ * before and after building: a change means some member is missing, and
+ * the document must be dropped as BASE_ENOMEM rather than written
+ * incomplete. Ownership: none. Thread: counts the caller's own thread only,
+ * so other threads' failures never reach it. Errors: none. */
+unsigned long base_alloc_thread_failures(void);
+
 /* Purpose: tells glibc to serve and keep large blocks (up to 256 MiB) in the
  * heap instead of mapping and unmapping each one. Screenshots allocate fresh
  * multi-megabyte buffers per frame; with the default thresholds every frame

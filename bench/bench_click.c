@@ -19,7 +19,8 @@
 #include <string.h>
 
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "cascade/cascade.h"
 #include "cdp/browser.h"
@@ -41,6 +42,7 @@ static long arg_long(const char *s)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int reps = 200, human = 30;
     unsigned long long seed = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -61,10 +63,10 @@ int main(int argc, char **argv)
         }
     }
     char err[256] = "";
-    base_httpd_opts ho;
+    serve_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cdp_browser *b = NULL;
     cdp_page *p = NULL;
     cascade_hand *h = NULL;
@@ -74,14 +76,14 @@ int main(int argc, char **argv)
     int rc = 1;
     if (!t_xpath || !t_point || !t_human)
         goto out;
-    if (base_httpd_start(&ho, &srv, err) || cdp_browser_launch(NULL, &b, err))
+    if (serve_httpd_start(&ho, &srv, err) || cdp_browser_launch(NULL, &b, err))
         goto out;
     cdp_page_opts po = {800, 600, 1.0, 0};
     char url[512];
     /* BENCH_PAD=N pads the page with N more elements (fields, shadow roots
      * among them), for the cost of the effect check on a large page. */
     const char *pad = getenv("BENCH_PAD");
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/bench.html%s%.12s", base_httpd_port(srv),
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/hand/bench.html%s%.12s", serve_httpd_port(srv),
              pad && *pad ? "?pad=" : "", pad && *pad ? pad : "");
     if (cdp_page_open(b, &po, &p, err) || cdp_page_navigate(p, url, 15000, err))
         goto out;
@@ -166,7 +168,7 @@ out:
     cascade_hand_destroy(h);
     cdp_page_close(p);
     cdp_browser_destroy(b);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     free(t_xpath);
     free(t_point);
     free(t_human);

@@ -2,7 +2,7 @@
  * (perception/fingerprint.h) on a 2,000-element page, against a trivial
  * evaluate measured in the same run (the protocol round trip alone).
  *
- *   build/tests/vision/bench_fingerprint [elements] [iterations]
+ *   build/bench/bench_fingerprint [elements] [iterations]
  *
  * Serves tests/fixtures/pages over loopback and launches headless Chromium
  * through the test harness. Prints median and p90 of both, in ms.
@@ -11,12 +11,14 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "harness.h"
 #include "perception/fingerprint.h"
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int elements = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 2000;
     int iters = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 200;
     if (elements < 10 || elements > 1000000 || iters < 5 || iters > 100000) {

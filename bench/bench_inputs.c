@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/json_alloc.h"
 #include "agent/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -36,6 +37,7 @@ static double med(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int iters = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (iters < 5)
         iters = 5;

@@ -18,6 +18,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "perception/image.h"
 #include "perception/som.h"
@@ -48,6 +49,7 @@ static double time_draw(const perc_image *pristine, perc_image *work, const perc
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     const char *png_path =
         argc > 1 && argv[1][0] ? argv[1] : FOVEA_SOURCE_DIR "/bench/data/page50.png";
     const char *box_path =

@@ -1,11 +1,11 @@
 /* bench/bench_pixel.c: the pixel vision provider's figures (bench/RESULTS.md,
  * "Pixel provider").
  *
- *   build/tests/pixel/bench_pixel [--reps N] [--dump] [--site DIR URLPATH]... [FIXTURE_PATH]...
+ *   build/bench/bench_pixel [--reps N] [--dump] [--site DIR URLPATH]... [FIXTURE_PATH]...
  *
  * Each page (a fixture path served by the test harness from
  * tests/fixtures/pages, or a page of any folder given with --site, served on
- * 127.0.0.1 by base_httpd) is opened in headless Chromium at 1280x800, scale
+ * 127.0.0.1 by serve_httpd) is opened in headless Chromium at 1280x800, scale
  * 1, and captured once. On that screenshot:
  *   - detection time (perc_pixel_detect, no OCR): median of N reps on 1 and
  *     on 2 OpenMP threads, in the same process, alternating;
@@ -38,7 +38,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "harness.h"
 #include "perception/capture.h"
 #include "perception/kit.h"
@@ -342,14 +342,14 @@ int main(int argc, char **argv)
         }
         cdp_page *p = NULL;
         char name[300], url[512], err[256] = "";
-        base_httpd *srv = NULL;
+        serve_httpd *srv = NULL;
         if (strcmp(argv[i], "--site") == 0 && i + 2 < argc) {
-            base_httpd_opts o = {.root = argv[i + 1]};
-            if (base_httpd_start(&o, &srv, err)) {
+            serve_httpd_opts o = {.root = argv[i + 1]};
+            if (serve_httpd_start(&o, &srv, err)) {
                 fprintf(stderr, "serve %s: %s\n", argv[i + 1], err);
                 return 1;
             }
-            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", base_httpd_port(srv), argv[i + 2]);
+            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), argv[i + 2]);
             snprintf(name, sizeof name, "%s", argv[i + 2]);
             i += 2;
         } else {
@@ -366,13 +366,13 @@ int main(int argc, char **argv)
         }
         if (!p) {
             fprintf(stderr, "open %s failed\n", name);
-            base_httpd_destroy(srv);
+            serve_httpd_destroy(srv);
             continue;
         }
         base_sleep_ms(300); /* fonts and late layout */
         measure(p, name, reps, dump, NULL, &t);
         cdp_page_close(p);
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
     }
     if (t.pages)
         printf("ALL %d pages: truth %d pixel %d  recall@0.5 %.1f%%  precision@0.5 %.1f%%  "

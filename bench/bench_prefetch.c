@@ -2,7 +2,7 @@
  * 20-step scripted task (seed 002 §4.3 and §4.5: ≈30 % wall clock; 20 vision
  * calls become 5-7).
  *
- *   build/tests/vision/bench_prefetch [think_ms] [vision_ms]
+ *   build/bench/bench_prefetch [think_ms] [vision_ms]
  *
  * The task is tests/fixtures/pages/vision/task.html (a three-section booking
  * form) driven by 20 scripted actions, 6 of which change the page. The
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "base/clock.h"
+#include "base/json_alloc.h"
 #include "cascade/gate.h"
 #include "harness.h"
 #include "perception/prefetch.h"
@@ -151,6 +152,7 @@ static const char *const reply_text =
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int think_ms = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1500;
     int vision_ms = argc > 2 ? (int)strtol(argv[2], NULL, 10) : 900;
     if (think_ms < 0 || think_ms > 60000 || vision_ms < 0 || vision_ms > 60000) {

@@ -7,7 +7,7 @@
  * Runtime.evaluate ("1") as the same-run baseline. Prints median and p90 of each, and the time of
  * the first probe of the document (which also installs the script).
  *
- *   build-x/tests/probe/bench_probe [runs] [late]   (default 200; late: no recorder)
+ *   build-x/bench/bench_probe [runs] [late]   (default 200; late: no recorder)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "harness.h"
 #include "perception/kit.h"
@@ -28,6 +29,7 @@ static void report(const char *what, double *v, int n)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int runs = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (runs < 10 || runs > 100000) {
         fprintf(stderr, "usage: bench_probe [runs >= 10] [late]\n");

@@ -1,6 +1,6 @@
 /* bench/bench_secrets.c: what secret handling costs a run.
  *
- *   build/tests/agent/bench_secrets [reps]
+ *   build/bench/bench_secrets [reps]
  *
  * Per type step the runner reads the field once before typing (is it
  * sensitive?) and, for a secret, once after (what did the field make of
@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json_alloc.h"
 #include "agent/agent_int.h"
 #include "agent/secrets.h"
 #include "agent/trace.h"
@@ -45,6 +46,7 @@ static const char *const texts[] = {
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int reps = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 300;
     if (reps < 10)
         reps = 10;

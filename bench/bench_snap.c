@@ -20,7 +20,7 @@
  * same tab is then timed with Playwright's locator(...).boundingBox()
  * (bench/snap_pw.js, connectOverCDP), one element lookup per request.
  *
- *   build/tests/service/bench_snap [requests]      (default 300)
+ *   build/bench/bench_snap [requests]      (default 300)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +29,8 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
+#include "base/json_alloc.h"
 #include "base/stats.h"
 #include "cdp/browser.h"
 #include "perception/probe.h"
@@ -57,24 +58,25 @@ static double median_of(double *v, int n)
 
 int main(int argc, char **argv)
 {
+    base_json_alloc_install(); /* cJSON through base_malloc, as in every program */
     int runs = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 300;
     if (runs < 10 || runs > 100000) {
         fprintf(stderr, "usage: bench_snap [requests >= 10]\n");
         return 2;
     }
     char err[256] = "";
-    base_httpd *srv = NULL;
-    base_httpd_opts ho;
+    serve_httpd *srv = NULL;
+    serve_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    if (base_httpd_start(&ho, &srv, err)) {
+    if (serve_httpd_start(&ho, &srv, err)) {
         fprintf(stderr, "bench_snap: %s\n", err);
         return 1;
     }
     svc_chrome chrome;
     if (svc_chrome_start(&chrome, err)) {
         fprintf(stderr, "bench_snap: %s\n", err);
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
         return 1;
     }
     int rc = 1;
@@ -95,7 +97,7 @@ int main(int argc, char **argv)
 
     /* The tab, opened and sized by this client the way another tool would. */
     char url[256], tid[64] = "", sid[64] = "";
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/probe/big.html", base_httpd_port(srv));
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/probe/big.html", serve_httpd_port(srv));
     cJSON *pa = cJSON_CreateObject();
     cJSON_AddStringToObject(pa, "url", url);
     cJSON *res = NULL;
@@ -262,7 +264,7 @@ out:
     cdp_page_close(page);
     cdp_browser_destroy(b);
     svc_chrome_stop(&chrome);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     base_free(svc);
     base_free(inproc);
     base_free(rtt);

@@ -62,7 +62,7 @@ def run(cmd):
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, 'build')
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 50
-    bindir = os.path.join(build, 'tests', 'perception')
+    bindir = os.path.join(build, 'bench')
     data = open(PNG, 'rb').read()
     boxes = json.load(open(BOXES))
     results = {}

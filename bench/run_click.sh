@@ -10,10 +10,10 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${1:-build}"
 cd "$root"
-[ -x "$build/tests/cascade/bench_click" ] || cmake --build "$build" -j2 --target bench_click
+[ -x "$build/bench/bench_click" ] || cmake --build "$build" -j2 --target bench_click
 (cd bench && [ -d node_modules/playwright-core ] || npm install --silent --no-audit --no-fund >/dev/null)
 cat /proc/loadavg >&2
 echo "== fovea (C, cascade_click) ==" >&2
-"$build/tests/cascade/bench_click" --reps "${REPS:-200}" --human "${HUMAN:-30}"
+"$build/bench/bench_click" --reps "${REPS:-200}" --human "${HUMAN:-30}"
 echo "== Playwright (Node, playwright-core) ==" >&2
 node bench/click_bench.js "${REPS:-200}"

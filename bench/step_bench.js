@@ -115,7 +115,11 @@ function stats(v) {
   }
   if (clickMode !== 'mouse' && clickMode !== 'locator') throw new Error(`--click must be mouse or locator, got ${clickMode}`);
   if (clickMode === 'locator' && probeName !== 'enrich') throw new Error('--click locator needs --probe enrich (XPaths)');
-  const probeSrc = fs.readFileSync(path.join(root, 'assets', 'js', probeName + '.js'), 'utf8');
+  // The page scripts use the page kit: wrapped as cmake/EmbedRun.cmake
+  // embeds them, (() => { <kit>; return (<script>); })().
+  const kitSrc = fs.readFileSync(path.join(root, 'assets', 'js', 'lib', 'kit.js'), 'utf8');
+  const rawSrc = fs.readFileSync(path.join(root, 'assets', 'js', probeName + '.js'), 'utf8');
+  const probeSrc = `(() => {\n${kitSrc}\n;\nreturn (\n${rawSrc.trim().replace(/;\s*$/, '')}\n);\n})()`;
   // enrich.js is a function of the boxes to enrich (null: list the page);
   // other probes are expressions. Both return a JSON string.
   const probeExpr = probeName === 'enrich' ? `(${probeSrc.trim().replace(/;\s*$/, '')})(null)` : probeSrc;

@@ -104,6 +104,7 @@ enum {
     CASCADE_FX_REQUEST = 1 << 7,   /* the page sent a network request */
     CASCADE_FX_NEW_TAB = 1 << 8,   /* a new tab/popup opened (new_target_id) */
     CASCADE_FX_DIALOG = 1 << 9,    /* a JavaScript dialog opened (dialog_*) */
+    CASCADE_FX_SHOWN = 1 << 10,    /* a hover changed the rendered text (a CSS :hover flyout) */
 };
 
 typedef struct cascade_result {
@@ -141,6 +142,54 @@ typedef struct cascade_result {
  * (BASE_ECLOSED, BASE_ETIMEDOUT, ...; out->reason == CASCADE_ERROR).
  * Ownership: t and text are borrowed for the call. Thread: the hand's owner.
  * Nothing typed into a password field is ever logged. */
+
+/* Settling after an action that may navigate (cascade/settle.c). begin
+ * registers the main frame's navigation waiters before the action (so a
+ * navigation it starts cannot be missed); end waits one round trip to the
+ * page, then, only when the action requested or started a navigation of
+ * the main frame, until it starts (5 s) and finishes loading (15 s). The
+ * struct must stay where it is between the two calls. */
+typedef struct cascade_settle {
+    cdp_waiter *requested, *started, *stopped;
+    char frame[64];
+} cascade_settle;
+
+/* Purpose: arms w for page's main frame main_frame (CDP frame id). Thread:
+ * the page's owner. Errors: none (a waiter that cannot be created is left
+ * out: that event is then not waited for). */
+void cascade_settle_begin(cdp_page *page, const char *main_frame, cascade_settle *w);
+
+/* Purpose: waits as described and frees w's waiters. Returns 0 when no
+ * navigation started, 1 when one started and finished, -1 when one
+ * started and did not finish loading in time (or a stop signal came).
+ * Thread: the page's owner. */
+int cascade_settle_end(cdp_page *page, cascade_settle *w);
+
+/* Where a scrolled box stands (cascade_scroll). */
+typedef struct cascade_scroll_pos {
+    int box;          /* 1: a scroll box under the point; 0: the page */
+    double top, max;  /* scroll offset and its maximum, CSS px */
+    double view;      /* the box's (or viewport's) visible height */
+    char desc[96];    /* "the page", "<div.results> 'Flights'" */
+} cascade_scroll_pos;
+
+/* Purpose: scrolls what is under `at` (top-viewport CSS px; a scroll box or
+ * the page) by dy CSS px (negative = up) the way a person does: the cursor
+ * moves there (humanized paths when the hand humanizes), then trusted
+ * mouseWheel events in notches of at most 120 px with short pauses, then
+ * waits until the position rests (at most ~1 s). page 1 measures the page
+ * even when a box is under the point. *before / *after (may be NULL) get
+ * the position around the scroll; out gets the cursor path and motion
+ * time (its success says whether anything moved). Thread: the hand's
+ * owner. Errors: CDP errors (page gone), BASE_EINVAL for a non-finite dy. */
+base_err cascade_scroll(cascade_hand *h, base_point at, double dy, int page,
+                        cascade_scroll_pos *before, cascade_scroll_pos *after,
+                        cascade_result *out, char *err);
+
+/* Purpose: the position of what a wheel at `at` would scroll, without
+ * scrolling. Thread: the hand's owner. Errors: CDP errors. */
+base_err cascade_scroll_where(cascade_hand *h, base_point at, int page, cascade_scroll_pos *out,
+                              char *err);
 
 /* Algorithm 5: tier 1 (probe, scroll, top-most check, path, press/release),
  * tier 2 (trusted click at the content-quad centre after waiting up to

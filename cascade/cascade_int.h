@@ -13,6 +13,7 @@
 
 #include "base/rng.h"
 #include "cascade/cascade.h"
+#include "cascade/input.h"
 
 #define CASCADE__MAX_CTX 16
 
@@ -66,6 +67,11 @@ unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_r
  * "checked", "focus", "selection") to CASCADE_FX_* bits. */
 unsigned cascade__fx_bits(const cJSON *names);
 
+/* {"xpath": xpath}, the argument most page-half operations take; NULL on
+ * ENOMEM (a call must then not be made: without its xpath the page half
+ * would act on no element, or another). */
+cJSON *cascade__xpath_arg(const char *xpath);
+
 /* Evaluates `__fovea_hand.OP(ARG)` (arg: a JSON object, consumed) in the
  * hand's isolated world of frame_id ("" or NULL: the main frame), installing
  * the page half first if the world does not have it yet. by_value 0 returns
@@ -113,6 +119,12 @@ base_err cascade__replay(cascade_hand *h, const struct motion_path *mp, int butt
 typedef base_err (*cascade__mark_fn)(cascade_hand *h, void *user, base_point *at, char *err);
 base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
                            void *mark_user, cascade_result *out, char *err);
+/* cascade__press_at for another kind of press (cascade/input.h): a double
+ * or right press, or a hover (the path, or one move, onto p; no press and
+ * no mark). */
+base_err cascade__press_kind_at(cascade_hand *h, base_point p, int humanize,
+                                cascade_press_kind kind, cascade__mark_fn mark, void *mark_user,
+                                cascade_result *out, char *err);
 
 /* No-humanize tier 1 in one round: move + press + release at p and the
  * page half's effect(effect_arg) in frame_id's world, all queued at once.
@@ -140,5 +152,47 @@ void cascade__msg(cascade_result *r, cascade_reason why, const char *fmt, ...)
 double cascade__num(const cJSON *o, const char *k, double dflt);
 const char *cascade__str(const cJSON *o, const char *k);
 int cascade__bool(const cJSON *o, const char *k);
+
+/* ---- an action's effect (cascade/observe.c) ---- */
+
+/* What one action did, as the effect check saw it. */
+typedef struct cascade__obs {
+    char what[96];  /* the first effect seen, "" = none */
+    unsigned fx;    /* CASCADE_FX_* bits */
+    int landed;     /* 1: the target received the press events; 0: no press event
+                       was seen (the page hid them); -1: they reached another element */
+    char where[96]; /* landed -1: the element that received them */
+} cascade__obs;
+
+/* What to watch: borrowed views of the caller's baseline. */
+typedef struct cascade__watch {
+    cascade_hand *h;
+    const char *fid;              /* frame whose page half watches ("" = top) */
+    const char *xpath;            /* the target; NULL/"" = none (keys: the document) */
+    double muts;                  /* mutation count at the baseline */
+    const char *url;              /* the frame's URL at the baseline */
+    const cJSON *state;           /* the target's state at the baseline, or NULL */
+    const cascade__fx_snap *fx0;  /* browser-side counters at the baseline */
+    int press;                    /* after a mouse press: wait for its events */
+    int text0;                    /* a hover: the rendered text's length before, -1 = not watched */
+} cascade__watch;
+
+/* The effect wait runs in slices of this many ms. */
+#define CASCADE__EFFECT_SLICE_MS 100
+
+/* The page half's effect reply as an observation. */
+void cascade__obs_from(const cJSON *v, cascade__obs *o);
+/* Adds the browser-side effects since w->fx0 to o and out->effects (naming
+ * the first when the page saw none). */
+void cascade__obs_add_browser(const cascade__watch *w, cascade__obs *o, cascade_result *out);
+/* The argument of the page half's effect op for a wait of ms. */
+cJSON *cascade__effect_arg(const cascade__watch *w, int ms);
+/* Waits up to ms for an effect; a document that went away is "navigated".
+ * Errors: the page's status (crashed, closed), transport errors. */
+base_err cascade__wait_effect(const cascade__watch *w, int ms, cascade__obs *o, char *err);
+
+/* US-layout code and virtual key code of printable ASCII c (code "" and
+ * vk 0 otherwise), and whether it needs Shift (cascade/keys.c). */
+void cascade__ascii_key(char c, char *code, size_t n, int *vk, int *shift);
 
 #endif

@@ -40,10 +40,10 @@ static base_rect rect_of(const cJSON *o, base_point org)
 static base_err read_slider(cascade_hand *h, const char *fid, const cascade_target *t,
                             base_point org, slider *s, char *desc, size_t dn, char *err)
 {
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON *a = cascade__xpath_arg(t->xpath);
     cJSON *v = NULL;
-    base_err e = cascade__call(h, fid, "slider", a, 1, &v, 10000, err);
+    base_err e = a ? cascade__call(h, fid, "slider", a, 1, &v, 10000, err)
+                   : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     if (e)
         return e;
     memset(s, 0, sizeof *s);
@@ -198,10 +198,13 @@ static base_err press_key(cascade_hand *h, const char *key, int vk, int times, c
         cJSON *pa[2];
         for (int k = 0; k < 2; k++) {
             pa[k] = cJSON_CreateObject();
-            cJSON_AddStringToObject(pa[k], "type", k ? "keyUp" : "rawKeyDown");
-            cJSON_AddStringToObject(pa[k], "key", key);
-            cJSON_AddStringToObject(pa[k], "code", key);
-            cJSON_AddNumberToObject(pa[k], "windowsVirtualKeyCode", vk);
+            if (pa[k] && (!cJSON_AddStringToObject(pa[k], "type", k ? "keyUp" : "rawKeyDown") ||
+                          !cJSON_AddStringToObject(pa[k], "key", key) ||
+                          !cJSON_AddStringToObject(pa[k], "code", key) ||
+                          !cJSON_AddNumberToObject(pa[k], "windowsVirtualKeyCode", vk))) {
+                cJSON_Delete(pa[k]);
+                pa[k] = NULL; /* the pipeline then sends neither event */
+            }
         }
         base_err e = cascade__pipeline(h, m, pa, 2, err);
         if (e)
@@ -254,10 +257,10 @@ base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, d
         /* A plain drag from the element's centre (or the thumb) to `to`. */
         base_point from = s.kind > 0 ? grab_point(&s) : base_rect_center(s.thumb);
         if (s.kind == 0) {
-            cJSON *a = cJSON_CreateObject();
-            cJSON_AddStringToObject(a, "xpath", t->xpath);
+            cJSON *a = cascade__xpath_arg(t->xpath);
             cJSON *p = NULL;
-            e = cascade__call(h, fid, "probe", a, 1, &p, 15000, err);
+            e = a ? cascade__call(h, fid, "probe", a, 1, &p, 15000, err)
+                  : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
             if (e)
                 goto transport;
             if (!cascade__bool(p, "found") || cascade__str(p, "covered") ||
@@ -321,10 +324,10 @@ base_err cascade_drag(cascade_hand *h, const cascade_target *t, base_point to, d
         double step = s.step > 0 ? s.step : (s.max - s.min) / 100;
         int n = step > 0 ? (int)lround(fabs(want - got) / step) : 0;
         if (n > 0 && n <= 100) {
-            cJSON *a = cJSON_CreateObject();
-            cJSON_AddStringToObject(a, "xpath", t->xpath);
+            cJSON *a = cascade__xpath_arg(t->xpath);
             cJSON *v = NULL;
-            e = cascade__call(h, fid, "focusEl", a, 1, &v, 10000, err);
+            e = a ? cascade__call(h, fid, "focusEl", a, 1, &v, 10000, err)
+                  : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
             cJSON_Delete(v);
             if (!e) {
                 int up = want > got;

@@ -104,7 +104,10 @@ base_err cascade__fx_start(cascade_hand *h, char *err)
     if (e)
         base_log(BASE_LOG_CASCADE, BASE_LOG_WARN, "requests will not count as effects: %s", e2);
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddBoolToObject(pa, "discover", 1);
+    if (!pa || !cJSON_AddBoolToObject(pa, "discover", 1)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
     e = cdp_call(f->conn, NULL, "Target.setDiscoverTargets", pa, NULL, 10000, e2);
     if (e == BASE_ECLOSED)
         return base_errf(err, e, "%s", e2);
@@ -181,7 +184,7 @@ unsigned cascade__fx_bits(const cJSON *names)
         {"mutation", CASCADE_FX_MUTATION}, {"shadow", CASCADE_FX_SHADOW},
         {"url", CASCADE_FX_URL},           {"value", CASCADE_FX_VALUE},
         {"checked", CASCADE_FX_CHECKED},   {"focus", CASCADE_FX_FOCUS},
-        {"selection", CASCADE_FX_SELECTION},
+        {"selection", CASCADE_FX_SELECTION}, {"shown", CASCADE_FX_SHOWN},
     };
     unsigned bits = 0;
     const cJSON *n;

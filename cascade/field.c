@@ -30,10 +30,9 @@ base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_fi
     memset(out, 0, sizeof *out);
     if (!h || !t || !t->xpath || !t->xpath[0])
         return base_errf(err, BASE_EINVAL, "cascade_field_read: NULL hand or no xpath");
-    cJSON *a = cJSON_CreateObject();
+    cJSON *a = cascade__xpath_arg(t->xpath);
     if (!a)
         return base_errf(err, BASE_ENOMEM, "out of memory");
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
     cJSON *fld = NULL;
     base_err e = cascade__call(h, t->frame_id ? t->frame_id : "", "field", a, 1, &fld, 10000, err);
     if (e)

@@ -17,7 +17,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -27,14 +26,13 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "base/num.h"
 #include "cascade/cascade_int.h"
 #include "cascade/js.h"
+#include "cdp/frames.h"
 #include "motion/path.h"
 
 
 #define WORLD_NAME "fovea_hand"
-#define MAX_FRAMES 64
 
 void cascade_opts_init(cascade_opts *o)
 {
@@ -196,21 +194,6 @@ int cascade__bool(const cJSON *o, const char *k)
 
 /* ---------- frames, sessions, isolated worlds ---------- */
 
-static int find_frame(cascade_hand *h, const char *id, cdp_frame *out)
-{
-    cdp_frame fr[MAX_FRAMES];
-    int n = cdp_page_frames(h->page, fr, MAX_FRAMES);
-    if (n > MAX_FRAMES)
-        n = MAX_FRAMES;
-    for (int i = 0; i < n; i++) {
-        if (strcmp(fr[i].id, id) == 0) {
-            *out = fr[i];
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static const char *main_frame_id(cascade_hand *h)
 {
     /* A tab's main frame has the id of its target. */
@@ -237,11 +220,7 @@ base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char
 
 void cascade__top_url(cascade_hand *h, char *buf, size_t n)
 {
-    cdp_frame f;
-    if (find_frame(h, main_frame_id(h), &f))
-        snprintf(buf, n, "%s", f.url);
-    else if (n)
-        buf[0] = '\0';
+    cdp_page_top_url(h->page, buf, n);
 }
 
 void cascade__domain(cascade_hand *h, char *buf, size_t n)
@@ -298,19 +277,10 @@ static base_err ctx_get(cascade_hand *h, const char *fid, cascade__ctx *out, cha
     base_err e = cascade__session(h, fid, sess, err);
     if (e)
         return e;
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "frameId", fid);
-    cJSON_AddStringToObject(pa, "worldName", WORLD_NAME);
-    cJSON *res = NULL;
-    e = cdp_call(cdp_page_conn(h->page), sess, "Page.createIsolatedWorld", pa, &res, 10000, err);
+    int id = 0;
+    e = cdp_frame_isolated_world(h->page, sess, fid, WORLD_NAME, 10000, &id, err);
     if (e)
         return e;
-    int id = -1;
-    if (base_num_to_int(cascade__num(res, "executionContextId", -1), -1, INT_MAX, &id))
-        id = -1; /* not an int: reported below as no context */
-    cJSON_Delete(res);
-    if (id < 0)
-        return base_errf(err, BASE_EPROTO, "cascade: createIsolatedWorld gave no context");
     if (h->nctx == CASCADE__MAX_CTX)
         h->ctx[0] = h->ctx[--h->nctx]; /* forget the oldest-ish entry */
     c = &h->ctx[h->nctx++];
@@ -321,16 +291,30 @@ static base_err ctx_get(cascade_hand *h, const char *fid, cascade__ctx *out, cha
     return BASE_OK;
 }
 
+/* Runtime.evaluate's params for expr in context ctx_id; NULL on ENOMEM
+ * (never a partial object: a command missing a member would do something
+ * else). */
+static cJSON *eval_params(const char *expr, int ctx_id, int by_value)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
+        !cJSON_AddNumberToObject(pa, "contextId", ctx_id) ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", by_value) ||
+        !cJSON_AddBoolToObject(pa, "awaitPromise", 1)) {
+        cJSON_Delete(pa);
+        return NULL;
+    }
+    return pa;
+}
+
 /* Runtime.evaluate in the world; *out gets the value (by_value) or the
  * RemoteObject. Context loss is BASE_ENOTFOUND so the caller can retry. */
 static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr, int by_value,
                         cJSON **out, int timeout_ms, char *err)
 {
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddNumberToObject(pa, "contextId", c->ctx_id);
-    cJSON_AddBoolToObject(pa, "returnByValue", by_value);
-    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *pa = eval_params(expr, c->ctx_id, by_value);
+    if (!pa)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     cJSON *res = NULL;
     char e2[BASE_ERRBUF_SIZE] = "";
     base_err e = cdp_call(cdp_page_conn(h->page), c->session, "Runtime.evaluate", pa, &res,
@@ -362,11 +346,25 @@ static base_err eval_in(cascade_hand *h, const cascade__ctx *c, const char *expr
     if (by_value) {
         cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(r, "value");
         cJSON_Delete(r);
-        *out = v ? v : cJSON_CreateNull();
+        if (!v)
+            v = cJSON_CreateNull();
+        if (!v)
+            return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+        *out = v;
     } else {
         *out = r;
     }
     return BASE_OK;
+}
+
+cJSON *cascade__xpath_arg(const char *xpath)
+{
+    cJSON *a = cJSON_CreateObject();
+    if (a && !cJSON_AddStringToObject(a, "xpath", xpath ? xpath : "")) {
+        cJSON_Delete(a);
+        a = NULL;
+    }
+    return a;
 }
 
 static int is_missing(const cJSON *v, int by_value)
@@ -447,76 +445,6 @@ base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJ
 
 /* ---------- coordinates ---------- */
 
-static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point *o, int depth,
-                                   char *err);
-
-static base_err session_origin_depth(cascade_hand *h, const char *session, base_point *o,
-                                     int depth, char *err)
-{
-    o->x = o->y = 0;
-    if (strcmp(session, cdp_page_session(h->page)) == 0)
-        return BASE_OK;
-    cdp_frame fr[MAX_FRAMES];
-    int n = cdp_page_frames(h->page, fr, MAX_FRAMES);
-    if (n > MAX_FRAMES)
-        n = MAX_FRAMES;
-    for (int i = 0; i < n; i++)
-        if (fr[i].oopif && strcmp(fr[i].session, session) == 0)
-            return frame_origin_depth(h, fr[i].id, o, depth + 1, err);
-    return base_errf(err, BASE_ENOTFOUND, "cascade: no frame owns session %.40s", session);
-}
-
-static base_err frame_origin_depth(cascade_hand *h, const char *fid, base_point *o, int depth,
-                                   char *err)
-{
-    o->x = o->y = 0;
-    fid = norm_frame(h, fid);
-    if (strcmp(fid, main_frame_id(h)) == 0)
-        return BASE_OK;
-    if (depth > 16)
-        return base_errf(err, BASE_EINVAL, "cascade: frames nested too deep");
-    cdp_frame f;
-    if (!find_frame(h, fid, &f))
-        return base_errf(err, BASE_ENOTFOUND, "cascade: frame %.64s is not in the page", fid);
-    char psess[64];
-    base_err e = cascade__session(h, f.parent_id, psess, err);
-    if (e)
-        return e;
-    cdp_conn *conn = cdp_page_conn(h->page);
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "frameId", fid);
-    cJSON *res = NULL;
-    e = cdp_call(conn, psess, "DOM.getFrameOwner", pa, &res, 10000, err);
-    if (e)
-        return e;
-    int node = -1;
-    if (base_num_to_int(cascade__num(res, "backendNodeId", -1), -1, INT_MAX, &node))
-        node = -1;
-    cJSON_Delete(res);
-    pa = cJSON_CreateObject();
-    cJSON_AddNumberToObject(pa, "backendNodeId", node);
-    res = NULL;
-    e = cdp_call(conn, psess, "DOM.getBoxModel", pa, &res, 10000, err);
-    if (e)
-        return e;
-    const cJSON *model = cJSON_GetObjectItemCaseSensitive(res, "model");
-    const cJSON *content = cJSON_GetObjectItemCaseSensitive(model, "content");
-    if (cJSON_GetArraySize(content) < 8) {
-        cJSON_Delete(res);
-        return base_errf(err, BASE_EPROTO, "cascade: no box model for the frame's <iframe>");
-    }
-    base_point local = {(float)cJSON_GetArrayItem(content, 0)->valuedouble,
-                        (float)cJSON_GetArrayItem(content, 1)->valuedouble};
-    cJSON_Delete(res);
-    base_point up;
-    e = session_origin_depth(h, psess, &up, depth, err);
-    if (e)
-        return e;
-    o->x = local.x + up.x;
-    o->y = local.y + up.y;
-    return BASE_OK;
-}
-
 base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const char *frame_id,
                                base_point *o, char *err)
 {
@@ -524,29 +452,40 @@ base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const c
         *o = t->origin; /* the caller (the snapper) already measured it */
         return BASE_OK;
     }
-    return frame_origin_depth(h, frame_id, o, 0, err);
+    return cdp_frame_origin(h->page, norm_frame(h, frame_id), 10000, o, err);
 }
 
 base_err cascade__session_origin(cascade_hand *h, const char *session, base_point *o, char *err)
 {
-    return session_origin_depth(h, session, o, 0, err);
+    return cdp_session_origin(h->page, session, 10000, o, err);
 }
 
 /* ---------- input ---------- */
 
-static cJSON *mouse_params(const char *type, base_point p, int buttons)
+/* Input.dispatchMouseEvent's params; NULL on ENOMEM, never a partial
+ * object (a press without its button or position is another action).
+ * button: "left"/"right"; count: the press's clickCount (2 = the second
+ * press of a double click). */
+static cJSON *mouse_params_b(const char *type, base_point p, int buttons, const char *button,
+                             int count)
 {
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "type", type);
-    cJSON_AddNumberToObject(pa, "x", p.x);
-    cJSON_AddNumberToObject(pa, "y", p.y);
     int press = strcmp(type, "mouseMoved") != 0;
-    cJSON_AddStringToObject(pa, "button", press || buttons ? "left" : "none");
-    cJSON_AddNumberToObject(pa, "buttons", buttons);
-    if (press)
-        cJSON_AddNumberToObject(pa, "clickCount", 1);
-    cJSON_AddStringToObject(pa, "pointerType", "mouse");
+    if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
+        !cJSON_AddNumberToObject(pa, "x", p.x) || !cJSON_AddNumberToObject(pa, "y", p.y) ||
+        !cJSON_AddStringToObject(pa, "button", press || buttons ? button : "none") ||
+        !cJSON_AddNumberToObject(pa, "buttons", buttons) ||
+        (press && !cJSON_AddNumberToObject(pa, "clickCount", count)) ||
+        !cJSON_AddStringToObject(pa, "pointerType", "mouse")) {
+        cJSON_Delete(pa);
+        return NULL;
+    }
     return pa;
+}
+
+static cJSON *mouse_params(const char *type, base_point p, int buttons)
+{
+    return mouse_params_b(type, p, buttons, "left", 1);
 }
 
 cJSON *cascade__mouse_params(const char *type, base_point p, int buttons)
@@ -556,8 +495,10 @@ cJSON *cascade__mouse_params(const char *type, base_point p, int buttons)
 
 base_err cascade__mouse(cascade_hand *h, const char *type, base_point p, int buttons, char *err)
 {
-    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", mouse_params(type, p, buttons),
-                               NULL, 10000, err);
+    cJSON *pa = mouse_params(type, p, buttons);
+    if (!pa)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", pa, NULL, 10000, err);
     if (!e)
         h->cursor = p;
     return e;
@@ -646,6 +587,19 @@ static base_err pipeline_tail(cascade_hand *h, const char *const *methods, cJSON
                               const char *tail_session, cJSON *tail_params, cJSON **tail_out,
                               char *err)
 {
+    /* A builder that ran out of memory left a NULL: send nothing at all
+     * rather than, say, a press without its release. */
+    int missing = 0;
+    for (int i = 0; i < n; i++)
+        missing |= params[i] == NULL;
+    if (missing || (tail_out && !tail_params)) {
+        for (int i = 0; i < n; i++)
+            cJSON_Delete(params[i]);
+        cJSON_Delete(tail_params);
+        if (tail_out)
+            *tail_out = NULL;
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
     pipe_wait w;
     memset(&w, 0, sizeof w);
     pthread_mutex_init(&w.mu, NULL);
@@ -716,13 +670,47 @@ base_err cascade__pipeline(cascade_hand *h, const char *const *methods, cJSON **
 base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade__mark_fn mark,
                            void *mark_user, cascade_result *out, char *err)
 {
+    return cascade__press_kind_at(h, p, humanize, CASCADE_PRESS_CLICK, mark, mark_user, out, err);
+}
+
+/* The press and release events of one kind of press at p (at most 4):
+ * left click, right click, or the two presses of a double click. */
+static int press_events(cascade_press_kind kind, base_point p, cJSON **ev)
+{
+    if (kind == CASCADE_PRESS_RIGHT) {
+        ev[0] = mouse_params_b("mousePressed", p, 2, "right", 1);
+        ev[1] = mouse_params_b("mouseReleased", p, 0, "right", 1);
+        return 2;
+    }
+    ev[0] = mouse_params_b("mousePressed", p, 1, "left", 1);
+    ev[1] = mouse_params_b("mouseReleased", p, 0, "left", 1);
+    if (kind != CASCADE_PRESS_DOUBLE)
+        return 2;
+    ev[2] = mouse_params_b("mousePressed", p, 1, "left", 2);
+    ev[3] = mouse_params_b("mouseReleased", p, 0, "left", 2);
+    return 4;
+}
+
+static base_err send_one(cascade_hand *h, cJSON *ev, base_point p, char *err)
+{
+    base_err e = cdp_page_call(h->page, "Input.dispatchMouseEvent", ev, NULL, 10000, err);
+    if (!e)
+        h->cursor = p;
+    return e;
+}
+
+base_err cascade__press_kind_at(cascade_hand *h, base_point p, int humanize,
+                                cascade_press_kind kind, cascade__mark_fn mark, void *mark_user,
+                                cascade_result *out, char *err)
+{
     base_err e;
     if (!humanize) {
-        cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
-                        mouse_params("mouseReleased", p, 0)};
-        static const char *const m[3] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+        cJSON *ev[5] = {mouse_params("mouseMoved", p, 0), NULL, NULL, NULL, NULL};
+        int n = kind == CASCADE_PRESS_HOVER ? 1 : 1 + press_events(kind, p, ev + 1);
+        static const char *const m[5] = {"Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
+                                         "Input.dispatchMouseEvent", "Input.dispatchMouseEvent",
                                          "Input.dispatchMouseEvent"};
-        e = pipeline(h, m, ev, 3, err);
+        e = pipeline(h, m, ev, n, err);
         if (e)
             return e;
         h->cursor = p;
@@ -739,10 +727,22 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
     float hes = 0, hold = 0;
     motion_plan_click_timing(cascade__seed(h), &hes, &hold);
     e = cascade__replay(h, &mp, 0, out, err);
-    base_point at = mp.release;
+    base_point at = kind == CASCADE_PRESS_HOVER ? p : mp.release;
     motion_path_fini(&mp);
     if (e)
         return e;
+    if (kind == CASCADE_PRESS_HOVER) {
+        /* The path ends near p (release jitter): rest exactly on it. */
+        if (h->cursor.x != p.x || h->cursor.y != p.y) {
+            e = cascade__mouse(h, "mouseMoved", p, 0, err);
+            if (e)
+                return e;
+            path_add(out, p);
+        }
+        if (out)
+            out->clicked_at = p;
+        return BASE_OK;
+    }
     /* The effect baseline is taken during the hesitation, so hover effects
      * of the approach do not count as the click's effect. */
     double t0 = base_monotime_ms();
@@ -764,13 +764,19 @@ base_err cascade__press_at(cascade_hand *h, base_point p, int humanize, cascade_
     double left = hes - (base_monotime_ms() - t0);
     if (left > 0)
         base_sleep_ms(left);
-    e = cascade__mouse(h, "mousePressed", at, 1, err);
-    if (e)
-        return e;
-    base_sleep_ms(hold);
-    e = cascade__mouse(h, "mouseReleased", at, 0, err);
-    if (e)
-        return e;
+    cJSON *ev[4] = {NULL, NULL, NULL, NULL};
+    int n = press_events(kind, at, ev);
+    for (int i = 0; i < n; i++) {
+        e = send_one(h, ev[i], at, err);
+        ev[i] = NULL;
+        if (e) {
+            for (int j = i + 1; j < n; j++)
+                cJSON_Delete(ev[j]);
+            return e;
+        }
+        if (i + 1 < n) /* a held button; between the two presses of a double, a gap */
+            base_sleep_ms(i % 2 == 0 ? hold : 40 + (double)base_rng_below(&h->rng, 50));
+    }
     if (out)
         out->clicked_at = at;
     return BASE_OK;
@@ -798,11 +804,7 @@ base_err cascade__fast_click(cascade_hand *h, base_point p, const char *frame_id
     snprintf(expr, n, "typeof __fovea_hand==='object'?__fovea_hand.effect(%s):'__fovea_missing'",
              a);
     cJSON_free(a);
-    cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "expression", expr);
-    cJSON_AddNumberToObject(pa, "contextId", c.ctx_id);
-    cJSON_AddBoolToObject(pa, "returnByValue", 1);
-    cJSON_AddBoolToObject(pa, "awaitPromise", 1);
+    cJSON *pa = eval_params(expr, c.ctx_id, 1);
     base_free(expr);
     cJSON *ev[3] = {mouse_params("mouseMoved", p, 0), mouse_params("mousePressed", p, 1),
                     mouse_params("mouseReleased", p, 0)};

@@ -33,6 +33,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json_alloc.h"
 #include "base/log.h"
 #include "cascade/cascade.h"
 
@@ -101,6 +102,11 @@ static base_err read_root(const char *path, cJSON **out, char *err)
     if (e)
         return base_errf(err, e, "learnings: cannot read %s (%s)", path, why);
     cJSON *root = cJSON_ParseWithLength((const char *)text, len);
+    if (!root && base_json_parse_error((const char *)text, len, NULL) == BASE_ENOMEM) {
+        /* Valid text the parser had no memory for: not a corrupt file. */
+        base_free(text);
+        return base_errf(err, BASE_ENOMEM, "learnings: out of memory reading %s", path);
+    }
     base_free(text);
     if (!root || !valid_root(root)) {
         cJSON_Delete(root);
@@ -175,9 +181,11 @@ static cJSON *entry_in(cJSON *root, const char *domain)
         return NULL;
     const double zero[3] = {0, 0, 0};
     cJSON *w = cJSON_CreateDoubleArray(zero, 3);
-    if (!w || !cJSON_AddItemToObject(e, "wins", w) || !cJSON_AddNumberToObject(e, "fails", 0) ||
+    int linked = w && cJSON_AddItemToObject(e, "wins", w);
+    if (!linked || !cJSON_AddNumberToObject(e, "fails", 0) ||
         !cJSON_AddBoolToObject(e, "bot_protected", 0)) {
-        cJSON_Delete(w);
+        if (!linked) /* once linked, w goes with e */
+            cJSON_Delete(w);
         cJSON_DeleteItemFromObjectCaseSensitive(doms, domain);
         return NULL;
     }
@@ -200,8 +208,10 @@ static cJSON *delta_entry(cascade_learnings *l, const char *domain)
         return NULL;
     const double zero[3] = {0, 0, 0};
     cJSON *w = cJSON_CreateDoubleArray(zero, 3);
-    if (!w || !cJSON_AddItemToObject(e, "wins", w) || !cJSON_AddNumberToObject(e, "fails", 0)) {
-        cJSON_Delete(w);
+    int linked = w && cJSON_AddItemToObject(e, "wins", w);
+    if (!linked || !cJSON_AddNumberToObject(e, "fails", 0)) {
+        if (!linked) /* once linked, w goes with e */
+            cJSON_Delete(w);
         cJSON_DeleteItemFromObjectCaseSensitive(l->delta, domain);
         return NULL;
     }
@@ -222,13 +232,39 @@ static void bump(cJSON *e, int tier)
     }
 }
 
-static void set_num(cJSON *o, const char *k, double v)
+/* Sets member k of o to item, replacing any member of that name; 1 on
+ * success (o owns item), 0 on ENOMEM (item still the caller's). Not
+ * cJSON_ReplaceItemInObject: cJSON 1.7.15 does not check its copy of the
+ * key, so under memory pressure it links the item with a NULL key (printed
+ * as ""), and the file loses the member without a word. */
+static int set_member(cJSON *o, const char *k, cJSON *item)
+{
+    cJSON *old = cJSON_GetObjectItemCaseSensitive(o, k);
+    if (!old)
+        return cJSON_AddItemToObject(o, k, item);
+    char *key = base_strdup(k);
+    if (!key)
+        return 0;
+    if (item->string && !(item->type & cJSON_StringIsConst))
+        cJSON_free(item->string);
+    item->string = key;
+    item->type &= ~cJSON_StringIsConst;
+    return cJSON_ReplaceItemViaPointer(o, old, item);
+}
+
+/* Sets o.k to the number v; 0 on ENOMEM (o unchanged). */
+static int set_num(cJSON *o, const char *k, double v)
 {
     cJSON *n = cJSON_GetObjectItemCaseSensitive(o, k);
-    if (cJSON_IsNumber(n))
+    if (cJSON_IsNumber(n)) {
         cJSON_SetNumberValue(n, v);
-    else
-        cJSON_ReplaceItemInObjectCaseSensitive(o, k, cJSON_CreateNumber(v));
+        return 1;
+    }
+    cJSON *x = cJSON_CreateNumber(v);
+    int ok = x && set_member(o, k, x);
+    if (!ok)
+        cJSON_Delete(x);
+    return ok;
 }
 
 int cascade_learnings_best_tier(const cascade_learnings *l, const char *domain)
@@ -260,8 +296,9 @@ base_err cascade_learnings_record(cascade_learnings *l, const char *domain, int 
     cJSON *d = delta_entry(l, domain);
     if (!e || !d)
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    if (tier == 0 && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "fails")))
-        set_num(e, "fails", 0); /* a file we read may lack it */
+    if (tier == 0 && !cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(e, "fails")) &&
+        !set_num(e, "fails", 0)) /* a file we read may lack it */
+        return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     bump(e, tier);
     bump(d, tier);
     return cascade_learnings_save(l, err);
@@ -278,13 +315,25 @@ base_err cascade_learnings_set_bot_protected(cascade_learnings *l, const char *d
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     cJSON *b = cJSON_CreateBool(on != 0);
     cJSON *db = cJSON_CreateBool(on != 0);
-    if (!b || !db || !cJSON_ReplaceItemInObjectCaseSensitive(e, "bot_protected", b)) {
+    /* Both items exist before either store changes. Setting copies the
+     * key, so each step may still fail: the delta goes first, because the
+     * next save rebuilds the view from the file plus the delta. */
+    int ok = b && db;
+    if (ok) {
+        ok = set_member(d, "bot", db);
+        if (ok)
+            db = NULL;
+    }
+    if (ok) {
+        ok = set_member(e, "bot_protected", b);
+        if (ok)
+            b = NULL;
+    }
+    if (!ok) {
         cJSON_Delete(b);
         cJSON_Delete(db);
         return base_errf(err, BASE_ENOMEM, "learnings: out of memory");
     }
-    cJSON_DeleteItemFromObjectCaseSensitive(d, "bot");
-    cJSON_AddItemToObject(d, "bot", db);
     return cascade_learnings_save(l, err);
 }
 
@@ -315,12 +364,13 @@ static base_err merge_delta(cJSON *root, const cJSON *delta)
         }
         const cJSON *df = cJSON_GetObjectItemCaseSensitive(d, "fails");
         const cJSON *f = cJSON_GetObjectItemCaseSensitive(e, "fails");
-        set_num(e, "fails", (cJSON_IsNumber(f) ? f->valuedouble : 0) +
-                                (cJSON_IsNumber(df) ? df->valuedouble : 0));
+        if (!set_num(e, "fails", (cJSON_IsNumber(f) ? f->valuedouble : 0) +
+                                     (cJSON_IsNumber(df) ? df->valuedouble : 0)))
+            return BASE_ENOMEM;
         const cJSON *bot = cJSON_GetObjectItemCaseSensitive(d, "bot");
         if (bot) {
             cJSON *b = cJSON_CreateBool(cJSON_IsTrue(bot));
-            if (!b || !cJSON_ReplaceItemInObjectCaseSensitive(e, "bot_protected", b)) {
+            if (!b || !set_member(e, "bot_protected", b)) {
                 cJSON_Delete(b);
                 return BASE_ENOMEM;
             }
@@ -368,12 +418,16 @@ base_err cascade_learnings_save(cascade_learnings *l, char *err)
     char *text = e ? NULL : cJSON_Print(now);
     if (!e && !text)
         e = base_errf(err, BASE_ENOMEM, "learnings: out of memory");
-    if (!e)
-        e = base_write_file_keep(l->path, (const uint8_t *)text, strlen(text), err);
-    cJSON_free(text);
+    /* The new delta exists before the write: once the file holds the delta,
+     * failing to reset it would count it again at the next save. */
     cJSON *fresh = e ? NULL : cJSON_CreateObject();
     if (!e && !fresh)
         e = base_errf(err, BASE_ENOMEM, "learnings: out of memory");
+    if (!e)
+        e = base_write_file_keep(l->path, (const uint8_t *)text, strlen(text), err);
+    cJSON_free(text);
+    if (e)
+        cJSON_Delete(fresh);
     if (!e) {
         /* Written: adopt the merged view and start a new delta. */
         cJSON_Delete(l->root);

@@ -28,11 +28,14 @@ base_err cascade_select(cascade_hand *h, const cascade_target *t, const char *op
     double t0 = base_monotime_ms();
     const char *fid = t->frame_id ? t->frame_id : "";
     const char *label = t->label && t->label[0] ? t->label : t->xpath;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
-    cJSON_AddStringToObject(a, "text", option);
+    cJSON *a = cascade__xpath_arg(t->xpath);
+    if (a && !cJSON_AddStringToObject(a, "text", option)) {
+        cJSON_Delete(a);
+        a = NULL; /* without its text the page half would pick no option, or another */
+    }
     cJSON *v = NULL;
-    base_err e = cascade__call(h, fid, "selectOption", a, 1, &v, 10000, err);
+    base_err e = a ? cascade__call(h, fid, "selectOption", a, 1, &v, 10000, err)
+                   : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     cascade_try *tr = cascade__try(out, 3);
     if (e) {
         cascade__msg(out, CASCADE_ERROR, "select on %s failed: %s", label,

@@ -30,62 +30,6 @@
 
 #define BATCH 128
 
-/* US-layout code and virtual key code of a printable ASCII character, and
- * whether it needs Shift. */
-static void ascii_key(char c, char *code, size_t n, int *vk, int *shift)
-{
-    static const char shifted_digits[] = ")!@#$%^&*(";
-    static const struct {
-        char plain, shifted;
-        const char *code;
-        int vk;
-    } punct[] = {
-        {'-', '_', "Minus", 189},       {'=', '+', "Equal", 187},     {'[', '{', "BracketLeft", 219},
-        {']', '}', "BracketRight", 221}, {'\\', '|', "Backslash", 220}, {';', ':', "Semicolon", 186},
-        {'\'', '"', "Quote", 222},      {',', '<', "Comma", 188},     {'.', '>', "Period", 190},
-        {'/', '?', "Slash", 191},       {'`', '~', "Backquote", 192},
-    };
-    *shift = 0;
-    if (c >= 'a' && c <= 'z') {
-        snprintf(code, n, "Key%c", c - 32);
-        *vk = c - 32;
-        return;
-    }
-    if (c >= 'A' && c <= 'Z') {
-        snprintf(code, n, "Key%c", c);
-        *vk = c;
-        *shift = 1;
-        return;
-    }
-    if (c >= '0' && c <= '9') {
-        snprintf(code, n, "Digit%c", c);
-        *vk = c;
-        return;
-    }
-    if (c == ' ') {
-        snprintf(code, n, "Space");
-        *vk = 32;
-        return;
-    }
-    const char *sd = strchr(shifted_digits, c);
-    if (sd) {
-        snprintf(code, n, "Digit%d", (int)(sd - shifted_digits));
-        *vk = '0' + (int)(sd - shifted_digits);
-        *shift = 1;
-        return;
-    }
-    for (size_t i = 0; i < sizeof punct / sizeof punct[0]; i++) {
-        if (c == punct[i].plain || c == punct[i].shifted) {
-            snprintf(code, n, "%s", punct[i].code);
-            *vk = punct[i].vk;
-            *shift = c == punct[i].shifted;
-            return;
-        }
-    }
-    code[0] = '\0';
-    *vk = 0;
-}
-
 static cJSON *key_params(const char *type, const char *key, const char *code, int vk,
                          const char *text, int shift)
 {
@@ -127,7 +71,7 @@ static int key_calls(const motion_key *k, const char **methods, cJSON **params)
     if (k->len == 1 && c >= 0x20 && c < 0x7f) {
         char code[24];
         int vk, shift;
-        ascii_key(c, code, sizeof code, &vk, &shift);
+        cascade__ascii_key(c, code, sizeof code, &vk, &shift);
         methods[0] = methods[1] = DK;
         params[0] = key_params("keyDown", k->utf8, code, vk, k->utf8, shift);
         params[1] = key_params("keyUp", k->utf8, code, vk, NULL, shift);
@@ -288,6 +232,330 @@ static int same_but_format(const char *got, const char *want)
     }
 }
 
+/* One cascade_type call: what the steps below share. */
+typedef struct type_ctx {
+    cascade_hand *h;
+    const cascade_target *t;
+    const char *fid, *label;
+    int password;
+    cJSON *fld, *p;    /* the page half's field and probe replies (owned) */
+    const char *kind;  /* fld's kind: "input", "textarea", "editable", "other" */
+    int is_date;
+    int maxlen;        /* the field's maxlength, 0 = none */
+    int fixed_changed; /* the text fix rewrote the text (note says how) */
+    char note[96];
+    char *fixed, *got, *want, *before; /* owned */
+    int played;        /* key events went out: they may have acted */
+    int focused;       /* the field had focus before the keys */
+    int reached;       /* the keys reached the field (input events, a changed value) */
+    int entered;       /* a single-line field took an Enter: the page took the text */
+    motion_typing plan;
+} type_ctx;
+
+static void type_ctx_fini(type_ctx *c)
+{
+    motion_typing_fini(&c->plan);
+    base_free(c->fixed);
+    base_free(c->got);
+    base_free(c->want);
+    base_free(c->before);
+    cJSON_Delete(c->fld);
+    cJSON_Delete(c->p);
+}
+
+/* The field, as the page describes it; *stop with out's refusal when it
+ * is missing, disabled, read-only or not a text field. */
+static base_err read_field(type_ctx *c, cascade_result *out, int *stop, char *err)
+{
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    base_err e = cascade__call(c->h, c->fid, "field", a, 1, &c->fld, 10000, err);
+    if (e)
+        return e;
+    *stop = 1;
+    if (!cascade__bool(c->fld, "found")) {
+        cascade__msg(out, CASCADE_NOT_FOUND, "field %s was not found (take a fresh look)",
+                     c->label);
+        return BASE_OK;
+    }
+    c->kind = cascade__str(c->fld, "kind");
+    const char *type = cascade__str(c->fld, "type");
+    const char *dis = cascade__str(c->fld, "disabled");
+    if ((dis && dis[0]) || cascade__bool(c->fld, "readonly")) {
+        cascade__msg(out, CASCADE_DISABLED, "field %s is %s; nothing typed", c->label,
+                     dis && dis[0] ? dis : "read-only");
+        return BASE_OK;
+    }
+    if (c->kind && strcmp(c->kind, "other") == 0) {
+        cascade__msg(out, CASCADE_NOT_FOUND, "%s (%s) is not a text field", c->label,
+                     cascade__str(c->fld, "desc") ? cascade__str(c->fld, "desc") : "?");
+        cascade__alt(out, "point at the input, textarea or editable area itself");
+        return BASE_OK;
+    }
+    c->is_date = type && strcmp(type, "date") == 0;
+    /* The page reports maxlength; a value out of int range means none. */
+    if (base_num_to_int(cascade__num(c->fld, "maxlength", 0), INT_MIN, INT_MAX, &c->maxlen))
+        c->maxlen = 0;
+    *stop = 0;
+    return BASE_OK;
+}
+
+/* The text-fix pre-pass into c->fixed. */
+static base_err fix_text(type_ctx *c, const char *text, char *err)
+{
+    size_t cap = strlen(text) + 64;
+    c->fixed = base_malloc(cap);
+    if (!c->fixed)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    int fx = cascade_text_fix(text, cascade__str(c->fld, "type"), cascade__str(c->fld, "pattern"),
+                              cascade__str(c->fld, "placeholder"), c->fixed, cap, c->note,
+                              sizeof c->note);
+    if (fx < 0)
+        snprintf(c->fixed, cap, "%s", text);
+    c->fixed_changed = fx > 0;
+    return BASE_OK;
+}
+
+/* Focus by clicking, with the click's probe (covered fields are not typed
+ * into; *stop with out's refusal). Date editors are clicked on their first
+ * segment. Then `prepare` focuses (if the click did not) and selects the
+ * content so the text replaces it; c->before is the value then. */
+static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *err)
+{
+    cascade_hand *h = c->h;
+    base_point origin;
+    base_err e = cascade__frame_origin(h, c->t, c->fid, &origin, err);
+    if (e)
+        return e;
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    e = cascade__call(h, c->fid, "probe", a, 1, &c->p, h->o.settle_ms + 15000, err);
+    if (e)
+        return e;
+    const char *cov = cascade__str(c->p, "covered");
+    const char *inv = cascade__str(c->p, "invisible");
+    if (cov) {
+        *stop = 1;
+        cascade__msg(out, CASCADE_COVERED, "field %s is covered by %s", c->label, cov);
+        const cJSON *al;
+        cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(c->p, "alternatives"))
+        {
+            cascade__alt(out, "click %s at (%.0f,%.0f) to dismiss the cover",
+                         cascade__str(al, "desc") ? cascade__str(al, "desc") : "?",
+                         cascade__num(al, "x", 0) + origin.x, cascade__num(al, "y", 0) + origin.y);
+        }
+        return BASE_OK;
+    }
+    if (!(inv && inv[0])) {
+        base_point pt = {(float)cascade__num(c->p, "x", 0) + origin.x,
+                         (float)cascade__num(c->p, "y", 0) + origin.y};
+        const cJSON *rect = cJSON_GetObjectItemCaseSensitive(c->p, "rect");
+        if (c->is_date && rect)
+            pt.x = (float)cascade__num(rect, "x0", 0) + origin.x + 8;
+        e = cascade__press_at(h, pt, h->o.humanize, NULL, NULL, out, err);
+        if (e)
+            return e;
+    }
+    cJSON *prep = NULL;
+    a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON_AddBoolToObject(a, "clear", !c->is_date);
+    e = cascade__call(h, c->fid, "prepare", a, 1, &prep, 10000, err);
+    if (e)
+        return e;
+    c->focused = cascade__bool(prep, "focused");
+    const char *pv = cascade__str(prep, "value");
+    c->before = base_strdup(pv ? pv : "");
+    cJSON_Delete(prep);
+    if (!c->before)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    return BASE_OK;
+}
+
+/* Plans and plays the keys (tier 1's tried[] entry tr). A text that
+ * cannot be typed: BASE_EINVAL-like error with out's message set and
+ * *unplannable 1. */
+static base_err type_keys(type_ctx *c, cascade_try *tr, double t1, cascade_result *out,
+                          int *unplannable, char *err)
+{
+    cascade_hand *h = c->h;
+    char digits[32];
+    const char *to_type = c->fixed;
+    if (c->is_date) {
+        date_digits(c->fixed, digits, sizeof digits);
+        to_type = digits;
+    }
+    unsigned flags = 0;
+    if (c->password)
+        flags |= MOTION_TYPING_PASSWORD;
+    if (!h->o.typos || c->is_date)
+        flags |= MOTION_TYPING_NO_TYPOS;
+    char perr[BASE_ERRBUF_SIZE] = "";
+    base_err e = motion_plan_typing(to_type, strlen(to_type), flags, cascade__seed(h), &c->plan,
+                                    perr);
+    if (e) {
+        *unplannable = 1;
+        cascade__msg(out, CASCADE_ERROR, "cannot type this text: %s", perr);
+        return base_errf(err, e, "cascade_type: %s", perr);
+    }
+    if (c->focused) {
+        c->played = 1;
+        e = play(h, &c->plan, h->o.humanize, err);
+        if (e)
+            return e;
+    }
+    if (tr) {
+        tr->ms = base_monotime_ms() - t1;
+        snprintf(tr->outcome, sizeof tr->outcome, "%s %d chars%s, %d typo%s corrected",
+                 c->focused ? "typed" : "not focused, skipped", (int)strlen(to_type),
+                 c->password ? " (password)" : "", c->plan.n_typos,
+                 c->plan.n_typos == 1 ? "" : "s");
+    }
+    return BASE_OK;
+}
+
+/* Reads the value back and compares it with the text. A single-line field
+ * never holds a line break: Enter there submits (a todo list adds the item
+ * and clears the field), so the value is compared without it, and keys
+ * that reached the field (an input event, or any change of the value) with
+ * an Enter among them are the delivered action even when the page then
+ * cleared the field. *ok: the field holds the text. */
+static base_err verify(type_ctx *c, cascade_result *out, int *ok, char *err)
+{
+    int has_nl = strpbrk(c->fixed, "\r\n") != NULL;
+    int single_line = c->kind && strcmp(c->kind, "input") == 0;
+    c->want = base_strdup(c->fixed);
+    if (!c->want)
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    if (single_line) {
+        char *w = c->want;
+        for (const char *r = c->fixed; *r; r++)
+            if (*r != '\r' && *r != '\n')
+                *w++ = *r;
+        *w = '\0';
+    }
+    int inputs = 0;
+    base_err e = read_value(c->h, c->fid, c->t, &c->got, &inputs, err);
+    if (e)
+        return e;
+    c->reached = c->focused && (inputs > 0 || strcmp(c->got, c->before) != 0);
+    if (c->reached) {
+        out->delivered = 1; /* never typed a second time */
+        out->effects |= CASCADE_FX_VALUE;
+    }
+    *ok = eq_ws(c->got, c->want) || same_but_format(c->got, c->want) ||
+          (c->maxlen > 0 && strncmp(c->got, c->want, (size_t)c->maxlen) == 0 &&
+           (int)strlen(c->got) == c->maxlen);
+    c->entered = !*ok && has_nl && single_line && c->reached;
+    if (c->entered)
+        *ok = 1;
+    return BASE_OK;
+}
+
+/* The fallback when the keys did not land: the native value setter with
+ * input/change (a second tried[] entry, tier 3). *ok: the field holds the
+ * text now. */
+static base_err set_natively(type_ctx *c, cascade_result *out, int *ok, char *err)
+{
+    double t2 = base_monotime_ms();
+    cascade_try *t3 = cascade__try(out, 3);
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON_AddStringToObject(a, "value", c->want);
+    cJSON *sv = NULL;
+    base_err e = cascade__call(c->h, c->fid, "setValue", a, 1, &sv, 10000, err);
+    cJSON_Delete(sv);
+    if (e)
+        return e;
+    base_free(c->got);
+    c->got = NULL;
+    e = read_value(c->h, c->fid, c->t, &c->got, NULL, err);
+    if (e)
+        return e;
+    *ok = eq_ws(c->got, c->want);
+    if (*ok)
+        out->delivered = 1;
+    if (t3) {
+        t3->success = *ok;
+        t3->ms = base_monotime_ms() - t2;
+        snprintf(t3->outcome, sizeof t3->outcome,
+                 "keys did not land; value set natively + input/change%s",
+                 cascade__num(c->fld, "shadow", 0) > 0 ? " + change on shadow host" : "");
+    }
+    return BASE_OK;
+}
+
+/* The message of the verdict. */
+static void type_verdict(type_ctx *c, int ok, cascade_result *out)
+{
+    if (ok && c->entered) {
+        out->success = 1;
+        cascade__msg(out, CASCADE_OK, "typed into %s and pressed Enter (the page took the text: "
+                     "the field now holds %zu chars)", c->label, strlen(c->got));
+    } else if (ok) {
+        out->success = 1;
+        cascade__msg(out, CASCADE_OK, "typed into %s%s%s%s", c->label,
+                     c->fixed_changed ? " (" : "", c->fixed_changed ? c->note : "",
+                     c->fixed_changed ? ")" : "");
+    } else if (c->password) {
+        cascade__msg(out, CASCADE_NO_EFFECT,
+                     "the password field %s does not hold the typed text afterwards", c->label);
+    } else {
+        cascade__msg(out, CASCADE_NO_EFFECT, "%s holds \"%.80s\" instead of \"%.80s\"%s",
+                     c->label, c->got, c->want,
+                     c->reached ? " (the keys reached it; not typed again)" : "");
+        cascade__alt(out, "the field may reformat input: check its expected format");
+        cascade__alt(out, "take a fresh look: an autocomplete or mask may have changed it");
+    }
+}
+
+/* field → text fix → focus → keys → verify → fallback → commit → verdict;
+ * *stop when a step refused (out says why). */
+static base_err type_steps(type_ctx *c, const char *text, cascade_result *out, int *unplannable,
+                           char *err)
+{
+    int stop = 0, ok = 0;
+    base_err e = read_field(c, out, &stop, err);
+    if (e || stop)
+        return e;
+    e = fix_text(c, text, err);
+    if (e)
+        return e;
+    e = focus_field(c, out, &stop, err);
+    if (e || stop)
+        return e;
+    double t1 = base_monotime_ms();
+    cascade_try *tr = cascade__try(out, 1);
+    e = type_keys(c, tr, t1, out, unplannable, err);
+    if (e)
+        return e;
+    e = verify(c, out, &ok, err);
+    if (e)
+        return e;
+    if (tr)
+        tr->success = ok;
+    char domain[256];
+    cascade__domain(c->h, domain, sizeof domain);
+    int bot = c->h->learn && cascade_learnings_bot_protected(c->h->learn, domain);
+    if (!ok && !bot && !c->reached) {
+        e = set_natively(c, out, &ok, err);
+        if (e)
+            return e;
+    }
+    if (ok && cascade__num(c->fld, "shadow", 0) > 0 && !(out->n_tried > 1)) {
+        cJSON *a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+        cJSON *cv = NULL;
+        e = cascade__call(c->h, c->fid, "commit", a, 1, &cv, 10000, err);
+        cJSON_Delete(cv);
+        if (e)
+            return e;
+    }
+    type_verdict(c, ok, out);
+    return BASE_OK;
+}
+
 base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text, int password,
                       cascade_result *out, char *err)
 {
@@ -299,263 +567,25 @@ base_err cascade_type(cascade_hand *h, const cascade_target *t, const char *text
         return base_errf(err, BASE_EINVAL, "cascade_type: NULL hand, text or target xpath");
     }
     double t_start = base_monotime_ms();
-    const char *fid = t->frame_id ? t->frame_id : "";
-    const char *label = t->label && t->label[0] ? t->label : t->xpath;
-    char *fixed = NULL, *got = NULL, *want = NULL, *before = NULL;
-    int played = 0; /* key events went out: they may have acted */
-    motion_typing plan;
-    memset(&plan, 0, sizeof plan);
-    cJSON *fld = NULL, *p = NULL;
-    base_err e;
-
-    /* The field, as the page describes it. */
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
-    e = cascade__call(h, fid, "field", a, 1, &fld, 10000, err);
-    if (e)
-        goto transport;
-    if (!cascade__bool(fld, "found")) {
-        cascade__msg(out, CASCADE_NOT_FOUND, "field %s was not found (take a fresh look)", label);
-        goto done;
+    type_ctx c;
+    memset(&c, 0, sizeof c);
+    c.h = h;
+    c.t = t;
+    c.fid = t->frame_id ? t->frame_id : "";
+    c.label = t->label && t->label[0] ? t->label : t->xpath;
+    c.password = password;
+    int unplannable = 0;
+    base_err e = type_steps(&c, text, out, &unplannable, err);
+    if (e && !unplannable) {
+        if (c.played)
+            out->delivered = 1; /* never typed a second time by a caller's retry */
+        cascade__msg(out, CASCADE_ERROR, "typing into %s failed: %s", c.label,
+                     err && err[0] ? err : base_strerror(e));
     }
-    const char *kind = cascade__str(fld, "kind");
-    const char *type = cascade__str(fld, "type");
-    const char *dis = cascade__str(fld, "disabled");
-    if ((dis && dis[0]) || cascade__bool(fld, "readonly")) {
-        cascade__msg(out, CASCADE_DISABLED, "field %s is %s; nothing typed", label,
-                     dis && dis[0] ? dis : "read-only");
-        goto done;
-    }
-    if (kind && strcmp(kind, "other") == 0) {
-        cascade__msg(out, CASCADE_NOT_FOUND, "%s (%s) is not a text field", label,
-                     cascade__str(fld, "desc") ? cascade__str(fld, "desc") : "?");
-        cascade__alt(out, "point at the input, textarea or editable area itself");
-        goto done;
-    }
-    int is_date = type && strcmp(type, "date") == 0;
-
-    /* The text-fix pre-pass. */
-    size_t cap = strlen(text) + 64;
-    fixed = base_malloc(cap);
-    if (!fixed) {
-        e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-        goto transport;
-    }
-    char note[96];
-    int fx = cascade_text_fix(text, type, cascade__str(fld, "pattern"),
-                              cascade__str(fld, "placeholder"), fixed, cap, note, sizeof note);
-    if (fx < 0)
-        snprintf(fixed, cap, "%s", text);
-    /* The page reports maxlength; a value out of int range means none. */
-    int maxlen = 0;
-    if (base_num_to_int(cascade__num(fld, "maxlength", 0), INT_MIN, INT_MAX, &maxlen))
-        maxlen = 0;
-
-    /* Focus by clicking, with the click's probe (covered fields are not
-     * typed into). Date editors are clicked on their first segment. */
-    base_point origin;
-    e = cascade__frame_origin(h, t, fid, &origin, err);
-    if (e)
-        goto transport;
-    a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
-    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
-    e = cascade__call(h, fid, "probe", a, 1, &p, h->o.settle_ms + 15000, err);
-    if (e)
-        goto transport;
-    const char *cov = cascade__str(p, "covered");
-    const char *inv = cascade__str(p, "invisible");
-    if (cov) {
-        cascade__msg(out, CASCADE_COVERED, "field %s is covered by %s", label, cov);
-        const cJSON *al;
-        cJSON_ArrayForEach(al, cJSON_GetObjectItemCaseSensitive(p, "alternatives"))
-        {
-            cascade__alt(out, "click %s at (%.0f,%.0f) to dismiss the cover",
-                         cascade__str(al, "desc") ? cascade__str(al, "desc") : "?",
-                         cascade__num(al, "x", 0) + origin.x, cascade__num(al, "y", 0) + origin.y);
-        }
-        goto done;
-    }
-    double t1 = base_monotime_ms();
-    cascade_try *tr = cascade__try(out, 1);
-    if (!(inv && inv[0])) {
-        base_point pt = {(float)cascade__num(p, "x", 0) + origin.x,
-                         (float)cascade__num(p, "y", 0) + origin.y};
-        const cJSON *rect = cJSON_GetObjectItemCaseSensitive(p, "rect");
-        if (is_date && rect)
-            pt.x = (float)cascade__num(rect, "x0", 0) + origin.x + 8;
-        e = cascade__press_at(h, pt, h->o.humanize, NULL, NULL, out, err);
-        if (e)
-            goto transport;
-    }
-    cJSON *prep = NULL;
-    a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
-    cJSON_AddBoolToObject(a, "clear", !is_date);
-    e = cascade__call(h, fid, "prepare", a, 1, &prep, 10000, err);
-    if (e)
-        goto transport;
-    int focused = cascade__bool(prep, "focused");
-    const char *pv = cascade__str(prep, "value");
-    before = base_strdup(pv ? pv : "");
-    cJSON_Delete(prep);
-    if (!before) {
-        e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-        goto transport;
-    }
-
-    /* Type. */
-    char digits[32];
-    const char *to_type = fixed;
-    if (is_date) {
-        date_digits(fixed, digits, sizeof digits);
-        to_type = digits;
-    }
-    unsigned flags = 0;
-    if (password)
-        flags |= MOTION_TYPING_PASSWORD;
-    if (!h->o.typos || is_date)
-        flags |= MOTION_TYPING_NO_TYPOS;
-    char perr[BASE_ERRBUF_SIZE] = "";
-    e = motion_plan_typing(to_type, strlen(to_type), flags, cascade__seed(h), &plan, perr);
-    if (e) {
-        cascade__msg(out, CASCADE_ERROR, "cannot type this text: %s", perr);
-        base_errf(err, e, "cascade_type: %s", perr);
-        goto fail_ret;
-    }
-    if (focused) {
-        played = 1;
-        e = play(h, &plan, h->o.humanize, err);
-        if (e)
-            goto transport;
-    }
-    if (tr) {
-        tr->ms = base_monotime_ms() - t1;
-        snprintf(tr->outcome, sizeof tr->outcome, "%s %d chars%s, %d typo%s corrected",
-                 focused ? "typed" : "not focused, skipped", (int)strlen(to_type),
-                 password ? " (password)" : "", plan.n_typos, plan.n_typos == 1 ? "" : "s");
-    }
-
-    /* Verify; fall back to the native setter only when the keys did not
-     * land. A single-line field never holds a line break: Enter there
-     * submits (a todo list adds the item and clears the field), so the
-     * value is compared without it, and keys that reached the field (an
-     * input event, or any change of the value) with an Enter among them are
-     * the delivered action even when the page then cleared the field. */
-    int has_nl = strpbrk(fixed, "\r\n") != NULL;
-    int single_line = kind && strcmp(kind, "input") == 0;
-    want = base_strdup(fixed);
-    if (!want) {
-        e = base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-        goto transport;
-    }
-    if (single_line) {
-        char *w = want;
-        for (const char *r = fixed; *r; r++)
-            if (*r != '\r' && *r != '\n')
-                *w++ = *r;
-        *w = '\0';
-    }
-    int inputs = 0;
-    e = read_value(h, fid, t, &got, &inputs, err);
-    if (e)
-        goto transport;
-    int reached = focused && (inputs > 0 || strcmp(got, before) != 0);
-    if (reached) {
-        out->delivered = 1; /* never typed a second time */
-        out->effects |= CASCADE_FX_VALUE;
-    }
-    int ok = eq_ws(got, want) || same_but_format(got, want) ||
-             (maxlen > 0 && strncmp(got, want, (size_t)maxlen) == 0 && (int)strlen(got) == maxlen);
-    int entered = !ok && has_nl && single_line && reached;
-    if (entered)
-        ok = 1;
-    if (tr)
-        tr->success = ok;
-    char domain[256];
-    cascade__domain(h, domain, sizeof domain);
-    int bot = h->learn && cascade_learnings_bot_protected(h->learn, domain);
-    if (!ok && !bot && !reached) {
-        double t2 = base_monotime_ms();
-        cascade_try *t3 = cascade__try(out, 3);
-        a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "xpath", t->xpath);
-        cJSON_AddStringToObject(a, "value", want);
-        cJSON *sv = NULL;
-        e = cascade__call(h, fid, "setValue", a, 1, &sv, 10000, err);
-        cJSON_Delete(sv);
-        if (e)
-            goto transport;
-        base_free(got);
-        got = NULL;
-        e = read_value(h, fid, t, &got, NULL, err);
-        if (e)
-            goto transport;
-        ok = eq_ws(got, want);
-        if (ok)
-            out->delivered = 1;
-        if (t3) {
-            t3->success = ok;
-            t3->ms = base_monotime_ms() - t2;
-            snprintf(t3->outcome, sizeof t3->outcome,
-                     "keys did not land; value set natively + input/change%s",
-                     cascade__num(fld, "shadow", 0) > 0 ? " + change on shadow host" : "");
-        }
-    }
-    if (ok && cascade__num(fld, "shadow", 0) > 0 && !(out->n_tried > 1)) {
-        a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "xpath", t->xpath);
-        cJSON *cv = NULL;
-        e = cascade__call(h, fid, "commit", a, 1, &cv, 10000, err);
-        cJSON_Delete(cv);
-        if (e)
-            goto transport;
-    }
-    if (ok && entered) {
-        out->success = 1;
-        cascade__msg(out, CASCADE_OK, "typed into %s and pressed Enter (the page took the text: "
-                     "the field now holds %zu chars)", label, strlen(got));
-    } else if (ok) {
-        out->success = 1;
-        cascade__msg(out, CASCADE_OK, "typed into %s%s%s%s", label, fx > 0 ? " (" : "",
-                     fx > 0 ? note : "", fx > 0 ? ")" : "");
-    } else if (password) {
-        cascade__msg(out, CASCADE_NO_EFFECT,
-                     "the password field %s does not hold the typed text afterwards", label);
-    } else {
-        cascade__msg(out, CASCADE_NO_EFFECT, "%s holds \"%.80s\" instead of \"%.80s\"%s", label,
-                     got, want, reached ? " (the keys reached it; not typed again)" : "");
-        cascade__alt(out, "the field may reformat input: check its expected format");
-        cascade__alt(out, "take a fresh look: an autocomplete or mask may have changed it");
-    }
-    goto done;
-
-transport:
-    if (played)
-        out->delivered = 1; /* never typed a second time by a caller's retry */
-    cascade__msg(out, CASCADE_ERROR, "typing into %s failed: %s", label,
-                 err && err[0] ? err : base_strerror(e));
-fail_ret:
     out->ms = base_monotime_ms() - t_start;
-    motion_typing_fini(&plan);
-    base_free(fixed);
-    base_free(got);
-    base_free(want);
-    base_free(before);
-    cJSON_Delete(fld);
-    cJSON_Delete(p);
+    if (!e)
+        base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "type into %s: %s, %d bytes, %.1f ms", c.label,
+                 cascade_reason_name(out->reason), (int)strlen(text), out->ms);
+    type_ctx_fini(&c);
     return e;
-
-done:
-    out->ms = base_monotime_ms() - t_start;
-    base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "type into %s: %s, %d bytes, %.1f ms", label,
-             cascade_reason_name(out->reason), (int)strlen(text), out->ms);
-    motion_typing_fini(&plan);
-    base_free(fixed);
-    base_free(got);
-    base_free(want);
-    base_free(before);
-    cJSON_Delete(fld);
-    cJSON_Delete(p);
-    return BASE_OK;
 }

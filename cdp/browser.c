@@ -10,6 +10,7 @@
  */
 #include "cdp/browser.h"
 #include "cdp/browser_int.h"
+#include "cdp/console_int.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -61,6 +62,7 @@ struct cdp_page {
     char popups[POPUP_RING][64];
     uint64_t npopups;
     int adopted; /* cdp_page_adopt: close detaches, the tab stays */
+    cdp__console *console; /* console errors, exceptions, failed requests (cdp/console.c) */
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -217,9 +219,12 @@ static void ignore_reply(base_err e, const cJSON *result, const char *msg, void 
 static cJSON *auto_attach_params(void)
 {
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddBoolToObject(pa, "autoAttach", 1);
-    cJSON_AddBoolToObject(pa, "waitForDebuggerOnStart", 1);
-    cJSON_AddBoolToObject(pa, "flatten", 1);
+    if (!pa || !cJSON_AddBoolToObject(pa, "autoAttach", 1) ||
+        !cJSON_AddBoolToObject(pa, "waitForDebuggerOnStart", 1) ||
+        !cJSON_AddBoolToObject(pa, "flatten", 1)) {
+        cJSON_Delete(pa); /* NULL, never a partial command: callers check */
+        return NULL;
+    }
     return pa;
 }
 
@@ -258,8 +263,12 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
          * OOPIFs), then let it run: it was paused waiting for us. */
         cdp_call_async(p->conn, child, "Page.enable", NULL, 10000, ignore_reply, NULL);
         cdp_call_async(p->conn, child, "Runtime.enable", NULL, 10000, ignore_reply, NULL);
-        cdp_call_async(p->conn, child, "Target.setAutoAttach", auto_attach_params(), 10000,
-                       ignore_reply, NULL);
+        cdp_call_async(p->conn, child, "Log.enable", NULL, 10000, ignore_reply, NULL);
+        cJSON *aa = auto_attach_params();
+        if (aa)
+            cdp_call_async(p->conn, child, "Target.setAutoAttach", aa, 10000, ignore_reply, NULL);
+        else /* its nested out-of-process frames will not be tracked */
+            base_log(BASE_LOG_CDP, BASE_LOG_WARN, "iframe session %s: out of memory", child);
     }
     /* Workers and other targets are resumed and otherwise ignored. */
     cdp_call_async(p->conn, child, "Runtime.runIfWaitingForDebugger", NULL, 10000, ignore_reply,
@@ -331,9 +340,15 @@ static void on_dialog(cdp_page *p, const char *sid, const cJSON *params)
     p->ndialogs++;
     pthread_mutex_unlock(&p->mu);
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddBoolToObject(pa, "accept", d.accepted);
-    if (d.accepted && strcmp(d.type, "prompt") == 0)
-        cJSON_AddStringToObject(pa, "promptText", d.prompt_text);
+    if (!pa || !cJSON_AddBoolToObject(pa, "accept", d.accepted) ||
+        (d.accepted && strcmp(d.type, "prompt") == 0 &&
+         !cJSON_AddStringToObject(pa, "promptText", d.prompt_text))) {
+        /* Out of memory: no answer rather than a wrong one (accepting a
+         * prompt without its text); the dialog stays up and says so. */
+        cJSON_Delete(pa);
+        base_log(BASE_LOG_CDP, BASE_LOG_WARN, "%s dialog left open: out of memory", d.type);
+        return;
+    }
     cdp_call_async(p->conn, sid, "Page.handleJavaScriptDialog", pa, 10000, ignore_reply, NULL);
     /* The text stays out of the log at info level (a page may echo what was
      * typed); the runner's records carry it, scrubbed of secrets. */
@@ -378,6 +393,8 @@ static void on_event(const char *sid, const char *method, const cJSON *params, v
     pthread_mutex_lock(&p->mu);
     int mine = owns_session_locked(p, sid);
     pthread_mutex_unlock(&p->mu);
+    if (mine)
+        cdp__console_on_event(p->console, method, params);
     if (!mine) {
         /* Browser-level notices: our target crashed or went away, or it
          * opened a tab. */
@@ -518,14 +535,22 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
      * closed, and which tabs it opened (Target.targetCreated.openerId). The
      * flag is browser-wide and idempotent. */
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddBoolToObject(pa, "discover", 1);
+    if (!pa || !cJSON_AddBoolToObject(pa, "discover", 1)) {
+        cJSON_Delete(pa);
+        e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+        goto fail;
+    }
     if ((e = cdp_call(p->conn, NULL, "Target.setDiscoverTargets", pa, NULL, 10000, err)))
         goto fail;
     if (target) {
         snprintf(p->target_id, sizeof p->target_id, "%s", target);
     } else {
         pa = cJSON_CreateObject();
-        cJSON_AddStringToObject(pa, "url", "about:blank");
+        if (!pa || !cJSON_AddStringToObject(pa, "url", "about:blank")) {
+            cJSON_Delete(pa);
+            e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+            goto fail;
+        }
         if ((e = cdp_call(p->conn, NULL, "Target.createTarget", pa, &res, 10000, err)))
             goto fail;
         const char *tid = jstr(res, "targetId");
@@ -539,6 +564,7 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
         res = NULL;
     }
 
+    p->console = cdp__console_create(); /* before the events that fill it */
     /* Subscribe before attaching so no event of the new session is missed. */
     p->sub = cdp_subscribe(p->conn, NULL, NULL, on_event, p);
     if (p->sub < 0) {
@@ -546,8 +572,12 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
         goto fail;
     }
     pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "targetId", p->target_id);
-    cJSON_AddBoolToObject(pa, "flatten", 1);
+    if (!pa || !cJSON_AddStringToObject(pa, "targetId", p->target_id) ||
+        !cJSON_AddBoolToObject(pa, "flatten", 1)) {
+        cJSON_Delete(pa);
+        e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+        goto fail;
+    }
     if ((e = cdp_call(p->conn, NULL, "Target.attachToTarget", pa, &res, 10000, err)))
         goto fail;
     const char *sid = jstr(res, "sessionId");
@@ -565,22 +595,33 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
         goto fail;
     if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
         goto fail;
+    /* The browser's own reports (failed requests, CSP) for the console ring. */
+    if ((e = cdp_call(p->conn, p->session, "Log.enable", NULL, NULL, 10000, err)))
+        goto fail;
     if (adopt) {
         /* Not ours: no Emulation call, the tab keeps what it has. */
         if ((e = measure_viewport(p, &p->opts, err)))
             goto fail;
     } else {
         pa = cJSON_CreateObject();
-        cJSON_AddNumberToObject(pa, "width", p->opts.width);
-        cJSON_AddNumberToObject(pa, "height", p->opts.height);
-        cJSON_AddNumberToObject(pa, "deviceScaleFactor", p->opts.scale);
-        cJSON_AddBoolToObject(pa, "mobile", p->opts.mobile);
+        if (!pa || !cJSON_AddNumberToObject(pa, "width", p->opts.width) ||
+            !cJSON_AddNumberToObject(pa, "height", p->opts.height) ||
+            !cJSON_AddNumberToObject(pa, "deviceScaleFactor", p->opts.scale) ||
+            !cJSON_AddBoolToObject(pa, "mobile", p->opts.mobile)) {
+            cJSON_Delete(pa);
+            e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+            goto fail;
+        }
         if ((e = cdp_call(p->conn, p->session, "Emulation.setDeviceMetricsOverride", pa, NULL,
                           10000, err)))
             goto fail;
     }
-    if ((e = cdp_call(p->conn, p->session, "Target.setAutoAttach", auto_attach_params(), NULL,
-                      10000, err)))
+    pa = auto_attach_params();
+    if (!pa) {
+        e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+        goto fail;
+    }
+    if ((e = cdp_call(p->conn, p->session, "Target.setAutoAttach", pa, NULL, 10000, err)))
         goto fail;
     if ((e = cdp_call(p->conn, p->session, "Page.getFrameTree", NULL, &res, 10000, err)))
         goto fail;
@@ -611,17 +652,27 @@ void cdp_page_close(cdp_page *p)
     if (p->adopted && p->session[0] && cdp_conn_alive(p->conn)) {
         /* Not ours to close: detach our session, the tab lives on. */
         cJSON *pa = cJSON_CreateObject();
-        cJSON_AddStringToObject(pa, "sessionId", p->session);
-        cdp_call(p->conn, NULL, "Target.detachFromTarget", pa, NULL, 5000, NULL);
+        if (pa && cJSON_AddStringToObject(pa, "sessionId", p->session))
+            cdp_call(p->conn, NULL, "Target.detachFromTarget", pa, NULL, 5000, NULL);
+        else
+            cJSON_Delete(pa);
     } else if (!p->adopted && p->target_id[0] && cdp_conn_alive(p->conn)) {
         /* A dead page's tab may still exist (a crashed or frozen renderer):
          * close it too, but do not wait long on a browser busy with it. */
         cJSON *pa = cJSON_CreateObject();
-        cJSON_AddStringToObject(pa, "targetId", p->target_id);
-        cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, dead ? 1000 : 5000, NULL);
+        if (pa && cJSON_AddStringToObject(pa, "targetId", p->target_id))
+            cdp_call(p->conn, NULL, "Target.closeTarget", pa, NULL, dead ? 1000 : 5000, NULL);
+        else
+            cJSON_Delete(pa);
     }
+    cdp__console_destroy(p->console);
     pthread_mutex_destroy(&p->mu);
     base_free(p);
+}
+
+cdp__console *cdp__page_console(cdp_page *p)
+{
+    return p->console;
 }
 
 /* 1 when url's scheme is one fovea navigates to. javascript: would run
@@ -697,7 +748,11 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
     if (e)
         return base_errf(err, e, "cdp: cannot wait for the load event");
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "url", url);
+    if (!pa || !cJSON_AddStringToObject(pa, "url", url)) {
+        cJSON_Delete(pa);
+        cdp_waiter_destroy(w);
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    }
     cJSON *res = NULL;
     e = cdp_call(p->conn, p->session, "Page.navigate", pa, &res, timeout_ms, err);
     if (e) {
@@ -799,7 +854,13 @@ base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, 
     if (value) {
         cJSON *r = cJSON_GetObjectItemCaseSensitive(res, "result");
         cJSON *v = r ? cJSON_DetachItemFromObjectCaseSensitive(r, "value") : NULL;
-        *value = v ? v : cJSON_CreateNull();
+        if (!v)
+            v = cJSON_CreateNull();
+        if (!v) {
+            cJSON_Delete(res);
+            return base_errf(err, BASE_ENOMEM, "evaluate: out of memory");
+        }
+        *value = v;
     }
     cJSON_Delete(res);
     return BASE_OK;
@@ -890,6 +951,14 @@ void cdp_page_fail(cdp_page *p, base_err e, const char *why)
 {
     if (p && e != BASE_OK)
         fail_page(p, e, why ? why : base_strerror(e));
+}
+
+int cdp_page_owns_session(cdp_page *p, const char *sid)
+{
+    pthread_mutex_lock(&p->mu);
+    int mine = owns_session_locked(p, sid);
+    pthread_mutex_unlock(&p->mu);
+    return mine;
 }
 
 base_err cdp_page_dialog_next(cdp_page *p, int accept, const char *prompt_text,
@@ -1046,7 +1115,10 @@ base_err cdp_page_adopt(cdp_browser *b, const char *target_id, cdp_page **out, c
     /* Check the target first: attaching to a worker or an iframe target
      * would give a session without a Page domain. */
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "targetId", target_id);
+    if (!pa || !cJSON_AddStringToObject(pa, "targetId", target_id)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    }
     cJSON *res = NULL;
     base_err e = cdp_call(b->conn, NULL, "Target.getTargetInfo", pa, &res, 10000, err);
     if (e == BASE_EREMOTE)

@@ -144,6 +144,12 @@ base_err cdp_page_status(cdp_page *p, char *why, size_t n);
  * wins. Any thread. */
 void cdp_page_fail(cdp_page *p, base_err e, const char *why);
 
+/* Purpose: 1 when events of session sid belong to p (its own session or
+ * one of its out-of-process iframes'), for watchers that subscribe to all
+ * events of the connection (cdp/netwatch.h). Thread: any, event callbacks
+ * included. Errors: none; NULL sid is 0. */
+int cdp_page_owns_session(cdp_page *p, const char *sid);
+
 /* ---- JavaScript dialogs ----
  * Every page answers Page.javascriptDialogOpening on its sessions at once,
  * so a dialog never blocks the page or fovea: by default alert and

@@ -73,7 +73,10 @@ int cdp_close_opened_tabs(int timeout_ms)
         int64_t left_ms = (deadline - base_monotime()) / 1000;
         if (left_ms > 0 && cdp_conn_alive(t->conn)) {
             cJSON *pa = cJSON_CreateObject();
-            cJSON_AddStringToObject(pa, "targetId", t->target_id);
+            if (!pa || !cJSON_AddStringToObject(pa, "targetId", t->target_id)) {
+                cJSON_Delete(pa);
+                continue;
+            }
             if (cdp_call(t->conn, NULL, "Target.closeTarget", pa, NULL, (int)left_ms, NULL) ==
                 BASE_OK)
                 closed++;

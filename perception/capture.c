@@ -77,23 +77,27 @@ base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_
     cJSON *pa = cJSON_CreateObject();
     if (!pa)
         return base_errf(err, BASE_ENOMEM, "capture: out of memory");
-    cJSON_AddStringToObject(pa, "format", f == PERC_FMT_JPEG ? "jpeg" : "png");
-    if (f == PERC_FMT_JPEG)
-        cJSON_AddNumberToObject(pa, "quality", quality);
-    if (ofs)
-        cJSON_AddBoolToObject(pa, "optimizeForSpeed", 1);
-    cJSON_AddBoolToObject(pa, "fromSurface", 1);
+    /* Complete or not sent: a request that lost its format or clip would
+     * return another picture than the one asked for. */
+    int ok = cJSON_AddStringToObject(pa, "format", f == PERC_FMT_JPEG ? "jpeg" : "png") &&
+             (f != PERC_FMT_JPEG || cJSON_AddNumberToObject(pa, "quality", quality)) &&
+             (!ofs || cJSON_AddBoolToObject(pa, "optimizeForSpeed", 1)) &&
+             cJSON_AddBoolToObject(pa, "fromSurface", 1);
     if (o->use_clip) {
         if (base_rect_empty(o->clip)) {
             cJSON_Delete(pa);
             return base_errf(err, BASE_EINVAL, "capture: clip rectangle is empty");
         }
-        cJSON *clip = cJSON_AddObjectToObject(pa, "clip");
-        cJSON_AddNumberToObject(clip, "x", o->clip.x0);
-        cJSON_AddNumberToObject(clip, "y", o->clip.y0);
-        cJSON_AddNumberToObject(clip, "width", base_rect_w(o->clip));
-        cJSON_AddNumberToObject(clip, "height", base_rect_h(o->clip));
-        cJSON_AddNumberToObject(clip, "scale", 1);
+        cJSON *clip = ok ? cJSON_AddObjectToObject(pa, "clip") : NULL;
+        ok = clip && cJSON_AddNumberToObject(clip, "x", o->clip.x0) &&
+             cJSON_AddNumberToObject(clip, "y", o->clip.y0) &&
+             cJSON_AddNumberToObject(clip, "width", base_rect_w(o->clip)) &&
+             cJSON_AddNumberToObject(clip, "height", base_rect_h(o->clip)) &&
+             cJSON_AddNumberToObject(clip, "scale", 1);
+    }
+    if (!ok) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "capture: out of memory");
     }
     double t0 = base_monotime_ms();
     int timeout = o->timeout_ms > 0 ? o->timeout_ms : 10000;

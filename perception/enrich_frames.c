@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "base/num.h"
 #include "base/utf8.h"
+#include "cdp/frames.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
 
@@ -210,32 +211,17 @@ static base_err eval_pass(cdp_page *page, const char *session, int context, cons
     return BASE_OK;
 }
 
-/* cdp_call of method with {"frameId": fid} (and "worldName": world when
- * world is not NULL) on session. */
-static base_err frame_call(cdp_page *page, const char *session, const char *method, const char *fid,
-                           const char *world, cJSON **res, char *err)
-{
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid) ||
-        (world && !cJSON_AddStringToObject(pa, "worldName", world))) {
-        cJSON_Delete(pa);
-        return base_errf(err, BASE_ENOMEM, "enrich: out of memory");
-    }
-    return cdp_call(cdp_page_conn(page), session, method, pa, res, EF_FRAME_TIMEOUT_MS, err);
-}
-
 /* Looks up frame_id's <iframe> element in its parent's session and keeps a
  * remote reference to it (object group EF_GROUP, released at the end). */
 static base_err owner_of(probe_run *r, const char *session, const char *frame_id, char *obj,
                          size_t cap, char *err)
 {
     cdp_page *page = r->page;
-    cJSON *res = NULL;
-    base_err e = frame_call(page, session, "DOM.getFrameOwner", frame_id, NULL, &res, err);
+    int backend = 0;
+    base_err e = cdp_frame_owner_node(page, session, frame_id, EF_FRAME_TIMEOUT_MS, &backend, err);
     if (e)
         return e;
-    double backend = num(res, "backendNodeId", -1);
-    cJSON_Delete(res);
+    cJSON *res = NULL;
     cJSON *pa = cJSON_CreateObject();
     if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", backend) ||
         !cJSON_AddStringToObject(pa, "objectGroup", EF_GROUP)) {
@@ -302,23 +288,6 @@ static base_err call_owner(cdp_page *page, const pass *q, cJSON *rects, cJSON **
     base_err e = cdp_call(cdp_page_conn(page), q->owner_session, "Runtime.callFunctionOn", pa, &res,
                           EF_FRAME_TIMEOUT_MS, err);
     return e ? e : reply_json(res, out, err);
-}
-
-/* A fresh reference to the isolated world of frame fid (Chromium keeps one
- * world per name and frame, so repeated probes reuse it). */
-static base_err isolated_world(cdp_page *page, const char *session, const char *fid, int *ctx,
-                               char *err)
-{
-    cJSON *res = NULL;
-    base_err e = frame_call(page, session, "Page.createIsolatedWorld", fid, EF_GROUP, &res, err);
-    if (e)
-        return e;
-    int id = perc__json_int(res, "executionContextId", 0, 1, 0x7fffffff);
-    cJSON_Delete(res);
-    if (id <= 0)
-        return base_errf(err, BASE_EPROTO, "enrich: Page.createIsolatedWorld gave no context");
-    *ctx = id;
-    return BASE_OK;
 }
 
 /* Appends pass q's map entries as slots in q's viewport. */
@@ -454,7 +423,10 @@ static base_err place_frame(probe_run *r, int i, int pi, const char *arg, char *
         return BASE_OK;
     }
     if (!f->oopif) {
-        e = isolated_world(r->page, f->session, f->id, &q->context, e2);
+        /* Chromium keeps one world per name and frame, so repeated probes
+         * reuse it. */
+        e = cdp_frame_isolated_world(r->page, f->session, f->id, EF_GROUP, EF_FRAME_TIMEOUT_MS,
+                                     &q->context, e2);
         if (e) {
             skip_frame(r, i, e2);
             return e == BASE_ENOMEM ? base_errf(err, e, "%s", e2) : BASE_OK;

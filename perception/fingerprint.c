@@ -115,9 +115,10 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
     /* Every later document of the page's session (its main frame and the
      * in-process iframes) gets the observer before any page script runs. */
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    if (!pa || !cJSON_AddStringToObject(pa, "source", (const char *)fovea_js_fp_observer)) {
+        cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
-    cJSON_AddStringToObject(pa, "source", (const char *)fovea_js_fp_observer);
+    }
     base_err e = cdp_page_call(page, "Page.addScriptToEvaluateOnNewDocument", pa, NULL,
                                FP_TIMEOUT_MS, err);
     if (e)
@@ -139,9 +140,10 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
         if (!fr[i].oopif)
             continue;
         cJSON *sp = cJSON_CreateObject();
-        if (!sp)
+        if (!sp || !cJSON_AddStringToObject(sp, "source", (const char *)fovea_js_fp_observer)) {
+            cJSON_Delete(sp);
             return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
-        cJSON_AddStringToObject(sp, "source", (const char *)fovea_js_fp_observer);
+        }
         char ferr[BASE_ERRBUF_SIZE] = "";
         if (cdp_call(cdp_page_conn(page), fr[i].session, "Page.addScriptToEvaluateOnNewDocument",
                      sp, NULL, FP_TIMEOUT_MS, ferr))

@@ -22,6 +22,9 @@ extern const size_t fovea_js_enrich_len;
 /* the live snapper probe (probe.c) */
 extern const unsigned char fovea_js_snap_probe[];
 extern const size_t fovea_js_snap_probe_len;
+/* the procedural click's check of the epoch's element (procedural.c) */
+extern const unsigned char fovea_js_snap_epoch[];
+extern const size_t fovea_js_snap_epoch_len;
 /* CSS selector -> fovea xpath and frame chain (`fovea record`) */
 extern const unsigned char fovea_js_snap_locate[];
 extern const size_t fovea_js_snap_locate_len;

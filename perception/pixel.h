@@ -116,11 +116,6 @@ void perc_pixel_config_init(perc_pixel_config *c);
  * Errors: BASE_ENOMEM, the OCR pool's errors. */
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);
 
-/* Purpose: a provider by name: "dom", "openai" (configured from the
- * environment, see perc_openai_config_from_env) or "pixel". Thread: any.
- * Errors: BASE_EINVAL (unknown name, listing the known ones), the provider's. */
-base_err perc_vision_create_named(const char *name, perc_vision **out, char *err);
-
 /* Purpose: d's boxes as Set-of-Marks marks (labels copied; free with
  * perc_marks_free). Thread: any. Errors: BASE_EINVAL, BASE_ENOMEM; *marks
  * untouched on failure. */

@@ -36,6 +36,7 @@
 #include "base/log.h"
 #include "base/num.h"
 #include "base/utf8.h"
+#include "cdp/frames.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
 
@@ -390,12 +391,14 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cdp_conn *conn = cdp_page_conn(page);
     char err[BASE_ERRBUF_SIZE] = "";
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    /* Without its contextId the evaluate would read the main world's table. */
+    if (!pa ||
+        !cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]") ||
+        !cJSON_AddStringToObject(pa, "objectGroup", "fovea-late") ||
+        (context_id && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
+        cJSON_Delete(pa);
         return;
-    cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]");
-    cJSON_AddStringToObject(pa, "objectGroup", "fovea-late");
-    if (context_id)
-        cJSON_AddNumberToObject(pa, "contextId", context_id);
+    }
     cJSON *res = NULL;
     if (cdp_call(conn, sid, "Runtime.evaluate", pa, &res, PROBE_TIMEOUT_MS, err))
         return;
@@ -404,9 +407,12 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cJSON *props = NULL;
     if (oid) {
         cJSON *gp = cJSON_CreateObject();
+        if (gp && (!cJSON_AddStringToObject(gp, "objectId", oid) ||
+                   !cJSON_AddBoolToObject(gp, "ownProperties", 1))) {
+            cJSON_Delete(gp);
+            gp = NULL;
+        }
         if (gp) {
-            cJSON_AddStringToObject(gp, "objectId", oid);
-            cJSON_AddBoolToObject(gp, "ownProperties", 1);
             if (cdp_call(conn, sid, "Runtime.getProperties", gp, &props, PROBE_TIMEOUT_MS, err))
                 props = NULL;
         }
@@ -429,9 +435,10 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
         if (!eo || asked++ >= PROBE_MAX_ASK)
             continue;
         cJSON *lp = cJSON_CreateObject();
-        if (!lp)
+        if (!lp || !cJSON_AddStringToObject(lp, "objectId", eo)) {
+            cJSON_Delete(lp);
             break;
-        cJSON_AddStringToObject(lp, "objectId", eo);
+        }
         cJSON *lr = NULL;
         if (cdp_call(conn, sid, "DOMDebugger.getEventListeners", lp, &lr, PROBE_TIMEOUT_MS, err))
             continue;
@@ -449,10 +456,10 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     cJSON_Delete(props);
     cJSON_Delete(res);
     cJSON *rg = cJSON_CreateObject();
-    if (rg) {
-        cJSON_AddStringToObject(rg, "objectGroup", "fovea-late");
+    if (rg && cJSON_AddStringToObject(rg, "objectGroup", "fovea-late"))
         cdp_call(conn, sid, "Runtime.releaseObjectGroup", rg, NULL, PROBE_TIMEOUT_MS, err);
-    }
+    else
+        cJSON_Delete(rg);
 }
 
 /* Evaluates the probe script on `session` (context_id as for evaluate) for
@@ -561,63 +568,6 @@ base_err perc_probe_box(cdp_page *page, const char *session, base_rect box, perc
 
 /* ---- frames ------------------------------------------------------------------ */
 
-static base_rect quad_bbox(const cJSON *q)
-{
-    base_rect r = {0, 0, 0, 0};
-    if (!cJSON_IsArray(q) || cJSON_GetArraySize(q) != 8)
-        return r;
-    float v[8];
-    int k = 0;
-    const cJSON *x;
-    cJSON_ArrayForEach(x, q)
-    {
-        double d;
-        if (!get_num(x, &d))
-            return (base_rect){0, 0, 0, 0};
-        v[k++] = (float)d;
-    }
-    r.x0 = fminf(fminf(v[0], v[2]), fminf(v[4], v[6]));
-    r.x1 = fmaxf(fmaxf(v[0], v[2]), fmaxf(v[4], v[6]));
-    r.y0 = fminf(fminf(v[1], v[3]), fminf(v[5], v[7]));
-    r.y1 = fmaxf(fmaxf(v[1], v[3]), fmaxf(v[5], v[7]));
-    return r;
-}
-
-/* Content box of the element owning frame fid, in the viewport px of the
- * document of session; 0 when fid is not a child of that document. */
-static int owner_content(cdp_page *page, const char *session, const char *fid, base_rect *content)
-{
-    cdp_conn *conn = cdp_page_conn(page);
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid)) {
-        cJSON_Delete(pa);
-        return 0;
-    }
-    cJSON *res = NULL;
-    if (cdp_call(conn, session, "DOM.getFrameOwner", pa, &res, PROBE_TIMEOUT_MS, NULL))
-        return 0;
-    int node = 0;
-    int ok = get_int(cJSON_GetObjectItemCaseSensitive(res, "backendNodeId"), 1, 0x7fffffff, &node);
-    cJSON_Delete(res);
-    if (!ok)
-        return 0;
-    pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", node)) {
-        cJSON_Delete(pa);
-        return 0;
-    }
-    res = NULL;
-    if (cdp_call(conn, session, "DOM.getBoxModel", pa, &res, PROBE_TIMEOUT_MS, NULL))
-        return 0;
-    const cJSON *model = cJSON_GetObjectItemCaseSensitive(res, "model");
-    base_rect c = quad_bbox(cJSON_GetObjectItemCaseSensitive(model, "content"));
-    cJSON_Delete(res);
-    if (base_rect_empty(c))
-        return 0;
-    *content = c;
-    return 1;
-}
-
 /* Finds the child frame of session's document whose owner's content box
  * starts at `origin` (that document's viewport px): an out-of-process one
  * when oopif, else one sharing the session. Fills *out and *content. */
@@ -645,7 +595,8 @@ static int find_frame(cdp_page *page, const char *session, base_point origin, in
                 skip = strcmp(fr[j].session, session) != 0;
         }
         base_rect c;
-        if (skip || !owner_content(page, session, fr[k].id, &c))
+        if (skip || cdp_frame_owner_box(page, session, fr[k].id, PROBE_TIMEOUT_MS, &c, NULL) ||
+            base_rect_empty(c))
             continue;
         float d = fmaxf(fabsf(c.x0 - origin.x), fabsf(c.y0 - origin.y));
         if (d < best_d) {
@@ -660,26 +611,6 @@ static int find_frame(cdp_page *page, const char *session, base_point origin, in
     }
     base_free(fr);
     return best >= 0;
-}
-
-/* A fresh isolated world in frame fid of session's process, for frames the
- * main-world script cannot enter; 0 on failure. */
-static int isolated_world(cdp_page *page, const char *session, const char *fid, int *context_id)
-{
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid) ||
-        !cJSON_AddStringToObject(pa, "worldName", "fovea_snap_probe")) {
-        cJSON_Delete(pa);
-        return 0;
-    }
-    cJSON *res = NULL;
-    if (cdp_call(cdp_page_conn(page), session, "Page.createIsolatedWorld", pa, &res,
-                 PROBE_TIMEOUT_MS, NULL))
-        return 0;
-    int ok = get_int(cJSON_GetObjectItemCaseSensitive(res, "executionContextId"), 1, 0x7fffffff,
-                     context_id);
-    cJSON_Delete(res);
-    return ok;
 }
 
 /* ---- snapping ------------------------------------------------------------- */
@@ -855,7 +786,8 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
                 /* An in-process frame the script could not enter (an opaque
                  * origin, e.g. a sandbox): probe it in an isolated world. */
                 if (!got && find_frame(page, ls, o, 0, &f, &cb)) {
-                    got = isolated_world(page, ls, f.id, &ctx);
+                    got = !cdp_frame_isolated_world(page, ls, f.id, "fovea_snap_probe",
+                                                   PROBE_TIMEOUT_MS, &ctx, NULL);
                     copy_utf8(f.session, sizeof f.session, l->session);
                 }
                 if (got || base_monotime_ms() - t0 > PROBE_FRAME_WAIT_MS)

@@ -37,6 +37,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/json_alloc.h"
 #include "base/num.h"
 #include "base/log.h"
 #include "base/utf8.h"
@@ -1916,7 +1917,15 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
         const char *u = cJSON_IsNumber(url) ? str_at(&c->ses[0], json_int(url, -1)) : "";
         const cdp_page_opts *po = cdp_page_viewport(page);
         double dsf = po && po->scale > 0 ? po->scale : 1.0;
+        /* to_json adds members unchecked: a failed allocation while it ran
+         * means a node or field may be missing, and a snapshot that silently
+         * lacks one would replay as another page. */
+        unsigned long fails0 = base_alloc_thread_failures();
         cJSON *j = to_json(c, u, vw, vh, dsf, c->docs[0].scroll_x, c->docs[0].scroll_y);
+        if (j && base_alloc_thread_failures() != fails0) {
+            cJSON_Delete(j);
+            j = NULL;
+        }
         if (!j)
             e = base_errf(err, BASE_ENOMEM, "snapshot: out of memory");
         else
@@ -2166,9 +2175,14 @@ base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, c
     char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
     base_json_fix_surrogates(json, len, &fx);
     cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
+    if (!root) {
+        /* cJSON says NULL for both bad text and no memory: tell them apart. */
+        char why[BASE_ERRBUF_SIZE] = "";
+        base_err pe = base_json_parse_error(fx ? fx : json, len, why);
+        base_free(fx);
+        return base_errf(err, pe, "snapshot: %s", pe == BASE_ENOMEM ? why : "not valid JSON");
+    }
     base_free(fx);
-    if (!root)
-        return base_errf(err, BASE_EPROTO, "snapshot: not valid JSON");
     base_err e = perc_snapshot_load(root, out, err);
     cJSON_Delete(root);
     return e;

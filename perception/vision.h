@@ -134,6 +134,14 @@ void perc_openai_config_init(perc_openai_config *c);
 base_err perc_openai_config_from_env(perc_openai_config *c, char *err);
 base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **out, char *err);
 
+/* Purpose: the provider called name: "dom", "pixel" (perception/pixel.h),
+ * or "openai" configured from the environment (perc_openai_config_from_env). The one place a provider is
+ * chosen by name (fovea run, overlay, the session). Ownership: *out is the
+ * caller's. Thread: any. Errors: BASE_EINVAL naming the known providers,
+ * the provider's own (BASE_ENOTFOUND: openai without a base URL). Defined in
+ * perception/vision_named.c. */
+base_err perc_vision_create_named(const char *name, perc_vision **out, char *err);
+
 /* Purpose: DOM enrichment of boxes (in place) from the live page: nearest
  * interactive element per box (dom_index into *map), aria-expanded, active
  * state, aria-labelledby text, parent expand control; a box holding a chip

@@ -48,7 +48,7 @@
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "base/http.h"
 #include "base/log.h"
 #include "base/rng.h"
 #include "perception/model_json.h"

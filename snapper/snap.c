@@ -91,6 +91,8 @@ const char *snap_phase_name(snap_phase p)
         return "A-alt";
     case SNAP_PHASE_B:
         return "B";
+    case SNAP_PHASE_P:
+        return "P";
     default:
         return "-";
     }

@@ -126,9 +126,11 @@ typedef enum snap_phase {
     SNAP_PHASE_A,        /* pinpoint: the centre hit a label-matching element */
     SNAP_PHASE_A_ALT,    /* the centre hit an iframe: re-probe inside it */
     SNAP_PHASE_B,        /* grid scan with the chevron tiebreaker */
+    SNAP_PHASE_P,        /* procedural: the vision epoch's element, verified in place
+                            (perception/procedural.h), no box probe */
 } snap_phase;
 
-/* Purpose: short names for traces and tables: "A", "A-alt", "B", "-"; and
+/* Purpose: short names for traces and tables: "A", "A-alt", "B", "P", "-"; and
  * "any", "select", "expand". Static strings. Thread: any. */
 const char *snap_phase_name(snap_phase p);
 const char *snap_intent_name(snap_intent_kind k);
@@ -167,6 +169,22 @@ const char *snap_match_name(snap_match m);
 snap_match snap_match_kind(const char *want, const char *have);
 /* Texts with more words than this are lists, not names (see snap_match_kind). */
 #define SNAP_LIST_WORDS 6
+
+/* One vision box as a candidate for a label (snap_pick_box). */
+typedef struct snap_box_cand {
+    const char *label; /* borrowed; NULL reads "" */
+    base_rect r;
+    int id;            /* the box's [Vn], 0 = none */
+} snap_box_cand;
+
+/* Purpose: the box a target names, out of n vision boxes: by index (id ==
+ * index; trusted alone, and with a label the label must match at least
+ * SNAP_MATCH_FUZZY, since indices are stable only within one epoch), else
+ * by label (the best snap_match_kind; ties go to the smaller box, the more
+ * specific control). label NULL = index only; index 0 = label only.
+ * Returns the candidate's position or -1; *by (may be NULL) is set to
+ * "index" or "label". Ownership: borrows. Thread: any. Errors: none. */
+int snap_pick_box(const snap_box_cand *c, int n, const char *label, int index, const char **by);
 
 /* ---- Text normalisation: ONE definition for every text comparison ---------- */
 

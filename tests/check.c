@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/json_alloc.h"
+
 int check__failed;
 int check__skipped;
 
@@ -40,6 +42,9 @@ static int selected(int argc, char **argv, const char *name)
 
 int check_main(int argc, char **argv, const check_case *cases)
 {
+    /* Before any test allocates: cJSON's allocations go through base_malloc,
+     * so failure injection reaches the JSON code under test. */
+    base_json_alloc_install();
     int passed = 0, failed = 0, skipped = 0, ran = 0;
     int in_ci = getenv("CI") != NULL && getenv("CI")[0] != '\0';
     for (const check_case *c = cases; c->name; c++) {

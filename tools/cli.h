@@ -6,7 +6,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "cdp/browser.h"
 
 int cli_cmd_capture(int argc, char **argv);
@@ -17,6 +17,7 @@ int cli_cmd_bench(int argc, char **argv);
 int cli_cmd_record(int argc, char **argv);
 int cli_cmd_snaptest(int argc, char **argv);
 int cli_cmd_snap(int argc, char **argv);
+int cli_cmd_tools(int argc, char **argv);
 /* Replays the recorded snapper case in dir offline and prints one table row
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);
@@ -34,6 +35,8 @@ typedef struct cli_browser_opts {
     int nav_timeout_ms; /* the first navigation's limit; 0: 30 s */
     char *nav_err;      /* optional (BASE_ERRBUF_SIZE): receives the error when the browser
                            started but the navigation to url failed */
+    const char *init_script; /* JS run before the page's scripts on every load (the task's
+                                "init_script"), added before the first navigation; NULL = none */
 } cli_browser_opts;
 
 void cli_browser_opts_init(cli_browser_opts *o);
@@ -51,7 +54,7 @@ extern const char cli_browser_opts_help[];
 
 /* A live session: optional loopback server, browser, one page on the URL. */
 typedef struct cli_session {
-    base_httpd *srv;
+    serve_httpd *srv;
     cdp_browser *browser;
     cdp_page *page;
     char url[1024];
@@ -80,18 +83,18 @@ int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_
  * http://localhost:PORT, passed to the start page as ?xo=), launches or
  * attaches (cdp), and opens the start URL at the task's viewport. cmd
  * prefixes messages. Returns 0 (*srv, *s are the caller's: cli_session_close
- * then base_httpd_destroy), 1 when serving or the browser failed, 2 for a
+ * then serve_httpd_destroy), 1 when serving or the browser failed, 2 for a
  * relative URL without site (message printed). */
 struct agent_task;
 int cli_task_session_open(const char *cmd, const struct agent_task *task, const char *task_path,
-                          const char *site, const char *cdp, int headful, base_httpd **srv,
+                          const char *site, const char *cdp, int headful, serve_httpd **srv,
                           cli_session *s);
 /* The same with --target: when target is set (cdp required), the task runs
  * on that existing tab as it is (no navigation, the tab's own viewport; the
  * task's url is not opened), so a flow the user started is not reloaded. */
 int cli_task_session_open_target(const char *cmd, const struct agent_task *task,
                                  const char *task_path, const char *site, const char *cdp,
-                                 const char *target, int headful, base_httpd **srv,
+                                 const char *target, int headful, serve_httpd **srv,
                                  cli_session *s);
 /* The same, for fovea run: the start URL gets the first step's timeout_ms
  * (at least CLI_START_MIN_MS) to load instead of 30 s, and when the browser
@@ -101,7 +104,7 @@ int cli_task_session_open_target(const char *cmd, const struct agent_task *task,
 #define CLI_START_MIN_MS 5000
 int cli_task_session_open_start(const char *cmd, const struct agent_task *task,
                                 const char *task_path, const char *site, const char *cdp,
-                                const char *target, int headful, base_httpd **srv,
+                                const char *target, int headful, serve_httpd **srv,
                                 cli_session *s, char *start_err, char *start_url);
 
 /* Installs what SIGINT/SIGTERM/SIGHUP/SIGQUIT do (tools/signals.c). graceful:

@@ -197,7 +197,7 @@ static const char *const stage_notes[ST_COUNT] = {
     "prefetch: provider detect + DOM enrichment (a)",
     "gate wall time: fingerprint + waiting for vision",
     "steps/NNN.png (off unless --overlays)",
-    "perc_snap_box: live probe + snapper",
+    "epoch element check (procedural) or live probe + snapper",
     "inside dispatch (b)",
     "cascade: probe, press, effect wait",
     "navigation check + next prefetch scheduled",
@@ -209,7 +209,14 @@ typedef struct steps_bench {
     double (*v)[ST_COUNT]; /* [n][stage] */
     int declarative, procedural;
     cJSON *steps;          /* per-step rows for --json */
+    /* Procedural steps by the path that found the element (the record's
+     * snap_path): PP_EPOCH, PP_FALLBACK, PP_SNAPPER; snap and step ms each. */
+    int np[3];
+    double *psnap[3], *ptotal[3];
 } steps_bench;
+
+enum { PP_EPOCH, PP_FALLBACK, PP_SNAPPER, PP_COUNT };
+static const char *const pp_names[PP_COUNT] = {"epoch", "fallback", "snapper"};
 
 static void steps_on_step(const agent_step_record *r, void *user)
 {
@@ -237,14 +244,82 @@ static void steps_on_step(const agent_step_record *r, void *user)
         b->declarative++;
     else if (strcmp(r->gate, "procedural") == 0)
         b->procedural++;
+    for (int k = 0; k < PP_COUNT; k++) {
+        if (strcmp(r->snap_path, pp_names[k]) == 0) {
+            b->psnap[k][b->np[k]] = m->snap;
+            b->ptotal[k][b->np[k]++] = r->total_ms;
+        }
+    }
     cJSON *row = cJSON_CreateObject();
     cJSON_AddNumberToObject(row, "step", r->index);
     cJSON_AddStringToObject(row, "desc", r->desc);
     cJSON_AddStringToObject(row, "gate", r->gate);
+    cJSON_AddStringToObject(row, "phase", r->phase);
+    cJSON_AddStringToObject(row, "path", r->snap_path);
     cJSON *ms = cJSON_AddObjectToObject(row, "ms");
     for (int k = 0; k < ST_COUNT; k++)
         cJSON_AddNumberToObject(ms, stage_names[k], round(v[k] * 100) / 100);
     cJSON_AddItemToArray(b->steps, row);
+}
+
+/* Median of v[0..n) (0 for none); v is reordered. */
+static double med(double *v, int n)
+{
+    return n > 0 ? summarize(v, n).median : 0.0;
+}
+
+/* The procedural steps by path: printed to f, or added to j as
+ * "procedural_paths" (one of the two). "epoch mode" is epoch + fallback: what
+ * a procedural step costs with the epoch check on, refusals included; the
+ * saving is the snapper path's median minus that. */
+static void proc_summary(steps_bench *b, FILE *f, cJSON *j)
+{
+    double snap[PP_COUNT], total[PP_COUNT];
+    for (int k = 0; k < PP_COUNT; k++) {
+        snap[k] = med(b->psnap[k], b->np[k]);
+        total[k] = med(b->ptotal[k], b->np[k]);
+    }
+    /* epoch + fallback, appended in place (the arrays hold n entries in all). */
+    int nm = b->np[PP_EPOCH] + b->np[PP_FALLBACK];
+    double *ms = base_calloc(nm > 0 ? (size_t)nm : 1, sizeof *ms);
+    double *mt = base_calloc(nm > 0 ? (size_t)nm : 1, sizeof *mt);
+    double msnap = 0, mtotal = 0;
+    if (ms && mt) {
+        memcpy(ms, b->psnap[PP_EPOCH], (size_t)b->np[PP_EPOCH] * sizeof *ms);
+        memcpy(ms + b->np[PP_EPOCH], b->psnap[PP_FALLBACK], (size_t)b->np[PP_FALLBACK] * sizeof *ms);
+        memcpy(mt, b->ptotal[PP_EPOCH], (size_t)b->np[PP_EPOCH] * sizeof *mt);
+        memcpy(mt + b->np[PP_EPOCH], b->ptotal[PP_FALLBACK],
+               (size_t)b->np[PP_FALLBACK] * sizeof *mt);
+        msnap = med(ms, nm);
+        mtotal = med(mt, nm);
+    }
+    base_free(ms);
+    base_free(mt);
+    int both = nm > 0 && b->np[PP_SNAPPER] > 0;
+    if (j) {
+        cJSON *o = cJSON_AddObjectToObject(j, "procedural_paths");
+        for (int k = 0; o && k < PP_COUNT; k++) {
+            cJSON *p = cJSON_AddObjectToObject(o, pp_names[k]);
+            cJSON_AddNumberToObject(p, "n", b->np[k]);
+            cJSON_AddNumberToObject(p, "snap_median", round(snap[k] * 1000) / 1000);
+            cJSON_AddNumberToObject(p, "step_median", round(total[k] * 1000) / 1000);
+        }
+        cJSON *p = o ? cJSON_AddObjectToObject(o, "epoch_mode") : NULL;
+        cJSON_AddNumberToObject(p, "n", nm);
+        cJSON_AddNumberToObject(p, "snap_median", round(msnap * 1000) / 1000);
+        cJSON_AddNumberToObject(p, "step_median", round(mtotal * 1000) / 1000);
+        return;
+    }
+    fprintf(f, "procedural steps by path (snap = finding the element):\n");
+    fprintf(f, "  %-26s %5s %16s %16s\n", "path", "steps", "snap median ms", "step median ms");
+    static const char *const what[PP_COUNT] = {"epoch element (phase P)",
+                                               "epoch refused -> snapper", "snapper probe"};
+    for (int k = 0; k < PP_COUNT; k++)
+        fprintf(f, "  %-26s %5d %16.2f %16.2f\n", what[k], b->np[k], snap[k], total[k]);
+    fprintf(f, "  %-26s %5d %16.2f %16.2f\n", "epoch mode (both above)", nm, msnap, mtotal);
+    if (both)
+        fprintf(f, "  saving per procedural step (snapper - epoch mode): snap %.2f ms, step "
+                   "%.2f ms\n", snap[PP_SNAPPER] - msnap, total[PP_SNAPPER] - mtotal);
 }
 
 static void steps_usage(FILE *f)
@@ -266,6 +341,10 @@ static void steps_usage(FILE *f)
             "  --out DIR        trace folder (default out/bench)\n"
             "  --cdp URL        attach instead of launching Chromium\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
+            "  --procedural P   how steps on an unchanged page find their element: epoch\n"
+            "                   (the vision epoch's element, checked; default), snapper\n"
+            "                   (probe the box, the path before), or both (drawn per step\n"
+            "                   from the seed, to compare the two in one run)\n"
             "  --json           one JSON object on stdout\n"
             "  --verbose        the runner's progress line per step on stderr\n");
 }
@@ -322,6 +401,19 @@ static int bench_steps(int argc, char **argv)
             bad = cli_parse_int("--warmup", v, 0, 100, &warmup) < 0;
         else if (strcmp(a, "--seed") == 0)
             bad = cli_parse_int("--seed", v, 0, 2147483647, &seed) < 0;
+        else if (strcmp(a, "--procedural") == 0) {
+            static const char *const modes[] = {"epoch", "snapper", "both"};
+            bad = 1;
+            for (int k = 0; k < 3; k++) {
+                if (strcmp(v, modes[k]) == 0) {
+                    ro.procedural = (agent_proc_mode)k;
+                    bad = 0;
+                }
+            }
+            if (bad)
+                fprintf(stderr, "fovea bench steps: --procedural must be epoch, snapper or both, "
+                                "got '%s'\n", v);
+        }
         else if (strcmp(a, "--overlays") == 0) {
             if (agent_overlays_parse(v, &ro.overlays) < 0) {
                 fprintf(stderr, "fovea bench steps: --overlays must be all, failures or none, "
@@ -370,8 +462,18 @@ static int bench_steps(int argc, char **argv)
     b.n = n;
     b.v = base_calloc((size_t)n, sizeof *b.v);
     b.steps = cJSON_CreateArray();
+    int palloc = 1;
+    for (int k = 0; k < PP_COUNT; k++) {
+        b.psnap[k] = base_calloc((size_t)n, sizeof *b.psnap[k]);
+        b.ptotal[k] = base_calloc((size_t)n, sizeof *b.ptotal[k]);
+        palloc = palloc && b.psnap[k] && b.ptotal[k];
+    }
     FILE *devnull = verbose ? NULL : fopen("/dev/null", "w");
-    if (!run.steps || !b.v || !b.steps || (!verbose && !devnull)) {
+    if (!run.steps || !b.v || !b.steps || !palloc || (!verbose && !devnull)) {
+        for (int k = 0; k < PP_COUNT; k++) {
+            base_free(b.psnap[k]);
+            base_free(b.ptotal[k]);
+        }
         fprintf(stderr, "fovea bench steps: out of memory\n");
         base_free(run.steps);
         base_free(b.v);
@@ -389,7 +491,7 @@ static int bench_steps(int argc, char **argv)
     ro.on_step = steps_on_step;
     ro.on_step_user = &b;
 
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cli_session s;
     int status =
         cli_task_session_open("fovea bench steps", task, task_path, site, cdp, 0, &srv, &s);
@@ -426,6 +528,9 @@ static int bench_steps(int argc, char **argv)
             fprintf(stderr, "fovea bench steps: out of memory\n");
             status = 1;
         } else if (json) {
+            /* Members are added unchecked: a failed allocation while the
+             * report is built means a partial one, which is not printed. */
+            unsigned long fails0 = base_alloc_thread_failures();
             cJSON *j = cJSON_CreateObject();
             cJSON_AddStringToObject(j, "task", task->name);
             cJSON_AddStringToObject(j, "file", task_path);
@@ -440,6 +545,7 @@ static int bench_steps(int argc, char **argv)
             cJSON_AddNumberToObject(j, "warmup", warmup);
             cJSON_AddNumberToObject(j, "declarative", b.declarative);
             cJSON_AddNumberToObject(j, "procedural", b.procedural);
+            proc_summary(&b, NULL, j);
             cJSON *stages = cJSON_AddObjectToObject(j, "stages");
             for (int k = 0; k < ST_COUNT; k++) {
                 cJSON *o = cJSON_AddObjectToObject(stages, stage_names[k]);
@@ -448,10 +554,15 @@ static int bench_steps(int argc, char **argv)
             }
             cJSON_AddItemToObject(j, "steps", b.steps);
             b.steps = NULL;
-            char *out = cJSON_PrintUnformatted(j);
+            char *out =
+                base_alloc_thread_failures() == fails0 ? cJSON_PrintUnformatted(j) : NULL;
             cJSON_Delete(j);
-            if (out)
+            if (out) {
                 printf("%s\n", out);
+            } else {
+                fprintf(stderr, "fovea bench steps: out of memory building the JSON report\n");
+                status = 1;
+            }
             cJSON_free(out);
         } else {
             printf("fovea bench steps: %s, %d steps timed after %d warm-up, vision %s, %s, "
@@ -468,6 +579,7 @@ static int bench_steps(int argc, char **argv)
             printf("gate: %d declarative (waited for vision), %d procedural (epoch still "
                    "valid)\n",
                    b.declarative, b.procedural);
+            proc_summary(&b, stdout, NULL);
             printf("(a) runs in the prefetch thread; counted only for steps that waited for "
                    "that pass,\n    so its time is part of gate, not added to it\n"
                    "(b) the cascade reports one time per action; cursor motion is not split "
@@ -476,11 +588,15 @@ static int bench_steps(int argc, char **argv)
         base_free(col);
     }
     cli_session_close(&s); /* zeroed when it was not opened */
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     if (devnull)
         fclose(devnull);
     cJSON_Delete(b.steps);
     base_free(b.v);
+    for (int k = 0; k < PP_COUNT; k++) {
+        base_free(b.psnap[k]);
+        base_free(b.ptotal[k]);
+    }
     base_free(run.steps);
     agent_task_free(task);
     return status;

@@ -135,13 +135,13 @@ int cli_cmd_serve(int argc, char **argv)
         fprintf(stderr, "usage: fovea serve DIR [--port N]\n");
         return 2;
     }
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = dir;
     o.port = port;
-    base_httpd *h = NULL;
+    serve_httpd *h = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (base_httpd_start(&o, &h, err)) {
+    if (serve_httpd_start(&o, &h, err)) {
         fprintf(stderr, "fovea serve: %s\n", err);
         return 1;
     }
@@ -150,10 +150,10 @@ int cli_cmd_serve(int argc, char **argv)
     sa.sa_handler = on_serve_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    printf("http://127.0.0.1:%d/\n", base_httpd_port(h));
+    printf("http://127.0.0.1:%d/\n", serve_httpd_port(h));
     fflush(stdout);
     while (!serve_stop)
         pause();
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
     return 0;
 }

@@ -337,6 +337,7 @@ int cli_cmd_record(int argc, char **argv)
         goto done;
     }
     const snap_candidate *ec = &model.scene.cand[ei];
+    unsigned long fails0 = base_alloc_thread_failures(); /* see below */
     cs = cJSON_CreateObject();
     cJSON_AddStringToObject(cs, "format", "fovea-snapcase/1");
     const char *base = strrchr(out, '/');
@@ -373,7 +374,10 @@ int cli_cmd_record(int argc, char **argv)
     char short_text[81];
     snprintf(short_text, sizeof short_text, "%s", ec->text[0] ? ec->text : ec->aria_label);
     cJSON_AddStringToObject(ex, "text", short_text);
-    char *case_text = cJSON_Print(cs);
+    /* Members are added unchecked: a failed allocation on the way means one
+     * may be missing, and a case file without it would replay as another
+     * case. Nothing is written then. */
+    char *case_text = base_alloc_thread_failures() == fails0 ? cJSON_Print(cs) : NULL;
     char path[1024];
     if (!case_text) {
         fprintf(stderr, "fovea record: out of memory\n");

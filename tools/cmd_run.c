@@ -42,8 +42,13 @@ static void run_usage(FILE *f)
             "  --no-humanize    straight, untimed pointer and key events\n"
             "  --allow-untrusted  let the click cascade fall back to a scripted el.click()\n"
             "                   (tier 3; never on domains the learnings mark bot-protected)\n"
+            "  --allow-scripts  let steps run page JavaScript (evaluate_script, run_script)\n"
             "  --learnings FILE per-domain learnings: which tier worked where; later clicks\n"
             "                   on that domain start at the best tier (file written atomically)\n"
+            "  --allow-host H   navigate/open_tab may also go to host H (and its subdomains;\n"
+            "                   H:PORT for one port; '*' = anywhere but search engines);\n"
+            "                   repeatable. Default: the start page's site and a small\n"
+            "                   sign-in/CDN safe-list (README \"Navigation guards\")\n"
             "  --headful        show the browser window\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
             "  --overlays WHICH all (default), failures or none: which steps get\n"
@@ -65,7 +70,7 @@ static void add_xo(char *url, size_t n, int port)
 }
 
 int cli_task_session_open(const char *cmd, const agent_task *task, const char *task_path,
-                          const char *site, const char *cdp, int headful, base_httpd **srv,
+                          const char *site, const char *cdp, int headful, serve_httpd **srv,
                           cli_session *s)
 {
     return cli_task_session_open_target(cmd, task, task_path, site, cdp, NULL, headful, srv, s);
@@ -73,7 +78,7 @@ int cli_task_session_open(const char *cmd, const agent_task *task, const char *t
 
 int cli_task_session_open_target(const char *cmd, const agent_task *task,
                                  const char *task_path, const char *site, const char *cdp,
-                                 const char *target, int headful, base_httpd **srv,
+                                 const char *target, int headful, serve_httpd **srv,
                                  cli_session *s)
 {
     return cli_task_session_open_start(cmd, task, task_path, site, cdp, target, headful, srv, s,
@@ -82,7 +87,7 @@ int cli_task_session_open_target(const char *cmd, const agent_task *task,
 
 int cli_task_session_open_start(const char *cmd, const agent_task *task,
                                 const char *task_path, const char *site, const char *cdp,
-                                const char *target, int headful, base_httpd **srv,
+                                const char *target, int headful, serve_httpd **srv,
                                 cli_session *s, char *start_err, char *start_url)
 {
     *srv = NULL;
@@ -118,14 +123,14 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
      * port is known before the first navigation (for the second origin). */
     char url[1024], err[BASE_ERRBUF_SIZE] = "";
     if (!absolute) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = site;
-        if (base_httpd_start(&ho, srv, err) != BASE_OK) {
+        if (serve_httpd_start(&ho, srv, err) != BASE_OK) {
             fprintf(stderr, "%s: cannot serve %s: %s\n", cmd, site, err);
             return 1;
         }
-        int port = base_httpd_port(*srv);
+        int port = serve_httpd_port(*srv);
         snprintf(url, sizeof url, "http://127.0.0.1:%d%s%s", port, task->url[0] == '/' ? "" : "/",
                  task->url);
         add_xo(url, sizeof url, port);
@@ -140,6 +145,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
     bo.height = task->height;
     bo.scale = task->scale;
     bo.headful = headful;
+    bo.init_script = task->init_script;
     if (start_err) {
         /* The start page is bounded like the step that waits for it. */
         int first = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
@@ -149,7 +155,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
         snprintf(start_url, 1024, "%s", url);
     }
     if (cli_session_open(s, &bo) != BASE_OK) {
-        base_httpd_destroy(*srv);
+        serve_httpd_destroy(*srv);
         *srv = NULL;
         return 1;
     }
@@ -200,6 +206,7 @@ int cli_cmd_run(int argc, char **argv)
     agent_run_opts ro;
     agent_run_opts_init(&ro);
     int headful = 0, seed = 1;
+    char allow_hosts[2048] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -216,6 +223,10 @@ int cli_cmd_run(int argc, char **argv)
         }
         if (strcmp(a, "--allow-untrusted") == 0) {
             ro.allow_untrusted = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-scripts") == 0) {
+            ro.allow_scripts = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -245,6 +256,17 @@ int cli_cmd_run(int argc, char **argv)
             ro.out_dir = v;
         else if (strcmp(a, "--learnings") == 0)
             ro.learnings = v;
+        else if (strcmp(a, "--allow-host") == 0) {
+            size_t k = strlen(allow_hosts);
+            if (!v[0] || strchr(v, ',') || k + strlen(v) + 2 > sizeof allow_hosts) {
+                fprintf(stderr, "fovea run: --allow-host: one non-empty host per flag (got "
+                                "'%.80s')\n",
+                        v);
+                return 2;
+            }
+            snprintf(allow_hosts + k, sizeof allow_hosts - k, "%s%s", k ? "," : "", v);
+            ro.allow_hosts = allow_hosts;
+        }
         else if (strcmp(a, "--overlays") == 0) {
             if (agent_overlays_parse(v, &ro.overlays) < 0) {
                 fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",
@@ -292,7 +314,7 @@ int cli_cmd_run(int argc, char **argv)
         }
         cascade_learnings_close(l);
     }
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cli_session s;
     char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "", task_name[200];
     snprintf(task_name, sizeof task_name, "%s", task->name);
@@ -307,7 +329,7 @@ int cli_cmd_run(int argc, char **argv)
     if (status == 1 && start_err[0]) {
         fprintf(stderr, "fovea run: %s\n", start_err);
         status = start_failed(task, &ro, start_url, start_err, base_monotime_ms() - start_t0);
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
         agent_task_free(task);
         return status;
     }
@@ -337,7 +359,7 @@ int cli_cmd_run(int argc, char **argv)
             status = res.ok ? 0 : 1;
         }
     }
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     agent_task_free(task);
     if (base_interrupted()) {
         if (!ran) /* stopped while the browser started: say so, as a run would */

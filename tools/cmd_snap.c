@@ -538,6 +538,7 @@ int cli_cmd_snap(int argc, char **argv)
         if (!*p && len <= SNAP_LINE_MAX)
             continue; /* blank lines are not requests */
         n_req++;
+        unsigned long fails0 = base_alloc_thread_failures();
         cJSON *ans = cJSON_CreateObject();
         int rc = 0;
         if (!ans) {
@@ -562,6 +563,13 @@ int cli_cmd_snap(int argc, char **argv)
                     rc = answer(sv, &rq, ans);
             }
             cJSON_Delete(req);
+        }
+        /* The answer's members are added unchecked: if any allocation failed
+         * while it was made, one may be missing, and a client must not act
+         * on a partial answer. It gets the fixed out-of-memory one instead. */
+        if (ans && base_alloc_thread_failures() != fails0) {
+            cJSON_Delete(ans);
+            ans = NULL;
         }
         if (!ans || cJSON_GetObjectItemCaseSensitive(ans, "error"))
             n_err++;

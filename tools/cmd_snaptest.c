@@ -793,6 +793,9 @@ int cli_cmd_snaptest(int argc, char **argv)
         rc = 1;
         goto done;
     }
+    /* The JSON report's members are added unchecked; a failed allocation
+     * while it is built means a partial report, which is not printed. */
+    unsigned long fails0 = base_alloc_thread_failures();
     cJSON *jr = json ? cJSON_CreateObject() : NULL;
     cJSON *jarr = json ? cJSON_AddArrayToObject(jr, "cases") : NULL;
     if (!json && !quiet && !perturb)
@@ -910,10 +913,14 @@ int cli_cmd_snaptest(int argc, char **argv)
         cJSON_AddNumberToObject(jr, "failed", failed);
         cJSON_AddNumberToObject(jr, "known_failures", xfail);
         cJSON_AddNumberToObject(jr, "errors", errors);
-        char *s = cJSON_Print(jr);
-        if (s)
+        char *s = base_alloc_thread_failures() == fails0 ? cJSON_Print(jr) : NULL;
+        if (s) {
             puts(s);
-        free(s);
+        } else {
+            fprintf(stderr, "fovea snaptest: out of memory building the JSON report\n");
+            rc = 1;
+        }
+        cJSON_free(s);
         cJSON_Delete(jr);
     } else if (!perturb) {
         printf("%d cases: %d passed, %d failed, %d known failures, %d errors\n", l.n,
@@ -953,14 +960,14 @@ static int scene_match(const snapcase *c, const perc_snap *ls)
 static int snaptest_live(snapcase *const *cases, const replay *off, int n, const char *site,
                          const char *cdp, const char *target, int json, char *err)
 {
-    base_httpd *srv = NULL;
+    serve_httpd *srv = NULL;
     cdp_browser *br = NULL;
     base_err e = BASE_OK;
     if (site) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = site;
-        if ((e = base_httpd_start(&ho, &srv, err)))
+        if ((e = serve_httpd_start(&ho, &srv, err)))
             return -1;
     }
     if (cdp) {
@@ -971,7 +978,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         e = cdp_browser_launch(&lo, &br, err);
     }
     if (e) {
-        base_httpd_destroy(srv);
+        serve_httpd_destroy(srv);
         return -1;
     }
     /* --target: every case replays in that one existing tab, which keeps its
@@ -991,7 +998,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
             if (r)
                 snprintf(err, BASE_ERRBUF_SIZE, "no usable --target");
             cdp_browser_destroy(br);
-            base_httpd_destroy(srv);
+            serve_httpd_destroy(srv);
             return -1;
         }
     }
@@ -1004,7 +1011,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
             continue;
         char url[2048];
         if (srv && c->path[0])
-            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", base_httpd_port(srv), c->path);
+            snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), c->path);
         else
             snprintf(url, sizeof url, "%s", c->url);
         cdp_page_opts po = {c->vw, c->vh, c->dsf, 0};
@@ -1071,7 +1078,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         printf("live: %d cases, %d disagree with offline, %d wrong\n", done, disagree, wrong);
     cdp_page_close(tab); /* adopted: detaches, the tab stays open */
     cdp_browser_destroy(br);
-    base_httpd_destroy(srv);
+    serve_httpd_destroy(srv);
     /* A --target tab at another viewport than every case checks nothing:
      * that is not a pass. */
     return disagree || wrong || (skipped && !done) ? 1 : 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "tools/cli.h"
 
 static const struct {
@@ -24,6 +25,7 @@ static const struct {
     {"record", cli_cmd_record, "save a snapper test case (shot, page snapshot, box, target)"},
     {"snaptest", cli_cmd_snaptest, "replay recorded snapper cases offline (or --live); accuracy"},
     {"snap", cli_cmd_snap, "grounding service: JSON box+label lines in, element and point out"},
+    {"tools", cli_cmd_tools, "list the tools task files and models call, with their arguments"},
 };
 
 static void usage(FILE *f)
@@ -39,6 +41,7 @@ int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     base_alloc_keep_large_buffers(); /* frame buffers are reused, not re-faulted */
+    base_json_alloc_install();       /* cJSON through base_malloc (failure injection) */
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -172,6 +172,20 @@ int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_
     return rc;
 }
 
+/* The task's init script goes in before the first navigation, so it runs
+ * before the start page's own scripts, and on every later load. */
+static base_err add_init_script(cdp_page *p, const cli_browser_opts *o, char *err)
+{
+    if (!o->init_script)
+        return BASE_OK;
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "source", o->init_script)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "out of memory");
+    }
+    return cdp_page_call(p, "Page.addScriptToEvaluateOnNewDocument", pa, NULL, 10000, err);
+}
+
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
 {
     memset(s, 0, sizeof *s);
@@ -185,15 +199,15 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
      * page to open: the user's own tab is the point of attaching then. */
     int adopt = o->cdp && (o->target || (!o->url && !o->site));
     if (o->site) {
-        base_httpd_opts ho;
+        serve_httpd_opts ho;
         memset(&ho, 0, sizeof ho);
         ho.root = o->site;
-        if ((e = base_httpd_start(&ho, &s->srv, err))) {
+        if ((e = serve_httpd_start(&ho, &s->srv, err))) {
             fprintf(stderr, "fovea: cannot serve %s: %s\n", o->site, err);
             return e;
         }
         const char *path = o->url ? o->url : "/";
-        snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d%s%s", base_httpd_port(s->srv),
+        snprintf(s->url, sizeof s->url, "http://127.0.0.1:%d%s%s", serve_httpd_port(s->srv),
                  path[0] == '/' ? "" : "/", path);
     } else if (o->url) {
         snprintf(s->url, sizeof s->url, "%s", o->url);
@@ -236,6 +250,11 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
         if (perc_kit_install(s->page, err))
             fprintf(stderr, "fovea: note: tab %s: listener recorder not installed: %s\n", id,
                     err);
+        if ((e = add_init_script(s->page, o, err))) {
+            fprintf(stderr, "fovea: tab %s: init script: %s\n", id, err);
+            cli_session_close(s);
+            return e;
+        }
         /* A background tab paints no frames (screenshots and effect checks
          * would wait): switch to it, as a person would. */
         if ((e = cdp_page_activate(s->page, err))) {
@@ -266,7 +285,7 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
     /* The page kit's listener recorder goes in before the page's scripts
      * run, so listener-only controls are known (perception/kit.h). */
     if ((e = cdp_page_open(s->browser, &po, &s->page, err)) ||
-        (e = perc_kit_install(s->page, err))) {
+        (e = perc_kit_install(s->page, err)) || (e = add_init_script(s->page, o, err))) {
         fprintf(stderr, "fovea: page: %s\n", err);
         cli_session_close(s);
         return e;
@@ -287,7 +306,7 @@ void cli_session_close(cli_session *s)
 {
     cdp_page_close(s->page);
     cdp_browser_destroy(s->browser);
-    base_httpd_destroy(s->srv);
+    serve_httpd_destroy(s->srv);
     memset(s, 0, sizeof *s);
 }
 

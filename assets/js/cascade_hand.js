@@ -557,7 +557,10 @@
   // roots), focus moving to another element, or a new text selection.
   // Returns as soon as one shows, with every kind seen by then (fx), and
   // where the press was delivered (target / elsewhere / none seen).
+  const textLen = () => (document.body ? document.body.innerText.length : 0);
+
   api.effect = async (a) => {
+    S.textAt = 0;
     const el = a.xpath ? resolve(a.xpath) : (S.armed || null);
     const B0 = { muts: a.muts, shmuts: S.shmuts, url: a.url, fields: null, focus: null,
       sel: '', state: a.state || {} };
@@ -583,6 +586,12 @@
           else fx.push('mutation');
           what = what || k + ' changed';
         }
+      }
+      // A hover: rendered text that appeared or went (a CSS :hover flyout
+      // changes no DOM), read at most every 50 ms (innerText lays out).
+      if (a.text0 !== undefined && (!S.textAt || performance.now() - S.textAt >= 50)) {
+        S.textAt = performance.now();
+        if (textLen() !== a.text0) { fx.push('shown'); what = what || 'text appeared'; }
       }
       if (B.fields !== null) {
         const f = fieldsSnap();
@@ -756,7 +765,8 @@
     const norm = (s) => String(s).replace(/\s+/g, ' ').trim().toLowerCase();
     const want = norm(a.text);
     const opts = [...el.options];
-    const o = opts.find((x) => norm(x.text) === want) || opts.find((x) => norm(x.value) === want) ||
+    const o = Number.isInteger(a.index) ? opts[a.index] :
+      opts.find((x) => norm(x.text) === want) || opts.find((x) => norm(x.value) === want) ||
       opts.find((x) => norm(x.text).startsWith(want));
     if (!o) return { ok: false, why: 'no such option', options: opts.map((x) => x.text.trim()).slice(0, 12) };
     el.focus();
@@ -820,6 +830,165 @@
   };
 
   api.focusEl = (a) => { const el = sliderEl(a) || resolve(a.xpath); if (el && el.focus) el.focus(); return true; };
+
+  // ---- keys, hover, dropdowns, file inputs, clipboard (cascade/keys.c,
+  // click.c, dropdown.c, upload.c, clipboard.c) ----
+
+  // Trusted keydowns that reached this document since keysArm, and the
+  // element the first one went to.
+  S.keysSeen = 0;
+  S.keysOn = '';
+  addEventListener('keydown', (e) => {
+    if (!e.isTrusted) return;
+    S.keysSeen++;
+    if (!S.keysOn) {
+      const p = e.composedPath ? e.composedPath() : [];
+      S.keysOn = describe(p[0] && p[0].nodeType === 1 ? p[0] : deepActive());
+    }
+  }, true);
+
+  // The effect baseline before keys (no target: the whole document, its
+  // fields, the focus and the selection), and what has focus now.
+  api.keysArm = () => {
+    arm(null);
+    S.keysSeen = 0;
+    S.keysOn = '';
+    const f = deepActive();
+    return { focus: f ? describe(f) : '' };
+  };
+  api.keysSeen = () => ({ keys: S.keysSeen, on: S.keysOn });
+  api.textLen = () => textLen();
+
+  // Is the element at (x, y) the target (or inside it, or its label)? The
+  // hover's delivery check: the pointer rests on what was asked.
+  api.hit = (a) => {
+    const el = a.xpath ? resolve(a.xpath) : null;
+    const h = hitAt(a.x, a.y);
+    let on = !!h && (!el || el === h || contains(el, h));
+    if (!on && h && el && el.labels) for (const l of el.labels) if (contains(l, h)) on = true;
+    return { on, where: h ? describe(h) : '' };
+  };
+
+  // The listbox a combobox (or a button that opens one) controls: itself,
+  // aria-controls / aria-owns, one inside it, else the visible listbox
+  // nearest to it (popups are often portalled to the end of <body>).
+  const OPT_SEL = '[role=option]';
+  const listboxOf = (el) => {
+    if (kit.roleOf(el) === 'listbox') return el;
+    const root = el.getRootNode();
+    for (const attr of ['aria-controls', 'aria-owns']) {
+      for (const id of (el.getAttribute(attr) || '').split(/\s+/).filter(Boolean)) {
+        const c = (root.getElementById ? root.getElementById(id) : null) || document.getElementById(id);
+        if (!c) continue;
+        if (kit.roleOf(c) === 'listbox' || c.querySelector(OPT_SEL)) return c;
+        const inner = c.querySelector('[role=listbox]');
+        if (inner) return inner;
+      }
+    }
+    const inner = el.querySelector('[role=listbox]');
+    if (inner) return inner;
+    const r0 = el.getBoundingClientRect();
+    let best = null, bestD = Infinity;
+    for (const lb of document.querySelectorAll('[role=listbox]')) {
+      if (invisibleWhy(lb)) continue;
+      const r = lb.getBoundingClientRect();
+      const d = Math.hypot(r.left - r0.left, r.top - r0.bottom);
+      if (d < bestD) { best = lb; bestD = d; }
+    }
+    return best;
+  };
+
+  // A dropdown's options: a native <select> (the target, or the select a
+  // label or wrapper holds) gives all of them; an ARIA combobox/listbox the
+  // visible [role=option]s of its open listbox, each with its xpath so the
+  // C side can press it.
+  api.listOptions = (a) => {
+    let el = resolve(a.xpath);
+    if (!el || el.nodeType !== 1) return { found: false };
+    if (el.localName !== 'select' && !/^(combobox|listbox)$/.test(kit.roleOf(el))) {
+      const s = el.localName === 'label' && el.control ? el.control : el.querySelector('select');
+      if (s && s.localName === 'select') el = s;
+    }
+    const out = { found: true, desc: describe(el), disabled: disabledWhy(el) };
+    if (el.localName === 'select') {
+      out.native = true;
+      out.xpath = kit.xpath(el);
+      out.multiple = el.multiple;
+      out.options = [...el.options].map((o, i) => ({ index: i, text: kit.norm(o.text), value: o.value,
+        selected: o.selected, disabled: o.disabled || !!(o.parentElement && o.parentElement.disabled) }));
+      return out;
+    }
+    out.native = false;
+    out.role = kit.roleOf(el);
+    out.expanded = el.getAttribute('aria-expanded');
+    const lb = listboxOf(el);
+    out.open = !!lb && !invisibleWhy(lb);
+    out.options = [];
+    if (!out.open) return out;
+    const seen = new Set();
+    const opts = [...lb.querySelectorAll(OPT_SEL)];
+    for (const id of (lb.getAttribute('aria-owns') || '').split(/\s+/).filter(Boolean)) {
+      const o = document.getElementById(id);
+      if (o) opts.push(o);
+    }
+    for (const o of opts) {
+      if (seen.has(o) || invisibleWhy(o)) continue;
+      seen.add(o);
+      out.options.push({ index: out.options.length, text: kit.norm(o.innerText || o.textContent),
+        value: o.getAttribute('data-value') || o.getAttribute('value') || o.id || '',
+        selected: o.getAttribute('aria-selected') === 'true' || o.getAttribute('aria-checked') === 'true',
+        disabled: !!disabledWhy(o), xpath: kit.xpath(o) });
+    }
+    return out;
+  };
+
+  // The <input type=file> a target stands for: itself, the control of a
+  // label, or the one inside a wrapper (styled upload areas hide it).
+  const fileEl = (a) => {
+    const el = resolve(a.xpath);
+    if (!el || el.nodeType !== 1) return null;
+    if (el.localName === 'input' && el.type === 'file') return el;
+    if (el.localName === 'label' && el.control && el.control.type === 'file') return el.control;
+    return el.querySelector('input[type=file]') ||
+      (el.shadowRoot && el.shadowRoot.querySelector('input[type=file]')) || null;
+  };
+  api.fileInfo = (a) => {
+    const el = fileEl(a);
+    if (!el) return { found: !!resolve(a.xpath), input: false };
+    return { found: true, input: true, desc: describe(el), multiple: el.multiple,
+      accept: el.accept || '', disabled: disabledWhy(el) };
+  };
+  api.fileInput = (a) => fileEl(a);
+
+  // What the system clipboard holds (permission granted by the C side).
+  api.clipRead = async () => {
+    try {
+      return { ok: true, text: await navigator.clipboard.readText() };
+    } catch (e) {
+      return { ok: false, why: String((e && e.message) || e) };
+    }
+  };
+
+  // Scrolling (cascade/scroll.c): the box a wheel at (x, y) would scroll —
+  // the nearest scrollable ancestor of the element there, else the page —
+  // and where it stands, so the hand knows when a scroll has come to rest
+  // and how far a "to 50 %" still has to go.
+  api.scrollState = (a) => {
+    const canScroll = (el) => {
+      if (!el || el.nodeType !== 1) return false;
+      const cs = getComputedStyle(el);
+      return /(auto|scroll|overlay)/.test(cs.overflowY) && el.scrollHeight > el.clientHeight + 1;
+    };
+    let el = a.page ? null : document.elementFromPoint(a.x, a.y);
+    while (el && !canScroll(el)) el = parentOf(el);
+    if (el && el.nodeType === 1) {
+      return { box: true, top: el.scrollTop, max: el.scrollHeight - el.clientHeight,
+        view: el.clientHeight, desc: describe(el) };
+    }
+    const se = document.scrollingElement || document.documentElement;
+    return { box: false, top: se.scrollTop, max: se.scrollHeight - se.clientHeight,
+      view: innerHeight, desc: 'the page' };
+  };
 
   return api;
 })()

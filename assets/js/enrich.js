@@ -83,8 +83,7 @@
       default: return 'clickable';
     }
   };
-  const labelOf = (el) => clean(kit.accessibleName(el, true) ||
-    (typeof el.value === 'string' ? el.value : ''), 127);
+  const labelOf = kit.mapLabel;
   const xpathOf = kit.xpath;
   // The hit test at (x, y) of a document-local point reaches el: walk out
   // of each shadow root, checking that the top-most element there is el, its
@@ -150,7 +149,6 @@
   // Lists one document's interactive elements; ox/oy translate its viewport
   // to the pass document's viewport and clip is its visible part there.
   const walk = (doc, win, ox, oy, clip, frameIdx, outer) => {
-    const vw = win.innerWidth, vh = win.innerHeight;
     const visit = (root) => {
       for (const el of root.querySelectorAll('*')) {
         if (el.shadowRoot) visit(el.shadowRoot);
@@ -174,14 +172,11 @@
         if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) continue;
         if (!interactive(el, cs)) continue;
         if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
-        const r = el.getBoundingClientRect();
-        if (r.width < 1 || r.height < 1) continue;
         // The part inside the viewport and every scroll container around it.
-        const oc = kit.clipOf(el);
-        const lx0 = Math.max(0, r.left, oc[0]), ly0 = Math.max(0, r.top, oc[1]);
-        const lx1 = Math.min(vw, r.right, oc[2]), ly1 = Math.min(vh, r.bottom, oc[3]);
-        const x0 = Math.max(clip[0], lx0 + ox), y0 = Math.max(clip[1], ly0 + oy);
-        const x1 = Math.min(clip[2], lx1 + ox), y1 = Math.min(clip[3], ly1 + oy);
+        const lv = kit.visiblePart(el);
+        if (!lv) continue;
+        const x0 = Math.max(clip[0], lv[0] + ox), y0 = Math.max(clip[1], lv[1] + oy);
+        const x1 = Math.min(clip[2], lv[2] + ox), y1 = Math.min(clip[3], lv[3] + oy);
         if (x1 - x0 < 1 || y1 - y0 < 1) continue;
         // Kept when a click can reach it somewhere: the centre, else eight
         // more points spread over the visible part (a half-covered input).

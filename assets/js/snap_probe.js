@@ -38,7 +38,6 @@
   const t0 = performance.now();
   kit.reset();
   const TEXT_CAP = 160, DEPTH = 32, MAX_CP = 32, MAX_FRAME_DEPTH = 8;
-  const SKIP_TEXT = kit.SKIP_TEXT;
   const NO_BOX = new Set(['head', 'script', 'style', 'template', 'link', 'meta', 'title']);
   const box = arg.box;
   const bx0 = box[0], by0 = box[1], bx1 = box[2], by1 = box[3];
@@ -334,95 +333,13 @@
   const remap = new Int32Array(n);
   order.forEach((old, i) => { remap[old] = i; });
 
+  // Texts, aria labels and descriptions are the page kit's (kit.snapText,
+  // kit.ariaLabelOf, kit.descOf), shared with assets/js/snap_epoch.js.
   const clean = (s) => kit.cap(s, TEXT_CAP);
-  // Bounded text of a (large) non-interactive element: the first text nodes.
-  const someText = (el) => {
-    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    let s = '';
-    for (let k = 0; k < 64 && s.length < 2 * TEXT_CAP; k++) {
-      const t = w.nextNode();
-      if (!t) break;
-      const pt = t.parentNode && t.parentNode.localName;
-      if (!SKIP_TEXT.has(pt)) {
-        s += t.data + ' ';
-      }
-    }
-    return clean(s);
-  };
-  // Text of el's flat tree (slots replaced by what is assigned to them, open
-  // shadow roots entered), bounded: the label of a web-component button.
-  const flatText = (el) => {
-    let s = '';
-    let budget = 200;
-    const visit = (node) => {
-      if (budget-- <= 0 || s.length > 2 * TEXT_CAP) return;
-      if (node.nodeType === 3) {
-        s += node.data + ' ';
-        return;
-      }
-      if (node.nodeType !== 1 && node.nodeType !== 11) return;
-      if (node.nodeType === 1 && SKIP_TEXT.has(node.localName)) return;
-      let kids = node.childNodes;
-      if (node.localName === 'slot') {
-        const a = node.assignedNodes({ flatten: true });
-        if (a.length) kids = a;
-      } else if (node.shadowRoot) {
-        kids = node.shadowRoot.childNodes;
-      }
-      for (let k = 0; k < kids.length; k++) visit(kids[k]);
-    };
-    visit(el);
-    return s;
-  };
-  const textOf = (el, isInter) => {
-    const tag = el.localName;
-    let t = '';
-    if (tag === 'input') {
-      const ty = el.type;
-      if (ty === 'checkbox' || ty === 'radio') t = '';
-      else t = el.value || el.getAttribute('placeholder') || '';
-    } else if (tag === 'select') {
-      const o = el.selectedOptions && el.selectedOptions[0];
-      t = o ? o.text : '';
-    } else if (tag === 'textarea') {
-      t = el.value || el.getAttribute('placeholder') || '';
-    } else if (tag === 'img') {
-      t = el.getAttribute('alt') || '';
-    } else if (isInter && typeof el.innerText === 'string') {
-      t = el.innerText;
-      // innerText follows the DOM, not the flat tree: a shadow button whose
-      // label is slotted light content reads empty, so walk the flat tree.
-      if (!t.trim()) t = flatText(el);
-      if (!t.trim()) {
-        const img = el.querySelector('img[alt],svg title');
-        if (img) t = img.localName === 'img' ? img.getAttribute('alt') : img.textContent;
-      }
-    } else {
-      t = someText(el);
-    }
-    return clean(t);
-  };
-  const ariaLabel = (el) => {
-    const a = el.getAttribute('aria-label');
-    if (a && a.trim()) return clean(a);
-    const ids = el.getAttribute('aria-labelledby');
-    if (!ids) return '';
-    const root = el.getRootNode();
-    const parts = [];
-    for (const id of ids.split(/\s+/)) {
-      const e = id && root.getElementById ? root.getElementById(id) : null;
-      if (e) parts.push(e.textContent);
-    }
-    return clean(parts.join(' '));
-  };
+  const textOf = kit.snapText;
+  const ariaLabel = kit.ariaLabelOf;
   const roleOf = kit.roleOf;
-  const descOf = (el) => {
-    let d = el.localName.toLowerCase();
-    if (el.id) d += '#' + el.id;
-    const cl = el.classList;
-    for (let k = 0; cl && k < cl.length && d.length < 60; k++) d += '.' + cl[k];
-    return d.length > 80 ? d.slice(0, 80) : d;
-  };
+  const descOf = kit.descOf;
   const r3 = (v) => Math.round(v * 1000) / 1000;
 
   const c = new Array(n);

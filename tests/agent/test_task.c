@@ -4,6 +4,7 @@
  * file gets a message naming the step and the field; allocation failures at
  * every point give a clean BASE_ENOMEM; the demo task in assets/ parses.
  */
+#include <cjson/cJSON.h>
 #include "check.h"
 
 #include <sys/resource.h>
@@ -69,7 +70,13 @@ static void parses_every_field(void)
     CHECK_NEAR(s[5].to_x, 10.5, 0);
     CHECK_EQ(s[5].target.index, 2);
     CHECK(s[5].target.label == NULL);
-    CHECK_EQ(s[6].dy, -300);
+    /* scroll is a registry tool with its own arguments (agent/tools_act.c). */
+    CHECK_EQ(s[6].action, AGENT_TOOL);
+    CHECK_STR(s[6].tool, "scroll");
+    CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(s[6].args, "dy")->valuedouble, -300, 0);
+    /* Every step is a call of a named tool with its arguments. */
+    CHECK_STR(s[0].tool, "click_at");
+    CHECK(cJSON_GetObjectItemCaseSensitive(s[0].args, "action") == NULL);
     CHECK_STR(s[7].text, "results");
     CHECK_STR(s[8].pattern, "[0-9]+ results");
     CHECK(s[8].re != NULL); /* compiled once, at load */
@@ -184,9 +191,9 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"select\",\"target\":\"a\",\"value\":[]}]}",
      "t.json: steps[0].value: expected a string or a number"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\"}]}",
-     "t.json: steps[0].target: scroll needs a target or dy"},
+     "t.json: steps[0]: scroll: needs one of target, dy, direction, to, percent, to_text"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"scroll\",\"dy\":\"down\"}]}",
-     "t.json: steps[0].dy: expected an integer"},
+     "t.json: steps[0]: scroll: 'dy' must be an integer"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\"}]}",
      "t.json: steps[0].to: drag needs to"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":{\"x\":1}}]}",
@@ -194,7 +201,7 @@ static const struct {
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"drag\",\"target\":\"a\",\"to\":[]}]}",
      "t.json: steps[0].to: expected a string or {label, index}"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"wait_for\"}]}",
-     "t.json: steps[0].target: wait_for needs a target or text"},
+     "t.json: steps[0].target: wait_for needs a target, a text or a pattern"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"assert_text\"}]}",
      "t.json: steps[0].text: assert_text needs text or pattern"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"(a\"}]}",
@@ -211,7 +218,38 @@ static const struct {
      "t.json: steps[0].retries: expected an integer in 0..10"},
     {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"a\",\"note\":{}}]}",
      "t.json: steps[0].note: expected a string"},
+    /* Registry tools: their schema names the argument; variables must be saved first. */
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"done\",\"txt\":\"x\"}]}",
+     "t.json: steps[0]: done: argument 'txt' is not known (text, success"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"${who}\"}]}",
+     "t.json: steps[0].target: variable ${who} is not saved by an earlier step"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"click\",\"target\":\"${v}\"},"
+     "{\"action\":\"extract\",\"pattern\":\"x\",\"save_as\":\"v\"}]}",
+     "t.json: steps[0].target: variable ${v} is not saved by an earlier step"},
+    {"{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"save_as\":\"1x\"}]}",
+     "t.json: steps[0]: extract: 'save_as' must be a name"},
 };
+
+/* A value saved by one step is usable by a later one; tool steps keep their arguments. */
+static void variables_and_tools(void)
+{
+    static const char j[] =
+        "{\"url\":\"/\",\"steps\":[{\"action\":\"extract\",\"pattern\":\"TF-\\\\d+\","
+        "\"save_as\":\"ref\"},{\"action\":\"type\",\"target\":\"Booking\",\"text\":\"${ref}\"},"
+        "{\"action\":\"done\",\"text\":\"booked ${ref}\",\"timeout_ms\":100,\"retries\":0}]}";
+    char err[BASE_ERRBUF_SIZE];
+    agent_task *t = NULL;
+    CHECK_MSG(parse(j, &t, err) == BASE_OK, "%s", err);
+    CHECK_STR(t->steps[0].save_as, "ref");
+    CHECK_EQ(t->steps[2].action, AGENT_TOOL);
+    CHECK_STR(t->steps[2].tool, "done");
+    CHECK_EQ(t->steps[2].timeout_ms, 100);
+    CHECK_EQ(t->steps[2].retries, 0);
+    char d[200];
+    agent_step_describe(&t->steps[2], d, sizeof d);
+    CHECK_STR(d, "done text='booked ${ref}'");
+    agent_task_free(t);
+}
 
 /* expect_effect: true = required (1), false = none expected (-1), absent = 0. */
 static void expect_effect_field(void)
@@ -427,6 +465,7 @@ static const check_case cases[] = {
     {"errors_name_step_and_field", errors_name_step_and_field},
     {"caps_and_limits", caps_and_limits},
     {"enomem_everywhere", enomem_everywhere},
+    {"variables_and_tools", variables_and_tools},
     {"demo_task_parses", demo_task_parses},
     {"hostile_patterns", hostile_patterns},
     {"nul_and_bom", nul_and_bom},

@@ -189,8 +189,8 @@ static void dialog_default(void)
     /* The alert changes nothing in the page: the dialog is the click's
      * effect, so it is delivered once, not tried again by tier 2. */
     CHECK_MSG(text && strstr(text, "clicks: 1"), "page: %s", text ? text : "(none)");
-    CHECK_MSG(n_saves == 1 && r3->n_tried == 1,
-              "the click that opened the alert ran %d times (%d tiers)", n_saves, r3->n_tried);
+    CHECK_MSG(n_saves == 1 && r3->hand.n_tried == 1,
+              "the click that opened the alert ran %d times (%d tiers)", n_saves, r3->hand.n_tried);
     base_free(text);
     add_row("confirm (default: dismiss)", 3000, r1->total_ms, r1->dialog);
     add_row("alert (default: accept)", 3000, r3->total_ms, r3->dialog);
@@ -433,7 +433,7 @@ static void frozen_click(void)
     CHECK_MSG(strstr(r1->outcome, "page not responding"), "'%s'", r1->outcome);
     CHECK_MSG(r1->total_ms <= timeout + 1000, "%.0f ms", r1->total_ms);
     CHECK_EQ(r1->attempts, 1);
-    CHECK(r1->n_tried <= 1);
+    CHECK(r1->hand.n_tried <= 1);
 }
 
 /* ---- popups ---------------------------------------------------------------------- */
@@ -459,8 +459,8 @@ static void popup(void)
     CHECK(r1);
     /* One click, one tab: the popup is the click's effect, not a dead click
      * for tier 2 to repeat. */
-    CHECK_MSG(tabs == 1 && r1->n_tried == 1, "%d tabs opened, %d tiers tried", (int)tabs,
-              r1->n_tried);
+    CHECK_MSG(tabs == 1 && r1->hand.n_tried == 1, "%d tabs opened, %d tiers tried", (int)tabs,
+              r1->hand.n_tried);
     CHECK_MSG(strstr(r1->new_tab, "followed the new tab") && strstr(r1->new_tab, "help.html"),
               "'%s'", r1->new_tab);
     CHECK_MSG(strstr(rec(&x, 2)->url, "help.html"), "step 2 ran on %s", rec(&x, 2)->url);
@@ -486,8 +486,8 @@ static void popup_link(void)
     CHECK_MSG(x.e == BASE_OK && x.res.ok, "run failed: %s %s", x.err, x.res.reason);
     const agent_step_record *r1 = rec(&x, 1);
     CHECK(r1);
-    CHECK_MSG(tabs == 1 && r1->n_tried == 1, "%d tabs opened, %d tiers tried", (int)tabs,
-              r1->n_tried);
+    CHECK_MSG(tabs == 1 && r1->hand.n_tried == 1, "%d tabs opened, %d tiers tried", (int)tabs,
+              r1->hand.n_tried);
     CHECK_MSG(strstr(r1->new_tab, "help.html"), "'%s'", r1->new_tab);
     add_row("link target=_blank", 3000, r1->total_ms, r1->new_tab);
 }
@@ -518,8 +518,8 @@ static void popup_closes_itself_run(const char *name, const char *url, int late)
     const agent_step_record *r2 = rec(&x, 2);
     CHECK(r2 && r2->ok);
     /* The click was delivered once and not repeated. */
-    CHECK_MSG(r2 && r2->attempts == 1 && r2->n_tried == 1, "%s: %d attempts, %d tiers", name,
-              r2 ? r2->attempts : 0, r2 ? r2->n_tried : 0);
+    CHECK_MSG(r2 && r2->attempts == 1 && r2->hand.n_tried == 1, "%s: %d attempts, %d tiers", name,
+              r2 ? r2->attempts : 0, r2 ? r2->hand.n_tried : 0);
     const agent_step_record *rl = rec(&x, late ? 4 : 3);
     CHECK_MSG(rl && rl->ok && strstr(rl->url, "signin.html"), "%s: last step on %s", name,
               rl ? rl->url : "?");

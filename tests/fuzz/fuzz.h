@@ -8,4 +8,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);
 
+/* Run once before the first input (libFuzzer calls it; replay_main.c
+ * too): cJSON allocates through base_malloc, as in every fovea program. */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
 #endif

@@ -96,6 +96,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s CORPUS_DIR_OR_FILE...\n", argv[0]);
         return 2;
     }
+    LLVMFuzzerInitialize(&argc, &argv);
     int passed = 0;
     int failed = 0;
     for (int i = 1; i < argc; i++) {

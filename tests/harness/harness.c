@@ -15,8 +15,8 @@ static void stop_all(void)
 {
     cdp_browser_destroy(H.browser);
     H.browser = NULL;
-    base_httpd_destroy(H.srv_a);
-    base_httpd_destroy(H.srv_b);
+    serve_httpd_destroy(H.srv_a);
+    serve_httpd_destroy(H.srv_b);
     H.srv_a = H.srv_b = NULL;
 }
 
@@ -33,16 +33,16 @@ harness *harness_get(void)
         return &H;
     if (failed)
         return NULL;
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    if (base_httpd_start(&o, &H.srv_a, H.err) || base_httpd_start(&o, &H.srv_b, H.err)) {
+    if (serve_httpd_start(&o, &H.srv_a, H.err) || serve_httpd_start(&o, &H.srv_b, H.err)) {
         failed = 1;
         stop_all();
         return NULL;
     }
-    snprintf(H.origin_a, sizeof H.origin_a, "http://127.0.0.1:%d", base_httpd_port(H.srv_a));
-    snprintf(H.origin_b, sizeof H.origin_b, "http://localhost:%d", base_httpd_port(H.srv_b));
+    snprintf(H.origin_a, sizeof H.origin_a, "http://127.0.0.1:%d", serve_httpd_port(H.srv_a));
+    snprintf(H.origin_b, sizeof H.origin_b, "http://localhost:%d", serve_httpd_port(H.srv_b));
     if (cdp_browser_launch(NULL, &H.browser, H.err)) {
         failed = 1;
         stop_all();

@@ -11,11 +11,11 @@
 #include <stddef.h>
 
 #include "base/geom.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "cdp/browser.h"
 
 typedef struct harness {
-    base_httpd *srv_a, *srv_b;
+    serve_httpd *srv_a, *srv_b;
     cdp_browser *browser;
     char origin_a[64], origin_b[64];
     char err[256];

@@ -21,7 +21,7 @@
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/fs.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 
 #define MAX_QUEUE 256
 #define MAX_SEEN 256
@@ -33,7 +33,7 @@ typedef struct entry {
 } entry;
 
 struct replay {
-    base_httpd *srv;
+    serve_httpd *srv;
     char base_url[64];
     pthread_mutex_t mu;
     entry q[MAX_QUEUE];
@@ -72,7 +72,7 @@ void replay_seen_fini(replay_seen *s)
 }
 
 /* An OpenAI-style error envelope. */
-static void api_error(base_http_response *resp, int status, const char *type, const char *param,
+static void api_error(serve_http_response *resp, int status, const char *type, const char *param,
                       const char *msg)
 {
     resp->status = status;
@@ -138,7 +138,7 @@ static int decode_data_url(const char *url, parsed *p, char *why, size_t wn)
 }
 
 /* Checks the request shape; on failure fills resp with a 400 and returns -1. */
-static int validate(const cJSON *root, parsed *p, base_http_response *resp)
+static int validate(const cJSON *root, parsed *p, serve_http_response *resp)
 {
     char why[256];
     const cJSON *model = cJSON_GetObjectItemCaseSensitive(root, "model");
@@ -240,7 +240,7 @@ nomem:
 }
 
 /* Wraps model text in a chat.completion envelope. */
-static void envelope(replay *r, const entry *e, const char *model, base_http_response *resp)
+static void envelope(replay *r, const entry *e, const char *model, serve_http_response *resp)
 {
     cJSON *root = cJSON_CreateObject();
     char id[48];
@@ -269,12 +269,12 @@ static void envelope(replay *r, const entry *e, const char *model, base_http_res
 }
 
 /* Fills resp from queue entry e. */
-static void answer(replay *r, const entry *e, const char *model, base_http_response *resp)
+static void answer(replay *r, const entry *e, const char *model, serve_http_response *resp)
 {
     const replay_reply *rep = &e->rep;
     resp->delay_ms = rep->delay_ms;
     if (rep->retry_after)
-        base_http_response_header(resp, "Retry-After", rep->retry_after);
+        serve_http_response_header(resp, "Retry-After", rep->retry_after);
     if (rep->close_mid_body) {
         /* Headers promise 4000 bytes; the connection closes after ~40. */
         resp->raw = 1;
@@ -326,10 +326,10 @@ static void record(replay *r, int status, const parsed *p, const char *auth)
     r->nseen++;
 }
 
-static int handler(const base_http_request *req, base_http_response *resp, void *user)
+static int handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     replay *r = user;
-    const char *auth = base_http_request_header(req, "Authorization");
+    const char *auth = serve_http_request_header(req, "Authorization");
     parsed p;
     memset(&p, 0, sizeof p);
     base_buf_init(&p.prompt, 1u << 20);
@@ -396,18 +396,18 @@ base_err replay_start(replay **out, char *err)
     if (!r)
         return base_errf(err, BASE_ENOMEM, "replay: out of memory");
     pthread_mutex_init(&r->mu, NULL);
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.handler = handler;
     o.user = r;
     o.max_body_bytes = 32u << 20;
-    base_err e = base_httpd_start(&o, &r->srv, err);
+    base_err e = serve_httpd_start(&o, &r->srv, err);
     if (e) {
         pthread_mutex_destroy(&r->mu);
         base_free(r);
         return e;
     }
-    snprintf(r->base_url, sizeof r->base_url, "http://127.0.0.1:%d/v1", base_httpd_port(r->srv));
+    snprintf(r->base_url, sizeof r->base_url, "http://127.0.0.1:%d/v1", serve_httpd_port(r->srv));
     *out = r;
     return BASE_OK;
 }
@@ -416,7 +416,7 @@ void replay_destroy(replay *r)
 {
     if (!r)
         return;
-    base_httpd_destroy(r->srv);
+    serve_httpd_destroy(r->srv);
     for (int i = 0; i < r->nq; i++)
         entry_free(&r->q[i]);
     for (int i = 0; i < r->nseen; i++)

@@ -1,6 +1,6 @@
 /* tests/harness/replay.h: a REPLAY of recorded chat-completions responses.
  *
- * This is not a model. It is a loopback HTTP server (base/httpd.h) that
+ * This is not a model. It is a loopback HTTP server (serve/httpd.h) that
  * speaks the OpenAI-compatible POST /v1/chat/completions protocol well
  * enough for a client to be tested against it: it checks the request's shape
  * as the real API does (a model, messages with roles and content, an
@@ -52,7 +52,7 @@ typedef struct replay_seen {
 } replay_seen;
 
 /* Starts a replay server on a random loopback port. Errors: those of
- * base_httpd_start, BASE_ENOMEM. */
+ * serve_httpd_start, BASE_ENOMEM. */
 base_err replay_start(replay **out, char *err);
 /* Stops the server and frees everything. NULL is a no-op. */
 void replay_destroy(replay *r);

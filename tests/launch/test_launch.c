@@ -17,7 +17,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "cdp/launch.h"
 #include "check.h"
 
@@ -271,7 +271,7 @@ static void launch_failures(void)
 }
 
 /* /json/version answers for the discovery error cases, by path prefix. */
-static int version_handler(const base_http_request *req, base_http_response *resp, void *user)
+static int version_handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     (void)user;
     const char *mode = getenv("FOVEA_TEST_DISCOVER_MODE");
@@ -313,12 +313,12 @@ static void discover_errors(void)
         CHECK_MSG(cdp_discover(bad[i], &ws, err) == BASE_EINVAL, "'%s' accepted", bad[i]);
     }
 
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.handler = version_handler;
-    base_httpd *h = NULL;
-    CHECK_OK(base_httpd_start(&o, &h, NULL));
-    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", base_httpd_port(h));
+    serve_httpd *h = NULL;
+    CHECK_OK(serve_httpd_start(&o, &h, NULL));
+    snprintf(ep, sizeof ep, "http://127.0.0.1:%d", serve_httpd_port(h));
     static const struct {
         const char *mode;
         base_err want;
@@ -335,12 +335,12 @@ static void discover_errors(void)
         err[0] = '\0';
         base_err e = cdp_discover(ep, &ws, err);
         if (e != cases[i].want || !strstr(err, cases[i].msg)) {
-            base_httpd_destroy(h);
+            serve_httpd_destroy(h);
             CHECK_MSG(0, "mode %s: got %d (%s)", cases[i].mode, (int)e, err);
         }
     }
     unsetenv("FOVEA_TEST_DISCOVER_MODE");
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
     CHECK_STR(ws, "ws://127.0.0.1:1/devtools/browser/x");
     base_free(ws);
 }

@@ -39,7 +39,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "cdp/browser.h"
 #include "svc_util.h"
 
@@ -55,7 +55,7 @@ static struct {
     int ready, failed;
     char why[256];
     svc_chrome chrome;
-    base_httpd *srv, *srv_b; /* srv_b: a second site (localhost) for OOPIFs */
+    serve_httpd *srv, *srv_b; /* srv_b: a second site (localhost) for OOPIFs */
     cdp_browser *client; /* the test's own CDP client (not fovea's) */
     char tab_a[64], tab_b[64];
     char sess_a[64], sess_b[64];
@@ -67,8 +67,8 @@ static void teardown(void)
     cdp_browser_destroy(S.client); /* attach mode: only disconnects */
     S.client = NULL;
     svc_chrome_stop(&S.chrome);
-    base_httpd_destroy(S.srv);
-    base_httpd_destroy(S.srv_b);
+    serve_httpd_destroy(S.srv);
+    serve_httpd_destroy(S.srv_b);
     S.srv = S.srv_b = NULL;
 }
 
@@ -145,17 +145,17 @@ static int setup(void)
     if (S.ready || S.failed)
         return S.ready;
     S.failed = 1;
-    base_httpd_opts ho;
+    serve_httpd_opts ho;
     memset(&ho, 0, sizeof ho);
     ho.root = FOVEA_SOURCE_DIR "/tests/fixtures/pages";
-    if (base_httpd_start(&ho, &S.srv, S.why) || base_httpd_start(&ho, &S.srv_b, S.why))
+    if (serve_httpd_start(&ho, &S.srv, S.why) || serve_httpd_start(&ho, &S.srv_b, S.why))
         return 0;
     if (svc_chrome_start(&S.chrome, S.why))
         return 0;
     atexit(teardown);
     if (cdp_browser_attach(S.chrome.endpoint, &S.client, S.why))
         return 0;
-    int port = base_httpd_port(S.srv);
+    int port = serve_httpd_port(S.srv);
     snprintf(S.url_a, sizeof S.url_a, "http://127.0.0.1:%d/service/notes.html", port);
     snprintf(S.url_b, sizeof S.url_b, "http://127.0.0.1:%d/service/inbox.html", port);
     if (open_tab(S.url_a, S.tab_a, S.sess_a) || open_tab(S.url_b, S.tab_b, S.sess_b))
@@ -550,7 +550,7 @@ static void oopif(void)
     SETUP_OR_SKIP();
     char url[300], tid[64], sess[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/frames.html?b=http://localhost:%d",
-             base_httpd_port(S.srv), base_httpd_port(S.srv_b));
+             serve_httpd_port(S.srv), serve_httpd_port(S.srv_b));
     CHECK(open_tab(url, tid, sess) == 0);
     double fr[4];
     CHECK(rect_of(sess, "#cross", fr));

@@ -49,7 +49,7 @@ static int xo_open(xo *x, double scale, const char *host, const char *query, int
     harness *h = harness_get();
     char path[1024];
     snprintf(path, sizeof path, "/vision/xo_top.html?src=http://%s:%d/vision/xo_form.html%s", host,
-             base_httpd_port(h->srv_b), query);
+             serve_httpd_port(h->srv_b), query);
     if (perc_vision_dom_create(&x->v, x->err) || !(x->p = harness_open(800, 600, scale, path)))
         return -1;
     double t0 = base_monotime_ms();
@@ -243,7 +243,7 @@ static void nested(void)
     HARNESS_OR_SKIP(h);
     char q[256];
     snprintf(q, sizeof q, "?inner=http://a.localhost:%d/vision/xo_form.html",
-             base_httpd_port(h->srv_b));
+             serve_httpd_port(h->srv_b));
     xo x;
     CHECK(xo_open(&x, 1, "localhost", q, 9) == 0);
     cdp_frame outer, inner;

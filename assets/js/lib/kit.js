@@ -536,6 +536,133 @@ const kit = (() => {
     labelIdx = new Map();
   };
 
+  // ---- visibility ---------------------------------------------------------------
+  // shown: el is rendered and not hidden by CSS (visibility, display, zero
+  // opacity, and whatever checkVisibility knows: content-visibility, a
+  // display:none ancestor). visiblePart: the part of el's border box inside
+  // its document's viewport and every scroll container around it (clipOf),
+  // in that viewport's px; null when the box is under 1 px either way. The
+  // selector map (enrich.js) and the procedural check (snap_epoch.js) use
+  // both, so an element's rect there and then compares edge for edge.
+  const shown = (el, cs) => {
+    cs = cs || styleOf(el);
+    if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) return false;
+    return !el.checkVisibility || el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  };
+  const visiblePart = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return null;
+    const win = el.ownerDocument.defaultView;
+    const oc = clipOf(el);
+    return [Math.max(0, r.left, oc[0]), Math.max(0, r.top, oc[1]),
+      Math.min(win.innerWidth, r.right, oc[2]), Math.min(win.innerHeight, r.bottom, oc[3])];
+  };
+
+  // mapLabel: the label the selector map (enrich.js) records for an element
+  // and the procedural check (snap_epoch.js) compares with it: the
+  // accessible name, else the value, at most 127 characters.
+  const mapLabel = (el) => cap(accessibleName(el, true) ||
+    (typeof el.value === 'string' ? el.value : ''), 127);
+
+  // ---- element text for the snapper --------------------------------------------
+  // What the live snapper (snap_probe.js) and the procedural check
+  // (snap_epoch.js) report as an element's text, aria label and short
+  // description, so both paths describe the same element the same way.
+  // snapText: the value or placeholder of a field, the selected option of a
+  // select, an image's alt, the rendered text of an interactive element (its
+  // flat tree when innerText is empty: slotted labels; else the alt or SVG
+  // title inside), else the first text nodes of a large element; at most
+  // TEXT_CAP characters.
+  const TEXT_CAP = 160;
+  const clean = (s) => cap(s, TEXT_CAP);
+  // Bounded text of a (large) non-interactive element: the first text nodes.
+  const someText = (el) => {
+    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    let s = '';
+    for (let k = 0; k < 64 && s.length < 2 * TEXT_CAP; k++) {
+      const t = w.nextNode();
+      if (!t) break;
+      const pt = t.parentNode && t.parentNode.localName;
+      if (!SKIP_TEXT.has(pt)) {
+        s += t.data + ' ';
+      }
+    }
+    return clean(s);
+  };
+  // Text of el's flat tree (slots replaced by what is assigned to them, open
+  // shadow roots entered), bounded: the label of a web-component button.
+  const flatText = (el) => {
+    let s = '';
+    let budget = 200;
+    const visit = (node) => {
+      if (budget-- <= 0 || s.length > 2 * TEXT_CAP) return;
+      if (node.nodeType === 3) {
+        s += node.data + ' ';
+        return;
+      }
+      if (node.nodeType !== 1 && node.nodeType !== 11) return;
+      if (node.nodeType === 1 && SKIP_TEXT.has(node.localName)) return;
+      let kids = node.childNodes;
+      if (node.localName === 'slot') {
+        const a = node.assignedNodes({ flatten: true });
+        if (a.length) kids = a;
+      } else if (node.shadowRoot) {
+        kids = node.shadowRoot.childNodes;
+      }
+      for (let k = 0; k < kids.length; k++) visit(kids[k]);
+    };
+    visit(el);
+    return s;
+  };
+  const snapText = (el, isInter) => {
+    const tag = el.localName;
+    let t = '';
+    if (tag === 'input') {
+      const ty = el.type;
+      if (ty === 'checkbox' || ty === 'radio') t = '';
+      else t = el.value || el.getAttribute('placeholder') || '';
+    } else if (tag === 'select') {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      t = o ? o.text : '';
+    } else if (tag === 'textarea') {
+      t = el.value || el.getAttribute('placeholder') || '';
+    } else if (tag === 'img') {
+      t = el.getAttribute('alt') || '';
+    } else if (isInter && typeof el.innerText === 'string') {
+      t = el.innerText;
+      // innerText follows the DOM, not the flat tree: a shadow button whose
+      // label is slotted light content reads empty, so walk the flat tree.
+      if (!t.trim()) t = flatText(el);
+      if (!t.trim()) {
+        const img = el.querySelector('img[alt],svg title');
+        if (img) t = img.localName === 'img' ? img.getAttribute('alt') : img.textContent;
+      }
+    } else {
+      t = someText(el);
+    }
+    return clean(t);
+  };
+  const ariaLabelOf = (el) => {
+    const a = el.getAttribute('aria-label');
+    if (a && a.trim()) return clean(a);
+    const ids = el.getAttribute('aria-labelledby');
+    if (!ids) return '';
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.split(/\s+/)) {
+      const e = id && root.getElementById ? root.getElementById(id) : null;
+      if (e) parts.push(e.textContent);
+    }
+    return clean(parts.join(' '));
+  };
+  const descOf = (el) => {
+    let d = el.localName.toLowerCase();
+    if (el.id) d += '#' + el.id;
+    const cl = el.classList;
+    for (let k = 0; cl && k < cl.length && d.length < 60; k++) d += '.' + cl[k];
+    return d.length > 80 ? d.slice(0, 80) : d;
+  };
+
   // ---- frames and hit testing ---------------------------------------------------
   const isFrame = (el) => el.localName === 'iframe' || el.localName === 'frame';
   // Content box of a frame element (where its document's viewport sits) in
@@ -569,9 +696,12 @@ const kit = (() => {
   };
   // The element a click at (x, y) of doc's viewport is delivered to: the top
   // hit, descending into open shadow roots and (unless frames is false)
-  // same-origin frames.
-  const hitAt = (x, y, doc, frames) => {
+  // same-origin frames. onFrame (optional) is told of every frame entered,
+  // top down: (frame element, its document, the origin of that document's
+  // viewport in doc's viewport px, the frame's content box size [w, h]).
+  const hitAt = (x, y, doc, frames, onFrame) => {
     doc = doc || document;
+    const x0 = x, y0 = y;
     let e = doc.elementFromPoint(x, y);
     for (;;) {
       if (!e) return null;
@@ -585,6 +715,7 @@ const kit = (() => {
           const cb = contentBox(e);
           x -= cb[0];
           y -= cb[1];
+          if (onFrame) onFrame(e, d, x0 - x, y0 - y, [cb[2] - cb[0], cb[3] - cb[1]]);
           const inner = d.elementFromPoint(x, y);
           if (inner) { e = inner; continue; }
         }
@@ -595,5 +726,5 @@ const kit = (() => {
 
   return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
     isInteractive, isControl, accessibleName, iconHint, xpath, resolve, reset, isFrame, contentBox, frameDoc,
-    composedParent, hitAt, clipOf, SKIP_TEXT };
+    composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel };
 })();

@@ -1,4 +1,4 @@
-/* base/httpd.c: loopback HTTP/1.1 server (libc + pthreads).
+/* serve/httpd.c: loopback HTTP/1.1 server (libc + pthreads).
  *
  * Design: one accept thread polls the listening socket and a wake pipe; each
  * accepted connection gets its own joinable thread, tracked in a list under
@@ -21,7 +21,7 @@
 /* realpath() is an XSI function; this asks for it without leaving POSIX 2008. */
 #define _XOPEN_SOURCE 700
 
-#include "base/httpd.h"
+#include "serve/httpd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,14 +55,14 @@
 
 typedef struct conn {
     struct conn *next;
-    struct base_httpd *srv;
+    struct serve_httpd *srv;
     pthread_t thread;
     int fd;   /* -1 once closed; guarded by srv->mu */
     int done; /* the thread has finished; guarded by srv->mu */
 } conn;
 
-struct base_httpd {
-    base_httpd_opts o;
+struct serve_httpd {
+    serve_httpd_opts o;
     char *root; /* realpath of opts.root, or NULL */
     size_t root_len;
     int lfd;
@@ -83,38 +83,7 @@ typedef struct req_priv {
     int n;
 } req_priv;
 
-const char *base_http_reason(int status)
-{
-    switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 201: return "Created";
-    case 204: return "No Content";
-    case 301: return "Moved Permanently";
-    case 302: return "Found";
-    case 304: return "Not Modified";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 411: return "Length Required";
-    case 413: return "Content Too Large";
-    case 414: return "URI Too Long";
-    case 429: return "Too Many Requests";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 502: return "Bad Gateway";
-    case 503: return "Service Unavailable";
-    case 504: return "Gateway Timeout";
-    case 505: return "HTTP Version Not Supported";
-    default: return "Unknown";
-    }
-}
-
-const char *base_http_mime_type(const char *path)
+const char *serve_http_mime_type(const char *path)
 {
     static const struct {
         const char *ext, *type;
@@ -151,7 +120,7 @@ const char *base_http_mime_type(const char *path)
     return "application/octet-stream";
 }
 
-const char *base_http_request_header(const base_http_request *req, const char *name)
+const char *serve_http_request_header(const serve_http_request *req, const char *name)
 {
     const req_priv *p = req ? req->priv : NULL;
     if (!p || !name)
@@ -163,7 +132,7 @@ const char *base_http_request_header(const base_http_request *req, const char *n
     return NULL;
 }
 
-base_err base_http_response_header(base_http_response *resp, const char *name,
+base_err serve_http_response_header(serve_http_response *resp, const char *name,
                                    const char *value)
 {
     if (!resp || !name || !value || !name[0] || strpbrk(name, "\r\n:") ||
@@ -206,7 +175,7 @@ static void set_timeouts(int fd, int ms)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
 
-static int server_stopping(base_httpd *s)
+static int server_stopping(serve_httpd *s)
 {
     pthread_mutex_lock(&s->mu);
     int st = s->stopping;
@@ -330,7 +299,7 @@ static int has_token(const char *v, const char *token)
 
 /* ---- static files ------------------------------------------------------ */
 
-static int under_root(const base_httpd *s, const char *real)
+static int under_root(const serve_httpd *s, const char *real)
 {
     return strncmp(real, s->root, s->root_len) == 0 &&
            (real[s->root_len] == '/' || real[s->root_len] == '\0');
@@ -338,7 +307,7 @@ static int under_root(const base_httpd *s, const char *real)
 
 /* Serves path (decoded) from the root; raw_path/query build redirects.
  * Returns the status sent, or -1 when the connection must close. */
-static int serve_static(base_httpd *s, int fd, const char *path, const char *raw_path,
+static int serve_static(serve_httpd *s, int fd, const char *path, const char *raw_path,
                         const char *query, int head_only, int keep_alive)
 {
     /* Refuse ".." segments outright; realpath below catches the rest. */
@@ -391,7 +360,7 @@ static int serve_static(base_httpd *s, int fd, const char *path, const char *raw
         goto done;
     }
     size_t size = (size_t)st.st_size;
-    if (send_response(fd, 200, base_http_mime_type(real), NULL, NULL, size, 1, keep_alive))
+    if (send_response(fd, 200, serve_http_mime_type(real), NULL, NULL, size, 1, keep_alive))
         goto done;
     status = 200;
     if (!head_only) {
@@ -421,7 +390,7 @@ done:
 /* ---- one connection ---------------------------------------------------- */
 
 /* Waits up to ms or until the server stops. Returns 1 when stopping. */
-static int delay_or_stop(base_httpd *s, int ms)
+static int delay_or_stop(serve_httpd *s, int ms)
 {
     struct timespec ts;
     base_deadline_ts(&ts, ms);
@@ -437,12 +406,12 @@ static int delay_or_stop(base_httpd *s, int ms)
 
 /* Runs the handler, then the static root. Returns 0 to keep the connection,
  * -1 to close it. */
-static int dispatch(base_httpd *s, int fd, base_http_request *req, const char *raw_path,
+static int dispatch(serve_httpd *s, int fd, serve_http_request *req, const char *raw_path,
                     int keep_alive)
 {
     int head_only = strcmp(req->method, "HEAD") == 0;
     if (s->o.handler) {
-        base_http_response resp;
+        serve_http_response resp;
         memset(&resp, 0, sizeof resp);
         resp.status = 200;
         snprintf(resp.content_type, sizeof resp.content_type, "text/plain; charset=utf-8");
@@ -573,7 +542,7 @@ static int parse_head(char *head, char **method, char **target, int *http10, req
 
 /* Handles the request at the front of in: reads it whole, answers it and
  * consumes its bytes. Returns 0 to keep the connection, -1 to close it. */
-static int handle_one(base_httpd *s, int fd, base_buf *in)
+static int handle_one(serve_httpd *s, int fd, base_buf *in)
 {
     /* Skip blank lines a client may send between requests (RFC 9112 2.2). */
     size_t skip = 0;
@@ -616,7 +585,7 @@ static int handle_one(base_httpd *s, int fd, base_buf *in)
         send_error(fd, bad, NULL, 0, 0);
         goto done;
     }
-    base_http_request req;
+    serve_http_request req;
     memset(&req, 0, sizeof req);
     req.method = method;
     req.priv = &pv;
@@ -635,7 +604,7 @@ static int handle_one(base_httpd *s, int fd, base_buf *in)
         clen = v;
         have_len = 1;
     }
-    if (base_http_request_header(&req, "Transfer-Encoding")) {
+    if (serve_http_request_header(&req, "Transfer-Encoding")) {
         send_error(fd, 501, NULL, 0, 0);
         goto done;
     }
@@ -643,13 +612,13 @@ static int handle_one(base_httpd *s, int fd, base_buf *in)
         send_error(fd, 413, NULL, 0, 0);
         goto done;
     }
-    const char *connection = base_http_request_header(&req, "Connection");
+    const char *connection = serve_http_request_header(&req, "Connection");
     int keep_alive =
         http10 ? has_token(connection, "keep-alive") : !has_token(connection, "close");
 
     if (in->len < clen) {
         /* curl asks before sending large bodies; answer so it does not wait. */
-        const char *expect = base_http_request_header(&req, "Expect");
+        const char *expect = serve_http_request_header(&req, "Expect");
         if (expect && strcasecmp(expect, "100-continue") == 0) {
             static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
             if (send_all(fd, cont, sizeof cont - 1) != 0)
@@ -697,7 +666,7 @@ done:
 static void *conn_main(void *arg)
 {
     conn *c = arg;
-    base_httpd *s = c->srv;
+    serve_httpd *s = c->srv;
     base_buf in;
     /* Room for one maximal head plus one maximal body at a time. */
     base_buf_init(&in, s->o.max_header_bytes + s->o.max_body_bytes + 1);
@@ -715,7 +684,7 @@ static void *conn_main(void *arg)
 }
 
 /* Joins and frees finished connection threads. Accept thread only. */
-static void reap_done(base_httpd *s)
+static void reap_done(serve_httpd *s)
 {
     conn *dead = NULL;
     pthread_mutex_lock(&s->mu);
@@ -741,7 +710,7 @@ static void reap_done(base_httpd *s)
 
 static void *accept_main(void *arg)
 {
-    base_httpd *s = arg;
+    serve_httpd *s = arg;
     for (;;) {
         struct pollfd pfd[2] = {{.fd = s->lfd, .events = POLLIN}, {.fd = s->wake[0], .events = POLLIN}};
         int pr = poll(pfd, 2, 1000);
@@ -792,12 +761,12 @@ static void *accept_main(void *arg)
 
 /* ---- lifecycle ---------------------------------------------------------- */
 
-base_err base_httpd_start(const base_httpd_opts *o, base_httpd **out, char *err)
+base_err serve_httpd_start(const serve_httpd_opts *o, serve_httpd **out, char *err)
 {
     if (!o || !out || o->port < 0 || o->port > 65535)
         return base_errf(err, BASE_EINVAL, "httpd: invalid options");
     base_err e = BASE_ENOMEM;
-    base_httpd *s = base_calloc(1, sizeof *s);
+    serve_httpd *s = base_calloc(1, sizeof *s);
     if (!s)
         return base_errf(err, BASE_ENOMEM, "httpd: out of memory");
     s->lfd = -1;
@@ -912,12 +881,12 @@ fail:
     return e;
 }
 
-int base_httpd_port(const base_httpd *h)
+int serve_httpd_port(const serve_httpd *h)
 {
     return h ? h->port : 0;
 }
 
-void base_httpd_destroy(base_httpd *h)
+void serve_httpd_destroy(serve_httpd *h)
 {
     if (!h)
         return;

@@ -1,4 +1,4 @@
-/* tests/base/test_httpd.c: the loopback HTTP server, driven by a tiny
+/* tests/serve/test_httpd.c: the loopback HTTP server, driven by a tiny
  * blocking socket client written here (no curl, so the server is tested
  * against exactly the bytes we choose). */
 #include <arpa/inet.h>
@@ -14,7 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/clock.h"
-#include "base/httpd.h"
+#include "serve/httpd.h"
 #include "check.h"
 
 /* ---- client helpers ---------------------------------------------------- */
@@ -164,16 +164,16 @@ static int make_tree(void)
     return symlink(g_tmp, link);
 }
 
-static base_httpd *start_static(void)
+static serve_httpd *start_static(void)
 {
     if (make_tree() != 0)
         return NULL;
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = g_root;
-    base_httpd *h = NULL;
+    serve_httpd *h = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (base_httpd_start(&o, &h, err) != BASE_OK)
+    if (serve_httpd_start(&o, &h, err) != BASE_OK)
         fprintf(stderr, "httpd start: %s\n", err);
     return h;
 }
@@ -182,9 +182,9 @@ static base_httpd *start_static(void)
 
 static void static_files(void)
 {
-    base_httpd *h = start_static();
+    serve_httpd *h = start_static();
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     CHECK(port > 0);
     reply r;
     static const struct {
@@ -218,26 +218,26 @@ static void static_files(void)
     CHECK_OK(get(port, "/missing.html", &r));
     CHECK_EQ(r.status, 404);
     reply_free(&r);
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 static void mime_types(void)
 {
-    CHECK_STR(base_http_mime_type("a/b.HTML"), "text/html; charset=utf-8");
-    CHECK_STR(base_http_mime_type("x.svg"), "image/svg+xml");
-    CHECK_STR(base_http_mime_type("x.jpg"), "image/jpeg");
-    CHECK_STR(base_http_mime_type("x.woff2"), "font/woff2");
-    CHECK_STR(base_http_mime_type("favicon.ico"), "image/x-icon");
-    CHECK_STR(base_http_mime_type("notes.txt"), "text/plain; charset=utf-8");
-    CHECK_STR(base_http_mime_type("dir.d/noext"), "application/octet-stream");
+    CHECK_STR(serve_http_mime_type("a/b.HTML"), "text/html; charset=utf-8");
+    CHECK_STR(serve_http_mime_type("x.svg"), "image/svg+xml");
+    CHECK_STR(serve_http_mime_type("x.jpg"), "image/jpeg");
+    CHECK_STR(serve_http_mime_type("x.woff2"), "font/woff2");
+    CHECK_STR(serve_http_mime_type("favicon.ico"), "image/x-icon");
+    CHECK_STR(serve_http_mime_type("notes.txt"), "text/plain; charset=utf-8");
+    CHECK_STR(serve_http_mime_type("dir.d/noext"), "application/octet-stream");
     CHECK_STR(base_http_reason(431), "Request Header Fields Too Large");
 }
 
 static void traversal_blocked(void)
 {
-    base_httpd *h = start_static();
+    serve_httpd *h = start_static();
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     static const char *const attacks[] = {
         "/../secret.txt",         "/%2e%2e/secret.txt",      "/%2E%2E/secret.txt",
         "/sub/../../secret.txt",  "/sub/..%2f..%2fsecret.txt", "/..%2fsecret.txt",
@@ -259,14 +259,14 @@ static void traversal_blocked(void)
     CHECK_OK(fetch(port, "GET secret.txt HTTP/1.1\r\n\r\n", 0, &r));
     CHECK_EQ(r.status, 400);
     reply_free(&r);
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 static void head_and_keepalive(void)
 {
-    base_httpd *h = start_static();
+    serve_httpd *h = start_static();
     CHECK(h);
-    int fd = client_connect(base_httpd_port(h));
+    int fd = client_connect(serve_httpd_port(h));
     CHECK(fd >= 0);
     /* HEAD, then two GETs, all on one connection: if HEAD had sent a body,
      * the next status line would not parse. */
@@ -304,25 +304,25 @@ static void head_and_keepalive(void)
     char c;
     CHECK_EQ(recv(fd, &c, 1, 0), 0);
     close(fd);
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 /* Handler for the dynamic cases: echo, status codes, delays, garbage. */
-static int test_handler(const base_http_request *req, base_http_response *resp, void *user)
+static int test_handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     int *calls = user;
     __atomic_add_fetch(calls, 1, __ATOMIC_SEQ_CST);
     if (strcmp(req->path, "/echo") == 0 && strcmp(req->method, "POST") == 0) {
         snprintf(resp->content_type, sizeof resp->content_type, "application/json");
-        const char *auth = base_http_request_header(req, "x-token");
-        base_http_response_header(resp, "X-Seen-Token", auth ? auth : "none");
-        base_http_response_header(resp, "X-Query", req->query);
+        const char *auth = serve_http_request_header(req, "x-token");
+        serve_http_response_header(resp, "X-Seen-Token", auth ? auth : "none");
+        serve_http_response_header(resp, "X-Query", req->query);
         base_buf_append(&resp->body, req->body, req->body_len);
         return 1;
     }
     if (strcmp(req->path, "/v1/chat/completions") == 0) {
         resp->status = 429;
-        base_http_response_header(resp, "Retry-After", "2");
+        serve_http_response_header(resp, "Retry-After", "2");
         base_buf_append_str(&resp->body, "{\"error\":{\"message\":\"slow down\"}}");
         return 1;
     }
@@ -343,27 +343,27 @@ static int test_handler(const base_http_request *req, base_http_response *resp, 
     return 0; /* everything else: static files */
 }
 
-static base_httpd *start_dynamic(int *calls, size_t max_body)
+static serve_httpd *start_dynamic(int *calls, size_t max_body)
 {
     if (make_tree() != 0)
         return NULL;
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = g_root;
     o.handler = test_handler;
     o.user = calls;
     o.max_body_bytes = max_body;
-    base_httpd *h = NULL;
-    base_httpd_start(&o, &h, NULL);
+    serve_httpd *h = NULL;
+    serve_httpd_start(&o, &h, NULL);
     return h;
 }
 
 static void post_handler(void)
 {
     int calls = 0;
-    base_httpd *h = start_dynamic(&calls, 0);
+    serve_httpd *h = start_dynamic(&calls, 0);
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     reply r;
     CHECK_OK(fetch(port,
                    "POST /echo?x=1 HTTP/1.1\r\nX-Token:  abc \r\nContent-Length: 11\r\n\r\n"
@@ -413,15 +413,15 @@ static void post_handler(void)
     CHECK_EQ(r.status, 405);
     reply_free(&r);
     CHECK(calls >= 5);
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 static void handler_status_delay_garbage(void)
 {
     int calls = 0;
-    base_httpd *h = start_dynamic(&calls, 0);
+    serve_httpd *h = start_dynamic(&calls, 0);
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     reply r;
     CHECK_OK(fetch(port, "POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}", 0,
                    &r));
@@ -453,15 +453,15 @@ static void handler_status_delay_garbage(void)
     buf[got] = '\0';
     close(fd);
     CHECK_STR(buf, "\x01\x02 this is not HTTP");
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 static void limits(void)
 {
     int calls = 0;
-    base_httpd *h = start_dynamic(&calls, 1000);
+    serve_httpd *h = start_dynamic(&calls, 1000);
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     /* A 20 KiB header is over the 16 KiB default. */
     size_t n = 20 * 1024;
     char *req = base_malloc(n + 64);
@@ -491,43 +491,43 @@ static void limits(void)
     CHECK_OK(fetch(port, "GET / HTTP/2.0\r\n\r\n", 0, &r));
     CHECK_EQ(r.status, 505);
     reply_free(&r);
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
 }
 
 static void two_servers(void)
 {
     int calls = 0;
-    base_httpd *a = start_static();
-    base_httpd *b = start_dynamic(&calls, 0);
+    serve_httpd *a = start_static();
+    serve_httpd *b = start_dynamic(&calls, 0);
     CHECK(a && b);
-    CHECK(base_httpd_port(a) != base_httpd_port(b));
+    CHECK(serve_httpd_port(a) != serve_httpd_port(b));
     reply r;
-    CHECK_OK(get(base_httpd_port(a), "/", &r));
+    CHECK_OK(get(serve_httpd_port(a), "/", &r));
     CHECK_EQ(r.status, 200);
     reply_free(&r);
-    CHECK_OK(get(base_httpd_port(b), "/slow", &r));
+    CHECK_OK(get(serve_httpd_port(b), "/slow", &r));
     CHECK_STR(r.body, "late");
     reply_free(&r);
     /* Binding a taken port fails cleanly. */
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
-    o.port = base_httpd_port(a);
-    base_httpd *c = NULL;
+    o.port = serve_httpd_port(a);
+    serve_httpd *c = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(base_httpd_start(&o, &c, err), BASE_EIO);
+    CHECK_EQ(serve_httpd_start(&o, &c, err), BASE_EIO);
     CHECK(c == NULL);
     CHECK(strstr(err, "bind"));
-    base_httpd_destroy(a);
-    base_httpd_destroy(b);
-    base_httpd_destroy(NULL);
+    serve_httpd_destroy(a);
+    serve_httpd_destroy(b);
+    serve_httpd_destroy(NULL);
 }
 
 static void destroy_is_prompt(void)
 {
     int calls = 0;
-    base_httpd *h = start_dynamic(&calls, 0);
+    serve_httpd *h = start_dynamic(&calls, 0);
     CHECK(h);
-    int port = base_httpd_port(h);
+    int port = serve_httpd_port(h);
     /* One idle keep-alive connection, one stalled mid-head, one waiting on a
      * 60 s handler delay. */
     int idle = client_connect(port);
@@ -546,7 +546,7 @@ static void destroy_is_prompt(void)
     CHECK_OK(send_str(hang, hreq, sizeof hreq - 1));
     base_sleep_ms(100);
     double t0 = base_monotime_ms();
-    base_httpd_destroy(h);
+    serve_httpd_destroy(h);
     double dt = base_monotime_ms() - t0;
     CHECK_MSG(dt < 1000, "destroy took %.0f ms", dt);
     /* The server side is closed: reads see EOF, not a hang. */
@@ -559,22 +559,22 @@ static void destroy_is_prompt(void)
 
 static void response_header_helper(void)
 {
-    base_http_response resp;
+    serve_http_response resp;
     memset(&resp, 0, sizeof resp);
-    CHECK_OK(base_http_response_header(&resp, "Retry-After", "3"));
+    CHECK_OK(serve_http_response_header(&resp, "Retry-After", "3"));
     CHECK_STR(resp.extra_headers, "Retry-After: 3\r\n");
-    CHECK_EQ(base_http_response_header(&resp, "X", "a\r\nInjected: 1"), BASE_EINVAL);
+    CHECK_EQ(serve_http_response_header(&resp, "X", "a\r\nInjected: 1"), BASE_EINVAL);
     char big[600];
     memset(big, 'v', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    CHECK_EQ(base_http_response_header(&resp, "X-Big", big), BASE_ETOOBIG);
+    CHECK_EQ(serve_http_response_header(&resp, "X-Big", big), BASE_ETOOBIG);
     CHECK_STR(resp.extra_headers, "Retry-After: 3\r\n");
-    base_httpd_opts o;
+    serve_httpd_opts o;
     memset(&o, 0, sizeof o);
     o.root = "/nonexistent/fovea";
-    base_httpd *h = NULL;
+    serve_httpd *h = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(base_httpd_start(&o, &h, err), BASE_EINVAL);
+    CHECK_EQ(serve_httpd_start(&o, &h, err), BASE_EINVAL);
     CHECK(h == NULL);
     CHECK(strstr(err, "not a directory"));
 }

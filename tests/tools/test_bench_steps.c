@@ -1,4 +1,4 @@
-/* tests/stepbench/test_bench_steps.c: `fovea bench steps` on the demo site.
+/* tests/tools/test_bench_steps.c: `fovea bench steps` on the demo site.
  *
  * json: `fovea bench steps --n 3 --json` must print one JSON object with a
  * median and p90 for every stage (capture, decode, fingerprint, vision,
@@ -8,6 +8,9 @@
  * usage: bad options and tasks with nothing to time exit 2 with a message.
  * overlays: `fovea run --overlays failures` on a passing task writes no
  * overlay; `--overlays nope` is a usage error.
+ * procedural: `--procedural epoch` takes the vision epoch's element on every
+ * procedural step of the bench task (some, none falling back), `--procedural
+ * snapper` on none; a bad mode is a usage error.
  */
 #include "check.h"
 
@@ -19,7 +22,7 @@
 #include "base/fs.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
-#define OUT FOVEA_BINARY_DIR "/tests/stepbench/out"
+#define OUT FOVEA_BINARY_DIR "/tests/tools/out"
 
 /* Runs `fovea ARGS`, stdout into *out and stderr into *errs (malloc'd, NUL
  * terminated); returns the exit status or -1. */
@@ -162,8 +165,55 @@ static void overlays(void)
     CHECK_EQ(count_files(OUT "/run/steps"), 0);
 }
 
-static const check_case cases[] = {
-    {"json", json}, {"usage", usage}, {"overlays", overlays}, {NULL, NULL}};
+/* The procedural path on the bench task: with --procedural epoch every
+ * procedural step takes the epoch's element (none silently falls back on
+ * this page, and there are some), with snapper none does. */
+static int path_n(const cJSON *j, const char *path)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(j, "procedural_paths"), path);
+    return cJSON_IsObject(p) ? (int)num(p, "n") : -1;
+}
+
+static void procedural(void)
+{
+    static const char *const modes[] = {"epoch", "snapper"};
+    for (int m = 0; m < 2; m++) {
+        char args[1024], *out = NULL, *errs = NULL;
+        snprintf(args, sizeof args,
+                 "bench steps --n 16 --json --procedural %s --task '" FOVEA_SOURCE_DIR
+                 "/assets/tasks/bench.json' --site '" FOVEA_SOURCE_DIR "/assets/site' --out '" OUT
+                 "/proc'",
+                 modes[m]);
+        int st = run(args, &out, &errs);
+        cJSON *j = out ? cJSON_Parse(out) : NULL;
+        if (st != 0 || !j)
+            fprintf(stderr, "stderr: %s\n", errs ? errs : "");
+        base_free(out);
+        base_free(errs);
+        CHECK_EQ(st, 0);
+        CHECK(j != NULL);
+        int proc = (int)num(j, "procedural");
+        int epoch = path_n(j, "epoch"), fallback = path_n(j, "fallback"),
+            snapper = path_n(j, "snapper");
+        cJSON_Delete(j);
+        CHECK_MSG(proc > 0, "%s: no procedural step in 16", modes[m]);
+        CHECK_EQ(epoch + fallback + snapper, proc);
+        if (m == 0) {
+            CHECK_MSG(epoch == proc, "epoch: %d of %d procedural steps took the epoch's element",
+                      epoch, proc);
+        } else {
+            CHECK_EQ(snapper, proc);
+        }
+    }
+    expect_usage("bench steps --procedural sometimes", "--procedural must be epoch, snapper or both");
+}
+
+static const check_case cases[] = {{"json", json},
+                                   {"usage", usage},
+                                   {"overlays", overlays},
+                                   {"procedural", procedural},
+                                   {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -1,0 +1,92 @@
+# cmake/CheckLayers.cmake: the module layering as a build fact (ctest
+# `layering_includes`; run by hand with `cmake -DROOT=<repo> -P cmake/CheckLayers.cmake`).
+#
+# Fails, naming file and line, when
+#   - a file includes another module's private header (`*_int.h`): a header
+#     ending in _int.h is shared by the files of its own folder only. Tests
+#     and benchmarks (tests/, bench/) are white-box and may include them;
+#   - a module includes a module it may not (the order of DESIGN.md):
+#       base                                  libc only
+#       cdp, snapper, motion                  base   (snapper, motion: pure)
+#       perception                            base, cdp, snapper
+#       cascade                               base, cdp, snapper, motion, perception
+#       agent                                 everything above
+#       serve (the loopback HTTP server)      base; only tools/ may use it
+#       tools                                 everything (public headers only)
+#     so nothing below agent includes agent, and snapper/ and motion/
+#     include only base/;
+#   - a module's CMakeLists.txt links (fovea_module DEPS) a module it may
+#     not include: a link edge may not point up either.
+# Plain CMake, so it needs nothing the build does not already need.
+cmake_minimum_required(VERSION 3.16)
+if(NOT ROOT)
+    message(FATAL_ERROR "usage: cmake -DROOT=<repo> -P CheckLayers.cmake")
+endif()
+
+set(_modules base cdp snapper motion perception cascade agent serve tools)
+set(_allow_base "")
+set(_allow_cdp base)
+set(_allow_snapper base)
+set(_allow_motion base)
+set(_allow_perception base cdp snapper)
+set(_allow_cascade base cdp snapper motion perception)
+set(_allow_agent base cdp snapper motion perception cascade)
+set(_allow_serve base)
+set(_allow_tools base cdp snapper motion perception cascade agent serve)
+
+set(_bad "")
+set(_nfiles 0)
+
+# Every #include "M/..." of every source and header of each module.
+foreach(_m ${_modules})
+    file(GLOB _files ${ROOT}/${_m}/*.c ${ROOT}/${_m}/*.h)
+    foreach(_f ${_files})
+        math(EXPR _nfiles "${_nfiles} + 1")
+        file(STRINGS ${_f} _lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+        file(RELATIVE_PATH _rel ${ROOT} ${_f})
+        foreach(_l ${_lines})
+            if(NOT _l MATCHES "#[ \t]*include[ \t]*\"([a-z_]+)/([^\"]+)\"")
+                continue()
+            endif()
+            set(_to ${CMAKE_MATCH_1})
+            set(_hdr ${CMAKE_MATCH_2})
+            if(NOT _to IN_LIST _modules OR _to STREQUAL _m)
+                continue()
+            endif()
+            if(_hdr MATCHES "_int\\.h$")
+                list(APPEND _bad "${_rel}: includes ${_to}/${_hdr}, private to ${_to}/")
+            elseif(NOT _to IN_LIST _allow_${_m})
+                string(REPLACE ";" ", " _ok "${_allow_${_m}}")
+                list(APPEND _bad "${_rel}: includes ${_to}/${_hdr}, but ${_m}/ may include only: ${_ok}")
+            endif()
+        endforeach()
+    endforeach()
+endforeach()
+
+# Link edges: the fovea_* libraries named after DEPS in each module's
+# fovea_module() call.
+foreach(_m ${_modules})
+    set(_cml ${ROOT}/${_m}/CMakeLists.txt)
+    if(NOT EXISTS ${_cml})
+        continue()
+    endif()
+    file(READ ${_cml} _text)
+    string(REGEX MATCHALL "fovea_([a-z]+)" _libs "${_text}")
+    foreach(_lib ${_libs})
+        string(REGEX REPLACE "^fovea_" "" _to "${_lib}")
+        if(_to IN_LIST _modules AND NOT _to STREQUAL _m AND NOT _to IN_LIST _allow_${_m})
+            string(REPLACE ";" ", " _ok "${_allow_${_m}}")
+            list(APPEND _bad "${_m}/CMakeLists.txt: links ${_lib}, but ${_m}/ may depend only on: ${_ok}")
+        endif()
+    endforeach()
+endforeach()
+
+# White-box code outside the modules may include private headers, but the
+# CLI (tools/) is checked above like a module: public headers only.
+if(_bad)
+    list(REMOVE_DUPLICATES _bad)
+    list(LENGTH _bad _n)
+    string(REPLACE ";" "\n  " _msg "${_bad}")
+    message(FATAL_ERROR "layering: ${_n} violation(s):\n  ${_msg}")
+endif()
+message(STATUS "layering: ${_nfiles} files, includes and link edges follow the module order")

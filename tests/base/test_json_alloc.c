@@ -1,0 +1,115 @@
+/* tests/base/test_json_alloc.c: cJSON allocates through base_malloc (so
+ * failure injection reaches it), and a failed parse is told apart as bad text
+ * or no memory. */
+#include <cjson/cJSON.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/json_alloc.h"
+#include "check.h"
+
+/* check_main installed the hooks: building a tree is counted by base/alloc,
+ * and failing its first allocation fails the build. */
+static void hooks_installed(void)
+{
+    base_alloc_fail_after(0);
+    cJSON *o = cJSON_CreateObject();
+    CHECK(o != NULL);
+    CHECK(cJSON_AddStringToObject(o, "k", "v") != NULL);
+    unsigned long n = base_alloc_fail_after(0);
+    cJSON_Delete(o);
+    CHECK(n >= 3); /* the object, the member, its key and value */
+    base_alloc_fail_after(1);
+    o = cJSON_CreateObject();
+    base_alloc_fail_after(0);
+    CHECK(o == NULL);
+    /* Installing again changes nothing. */
+    base_json_alloc_install();
+    base_alloc_fail_after(1);
+    o = cJSON_CreateArray();
+    base_alloc_fail_after(0);
+    CHECK(o == NULL);
+}
+
+/* Every allocation of a parse, failed in turn: NULL, classified ENOMEM,
+ * nothing leaked (ASan's leak check at exit). Bad text is EPROTO with a
+ * place, whatever memory does. */
+static void parse_failures(void)
+{
+    const char *good = "{\"a\":[1,2,{\"b\":\"text\"}],\"c\":true,\"d\":null}";
+    base_alloc_fail_after(0);
+    cJSON *v = cJSON_Parse(good);
+    CHECK(v != NULL);
+    cJSON_Delete(v);
+    unsigned long total = base_alloc_fail_after(0);
+    CHECK(total > 5);
+    for (unsigned long k = 1; k <= total; k++) {
+        base_alloc_fail_after(k);
+        v = cJSON_Parse(good);
+        base_alloc_fail_after(0);
+        CHECK_MSG(v == NULL, "allocation %lu of %lu failed but the parse succeeded", k, total);
+        char err[BASE_ERRBUF_SIZE] = "";
+        CHECK_EQ(base_json_parse_error(good, strlen(good), err), BASE_ENOMEM);
+        CHECK(strstr(err, "out of memory") != NULL);
+    }
+    const char *bad = "{\"a\":[1,2,}";
+    CHECK(cJSON_Parse(bad) == NULL);
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_EQ(base_json_parse_error(bad, strlen(bad), err), BASE_EPROTO);
+    CHECK(strstr(err, "column") != NULL);
+    base_errclear(err);
+    CHECK_EQ(base_json_parse_error(NULL, 0, err), BASE_EPROTO);
+    /* Deeper than cJSON parses is bad text, not memory. */
+    char deep[2 * 1200 + 1];
+    memset(deep, '[', 1200);
+    memset(deep + 1200, ']', 1200);
+    deep[2400] = '\0';
+    CHECK(cJSON_Parse(deep) == NULL);
+    base_errclear(err);
+    CHECK_EQ(base_json_parse_error(deep, strlen(deep), err), BASE_EPROTO);
+}
+
+static void *fail_once(void *arg)
+{
+    int *counted = arg;
+    base_alloc_fail_after(1);
+    void *p = base_malloc(16);
+    base_alloc_fail_after(0);
+    base_free(p);
+    *counted = base_alloc_thread_failures() == 1;
+    return NULL;
+}
+
+/* The per-thread failure count: a failed allocation (cJSON's too) counts
+ * on the thread that made it, and only there. */
+static void thread_failures(void)
+{
+    unsigned long f0 = base_alloc_thread_failures();
+    cJSON *o = cJSON_CreateObject();
+    CHECK(o != NULL);
+    CHECK(cJSON_AddStringToObject(o, "a", "b") != NULL);
+    CHECK_EQ(base_alloc_thread_failures(), f0);
+    base_alloc_fail_after(1);
+    CHECK(cJSON_AddStringToObject(o, "c", "d") == NULL);
+    base_alloc_fail_after(0);
+    cJSON_Delete(o);
+    CHECK_EQ(base_alloc_thread_failures(), f0 + 1);
+    pthread_t th;
+    int counted = 0;
+    CHECK_EQ(pthread_create(&th, NULL, fail_once, &counted), 0);
+    CHECK_EQ(pthread_join(th, NULL), 0);
+    CHECK(counted);                                  /* counted there */
+    CHECK_EQ(base_alloc_thread_failures(), f0 + 1); /* not here */
+}
+
+static const check_case cases[] = {{"hooks_installed", hooks_installed},
+                                   {"thread_failures", thread_failures},
+                                   {"parse_failures", parse_failures},
+                                   {NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -1,0 +1,2 @@
+// Set before any script of every page the task opens (task-file "init_script").
+window.__foveaInit = 'from-task-file';

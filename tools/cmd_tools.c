@@ -1,0 +1,95 @@
+/* tools/cmd_tools.c: `fovea tools` — the tool registry as a person or a
+ * model sees it: one line per tool (name, what it does, its arguments), or
+ * with --json the OpenAI "tools" array the agent sends (the same schemas
+ * that check task-file steps). */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/tool.h"
+#include "tools/cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [NAME]\n"
+               "  lists the tools task files and models call (NAME: one tool's schema)\n");
+}
+
+/* "target*, verb, expect_effect" (* = required). */
+static void arg_list(const tool_def *t, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    cJSON *s = cJSON_Parse(t->schema);
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(s, "required");
+    size_t k = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, props)
+    {
+        int required = 0;
+        const cJSON *r;
+        cJSON_ArrayForEach(r, req) required |= cJSON_IsString(r) && strcmp(r->valuestring, p->string) == 0;
+        if (k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s%s", k ? ", " : "", p->string,
+                                  required ? "*" : "");
+    }
+    cJSON_Delete(s);
+}
+
+int cli_cmd_tools(int argc, char **argv)
+{
+    int json = 0, scripts = 0;
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else if (strcmp(argv[i], "--allow-scripts") == 0)
+            scripts = 1;
+        else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] != '-' && !name)
+            name = argv[i];
+        else {
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (name) {
+        const tool_def *t = tool_find(name);
+        if (!t) {
+            fprintf(stderr, "fovea tools: no tool called '%s'\n", name);
+            return 2;
+        }
+        cJSON *s = cJSON_Parse(t->schema);
+        char *txt = s ? cJSON_Print(s) : NULL;
+        printf("%s: %s\n%s\n", t->name, t->description, txt ? txt : t->schema);
+        cJSON_free(txt);
+        cJSON_Delete(s);
+        return 0;
+    }
+    if (json) {
+        cJSON *fns = tool_functions_json(scripts);
+        char *txt = fns ? cJSON_Print(fns) : NULL;
+        cJSON_Delete(fns);
+        if (!txt) {
+            fprintf(stderr, "fovea tools: out of memory\n");
+            return 1;
+        }
+        printf("%s\n", txt);
+        cJSON_free(txt);
+        return 0;
+    }
+    for (int i = 0; i < tool_count(); i++) {
+        const tool_def *t = tool_at(i);
+        char args[400];
+        arg_list(t, args, sizeof args);
+        printf("%-24s %s%s\n%-24s   args: %s\n", t->name, t->description,
+               (t->flags & TOOL_OPT_IN) ? " (opt-in: --allow-scripts)" : "", "",
+               args[0] ? args : "-");
+    }
+    printf("\nEvery tool also takes timeout_ms, retries, critical, note and save_as.\n"
+           "In a task file a step is {\"action\": TOOL, ...args}; click, type, select and\n"
+           "dialog are the task words for click_at, type_at, select_option, handle_dialog.\n");
+    return 0;
+}

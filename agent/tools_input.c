@@ -77,27 +77,17 @@ static int ground_target(fovea_session *s, const cJSON *args, const char *tool, 
     return 1;
 }
 
+/* The effect bits by name (cascade_effect_name); NULL on allocation
+ * failure. */
 static cJSON *effects_json(unsigned fx)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-        {CASCADE_FX_MUTATION, "mutation"}, {CASCADE_FX_URL, "url"},
-        {CASCADE_FX_VALUE, "value"},       {CASCADE_FX_CHECKED, "checked"},
-        {CASCADE_FX_FOCUS, "focus"},       {CASCADE_FX_SELECTION, "selection"},
-        {CASCADE_FX_SHADOW, "shadow"},     {CASCADE_FX_REQUEST, "request"},
-        {CASCADE_FX_NEW_TAB, "new_tab"},   {CASCADE_FX_DIALOG, "dialog"},
-        {CASCADE_FX_SHOWN, "shown"},
-    };
     cJSON *a = cJSON_CreateArray();
     if (!a)
         return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(fx & names[i].bit))
-            continue;
-        cJSON *n = cJSON_CreateString(names[i].name);
-        if (!n || !cJSON_AddItemToArray(a, n)) {
+    for (unsigned i = 0; i < 32; i++) {
+        const char *name = (fx >> i) & 1u ? cascade_effect_name(1u << i) : NULL;
+        cJSON *n = name ? cJSON_CreateString(name) : NULL;
+        if (name && (!n || !cJSON_AddItemToArray(a, n))) {
             cJSON_Delete(n);
             cJSON_Delete(a);
             return NULL;

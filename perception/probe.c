@@ -567,20 +567,6 @@ static int find_frame(cdp_page *page, const char *session, base_point origin, in
 
 /* ---- snapping ------------------------------------------------------------- */
 
-/* Copies src into dst (cap bytes) without cutting a UTF-8 sequence. */
-static void copy_utf8(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src ? src : "");
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 /* One document on the way down: the top one, then each cross-origin frame. */
 typedef struct level {
     char session[64];   /* "" for the page's own session */
@@ -606,7 +592,7 @@ static void describe(const perc__reply *r, int i, char *buf, size_t cap)
     const snap_candidate *c = &r->p.cands[i];
     const char *t = c->text[0] ? c->text : c->aria_label;
     char shown[48];
-    copy_utf8(shown, sizeof shown, t);
+    base_utf8_copy(shown, sizeof shown, t);
     if (shown[0])
         snprintf(buf, cap, "%s '%s'", r->desc[i], shown);
     else
@@ -657,16 +643,16 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
     base_rect rect = {c->rect.x0 + l->origin.x, c->rect.y0 + l->origin.y, c->rect.x1 + l->origin.x,
                       c->rect.y1 + l->origin.y};
     out->rect = base_rect_intersect(rect, clip);
-    copy_utf8(out->tag, sizeof out->tag, c->tag);
-    copy_utf8(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
-    copy_utf8(out->name, sizeof out->name,
+    base_utf8_copy(out->tag, sizeof out->tag, c->tag);
+    base_utf8_copy(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
+    base_utf8_copy(out->name, sizeof out->name,
               c->name && c->name[0]         ? c->name
               : c->aria_label && c->aria_label[0] ? c->aria_label
                                                   : c->title);
-    copy_utf8(out->xpath, sizeof out->xpath, c->xpath);
+    base_utf8_copy(out->xpath, sizeof out->xpath, c->xpath);
     out->disabled = c->disabled;
-    copy_utf8(out->session, sizeof out->session, l->session);
-    copy_utf8(out->frame_id, sizeof out->frame_id, l->frame_id);
+    base_utf8_copy(out->session, sizeof out->session, l->session);
+    base_utf8_copy(out->frame_id, sizeof out->frame_id, l->frame_id);
     out->frame_offset = l->origin;
     if (c->frame_chain[0]) {
         /* A same-origin frame the script entered: its document has its own
@@ -676,7 +662,7 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
         cdp_frame f;
         base_rect cb;
         if (find_frame(page, session_of(page, l->session), o, 0, &f, &cb))
-            copy_utf8(out->frame_id, sizeof out->frame_id, f.id);
+            base_utf8_copy(out->frame_id, sizeof out->frame_id, f.id);
         else
             base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snap: frame of %s not identified",
                      c->frame_chain);
@@ -740,7 +726,7 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
                 if (!got && find_frame(page, ls, o, 0, &f, &cb)) {
                     got = !cdp_frame_isolated_world(page, ls, f.id, "fovea_snap_probe",
                                                    PROBE_TIMEOUT_MS, &ctx, NULL);
-                    copy_utf8(f.session, sizeof f.session, l->session);
+                    base_utf8_copy(f.session, sizeof f.session, l->session);
                 }
                 if (got || base_monotime_ms() - t0 > PROBE_FRAME_WAIT_MS)
                     break;
@@ -761,9 +747,9 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
                 nlv++;
                 goto done;
             }
-            copy_utf8(nl->session, sizeof nl->session, f.session);
+            base_utf8_copy(nl->session, sizeof nl->session, f.session);
             nl->context_id = ctx;
-            copy_utf8(nl->frame_id, sizeof nl->frame_id, f.id);
+            base_utf8_copy(nl->frame_id, sizeof nl->frame_id, f.id);
             nl->origin = (base_point){l->origin.x + cb.x0, l->origin.y + cb.y0};
             nlv++;
             lbox = snap_frame_box(lbox, cb);

@@ -142,6 +142,14 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
  * perception/vision_named.c. */
 base_err perc_vision_create_named(const char *name, perc_vision **out, char *err);
 
+/* The provider names perc_vision_create_named knows, for messages:
+ * "dom, openai, pixel or pixel-ocr". */
+#define PERC_VISION_NAMES "dom, openai, pixel or pixel-ocr"
+
+/* Purpose: 1 when name is one of PERC_VISION_NAMES (commands check their
+ * --vision before a browser starts). Thread: any. Errors: none. */
+int perc_vision_name_known(const char *name);
+
 /* Purpose: DOM enrichment of boxes (in place) from the live page: nearest
  * interactive element per box (dom_index into *map), aria-expanded, active
  * state, aria-labelledby text, parent expand control; a box holding a chip

@@ -17,6 +17,13 @@ base_err perc_vision_create_named(const char *name, perc_vision **out, char *err
         return perc_vision_dom_create(out, err);
     if (strcmp(name, "pixel") == 0)
         return perc_vision_pixel_create(NULL, out, err);
+    if (strcmp(name, "pixel-ocr") == 0) {
+        /* Labels from the screenshot alone: OCR text, never the page's names. */
+        perc_pixel_config c;
+        perc_pixel_config_init(&c);
+        c.dom_names = 0;
+        return perc_vision_pixel_create(&c, out, err);
+    }
     if (strcmp(name, "openai") == 0) {
         perc_openai_config c;
         perc_openai_config_init(&c);
@@ -25,8 +32,17 @@ base_err perc_vision_create_named(const char *name, perc_vision **out, char *err
             return e;
         return perc_vision_openai_create(&c, out, err);
     }
-    return base_errf(err, BASE_EINVAL, "unknown vision provider '%s' (dom, openai or pixel)",
+    return base_errf(err, BASE_EINVAL, "unknown vision provider '%.40s' (" PERC_VISION_NAMES ")",
                      name);
+}
+
+int perc_vision_name_known(const char *name)
+{
+    static const char *const names[] = {"dom", "openai", "pixel", "pixel-ocr"};
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
 }
 
 base_err perc_detection_marks(const perc_detection *d, perc_mark **marks, int *n, char *err)

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "agent/run.h"
+#include "perception/vision.h"
 #include "agent/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -428,8 +429,9 @@ static int bench_steps(int argc, char **argv)
         if (bad)
             return 2;
     }
-    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0) {
-        fprintf(stderr, "fovea bench steps: --vision must be dom or openai, got '%s'\n", ro.vision);
+    if (!perc_vision_name_known(ro.vision)) {
+        fprintf(stderr, "fovea bench steps: --vision must be " PERC_VISION_NAMES ", got '%s'\n",
+                ro.vision);
         return 2;
     }
     char err[BASE_ERRBUF_SIZE] = "";

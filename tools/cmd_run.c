@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent/run.h"
+#include "perception/vision.h"
 #include "agent/task.h"
 #include "agent/trace.h"
 #include "cascade/cascade.h"
@@ -297,9 +298,8 @@ int cli_cmd_run(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
-    if (strcmp(ro.vision, "dom") != 0 && strcmp(ro.vision, "openai") != 0 &&
-        strcmp(ro.vision, "pixel") != 0) {
-        fprintf(stderr, "fovea run: --vision must be dom, openai or pixel, got '%s'\n",
+    if (!perc_vision_name_known(ro.vision)) {
+        fprintf(stderr, "fovea run: --vision must be " PERC_VISION_NAMES ", got '%s'\n",
                 ro.vision);
         return 2;
     }

@@ -382,8 +382,16 @@ static void provider_offline(void)
     v = NULL;
     CHECK_EQ(perc_vision_create_named("eyes", &v, err), BASE_EINVAL);
     CHECK(v == NULL);
-    CHECK(strstr(err, "dom, openai or pixel") != NULL);
+    CHECK(strstr(err, "dom, openai, pixel or pixel-ocr") != NULL);
+    CHECK(!perc_vision_name_known("eyes") && perc_vision_name_known("pixel-ocr"));
     CHECK_OK(perc_vision_create_named("dom", &v, err));
+    perc_vision_destroy(v);
+    /* pixel-ocr: the same provider with OCR labels only. */
+    v = NULL;
+    CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
+    CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
+    CHECK_MSG(box_labelled(&d, "Search") != NULL, "pixel-ocr read no 'Search' among %d", d.n);
+    perc_detection_fini(&d);
     perc_vision_destroy(v);
     perc_image_fini(&img);
 }

@@ -568,6 +568,19 @@ static void task_file(void)
     base_free(log);
 }
 
+/* A ${name} inside a pattern is the saved value, quoted: "Pro (monthly)"
+ * matches itself (raw, its parentheses are a group and the line is not
+ * found). */
+static void task_vars(void)
+{
+    HARNESS_OR_SKIP(h);
+    char *log = NULL;
+    int st = fovea_run("read_vars.json", "", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 3/3 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    base_free(log);
+}
+
 /* A cross-site frame (its own process and session) is read through its
  * session: in the page's Markdown under its URL, and by dom_search. */
 static void cross_origin_frame(void)
@@ -607,6 +620,7 @@ static void cross_origin_frame(void)
 static const check_case cases[] = {
     {"cross_origin_frame", cross_origin_frame},
     {"task_file", task_file},
+    {"task_vars", task_vars},
     {"targets", targets},
     {"extract_markdown", extract_markdown},
     {"dom_search", dom_search},

@@ -581,6 +581,18 @@ static void task_vars(void)
     base_free(log);
 }
 
+/* done ends the task: with success false the run fails at that step (exit
+ * 1), and the step after it never runs. */
+static void task_done(void)
+{
+    HARNESS_OR_SKIP(h);
+    char *log = NULL;
+    int st = fovea_run("read_gave_up.json", "", &log);
+    CHECK_MSG(st == 1 && log && strstr(log, "FAILED at step 2") && !strstr(log, "step 3/3"),
+              "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+}
+
 /* A cross-site frame (its own process and session) is read through its
  * session: in the page's Markdown under its URL, and by dom_search. */
 static void cross_origin_frame(void)
@@ -621,6 +633,7 @@ static const check_case cases[] = {
     {"cross_origin_frame", cross_origin_frame},
     {"task_file", task_file},
     {"task_vars", task_vars},
+    {"task_done", task_done},
     {"targets", targets},
     {"extract_markdown", extract_markdown},
     {"dom_search", dom_search},

@@ -77,7 +77,23 @@ static void progress(FILE *out, const tool_result *res)
         for (int i = 0; i < r->n_extracted; i++)
             fprintf(out, "  = %s\n", r->extracted[i]);
     } else if (r->ok && cJSON_IsString(v)) {
-        fprintf(out, "  = %.2000s\n", v->valuestring);
+        /* Every line of a value gets the prefix: an unmarked line of page
+         * text (a Markdown or dropdown value) would read as fovea's own
+         * output, and could pass for a step or a verdict line. */
+        const char *p = v->valuestring;
+        size_t left = 2000;
+        while (left > 0) {
+            size_t n = strcspn(p, "\n");
+            if (n > left)
+                n = left;
+            fprintf(out, "  = %.*s\n", (int)n, p);
+            left -= n;
+            p += n;
+            if (*p != '\n' || !*++p)
+                break;
+        }
+        if (*p)
+            fprintf(out, "  = ... (%zu more bytes not shown)\n", strlen(p));
     }
     if (!r->ok) {
         fprintf(out, "  reason: %s\n", r->outcome);

@@ -556,7 +556,8 @@ static void task_file(void)
     int st = fovea_run("read_form.json", "--allow-scripts", &log);
     CHECK_MSG(st == 0 && log && strstr(log, "passed: 13/13 steps"), "exit %d:\n%s", st,
               log ? log : "");
-    CHECK_MSG(strstr(log, "  = - One\n- Two\n") != NULL, "%s", log);
+    /* Each line of a value is marked: page text never reads as fovea's. */
+    CHECK_MSG(strstr(log, "  = - One\n  = - Two\n") != NULL, "%s", log);
     CHECK_MSG(strstr(log, "  = 2\n") != NULL, "%s", log);
     base_free(log);
     st = fovea_run("read_form.json", "", &log);

@@ -77,7 +77,23 @@ static void progress(FILE *out, const tool_result *res)
         for (int i = 0; i < r->n_extracted; i++)
             fprintf(out, "  = %s\n", r->extracted[i]);
     } else if (r->ok && cJSON_IsString(v)) {
-        fprintf(out, "  = %.2000s\n", v->valuestring);
+        /* Every line of a value gets the prefix: an unmarked line of page
+         * text (a Markdown or dropdown value) would read as fovea's own
+         * output, and could pass for a step or a verdict line. */
+        const char *p = v->valuestring;
+        size_t left = 2000;
+        while (left > 0) {
+            size_t n = strcspn(p, "\n");
+            if (n > left)
+                n = left;
+            fprintf(out, "  = %.*s\n", (int)n, p);
+            left -= n;
+            p += n;
+            if (*p != '\n' || !*++p)
+                break;
+        }
+        if (*p)
+            fprintf(out, "  = ... (%zu more bytes not shown)\n", strlen(p));
     }
     if (!r->ok) {
         fprintf(out, "  reason: %s\n", r->outcome);
@@ -96,6 +112,7 @@ typedef struct runner {
     const agent_task *task;
     agent_run_opts o;
     agent_step_record *recs; /* the last attempt of each step, for the summary */
+    int done;                /* a done step ran: 1 success, -1 gave up */
 } runner;
 
 /* One step: attempts until one passes, the retries are spent, or an
@@ -137,6 +154,10 @@ static int run_step(runner *rn, int i, agent_step_record *rec)
         agent__schedule(se, res.rec.desc);
     }
     progress(se->out, &res);
+    /* done ends the task: no later step runs, and "cannot be done" is a
+     * failed run (a script checks the exit status). */
+    if (ok && s->tool && strcmp(s->tool, "done") == 0)
+        rn->done = cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(res.data, "success")) ? -1 : 1;
     *rec = res.rec;
     if (rn->o.on_step)
         rn->o.on_step(rec, rn->o.on_step_user);
@@ -191,8 +212,10 @@ static void run_steps(runner *rn, agent_run_result *res, double t0)
         if (!run_step(rn, i, &rn->recs[i]))
             break;
         res->steps_done++;
+        if (rn->done)
+            break;
     }
-    res->ok = i == task->n_steps;
+    res->ok = rn->done ? rn->done > 0 : i == task->n_steps;
     res->total_ms = base_monotime_ms() - t0;
     if (!res->ok && base_interrupted()) {
         /* A stop signal: the steps done so far are kept; the end record

@@ -472,9 +472,24 @@ const char *fovea_session_var(const fovea_session *s, const char *name)
     return NULL;
 }
 
+/* v appended to b so that a regular expression matches it literally: every
+ * ASCII character that is not a letter or digit gets a backslash, which PCRE2
+ * reads as that character whatever it is (and in (?x) mode too). */
+static void append_quoted(base_buf *b, const char *v)
+{
+    for (; *v; v++) {
+        unsigned char ch = (unsigned char)*v;
+        if (ch < 0x80 && !isalnum(ch))
+            base_buf_append(b, "\\", 1);
+        base_buf_append(b, v, 1);
+    }
+}
+
 /* str with every "${name}" replaced; NULL with *why set when a variable is
- * not set. Caller frees. */
-static char *expand(const fovea_session *s, const char *str, char *why, size_t n)
+ * not set. Caller frees. In a regular expression (re) the value is quoted:
+ * a saved "$389" or "Pro (monthly)" must match itself, not be read as
+ * regex syntax. */
+static char *expand(const fovea_session *s, const char *str, int re, char *why, size_t n)
 {
     base_buf b;
     base_buf_init(&b, AGENT_TEXT_MAX * 4);
@@ -493,7 +508,10 @@ static char *expand(const fovea_session *s, const char *str, char *why, size_t n
             return NULL;
         }
         base_buf_append(&b, p, (size_t)(q - p));
-        base_buf_append_str(&b, v);
+        if (re)
+            append_quoted(&b, v);
+        else
+            base_buf_append_str(&b, v);
         p = end + 1;
     }
     base_buf_append_str(&b, p);
@@ -514,7 +532,9 @@ static int expand_all(const fovea_session *s, cJSON *j, char *why, size_t n)
             return 0;
         if (!cJSON_IsString(f) || !strstr(f->valuestring, "${"))
             continue;
-        char *v = expand(s, f->valuestring, why, n);
+        int re = f->string &&
+                 (strcmp(f->string, "pattern") == 0 || strcmp(f->string, "url_pattern") == 0);
+        char *v = expand(s, f->valuestring, re, why, n);
         if (!v)
             return 0;
         /* In place: no replacement item (cJSON 1.7.15's ReplaceItemInObject

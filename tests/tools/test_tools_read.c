@@ -556,7 +556,8 @@ static void task_file(void)
     int st = fovea_run("read_form.json", "--allow-scripts", &log);
     CHECK_MSG(st == 0 && log && strstr(log, "passed: 13/13 steps"), "exit %d:\n%s", st,
               log ? log : "");
-    CHECK_MSG(strstr(log, "  = - One\n- Two\n") != NULL, "%s", log);
+    /* Each line of a value is marked: page text never reads as fovea's. */
+    CHECK_MSG(strstr(log, "  = - One\n  = - Two\n") != NULL, "%s", log);
     CHECK_MSG(strstr(log, "  = 2\n") != NULL, "%s", log);
     base_free(log);
     st = fovea_run("read_form.json", "", &log);
@@ -565,6 +566,31 @@ static void task_file(void)
     base_free(log);
     st = fovea_run("read_bad.json", "", &log);
     CHECK_MSG(st == 2 && log && strstr(log, "needs 'value'"), "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+}
+
+/* A ${name} inside a pattern is the saved value, quoted: "Pro (monthly)"
+ * matches itself (raw, its parentheses are a group and the line is not
+ * found). */
+static void task_vars(void)
+{
+    HARNESS_OR_SKIP(h);
+    char *log = NULL;
+    int st = fovea_run("read_vars.json", "", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 3/3 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    base_free(log);
+}
+
+/* done ends the task: with success false the run fails at that step (exit
+ * 1), and the step after it never runs. */
+static void task_done(void)
+{
+    HARNESS_OR_SKIP(h);
+    char *log = NULL;
+    int st = fovea_run("read_gave_up.json", "", &log);
+    CHECK_MSG(st == 1 && log && strstr(log, "FAILED at step 2") && !strstr(log, "step 3/3"),
+              "exit %d:\n%s", st, log ? log : "");
     base_free(log);
 }
 
@@ -607,6 +633,8 @@ static void cross_origin_frame(void)
 static const check_case cases[] = {
     {"cross_origin_frame", cross_origin_frame},
     {"task_file", task_file},
+    {"task_vars", task_vars},
+    {"task_done", task_done},
     {"targets", targets},
     {"extract_markdown", extract_markdown},
     {"dom_search", dom_search},

@@ -292,3 +292,64 @@ int agent__text_matches(const agent_step *s, const char *text, double deadline, 
         return snap_text_contains(text, s->text);
     return 1;
 }
+
+int agent__ground_arg(fovea_session *s, const cJSON *args, const char *key, const char *tool,
+                      const char *verb, int timeout_ms, int do_snap, agent_step_record *rec,
+                      agent_step *st_out)
+{
+    static const char *const keys[] = {"timeout_ms", "retries", "critical", "verb"};
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_step st;
+    memset(&st, 0, sizeof st);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, key);
+    if (!t) {
+        agent__failf(rec, "bad_args", "%s: '%s' is needed (a label, \"[V4]\" or {label, index})",
+                     tool, key);
+        return 0;
+    }
+    /* The step the task parser would read: the target under "target",
+     * and the keys that steer grounding. */
+    cJSON *sub = cJSON_CreateObject();
+    cJSON *tc = cJSON_Duplicate(t, 1);
+    int built = sub && tc && cJSON_AddItemToObject(sub, "target", tc);
+    if (!built)
+        cJSON_Delete(tc); /* not owned by sub */
+    for (size_t i = 0; built && i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, keys[i]);
+        if (!v || (i == 0 && timeout_ms > 0))
+            continue;
+        cJSON *d = cJSON_Duplicate(v, 1);
+        if (!d || !cJSON_AddItemToObject(sub, keys[i], d)) {
+            cJSON_Delete(d);
+            built = 0;
+        }
+    }
+    if (built && timeout_ms > 0 && !cJSON_AddNumberToObject(sub, "timeout_ms", timeout_ms))
+        built = 0;
+    if (!built) {
+        cJSON_Delete(sub);
+        agent__failf(rec, "error", "%s: out of memory", tool);
+        return 0;
+    }
+    base_err e = agent_step_from_args(sub, AGENT_WAIT_FOR, tool, &st, err);
+    cJSON_Delete(sub);
+    if (e) {
+        agent_step_fini(&st);
+        agent__failf(rec, "bad_args", "%s", err);
+        return 0;
+    }
+    if (st.target.index > 0)
+        rec->target_index = st.target.index;
+    if (st.target.label)
+        agent__copy(rec->target_label, sizeof rec->target_label, st.target.label);
+    snap_intent_kind k = verb || st.verb ? snap_classify_intent(st.verb ? st.verb : verb,
+                                                                st.target.label)
+                                         : SNAP_INTENT_ANY;
+    agent__grounded_fini(&s->call_g);
+    int ok = agent__ground(s, &st, &st.target, k, do_snap, rec, &s->call_g);
+    if (st_out)
+        *st_out = st;
+    else
+        agent_step_fini(&st);
+    return ok;
+}

@@ -118,6 +118,20 @@ void agent__watch_end(fovea_session *s, agent__settle *w, agent_step_record *r,
 int agent__ground(fovea_session *s, const agent_step *st, const agent_target *t,
                   snap_intent_kind kind, int do_snap, agent_step_record *r, agent__grounded *g);
 
+/* Purpose: grounds the target a tool's argument `key` names ("target",
+ * "within", ...: a label, "[V4]", "[V4] label" or {label, index}) the way
+ * click_at does: the step keys (timeout_ms, retries, critical, verb) read
+ * by the task parser's rules, then gate, box and (do_snap) snap into
+ * s->call_g, which the overlay draws and tool_call releases. timeout_ms > 0
+ * replaces the call's; verb (NULL = any intent) is the default intent
+ * verb when the call gives none. rec gets the target's label and index.
+ * *st (may be NULL) keeps the parsed step (agent_step_fini after; a
+ * cascade target's label points into it). Returns 1, or 0 with rec's
+ * failure set (bad_args for a missing or malformed target). */
+int agent__ground_arg(fovea_session *s, const cJSON *args, const char *key, const char *tool,
+                      const char *verb, int timeout_ms, int do_snap, agent_step_record *rec,
+                      agent_step *st);
+
 /* The cascade target of a grounded element. */
 cascade_target agent__target_of(const agent__grounded *g, const char *label);
 

@@ -322,39 +322,12 @@ static int scroll_to_text(fovea_session *se, const char *text, base_point at, in
 
 /* The point a "within" target names (grounded and snapped); 0 with r's
  * failure set. */
-static int within_point(fovea_session *se, const cJSON *a, const cJSON *within,
-                        agent_step_record *r, base_point *at)
+static int within_point(fovea_session *se, const cJSON *a, agent_step_record *r, base_point *at)
 {
-    char err[BASE_ERRBUF_SIZE] = "";
-    cJSON *wa = cJSON_CreateObject();
-    cJSON *wt = cJSON_Duplicate(within, 1);
-    if (!wa || !wt) {
-        cJSON_Delete(wa);
-        cJSON_Delete(wt);
-        agent__failf(r, "error", "out of memory");
+    if (!agent__ground_arg(se, a, "within", "scroll", NULL, 0, 1, r, NULL))
         return 0;
-    }
-    if (!cJSON_AddItemToObject(wa, "target", wt)) {
-        cJSON_Delete(wt);
-        cJSON_Delete(wa);
-        agent__failf(r, "error", "out of memory");
-        return 0;
-    }
-    if (!cJSON_AddNumberToObject(wa, "timeout_ms", agent__arg_int(a, "timeout_ms", 5000))) {
-        cJSON_Delete(wa);
-        agent__failf(r, "error", "out of memory");
-        return 0;
-    }
-    agent_step st;
-    base_err e = agent_step_from_args(wa, AGENT_WAIT_FOR, "scroll.within", &st, err);
-    cJSON_Delete(wa);
-    int ok = !e && agent__ground(se, &st, &st.target, SNAP_INTENT_ANY, 1, r, &se->call_g);
-    agent_step_fini(&st);
-    if (e)
-        agent__failf(r, "bad_args", "%s", err);
-    if (ok)
-        *at = se->call_g.snap.pt;
-    return ok;
+    *at = se->call_g.snap.pt;
+    return 1;
 }
 
 /* scroll: exactly one of target (until vision sees it), dy / direction
@@ -381,7 +354,7 @@ static int t_scroll(fovea_session *se, const cJSON *a, tool_result *res)
     int page = 1;
     const cJSON *within = cJSON_GetObjectItemCaseSensitive(a, "within");
     if (within) {
-        if (!within_point(se, a, within, r, &at))
+        if (!within_point(se, a, r, &at))
             return 0;
         page = 0;
     }

@@ -37,41 +37,8 @@
 static int ground_target(fovea_session *s, const cJSON *args, const char *tool, const char *verb,
                          tool_result *r, agent_step *st, cascade_target *ct)
 {
-    static const char *const keys[] = {"target", "timeout_ms", "retries", "critical", "verb"};
-    char err[BASE_ERRBUF_SIZE] = "";
     memset(st, 0, sizeof *st);
-    cJSON *sub = cJSON_CreateObject();
-    if (!sub) {
-        agent__failf(&r->rec, "error", "%s: out of memory", tool);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, keys[i]);
-        cJSON *d = v ? cJSON_Duplicate(v, 1) : NULL;
-        if (v && (!d || !cJSON_AddItemToObject(sub, keys[i], d))) {
-            cJSON_Delete(d);
-            cJSON_Delete(sub);
-            agent__failf(&r->rec, "error", "%s: out of memory", tool);
-            return 0;
-        }
-    }
-    base_err e = agent_step_from_args(sub, AGENT_CLICK, tool, st, err);
-    cJSON_Delete(sub);
-    if (e) {
-        agent__failf(&r->rec, "bad_args", "%s", err);
-        return 0;
-    }
-    if (!agent_target_set(&st->target)) {
-        agent__failf(&r->rec, "bad_args",
-                     "%s: a target is needed (a label, \"[V4]\" or {label, index})", tool);
-        return 0;
-    }
-    if (st->target.index > 0)
-        r->rec.target_index = st->target.index;
-    if (st->target.label)
-        agent__copy(r->rec.target_label, sizeof r->rec.target_label, st->target.label);
-    snap_intent_kind k = snap_classify_intent(st->verb ? st->verb : verb, st->target.label);
-    if (!agent__ground(s, st, &st->target, k, 1, &r->rec, &s->call_g))
+    if (!agent__ground_arg(s, args, "target", tool, verb, 0, 1, &r->rec, st))
         return 0;
     *ct = agent__target_of(&s->call_g, st->target.label);
     return 1;

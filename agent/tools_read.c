@@ -141,34 +141,7 @@ static int timeout_of(const cJSON *args)
 static int ground_target(fovea_session *s, const cJSON *args, const char *tool, int timeout_ms,
                          int do_snap, agent_step_record *rec)
 {
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "target");
-    cJSON *sub = cJSON_CreateObject();
-    cJSON *tc = t ? cJSON_Duplicate(t, 1) : NULL;
-    int built = sub && tc && cJSON_AddItemToObject(sub, "target", tc);
-    if (!built)
-        cJSON_Delete(tc); /* not owned by sub */
-    if (!built || !cJSON_AddNumberToObject(sub, "timeout_ms", timeout_ms)) {
-        cJSON_Delete(sub);
-        agent__failf(rec, "error", "out of memory");
-        return 0;
-    }
-    char err[BASE_ERRBUF_SIZE] = "";
-    agent_step st;
-    base_err e = agent_step_from_args(sub, AGENT_WAIT_FOR, tool, &st, err);
-    cJSON_Delete(sub);
-    if (e) {
-        agent_step_fini(&st);
-        agent__failf(rec, "bad_args", "%s", err);
-        return 0;
-    }
-    if (st.target.index > 0)
-        rec->target_index = st.target.index;
-    if (st.target.label)
-        agent__copy(rec->target_label, sizeof rec->target_label, st.target.label);
-    agent__grounded_fini(&s->call_g);
-    int ok = agent__ground(s, &st, &st.target, SNAP_INTENT_ANY, do_snap, rec, &s->call_g);
-    agent_step_fini(&st);
-    return ok;
+    return agent__ground_arg(s, args, "target", tool, NULL, timeout_ms, do_snap, rec, NULL);
 }
 
 /* Names the grounded element g for a page script: by its xpath in its own

@@ -254,6 +254,16 @@ int cli_cmd_agent(int argc, char **argv)
         agent_goal_result res;
         base_err e = agent_goal_run(se, &go, &res, err);
         int ok = !e && res.end == AGENT_GOAL_DONE;
+        /* Where the time went: the agent layer is what is left after the
+         * model's calls and the tools' own work (observations, eviction,
+         * ledger writes, JSON). */
+        double layer = res.total_ms - res.model_ms - res.tool_ms - res.obs_ms;
+        fprintf(stderr,
+                "agent: %d steps, %d model calls, %.0f ms: model %.0f, tools %.0f, observations "
+                "%.0f, agent layer %.1f (%.2f ms per step)\n",
+                res.steps, res.calls[AGENT_LLM_WORKER] + res.calls[AGENT_LLM_PLANNER], res.total_ms,
+                res.model_ms, res.tool_ms, res.obs_ms, layer,
+                res.steps > 0 ? layer / res.steps : 0.0);
         if (se->trace) {
             if (res.end == AGENT_GOAL_INTERRUPTED && base_interrupted())
                 agent_trace_close_interrupted(se->trace, res.last_step, res.total_ms, res.reason,

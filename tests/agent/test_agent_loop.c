@@ -23,9 +23,12 @@
  * budget: a spiral of scrolls stops with cost_cap_exceeded and no request
  *   is sent past the cap (recorded replies are left unserved).
  * resume: `fovea run` is SIGKILLed inside step 3 (a long wait); `--resume`
- *   continues from the ledger: steps 1-2 are not repeated, step 3 is
- *   reported as uncertain to the Worker (observed, not re-sent) and the run
- *   ends done at step 5.
+ *   continues from the ledger: steps 1-2 are not replayed (the journal
+ *   holds each call once, numbering goes on at 4), step 3 is reported as
+ *   uncertain to the Worker (observed, not re-sent) and the run ends done
+ *   at step 7. The new browser starts on the start URL: what the page held
+ *   only in memory (the consent, the typed text) is gone, and the recorded
+ *   Worker redoes it from what it observes.
  */
 #include "check.h"
 
@@ -286,7 +289,7 @@ static void resume(void)
     if (st != 0)
         fprintf(stderr, "stdout: %s\nstderr: %s\n", out, errs);
     CHECK_EQ(st, 0);
-    CHECK(strstr(out, "agent done in 5 steps") != NULL);
+    CHECK(strstr(out, "agent done in 7 steps") != NULL);
     /* The first request after the restart tells the Worker that step 3 is
      * uncertain, and the ledger's recent steps hold steps 1 and 2. */
     CHECK(request_has(r, 0, "RESUMED: the run stopped during step 3"));
@@ -300,8 +303,11 @@ static void resume(void)
     CHECK_EQ(count_lines(steps, "\"call_r3\""), 1);
     CHECK(strstr(steps, "\"interrupted\"") != NULL);
     CHECK_EQ(count_lines(steps, "\"call_r4\""), 1);
+    CHECK_EQ(count_lines(steps, "\"call_r7\""), 1);
     CHECK(strstr(errs, "step 3 worker wait") == NULL);
     CHECK(strstr(errs, "step 4 worker click_at") != NULL);
+    /* The Planner's check ran on the page the new browser reached. */
+    CHECK(request_has(r, 4, "Lisbon"));
     base_free(steps);
     base_free(out);
     base_free(errs);

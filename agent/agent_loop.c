@@ -131,7 +131,10 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
     memset(&r, 0, sizeof r);
     /* Reading the page is not a step of the task: the session numbers it. */
     g->s->step_index = 0;
+    agent_trace *tr = g->s->trace; /* not a step: no trace line, no overlay */
+    g->s->trace = NULL;
     tool_call(g->s, "get_outline", "{\"fresh\": true, \"max_chars\": 6000}", &r);
+    g->s->trace = tr;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
     const char *ol = r.success && cJSON_IsString(v) ? v->valuestring : "";
     base_free(g->outline);

@@ -8,9 +8,11 @@
  * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
  * failure), 2 usage error, 128 + N on signal N.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent_loop.h"
 #include "agent/run.h"
@@ -37,7 +39,9 @@ static void agent_usage(FILE *f)
             "  --token-budget N   hard token budget (100000 default; 100k, 1.5M; 0 = none)\n"
             "  --max-steps N      tool calls in all (default %d)\n"
             "  --screenshot       the Worker also sees the page's screenshot (vision models)\n"
-            "  --resume           continue the run in --out from its ledger (after a crash)\n"
+            "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
+            "                     kill): the same task and --url; the steps done are not run\n"
+            "                     again, a step that may have reached the page is looked at\n"
             "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
             "                     as for scripted runs\n",
             AGENT_GOAL_MAX_STEPS);
@@ -116,10 +120,6 @@ int cli_cmd_agent(int argc, char **argv)
             screenshot = 1;
             continue;
         }
-        if (strcmp(a, "--resume") == 0) {
-            resume = 1;
-            continue;
-        }
         if (a[0] != '-') {
             if (words) {
                 fprintf(stderr, "fovea run: one task only (got '%.60s' and '%.60s')\n", words, a);
@@ -144,7 +144,10 @@ int cli_cmd_agent(int argc, char **argv)
             ro.out_dir = v;
         else if (strcmp(a, "--vision") == 0)
             ro.vision = v;
-        else if (strcmp(a, "--token-budget") == 0)
+        else if (strcmp(a, "--resume") == 0) {
+            ro.out_dir = v; /* the run folder to continue */
+            resume = 1;
+        } else if (strcmp(a, "--token-budget") == 0)
             budget_s = v;
         else if (strcmp(a, "--max-steps") == 0) {
             if (cli_parse_int("--max-steps", v, 1, 10000, &max_steps) < 0)
@@ -236,6 +239,20 @@ int cli_cmd_agent(int argc, char **argv)
     if (fovea_session_create(cs.page, &so, &se, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
     } else {
+        if (resume) {
+            /* The trace is rewritten by this run: the earlier part is kept
+             * beside it (trace.1.jsonl, trace.2.jsonl...). */
+            char from[1200], to[1200];
+            snprintf(from, sizeof from, "%s/trace.jsonl", ro.out_dir);
+            for (int k = 1; k < 1000; k++) {
+                snprintf(to, sizeof to, "%s/trace.%d.jsonl", ro.out_dir, k);
+                if (access(to, F_OK) != 0) {
+                    if (access(from, F_OK) == 0 && rename(from, to) != 0)
+                        fprintf(stderr, "fovea run: cannot keep %s: %s\n", from, strerror(errno));
+                    break;
+                }
+            }
+        }
         agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
                                  w, h, 1.0, ro.humanize, ro.seed, 0};
         if (agent_trace_open(ro.out_dir, &info, &se->trace, err) != BASE_OK)

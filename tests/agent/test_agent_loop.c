@@ -170,7 +170,9 @@ static void demo(void)
     check_pairs(r);
     char *trace = slurp(OUT "/demo/trace.jsonl");
     CHECK_EQ(count_lines(trace, "\"type\":\"model\""), 13);
-    CHECK(count_lines(trace, "\"type\":\"step\"") >= 10);
+    /* One step line per tool call of the task (observations are not steps). */
+    CHECK_EQ(count_lines(trace, "\"type\":\"step\""), 10);
+    CHECK(strstr(trace, "\"action\":\"get_outline\"") == NULL);
     CHECK(strstr(trace, KEY) == NULL && strstr(out, KEY) == NULL && strstr(errs, KEY) == NULL);
     char *ledger = slurp(OUT "/demo/ledger.json");
     CHECK(strstr(ledger, "Pick 14 June 2026") != NULL); /* the Planner's plan */
@@ -283,7 +285,7 @@ static void resume(void)
     if (!r)
         SKIP("replay server");
     char resume_args[512];
-    snprintf(resume_args, sizeof resume_args, "%s --resume", args);
+    snprintf(resume_args, sizeof resume_args, "%s --resume '" OUT "/resume'", args);
     char *out = NULL, *errs = NULL;
     int st = run("resume", resume_args, &out, &errs);
     if (st != 0)
@@ -308,6 +310,10 @@ static void resume(void)
     CHECK(strstr(errs, "step 4 worker click_at") != NULL);
     /* The Planner's check ran on the page the new browser reached. */
     CHECK(request_has(r, 4, "Lisbon"));
+    /* The first process's trace is kept beside the new one. */
+    char *t1 = slurp(OUT "/resume/trace.1.jsonl");
+    CHECK(strstr(t1, "call_r2") != NULL || strstr(t1, "Destination") != NULL);
+    base_free(t1);
     base_free(steps);
     base_free(out);
     base_free(errs);

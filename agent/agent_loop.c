@@ -95,6 +95,15 @@ static void progressf(goal_run *g, const char *fmt, ...)
     fflush(g->out);
 }
 
+/* The ledger's write, timed (fsync dominates the agent layer's own cost). */
+static base_err timed_sync(goal_run *g, char *err)
+{
+    double t0 = base_monotime_ms();
+    base_err e = agent_ledger_sync(g->l, err);
+    g->res->ledger_ms += base_monotime_ms() - t0;
+    return e;
+}
+
 /* ---- observation ---------------------------------------------------------- */
 
 /* The page's screenshot as a JPEG data: URL (base_free), or NULL. */
@@ -247,8 +256,10 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
     eo.role = role == AGENT_LLM_PLANNER ? AGENT_ROLE_PLANNER : AGENT_ROLE_WORKER;
     eo.step = g->step;
     agent_evict_stats st;
+    double te = base_monotime_ms();
     base_err e = agent_evict(msgs, g->l, &eo, &st, err);
     cJSON *wire = e ? NULL : agent_evict_wire(msgs);
+    g->res->evict_ms += base_monotime_ms() - te;
     if (!e && !wire)
         e = base_errf(err, BASE_ENOMEM, "out of memory for the request");
     if (e) {
@@ -342,7 +353,7 @@ static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, cha
     int step = ++g->step;
     base_err e = agent_ledger_step_begin(g->l, step, c->name, c->id, args);
     if (!e)
-        e = agent_ledger_sync(g->l, err);
+        e = timed_sync(g, err);
     if (e) {
         cJSON_free(args);
         snprintf(g->res->reason, sizeof g->res->reason, "ledger: %s", err);
@@ -381,7 +392,7 @@ static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, cha
                        ok && save_as && cJSON_IsString(sv) ? sv->valuestring : NULL};
     e = agent_ledger_ingest(g->l, &in);
     if (!e)
-        e = agent_ledger_sync(g->l, err);
+        e = timed_sync(g, err);
     /* The result for the model: the outcome, and what the tool read. */
     cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message, url1, step);
     if (j && r.data) {
@@ -464,7 +475,7 @@ static int planner(goal_run *g, int claimed, char *err)
                                                                                  : (k ? 0 : -1);
         if (k)
             agent_ledger_set_plan(g->l, items, k, active);
-        agent_ledger_sync(g->l, NULL);
+        timed_sync(g, NULL);
     }
     snprintf(g->guidance, sizeof g->guidance, "%s",
              cJSON_IsString(gd) ? gd->valuestring : "");
@@ -599,13 +610,13 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
                          g.step);
             }
             if (!e)
-                e = agent_ledger_sync(g.l, err);
+                e = timed_sync(&g, err);
             progressf(&g, "resume: %s\n", first);
         }
     } else {
         e = agent_ledger_create(oo.goal, oo.out_dir, s->sec, &g.l, err);
         if (!e)
-            e = agent_ledger_sync(g.l, err);
+            e = timed_sync(&g, err);
     }
     g.wmsgs = cJSON_CreateArray();
     g.pmsgs = cJSON_CreateArray();

@@ -82,6 +82,8 @@ typedef struct agent_goal_result {
     double model_ms;          /* time inside agent_llm_chat */
     double tool_ms;           /* time inside tool_call */
     double obs_ms;            /* time building observations (outline, screenshot) */
+    double ledger_ms;         /* time in agent_ledger_sync (atomic rewrite + fsync'ed journal) */
+    double evict_ms;          /* time in agent_evict + agent_evict_wire */
 } agent_goal_result;
 
 /* Purpose: runs o->goal on session s until the Planner ends it, the budget

@@ -7,7 +7,8 @@
 # of each part of the run from its "agent:" summary line:
 #   tools         the tools' own work (grounding, the hand, settling)
 #   observations  reading the page for each model call (get_outline)
-#   agent layer   the rest: eviction, ledger writes (fsync'ed), trace lines, JSON
+#   agent layer   the rest: eviction, ledger writes (fsync'ed), trace lines, JSON,
+#                 page URL reads (a CDP round trip before and after each call)
 # Usage: bench/run_agent_overhead.sh [BUILD_DIR] [N]
 set -eu
 B=${1:-build}
@@ -30,6 +31,8 @@ printf '%s' "$rows" | awk '
         if ($k == "tools") { v = $(k + 1); sub(",", "", v); tools[NR] = v }
         if ($k == "observations") { v = $(k + 1); sub(",", "", v); obs[NR] = v }
         if ($k == "layer") layer[NR] = $(k + 1)
+        if ($k == "writes") { v = $(k + 1); sub(",", "", v); ledger[NR] = v }
+        if ($k == "eviction") { v = $(k + 1); sub("\\)", "", v); evict[NR] = v }
         if ($k == "calls,") { v = $(k + 1); total[NR] = v }
     }
 }
@@ -46,5 +49,7 @@ END {
     printf "  tools                     %7.1f\n", med(tools, n) / steps
     printf "  observations (outline)    %7.1f\n", med(obs, n) / steps
     printf "  agent layer               %7.1f\n", med(layer, n) / steps
+    printf "    of which ledger writes  %7.1f\n", med(ledger, n) / steps
+    printf "    of which eviction       %7.2f\n", med(evict, n) / steps
     printf "  model (replay)            %7.1f\n", med(model, n) / steps
 }'

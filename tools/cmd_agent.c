@@ -277,10 +277,10 @@ int cli_cmd_agent(int argc, char **argv)
         double layer = res.total_ms - res.model_ms - res.tool_ms - res.obs_ms;
         fprintf(stderr,
                 "agent: %d steps, %d model calls, %.0f ms: model %.0f, tools %.0f, observations "
-                "%.0f, agent layer %.1f (%.2f ms per step)\n",
+                "%.0f, agent layer %.1f (%.2f ms per step; ledger writes %.1f, eviction %.1f)\n",
                 res.steps, res.calls[AGENT_LLM_WORKER] + res.calls[AGENT_LLM_PLANNER], res.total_ms,
                 res.model_ms, res.tool_ms, res.obs_ms, layer,
-                res.steps > 0 ? layer / res.steps : 0.0);
+                res.steps > 0 ? layer / res.steps : 0.0, res.ledger_ms, res.evict_ms);
         if (se->trace) {
             if (res.end == AGENT_GOAL_INTERRUPTED && base_interrupted())
                 agent_trace_close_interrupted(se->trace, res.last_step, res.total_ms, res.reason,

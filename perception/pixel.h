@@ -40,11 +40,14 @@ typedef struct perc_pixel_elem {
 } perc_pixel_elem;
 
 typedef struct perc_pixel_opts {
-    int threads;       /* OpenMP threads for the kernels; 0 = OpenMP's default */
+    int threads;       /* OpenMP threads for the kernels; 0 = auto: OpenMP's default
+                          from 2 Mpx up, 1 below (a 1280x800 frame is ~1 ms) */
     perc_kernel kernel; /* edge kernel (AUTO = best the CPU has) */
     int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
 
+/* Purpose: defaults (auto threads, AUTO kernel, default threshold) into the
+ * caller's *o. Thread: any. Errors: none. */
 void perc_pixel_opts_init(perc_pixel_opts *o);
 
 /* Purpose: detects elements in img (RGBA). *out (base_free) and *n are set
@@ -56,7 +59,8 @@ void perc_pixel_opts_init(perc_pixel_opts *o);
 base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err);
 
-/* Short class name used as perc_box.kind ("button", "input", "link", ...). */
+/* Purpose: short class name used as perc_box.kind ("button", "input",
+ * "link", "text", "icon", "checkbox"); static storage. Thread: any. */
 const char *perc_pixel_class_name(perc_pixel_class c);
 
 /* ---- OCR (Tesseract) ---- */
@@ -68,6 +72,8 @@ typedef struct perc_ocr perc_ocr;
  * any. Errors: BASE_ENOTFOUND (no eng.traineddata: names tesseract-ocr-eng),
  * BASE_ENOMEM. */
 base_err perc_ocr_create(int threads, perc_ocr **out, char *err);
+/* Purpose: ends the engines and frees o (NULL: no-op). Thread: the owner's,
+ * with no perc_ocr_read in flight. */
 void perc_ocr_destroy(perc_ocr *o);
 
 /* One OCR request: the rectangle (image px, half-open) to read; the answer is
@@ -89,13 +95,16 @@ base_err perc_ocr_read(perc_ocr *o, const perc_image *img, perc_ocr_item *items,
 /* ---- the provider ---- */
 
 typedef struct perc_pixel_config {
-    int threads;      /* kernel and OCR threads; 0 = 2 */
+    int threads;      /* OCR threads (Tesseract engines); 0 = 2. The kernels
+                         use perc_pixel_opts' auto thread count. */
     int ocr;          /* 1 = label boxes by OCR (default), 0 = geometry only */
     int dom_names;    /* 1 (default) = after enrichment, a box lying on an element
                          with an accessible name takes that name as its label
                          (0: OCR text only) */
 } perc_pixel_config;
 
+/* Purpose: defaults (2 OCR threads, OCR on, DOM names on) into the caller's
+ * *c. Thread: any. Errors: none. */
 void perc_pixel_config_init(perc_pixel_config *c);
 
 /* Purpose: the `pixel` provider: boxes from the screenshot alone, labelled by

@@ -566,7 +566,11 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         } else if (!has_text) {
             conf = 0.5f; /* an empty box: a swatch or a picture frame as likely */
         }
-        perc_pixel_elem e = {f->x0, f->y0, f->x1, f->y1, 0, 0, 0, 0, cls, conf};
+        /* A left or top boundary marks the pixel before it (each pixel is
+         * compared with its right and lower neighbour), a right or bottom
+         * one the last pixel inside: the drawn box starts one pixel in. */
+        perc_pixel_elem e = {imin(f->x0 + 1, f->x1 - 1), imin(f->y0 + 1, f->y1 - 1), f->x1, f->y1,
+                             0, 0, 0, 0, cls, conf};
         if (has_text) {
             e.tx0 = tx0;
             e.ty0 = ty0;

@@ -24,11 +24,16 @@ void perc__pixel_edge_scalar(const uint8_t *cur, const uint8_t *down, uint8_t *o
 void perc__pixel_edge_sse2(const uint8_t *cur, const uint8_t *down, uint8_t *out, int w);
 void perc__pixel_edge_avx2(const uint8_t *cur, const uint8_t *down, uint8_t *out, int w);
 
+/* Threads for a w x h image: `threads` when > 0, else OpenMP's default for
+ * images of at least PIXEL_PARALLEL_MIN_PX pixels and 1 below. */
+#define PIXEL_PARALLEL_MIN_PX (2 * 1000 * 1000)
+int perc__pixel_threads(int threads, int w, int h);
+
 /* The kernel for k, or NULL when the CPU lacks it. */
 pixel_edge_fn perc__pixel_edge_pick(perc_kernel k);
 
 /* Whole-image edge map into out (w*h bytes, caller's buffer), rows split over
- * `threads` OpenMP threads (0 = default). */
+ * perc__pixel_threads(threads, w, h) OpenMP threads. */
 void perc__pixel_edge_map(const perc_image *img, uint8_t *out, pixel_edge_fn fn, int threads);
 
 /* A horizontal run of edge pixels [x0, x1) on row y. */

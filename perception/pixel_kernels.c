@@ -116,6 +116,15 @@ static int have_sse2(void)
 }
 #endif
 
+int perc__pixel_threads(int threads, int w, int h)
+{
+    if (threads > 0)
+        return threads;
+    /* A 1280x800 frame takes about a millisecond on one core; waking a
+     * second thread on a busy 2-vCPU machine costs more than that. */
+    return (long long)w * h >= PIXEL_PARALLEL_MIN_PX ? omp_get_max_threads() : 1;
+}
+
 pixel_edge_fn perc__pixel_edge_pick(perc_kernel k)
 {
     switch (k) {
@@ -141,7 +150,7 @@ void perc__pixel_edge_map(const perc_image *img, uint8_t *out, pixel_edge_fn fn,
     int h = img->h;
     const uint8_t *px = img->px;
     size_t stride = (size_t)img->stride;
-    int nt = threads > 0 ? threads : omp_get_max_threads();
+    int nt = perc__pixel_threads(threads, w, h);
     /* A row reads only itself and the next one: any split gives the same map. */
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int y = 0; y < h; y++) {
@@ -177,7 +186,7 @@ base_err perc__pixel_runs(const uint8_t *edge, int w, int h, int thr, int thread
     int *start = base_calloc((size_t)h + 1, sizeof *start);
     if (!start)
         return BASE_ENOMEM;
-    int nt = threads > 0 ? threads : omp_get_max_threads();
+    int nt = perc__pixel_threads(threads, w, h);
 #pragma omp parallel for schedule(static) num_threads(nt)
     for (int y = 0; y < h; y++)
         start[y + 1] = row_runs(edge + (size_t)w * (size_t)y, w, y, thr, NULL);

@@ -13,7 +13,7 @@
  * element it lies on (config dom_names: the page's own name for it, as a task
  * says it, which OCR cannot give for an icon button, a date cell showing
  * "14" or a field showing its placeholder), and
- * plain-text and icon guesses that lie on no interactive element are
+ * text and icon guesses that are no interactive element's own are
  * dropped (page text, not controls). Boxes the DOM knows nothing about, such
  * as controls drawn on a canvas, keep their OCR labels.
  */
@@ -47,12 +47,13 @@ static int imin(int a, int b)
     return a < b ? a : b;
 }
 
-/* After enrichment: a box whose centre lies on its matched element is that
- * element — it takes the element's accessible name (the page's name for the
- * control, what a task says) when it has one, and keeps its OCR text
- * otherwise. A weak guess (plain text, a lone icon) that is on no
- * interactive element is page text, not a control, and is dropped. Boxes
- * are renumbered 1..n. */
+/* After enrichment: a box whose centre lies on its matched element, not many
+ * times smaller than it, is that element — it takes the element's
+ * accessible name (the page's name for the control, what a task says) when
+ * it has one, and keeps its OCR text otherwise. A weak guess (text, coloured
+ * text, a lone icon) that is no element's own is page text and is dropped, unless
+ * it lies on an unnamed element (a canvas: the DOM cannot say what is
+ * painted there). Boxes are renumbered 1..n. */
 static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map, int names)
 {
     int *to = base_malloc((d->n > 0 ? (size_t)d->n : 1) * sizeof *to);
@@ -62,14 +63,31 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
     for (int i = 0; i < d->n; i++) {
         perc_box b = d->boxes[i];
         base_point c = base_rect_center(b.r);
-        int on = b.dom_index >= 0 && b.dom_index < n_map &&
-                 base_rect_contains(map[b.dom_index].r, c);
-        int weak = strcmp(b.kind, "text") == 0 || strcmp(b.kind, "icon") == 0;
+        const perc_selector *el = b.dom_index >= 0 && b.dom_index < n_map ? &map[b.dom_index] : NULL;
+        /* The element is this box's own when the box's centre is on it and
+         * it is not many times larger (a page-wide clickable wrapper holds
+         * every box but is none of them). */
+        int on = el && base_rect_contains(el->r, c);
+        int own = on && base_rect_area(el->r) <= 9 * base_rect_area(b.r);
+        /* An unnamed element (a canvas, a bare svg) is opaque to the DOM:
+         * what is painted inside is all there is to go by. */
+        int opaque = on && !el->label[0];
+        int weak = strcmp(b.kind, "text") == 0 || strcmp(b.kind, "icon") == 0 ||
+                   strcmp(b.kind, "link") == 0;
+        /* An outline with nothing inside (the detector's 0.5) that no
+         * element is near is a picture's frame or a swatch. */
+        int empty_frame = !el && b.confidence <= 0.5f && strcmp(b.kind, "button") == 0;
         to[i] = -1;
-        if (weak && !on)
+        if ((weak && !own && !opaque) || empty_frame)
             continue;
-        if (on && names && map[b.dom_index].label[0])
-            snprintf(b.label, sizeof b.label, "%s", map[b.dom_index].label);
+        /* Enrichment named a split-off chevron after the box's label, which
+         * had none yet: name it after the element it opens. */
+        if (strcmp(b.kind, "chevron") == 0) {
+            if (on && names && el->label[0] && strcmp(b.label, "expand ") == 0)
+                snprintf(b.label, sizeof b.label, "expand %.100s", el->label);
+        } else if (own && names && el->label[0]) {
+            snprintf(b.label, sizeof b.label, "%s", el->label);
+        }
         to[i] = k;
         d->boxes[k++] = b;
     }
@@ -144,8 +162,7 @@ static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *s
     if (!shot || !shot->px || shot->w < 1 || shot->h < 1)
         return base_errf(err, BASE_EINVAL, "vision pixel: needs the screenshot");
     perc_pixel_opts po;
-    perc_pixel_opts_init(&po);
-    po.threads = p->c.threads;
+    perc_pixel_opts_init(&po); /* kernels: auto thread count */
     perc_pixel_elem *el = NULL;
     int n = 0;
     base_err e = perc_pixel_detect(shot, &po, &el, &n, err);

@@ -17,6 +17,9 @@
  *   control found on blank/uniform images, bad arguments rejected.
  * - ocr_labels: Tesseract reads drawn words back, a blank crop reads "", and
  *   1 and 2 OCR threads give the same answers; a second read is cached.
+ * - provider_offline: the `pixel` provider on a screenshot without a page
+ *   (overlay --shot): labelled boxes in CSS px at scale 2, an error without
+ *   pixels, and perc_vision_create_named's names and refusal.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +330,64 @@ static void ocr_labels(void)
     perc_image_fini(&img);
 }
 
+static const perc_box *box_labelled(const perc_detection *d, const char *label)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->boxes[i].label, label) == 0)
+            return &d->boxes[i];
+    return NULL;
+}
+
+/* The provider without a page (fovea overlay --shot): every box is read by
+ * OCR, boxes are in CSS px (device px / scale), ids are 1..n. */
+static void provider_offline(void)
+{
+    perc_image img = {0};
+    if (!draw_scene(&img)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    img.scale = 2; /* the same pixels taken as a 2x shot of a 320x200 page */
+    char err[256] = "";
+    perc_vision *v = NULL;
+    base_err e = perc_vision_create_named("pixel", &v, err);
+    CHECK_MSG(e == BASE_OK, "create: %s", err);
+    perc_detection d;
+    CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
+    CHECK_STR(d.model, "pixel");
+    CHECK(d.map == NULL);
+    for (int i = 0; i < d.n; i++)
+        CHECK_EQ(d.boxes[i].id, i + 1);
+    const perc_box *b = box_labelled(&d, "Search");
+    CHECK_MSG(b != NULL, "no 'Search' box among %d", d.n);
+    CHECK_STR(b->kind, "button");
+    CHECK_NEAR(b->r.x0, 20, 0.01);
+    CHECK_NEAR(b->r.y1, 40, 0.01);
+    b = box_labelled(&d, "Read the docs");
+    CHECK_MSG(b != NULL, "no 'Read the docs' box");
+    CHECK_STR(b->kind, "link");
+    b = box_labelled(&d, "City or airport");
+    CHECK_MSG(b != NULL, "no field box");
+    CHECK_STR(b->kind, "input");
+    perc_detection_fini(&d);
+    /* No screenshot: a clear error, nothing returned. */
+    perc_image none = {0};
+    memset(&d, 0, sizeof d);
+    err[0] = '\0';
+    CHECK_EQ(perc_vision_detect(v, NULL, &none, NULL, &d, err), BASE_EINVAL);
+    CHECK(strstr(err, "needs the screenshot") != NULL);
+    perc_vision_destroy(v);
+    /* Names: the three providers and a clear refusal. */
+    err[0] = '\0';
+    v = NULL;
+    CHECK_EQ(perc_vision_create_named("eyes", &v, err), BASE_EINVAL);
+    CHECK(v == NULL);
+    CHECK(strstr(err, "dom, openai or pixel") != NULL);
+    CHECK_OK(perc_vision_create_named("dom", &v, err));
+    perc_vision_destroy(v);
+    perc_image_fini(&img);
+}
+
 static const check_case cases[] = {
     {"edge_kernels_exact", edge_kernels_exact},
     {"components", components},
@@ -334,6 +395,7 @@ static const check_case cases[] = {
     {"threads_and_kernels", threads_and_kernels},
     {"hostile_images", hostile_images},
     {"ocr_labels", ocr_labels},
+    {"provider_offline", provider_offline},
     {NULL, NULL},
 };
 

@@ -11,6 +11,12 @@
  *   checkbox, each box's centre inside its control (CSS px) and the text
  *   read by OCR as the label (the canvas has no accessible name to take);
  *   trusted clicks at the box centres reach the right controls in the page.
+ * - provider_on_page: on realistic.html the selector map comes with the
+ *   detection, text/link/icon boxes survive only on their own element,
+ *   buttons carry their names (DOM names on or off: OCR reads the same).
+ * - overlay_cli: `fovea overlay --shot FILE --vision pixel` lists the boxes
+ *   with their OCR labels and writes the marked PNG; an unknown provider and
+ *   --shot without --boxes/--vision are refused.
  * - run_task: `fovea run tests/pixel/tasks/canvas.json --vision pixel`
  *   passes every step (boxes through enrichment, snapper and cascade).
  * - demo_task: the demo task (assets/tasks/demo.json) passes all 21 steps
@@ -234,6 +240,122 @@ static int run_pixel(const char *task, const char *site, const char *tag, const 
     return ok;
 }
 
+/* The provider on an ordinary page (tests/fixtures/pages/realistic.html):
+ * the selector map is handed over with the detection, every box that kept a
+ * DOM match lies on it, buttons carry their accessible names, text/link/
+ * icon guesses that are no element's own are gone, and with dom_names off
+ * the same buttons read as OCR text. */
+static void provider_on_page(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    char url[256], err[256] = "";
+    harness_url(0, "/realistic.html", url, sizeof url);
+    CHECK(p != NULL);
+    CHECK_OK(perc_kit_install(p, err));
+    CHECK_OK(cdp_page_navigate(p, url, 15000, err));
+    perc_image shot = {0};
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    for (int names = 1; names >= 0; names--) {
+        perc_pixel_config c;
+        perc_pixel_config_init(&c);
+        c.dom_names = names;
+        perc_vision *v = NULL;
+        CHECK_OK(perc_vision_pixel_create(&c, &v, err));
+        perc_detection d;
+        base_err e = perc_vision_detect(v, p, &shot, NULL, &d, err);
+        CHECK_MSG(e == BASE_OK, "detect: %s", err);
+        CHECK(d.map != NULL && d.n_map > 0);
+        int carts = 0, cart0 = 0;
+        for (int i = 0; i < d.n; i++) {
+            const perc_box *b = &d.boxes[i];
+            CHECK_EQ(b->id, i + 1);
+            CHECK(b->dom_index < d.n_map);
+            int weak = strcmp(b->kind, "text") == 0 || strcmp(b->kind, "link") == 0 ||
+                       strcmp(b->kind, "icon") == 0;
+            if (weak) {
+                CHECK_MSG(b->dom_index >= 0, "weak box %d '%s' kept without an element", i,
+                          b->label);
+                CHECK(base_rect_contains(d.map[b->dom_index].r, base_rect_center(b->r)));
+            }
+            carts += strcmp(b->label, "Add to cart") == 0 && strcmp(b->kind, "button") == 0 &&
+                     b->dom_index >= 0;
+            cart0 += strcmp(b->label, "Cart (0)") == 0;
+        }
+        CHECK_MSG(carts >= 4, "%d 'Add to cart' buttons (dom_names %d)", carts, names);
+        CHECK_MSG(cart0 == 1, "'Cart (0)' found %d times (dom_names %d)", cart0, names);
+        perc_detection_fini(&d);
+        perc_vision_destroy(v);
+    }
+    perc_image_fini(&shot);
+    cdp_page_close(p);
+}
+
+/* Runs a shell command; returns its exit status and its output in *log. */
+static int sh(const char *cmd, const char *logpath, char **log)
+{
+    char full[4096];
+    snprintf(full, sizeof full, "%s > '%s' 2>&1", cmd, logpath);
+    int st = system(full);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    *log = base_read_file(logpath, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* `fovea overlay --shot FILE --vision pixel` on a screenshot of the canvas
+ * page: exit 0, the boxes listed with their OCR labels, a PNG written;
+ * a bad provider name and a missing --boxes/--vision are refused. */
+static void overlay_cli(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = open_canvas(1);
+    CHECK(p != NULL);
+    perc_image shot = {0};
+    char err[256] = "";
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    cdp_page_close(p);
+    uint8_t *png = NULL;
+    size_t n = 0;
+    CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
+    const char *shot_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_shot.png";
+    const char *out_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_overlay.png";
+    const char *log_path = FOVEA_BINARY_DIR "/tests/pixel/overlay.log";
+    CHECK_OK(base_write_file(shot_path, png, n, err));
+    base_free(png);
+    perc_image_fini(&shot);
+    remove(out_path);
+    char cmd[2048], *log = NULL;
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s' --vision pixel --out '%s'",
+             FOVEA_BINARY_DIR, shot_path, out_path);
+    int st = sh(cmd, log_path, &log);
+    int listed = log && strstr(log, "'Save'") && strstr(log, "'Sign in'") &&
+                 strstr(log, "vision pixel:");
+    if (st != 0 || !listed)
+        fprintf(stderr, "%s\n", log ? log : "(no output)");
+    base_free(log);
+    CHECK_EQ(st, 0);
+    CHECK(listed);
+    uint8_t *d = NULL;
+    CHECK_OK(base_read_file(out_path, &d, &n, 64u << 20, err));
+    CHECK(n > 1000);
+    base_free(d);
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s' --vision eyes --out '%s'",
+             FOVEA_BINARY_DIR, shot_path, out_path);
+    st = sh(cmd, log_path, &log);
+    CHECK_EQ(st, 1);
+    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai or pixel)"));
+    base_free(log);
+    snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s'", FOVEA_BINARY_DIR,
+             shot_path);
+    st = sh(cmd, log_path, &log);
+    CHECK_EQ(st, 2);
+    CHECK(log && strstr(log, "--shot needs --boxes or --vision"));
+    base_free(log);
+}
+
 static void run_task(void)
 {
     HARNESS_OR_SKIP(h);
@@ -255,6 +377,8 @@ static const check_case cases[] = {
     {"dom_blind", dom_blind},
     {"pixel_boxes_1x", pixel_boxes_1x},
     {"pixel_boxes_2x", pixel_boxes_2x},
+    {"provider_on_page", provider_on_page},
+    {"overlay_cli", overlay_cli},
     {"run_task", run_task},
     {"demo_task", demo_task},
     {NULL, NULL},

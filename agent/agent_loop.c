@@ -2,9 +2,12 @@
  * the Planner, and the memory, budget and loop safeguards around them. */
 #include "agent/agent_loop.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/evict.h"
 #include "agent/ledger.h"
@@ -561,6 +564,40 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
     return claimed;
 }
 
+/* Opens the run's trace on the session (see agent_goal_opts.trace). */
+static base_err open_trace(fovea_session *s, const agent_goal_opts *o, char *err)
+{
+    if (o->resume) {
+        /* This run rewrites trace.jsonl: the earlier part is kept beside
+         * it (trace.1.jsonl, trace.2.jsonl...). */
+        char from[1200], to[1200];
+        snprintf(from, sizeof from, "%s/trace.jsonl", o->out_dir);
+        for (int k = 1; k < 1000; k++) {
+            snprintf(to, sizeof to, "%s/trace.%d.jsonl", o->out_dir, k);
+            if (access(to, F_OK) == 0)
+                continue;
+            if (access(from, F_OK) == 0 && rename(from, to) != 0)
+                return base_errf(err, BASE_EIO, "cannot keep %s as %s: %s", from, to,
+                                 strerror(errno));
+            break;
+        }
+    }
+    return agent_trace_open(o->out_dir, o->trace, &s->trace, err);
+}
+
+static void close_trace(fovea_session *s, const agent_goal_result *res)
+{
+    if (!s->trace)
+        return;
+    int ok = res->end == AGENT_GOAL_DONE;
+    if (res->end == AGENT_GOAL_INTERRUPTED && base_interrupted())
+        agent_trace_close_interrupted(s->trace, res->last_step, res->total_ms, res->reason,
+                                      base_signal_name(base_interrupted()));
+    else
+        agent_trace_close(s->trace, ok, ok ? 0 : res->last_step, res->total_ms, res->reason);
+    s->trace = NULL;
+}
+
 base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_result *res,
                         char *err)
 {
@@ -582,8 +619,8 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     agent_loop_init(&g.lp);
     double t0 = base_monotime_ms();
     char first[700] = "";
-    base_err e;
-    if (oo.resume) {
+    base_err e = oo.trace && oo.out_dir ? open_trace(s, &oo, err) : BASE_OK;
+    if (!e && oo.resume) {
         e = agent_ledger_load(oo.out_dir, s->sec, &g.l, err);
         if (!e) {
             int next = 0, uncertain = 0;
@@ -613,7 +650,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
                 e = timed_sync(&g, err);
             progressf(&g, "resume: %s\n", first);
         }
-    } else {
+    } else if (!e) {
         e = agent_ledger_create(oo.goal, oo.out_dir, s->sec, &g.l, err);
         if (!e)
             e = timed_sync(&g, err);
@@ -668,5 +705,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     agent_ledger_destroy(g.l);
     if (e)
         snprintf(res->reason, sizeof res->reason, "%s", err);
+    if (oo.trace)
+        close_trace(s, res);
     return e;
 }

@@ -35,6 +35,7 @@
 #include "agent/budget.h"
 #include "agent/llm.h"
 #include "agent/tool.h"
+#include "agent/trace.h"
 #include "base/err.h"
 
 #define AGENT_GOAL_BATCH 5        /* tool calls per Worker turn */
@@ -66,6 +67,10 @@ typedef struct agent_goal_opts {
     int screenshot;           /* 1: the observation carries the page's screenshot */
     int resume;               /* 1: continue the ledger in out_dir (agent_ledger_load) */
     FILE *progress;           /* NULL = stderr */
+    /* When set (and out_dir is), the run writes out_dir/trace.jsonl: this
+     * task line, the tool steps, one line per model call and the end line;
+     * on resume the earlier trace is kept as trace.N.jsonl. */
+    const agent_trace_info *trace;
 } agent_goal_opts;
 
 void agent_goal_opts_init(agent_goal_opts *o);

@@ -8,15 +8,12 @@
  * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
  * failure), 2 usage error, 128 + N on signal N.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent/agent_loop.h"
 #include "agent/run.h"
-#include "agent/session_int.h"
 #include "agent/task.h"
 #include "agent/trace.h"
 #include "base/alloc.h"
@@ -239,24 +236,8 @@ int cli_cmd_agent(int argc, char **argv)
     if (fovea_session_create(cs.page, &so, &se, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
     } else {
-        if (resume) {
-            /* The trace is rewritten by this run: the earlier part is kept
-             * beside it (trace.1.jsonl, trace.2.jsonl...). */
-            char from[1200], to[1200];
-            snprintf(from, sizeof from, "%s/trace.jsonl", ro.out_dir);
-            for (int k = 1; k < 1000; k++) {
-                snprintf(to, sizeof to, "%s/trace.%d.jsonl", ro.out_dir, k);
-                if (access(to, F_OK) != 0) {
-                    if (access(from, F_OK) == 0 && rename(from, to) != 0)
-                        fprintf(stderr, "fovea run: cannot keep %s: %s\n", from, strerror(errno));
-                    break;
-                }
-            }
-        }
         agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
                                  w, h, 1.0, ro.humanize, ro.seed, 0};
-        if (agent_trace_open(ro.out_dir, &info, &se->trace, err) != BASE_OK)
-            fprintf(stderr, "fovea run: trace: %s\n", err);
         fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens)\n", cs.url,
                 agent_llm_model(llm, AGENT_LLM_WORKER), budget.limit);
         agent_goal_opts go;
@@ -268,6 +249,7 @@ int cli_cmd_agent(int argc, char **argv)
         go.max_steps = max_steps;
         go.screenshot = screenshot;
         go.resume = resume;
+        go.trace = &info;
         agent_goal_result res;
         base_err e = agent_goal_run(se, &go, &res, err);
         int ok = !e && res.end == AGENT_GOAL_DONE;
@@ -281,15 +263,6 @@ int cli_cmd_agent(int argc, char **argv)
                 res.steps, res.calls[AGENT_LLM_WORKER] + res.calls[AGENT_LLM_PLANNER], res.total_ms,
                 res.model_ms, res.tool_ms, res.obs_ms, layer,
                 res.steps > 0 ? layer / res.steps : 0.0, res.ledger_ms, res.evict_ms);
-        if (se->trace) {
-            if (res.end == AGENT_GOAL_INTERRUPTED && base_interrupted())
-                agent_trace_close_interrupted(se->trace, res.last_step, res.total_ms, res.reason,
-                                              base_signal_name(base_interrupted()));
-            else
-                agent_trace_close(se->trace, ok, ok ? 0 : res.last_step, res.total_ms,
-                                  res.reason);
-            se->trace = NULL;
-        }
         fovea_session_destroy(se);
         char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
         if (agent_report_write(ro.out_dir, rerr) == BASE_OK)

@@ -82,8 +82,23 @@ int cli_run_is_agent(int argc, char **argv)
     }
     for (int i = 1; i < argc; i++) {
         size_t n = strlen(argv[i]);
-        if (argv[i][0] != '-' && n > 5 && strcmp(argv[i] + n - 5, ".json") == 0)
+        if (argv[i][0] == '-') {
+            static const char *const flags[] = {"--no-humanize", "--headful", "--allow-untrusted",
+                                                 "--allow-scripts", "--screenshot", "--help",
+                                                 "-h"};
+            int flag = 0;
+            for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+                flag |= strcmp(argv[i], flags[k]) == 0;
+            i += !flag; /* skip an option's value */
+            continue;
+        }
+        if (n > 5 && strcmp(argv[i] + n - 5, ".json") == 0)
             return goal_file(argv[i], NULL, NULL, NULL, NULL);
+        /* Words, not a file: the agent says what is missing (--url). */
+        FILE *f = fopen(argv[i], "r");
+        if (f)
+            fclose(f);
+        return !f && strchr(argv[i], ' ') != NULL;
     }
     return 0;
 }

@@ -17,6 +17,9 @@
  *   it is answered "not run"); every request the replay saw has its tool
  *   calls and results paired (agent_evict_pairs_ok); the trace has one
  *   "model" line per request and the API key appears nowhere.
+ * usage: a task in words without --url, or without an endpoint, is a
+ *   usage error (exit 2) naming what is missing; a task file with "goal"
+ *   and no steps runs as the agent and stops at --max-steps.
  * loop: the Worker clicks a control that is not there again and again: the
  *   run stops as "stopped: loop" (exit 1, never done), and the failures
  *   are dead ends in ledger.json (cause stale_selector).
@@ -320,7 +323,43 @@ static void resume(void)
     replay_destroy(r);
 }
 
+/* Usage: words without --url, no endpoint, and a goal file (a task file
+ * with "goal" and no steps) run to --max-steps (the loop's replay). */
+static void usage(void)
+{
+    char *out = NULL, *errs = NULL;
+    int st = run("usage1", "'Book a flight to Lisbon'", &out, &errs);
+    CHECK_EQ(st, 2);
+    CHECK_MSG(strstr(errs, "--url is required") != NULL, "%s", errs);
+    base_free(out);
+    base_free(errs);
+    unsetenv("FOVEA_LLM_BASE_URL");
+    unsetenv("OPENAI_BASE_URL");
+    st = run("usage2", "'Book a flight' --url /index.html", &out, &errs);
+    CHECK_EQ(st, 2);
+    CHECK_MSG(strstr(errs, "FOVEA_LLM_BASE_URL") != NULL, "%s", errs);
+    base_free(out);
+    base_free(errs);
+    replay *r = start_replay(FIX "loop");
+    if (!r)
+        SKIP("replay server");
+    FILE *f = fopen(OUT "/goal.json", "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("{\"goal\": \"Book the free offer\", \"url\": \"/index.html\"}\n", f);
+        fclose(f);
+    }
+    st = run("goal", "'" OUT "/goal.json' --max-steps 2", &out, &errs);
+    CHECK_EQ(st, 1);
+    CHECK_MSG(strstr(out, "max_steps: 2 steps") != NULL, "%s", out);
+    CHECK_EQ(replay_count(r), 2);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static const check_case cases[] = {{"demo", demo},
+                                   {"usage", usage},
                                    {"loop", loop_stops},
                                    {"budget", budget_stops},
                                    {"resume", resume},

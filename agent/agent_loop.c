@@ -17,7 +17,9 @@
 #include "base/base64.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "agent/secrets.h"
 #include "perception/capture.h"
+#include "perception/som.h"
 
 #define OUTLINE_MAX 6000 /* characters of outline per observation */
 
@@ -109,18 +111,13 @@ static base_err timed_sync(goal_run *g, char *err)
 
 /* ---- observation ---------------------------------------------------------- */
 
-/* The page's screenshot as a JPEG data: URL (base_free), or NULL. */
-static char *shot_url(fovea_session *s)
+/* Encodes img as a JPEG data: URL (base_free), or NULL. */
+static char *jpeg_url(const perc_image *img)
 {
-    perc_capture_opts co;
-    perc_capture_opts_init(&co);
-    co.format = PERC_FMT_JPEG;
-    co.quality = 70;
     uint8_t *jpg = NULL;
     size_t n = 0;
-    perc_format fmt;
     char err[BASE_ERRBUF_SIZE];
-    if (perc_capture_encoded(fovea_session_page(s), &co, &jpg, &n, &fmt, NULL, err) != BASE_OK)
+    if (perc_image_encode_jpeg(img, 75, &jpg, &n, err) != BASE_OK)
         return NULL;
     static const char prefix[] = "data:image/jpeg;base64,";
     char *u = base_malloc(sizeof prefix + base64_encoded_len(n));
@@ -129,6 +126,41 @@ static char *shot_url(fovea_session *s)
         base64_encode(jpg, n, u + sizeof prefix - 1);
     }
     base_free(jpg);
+    return u;
+}
+
+/* The page's screenshot with Set-of-Marks ([Vn] boxes of the prefetched
+ * epoch, the same numbers as the outline's [n]) as a JPEG data: URL
+ * (base_free), or NULL. A session holding secrets sends no picture: the
+ * model must not see a typed password. */
+static char *shot_url(fovea_session *s)
+{
+    if (agent_secrets_count(s->sec) > 0)
+        return NULL;
+    char err[BASE_ERRBUF_SIZE];
+    agent__schedule(s, "observation");
+    perc_epoch *ep = agent__wait_epoch(s, 5000);
+    perc_image img = {0};
+    base_err e = ep && ep->shot.px ? perc_image_alloc(&img, ep->shot.w, ep->shot.h) : BASE_ENOTFOUND;
+    for (int y = 0; !e && y < img.h; y++)
+        memcpy(img.px + (size_t)y * (size_t)img.stride,
+               ep->shot.px + (size_t)y * (size_t)ep->shot.stride, (size_t)img.w * 4);
+    if (!e) {
+        img.scale = ep->shot.scale > 0 ? ep->shot.scale : 1.0f;
+        perc_mark *marks = ep->n > 0 ? base_calloc((size_t)ep->n, sizeof *marks) : NULL;
+        int n = 0;
+        for (int i = 0; marks && i < ep->n; i++)
+            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, NULL, 0};
+        if (n > 0 && perc_som_draw(&img, marks, n, NULL, err) != BASE_OK)
+            fprintf(stderr, "fovea[agent] warn: marks not drawn: %s\n", err);
+        base_free(marks);
+    } else {
+        /* No epoch in time: a plain capture, still better than none. */
+        e = perc_capture(fovea_session_page(s), NULL, &img, NULL, err);
+    }
+    perc_epoch_release(ep);
+    char *u = e ? NULL : jpeg_url(&img);
+    perc_image_fini(&img);
     return u;
 }
 

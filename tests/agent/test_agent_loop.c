@@ -20,6 +20,8 @@
  * usage: a task in words without --url, or without an endpoint, is a
  *   usage error (exit 2) naming what is missing; a task file with "goal"
  *   and no steps runs as the agent and stops at --max-steps.
+ * screenshot: with --screenshot the observation carries a JPEG of the page
+ *   (Set-of-Marks from the prefetched epoch).
  * loop: the Worker clicks a control that is not there again and again: the
  *   run stops as "stopped: loop" (exit 1, never done), and the failures
  *   are dead ends in ledger.json (cause stale_selector).
@@ -358,7 +360,31 @@ static void usage(void)
     replay_destroy(r);
 }
 
+/* --screenshot: the Worker's observation carries the page's screenshot
+ * (Set-of-Marks drawn from the prefetched epoch) as a JPEG image part. */
+static void screenshot(void)
+{
+    replay *r = start_replay(FIX "loop");
+    if (!r)
+        SKIP("replay server");
+    char *out = NULL, *errs = NULL;
+    int st = run("shot", "'Book the free offer' --url /index.html --screenshot --max-steps 1",
+                 &out, &errs);
+    CHECK_EQ(st, 1);
+    CHECK_EQ(replay_count(r), 1);
+    replay_seen s;
+    CHECK_OK(replay_request(r, 0, &s));
+    CHECK_MSG(s.image && s.image_len > 1000 && s.image[0] == 0xFF && s.image[1] == 0xD8,
+              "no JPEG in the observation (%zu bytes)", s.image_len);
+    CHECK(s.body && strstr(s.body, "[ELEMENTS]") != NULL);
+    replay_seen_fini(&s);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static const check_case cases[] = {{"demo", demo},
+                                   {"screenshot", screenshot},
                                    {"usage", usage},
                                    {"loop", loop_stops},
                                    {"budget", budget_stops},

@@ -700,7 +700,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
         char task[1200];
         snprintf(task, sizeof task, "TASK: %.1100s", oo.goal);
         agent_llm_add_message(g.wmsgs, "user", task);
-        int note = first[0] != 0;
+        int note = first[0] != 0, idle = 0;
         for (;;) {
             if (base_interrupted()) {
                 res->end = AGENT_GOAL_INTERRUPTED;
@@ -715,10 +715,21 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
                          g.step);
                 break;
             }
+            int before = g.step;
             int claimed = worker_turn(&g, note ? first : NULL, err);
             note = 0;
             if (claimed < 0)
                 break;
+            /* Turns without a tool call do not count as steps: a model
+             * that only talks would never reach --max-steps. */
+            idle = g.step == before ? idle + 1 : 0;
+            if (idle >= 3) {
+                res->end = AGENT_GOAL_LOOP;
+                snprintf(res->reason, sizeof res->reason,
+                         "%s: the Worker made no tool call in %d turns in a row",
+                         AGENT_LOOP_STOPPED, idle);
+                break;
+            }
             if (claimed || g.since_planner >= oo.planner_every) {
                 int p = planner(&g, claimed, err);
                 if (p != 0)

@@ -22,6 +22,8 @@
  *   and no steps runs as the agent and stops at --max-steps.
  * screenshot: with --screenshot the observation carries a JPEG of the page
  *   (Set-of-Marks from the prefetched epoch).
+ * idle: a Worker that only says it is done (text, no tool call) is refused
+ *   by the Planner each time and stopped as a loop after three such turns.
  * loop: the Worker clicks a control that is not there again and again: the
  *   run stops as "stopped: loop" (exit 1, never done), and the failures
  *   are dead ends in ledger.json (cause stale_selector).
@@ -383,7 +385,31 @@ static void screenshot(void)
     replay_destroy(r);
 }
 
+/* A Worker that only claims success in text never ends the task: the
+ * Planner refuses each claim, and three turns without a tool call stop the
+ * run as a loop (steps alone would never reach --max-steps). */
+static void idle(void)
+{
+    replay *r = start_replay(FIX "idle");
+    if (!r)
+        SKIP("replay server");
+    char *out = NULL, *errs = NULL;
+    int st = run("idle", "'Book the free offer' --url /index.html", &out, &errs);
+    CHECK_EQ(st, 1);
+    CHECK_MSG(strstr(out, "stopped: loop: the Worker made no tool call in 3 turns") != NULL, "%s",
+              out);
+    CHECK(strstr(out, "agent done") == NULL);
+    CHECK_EQ(replay_count(r), 5);
+    CHECK(request_has(r, 1, "The Worker says the task is complete: I have booked the offer."));
+    CHECK(request_has(r, 2, "NOT complete"));
+    check_pairs(r);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static const check_case cases[] = {{"demo", demo},
+                                   {"idle", idle},
                                    {"screenshot", screenshot},
                                    {"usage", usage},
                                    {"loop", loop_stops},

@@ -255,8 +255,12 @@ static void trace_call(goal_run *g, agent_llm_role role, const agent_llm_reply *
             if (!c)
                 break;
             cJSON_AddStringToObject(c, "name", rep->calls[i].name ? rep->calls[i].name : "");
-            cJSON_AddStringToObject(c, "arguments",
-                                    rep->calls[i].arguments ? rep->calls[i].arguments : "");
+            /* A secret the run knows (a typed password) is masked here as in
+             * every other record. */
+            char args[2048];
+            agent_secrets_scrub_copy(g->s->sec, args, sizeof args,
+                                     rep->calls[i].arguments ? rep->calls[i].arguments : "");
+            cJSON_AddStringToObject(c, "arguments", args);
             if (rep->calls[i].error)
                 cJSON_AddStringToObject(c, "error", rep->calls[i].why);
             cJSON_AddItemToArray(calls, c);

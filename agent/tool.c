@@ -673,7 +673,20 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
      * is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
     double probe_at = t0 + timeout - AGENT__PROBE_LEAD_MS;
     agent__watchdog_arm(s->wd, s->page, probe_at > t0 + timeout / 2 ? probe_at : t0 + timeout / 2);
+    /* The data a tool returns is whole or absent: its builders add many
+     * members unchecked (put_str and the like), so an allocation that
+     * failed on this thread during the call drops the data rather than hand
+     * the caller an object that lost a member (a `value` without its
+     * lines, a tab list without a tab). The call's outcome stands: it may
+     * have acted, and must not be retried as failed. */
+    unsigned long fails0 = base_alloc_thread_failures();
     int ok = t->run(s, args, out);
+    if (out->data && base_alloc_thread_failures() != fails0) {
+        cJSON_Delete(out->data);
+        out->data = NULL;
+        base_log(BASE_LOG_AGENT, BASE_LOG_WARN,
+                 "%s: out of memory building the result data; it is left out", t->name);
+    }
     agent__watchdog_disarm(s->wd);
     r->ok = ok;
     if (ok)

@@ -78,7 +78,9 @@ typedef struct tool_changes {
 /* The result of one call. rec is the step record the trace writes (tiers
  * tried with timings, alternatives, gate, box, snap, stage timings, the
  * outcome line); data is the tool's output for the caller or the model
- * (extracted lines, options, markdown, a tree...), owned, NULL when none. */
+ * (extracted lines, options, markdown, a tree...), owned, NULL when none
+ * (also when an allocation failed while the tool built it: data is whole or
+ * absent, never missing a member). */
 typedef struct tool_result {
     int success;
     tool_reason reason;

@@ -77,27 +77,17 @@ static int ground_target(fovea_session *s, const cJSON *args, const char *tool, 
     return 1;
 }
 
+/* The effect bits by name (cascade_effect_name); NULL on allocation
+ * failure. */
 static cJSON *effects_json(unsigned fx)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-        {CASCADE_FX_MUTATION, "mutation"}, {CASCADE_FX_URL, "url"},
-        {CASCADE_FX_VALUE, "value"},       {CASCADE_FX_CHECKED, "checked"},
-        {CASCADE_FX_FOCUS, "focus"},       {CASCADE_FX_SELECTION, "selection"},
-        {CASCADE_FX_SHADOW, "shadow"},     {CASCADE_FX_REQUEST, "request"},
-        {CASCADE_FX_NEW_TAB, "new_tab"},   {CASCADE_FX_DIALOG, "dialog"},
-        {CASCADE_FX_SHOWN, "shown"},
-    };
     cJSON *a = cJSON_CreateArray();
     if (!a)
         return NULL;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (!(fx & names[i].bit))
-            continue;
-        cJSON *n = cJSON_CreateString(names[i].name);
-        if (!n || !cJSON_AddItemToArray(a, n)) {
+    for (unsigned i = 0; i < 32; i++) {
+        const char *name = (fx >> i) & 1u ? cascade_effect_name(1u << i) : NULL;
+        cJSON *n = name ? cJSON_CreateString(name) : NULL;
+        if (name && (!n || !cJSON_AddItemToArray(a, n))) {
             cJSON_Delete(n);
             cJSON_Delete(a);
             return NULL;
@@ -115,11 +105,34 @@ static cJSON *data_with_effects(tool_result *r, unsigned fx)
     if (!d || !e || !cJSON_AddItemToObject(d, "effects", e)) {
         cJSON_Delete(d);
         cJSON_Delete(e);
+        cJSON_Delete(r->data); /* whole or absent */
+        r->data = NULL;
         return NULL;
     }
     cJSON_Delete(r->data);
     r->data = d;
     return d;
+}
+
+/* Appends the string v to the array a; 0 on allocation failure (then the
+ * caller drops the whole result data: a list that lost an item is another
+ * list). */
+static int add_str(cJSON *a, const char *v)
+{
+    cJSON *n = cJSON_CreateString(v);
+    if (!n || !cJSON_AddItemToArray(a, n)) {
+        cJSON_Delete(n);
+        return 0;
+    }
+    return 1;
+}
+
+/* The result data is whole or absent: drops r->data after an allocation
+ * failure while it was being built. */
+static void drop_data(tool_result *r)
+{
+    cJSON_Delete(r->data);
+    r->data = NULL;
 }
 
 /* After a hand action: the delivered flag, the new tab, the outcome. */
@@ -217,8 +230,11 @@ static int run_send_keys(fovea_session *s, const cJSON *args, tool_result *r)
     int ok = finish(s, r, e, &c, err);
     cJSON *d = data_with_effects(r, c.effects);
     cJSON *names = d ? cJSON_AddArrayToObject(d, "keys") : NULL;
-    for (int i = 0; names && i < n; i++)
-        cJSON_AddItemToArray(names, cJSON_CreateString(keys[i].name));
+    int whole = names != NULL;
+    for (int i = 0; whole && i < n; i++)
+        whole = add_str(names, keys[i].name);
+    if (!whole)
+        drop_data(r);
     agent__watch_end(s, &w, &r->rec, r->rec.desc);
     agent_step_fini(&st);
     return ok;
@@ -226,7 +242,8 @@ static int run_send_keys(fovea_session *s, const cJSON *args, tool_result *r)
 
 /* ---------- hover, double_click, right_click ---------- */
 
-/* The lines of after that before lacks (what appeared), at most 20. */
+/* The lines of after that before lacks (what appeared), at most 20; NULL
+ * on allocation failure (never a list that lost a line). */
 static cJSON *appeared(const char *before, const char *after)
 {
     cJSON *a = cJSON_CreateArray();
@@ -246,10 +263,9 @@ static cJSON *appeared(const char *before, const char *after)
             for (const char *q = strstr(before, line); q && !found; q = strstr(q + 1, line))
                 found = (q == before || q[-1] == '\n') && (q[len] == '\n' || q[len] == '\0');
             if (!found) {
-                cJSON *sl = cJSON_CreateString(line);
-                if (!sl || !cJSON_AddItemToArray(a, sl)) {
-                    cJSON_Delete(sl);
-                    break;
+                if (!add_str(a, line)) {
+                    cJSON_Delete(a);
+                    return NULL;
                 }
                 n++;
             }
@@ -262,7 +278,7 @@ static cJSON *appeared(const char *before, const char *after)
 }
 
 /* Adds "appeared" (the page text lines the action brought) to d and the
- * first of them to the outcome line. */
+ * first of them to the outcome line. Out of memory, r->data is dropped. */
 static void add_appeared(fovea_session *s, tool_result *r, cJSON *d, const base_buf *before)
 {
     base_buf after;
@@ -279,6 +295,7 @@ static void add_appeared(fovea_session *s, tool_result *r, cJSON *d, const base_
                          cJSON_GetArrayItem(ap, 0)->valuestring, na > 1 ? ", ..." : "");
         } else {
             cJSON_Delete(ap);
+            drop_data(r); /* d was r->data */
         }
     }
     base_buf_fini(&after);
@@ -460,15 +477,18 @@ static int run_upload_file(fovea_session *s, const cJSON *args, tool_result *r)
     }
     cJSON *d = data_with_effects(r, c.effects);
     cJSON *arr = d ? cJSON_AddArrayToObject(d, "files") : NULL;
-    for (char *p = names; arr && *p;) {
+    int whole = arr != NULL;
+    for (char *p = names; whole && *p;) {
         char *q = strstr(p, ", ");
         if (q)
             *q = '\0';
-        cJSON_AddItemToArray(arr, cJSON_CreateString(p));
+        whole = add_str(arr, p);
         if (!q)
             break;
         p = q + 2;
     }
+    if (!whole)
+        drop_data(r);
     agent__watch_end(s, &w, &r->rec, r->rec.desc);
     agent_step_fini(&st);
     return ok;

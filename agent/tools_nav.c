@@ -502,10 +502,8 @@ static int hop(fovea_session *s, agent__nav *nv, const agent_guard_verdict *v, i
                 agent__schedule(s, verb);
             }
         }
-        if (d)
-            cJSON_AddItemToObject(d, "challenge", found);
-        else
-            cJSON_Delete(found);
+        if (!d || !cJSON_AddItemToObject(d, "challenge", found))
+            cJSON_Delete(found); /* tool_call drops the data that lost it */
         if (what[0]) {
             snprintf(nv->challenge_url, sizeof nv->challenge_url, "%s", norm);
             snprintf(nv->challenge_what, sizeof nv->challenge_what, "%.159s", what);

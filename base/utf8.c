@@ -92,6 +92,12 @@ size_t base_utf8_repair(const char *s, size_t n, char *dst, size_t cap)
     return o;
 }
 
+void base_utf8_copy(char *dst, size_t cap, const char *src)
+{
+    src = src ? src : "";
+    base_utf8_repair(src, strlen(src), dst, cap);
+}
+
 /* The value of the 4 hex digits at p, or -1. */
 static long hex4(const char *p)
 {

@@ -28,6 +28,12 @@ size_t base_utf8_seq_len(const char *s, size_t n);
  * Ownership: borrows both. Thread: any. Errors: none. */
 size_t base_utf8_repair(const char *s, size_t n, char *dst, size_t cap);
 
+/* Purpose: the NUL-terminated string src (NULL: "") into dst as
+ * base_utf8_repair does: never a cut sequence, invalid bytes as U+FFFD.
+ * The bounded copy of page strings into fixed fields. Ownership: borrows
+ * both. Thread: any. Errors: none. */
+void base_utf8_copy(char *dst, size_t cap, const char *src);
+
 /* Bytes base_utf8_repair needs for s[0..n) in the worst case (every byte
  * replaced by three), plus the NUL. */
 #define BASE_UTF8_REPAIR_CAP(n) ((n) * 3 + 1)

@@ -107,6 +107,13 @@ enum {
     CASCADE_FX_SHOWN = 1 << 10,    /* a hover changed the rendered text (a CSS :hover flyout) */
 };
 
+/* Purpose: the name of one effect bit (a single CASCADE_FX_* value):
+ * "mutation", "url", "value", "checked", "focus", "selection", "shadow",
+ * "request", "new_tab", "dialog", "shown" (the page half's names, and what
+ * the tool layer and fovea snap print); NULL for anything else. Ownership:
+ * static string. Thread: any. Errors: none. */
+const char *cascade_effect_name(unsigned bit);
+
 typedef struct cascade_result {
     int success;
     cascade_reason reason;

@@ -185,7 +185,8 @@ void cascade__obs_from(const cJSON *v, cascade__obs *o);
 /* Adds the browser-side effects since w->fx0 to o and out->effects (naming
  * the first when the page saw none). */
 void cascade__obs_add_browser(const cascade__watch *w, cascade__obs *o, cascade_result *out);
-/* The argument of the page half's effect op for a wait of ms. */
+/* The argument of the page half's effect op for a wait of ms; NULL on
+ * ENOMEM (never partial: the wait must not be asked without its baseline). */
 cJSON *cascade__effect_arg(const cascade__watch *w, int ms);
 /* Waits up to ms for an effect; a document that went away is "navigated".
  * Errors: the page's status (crashed, closed), transport errors. */

@@ -72,16 +72,23 @@ static int effect_wait_ms(const click_ctx *c)
     return c->t->expect_effect < 0 ? 0 : c->h->o.effect_ms;
 }
 
+/* The probe's target ({xpath, x, y} as known); NULL on ENOMEM, never
+ * partial (a probe without its xpath or point would find another element). */
 static cJSON *target_arg(const cascade_target *t, base_point origin)
 {
     cJSON *a = cJSON_CreateObject();
-    if (t->xpath && t->xpath[0])
-        cJSON_AddStringToObject(a, "xpath", t->xpath);
-    if (t->have_pt) {
-        cJSON_AddNumberToObject(a, "x", t->pt.x - origin.x);
-        cJSON_AddNumberToObject(a, "y", t->pt.y - origin.y);
+    if (!a || (t->xpath && t->xpath[0] && !cJSON_AddStringToObject(a, "xpath", t->xpath)) ||
+        (t->have_pt && (!cJSON_AddNumberToObject(a, "x", t->pt.x - origin.x) ||
+                        !cJSON_AddNumberToObject(a, "y", t->pt.y - origin.y)))) {
+        cJSON_Delete(a);
+        return NULL;
     }
     return a;
+}
+
+static base_err oom(char *err)
+{
+    return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
 }
 
 static const char *label_of(const cascade_target *t)
@@ -102,9 +109,12 @@ static base_err mark_baseline(cascade_hand *h, void *user, base_point *at, char 
     click_ctx *c = user;
     cJSON *v = NULL;
     cJSON *a = cJSON_CreateObject();
-    cJSON_AddNumberToObject(a, "x", at->x - c->origin.x);
-    cJSON_AddNumberToObject(a, "y", at->y - c->origin.y);
-    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    if (!a || !cJSON_AddNumberToObject(a, "x", at->x - c->origin.x) ||
+        !cJSON_AddNumberToObject(a, "y", at->y - c->origin.y) ||
+        !cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms)) {
+        cJSON_Delete(a);
+        return oom(err); /* before the press: nothing has been done */
+    }
     base_err e = cascade__call(h, c->fid, "mark", a, 1, &v, h->o.settle_ms + 10000, err);
     if (e)
         return e;
@@ -147,11 +157,12 @@ static const char *verb_of(cascade_press_kind k)
  * target (or inside it, or its label): landed 1, else -1 naming it. */
 static base_err hover_landed(click_ctx *c, base_point p, press_obs *o, char *err)
 {
-    cJSON *a = cJSON_CreateObject();
-    if (c->t->xpath && c->t->xpath[0])
-        cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddNumberToObject(a, "x", p.x - c->origin.x);
-    cJSON_AddNumberToObject(a, "y", p.y - c->origin.y);
+    cascade_target at = *c->t; /* its xpath, with the resting point */
+    at.have_pt = 1;
+    at.pt = p;
+    cJSON *a = target_arg(&at, c->origin);
+    if (!a)
+        return oom(err);
     cJSON *v = NULL;
     base_err e = cascade__call(c->h, c->fid, "hit", a, 1, &v, 10000, err);
     if (e)
@@ -230,9 +241,11 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
 {
     *pressed = 0;
     cascade_hand *h = c->h;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddNumberToObject(a, "ms", h->o.wait_ms);
+    cJSON *a = cascade__xpath_arg(c->t->xpath);
+    if (!a || !cJSON_AddNumberToObject(a, "ms", h->o.wait_ms)) {
+        cJSON_Delete(a);
+        return oom(err);
+    }
     cJSON *obj = NULL;
     base_err e = cascade__call(h, c->fid, "waitEl", a, 0, &obj, h->o.wait_ms + 10000, err);
     if (e)
@@ -248,13 +261,22 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
     cJSON *res = NULL;
     if (!e) {
         cJSON *pa = cJSON_CreateObject();
-        cJSON_AddStringToObject(pa, "objectId", oid);
-        e = cdp_call(cdp_page_conn(h->page), sess, "DOM.getContentQuads", pa, &res, 10000, err);
+        if (!pa || !cJSON_AddStringToObject(pa, "objectId", oid)) {
+            cJSON_Delete(pa);
+            e = oom(err);
+        } else {
+            e = cdp_call(cdp_page_conn(h->page), sess, "DOM.getContentQuads", pa, &res, 10000,
+                         err);
+        }
     }
+    /* The release is best effort: without its objectId it is not sent (the
+     * handle then lives until the world goes). */
     cJSON *rel = cJSON_CreateObject();
-    cJSON_AddStringToObject(rel, "objectId", oid);
+    if (rel && cJSON_AddStringToObject(rel, "objectId", oid))
+        cdp_call(cdp_page_conn(h->page), sess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
+    else
+        cJSON_Delete(rel);
     cJSON_Delete(obj);
-    cdp_call(cdp_page_conn(h->page), sess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
     if (e)
         return e;
     const cJSON *q = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res, "quads"), 0);
@@ -276,8 +298,9 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
     p.x += so.x;
     p.y += so.y;
     /* Delivery tracking and the effect baseline on the element. */
-    cJSON *aa = cJSON_CreateObject();
-    cJSON_AddStringToObject(aa, "xpath", c->t->xpath);
+    cJSON *aa = cascade__xpath_arg(c->t->xpath);
+    if (!aa)
+        return oom(err);
     cJSON *ign = NULL;
     e = cascade__call(h, c->fid, "arm", aa, 1, &ign, 10000, err);
     cJSON_Delete(ign);
@@ -310,8 +333,9 @@ static base_err js_click(click_ctx *c, cascade_result *out, char *why, size_t wh
 {
     memset(o, 0, sizeof *o);
     cascade__fx_snapshot(c->h, &c->fx0);
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON *a = cascade__xpath_arg(c->t->xpath);
+    if (!a)
+        return oom(err);
     cJSON *v = NULL;
     base_err e = cascade__call(c->h, c->fid, "jsClick", a, 1, &v, 10000, err);
     if (e)
@@ -573,10 +597,13 @@ static base_err probe_target(click_ctx *c, cJSON **p, char *err)
     if (e)
         return e;
     cJSON *a = target_arg(c->t, c->origin);
-    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
     /* A disabled target is waited for (the step's budget) before the
      * refusal: forms enable their submit once they validate. */
-    cJSON_AddNumberToObject(a, "enable_ms", h->o.wait_ms);
+    if (!cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms) ||
+        !cJSON_AddNumberToObject(a, "enable_ms", h->o.wait_ms)) {
+        cJSON_Delete(a);
+        return oom(err);
+    }
     e = cascade__call(h, c->fid, "probe", a, 1, p, h->o.settle_ms + h->o.wait_ms + 15000, err);
     if (e)
         return e;

@@ -51,18 +51,31 @@ base_err cascade_clipboard_read(cascade_hand *h, char **text, char *err)
         cJSON_Delete(perms);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     }
-    cJSON_AddItemToArray(perms, cJSON_CreateString("clipboardReadWrite"));
-    cJSON_AddItemToArray(perms, cJSON_CreateString("clipboardSanitizedWrite"));
-    cJSON_AddItemToObject(pa, "permissions", perms);
-    cJSON_AddStringToObject(pa, "origin", origin);
+    /* Complete or not sent: a grant without its origin would apply to
+     * every origin; one missing a permission does not allow the read. */
+    static const char *const names[2] = {"clipboardReadWrite", "clipboardSanitizedWrite"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *n = cJSON_CreateString(names[i]);
+        if (!cJSON_AddItemToArray(perms, n))
+            cJSON_Delete(n);
+    }
+    if (cJSON_GetArraySize(perms) != 2 || !cJSON_AddItemToObject(pa, "permissions", perms)) {
+        cJSON_Delete(perms);
+        perms = NULL;
+    }
+    if (!perms || !cJSON_AddStringToObject(pa, "origin", origin)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
     base_err e = cdp_call(cdp_page_conn(h->page), NULL, "Browser.grantPermissions", pa, NULL, 10000,
                           err);
     if (e)
         return e;
     cJSON *fo = cJSON_CreateObject();
-    if (!fo)
+    if (!fo || !cJSON_AddBoolToObject(fo, "enabled", 1)) {
+        cJSON_Delete(fo);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-    cJSON_AddBoolToObject(fo, "enabled", 1);
+    }
     /* Best effort: without it a read may fail with "Document is not focused". */
     (void)cdp_page_call(h->page, "Emulation.setFocusEmulationEnabled", fo, NULL, 10000, NULL);
     cJSON *v = NULL;

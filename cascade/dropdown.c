@@ -141,10 +141,9 @@ static base_err options_from(const cJSON *v, cascade_options *o, char *err)
 
 static base_err list_call(cascade_hand *h, const cascade_target *t, cJSON **v, char *err)
 {
-    cJSON *a = cJSON_CreateObject();
+    cJSON *a = cascade__xpath_arg(t->xpath);
     if (!a)
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
     return cascade__call(h, t->frame_id ? t->frame_id : "", "listOptions", a, 1, v, 10000, err);
 }
 
@@ -357,16 +356,23 @@ base_err cascade_dropdown_select(cascade_hand *h, const cascade_target *t, const
         cascade_target st = *t;
         if (sel_xpath)
             st.xpath = sel_xpath;
-        cJSON *a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "xpath", st.xpath);
-        cJSON_AddStringToObject(a, "text", op->text);
-        cJSON_AddNumberToObject(a, "index", op->index);
+        /* Complete or not sent: without its text or index the page half
+         * would choose another option. */
+        cJSON *a = cascade__xpath_arg(st.xpath);
+        if (!cJSON_AddStringToObject(a, "text", op->text) ||
+            !cJSON_AddNumberToObject(a, "index", op->index)) {
+            cJSON_Delete(a);
+            a = NULL;
+        }
         cJSON *v = NULL;
+        int asked = a != NULL;
         double tt = base_monotime_ms();
         cascade_try *tr = cascade__try(out, 3);
-        e = cascade__call(h, t->frame_id ? t->frame_id : "", "selectOption", a, 1, &v, 10000, err);
+        e = asked ? cascade__call(h, t->frame_id ? t->frame_id : "", "selectOption", a, 1, &v,
+                                  10000, err)
+                  : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
         if (e) {
-            out->delivered = 1; /* the script may have run */
+            out->delivered = asked; /* the script may have run */
             cascade__msg(out, CASCADE_ERROR, "choosing in %s failed: %s", label,
                          err && err[0] ? err : base_strerror(e));
             goto end;

@@ -175,26 +175,44 @@ unsigned cascade__fx_since(cascade_hand *h, const cascade__fx_snap *s, cascade_r
     return bits;
 }
 
+/* Every effect's name, the one table (the page half reports the DOM-side
+ * ones by these names; the browser-side ones are named here only). */
+static const struct {
+    const char *name;
+    unsigned bit;
+} fx_names[] = {
+    {"mutation", CASCADE_FX_MUTATION},   {"url", CASCADE_FX_URL},
+    {"value", CASCADE_FX_VALUE},         {"checked", CASCADE_FX_CHECKED},
+    {"focus", CASCADE_FX_FOCUS},         {"selection", CASCADE_FX_SELECTION},
+    {"shadow", CASCADE_FX_SHADOW},       {"request", CASCADE_FX_REQUEST},
+    {"new_tab", CASCADE_FX_NEW_TAB},     {"dialog", CASCADE_FX_DIALOG},
+    {"shown", CASCADE_FX_SHOWN},
+};
+
+const char *cascade_effect_name(unsigned bit)
+{
+    for (size_t i = 0; i < sizeof fx_names / sizeof fx_names[0]; i++)
+        if (fx_names[i].bit == bit)
+            return fx_names[i].name;
+    return NULL;
+}
+
 unsigned cascade__fx_bits(const cJSON *names)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-    } map[] = {
-        {"mutation", CASCADE_FX_MUTATION}, {"shadow", CASCADE_FX_SHADOW},
-        {"url", CASCADE_FX_URL},           {"value", CASCADE_FX_VALUE},
-        {"checked", CASCADE_FX_CHECKED},   {"focus", CASCADE_FX_FOCUS},
-        {"selection", CASCADE_FX_SELECTION}, {"shown", CASCADE_FX_SHOWN},
-    };
+    /* Only the DOM-side names come from the page: the browser-side bits
+     * (request, new tab, dialog) are counted here, not taken on its word. */
+    const unsigned page_side = CASCADE_FX_MUTATION | CASCADE_FX_URL | CASCADE_FX_VALUE |
+                               CASCADE_FX_CHECKED | CASCADE_FX_FOCUS | CASCADE_FX_SELECTION |
+                               CASCADE_FX_SHADOW | CASCADE_FX_SHOWN;
     unsigned bits = 0;
     const cJSON *n;
     cJSON_ArrayForEach(n, names)
     {
         if (!cJSON_IsString(n))
             continue;
-        for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-            if (strcmp(n->valuestring, map[i].name) == 0)
-                bits |= map[i].bit;
+        for (size_t i = 0; i < sizeof fx_names / sizeof fx_names[0]; i++)
+            if (strcmp(n->valuestring, fx_names[i].name) == 0)
+                bits |= fx_names[i].bit & page_side;
     }
     return bits;
 }

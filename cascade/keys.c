@@ -376,23 +376,21 @@ base_err cascade_keys_parse(const char *spec, cascade_key *out, int max, int *n,
 static cJSON *key_event(const char *type, const char *key, const char *code, int vk,
                         const char *text, int modifiers)
 {
+    /* Complete or NULL (dispatch_keys then sends none of the press): a
+     * key event that lost its modifiers or text is another key. */
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
+        !cJSON_AddStringToObject(pa, "key", key) ||
+        (code && code[0] && !cJSON_AddStringToObject(pa, "code", code)) ||
+        (vk && (!cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk) ||
+                !cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk))) ||
+        (text && text[0] &&
+         (!cJSON_AddStringToObject(pa, "text", text) ||
+          !cJSON_AddStringToObject(pa, "unmodifiedText", text))) ||
+        (modifiers && !cJSON_AddNumberToObject(pa, "modifiers", modifiers))) {
+        cJSON_Delete(pa);
         return NULL;
-    cJSON_AddStringToObject(pa, "type", type);
-    cJSON_AddStringToObject(pa, "key", key);
-    if (code && code[0])
-        cJSON_AddStringToObject(pa, "code", code);
-    if (vk) {
-        cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk);
-        cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk);
     }
-    if (text && text[0]) {
-        cJSON_AddStringToObject(pa, "text", text);
-        cJSON_AddStringToObject(pa, "unmodifiedText", text);
-    }
-    if (modifiers)
-        cJSON_AddNumberToObject(pa, "modifiers", modifiers);
     return pa;
 }
 
@@ -517,11 +515,12 @@ base_err cascade_keys(cascade_hand *h, const cascade_target *t, const cascade_ke
             return e;
         }
         if (ft.xpath && ft.xpath[0]) {
-            cJSON *a = cJSON_CreateObject();
-            cJSON_AddStringToObject(a, "xpath", ft.xpath);
+            cJSON *a = cascade__xpath_arg(ft.xpath);
             cJSON *ign = NULL;
-            /* A click on a wrapper may leave focus outside the control. */
-            (void)cascade__call(h, fid, "focusEl", a, 1, &ign, 10000, NULL);
+            /* A click on a wrapper may leave focus outside the control
+             * (best effort: without its argument nothing is asked). */
+            if (a)
+                (void)cascade__call(h, fid, "focusEl", a, 1, &ign, 10000, NULL);
             cJSON_Delete(ign);
         }
         /* The focusing click's tier and effects stay in tried[]; the keys'

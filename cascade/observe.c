@@ -46,18 +46,27 @@ void cascade__obs_add_browser(const cascade__watch *w, cascade__obs *o, cascade_
 
 cJSON *cascade__effect_arg(const cascade__watch *w, int ms)
 {
+    /* Complete or NULL: an effect wait without its baseline (muts, url,
+     * state) would report the page's own changes as the press's effect. */
     cJSON *a = cJSON_CreateObject();
-    if (w->xpath && w->xpath[0])
-        cJSON_AddStringToObject(a, "xpath", w->xpath);
-    cJSON_AddNumberToObject(a, "muts", w->muts);
-    cJSON_AddStringToObject(a, "url", w->url ? w->url : "");
-    cJSON_AddNumberToObject(a, "ms", ms);
-    if (w->press)
-        cJSON_AddBoolToObject(a, "press", 1); /* asked after a press: wait for its events */
-    if (w->state)
-        cJSON_AddItemToObject(a, "state", cJSON_Duplicate(w->state, 1));
-    if (w->text0 >= 0)
-        cJSON_AddNumberToObject(a, "text0", w->text0);
+    if (!a || (w->xpath && w->xpath[0] && !cJSON_AddStringToObject(a, "xpath", w->xpath)) ||
+        !cJSON_AddNumberToObject(a, "muts", w->muts) ||
+        !cJSON_AddStringToObject(a, "url", w->url ? w->url : "") ||
+        !cJSON_AddNumberToObject(a, "ms", ms) ||
+        /* asked after a press: wait for its events */
+        (w->press && !cJSON_AddBoolToObject(a, "press", 1)) ||
+        (w->text0 >= 0 && !cJSON_AddNumberToObject(a, "text0", w->text0))) {
+        cJSON_Delete(a);
+        return NULL;
+    }
+    if (w->state) {
+        cJSON *st = cJSON_Duplicate(w->state, 1);
+        if (!st || !cJSON_AddItemToObject(a, "state", st)) {
+            cJSON_Delete(st);
+            cJSON_Delete(a);
+            return NULL;
+        }
+    }
     return a;
 }
 
@@ -76,8 +85,12 @@ base_err cascade__wait_effect(const cascade__watch *w, int ms, cascade__obs *o, 
                                                     : CASCADE__EFFECT_SLICE_MS;
         cJSON_Delete(v);
         v = NULL;
-        e = cascade__call(w->h, w->fid, "effect", cascade__effect_arg(w, slice), 1, &v,
-                          slice + 10000, e2);
+        cJSON *a = cascade__effect_arg(w, slice);
+        if (!a) {
+            cJSON_Delete(v);
+            return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+        }
+        e = cascade__call(w->h, w->fid, "effect", a, 1, &v, slice + 10000, e2);
         if (e)
             break;
         const char *eff = cascade__str(v, "effect");

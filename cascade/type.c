@@ -33,22 +33,26 @@
 static cJSON *key_params(const char *type, const char *key, const char *code, int vk,
                          const char *text, int shift)
 {
+    /* Complete or NULL (the pipeline then sends nothing): a key event
+     * that lost its text or key code types another character, or none. */
     cJSON *pa = cJSON_CreateObject();
-    cJSON_AddStringToObject(pa, "type", type);
-    cJSON_AddStringToObject(pa, "key", key);
-    if (code && code[0])
-        cJSON_AddStringToObject(pa, "code", code);
-    if (vk) {
-        cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk);
-        cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk);
+    if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
+        !cJSON_AddStringToObject(pa, "key", key) ||
+        (code && code[0] && !cJSON_AddStringToObject(pa, "code", code)) ||
+        (vk && (!cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk) ||
+                !cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk))) ||
+        (text && (!cJSON_AddStringToObject(pa, "text", text) ||
+                  !cJSON_AddStringToObject(pa, "unmodifiedText", text))) ||
+        (shift && !cJSON_AddNumberToObject(pa, "modifiers", 8))) {
+        cJSON_Delete(pa);
+        return NULL;
     }
-    if (text) {
-        cJSON_AddStringToObject(pa, "text", text);
-        cJSON_AddStringToObject(pa, "unmodifiedText", text);
-    }
-    if (shift)
-        cJSON_AddNumberToObject(pa, "modifiers", 8);
     return pa;
+}
+
+static base_err oom(char *err)
+{
+    return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
 }
 
 /* The CDP calls for one plan event (1 or 2). */
@@ -81,7 +85,10 @@ static int key_calls(const motion_key *k, const char **methods, cJSON **params)
      * the way an input method delivers it. */
     methods[0] = "Input.insertText";
     params[0] = cJSON_CreateObject();
-    cJSON_AddStringToObject(params[0], "text", k->utf8);
+    if (params[0] && !cJSON_AddStringToObject(params[0], "text", k->utf8)) {
+        cJSON_Delete(params[0]);
+        params[0] = NULL; /* the pipeline then sends nothing */
+    }
     return 1;
 }
 
@@ -195,8 +202,9 @@ static int eq_ws(const char *a, const char *b)
 static base_err read_value(cascade_hand *h, const char *fid, const cascade_target *t, char **out,
                            int *inputs, char *err)
 {
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON *a = cascade__xpath_arg(t->xpath);
+    if (!a)
+        return oom(err);
     cJSON *v = NULL;
     base_err e = cascade__call(h, fid, "value", a, 1, &v, 10000, err);
     if (e)
@@ -267,8 +275,9 @@ static void type_ctx_fini(type_ctx *c)
  * is missing, disabled, read-only or not a text field. */
 static base_err read_field(type_ctx *c, cascade_result *out, int *stop, char *err)
 {
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+    cJSON *a = cascade__xpath_arg(c->t->xpath);
+    if (!a)
+        return oom(err);
     base_err e = cascade__call(c->h, c->fid, "field", a, 1, &c->fld, 10000, err);
     if (e)
         return e;
@@ -327,9 +336,11 @@ static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *e
     base_err e = cascade__frame_origin(h, c->t, c->fid, &origin, err);
     if (e)
         return e;
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms);
+    cJSON *a = cascade__xpath_arg(c->t->xpath);
+    if (!cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms)) {
+        cJSON_Delete(a);
+        return oom(err);
+    }
     e = cascade__call(h, c->fid, "probe", a, 1, &c->p, h->o.settle_ms + 15000, err);
     if (e)
         return e;
@@ -358,9 +369,11 @@ static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *e
             return e;
     }
     cJSON *prep = NULL;
-    a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddBoolToObject(a, "clear", !c->is_date);
+    a = cascade__xpath_arg(c->t->xpath);
+    if (!cJSON_AddBoolToObject(a, "clear", !c->is_date)) {
+        cJSON_Delete(a);
+        return oom(err); /* before any key: nothing typed yet */
+    }
     e = cascade__call(h, c->fid, "prepare", a, 1, &prep, 10000, err);
     if (e)
         return e;
@@ -460,9 +473,11 @@ static base_err set_natively(type_ctx *c, cascade_result *out, int *ok, char *er
 {
     double t2 = base_monotime_ms();
     cascade_try *t3 = cascade__try(out, 3);
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", c->t->xpath);
-    cJSON_AddStringToObject(a, "value", c->want);
+    cJSON *a = cascade__xpath_arg(c->t->xpath);
+    if (!cJSON_AddStringToObject(a, "value", c->want)) {
+        cJSON_Delete(a);
+        return oom(err);
+    }
     cJSON *sv = NULL;
     base_err e = cascade__call(c->h, c->fid, "setValue", a, 1, &sv, 10000, err);
     cJSON_Delete(sv);
@@ -544,8 +559,9 @@ static base_err type_steps(type_ctx *c, const char *text, cascade_result *out, i
             return e;
     }
     if (ok && cascade__num(c->fld, "shadow", 0) > 0 && !(out->n_tried > 1)) {
-        cJSON *a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "xpath", c->t->xpath);
+        cJSON *a = cascade__xpath_arg(c->t->xpath);
+        if (!a)
+            return oom(err);
         cJSON *cv = NULL;
         e = cascade__call(c->h, c->fid, "commit", a, 1, &cv, 10000, err);
         cJSON_Delete(cv);

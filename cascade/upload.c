@@ -80,12 +80,13 @@ static void file_names(cascade_hand *h, const char *session, const char *oid, ch
     buf[0] = '\0';
     *count = -1;
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
-        return;
-    cJSON_AddStringToObject(pa, "objectId", oid);
-    cJSON_AddStringToObject(pa, "functionDeclaration",
-                            "function(){return [...(this.files||[])].map(f=>f.name)}");
-    cJSON_AddBoolToObject(pa, "returnByValue", 1);
+    if (!pa || !cJSON_AddStringToObject(pa, "objectId", oid) ||
+        !cJSON_AddStringToObject(pa, "functionDeclaration",
+                                 "function(){return [...(this.files||[])].map(f=>f.name)}") ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", 1)) {
+        cJSON_Delete(pa);
+        return; /* the names stay unknown (count -1) */
+    }
     cJSON *res = NULL;
     if (cdp_call(cdp_page_conn(h->page), session, "Runtime.callFunctionOn", pa, &res, 10000,
                  NULL))
@@ -111,18 +112,20 @@ static void file_names(cascade_hand *h, const char *session, const char *oid, ch
 static void release(cascade_hand *h, const char *session, const char *oid)
 {
     cJSON *rel = cJSON_CreateObject();
-    if (!rel)
+    if (!rel || !cJSON_AddStringToObject(rel, "objectId", oid)) {
+        cJSON_Delete(rel); /* best effort: the handle lives until the world goes */
         return;
-    cJSON_AddStringToObject(rel, "objectId", oid);
+    }
     cdp_call(cdp_page_conn(h->page), session, "Runtime.releaseObject", rel, NULL, 5000, NULL);
 }
 
 static base_err intercept(cascade_hand *h, int on, char *err)
 {
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    if (!pa || !cJSON_AddBoolToObject(pa, "enabled", on)) {
+        cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-    cJSON_AddBoolToObject(pa, "enabled", on);
+    }
     return cdp_page_call(h->page, "Page.setInterceptFileChooserDialog", pa, NULL, 10000, err);
 }
 
@@ -131,14 +134,20 @@ static base_err intercept(cascade_hand *h, int on, char *err)
 static base_err set_files(cascade_hand *h, const char *session, const char *oid, int backend,
                           const cJSON *files, char *names, size_t names_n, int *count, char *err)
 {
+    /* Complete or not sent: without its files the call would clear the
+     * input; without its node it names none. */
     cJSON *pa = cJSON_CreateObject();
-    if (!pa)
+    cJSON *fl = cJSON_Duplicate(files, 1);
+    if (!pa || !fl || !cJSON_AddItemToObject(pa, "files", fl)) {
+        cJSON_Delete(fl);
+        cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
-    cJSON_AddItemToObject(pa, "files", cJSON_Duplicate(files, 1));
-    if (oid)
-        cJSON_AddStringToObject(pa, "objectId", oid);
-    else
-        cJSON_AddNumberToObject(pa, "backendNodeId", backend);
+    }
+    if (oid ? !cJSON_AddStringToObject(pa, "objectId", oid)
+            : !cJSON_AddNumberToObject(pa, "backendNodeId", backend)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
     base_err e = cdp_call(cdp_page_conn(h->page), session, "DOM.setFileInputFiles", pa, NULL,
                           10000, err);
     if (e)
@@ -151,8 +160,11 @@ static base_err set_files(cascade_hand *h, const char *session, const char *oid,
         cJSON *res = NULL;
         got[0] = '\0';
         *count = -1;
+        if (ra && !cJSON_AddNumberToObject(ra, "backendNodeId", backend)) {
+            cJSON_Delete(ra); /* the names stay unknown (count -1) */
+            ra = NULL;
+        }
         if (ra) {
-            cJSON_AddNumberToObject(ra, "backendNodeId", backend);
             if (cdp_call(cdp_page_conn(h->page), session, "DOM.resolveNode", ra, &res, 10000,
                          NULL) == BASE_OK) {
                 const char *o = cascade__str(cJSON_GetObjectItemCaseSensitive(res, "object"),
@@ -201,10 +213,10 @@ base_err cascade_upload(cascade_hand *h, const cascade_target *t, const char *co
     }
     int count = -1;
     char got[512] = "";
-    cJSON *a = cJSON_CreateObject();
-    cJSON_AddStringToObject(a, "xpath", t->xpath);
+    cJSON *a = cascade__xpath_arg(t->xpath);
     cJSON *info = NULL;
-    e = cascade__call(h, fid, "fileInfo", a, 1, &info, 10000, err);
+    e = a ? cascade__call(h, fid, "fileInfo", a, 1, &info, 10000, err)
+          : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     if (e) {
         cascade__msg(out, CASCADE_ERROR, "upload to %s failed: %s", label,
                      err && err[0] ? err : base_strerror(e));
@@ -233,9 +245,9 @@ base_err cascade_upload(cascade_hand *h, const cascade_target *t, const char *co
         e = cascade__session(h, fid, sess, err);
         cJSON *obj = NULL;
         if (!e) {
-            cJSON *fa = cJSON_CreateObject();
-            cJSON_AddStringToObject(fa, "xpath", t->xpath);
-            e = cascade__call(h, fid, "fileInput", fa, 0, &obj, 10000, err);
+            cJSON *fa = cascade__xpath_arg(t->xpath);
+            e = fa ? cascade__call(h, fid, "fileInput", fa, 0, &obj, 10000, err)
+                   : base_errf(err, BASE_ENOMEM, "cascade: out of memory");
         }
         const char *oid = e ? NULL : cascade__str(obj, "objectId");
         if (!e && !oid) {

@@ -37,6 +37,7 @@
 #include "cdp/frames.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
+#include "perception/script_int.h"
 
 #define EF_TOP_TIMEOUT_MS 15000
 #define EF_FRAME_TIMEOUT_MS 3000
@@ -143,59 +144,21 @@ static base_err reply_json(cJSON *res, cJSON **out, char *err)
     return BASE_OK;
 }
 
-/* The key under which a document keeps the compiled enrich function: a hash
- * of the script (page kit included), so a newer fovea never calls an older
- * copy. */
-static void enrich_key(char *key, size_t cap)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a 64 */
-    for (size_t i = 0; i < fovea_js_enrich_len; i++) {
-        h ^= fovea_js_enrich[i];
-        h *= 1099511628211ull;
-    }
-    snprintf(key, cap, "fovea.enrich.%016llx", (unsigned long long)h);
-}
+/* enrich.js (page kit included), installed once per document
+ * (perception/script_int.h; key "fovea.enrich.HASH", as before). */
+static const perc__script enrich_script = {fovea_js_enrich, &fovea_js_enrich_len, "enrich"};
 
 /* Evaluates (enrich.js)(arg) in session (context 0: its default one). The
  * script (with the page kit, tens of KB to parse) is sent once per document
- * and kept there under a Symbol.for key; later passes send the short call. */
+ * (perc__script_call); later passes send the short call. */
 static base_err eval_pass(cdp_page *page, const char *session, int context, const char *arg,
                           int timeout_ms, cJSON **out, char *err)
 {
-    char key[64];
-    enrich_key(key, sizeof key);
-    base_buf b;
-    base_buf_init(&b, fovea_js_enrich_len + strlen(arg) + 256);
-    base_err e = base_buf_printf(&b,
-                                 "(() => { const f = globalThis[Symbol.for('%s')];"
-                                 " return typeof f === 'function' ? f(%s) : null; })()",
-                                 key, arg);
-    if (e) {
-        base_buf_fini(&b);
-        return base_errf(err, BASE_ENOMEM, "enrich: out of memory");
-    }
     cJSON *v = NULL;
-    e = cdp_page_evaluate_in(page, session, context, (const char *)b.data, &v, timeout_ms, err);
-    if (!e && (!v || cJSON_IsNull(v))) {
-        cJSON_Delete(v);
-        v = NULL;
-        base_buf_reset(&b);
-        e = base_buf_printf(&b,
-                            "(() => { const f = (%s); try { Object.defineProperty(globalThis,"
-                            " Symbol.for('%s'), {value: f, configurable: true}); } catch (e) {}"
-                            " return f(%s); })()",
-                            (const char *)fovea_js_enrich, key, arg);
-        if (e)
-            e = base_errf(err, BASE_ENOMEM, "enrich: out of memory");
-        else
-            e = cdp_page_evaluate_in(page, session, context, (const char *)b.data, &v, timeout_ms,
-                                     err);
-    }
-    base_buf_fini(&b);
-    if (e) {
-        cJSON_Delete(v);
+    base_err e =
+        perc__script_call(page, session, context, &enrich_script, arg, timeout_ms, &v, NULL, err);
+    if (e)
         return e;
-    }
     cJSON *r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
     cJSON_Delete(v);
     if (!r)

@@ -39,6 +39,7 @@
 #include "cdp/frames.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
+#include "perception/script_int.h"
 
 
 #define PROBE_MAX_CANDS 8192 /* 49 points x 32 deep + ancestors, with room */
@@ -339,29 +340,10 @@ static const char *session_of(cdp_page *page, const char *session)
     return session && session[0] ? session : cdp_page_session(page);
 }
 
-/* The key under which a document keeps the compiled probe function: a hash
- * of the script, so a newer fovea never calls an older page copy. */
-static void script_key(char *key, size_t cap)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a 64 */
-    for (size_t i = 0; i < fovea_js_snap_probe_len; i++) {
-        h ^= fovea_js_snap_probe[i];
-        h *= 1099511628211ull;
-    }
-    snprintf(key, cap, "fovea.snap_probe.%016llx", (unsigned long long)h);
-}
-
-/* One evaluate of expr on session (cdp_page_evaluate_in); *ms accumulates
- * the round trip. */
-static base_err evaluate(cdp_page *page, const char *session, int context_id, const char *expr,
-                         cJSON **value, double *ms, char *err)
-{
-    int64_t t0 = base_monotime();
-    base_err e = cdp_page_evaluate_in(page, session_of(page, session), context_id, expr, value,
-                                      PROBE_TIMEOUT_MS, err);
-    *ms += (double)(base_monotime() - t0) / 1000.0;
-    return e;
-}
+/* The probe script, installed once per document (perception/script_int.h;
+ * its key is "fovea.snap_probe.HASH", as the probe's own copy had it). */
+static const perc__script probe_script = {fovea_js_snap_probe, &fovea_js_snap_probe_len,
+                                          "snap_probe"};
 
 /* Click-like listener types (the page kit's EVENTS, assets/js/lib/kit.js). */
 static int clicky(const char *t)
@@ -462,21 +444,17 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
         cJSON_Delete(rg);
 }
 
-/* Evaluates the probe script on `session` (context_id as for evaluate) for
+/* Evaluates the probe script on `session` (context_id: 0 = the main world,
+ * else that isolated world) for
  * box with the points sent[]
  * (cp: add the candidate points) and parses the reply into *out.
- * The script is sent and compiled once per document: it keeps itself under
- * a Symbol.for key (non-enumerable) and later probes send only the short
- * call. A document without it (a fresh navigation) answers null, and the
- * full script goes in the same evaluate as that probe's call. */
+ * The script is sent and compiled once per document (perc__script_call):
+ * later probes send only the short call. */
 static base_err run_probe(cdp_page *page, const char *session, int context_id, base_rect box,
                           const base_point *sent, int n_sent, int cp, perc__reply *out, char *err)
 {
-    char key[64];
-    script_key(key, sizeof key);
-    base_buf args, expr;
+    base_buf args;
     base_buf_init(&args, PROBE_MAX_EXPR);
-    base_buf_init(&expr, PROBE_MAX_EXPR);
     /* %.9g round-trips a float exactly, so the script's echo of the lattice
      * can be compared for equality. */
     base_err e =
@@ -487,43 +465,17 @@ static base_err run_probe(cdp_page *page, const char *session, int context_id, b
                             (double)sent[k].y);
     if (!e)
         e = base_buf_append_str(&args, "]}");
-    if (!e)
-        e = base_buf_printf(&expr,
-                            "(() => { const f = globalThis[Symbol.for('%s')];"
-                            " return typeof f === 'function' ? f(%s) : null; })()",
-                            key, (const char *)args.data);
     if (e) {
         base_buf_fini(&args);
-        base_buf_fini(&expr);
         return base_errf(err, e, "probe: cannot build the expression");
     }
     double ms = 0.0;
     cJSON *val = NULL;
-    e = evaluate(page, session, context_id, (const char *)expr.data, &val, &ms, err);
-    if (!e && cJSON_IsNull(val)) {
-        cJSON_Delete(val);
-        val = NULL;
-        base_buf_reset(&expr);
-        e = base_buf_append_str(&expr, "(() => { const f = (");
-        if (!e)
-            e = base_buf_append(&expr, fovea_js_snap_probe, fovea_js_snap_probe_len);
-        if (!e)
-            e = base_buf_printf(&expr,
-                                "); try { Object.defineProperty(globalThis, Symbol.for('%s'),"
-                                " {value: f, configurable: true}); } catch (e) {}"
-                                " return f(%s); })()",
-                                key, (const char *)args.data);
-        if (e)
-            e = base_errf(err, e, "probe: cannot build the expression");
-        else
-            e = evaluate(page, session, context_id, (const char *)expr.data, &val, &ms, err);
-    }
+    e = perc__script_call(page, session_of(page, session), context_id, &probe_script,
+                          (const char *)args.data, PROBE_TIMEOUT_MS, &val, &ms, err);
     base_buf_fini(&args);
-    base_buf_fini(&expr);
-    if (e) {
-        cJSON_Delete(val);
+    if (e)
         return e;
-    }
     if (!cJSON_IsString(val)) {
         cJSON_Delete(val);
         return base_errf(err, BASE_EPROTO, "probe: the page returned no JSON string");
@@ -615,20 +567,6 @@ static int find_frame(cdp_page *page, const char *session, base_point origin, in
 
 /* ---- snapping ------------------------------------------------------------- */
 
-/* Copies src into dst (cap bytes) without cutting a UTF-8 sequence. */
-static void copy_utf8(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src ? src : "");
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
-}
-
 /* One document on the way down: the top one, then each cross-origin frame. */
 typedef struct level {
     char session[64];   /* "" for the page's own session */
@@ -654,7 +592,7 @@ static void describe(const perc__reply *r, int i, char *buf, size_t cap)
     const snap_candidate *c = &r->p.cands[i];
     const char *t = c->text[0] ? c->text : c->aria_label;
     char shown[48];
-    copy_utf8(shown, sizeof shown, t);
+    base_utf8_copy(shown, sizeof shown, t);
     if (shown[0])
         snprintf(buf, cap, "%s '%s'", r->desc[i], shown);
     else
@@ -705,16 +643,16 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
     base_rect rect = {c->rect.x0 + l->origin.x, c->rect.y0 + l->origin.y, c->rect.x1 + l->origin.x,
                       c->rect.y1 + l->origin.y};
     out->rect = base_rect_intersect(rect, clip);
-    copy_utf8(out->tag, sizeof out->tag, c->tag);
-    copy_utf8(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
-    copy_utf8(out->name, sizeof out->name,
+    base_utf8_copy(out->tag, sizeof out->tag, c->tag);
+    base_utf8_copy(out->text, sizeof out->text, c->text[0] ? c->text : c->aria_label);
+    base_utf8_copy(out->name, sizeof out->name,
               c->name && c->name[0]         ? c->name
               : c->aria_label && c->aria_label[0] ? c->aria_label
                                                   : c->title);
-    copy_utf8(out->xpath, sizeof out->xpath, c->xpath);
+    base_utf8_copy(out->xpath, sizeof out->xpath, c->xpath);
     out->disabled = c->disabled;
-    copy_utf8(out->session, sizeof out->session, l->session);
-    copy_utf8(out->frame_id, sizeof out->frame_id, l->frame_id);
+    base_utf8_copy(out->session, sizeof out->session, l->session);
+    base_utf8_copy(out->frame_id, sizeof out->frame_id, l->frame_id);
     out->frame_offset = l->origin;
     if (c->frame_chain[0]) {
         /* A same-origin frame the script entered: its document has its own
@@ -724,7 +662,7 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
         cdp_frame f;
         base_rect cb;
         if (find_frame(page, session_of(page, l->session), o, 0, &f, &cb))
-            copy_utf8(out->frame_id, sizeof out->frame_id, f.id);
+            base_utf8_copy(out->frame_id, sizeof out->frame_id, f.id);
         else
             base_log(BASE_LOG_PERC, BASE_LOG_DEBUG, "snap: frame of %s not identified",
                      c->frame_chain);
@@ -788,7 +726,7 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
                 if (!got && find_frame(page, ls, o, 0, &f, &cb)) {
                     got = !cdp_frame_isolated_world(page, ls, f.id, "fovea_snap_probe",
                                                    PROBE_TIMEOUT_MS, &ctx, NULL);
-                    copy_utf8(f.session, sizeof f.session, l->session);
+                    base_utf8_copy(f.session, sizeof f.session, l->session);
                 }
                 if (got || base_monotime_ms() - t0 > PROBE_FRAME_WAIT_MS)
                     break;
@@ -809,9 +747,9 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
                 nlv++;
                 goto done;
             }
-            copy_utf8(nl->session, sizeof nl->session, f.session);
+            base_utf8_copy(nl->session, sizeof nl->session, f.session);
             nl->context_id = ctx;
-            copy_utf8(nl->frame_id, sizeof nl->frame_id, f.id);
+            base_utf8_copy(nl->frame_id, sizeof nl->frame_id, f.id);
             nl->origin = (base_point){l->origin.x + cb.x0, l->origin.y + cb.y0};
             nlv++;
             lbox = snap_frame_box(lbox, cb);

@@ -29,6 +29,7 @@
 
 #include "base/alloc.h"
 #include "base/log.h"
+#include "base/utf8.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
 #include "perception/script_int.h"
@@ -76,20 +77,6 @@ static base_err decide(perc_proc *why, perc_proc_outcome o, const char *fmt, ...
     vsnprintf(why->detail, sizeof why->detail, fmt, ap);
     va_end(ap);
     return BASE_OK;
-}
-
-/* Copies src into dst (cap bytes) without cutting a UTF-8 sequence. */
-static void copy_utf8(char *dst, size_t cap, const char *src)
-{
-    size_t n = strlen(src ? src : "");
-    if (n >= cap) {
-        n = cap - 1;
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    if (n)
-        memcpy(dst, src, n);
-    dst[n] = '\0';
 }
 
 static float iou(base_rect a, base_rect b)
@@ -189,17 +176,17 @@ static int fill(const cJSON *o, const perc_selector *sel, snap_match match, doub
     s.res.match = match;
     s.res.reason = "procedural: the epoch's element, verified in place";
     s.rect = r;
-    copy_utf8(s.tag, sizeof s.tag, perc__json_str(o, "tag"));
+    base_utf8_copy(s.tag, sizeof s.tag, perc__json_str(o, "tag"));
     const char *text = perc__json_str(o, "text");
-    copy_utf8(s.text, sizeof s.text, text[0] ? text : perc__json_str(o, "aria"));
+    base_utf8_copy(s.text, sizeof s.text, text[0] ? text : perc__json_str(o, "aria"));
     const char *name = perc__json_str(o, "name");
     if (!name[0])
         name = perc__json_str(o, "aria");
     if (!name[0])
         name = perc__json_str(o, "title");
-    copy_utf8(s.name, sizeof s.name, name);
-    copy_utf8(s.xpath, sizeof s.xpath, sel->xpath);
-    copy_utf8(s.frame_id, sizeof s.frame_id, sel->frame_id);
+    base_utf8_copy(s.name, sizeof s.name, name);
+    base_utf8_copy(s.xpath, sizeof s.xpath, sel->xpath);
+    base_utf8_copy(s.frame_id, sizeof s.frame_id, sel->frame_id);
     s.frame_offset = (base_point){(float)fx, (float)fy};
     double dis = 0;
     s.disabled = num(o, "dis", &dis) && dis != 0;
@@ -290,15 +277,15 @@ base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
         snap_match m = label[0] ? best_match(label, o) : SNAP_MATCH_NONE;
         if (strcmp(now, sel->label) != 0) {
             char was[64], is[64];
-            copy_utf8(was, sizeof was, sel->label);
-            copy_utf8(is, sizeof is, now);
+            base_utf8_copy(was, sizeof was, sel->label);
+            base_utf8_copy(is, sizeof is, now);
             /* Another element, or the same one relabelled (a field named
              * by its value): either way not what the epoch mapped. */
             decide(why, PERC_PROC_GONE, "the element at [V%d]'s xpath is now '%s', was '%s'",
                    b->id, is, was);
         } else if (label[0] && m == SNAP_MATCH_NONE) {
             char name[64];
-            copy_utf8(name, sizeof name, perc__json_str(o, "name"));
+            base_utf8_copy(name, sizeof name, perc__json_str(o, "name"));
             decide(why, PERC_PROC_MISMATCH, "[V%d]'s element '%s' does not carry '%.60s'", b->id,
                    name, label);
         } else if (fill(o, sel, m, ms, out)) {
@@ -325,7 +312,7 @@ base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
         const char *desc = cJSON_GetStringValue(cJSON_GetArrayItem(c, 0));
         const char *ct = cJSON_GetStringValue(cJSON_GetArrayItem(c, 1));
         char shown[48];
-        copy_utf8(shown, sizeof shown, ct ? ct : "");
+        base_utf8_copy(shown, sizeof shown, ct ? ct : "");
         if (shown[0])
             decide(why, PERC_PROC_COVERED, "[V%d]'s element is covered by %.80s '%s'", b->id,
                    desc ? desc : "?", shown);

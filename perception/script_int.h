@@ -6,8 +6,8 @@
  * document and kept there under a Symbol.for key named after its hash; a call
  * sends only `f(args)`, and a document that does not have it yet (a fresh
  * navigation, another frame) answers null, after which the whole script goes
- * in the same evaluate as the call. probe.c and enrich_frames.c follow the
- * same protocol with their own copies; new callers use this one.
+ * in the same evaluate as the call. Every page script of the module that
+ * stays in the document (probe, enrich, procedural) goes through it.
  */
 #ifndef FOVEA_PERCEPTION_SCRIPT_INT_H
 #define FOVEA_PERCEPTION_SCRIPT_INT_H

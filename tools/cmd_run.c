@@ -51,6 +51,8 @@ static void run_usage(FILE *f)
             "                   sign-in/CDN safe-list (README \"Navigation guards\")\n"
             "  --headful        show the browser window\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
+            "  --page-text MODE what get_outline shows by default: outline (landmarks,\n"
+            "                   headings, [n] = [Vn], unchanged regions collapsed) or flat\n"
             "  --overlays WHICH all (default), failures or none: which steps get\n"
             "                   OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n");
 }
@@ -269,7 +271,16 @@ int cli_cmd_run(int argc, char **argv)
             snprintf(allow_hosts + k, sizeof allow_hosts - k, "%s%s", k ? "," : "", v);
             ro.allow_hosts = allow_hosts;
         }
-        else if (strcmp(a, "--overlays") == 0) {
+        else if (strcmp(a, "--page-text") == 0) {
+            if (strcmp(v, "outline") == 0)
+                ro.page_text = AGENT_PAGE_TEXT_OUTLINE;
+            else if (strcmp(v, "flat") == 0)
+                ro.page_text = AGENT_PAGE_TEXT_FLAT;
+            else {
+                fprintf(stderr, "fovea run: --page-text must be outline or flat, got '%s'\n", v);
+                return 2;
+            }
+        } else if (strcmp(a, "--overlays") == 0) {
             if (agent_overlays_parse(v, &ro.overlays) < 0) {
                 fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",
                         v);

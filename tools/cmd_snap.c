@@ -249,20 +249,13 @@ static const char *verdict_name(snap_verdict v)
 /* The cascade's effect bits by name, for clients that do not know the enum. */
 static cJSON *effects_json(unsigned fx)
 {
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } names[] = {
-        {CASCADE_FX_MUTATION, "mutation"}, {CASCADE_FX_URL, "url"},
-        {CASCADE_FX_VALUE, "value"},       {CASCADE_FX_CHECKED, "checked"},
-        {CASCADE_FX_FOCUS, "focus"},       {CASCADE_FX_SELECTION, "selection"},
-        {CASCADE_FX_SHADOW, "shadow"},     {CASCADE_FX_REQUEST, "request"},
-        {CASCADE_FX_NEW_TAB, "new_tab"},   {CASCADE_FX_DIALOG, "dialog"},
-    };
+    /* Unchecked adds: the answer's builder drops the whole answer when an
+     * allocation failed (base_alloc_thread_failures). */
     cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        if (fx & names[i].bit)
-            cJSON_AddItemToArray(a, cJSON_CreateString(names[i].name));
+    for (unsigned i = 0; i < 32; i++) {
+        const char *name = (fx >> i) & 1u ? cascade_effect_name(1u << i) : NULL;
+        if (name)
+            cJSON_AddItemToArray(a, cJSON_CreateString(name));
     }
     return a;
 }

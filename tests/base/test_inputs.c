@@ -347,7 +347,24 @@ static void utf8_rules(void)
     CHECK_STR(out, "ab");
 }
 
+/* base_utf8_copy, the bounded copy of page strings into fixed fields
+ * (probe and procedural snaps): never half a character at the cut. */
+static void utf8_copy(void)
+{
+    char b[6];
+    base_utf8_copy(b, sizeof b, "abcd\xc3\xa9" "f"); /* "abcdéf": é would straddle the cut */
+    CHECK_STR(b, "abcd");
+    base_utf8_copy(b, sizeof b, "ab\xc3\xa9");
+    CHECK_STR(b, "ab\xc3\xa9");
+    base_utf8_copy(b, sizeof b, NULL);
+    CHECK_STR(b, "");
+    char w[16];
+    base_utf8_copy(w, sizeof w, "a\xff" "b"); /* a stray byte becomes U+FFFD */
+    CHECK_STR(w, "a\xef\xbf\xbd" "b");
+}
+
 static const check_case cases[] = {
+    {"utf8_copy", utf8_copy},
     {"pcre_syntax", pcre_syntax},
     {"hostile_compile", hostile_compile},
     {"backtracking_limit", backtracking_limit},

@@ -43,6 +43,40 @@ static void mouse_params_oom(void)
     }
 }
 
+/* The effect wait's argument is complete or absent: a wait that lost its
+ * baseline (muts, url, the target's state) would take the page's own
+ * changes for the press's effect. */
+static void effect_arg_oom(void)
+{
+    cJSON *state = cJSON_Parse("{\"checked\":false,\"value\":\"abc\",\"open\":[1,2]}");
+    CHECK(state != NULL);
+    cascade__watch w = {.fid = "", .xpath = "/html/body/button[1]", .muts = 17,
+                        .url = "https://example.test/a", .state = state, .press = 1,
+                        .text0 = 42};
+    base_alloc_fail_after(0);
+    cJSON *full = cascade__effect_arg(&w, 100);
+    unsigned long total = base_alloc_fail_after(0);
+    CHECK(full != NULL);
+    int members = cJSON_GetArraySize(full);
+    CHECK_EQ(members, 7);
+    char *want = cJSON_PrintUnformatted(full);
+    cJSON_Delete(full);
+    CHECK(total > 10);
+    for (unsigned long k = 1; k <= total; k++) {
+        base_alloc_fail_after(k);
+        cJSON *a = cascade__effect_arg(&w, 100);
+        base_alloc_fail_after(0);
+        char *got = a ? cJSON_PrintUnformatted(a) : NULL;
+        CHECK_MSG(a == NULL || (got && strcmp(got, want) == 0), "allocation %lu: partial %s", k,
+                  got ? got : "?");
+        CHECK_MSG(a == NULL, "allocation %lu failed unnoticed", k);
+        cJSON_free(got);
+        cJSON_Delete(a);
+    }
+    cJSON_free(want);
+    cJSON_Delete(state);
+}
+
 static const char *START = "{\"version\":1,\"domains\":{\"a.com\":{\"wins\":[2,0,5],\"fails\":1,"
                            "\"bot_protected\":false}}}";
 
@@ -146,6 +180,7 @@ static void learnings_oom(void)
 
 static const check_case cases[] = {{"mouse_params_oom", mouse_params_oom},
                                    {"learnings_oom", learnings_oom},
+                                   {"effect_arg_oom", effect_arg_oom},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -313,7 +313,33 @@ static void learnings_unreadable(void)
     }
 }
 
+/* One name per effect bit, none for other bits: the tool layer, fovea
+ * snap and the trace print effects through cascade_effect_name, so a bit
+ * added without a name (or a name given twice) shows up here. */
+static void effect_names(void)
+{
+    const char *seen[32] = {0};
+    int named = 0;
+    for (unsigned i = 0; i < 32; i++) {
+        const char *n = cascade_effect_name(1u << i);
+        if (i <= 10)
+            CHECK_MSG(n && n[0], "effect bit %u has no name", i);
+        else
+            CHECK_MSG(n == NULL, "bit %u is no effect but is named %s", i, n);
+        for (unsigned j = 0; n && j < i; j++)
+            CHECK_MSG(!seen[j] || strcmp(seen[j], n) != 0, "bits %u and %u are both %s", j, i, n);
+        seen[i] = n;
+        named += n != NULL;
+    }
+    CHECK_EQ(named, 11);
+    CHECK_STR(cascade_effect_name(CASCADE_FX_SHOWN), "shown");
+    CHECK_STR(cascade_effect_name(CASCADE_FX_NEW_TAB), "new_tab");
+    CHECK(cascade_effect_name(CASCADE_FX_URL | CASCADE_FX_VALUE) == NULL);
+    CHECK(cascade_effect_name(0) == NULL);
+}
+
 static const check_case cases[] = {
+    {"effect_names", effect_names},
     {"learnings_basics", learnings_basics},
     {"learnings_survive_kill", learnings_survive_kill},
     {"learnings_shared", learnings_shared},

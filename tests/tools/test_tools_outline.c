@@ -346,20 +346,26 @@ static void failures(void)
 }
 
 /* Runs `fovea run` on tests/tools/tasks/TASK; exit status, *log its output. */
-static int fovea_run(const char *task, char **log)
+static int fovea_run_with(const char *task, const char *extra, char **log)
 {
     const char *out = FOVEA_BINARY_DIR "/tests/tools/out_outline";
     char cmd[2048], path[600];
     snprintf(path, sizeof path, "%s.log", out);
     snprintf(cmd, sizeof cmd,
              "rm -rf '%s' && '%s' run '%s/tests/tools/tasks/%s' --site "
-             "'%s/tests/fixtures/pages/tools' --out '%s' --no-humanize --overlays none > '%s' 2>&1",
-             out, FOVEA, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, out, path);
+             "'%s/tests/fixtures/pages/tools' --out '%s' --no-humanize --overlays none %s > '%s' "
+             "2>&1",
+             out, FOVEA, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, out, extra, path);
     int st = system(cmd);
     uint8_t *d = NULL;
     size_t n = 0;
     *log = base_read_file(path, &d, &n, 1u << 20, NULL) == BASE_OK ? (char *)d : NULL;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int fovea_run(const char *task, char **log)
+{
+    return fovea_run_with(task, "", log);
 }
 
 static void task_file(void)
@@ -378,6 +384,18 @@ static void task_file(void)
     base_free(log);
     st = fovea_run("outline_bad.json", &log);
     CHECK_MSG(st == 2 && log && strstr(log, "regoin"), "exit %d:\n%s", st, log ? log : "");
+    base_free(log);
+    /* --page-text flat: get_outline without a mode reads the flat text (no
+     * outline header, no region lines); a bad mode is refused at once. */
+    st = fovea_run_with("outline_shop.json", "--page-text flat", &log);
+    CHECK_MSG(st == 0 && log && strstr(log, "passed: 6/6 steps"), "exit %d:\n%s", st,
+              log ? log : "");
+    CHECK_MSG(log && !strstr(log, "=== PAGE OUTLINE") && !strstr(log, "BANNER:"), "%s",
+              log ? log : "");
+    base_free(log);
+    st = fovea_run_with("outline_shop.json", "--page-text tree", &log);
+    CHECK_MSG(st == 2 && log && strstr(log, "--page-text must be outline or flat"), "exit %d:\n%s",
+              st, log ? log : "");
     base_free(log);
 }
 

@@ -37,14 +37,14 @@
 
 struct agent_llm {
     perc_endpoint *ep;
-    char *model[AGENT_ROLE_COUNT];
+    char *model[AGENT_LLM_ROLE_COUNT];
     int no_schema; /* the endpoint refused response_format once */
 };
 
 const char *agent_llm_role_name(agent_llm_role r)
 {
     static const char *const names[] = {"worker", "planner", "orchestrator"};
-    return r >= 0 && r < AGENT_ROLE_COUNT ? names[r] : "?";
+    return r >= 0 && r < AGENT_LLM_ROLE_COUNT ? names[r] : "?";
 }
 
 /* ---- configuration --------------------------------------------------------------- */
@@ -106,7 +106,7 @@ void agent_llm_destroy(agent_llm *l)
     if (!l)
         return;
     perc_endpoint_destroy(l->ep);
-    for (int i = 0; i < AGENT_ROLE_COUNT; i++)
+    for (int i = 0; i < AGENT_LLM_ROLE_COUNT; i++)
         base_free(l->model[i]);
     base_free(l);
 }
@@ -120,8 +120,8 @@ base_err agent_llm_create(const agent_llm_config *c, agent_llm **out, char *err)
     agent_llm *l = base_calloc(1, sizeof *l);
     if (!l)
         return base_errf(err, BASE_ENOMEM, "model client: out of memory");
-    const char *m[AGENT_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
-    for (int i = 0; i < AGENT_ROLE_COUNT; i++) {
+    const char *m[AGENT_LLM_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
+    for (int i = 0; i < AGENT_LLM_ROLE_COUNT; i++) {
         l->model[i] = base_strdup(m[i] && m[i][0] ? m[i] : c->model);
         if (!l->model[i]) {
             agent_llm_destroy(l);
@@ -161,7 +161,7 @@ void agent_llm_cancel(agent_llm *l, int on)
 
 const char *agent_llm_model(const agent_llm *l, agent_llm_role r)
 {
-    return l->model[r >= 0 && r < AGENT_ROLE_COUNT ? r : 0];
+    return l->model[r >= 0 && r < AGENT_LLM_ROLE_COUNT ? r : 0];
 }
 
 int agent_llm_schema_fallback(const agent_llm *l)
@@ -231,7 +231,7 @@ static base_err check_request(const agent_llm_request *q, char *err)
         return base_errf(err, BASE_EINVAL, "model request: tools must be an array");
     if (q->schema && !cJSON_IsObject(q->schema))
         return base_errf(err, BASE_EINVAL, "model request: the answer schema must be an object");
-    if (q->role < 0 || q->role >= AGENT_ROLE_COUNT)
+    if (q->role < 0 || q->role >= AGENT_LLM_ROLE_COUNT)
         return base_errf(err, BASE_EINVAL, "model request: unknown role %d", (int)q->role);
     return BASE_OK;
 }

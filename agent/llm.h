@@ -37,10 +37,10 @@
 
 /* Who is asking: each role may use its own model (seed 002 §4.1). */
 typedef enum agent_llm_role {
-    AGENT_ROLE_WORKER = 0,
-    AGENT_ROLE_PLANNER,
-    AGENT_ROLE_ORCHESTRATOR,
-    AGENT_ROLE_COUNT
+    AGENT_LLM_WORKER = 0,
+    AGENT_LLM_PLANNER,
+    AGENT_LLM_ORCHESTRATOR,
+    AGENT_LLM_ROLE_COUNT
 } agent_llm_role;
 
 /* "worker", "planner", "orchestrator". */

@@ -378,3 +378,12 @@ void agent_scrub(char *s, size_t cap, const char *const *secrets, int n_secrets)
         }
     }
 }
+
+base_err agent_trace_line(agent_trace *t, cJSON *line, char *err)
+{
+    if (!t || !line) {
+        cJSON_Delete(line);
+        return base_errf(err, BASE_EINVAL, "agent_trace_line: NULL argument");
+    }
+    return write_line(t, line, base_alloc_thread_failures(), err);
+}

@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <cjson/cJSON.h>
+
 #include "base/err.h"
 #include "base/geom.h"
 #include "cascade/cascade.h"
@@ -162,5 +164,11 @@ void agent_scrub(char *s, size_t cap, const char *const *secrets, int n_secrets)
  * folder. Errors: BASE_EIO (missing/unreadable trace), BASE_EPROTO (a
  * malformed trace line, named by number), BASE_ENOMEM. */
 base_err agent_report_write(const char *out_dir, char *err);
+
+/* Purpose: appends one line of another kind (the agent's model calls:
+ * {"type": "model", ...}) and flushes it. Ownership: line is taken (freed
+ * here, written or not). Thread: the run's. Errors: BASE_EINVAL, BASE_EIO,
+ * BASE_ENOMEM. */
+base_err agent_trace_line(agent_trace *t, cJSON *line, char *err);
 
 #endif

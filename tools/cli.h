@@ -11,6 +11,11 @@
 
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
+/* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
+ * whether run's arguments name a task in words (--url, --resume, a task
+ * file with a goal and no steps). */
+int cli_cmd_agent(int argc, char **argv);
+int cli_run_is_agent(int argc, char **argv);
 int cli_cmd_serve(int argc, char **argv);
 int cli_cmd_overlay(int argc, char **argv);
 int cli_cmd_bench(int argc, char **argv);

@@ -205,6 +205,8 @@ static int start_failed(const agent_task *task, const agent_run_opts *ro, const 
 
 int cli_cmd_run(int argc, char **argv)
 {
+    if (cli_run_is_agent(argc, argv)) /* a task in words: tools/cmd_agent.c */
+        return cli_cmd_agent(argc, argv);
     const char *task_path = NULL, *site = NULL, *cdp = NULL, *target = NULL;
     agent_run_opts ro;
     agent_run_opts_init(&ro);

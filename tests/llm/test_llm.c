@@ -301,7 +301,7 @@ static void json_schema(void)
     cJSON *msgs = conversation("How many lamps?");
     agent_llm_request q;
     request_init(&q, msgs, NULL);
-    q.role = AGENT_ROLE_PLANNER;
+    q.role = AGENT_LLM_PLANNER;
     q.schema = schema;
     q.schema_name = "plan";
     agent_llm_reply r;
@@ -346,7 +346,7 @@ static void schema_fallback(void)
     cJSON *msgs = conversation("Buy a lamp.");
     agent_llm_request q;
     request_init(&q, msgs, NULL);
-    q.role = AGENT_ROLE_PLANNER;
+    q.role = AGENT_LLM_PLANNER;
     q.schema = schema;
     agent_llm_reply r;
     CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
@@ -792,9 +792,9 @@ static void config(void)
     CHECK_STR(c.model, "m-fovea");
     agent_llm *l = NULL;
     CHECK_OK(agent_llm_create(&c, &l, err));
-    CHECK_STR(agent_llm_model(l, AGENT_ROLE_WORKER), "m-fovea");
-    CHECK_STR(agent_llm_model(l, AGENT_ROLE_PLANNER), "m-planner");
-    CHECK_STR(agent_llm_model(l, AGENT_ROLE_ORCHESTRATOR), "m-fovea");
+    CHECK_STR(agent_llm_model(l, AGENT_LLM_WORKER), "m-fovea");
+    CHECK_STR(agent_llm_model(l, AGENT_LLM_PLANNER), "m-planner");
+    CHECK_STR(agent_llm_model(l, AGENT_LLM_ORCHESTRATOR), "m-fovea");
     agent_llm_destroy(l);
     setenv("FOVEA_LLM_TIMEOUT_MS", "soon", 1);
     base_errclear(err);

@@ -1,0 +1,309 @@
+/* tools/cmd_agent.c: `fovea run "TASK" --url URL` — a task in words, carried
+ * out by a model through the agent loop (agent/agent_loop.h). Also a task
+ * file with a "goal" and no "steps". The endpoint comes from the
+ * environment (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL...,
+ * agent/llm.h), the budget from --token-budget / FOVEA_TOKEN_BUDGET.
+ *
+ * Exit status as for scripted runs: 0 the Planner declared the task done,
+ * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
+ * failure), 2 usage error, 128 + N on signal N.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/agent_loop.h"
+#include "agent/run.h"
+#include "agent/task.h"
+#include "agent/trace.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/interrupt.h"
+#include "base/fs.h"
+#include "tools/cli.h"
+
+static void agent_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: fovea run \"TASK IN WORDS\" --url URL [options]\n"
+            "       fovea run GOAL.json [options]   (a task file with \"goal\" and no steps)\n\n"
+            "A model (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL; README\n"
+            "\"Models for the agent\") carries out the task through fovea's tools.\n\n"
+            "  --url URL          start page (with --site: a path in DIR)\n"
+            "  --site DIR         serve DIR on loopback\n"
+            "  --out DIR          output folder (default out/run): trace.jsonl, ledger.json,\n"
+            "                     steps.jsonl, report.html\n"
+            "  --token-budget N   hard token budget (100000 default; 100k, 1.5M; 0 = none)\n"
+            "  --max-steps N      tool calls in all (default %d)\n"
+            "  --screenshot       the Worker also sees the page's screenshot (vision models)\n"
+            "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
+            "                     kill): the same task and --url; the steps done are not run\n"
+            "                     again, a step that may have reached the page is looked at\n"
+            "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
+            "                     as for scripted runs\n",
+            AGENT_GOAL_MAX_STEPS);
+}
+
+/* A task file is the agent's when it has a "goal" and no "steps". */
+static int goal_file(const char *path, char **goal, char **url, int *w, int *h)
+{
+    size_t n = 0;
+    uint8_t *text = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (base_read_file(path, &text, &n, 1u << 20, err) != BASE_OK)
+        return 0;
+    cJSON *j = cJSON_ParseWithLength((const char *)text, n);
+    base_free(text);
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "goal");
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(j, "url");
+    const cJSON *vp = cJSON_GetObjectItemCaseSensitive(j, "viewport");
+    int yes = cJSON_IsString(g) && g->valuestring[0] &&
+              !cJSON_GetObjectItemCaseSensitive(j, "steps");
+    if (yes && goal) {
+        *goal = base_strdup(g->valuestring);
+        *url = cJSON_IsString(u) ? base_strdup(u->valuestring) : NULL;
+        const cJSON *vw = cJSON_GetObjectItemCaseSensitive(vp, "width");
+        const cJSON *vh = cJSON_GetObjectItemCaseSensitive(vp, "height");
+        if (cJSON_IsNumber(vw) && cJSON_IsNumber(vh)) {
+            *w = vw->valueint;
+            *h = vh->valueint;
+        }
+    }
+    cJSON_Delete(j);
+    return yes;
+}
+
+int cli_run_is_agent(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--url") == 0 || strcmp(argv[i], "--resume") == 0 ||
+            strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0)
+            return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        size_t n = strlen(argv[i]);
+        if (argv[i][0] == '-') {
+            static const char *const flags[] = {"--no-humanize", "--headful", "--allow-untrusted",
+                                                 "--allow-scripts", "--screenshot", "--help",
+                                                 "-h"};
+            int flag = 0;
+            for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+                flag |= strcmp(argv[i], flags[k]) == 0;
+            i += !flag; /* skip an option's value */
+            continue;
+        }
+        if (n > 5 && strcmp(argv[i] + n - 5, ".json") == 0)
+            return goal_file(argv[i], NULL, NULL, NULL, NULL);
+        /* Words, not a file: the agent says what is missing (--url). */
+        FILE *f = fopen(argv[i], "r");
+        if (f)
+            fclose(f);
+        return !f && strchr(argv[i], ' ') != NULL;
+    }
+    return 0;
+}
+
+int cli_cmd_agent(int argc, char **argv)
+{
+    const char *words = NULL, *url = NULL, *site = NULL, *cdp = NULL, *budget_s = NULL;
+    agent_run_opts ro;
+    agent_run_opts_init(&ro);
+    int headful = 0, max_steps = AGENT_GOAL_MAX_STEPS, screenshot = 0, resume = 0;
+    char allow_hosts[2048] = "";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            agent_usage(stdout);
+            return 0;
+        }
+        if (strcmp(a, "--no-humanize") == 0) {
+            ro.humanize = 0;
+            continue;
+        }
+        if (strcmp(a, "--headful") == 0) {
+            headful = 1;
+            continue;
+        }
+        if (strcmp(a, "--allow-scripts") == 0) {
+            ro.allow_scripts = 1;
+            continue;
+        }
+        if (strcmp(a, "--screenshot") == 0) {
+            screenshot = 1;
+            continue;
+        }
+        if (a[0] != '-') {
+            if (words) {
+                fprintf(stderr, "fovea run: one task only (got '%.60s' and '%.60s')\n", words, a);
+                return 2;
+            }
+            words = a;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "fovea run: unknown option or missing value: %s\n", a);
+            agent_usage(stderr);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (strcmp(a, "--url") == 0)
+            url = v;
+        else if (strcmp(a, "--site") == 0)
+            site = v;
+        else if (strcmp(a, "--cdp") == 0)
+            cdp = v;
+        else if (strcmp(a, "--out") == 0)
+            ro.out_dir = v;
+        else if (strcmp(a, "--vision") == 0)
+            ro.vision = v;
+        else if (strcmp(a, "--resume") == 0) {
+            ro.out_dir = v; /* the run folder to continue */
+            resume = 1;
+        } else if (strcmp(a, "--token-budget") == 0)
+            budget_s = v;
+        else if (strcmp(a, "--max-steps") == 0) {
+            if (cli_parse_int("--max-steps", v, 1, 10000, &max_steps) < 0)
+                return 2;
+        } else if (strcmp(a, "--allow-host") == 0) {
+            size_t k = strlen(allow_hosts);
+            if (!v[0] || strchr(v, ',') || k + strlen(v) + 2 > sizeof allow_hosts) {
+                fprintf(stderr, "fovea run: --allow-host: one non-empty host per flag\n");
+                return 2;
+            }
+            snprintf(allow_hosts + k, sizeof allow_hosts - k, "%s%s", k ? "," : "", v);
+            ro.allow_hosts = allow_hosts;
+        } else {
+            fprintf(stderr, "fovea run: unknown option %s\n", a);
+            agent_usage(stderr);
+            return 2;
+        }
+    }
+    char *goal = NULL, *file_url = NULL;
+    int w = 1280, h = 800;
+    size_t wl = words ? strlen(words) : 0;
+    if (words && wl > 5 && strcmp(words + wl - 5, ".json") == 0 &&
+        goal_file(words, &goal, &file_url, &w, &h)) {
+        if (!url)
+            url = file_url;
+    } else if (words) {
+        goal = base_strdup(words);
+    }
+    int status = 2;
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_llm_config lc;
+    agent_llm_config_init(&lc);
+    agent_budget budget;
+    agent_budget_init(&budget, AGENT_BUDGET_DEFAULT);
+    long limit = 0;
+    if (!goal || !goal[0]) {
+        fprintf(stderr, "fovea run: the task in words is missing\n");
+        agent_usage(stderr);
+        goto out;
+    }
+    if (!url) {
+        fprintf(stderr, "fovea run: --url is required for a task in words\n");
+        goto out;
+    }
+    if (agent_llm_config_from_env(&lc, err) != BASE_OK ||
+        agent_budget_from_env(&budget, err) != BASE_OK) {
+        fprintf(stderr, "fovea run: %s\n", err);
+        goto out;
+    }
+    if (budget_s) {
+        if (agent_budget_parse(budget_s, &limit, err) != BASE_OK) {
+            fprintf(stderr, "fovea run: --token-budget: %s\n", err);
+            goto out;
+        }
+        budget.limit = limit;
+    }
+    agent_llm *llm = NULL;
+    if (agent_llm_create(&lc, &llm, err) != BASE_OK) {
+        fprintf(stderr, "fovea run: model endpoint: %s\n", err);
+        goto out;
+    }
+    /* The session is opened as for a scripted task with no steps. */
+    agent_task task;
+    memset(&task, 0, sizeof task);
+    char name_buf[] = "agent", url_buf[1024];
+    snprintf(url_buf, sizeof url_buf, "%s", url);
+    task.name = name_buf;
+    task.url = url_buf;
+    task.width = w;
+    task.height = h;
+    task.scale = 1;
+    serve_httpd *srv = NULL;
+    cli_session cs;
+    status = cli_task_session_open("fovea run", &task, "(task in words)", site, cdp, headful, &srv,
+                                   &cs);
+    if (status != 0) {
+        agent_llm_destroy(llm);
+        goto out;
+    }
+    status = 1;
+    ro.browser = cdp_browser_product(cs.browser);
+    ro.task_file = "(task in words)";
+    ro.overlays = AGENT_OVERLAYS_NONE;
+    fovea_session_opts so;
+    fovea_session_opts_init(&so);
+    so.run = ro;
+    so.first_subgoal = goal;
+    fovea_session *se = NULL;
+    if (fovea_session_create(cs.page, &so, &se, err) != BASE_OK) {
+        fprintf(stderr, "fovea run: %s\n", err);
+    } else {
+        agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
+                                 w, h, 1.0, ro.humanize, ro.seed, 0};
+        fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens)\n", cs.url,
+                agent_llm_model(llm, AGENT_LLM_WORKER), budget.limit);
+        agent_goal_opts go;
+        agent_goal_opts_init(&go);
+        go.goal = goal;
+        go.llm = llm;
+        go.budget = &budget;
+        go.out_dir = ro.out_dir;
+        go.max_steps = max_steps;
+        go.screenshot = screenshot;
+        go.resume = resume;
+        go.trace = &info;
+        agent_goal_result res;
+        base_err e = agent_goal_run(se, &go, &res, err);
+        int ok = !e && res.end == AGENT_GOAL_DONE;
+        /* Where the time went: the agent layer is what is left after the
+         * model's calls and the tools' own work (observations, eviction,
+         * ledger writes, JSON). */
+        double layer = res.total_ms - res.model_ms - res.tool_ms - res.obs_ms;
+        fprintf(stderr,
+                "agent: %d steps, %d model calls, %.0f ms: model %.0f, tools %.0f, observations "
+                "%.0f, agent layer %.1f (%.2f ms per step; ledger writes %.1f, eviction %.1f)\n",
+                res.steps, res.calls[AGENT_LLM_WORKER] + res.calls[AGENT_LLM_PLANNER], res.total_ms,
+                res.model_ms, res.tool_ms, res.obs_ms, layer,
+                res.steps > 0 ? layer / res.steps : 0.0, res.ledger_ms, res.evict_ms);
+        fovea_session_destroy(se);
+        char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
+        if (agent_report_write(ro.out_dir, rerr) == BASE_OK)
+            printf("report: %s/report.html\n", ro.out_dir);
+        agent_budget_describe(&budget, spent, sizeof spent);
+        if (e)
+            printf("fovea run: agent FAILED: %s\n", err);
+        else if (ok)
+            printf("fovea run: agent done in %d steps (%s): %s\n", res.last_step, spent,
+                   res.answer);
+        else if (strncmp(res.reason, agent_goal_end_name(res.end),
+                         strlen(agent_goal_end_name(res.end))) == 0)
+            printf("fovea run: agent %s (%s)\n", res.reason, spent);
+        else
+            printf("fovea run: agent %s: %s (%s)\n", agent_goal_end_name(res.end), res.reason,
+                   spent);
+        status = ok ? 0 : 1;
+    }
+    cli_session_close(&cs);
+    serve_httpd_destroy(srv);
+    agent_llm_destroy(llm);
+out:
+    base_free(goal);
+    base_free(file_url);
+    fflush(stdout);
+    if (base_interrupted())
+        return 128 + base_interrupted();
+    return status;
+}

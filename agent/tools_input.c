@@ -498,8 +498,8 @@ static int run_get_clipboard(fovea_session *s, const cJSON *args, tool_result *r
     "expected\"}"
 #define STRINGS_SCHEMA(desc)                                                                       \
     "{\"description\": \"" desc "\", \"oneOf\": [{\"type\": \"string\", \"minLength\": 1, "        \
-    "\"maxLength\": 4096}, {\"type\": \"array\", \"items\": {\"type\": \"string\", "              \
-    "\"minLength\": 1, \"maxLength\": 4096}}]}"
+    "\"maxLength\": 4096}, {\"type\": \"array\", \"minItems\": 1, \"items\": {\"type\": "          \
+    "\"string\", \"minLength\": 1, \"maxLength\": 4096}}]}"
 
 const tool_def agent__tools_input[] = {
     {"send_keys",

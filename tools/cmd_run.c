@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "agent/run.h"
+#include "agent/tool.h"
 #include "perception/vision.h"
 #include "agent/task.h"
 #include "agent/trace.h"
@@ -314,6 +315,18 @@ int cli_cmd_run(int argc, char **argv)
     if (agent_task_load(task_path, &task, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
         return 2;
+    }
+    /* A step that runs page scripts without --allow-scripts would fail
+     * after the steps before it acted: refused now, before a browser. */
+    for (int i = 0; !ro.allow_scripts && i < task->n_steps; i++) {
+        const tool_def *t = tool_find(task->steps[i].tool);
+        if (t && (t->flags & TOOL_OPT_IN)) {
+            fprintf(stderr, "fovea run: steps[%d]: %s runs page JavaScript: add --allow-scripts "
+                            "to allow it\n",
+                    i, t->name);
+            agent_task_free(task);
+            return 2;
+        }
     }
     /* The learnings file is read now, before a browser starts: an
      * unreadable or foreign file is a usage error (exit 2), not a run that

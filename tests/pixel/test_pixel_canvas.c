@@ -353,7 +353,7 @@ static void overlay_cli(void)
              FOVEA_BINARY_DIR, shot_path, out_path);
     st = sh(cmd, log_path, &log);
     CHECK_EQ(st, 1);
-    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai or pixel)"));
+    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai, pixel or pixel-ocr)"));
     base_free(log);
     snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s'", FOVEA_BINARY_DIR,
              shot_path);

@@ -85,20 +85,18 @@
   };
   const labelOf = kit.mapLabel;
   const xpathOf = kit.xpath;
-  // The hit test at (x, y) of a document-local point reaches el: walk out
-  // of each shadow root, checking that the top-most element there is el, its
-  // descendant or its ancestor (an ancestor is hit when el has
-  // pointer-events: none).
-  const related = (t, el) => t && (t === el || el.contains(t) || t.contains(el));
+  // The hit test at (x, y) of a document-local point reaches el: the kit's
+  // hit test (into shadow roots, not into frames: the caller walks frame
+  // levels itself) lands on el, inside it (through shadow roots and slots),
+  // or on an ancestor of it (an ancestor is hit when el has pointer-events:
+  // none).
+  const within = (n, anc) => {
+    for (; n; n = kit.composedParent(n)) if (n === anc) return true;
+    return false;
+  };
   const hitOk = (el, x, y) => {
-    let node = el;
-    let root = el.getRootNode();
-    while (root && root.host) {
-      if (!related(root.elementFromPoint(x, y), node)) return false;
-      node = root.host;
-      root = node.getRootNode();
-    }
-    return related(root.elementFromPoint(x, y), node);
+    const t = kit.hitAt(x, y, el.ownerDocument, false);
+    return !!t && (within(t, el) || within(el, t));
   };
 
   // The content box of a frame element (where its document's viewport

@@ -5,7 +5,9 @@
  * reference, rows split over OpenMP), connected components of edge pixels,
  * closed rectangular outlines (buttons, fields, checkboxes), glyphs grouped
  * into words and phrases (link-like text, icon + text), containers rejected.
- * Labels come from Tesseract OCR of each box (perception/pixel_ocr.c).
+ * Labels come from Tesseract OCR of each box (perception/pixel_ocr.c); a
+ * field or checkbox also reads the text line that labels it from outside
+ * (above, left, or a checkbox's right: perception/pixel_label.c).
  * The detector's output is identical for any thread count and any kernel.
  * See perception/DESIGN.md "Pixel provider".
  */

@@ -60,4 +60,12 @@ typedef struct pixel_comp {
  * Errors: BASE_ENOMEM. */
 base_err perc__pixel_components(const pixel_run *runs, int n, pixel_comp **comps, int *nc);
 
+/* The index of the text element (TEXT or LINK with text) that labels
+ * element i when it is a FIELD or a CHECKBOX: the nearest text line directly
+ * above it (left-aligned within about a line height, bottom within ~1.5 line
+ * heights of the box) or on its row to the left, or for a checkbox to its
+ * right; -1 when there is none or i is another class. Pure geometry on el
+ * (perception/pixel_label.c); deterministic, ties to the lower index. */
+int perc__pixel_label_of(const perc_pixel_elem *el, int n, int i);
+
 #endif

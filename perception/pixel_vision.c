@@ -22,6 +22,7 @@
 
 #include "base/alloc.h"
 #include "perception/pixel.h"
+#include "perception/pixel_int.h"
 
 typedef struct pixel_prov {
     perc_vision v;
@@ -103,54 +104,92 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
     return BASE_OK;
 }
 
-/* The OCR crop for box b: the text of the element it came from (same rect)
- * plus a small margin, or the box itself when enrichment split it. 0 when
- * there is nothing to read. */
-static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s, perc_ocr_item *it)
+/* The detector element box b came from (same rect), or -1 when enrichment
+ * split it off. */
+static int elem_of(const perc_box *b, const perc_pixel_elem *el, int n, float s)
 {
     int bx0 = (int)(b->r.x0 * s + 0.5f), by0 = (int)(b->r.y0 * s + 0.5f);
     int bx1 = (int)(b->r.x1 * s + 0.5f), by1 = (int)(b->r.y1 * s + 0.5f);
     for (int i = 0; i < n; i++) {
         const perc_pixel_elem *x = &el[i];
-        if (x->x0 != bx0 || x->y0 != by0 || x->x1 != bx1 || x->y1 != by1)
-            continue;
-        if (x->tx1 <= x->tx0)
-            return 0;
-        int m = (int)(3 * s);
-        *it = (perc_ocr_item){imax(x->x0, x->tx0 - m), imax(x->y0, x->ty0 - m),
-                              imin(x->x1, x->tx1 + m), imin(x->y1, x->ty1 + m), "", 0};
-        return 1;
+        if (x->x0 == bx0 && x->y0 == by0 && x->x1 == bx1 && x->y1 == by1)
+            return i;
     }
+    return -1;
+}
+
+/* The OCR crop of element x's text plus a small margin; 0 when it holds
+ * none. */
+static int text_crop(const perc_pixel_elem *x, float s, perc_ocr_item *it)
+{
+    if (x->tx1 <= x->tx0)
+        return 0;
+    int m = (int)(3 * s);
+    *it = (perc_ocr_item){imax(x->x0, x->tx0 - m), imax(x->y0, x->ty0 - m),
+                          imin(x->x1, x->tx1 + m), imin(x->y1, x->ty1 + m), "", 0};
+    return 1;
+}
+
+/* The OCR crop for box b: the text of the element it came from plus a small
+ * margin, or the box itself when enrichment split it. 0 when there is
+ * nothing to read. */
+static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s, perc_ocr_item *it)
+{
+    int i = elem_of(b, el, n, s);
+    if (i >= 0)
+        return text_crop(&el[i], s, it);
+    int bx0 = (int)(b->r.x0 * s + 0.5f), by0 = (int)(b->r.y0 * s + 0.5f);
+    int bx1 = (int)(b->r.x1 * s + 0.5f), by1 = (int)(b->r.y1 * s + 0.5f);
     *it = (perc_ocr_item){bx0 + 2, by0 + 2, bx1 - 2, by1 - 2, "", 0};
     return bx1 - bx0 > 6 && by1 - by0 > 6;
 }
 
-/* OCR for every box still without a label. */
+/* OCR for every box still without a label. A field or checkbox also reads
+ * the text line that labels it from outside (perc__pixel_label_of), as a
+ * person does: that line becomes its label, and what the box itself shows
+ * (a placeholder, a value) is kept after it in parentheses. */
 static base_err read_labels(pixel_prov *p, const perc_image *shot, perc_detection *d,
                             const perc_pixel_elem *el, int n, char *err)
 {
     if (!p->ocr || d->n == 0)
         return BASE_OK;
     float s = shot->scale > 0 ? shot->scale : 1.0f;
-    perc_ocr_item *items = base_calloc((size_t)d->n, sizeof *items);
-    int *box_of = base_malloc((size_t)d->n * sizeof *box_of);
-    if (!items || !box_of) {
+    perc_ocr_item *items = base_calloc(2 * (size_t)d->n, sizeof *items);
+    int *label_item = base_malloc((size_t)d->n * sizeof *label_item);
+    int *own_item = base_malloc((size_t)d->n * sizeof *own_item);
+    if (!items || !label_item || !own_item) {
         base_free(items);
-        base_free(box_of);
+        base_free(label_item);
+        base_free(own_item);
         return base_errf(err, BASE_ENOMEM, "vision pixel: out of memory");
     }
     int ni = 0;
     for (int i = 0; i < d->n; i++) {
-        if (d->boxes[i].label[0] || !crop_of(&d->boxes[i], el, n, s, &items[ni]))
+        label_item[i] = own_item[i] = -1;
+        if (d->boxes[i].label[0])
             continue;
-        box_of[ni++] = i;
+        if (crop_of(&d->boxes[i], el, n, s, &items[ni]))
+            own_item[i] = ni++;
+        int fi = elem_of(&d->boxes[i], el, n, s);
+        int li = fi >= 0 ? perc__pixel_label_of(el, n, fi) : -1;
+        if (li >= 0 && text_crop(&el[li], s, &items[ni]))
+            label_item[i] = ni++;
     }
     base_err e = ni > 0 ? perc_ocr_read(p->ocr, shot, items, ni, err) : BASE_OK;
-    for (int k = 0; !e && k < ni; k++)
-        snprintf(d->boxes[box_of[k]].label, sizeof d->boxes[box_of[k]].label, "%s",
-                 items[k].text);
+    for (int i = 0; !e && i < d->n; i++) {
+        perc_box *b = &d->boxes[i];
+        const char *own = own_item[i] >= 0 ? items[own_item[i]].text : "";
+        const char *lab = label_item[i] >= 0 ? items[label_item[i]].text : "";
+        if (label_item[i] < 0 && own_item[i] < 0)
+            continue;
+        if (lab[0] && own[0] && strcmp(lab, own) != 0)
+            snprintf(b->label, sizeof b->label, "%.60s (%.60s)", lab, own);
+        else
+            snprintf(b->label, sizeof b->label, "%s", lab[0] ? lab : own);
+    }
     base_free(items);
-    base_free(box_of);
+    base_free(label_item);
+    base_free(own_item);
     return e;
 }
 

@@ -21,6 +21,7 @@
  *   (overlay --shot): labelled boxes in CSS px at scale 2, an error without
  *   pixels, and perc_vision_create_named's names and refusal.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,6 +397,135 @@ static void provider_offline(void)
     perc_image_fini(&img);
 }
 
+/* A form as most sites draw it (640x360): fields named by text outside
+ * their boxes. Returns 0 when the font is missing. */
+static int draw_form(perc_image *img)
+{
+    if (perc_image_alloc(img, 640, 360) != BASE_OK)
+        return 0;
+    sc_fill(img, 0, 0, 640, 360, 0xffffff);
+    /* Label above a field holding a placeholder. */
+    if (sc_text(img, 40, 40, 14, "Destination", 0x1d2733) == 40)
+        return 0;
+    sc_stroke(img, 40, 50, 360, 86, 0x8a8a8a);
+    sc_text(img, 52, 73, 14, "City or airport", 0x8a8a8a);
+    /* Label left of an empty field, on its row. */
+    sc_text(img, 40, 142, 14, "Email", 0x1d2733);
+    sc_stroke(img, 120, 120, 400, 156, 0x8a8a8a);
+    /* A checkbox with its text to the right. */
+    sc_stroke(img, 40, 200, 54, 214, 0x555555);
+    sc_text(img, 62, 212, 14, "Remember me", 0x222222);
+    /* A field with no label anywhere near keeps its own text. */
+    sc_stroke(img, 40, 290, 360, 326, 0x8a8a8a);
+    sc_text(img, 52, 313, 14, "Search the site", 0x8a8a8a);
+    return 1;
+}
+
+/* The text element labelling the element at (x0,y0,x1,y1), or NULL. */
+static const perc_pixel_elem *label_at(const perc_pixel_elem *e, int n, int x0, int y0, int x1,
+                                       int y1)
+{
+    const perc_pixel_elem *f = find_elem(e, n, x0, y0, x1, y1, 0.6f);
+    if (!f)
+        return NULL;
+    int k = perc__pixel_label_of(e, n, (int)(f - e));
+    return k >= 0 ? &e[k] : NULL;
+}
+
+/* Geometry: each field and the checkbox find the text line a person would
+ * read as its label; the unlabelled field finds none; the answer is the
+ * same with 1 and 4 kernel threads. */
+static void form_labels(void)
+{
+    perc_image img = {0};
+    if (!draw_form(&img)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    perc_pixel_elem *e = NULL;
+    int n = 0;
+    char err[256] = "";
+    CHECK_OK(perc_pixel_detect(&img, NULL, &e, &n, err));
+    const perc_pixel_elem *f = find_elem(e, n, 40, 50, 360, 86, 0.8f);
+    CHECK_MSG(f && f->cls == PERC_PIXEL_FIELD, "field under 'Destination' missing");
+    const perc_pixel_elem *l = label_at(e, n, 40, 50, 360, 86);
+    CHECK_MSG(l != NULL, "no label above the field");
+    if (l)
+        CHECK_MSG(l->tx0 >= 38 && l->tx0 <= 44 && l->ty1 <= 50 && l->ty0 >= 20,
+                  "wrong label (%d,%d)-(%d,%d)", l->tx0, l->ty0, l->tx1, l->ty1);
+    l = label_at(e, n, 120, 120, 400, 156);
+    CHECK_MSG(l != NULL, "no label left of the field");
+    if (l)
+        CHECK_MSG(l->tx0 >= 38 && l->tx1 <= 100 && l->ty0 >= 120 && l->ty1 <= 156,
+                  "wrong label (%d,%d)-(%d,%d)", l->tx0, l->ty0, l->tx1, l->ty1);
+    f = find_elem(e, n, 40, 200, 54, 214, 0.6f);
+    CHECK_MSG(f && f->cls == PERC_PIXEL_CHECKBOX, "checkbox missing");
+    l = label_at(e, n, 40, 200, 54, 214);
+    CHECK_MSG(l != NULL, "no label right of the checkbox");
+    if (l)
+        CHECK_MSG(l->tx0 >= 58 && l->tx0 <= 70 && l->ty0 >= 195 && l->ty1 <= 220,
+                  "wrong label (%d,%d)-(%d,%d)", l->tx0, l->ty0, l->tx1, l->ty1);
+    CHECK_MSG(find_elem(e, n, 40, 290, 360, 326, 0.8f) != NULL, "lone field missing");
+    CHECK_MSG(label_at(e, n, 40, 290, 360, 326) == NULL, "the lone field found a label");
+    /* Not a field: no label. Out of range: none. */
+    for (int i = 0; i < n; i++)
+        if (e[i].cls != PERC_PIXEL_FIELD && e[i].cls != PERC_PIXEL_CHECKBOX)
+            CHECK_EQ(perc__pixel_label_of(e, n, i), -1);
+    CHECK_EQ(perc__pixel_label_of(e, n, n), -1);
+    CHECK_EQ(perc__pixel_label_of(NULL, 0, 0), -1);
+    /* Thread count changes nothing. */
+    for (int t = 1; t <= 4; t += 3) {
+        perc_pixel_opts o;
+        perc_pixel_opts_init(&o);
+        o.threads = t;
+        perc_pixel_elem *e2 = NULL;
+        int n2 = 0;
+        CHECK_OK(perc_pixel_detect(&img, &o, &e2, &n2, err));
+        CHECK_EQ(n2, n);
+        for (int i = 0; i < n && n2 == n; i++)
+            CHECK_EQ(perc__pixel_label_of(e2, n2, i), perc__pixel_label_of(e, n, i));
+        base_free(e2);
+    }
+    base_free(e);
+    perc_image_fini(&img);
+}
+
+/* The provider reads those labels by OCR: the label line names the field,
+ * the placeholder is kept after it, an unlabelled field keeps its own text. */
+static void form_provider(void)
+{
+    perc_image img = {0};
+    if (!draw_form(&img)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    char err[256] = "";
+    perc_vision *v = NULL;
+    CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
+    perc_detection d;
+    CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
+    static const struct {
+        const char *label, *kind;
+        float x0, y0;
+    } want[] = {{"Destination (City or airport)", "input", 40, 50},
+                {"Email", "input", 120, 120},
+                {"Remember me", "checkbox", 40, 200},
+                {"Search the site", "input", 40, 290}};
+    for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+        const perc_box *b = NULL;
+        for (int i = 0; i < d.n && !b; i++)
+            if (strcmp(d.boxes[i].kind, want[k].kind) == 0 &&
+                fabsf(d.boxes[i].r.x0 - want[k].x0) < 3 && fabsf(d.boxes[i].r.y0 - want[k].y0) < 3)
+                b = &d.boxes[i];
+        CHECK_MSG(b != NULL, "no %s box at (%.0f,%.0f)", want[k].kind, want[k].x0, want[k].y0);
+        if (b)
+            CHECK_STR(b->label, want[k].label);
+    }
+    perc_detection_fini(&d);
+    perc_vision_destroy(v);
+    perc_image_fini(&img);
+}
+
 static const check_case cases[] = {
     {"edge_kernels_exact", edge_kernels_exact},
     {"components", components},
@@ -404,6 +534,8 @@ static const check_case cases[] = {
     {"hostile_images", hostile_images},
     {"ocr_labels", ocr_labels},
     {"provider_offline", provider_offline},
+    {"form_labels", form_labels},
+    {"form_provider", form_provider},
     {NULL, NULL},
 };
 

@@ -180,15 +180,20 @@ static void pixel_boxes_at(double scale)
         if (strcmp(named[k], "Forgot password?") == 0)
             CHECK_STR(b->kind, "link");
     }
-    /* The field (placeholder text) and the checkbox box itself. */
+    /* The field, named by the label painted above it with its placeholder
+     * kept after it, and the checkbox box itself. */
     int field = 0, check = 0;
+    const char *field_label = "(none)";
     for (int i = 0; i < d.n; i++) {
         base_point ctr = base_rect_center(d.boxes[i].r);
         field |= strcmp(d.boxes[i].kind, "input") == 0 && base_rect_contains(c[3].r, ctr) &&
-                 strcasecmp(d.boxes[i].label, "Type your name") == 0;
+                 strcasecmp(d.boxes[i].label, "Name (Type your name)") == 0;
+        if (strcmp(d.boxes[i].kind, "input") == 0 && base_rect_contains(c[3].r, ctr))
+            field_label = d.boxes[i].label;
         check |= strcmp(d.boxes[i].kind, "checkbox") == 0 && base_rect_contains(c[4].r, ctr);
     }
-    CHECK_MSG(field, "no input box with the placeholder text on the field");
+    CHECK_MSG(field, "the field's input box is labelled '%s', not 'Name (Type your name)'",
+              field_label);
     CHECK_MSG(check, "no checkbox box on the checkbox");
     /* Clicking the box centres hits the painted controls. */
     for (int i = 0; i < d.n; i++) {

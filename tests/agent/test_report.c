@@ -472,7 +472,12 @@ static const char agent_steps[] =
     "\"url\":\"http://127.0.0.1/shop.html\"}\n"
     "{\"step\":2,\"role\":\"worker\",\"tool\":\"read_text\",\"call_id\":\"c3\","
     "\"args\":\"{\\\"target\\\":\\\"Total\\\"}\",\"ok\":true,\"delivered\":true,"
-    "\"reason\":\"ok\",\"summary\":\"Total: EUR 42.50\",\"url\":\"http://127.0.0.1/cart.html\"}\n";
+    "\"reason\":\"ok\",\"summary\":\"Total: EUR 42.50\",\"url\":\"http://127.0.0.1/cart.html\"}\n"
+    /* The same step again, as a journal appended to twice holds it. */
+    "{\"step\":1,\"role\":\"worker\",\"tool\":\"click_at\",\"call_id\":\"c2\","
+    "\"args\":\"{\\\"target\\\":\\\"Sign in\\\"}\",\"ok\":false,\"delivered\":false,"
+    "\"reason\":\"covered\",\"summary\":\"'Sign in' is covered by div#cookie\","
+    "\"url\":\"http://127.0.0.1/shop.html\"}\n";
 
 static const char agent_facts[] =
     "{\"key\":\"cart total\",\"value\":\"EUR 42.50\",\"category\":\"observation\","
@@ -526,6 +531,7 @@ static void agent_report_in_browser(void)
         " s1dead: [...document.querySelectorAll('#agent-step-1 .ledger-diff li[data-kind=dead]')]"
         "   .length,"
         " s2fact: txt('#agent-step-2 .ledger-diff li[data-kind=fact]'),"
+        " s1acts: document.querySelectorAll('#agent-step-1 ul.actions li').length,"
         " s1roles: document.querySelectorAll('#agent-step-1 table.roles tbody tr').length,"
         " bold: document.querySelectorAll('#agent b').length,"
         " key: document.documentElement.outerHTML.includes('" AGENT_KEY "') }); })()",
@@ -560,6 +566,7 @@ static void agent_report_in_browser(void)
     CHECK_MSG(strstr(s1, "4000 in / 60 out / 1024 cached tokens, 813 ms"), "%s", s1);
     CHECK_MSG(strstr(s1, "subgoal: (none) \xe2\x86\x92 sign in"), "%s", s1);
     CHECK_EQ(cJSON_GetObjectItem(r, "s1dead")->valueint, 1);
+    CHECK_EQ(cJSON_GetObjectItem(r, "s1acts")->valueint, 2);
     CHECK_EQ(cJSON_GetObjectItem(r, "s1roles")->valueint, 2);
     /* Step 2: a new fact and a subgoal change; text from the model stays text. */
     const char *s2 = S("s2");

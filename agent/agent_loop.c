@@ -249,6 +249,20 @@ static void trace_call(goal_run *g, agent_llm_role role, const agent_llm_reply *
         cJSON_AddNumberToObject(j, "ms", rep->ms);
         cJSON_AddNumberToObject(j, "attempts", rep->attempts);
         cJSON_AddStringToObject(j, "finish_reason", rep->finish_reason);
+        /* The decision and its reasoning, for report.html; scrubbed like the
+         * arguments below and capped so one chatty reply cannot swell the
+         * trace. */
+        char text[4096];
+        if (rep->content && rep->content[0]) {
+            agent_secrets_scrub_copy(g->s->sec, text, sizeof text, rep->content);
+            cJSON_AddStringToObject(j, "content", text);
+        }
+        if (rep->reasoning && rep->reasoning[0]) {
+            agent_secrets_scrub_copy(g->s->sec, text, sizeof text, rep->reasoning);
+            cJSON_AddStringToObject(j, "reasoning", text);
+        }
+        if (g->l->subgoal >= 0 && g->l->subgoal < g->l->n_plan)
+            cJSON_AddStringToObject(j, "subgoal", g->l->plan[g->l->subgoal]);
         cJSON *calls = cJSON_AddArrayToObject(j, "tool_calls");
         for (int i = 0; calls && i < rep->n_calls; i++) {
             cJSON *c = cJSON_CreateObject();

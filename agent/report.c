@@ -5,7 +5,8 @@
  * failing step, a killed process) and always agrees with the trace. The
  * page is the embedded template assets/report/report.html with the run put
  * into its run-data script as JSON: the task line, the step lines (each
- * with its overlay as a data: URL) and the end line. Every '<' in that JSON
+ * with its overlay as a data: URL) and the end line; for an agent run also
+ * the model-call lines and the ledger files (see load_ledger). Every '<' in that JSON
  * is written as \u003c so no string can close the script element.
  */
 #include <cjson/cJSON.h>
@@ -68,6 +69,69 @@ static base_err attach_image(const char *dir, cJSON *j, char *err)
     return BASE_OK;
 }
 
+/* Adds the lines of OUT/name (JSONL) as array key of run. A missing file
+ * is an empty array and a line that does not parse is skipped: a process
+ * killed mid-write leaves a torn last line, and the report of such a run
+ * is exactly the one a person needs. */
+static base_err load_jsonl(const char *dir, const char *name, const char *key, cJSON *run,
+                           char *err)
+{
+    cJSON *arr = cJSON_AddArrayToObject(run, key);
+    if (!arr)
+        return base_errf(err, BASE_ENOMEM, "report: out of memory");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    base_err e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
+    if (e == BASE_ENOMEM)
+        return base_errf(err, e, "report: out of memory reading %s", path);
+    if (e)
+        return BASE_OK;
+    char *save = NULL;
+    for (char *line = strtok_r((char *)data, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save)) {
+        cJSON *j = cJSON_Parse(line);
+        if (j && !cJSON_AddItemToArray(arr, j)) {
+            cJSON_Delete(j);
+            base_free(data);
+            return base_errf(err, BASE_ENOMEM, "report: out of memory");
+        }
+    }
+    base_free(data);
+    return BASE_OK;
+}
+
+/* An agent run's memory (agent/ledger.c writes it into OUT; its writers
+ * scrub secrets before anything reaches disk): the step outcomes, the
+ * facts as they were learnt, and the final ledger (plan, dead ends,
+ * checkpoints, notes). The page works out each step's ledger diff from
+ * the step numbers these records carry. */
+static base_err load_ledger(const char *dir, cJSON *run, char *err)
+{
+    base_err e = load_jsonl(dir, "steps.jsonl", "actions", run, err);
+    if (!e)
+        e = load_jsonl(dir, "facts.jsonl", "facts", run, err);
+    if (e)
+        return e;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/ledger.json", dir);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
+    if (e == BASE_ENOMEM)
+        return base_errf(err, e, "report: out of memory reading %s", path);
+    if (e)
+        return BASE_OK; /* no ledger yet: the page says so */
+    cJSON *j = cJSON_ParseWithLength((const char *)data, n);
+    base_free(data);
+    if (j && !cJSON_AddItemToObject(run, "ledger", j)) {
+        cJSON_Delete(j);
+        return base_errf(err, BASE_ENOMEM, "report: out of memory");
+    }
+    return BASE_OK;
+}
+
 /* Reads trace.jsonl into {"task":..,"steps":[..],"end":..}. */
 static base_err load_run(const char *dir, cJSON **out, char *err)
 {
@@ -117,6 +181,16 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
                     e = base_errf(err, BASE_ENOMEM, "report: out of memory");
                     goto done;
                 }
+            } else if (strcmp(type->valuestring, "model") == 0) {
+                /* An agent run: one line per model call (agent_loop.c). */
+                cJSON *models = cJSON_GetObjectItemCaseSensitive(run, "models");
+                if (!models)
+                    models = cJSON_AddArrayToObject(run, "models");
+                if (!models || !cJSON_AddItemToArray(models, j)) {
+                    cJSON_Delete(j);
+                    e = base_errf(err, BASE_ENOMEM, "report: out of memory");
+                    goto done;
+                }
             } else {
                 cJSON_Delete(j); /* newer record kinds are ignored */
             }
@@ -125,6 +199,8 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
     }
     if (!cJSON_GetObjectItemCaseSensitive(run, "task"))
         e = base_errf(err, BASE_EPROTO, "report: %s has no task line", path);
+    else if (cJSON_GetObjectItemCaseSensitive(run, "models"))
+        e = load_ledger(dir, run, err);
 done:
     base_free(data);
     if (e)

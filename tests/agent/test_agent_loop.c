@@ -181,6 +181,13 @@ static void demo(void)
     CHECK_EQ(count_lines(trace, "\"type\":\"step\""), 10);
     CHECK(strstr(trace, "\"action\":\"get_outline\"") == NULL);
     CHECK(strstr(trace, KEY) == NULL && strstr(out, KEY) == NULL && strstr(errs, KEY) == NULL);
+    /* The Planner's decision (its answer) and the active subgoal are in its
+     * model line, and report.html carries them, never the key. */
+    CHECK(strstr(trace, "{\\\"done\\\": true, \\\"answer\\\": \\\"8 flights") != NULL);
+    CHECK(strstr(trace, "\"subgoal\":\"Pick 14 June 2026") != NULL);
+    char *html = slurp(OUT "/demo/report.html");
+    CHECK(html && strstr(html, "8 flights to Lisbon on Sun 14 Jun 2026") && !strstr(html, KEY));
+    base_free(html);
     char *ledger = slurp(OUT "/demo/ledger.json");
     CHECK(strstr(ledger, "Pick 14 June 2026") != NULL); /* the Planner's plan */
     CHECK(strstr(errs, "step 1 worker click_at") != NULL);

@@ -6,10 +6,14 @@
  * password field must be painted over in later overlays, and report.html —
  * opened in real headless Chromium — must show the summary table and every
  * step with its overlay decoded, and no password anywhere in the page.
+ * An agent run's recorded OUT folder must give a report with the totals
+ * per role, each step's decisions, tool results and ledger diff, and the
+ * final answer with its evidence.
  */
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -215,6 +219,9 @@ static void report_in_browser(void)
         " alt: document.body.innerText.includes(\"close button 'Accept' at (640,700)\"),"
         " extracted: document.querySelectorAll('ul.extracted li').length,"
         " secret: document.documentElement.outerHTML.includes('" SECRET "'),"
+        " agentParts: document.getElementById('agent').childElementCount,"
+        " runKeys: Object.keys(JSON.parse(document.getElementById('run-data').textContent))"
+        "   .sort().join(','),"
         " label: document.body.innerText.includes(\"'Accept <all>' by label\") }); })()",
         &v, 10000, err);
     CHECK_MSG(e == BASE_OK, "%s", err);
@@ -228,6 +235,10 @@ static void report_in_browser(void)
     int secret = cJSON_IsTrue(cJSON_GetObjectItem(r, "secret"));
     int alt = cJSON_IsTrue(cJSON_GetObjectItem(r, "alt"));
     int label = cJSON_IsTrue(cJSON_GetObjectItem(r, "label"));
+    int agent_parts = cJSON_GetObjectItem(r, "agentParts")->valueint;
+    char run_keys[200];
+    snprintf(run_keys, sizeof run_keys, "%s",
+             cJSON_GetStringValue(cJSON_GetObjectItem(r, "runKeys")));
     char verdict[64], reason[200], step3[200];
     snprintf(verdict, sizeof verdict, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")));
     const char *rs = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
@@ -268,6 +279,10 @@ static void report_in_browser(void)
     CHECK(alt);
     CHECK(label);
     CHECK_STR(verdict, "failed at step 3");
+    /* A scripted run's report keeps its structure: the same run data and
+     * no agent part. */
+    CHECK_EQ(agent_parts, 0);
+    CHECK_STR(run_keys, "end,steps,task");
     CHECK_MSG(strstr(reason, "covered: 'Book now' is covered by div#cookie-banner"), "%s", reason);
     CHECK_MSG(strstr(step3, "Step 3/3: click 'Book now'"), "%s", step3);
 }
@@ -396,6 +411,181 @@ static void overlay_names(void)
     CHECK_MSG(painted > 50, "only %d pixels of the label text drawn", painted);
 }
 
+
+/* ---- an agent run's report ------------------------------------------------
+ *
+ * A recorded OUT folder of an agent run (`fovea run "TASK" --url URL`), as
+ * agent_loop.c and ledger.c write it: trace.jsonl with one "model" line per
+ * model call, steps.jsonl, facts.jsonl (its last line torn, as a killed
+ * process leaves it) and ledger.json. The files hold the password already
+ * masked, as the run's scrub writes them; the report must show it masked
+ * and never the key the run used. */
+
+#define AGENT_KEY "sk-test-DoNotShow-93f1"
+
+static void put(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    CHECK_MSG(base_write_file(path, (const uint8_t *)text, strlen(text), NULL) == BASE_OK, "%s",
+              path);
+}
+
+static const char fx_trace[] =
+    "{\"type\":\"task\",\"name\":\"agent\",\"file\":\"(task in words)\","
+    "\"url\":\"http://127.0.0.1/shop.html\",\"vision\":\"dom\",\"browser\":\"Chrome/test\","
+    "\"viewport\":{\"width\":1280,\"height\":800,\"scale\":1},\"humanize\":false,\"seed\":0,"
+    "\"steps\":0}\n"
+    "{\"type\":\"model\",\"role\":\"orchestrator\",\"step\":0,\"model\":\"m-orch\","
+    "\"prompt_tokens\":300,\"completion_tokens\":10,\"cached_tokens\":0,\"ms\":40,"
+    "\"attempts\":1,\"finish_reason\":\"stop\",\"content\":\"act: the page holds the answer\","
+    "\"tool_calls\":[]}\n"
+    "{\"type\":\"model\",\"role\":\"worker\",\"step\":0,\"model\":\"m-work\","
+    "\"prompt_tokens\":4000,\"completion_tokens\":60,\"cached_tokens\":1024,\"ms\":812.5,"
+    "\"attempts\":1,\"finish_reason\":\"tool_calls\","
+    "\"reasoning\":\"The sign-in form comes first; type the password.\","
+    "\"subgoal\":\"sign in\","
+    "\"tool_calls\":[{\"name\":\"type_text\","
+    "\"arguments\":\"{\\\"target\\\": \\\"Password\\\", \\\"text\\\": \\\"********\\\"}\"}]}\n"
+    "{\"type\":\"model\",\"role\":\"worker\",\"step\":1,\"model\":\"m-work\","
+    "\"prompt_tokens\":4200,\"completion_tokens\":70,\"cached_tokens\":3900,\"ms\":640,"
+    "\"attempts\":2,\"finish_reason\":\"tool_calls\",\"subgoal\":\"read the price\","
+    "\"content\":\"Reading the price <b>now</b>.\","
+    "\"tool_calls\":[{\"name\":\"read_text\",\"arguments\":\"{\\\"target\\\": \\\"Total\\\"}\"}]}\n"
+    "{\"type\":\"model\",\"role\":\"planner\",\"step\":2,\"model\":\"m-plan\","
+    "\"prompt_tokens\":5000,\"completion_tokens\":90,\"cached_tokens\":0,\"ms\":1500,"
+    "\"attempts\":1,\"finish_reason\":\"stop\",\"subgoal\":\"read the price\","
+    "\"content\":\"{\\\"done\\\": true, \\\"answer\\\": \\\"The total is EUR 42.50, shown in the "
+    "cart summary\\\", \\\"plan\\\": [\\\"sign in\\\", \\\"read the price\\\"], "
+    "\\\"subgoal\\\": 1}\",\"tool_calls\":[]}\n"
+    "{\"type\":\"end\",\"ok\":true,\"failed_step\":0,\"ms\":3300,"
+    "\"reason\":\"done by the planner after 2 steps\"}\n";
+
+static const char agent_steps[] =
+    "{\"step\":1,\"role\":\"worker\",\"tool\":\"type_text\",\"call_id\":\"c1\","
+    "\"args\":\"{\\\"target\\\":\\\"Password\\\",\\\"text\\\":\\\"********\\\"}\",\"ok\":true,"
+    "\"delivered\":true,\"reason\":\"ok\",\"summary\":\"typed 8 characters into 'Password'\","
+    "\"url\":\"http://127.0.0.1/shop.html\"}\n"
+    "{\"step\":1,\"role\":\"worker\",\"tool\":\"click_at\",\"call_id\":\"c2\","
+    "\"args\":\"{\\\"target\\\":\\\"Sign in\\\"}\",\"ok\":false,\"delivered\":false,"
+    "\"reason\":\"covered\",\"summary\":\"'Sign in' is covered by div#cookie\","
+    "\"url\":\"http://127.0.0.1/shop.html\"}\n"
+    "{\"step\":2,\"role\":\"worker\",\"tool\":\"read_text\",\"call_id\":\"c3\","
+    "\"args\":\"{\\\"target\\\":\\\"Total\\\"}\",\"ok\":true,\"delivered\":true,"
+    "\"reason\":\"ok\",\"summary\":\"Total: EUR 42.50\",\"url\":\"http://127.0.0.1/cart.html\"}\n"
+    /* The same step again, as a journal appended to twice holds it. */
+    "{\"step\":1,\"role\":\"worker\",\"tool\":\"click_at\",\"call_id\":\"c2\","
+    "\"args\":\"{\\\"target\\\":\\\"Sign in\\\"}\",\"ok\":false,\"delivered\":false,"
+    "\"reason\":\"covered\",\"summary\":\"'Sign in' is covered by div#cookie\","
+    "\"url\":\"http://127.0.0.1/shop.html\"}\n";
+
+static const char agent_facts[] =
+    "{\"key\":\"cart total\",\"value\":\"EUR 42.50\",\"category\":\"observation\","
+    "\"confidence\":0.9,\"source_step\":2,\"ref_step\":2}\n"
+    "{\"key\":\"torn";
+
+static const char agent_ledger[] =
+    "{\"version\":1,\"goal\":\"What does my cart cost?\",\"plan\":[\"sign in\","
+    "\"read the price\"],\"subgoal\":1,\"recent\":[],\"facts\":[],\"dead_ends\":[{\"what\":"
+    "\"click 'Sign in'\",\"url\":\"http://127.0.0.1/shop.html\",\"cause\":\"covered\","
+    "\"step\":1}],\"checkpoints\":[],\"episodic\":[],\"last_step\":2,\"last_call_id\":\"c3\","
+    "\"pending\":null}\n";
+
+static void agent_report_in_browser(void)
+{
+    HARNESS_OR_SKIP(h);
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/out_agent_report";
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(base_mkdirs(dir, 0, err));
+    put(dir, "trace.jsonl", fx_trace);
+    put(dir, "steps.jsonl", agent_steps);
+    put(dir, "facts.jsonl", agent_facts);
+    put(dir, "ledger.json", agent_ledger);
+    if (check__failed)
+        return;
+    /* The key is in the environment the report is built in: it must not
+     * come out in the page. */
+    setenv("FOVEA_LLM_API_KEY", AGENT_KEY, 1);
+    base_err e = agent_report_write(dir, err);
+    unsetenv("FOVEA_LLM_API_KEY");
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cdp_page *page = harness_open(1100, 900, 1, NULL);
+    CHECK(page);
+    char url[1200];
+    snprintf(url, sizeof url, "file://%s/report.html", dir);
+    e = cdp_page_navigate(page, url, 20000, err);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *v = NULL;
+    e = cdp_page_evaluate(
+        page,
+        "(() => { const txt = (sel) => { const e = document.querySelector(sel);"
+        "   return e ? e.innerText : ''; };"
+        " const row = (role) => [...document.querySelectorAll("
+        "   '#role-totals tr[data-role=\"' + role + '\"] > *')].map(c => c.textContent).join('|');"
+        " return JSON.stringify({"
+        " worker: row('worker'), planner: row('planner'), orch: row('orchestrator'),"
+        " total: row('total'),"
+        " answer: txt('#final-answer'),"
+        " evidence: document.querySelectorAll('#final-answer ul.evidence li').length,"
+        " s1: txt('#agent-step-1'), s2: txt('#agent-step-2'), s3: txt('#agent-step-3'),"
+        " s1dead: [...document.querySelectorAll('#agent-step-1 .ledger-diff li[data-kind=dead]')]"
+        "   .length,"
+        " s2fact: txt('#agent-step-2 .ledger-diff li[data-kind=fact]'),"
+        " s1acts: document.querySelectorAll('#agent-step-1 ul.actions li').length,"
+        " s1roles: document.querySelectorAll('#agent-step-1 table.roles tbody tr').length,"
+        " bold: document.querySelectorAll('#agent b').length,"
+        " key: document.documentElement.outerHTML.includes('" AGENT_KEY "') }); })()",
+        &v, 10000, err);
+    cdp_page_close(page);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *r = cJSON_Parse(cJSON_GetStringValue(v));
+    cJSON_Delete(v);
+    CHECK(r);
+#define S(k) (cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) ? cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) : "")
+    /* Totals per role: calls, tokens in, out, cached, ms. */
+    CHECK_MSG(strcmp(S("worker"), "worker|2|8200|130|4924|1453") == 0, "%s", S("worker"));
+    CHECK_MSG(strcmp(S("planner"), "planner|1|5000|90|0|1500") == 0, "%s", S("planner"));
+    CHECK_MSG(strcmp(S("orch"), "orchestrator|1|300|10|0|40") == 0, "%s", S("orch"));
+    CHECK_MSG(strcmp(S("total"), "total|4|13500|230|4924|2993") == 0, "%s", S("total"));
+    /* The final answer with its evidence. */
+    CHECK_MSG(strstr(S("answer"), "done (Planner, after step 2)") &&
+                  strstr(S("answer"), "The total is EUR 42.50, shown in the cart summary") &&
+                  strstr(S("answer"), "cart total = EUR 42.50"),
+              "%s", S("answer"));
+    CHECK_EQ(cJSON_GetObjectItem(r, "evidence")->valueint, 1);
+    /* Step 1: the decision, its reasoning, the calls and their results
+     * (the password masked), the ledger diff, tokens and latency. */
+    const char *s1 = S("s1");
+    CHECK_MSG(strstr(s1, "type_text({\"target\": \"Password\", \"text\": \"********\"})"), "%s", s1);
+    CHECK_MSG(strstr(s1, "The sign-in form comes first; type the password."), "%s", s1);
+    CHECK_MSG(strstr(s1, "act: the page holds the answer"), "%s", s1);
+    CHECK_MSG(strstr(s1, "typed 8 characters into 'Password'"), "%s", s1);
+    CHECK_MSG(strstr(s1, "click_at({\"target\":\"Sign in\"}) \xe2\x86\x92 failed [covered]: "
+                         "'Sign in' is covered by div#cookie"),
+              "%s", s1);
+    CHECK_MSG(strstr(s1, "4000 in / 60 out / 1024 cached tokens, 813 ms"), "%s", s1);
+    CHECK_MSG(strstr(s1, "subgoal: (none) \xe2\x86\x92 sign in"), "%s", s1);
+    CHECK_EQ(cJSON_GetObjectItem(r, "s1dead")->valueint, 1);
+    CHECK_EQ(cJSON_GetObjectItem(r, "s1acts")->valueint, 2);
+    CHECK_EQ(cJSON_GetObjectItem(r, "s1roles")->valueint, 2);
+    /* Step 2: a new fact and a subgoal change; text from the model stays text. */
+    const char *s2 = S("s2");
+    CHECK_MSG(strstr(S("s2fact"), "+ fact cart total = EUR 42.50 (observation, 0.9)"), "%s",
+              S("s2fact"));
+    CHECK_MSG(strstr(s2, "subgoal: sign in \xe2\x86\x92 read the price"), "%s", s2);
+    CHECK_MSG(strstr(s2, "Reading the price <b>now</b>."), "%s", s2);
+    CHECK_MSG(strstr(s2, "2 attempts"), "%s", s2);
+    CHECK_EQ(cJSON_GetObjectItem(r, "bold")->valueint, 0);
+    /* Step 3: the Planner's decision and the plan it set. */
+    const char *s3 = S("s3");
+    CHECK_MSG(strstr(s3, "planner (m-plan)") && strstr(s3, "decision: done: The total is") &&
+                  strstr(s3, "plan set: sign in \xe2\x86\x92 read the price"),
+              "%s", s3);
+    CHECK_MSG(!cJSON_IsTrue(cJSON_GetObjectItem(r, "key")), "API key in report.html");
+#undef S
+    cJSON_Delete(r);
+}
+
 static const check_case cases[] = {
     {"overlay_names", overlay_names},
     {"trace_lines", trace_lines},
@@ -403,6 +593,7 @@ static const check_case cases[] = {
     {"scrub", scrub},
     {"report_errors", report_errors},
     {"report_in_browser", report_in_browser},
+    {"agent_report_in_browser", agent_report_in_browser},
     {NULL, NULL},
 };
 

@@ -40,7 +40,7 @@ static double med(double *v, int n)
 int main(int argc, char **argv)
 {
     base_json_alloc_install();
-    int n = argc > 1 ? atoi(argv[1]) : 200;
+    int n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 200;
     if (n < 5)
         n = 5;
     double *a = calloc((size_t)n, sizeof *a), *b = calloc((size_t)n, sizeof *b),

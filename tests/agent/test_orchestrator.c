@@ -18,6 +18,9 @@
  *   takes it, and the search endpoint saw exactly one GET.
  * nosearch: without FOVEA_SEARCH_URL the lookup route falls back to the
  *   browser Worker and the progress line says so; nothing is fetched.
+ * tripped: in process, a search worker that finds nothing is delegated a
+ *   lookup 3 times, then the breaker refuses (no 4th GET); a failing
+ *   endpoint falls back to the browser.
  * pure: readable text, the search URL template, the learnings parser and
  *   a learning overriding the verbs.
  */
@@ -53,6 +56,12 @@ static const char PAGE[] =
 static int search_handler(const serve_http_request *req, serve_http_response *resp, void *user)
 {
     (void)user;
+    if (strcmp(req->path, "/empty") == 0) {
+        atomic_fetch_add(&hits, 1);
+        resp->status = 200;
+        base_buf_append_str(&resp->body, "<html><body><p>No results.</p></body></html>");
+        return 1;
+    }
     if (strcmp(req->path, "/search") != 0)
         return 0;
     atomic_fetch_add(&hits, 1);
@@ -296,7 +305,49 @@ static void pure(void)
     unsetenv("FOVEA_SEARCH_URL");
 }
 
+/* A search worker that keeps finding nothing is delegated the same lookup
+ * AGENT_BREAKER_MAX_TRIES times, then the breaker trips and the browser
+ * takes it without a fetch. In process, no model. */
+static void tripped(void)
+{
+    serve_httpd *h = start_search();
+    if (!h)
+        SKIP("search server");
+    char url[128];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/empty?q={q}", serve_httpd_port(h));
+    setenv("FOVEA_SEARCH_URL", url, 1);
+    unsetenv("FOVEA_ROUTE_LEARNINGS");
+    agent_orch o;
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(agent_orch_init(&o, err));
+    for (int i = 0; i < AGENT_BREAKER_MAX_TRIES + 2; i++) {
+        agent_orch_decision d;
+        CHECK_OK(agent_orch_route(&o, "Who wrote Os Lusiadas?", "https://example.org/", &d, err));
+        if (i < AGENT_BREAKER_MAX_TRIES) {
+            CHECK(d.worker == AGENT_ROUTE_SEARCH && d.text && strcmp(d.text, "No results.") == 0);
+        } else {
+            CHECK(d.worker == AGENT_ROUTE_BROWSER && d.breaker == AGENT_BREAKER_TRIPPED);
+            CHECK(strstr(d.why, "tried too often") != NULL && !d.text);
+        }
+        agent_orch_decision_fini(&d);
+    }
+    CHECK_EQ(atomic_load(&hits), AGENT_BREAKER_MAX_TRIES);
+    /* Another lookup is not blocked by the first one's breaker. */
+    agent_orch_decision d;
+    CHECK_OK(agent_orch_route(&o, "Who wrote Mensagem?", "https://example.org/", &d, err));
+    CHECK(d.worker == AGENT_ROUTE_SEARCH);
+    agent_orch_decision_fini(&d);
+    /* A failing endpoint falls back to the browser and says why. */
+    serve_httpd_destroy(h);
+    CHECK_OK(agent_orch_route(&o, "Who wrote Peregrinacao?", "https://example.org/", &d, err));
+    CHECK(d.worker == AGENT_ROUTE_BROWSER && d.error[0] && strstr(d.why, "search worker failed"));
+    agent_orch_decision_fini(&d);
+    agent_orch_fini(&o);
+    unsetenv("FOVEA_SEARCH_URL");
+}
+
 static const check_case cases[] = {{"pure", pure},
+                                   {"tripped", tripped},
                                    {"lookup", lookup},
                                    {"breaker", breaker},
                                    {"nosearch", nosearch},

@@ -12,6 +12,7 @@
 #include "agent/evict.h"
 #include "agent/ledger.h"
 #include "agent/loop.h"
+#include "agent/orchestrator.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
 #include "base/base64.h"
@@ -81,6 +82,11 @@ typedef struct goal_run {
     int step;               /* the ledger's step counter */
     int since_planner;
     char *outline;          /* last outline text (owned) */
+    agent_orch orch;        /* the Orchestrator: routing, breaker, search worker */
+    char subgoal[512];      /* the Planner's active subgoal (re-routed when it changes) */
+    int replanned;          /* the last Planner call moved to another subgoal */
+    const char *search_text; /* the search worker's text for the next Planner call */
+    const char *search_from; /* the URL it came from */
 } goal_run;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -498,11 +504,27 @@ static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, cha
  * on, -1 when the call failed (the run's end is set). */
 static int planner(goal_run *g, int claimed, char *err)
 {
-    char extra[1400];
-    snprintf(extra, sizeof extra, "TASK: %s\n%s%s", g->o->goal,
-             claimed ? "The Worker says the task is complete: " : "Periodic check.",
-             claimed ? g->worker_claim : "");
-    if (observe(g, g->pmsgs, extra, 0, err) != BASE_OK) {
+    size_t xcap = strlen(g->o->goal) + 1400 +
+                  (g->search_text ? strlen(g->search_text) + strlen(g->search_from) + 400 : 0);
+    char *extra = base_malloc(xcap);
+    if (!extra) {
+        call_failed(g, BASE_ENOMEM, "out of memory for the planner's observation");
+        return -1;
+    }
+    if (g->search_text)
+        snprintf(extra, xcap,
+                 "TASK: %s\nThe Orchestrator routed this to the search worker, which fetched "
+                 "%s; its readable text is below. If it answers the task, declare done with "
+                 "the answer and quote the text as evidence; if not, plan the browser steps.\n"
+                 "[SEARCH_RESULT]\n%s\n[/SEARCH_RESULT]",
+                 g->o->goal, g->search_from, g->search_text);
+    else
+        snprintf(extra, xcap, "TASK: %s\n%s%.700s", g->o->goal,
+                 claimed ? "The Worker says the task is complete: " : "Periodic check.",
+                 claimed ? g->worker_claim : "");
+    base_err oe = observe(g, g->pmsgs, extra, 0, err);
+    base_free(extra);
+    if (oe != BASE_OK) {
         call_failed(g, BASE_ENOMEM, err);
         return -1;
     }
@@ -529,6 +551,11 @@ static int planner(goal_run *g, int claimed, char *err)
         if (k)
             agent_ledger_set_plan(g->l, items, k, active);
         timed_sync(g, NULL);
+        /* A new active subgoal is a re-plan: the Orchestrator routes it. */
+        if (active >= 0 && strcmp(items[active], g->subgoal) != 0) {
+            snprintf(g->subgoal, sizeof g->subgoal, "%s", items[active]);
+            g->replanned = 1;
+        }
     }
     snprintf(g->guidance, sizeof g->guidance, "%s",
              cJSON_IsString(gd) ? gd->valuestring : "");
@@ -551,6 +578,88 @@ static int planner(goal_run *g, int claimed, char *err)
     }
     agent_llm_reply_fini(&rep);
     return end;
+}
+
+/* ---- the Orchestrator ----------------------------------------------------- */
+
+/* One trace line for a routing decision (the text scrubbed of secrets). */
+static void trace_route(goal_run *g, const char *when, const char *text,
+                        const agent_orch_decision *d)
+{
+    if (!g->s->trace)
+        return;
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return;
+    char t[600];
+    agent_secrets_scrub_copy(g->s->sec, t, sizeof t, text);
+    cJSON_AddStringToObject(j, "type", "route");
+    cJSON_AddNumberToObject(j, "step", g->step);
+    cJSON_AddStringToObject(j, "when", when);
+    cJSON_AddStringToObject(j, "text", t);
+    cJSON_AddStringToObject(j, "route", d->route.kind == AGENT_ROUTE_SEARCH ? "search" : "browser");
+    cJSON_AddStringToObject(j, "worker", d->worker == AGENT_ROUTE_SEARCH ? "search" : "browser");
+    cJSON_AddNumberToObject(j, "browser_score", d->route.browser);
+    cJSON_AddNumberToObject(j, "search_score", d->route.search);
+    cJSON_AddBoolToObject(j, "from_learning", d->route.from_learning);
+    cJSON_AddStringToObject(j, "breaker", d->breaker == AGENT_BREAKER_ANSWERED  ? "answered"
+                                          : d->breaker == AGENT_BREAKER_TRIPPED ? "tripped"
+                                                                                : "allow");
+    if (d->fetched[0])
+        cJSON_AddStringToObject(j, "fetched", d->fetched);
+    cJSON_AddStringToObject(j, "why", d->why);
+    agent_trace_line(g->s->trace, j, NULL);
+}
+
+/* Routes text (the task at start, the new subgoal after a re-plan): records
+ * the decision (progress line, ledger note, trace line); on a search
+ * delegation the Planner judges the search worker's text, and a re-plan
+ * from it is routed again (the breaker bounds the rounds). Returns 1 when
+ * the run ended, 0 to go on with the browser Worker, -1 when a call failed
+ * (the run's end is set). */
+static int orchestrate(goal_run *g, const char *text, const char *when, char *err)
+{
+    char cur[512];
+    snprintf(cur, sizeof cur, "%s", text);
+    for (int round = 0; round <= AGENT_BREAKER_MAX_TRIES; round++) {
+        char url[1024];
+        agent__page_url(g->s, url, sizeof url);
+        agent_orch_decision d;
+        char why[BASE_ERRBUF_SIZE] = "";
+        if (agent_orch_route(&g->orch, cur, url, &d, why) != BASE_OK) {
+            /* Routing is advice: the browser Worker can do any task. */
+            progressf(g, "step %d orchestrator cannot route (%s): the browser Worker goes on\n",
+                      g->step, why);
+            return 0;
+        }
+        progressf(g, "step %d orchestrator %s: %s (browser %.2f, search %.2f)\n", g->step, when,
+                  d.why, d.route.browser, d.route.search);
+        char note[900], t[400];
+        agent_secrets_scrub_copy(g->s->sec, t, sizeof t, cur);
+        snprintf(note, sizeof note, "orchestrator %s: \"%.300s\": %s", when, t, d.why);
+        agent_ledger_note(g->l, g->step, note);
+        timed_sync(g, NULL);
+        trace_route(g, when, cur, &d);
+        if (d.worker != AGENT_ROUTE_SEARCH) {
+            agent_orch_decision_fini(&d);
+            return 0;
+        }
+        progressf(g, "step %d search GET %s: %zu characters\n", g->step, d.fetched,
+                  strlen(d.text));
+        g->search_text = d.text;
+        g->search_from = d.fetched;
+        g->replanned = 0;
+        int p = planner(g, 0, err);
+        g->search_text = NULL;
+        g->search_from = NULL;
+        agent_orch_decision_fini(&d);
+        if (p != 0 || !g->replanned)
+            return p;
+        g->replanned = 0;
+        snprintf(cur, sizeof cur, "%s", g->subgoal);
+        when = "replan";
+    }
+    return 0;
 }
 
 /* ---- the loop ------------------------------------------------------------- */
@@ -709,6 +818,8 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     g.pmsgs = cJSON_CreateArray();
     g.tools = tool_functions_json(s->o.run.allow_scripts);
     g.schema = cJSON_Parse(PLANNER_SCHEMA);
+    if (!e)
+        e = agent_orch_init(&g.orch, err);
     if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema ||
                agent_llm_add_message(g.wmsgs, "system", WORKER_PROMPT) ||
                agent_llm_add_message(g.pmsgs, "system", PLANNER_PROMPT)))
@@ -719,7 +830,8 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
         snprintf(task, sizeof task, "TASK: %.1100s", oo.goal);
         agent_llm_add_message(g.wmsgs, "user", task);
         int note = first[0] != 0, idle = 0;
-        for (;;) {
+        int routed = orchestrate(&g, oo.goal, "start", err);
+        for (; routed == 0;) {
             if (base_interrupted()) {
                 res->end = AGENT_GOAL_INTERRUPTED;
                 snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %d",
@@ -749,7 +861,12 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
                 break;
             }
             if (claimed || g.since_planner >= oo.planner_every) {
+                g.replanned = 0;
                 int p = planner(&g, claimed, err);
+                if (p == 0 && g.replanned) {
+                    g.replanned = 0;
+                    p = orchestrate(&g, g.subgoal, "replan", err);
+                }
                 if (p != 0)
                     break;
             }
@@ -764,6 +881,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     cJSON_Delete(g.tools);
     cJSON_Delete(g.schema);
     agent_ledger_destroy(g.l);
+    agent_orch_fini(&g.orch);
     if (e)
         snprintf(res->reason, sizeof res->reason, "%s", err);
     if (oo.trace)

@@ -16,6 +16,11 @@
  * calls `done`: it answers a JSON object {done, answer, plan, subgoal,
  * guidance}. Only the Planner ends a task as done, with its final answer.
  *
+ * The Orchestrator (agent/orchestrator.h) routes the task before the first
+ * Worker turn, and each new active subgoal a Planner reply sets: a lookup
+ * may go to the search worker (FOVEA_SEARCH_URL), whose text one Planner
+ * call judges; one progress line, ledger note and trace "route" line each.
+ *
  * Around it: the ledger (ledger.json in the output folder) is synced before
  * and after every tool call; the memory hook (agent_evict) runs before
  * every model call and only agent_evict_wire's copy is sent; loop detection

@@ -40,7 +40,10 @@ static void agent_usage(FILE *f)
             "                     kill): the same task and --url; the steps done are not run\n"
             "                     again, a step that may have reached the page is looked at\n"
             "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
-            "                     as for scripted runs\n",
+            "                     as for scripted runs\n\n"
+            "Lookups go to a search worker when FOVEA_SEARCH_URL is set (an http(s) URL,\n"
+            "{q} = the query); FOVEA_ROUTE_LEARNINGS=\"dom=search:0.9,...\" prefers a worker\n"
+            "per domain (README \"Tasks in words\").\n",
             AGENT_GOAL_MAX_STEPS);
 }
 

@@ -87,6 +87,7 @@ typedef struct goal_run {
     int replanned;          /* the last Planner call moved to another subgoal */
     const char *search_text; /* the search worker's text for the next Planner call */
     const char *search_from; /* the URL it came from */
+    double step_deadline;   /* this Worker step's end (base_monotime_ms), 0 = none */
 } goal_run;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -331,6 +332,8 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
     rq.messages = wire;
     rq.temperature = -1;
     rq.budget = g->o->budget;
+    if (role == AGENT_LLM_WORKER)
+        rq.deadline_ms = g->step_deadline; /* 0 = the client's own timeouts */
     if (role == AGENT_LLM_PLANNER) {
         rq.schema = g->schema;
         rq.schema_name = "planner";
@@ -671,6 +674,8 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
              first_note ? "\n" : "", g->guidance[0] ? "Planner: " : "", g->guidance,
              g->guidance[0] && g->nudge[0] ? "\n" : "", g->nudge);
     g->nudge[0] = '\0';
+    g->step_deadline =
+        g->o->step_timeout_ms > 0 ? base_monotime_ms() + g->o->step_timeout_ms : 0;
     if (observe(g, g->wmsgs, extra, g->o->screenshot, err) != BASE_OK) {
         call_failed(g, BASE_ENOMEM, err);
         return -1;
@@ -681,14 +686,19 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
     int claimed = 0, stop = 0, ran = 0, rc = 0;
     for (int i = 0; i < rep.n_calls; i++) {
         const agent_llm_call *c = &rep.calls[i];
-        if (stop || ran >= AGENT_GOAL_BATCH || g->step >= g->o->max_steps) {
+        int late = g->step_deadline > 0 && base_monotime_ms() >= g->step_deadline;
+        if (stop || late || ran >= AGENT_GOAL_BATCH || g->step >= g->o->max_steps) {
             /* Every call gets its answer, run or not (the API's rule). */
             cJSON *j = cJSON_CreateObject();
+            if (late && !stop)
+                progressf(g, "step %d worker %s not run: the step's %d ms are spent\n",
+                          g->step + 1, c->name, g->o->step_timeout_ms);
             if (j && !cJSON_AddStringToObject(
                          j, "not_run",
-                         stop ? "the turn ended after a call that changed the page: read the "
-                                "new page first"
-                              : "over this turn's limit of calls"))
+                         stop   ? "the turn ended after a call that changed the page: read the "
+                                  "new page first"
+                         : late ? "the step's time (--step-timeout) was spent before this call"
+                                : "over this turn's limit of calls"))
                 cJSON_Delete(j), j = NULL;
             if (add_result(g->wmsgs, c->id, j) != BASE_OK) {
                 call_failed(g, BASE_ENOMEM, "out of memory");

@@ -70,6 +70,12 @@ typedef struct agent_goal_opts {
     int max_steps;            /* tool calls in all; 0 = AGENT_GOAL_MAX_STEPS */
     int planner_every;        /* 0 = AGENT_GOAL_PLANNER_EVERY */
     int screenshot;           /* 1: the observation carries the page's screenshot */
+    /* A Worker step (its model call and the tool calls of its batch) may
+     * take this long: the model call gets it as its deadline, and no tool
+     * call of the batch starts after it (each tool keeps its own timeout_ms,
+     * so a step ends within this plus one tool's timeout). 0 = no limit
+     * beyond the model client's and the tools' own. */
+    int step_timeout_ms;
     int resume;               /* 1: continue the ledger in out_dir (agent_ledger_load) */
     FILE *progress;           /* NULL = stderr */
     /* When set (and out_dir is), the run writes out_dir/trace.jsonl: this

@@ -222,6 +222,8 @@ void agent_ledger_destroy(agent_ledger *l)
     base_free(l);
 }
 
+static base_err path_join(char *out, size_t cap, const char *dir, const char *name, char *err);
+
 base_err agent_ledger_create(const char *goal, const char *dir, const agent_secrets *secrets,
                              agent_ledger **out, char *err)
 {
@@ -241,6 +243,20 @@ base_err agent_ledger_create(const char *goal, const char *dir, const agent_secr
         goto nomem;
     if (dir && !(l->dir = base_strdup(dir)))
         goto nomem;
+    /* A fresh run into a folder an earlier run used starts its journals
+     * empty (as trace.jsonl does): an old run's steps must not read as this
+     * one's (a report, a later --resume). */
+    for (int k = 0; dir && k < 3; k++) {
+        char path[1024];
+        base_err e = path_join(path, sizeof path, dir, owed_file[k], err);
+        int fd = e ? -1 : open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            agent_ledger_destroy(l);
+            return e ? e : base_errf(err, BASE_EIO, "ledger: cannot start %s: %s", path,
+                                     strerror(errno));
+        }
+        close(fd);
+    }
     *out = l;
     return BASE_OK;
 nomem:

@@ -35,6 +35,8 @@ static void agent_usage(FILE *f)
             "                     steps.jsonl, report.html\n"
             "  --token-budget N   hard token budget (100000 default; 100k, 1.5M; 0 = none)\n"
             "  --max-steps N      tool calls in all (default %d)\n"
+            "  --step-timeout MS  a Worker step (its model call and tool batch) may take\n"
+            "                     this long; no tool call starts after it (default: none)\n"
             "  --screenshot       the Worker also sees the page's screenshot (vision models)\n"
             "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
             "                     kill): the same task and --url; the steps done are not run\n"
@@ -80,7 +82,8 @@ int cli_run_is_agent(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--url") == 0 || strcmp(argv[i], "--resume") == 0 ||
-            strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0)
+            strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
+            strcmp(argv[i], "--step-timeout") == 0)
             return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -112,6 +115,7 @@ int cli_cmd_agent(int argc, char **argv)
     agent_run_opts ro;
     agent_run_opts_init(&ro);
     int headful = 0, max_steps = AGENT_GOAL_MAX_STEPS, screenshot = 0, resume = 0;
+    int step_timeout = 0;
     char allow_hosts[2048] = "";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -166,6 +170,9 @@ int cli_cmd_agent(int argc, char **argv)
             budget_s = v;
         else if (strcmp(a, "--max-steps") == 0) {
             if (cli_parse_int("--max-steps", v, 1, 10000, &max_steps) < 0)
+                return 2;
+        } else if (strcmp(a, "--step-timeout") == 0) {
+            if (cli_parse_int("--step-timeout", v, 100, 3600000, &step_timeout) < 0)
                 return 2;
         } else if (strcmp(a, "--allow-host") == 0) {
             size_t k = strlen(allow_hosts);
@@ -265,6 +272,7 @@ int cli_cmd_agent(int argc, char **argv)
         go.budget = &budget;
         go.out_dir = ro.out_dir;
         go.max_steps = max_steps;
+        go.step_timeout_ms = step_timeout;
         go.screenshot = screenshot;
         go.resume = resume;
         go.trace = &info;

@@ -226,6 +226,40 @@ static void loop_stops(void)
     replay_destroy(r);
 }
 
+/* --step-timeout: a Worker whose model call runs past the step's time
+ * ends the run as an error naming the timeout, in about that time (the
+ * replay answers only after 8 s; REPLAY of a reply, no model). */
+static void step_timeout(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (replay_start(&r, err) != BASE_OK)
+        SKIP("replay server");
+    replay_set_chat(r, 1);
+    replay_require_key(r, KEY);
+    replay_reply slow = {.content = "Thinking.", .delay_ms = 8000};
+    CHECK_OK(replay_push(r, &slow));
+    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
+    setenv("FOVEA_LLM_API_KEY", KEY, 1);
+    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
+    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    char *out = NULL, *errs = NULL;
+    double t0 = base_monotime_ms();
+    int st = run("steptimeout", "'Find the cheapest flight' --url /index.html --step-timeout 1500",
+                 &out, &errs);
+    double ms = base_monotime_ms() - t0;
+    if (st != 1)
+        fprintf(stderr, "stdout: %s\nstderr: %s\n", out, errs);
+    CHECK_EQ(st, 1);
+    CHECK_MSG(strstr(errs, "timed out") != NULL || strstr(out, "timed out") != NULL,
+              "stderr: %s", errs);
+    CHECK_MSG(ms < 7500, "the run took %.0f ms: the step's 1500 ms were not kept", ms);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static void budget_stops(void)
 {
     replay *r = start_replay(FIX "spiral");
@@ -421,6 +455,7 @@ static const check_case cases[] = {{"demo", demo},
                                    {"usage", usage},
                                    {"loop", loop_stops},
                                    {"budget", budget_stops},
+                                   {"step_timeout", step_timeout},
                                    {"resume", resume},
                                    {NULL, NULL}};
 

@@ -172,6 +172,17 @@ static void round_trip(void)
     cJSON_Delete(b);
     agent_ledger_destroy(l);
     agent_ledger_destroy(m);
+    /* A fresh run into the same folder starts its journals empty: the old
+     * run's steps are not this one's. */
+    CHECK_OK(agent_ledger_create("another goal", dir, NULL, &l, NULL));
+    CHECK_OK(step(l, 1, "click_at", 1, "https://s.example/q"));
+    steps = slurp(dir, "steps.jsonl");
+    facts = slurp(dir, "facts.jsonl");
+    CHECK_EQ(count_lines(steps), 1);
+    CHECK_EQ(count_lines(facts), 0);
+    base_free(steps);
+    base_free(facts);
+    agent_ledger_destroy(l);
     rmrf(dir);
     base_free(dir);
 }

@@ -20,6 +20,7 @@
 #include <dirent.h>
 
 #include "agent/tool.h"
+#include "tool_session.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/fs.h"
@@ -137,21 +138,7 @@ static double eval_num(cdp_page *p, const char *expr)
 /* A session on tools/scroll.html with no trace and no humanization. */
 static fovea_session *open_session(cdp_page **page)
 {
-    *page = harness_open(1280, 800, 1, "/tools/scroll.html");
-    if (!*page)
-        return NULL;
-    fovea_session_opts o;
-    fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
-    fovea_session *s = NULL;
-    char err[BASE_ERRBUF_SIZE];
-    if (fovea_session_create(*page, &o, &s, err) != BASE_OK) {
-        fprintf(stderr, "session: %s\n", err);
-        cdp_page_close(*page);
-        return NULL;
-    }
-    return s;
+    return ts_open(1280, 800, "/tools/scroll.html", page);
 }
 
 static void refusals(void)

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "agent/tool.h"
+#include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
@@ -37,21 +38,7 @@
 
 static fovea_session *open_session(cdp_page **page)
 {
-    *page = harness_open(1000, 760, 1, "/hand/verbs.html");
-    if (!*page)
-        return NULL;
-    fovea_session_opts o;
-    fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
-    fovea_session *s = NULL;
-    char err[BASE_ERRBUF_SIZE];
-    if (fovea_session_create(*page, &o, &s, err) != BASE_OK) {
-        fprintf(stderr, "session: %s\n", err);
-        cdp_page_close(*page);
-        return NULL;
-    }
-    return s;
+    return ts_open(1000, 760, "/hand/verbs.html", page);
 }
 
 static const char *page_str(cdp_page *p, const char *expr, char *buf, size_t n)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "agent/tool.h"
+#include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
@@ -102,13 +103,10 @@ static fovea_session *open_on(const char *path, const char *allow, cdp_page **pa
         return NULL;
     }
     fovea_session_opts o;
-    fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
+    ts_opts(&o);
     o.run.allow_hosts = allow;
-    fovea_session *s = NULL;
-    if (fovea_session_create(p, &o, &s, err) != BASE_OK) {
-        fprintf(stderr, "session: %s\n", err);
+    fovea_session *s = ts_session(p, &o);
+    if (!s) {
         cdp_page_close(p);
         return NULL;
     }

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "agent/tool.h"
+#include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
@@ -58,21 +59,7 @@
 
 static fovea_session *open_on(cdp_page **page, const char *path)
 {
-    *page = harness_open(1280, 800, 1, path);
-    if (!*page)
-        return NULL;
-    fovea_session_opts o;
-    fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
-    fovea_session *s = NULL;
-    char err[BASE_ERRBUF_SIZE];
-    if (fovea_session_create(*page, &o, &s, err) != BASE_OK) {
-        fprintf(stderr, "session: %s\n", err);
-        cdp_page_close(*page);
-        return NULL;
-    }
-    return s;
+    return ts_open(1280, 800, path, page);
 }
 
 /* Runs tool with args; returns its text value (malloc'd copy, "" when

@@ -12,6 +12,7 @@
 
 #include "agent/session_int.h"
 #include "agent/tool.h"
+#include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
@@ -22,17 +23,9 @@
 static fovea_session *session_on(cdp_page *p, int allow_scripts)
 {
     fovea_session_opts o;
-    fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
+    ts_opts(&o);
     o.run.allow_scripts = allow_scripts;
-    fovea_session *s = NULL;
-    char err[BASE_ERRBUF_SIZE] = "";
-    if (fovea_session_create(p, &o, &s, err) != BASE_OK) {
-        fprintf(stderr, "fovea_session_create: %s\n", err);
-        return NULL;
-    }
-    return s;
+    return ts_session(p, &o);
 }
 
 /* tool_call, then the value of data.value ("" when none) into *value. */

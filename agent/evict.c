@@ -8,6 +8,7 @@
 #include "agent/tokens.h"
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/json_get.h"
 
 void agent_evict_opts_default(agent_evict_opts *o)
 {
@@ -331,11 +332,8 @@ static void call_of(const cJSON *msgs, const cJSON *tool_msg, const char **name,
     }
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
+/* A string member, "" when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), "")
 
 /* Phase 2: the newest k failed results stay verbatim; older ones become one
  * line and a dead end. */

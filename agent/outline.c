@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
+#include "base/json_get.h"
 
 #define OL_MAX_REGIONS 2000
 #define OL_MAX_LINES 40000
@@ -73,11 +74,8 @@ void agent_outline_fini(agent_outline *o)
 
 /* ---- parse ---------------------------------------------------------------------- */
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
+/* A string member, "" when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), "")
 
 static double jnum(const cJSON *o, const char *k, double dflt)
 {

@@ -18,6 +18,7 @@
 #include "agent/outline.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
+#include "base/json_get.h"
 
 #define OL_OUT_MAX (4u << 20)
 
@@ -288,11 +289,8 @@ static int mark_of(const perc_epoch *ep, const char *xpath, int top)
     return 0;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : "";
-}
+/* A string member, "" when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), "")
 
 /* One numbered line: [i] <tag> [Vn] selector: S text: "..." attrs. */
 static void ex_line(base_buf *b, int i, const cJSON *m, int mark, const char *frame_url)

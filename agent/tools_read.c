@@ -33,6 +33,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/json_get.h"
 #include "base/regex.h"
 #include "base/utf8.h"
 #include "cdp/console.h"
@@ -92,11 +93,8 @@ static int bad_selector(const char *err)
     return strstr(err, "not a valid selector") != NULL;
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+/* A string member, NULL when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), NULL)
 
 /* The selector of q, for the message of a bad one (the browser's own
  * words come with a stack of our script). */

@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "base/json_get.h"
 #include "base/log.h"
 
 #define MAX_FRAMES 256
@@ -202,11 +203,8 @@ static void remove_frame_locked(cdp_page *p, const char *id)
     }
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+/* A string member, NULL when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), NULL)
 
 static void ignore_reply(base_err e, const cJSON *result, const char *msg, void *user)
 {

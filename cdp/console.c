@@ -19,6 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/buf.h"
+#include "base/json_get.h"
 #include "base/utf8.h"
 
 struct cdp__console {
@@ -62,11 +63,8 @@ void cdp__console_destroy(cdp__console *c)
     base_free(c);
 }
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+/* A string member, NULL when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), NULL)
 
 static int jint(const cJSON *o, const char *k, int dflt)
 {

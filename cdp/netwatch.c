@@ -18,6 +18,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "base/json_get.h"
 #include "base/log.h"
 
 #define NW_MAX 1024
@@ -37,11 +38,8 @@ struct cdp_netwatch {
     cdp_netstat st;
 };
 
-static const char *jstr(const cJSON *o, const char *k)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+/* A string member, NULL when absent (base/json_get.h). */
+#define jstr(o, k) base_json_str((o), (k), NULL)
 
 static void ignore_reply(base_err e, const cJSON *result, const char *msg, void *user)
 {

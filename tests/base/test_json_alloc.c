@@ -8,6 +8,7 @@
 #include "base/alloc.h"
 #include "base/err.h"
 #include "base/json_alloc.h"
+#include "base/json_get.h"
 #include "check.h"
 
 /* check_main installed the hooks: building a tree is counted by base/alloc,
@@ -104,7 +105,22 @@ static void thread_failures(void)
     CHECK_EQ(base_alloc_thread_failures(), f0 + 1); /* not here */
 }
 
-static const check_case cases[] = {{"hooks_installed", hooks_installed},
+/* base_json_str: the string member, else the default (absent, not a
+ * string, not an object). */
+static void json_str(void)
+{
+    cJSON *o = cJSON_Parse("{\"a\": \"x\", \"n\": 3, \"e\": \"\"}");
+    CHECK(o != NULL);
+    CHECK_STR(base_json_str(o, "a", NULL), "x");
+    CHECK_STR(base_json_str(o, "e", "d"), "");
+    CHECK(base_json_str(o, "n", NULL) == NULL);
+    CHECK_STR(base_json_str(o, "missing", "d"), "d");
+    CHECK(base_json_str(NULL, "a", NULL) == NULL);
+    cJSON_Delete(o);
+}
+
+static const check_case cases[] = {{"json_str", json_str},
+                                   {"hooks_installed", hooks_installed},
                                    {"thread_failures", thread_failures},
                                    {"parse_failures", parse_failures},
                                    {NULL, NULL}};

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/log.h"
 
 static harness H;
 static int started, failed;
@@ -115,4 +119,32 @@ int harness_rect_near(base_rect a, base_rect b, float tol)
 base_rect harness_grow(base_rect r, float d)
 {
     return (base_rect){r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d};
+}
+
+char *harness_capture_stderr(void (*fn)(void *), void *arg)
+{
+    char path[] = "/tmp/fovea-stderr-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return NULL;
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fd, 2);
+    base_log_configure("all");
+    fn(arg);
+    fflush(stderr);
+    base_log_configure(NULL);
+    dup2(saved, 2);
+    close(saved);
+    off_t n = lseek(fd, 0, SEEK_END);
+    char *buf = n >= 0 ? base_malloc((size_t)n + 1) : NULL;
+    if (buf && pread(fd, buf, (size_t)n, 0) == n)
+        buf[n] = '\0';
+    else if (buf) {
+        base_free(buf);
+        buf = NULL;
+    }
+    close(fd);
+    unlink(path);
+    return buf;
 }

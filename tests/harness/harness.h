@@ -30,6 +30,11 @@ const char *harness_error(void);
 /* Formats origin A (which = 0) or B (1) + path into buf. */
 void harness_url(int which, const char *path, char *buf, size_t n);
 
+/* Runs fn(arg) with stderr going to a temporary file and every log
+ * category on (base_log_configure("all")); returns what was printed
+ * (base_free), or NULL when the capture could not be set up. */
+char *harness_capture_stderr(void (*fn)(void *), void *arg);
+
 /* Opens a page with the given viewport and navigates to path on origin A
  * (path NULL: stays on about:blank). */
 cdp_page *harness_open(int w, int h, double scale, const char *path);

@@ -22,6 +22,7 @@
 #include "base/interrupt.h"
 #include "base/log.h"
 #include "check.h"
+#include "harness.h"
 #include "replay.h"
 
 #define KEY "sk-llm-test-0a1b2c3d4e5f6789SECRETkeyFOVEA"
@@ -661,31 +662,6 @@ static void estimator(void)
     cJSON_Delete(m);
 }
 
-/* Runs fn with stderr going to a file and FOVEA_TRACE=all; returns what
- * was printed (base_free) or NULL. */
-static char *capture_stderr(void (*fn)(void *), void *arg)
-{
-    char path[] = "/tmp/fovea-llm-stderr-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    fflush(stderr);
-    int saved = dup(2);
-    dup2(fd, 2);
-    base_log_configure("all");
-    fn(arg);
-    fflush(stderr);
-    base_log_configure(NULL);
-    dup2(saved, 2);
-    close(saved);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *buf = base_malloc((size_t)n + 1);
-    if (buf && pread(fd, buf, (size_t)n, 0) == n)
-        buf[n] = '\0';
-    close(fd);
-    unlink(path);
-    return buf;
-}
 
 typedef struct key_run {
     fx *f;
@@ -728,7 +704,7 @@ static void key_never_printed(void)
     CHECK(fx_start(&f, KEY, 0, 5000));
     CHECK_OK(replay_require_key(f.r, "sk-the-right-one"));
     key_run k = {&f, BASE_OK};
-    char *out = capture_stderr(run_with_key, &k);
+    char *out = harness_capture_stderr(run_with_key, &k);
     CHECK(out != NULL);
     CHECK_EQ(k.e, BASE_EREMOTE);
     CHECK_MSG(strstr(f.err, "401") && strstr(f.err, "Incorrect API key provided: ***"), "%s",

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "perception/image.h"
 #include "perception/vision.h"
+#include "harness.h"
 #include "replay.h"
 
 #define FIX FOVEA_SOURCE_DIR "/tests/fixtures/replay/"
@@ -278,31 +279,6 @@ static void garbage(void)
     fx_end(&f);
 }
 
-/* Runs fn with stderr going to a file and FOVEA_TRACE=all; returns what
- * was printed (base_free) or NULL. */
-static char *capture_stderr(void (*fn)(void *), void *arg)
-{
-    char path[] = "/tmp/fovea-openai-stderr-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return NULL;
-    fflush(stderr);
-    int saved = dup(2);
-    dup2(fd, 2);
-    base_log_configure("all");
-    fn(arg);
-    fflush(stderr);
-    base_log_configure(NULL);
-    dup2(saved, 2);
-    close(saved);
-    off_t n = lseek(fd, 0, SEEK_END);
-    char *buf = base_malloc((size_t)n + 1);
-    if (buf && pread(fd, buf, (size_t)n, 0) == n)
-        buf[n] = '\0';
-    close(fd);
-    unlink(path);
-    return buf;
-}
 
 typedef struct key_run {
     replay *r;
@@ -354,7 +330,7 @@ static void key_never_printed(void)
     memset(&k, 0, sizeof k);
     k.r = r;
     k.key = KEY;
-    char *out = capture_stderr(run_with_key, &k);
+    char *out = harness_capture_stderr(run_with_key, &k);
     CHECK(out != NULL);
     CHECK_EQ(k.e, BASE_EREMOTE);
     CHECK_MSG(strstr(k.err, "401") && strstr(k.err, "Incorrect API key provided: ***"), "err: %s",
@@ -372,7 +348,7 @@ static void key_never_printed(void)
     memset(&k, 0, sizeof k);
     k.r = r;
     k.key = "sk-the-right-one";
-    out = capture_stderr(run_with_key, &k);
+    out = harness_capture_stderr(run_with_key, &k);
     CHECK_MSG(k.e == BASE_OK, "%s", k.err);
     CHECK(out && !leaks(out, "sk-the-right-one"));
     base_free(out);

@@ -441,6 +441,7 @@ base_err fovea_session_create(cdp_page *page, const fovea_session_opts *o, fovea
     }
     base_log_set_filter(agent_secrets_log_filter, se->sec);
     agent__page_url(se, se->start_url, sizeof se->start_url);
+    snprintf(se->last_url, sizeof se->last_url, "%.511s", se->start_url);
     se->pass_budget_ms = se->o.first_pass_ms > 0 ? se->o.first_pass_ms : 5000;
     agent__schedule(se, se->o.first_subgoal ? se->o.first_subgoal : "start");
     agent__nav_attach(se);

@@ -61,6 +61,8 @@ struct fovea_session {
     char shot_url[1024];
     char main_frame[64];
     char start_url[1024];    /* the session's first URL (navigation guards pin its site) */
+    char last_url[512];      /* the URL the previous call ended on (a call's url_before:
+                                no round trip on the step's path) */
     agent__watchdog *wd;
     uint64_t dialogs_seen, popups_seen;
     int pass_budget_ms;      /* a vision pass may take this long */

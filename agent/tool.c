@@ -688,7 +688,9 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
     s->effects = 0;
     memset(&s->call_g, 0, sizeof s->call_g);
     s->call_g.box = -1;
-    agent__page_url(s, out->changed.url_before, sizeof out->changed.url_before);
+    /* Where the previous call left the page (read after it): no extra round
+     * trip before the action. */
+    agent__copy(out->changed.url_before, sizeof out->changed.url_before, s->last_url);
     /* The probe starts a little before the deadline so that a frozen page
      * is named by deadline + AGENT__PROBE_MS - AGENT__PROBE_LEAD_MS. */
     double probe_at = t0 + timeout - AGENT__PROBE_LEAD_MS;
@@ -715,6 +717,7 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
     agent__page_url(s, r->url, sizeof r->url);
     agent__copy(out->changed.url_after, sizeof out->changed.url_after, r->url);
     out->changed.url_changed = strcmp(out->changed.url_before, r->url) != 0;
+    agent__copy(s->last_url, sizeof s->last_url, r->url);
     r->total_ms = base_monotime_ms() - t0;
     const perc_epoch *ep = s->call_g.epoch;
     /* Any failed call that named a target offers the nearest names. */

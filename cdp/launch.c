@@ -580,26 +580,29 @@ static base_err spawn_browser(cdp_process *p, const char *exe, char *const *argv
  * TMPDIR replaced) in the parent: the child may only make
  * async-signal-safe calls. *tmpvar is the "TMPDIR=..." string; the caller
  * frees both. Chromium puts a Unix socket in that directory, whose path
- * may not exceed 107 bytes: with a profile path too long for it (or out
- * of memory, or mkdir failing) this returns NULL and the browser keeps
- * this process's TMPDIR, as before. */
+ * may not exceed 107 bytes: with a profile path too long for it (a deep
+ * $TMPDIR, a build in a long mktemp path) the browser gets TMPDIR=/tmp,
+ * whose socket path always fits (it would fail to start in a TMPDIR as
+ * deep as the profile's). NULL (the browser keeps this process's
+ * environment) only when out of memory. */
 static char **browser_env(const char *profile, char **tmpvar)
 {
     extern char **environ;
     *tmpvar = NULL;
     /* <profile>/t + "/org.chromium.Chromium.XXXXXX/SingletonSocket" */
-    if (strlen(profile) + 2 + 45 > 107)
-        return NULL;
-    size_t tl = strlen(profile) + sizeof "TMPDIR=/t";
-    *tmpvar = base_malloc(tl);
-    if (!*tmpvar)
-        return NULL;
-    snprintf(*tmpvar, tl, "TMPDIR=%s/t", profile);
-    if (mkdir(*tmpvar + 7, 0700) != 0) {
-        base_free(*tmpvar);
-        *tmpvar = NULL;
-        return NULL;
+    if (strlen(profile) + 2 + 45 <= 107) {
+        size_t tl = strlen(profile) + sizeof "TMPDIR=/t";
+        *tmpvar = base_malloc(tl);
+        if (!*tmpvar)
+            return NULL;
+        snprintf(*tmpvar, tl, "TMPDIR=%s/t", profile);
+        if (mkdir(*tmpvar + 7, 0700) != 0) {
+            base_free(*tmpvar);
+            *tmpvar = NULL;
+        }
     }
+    if (!*tmpvar && !(*tmpvar = base_strdup("TMPDIR=/tmp")))
+        return NULL;
     size_t n = 0;
     while (environ && environ[n])
         n++;

@@ -610,8 +610,58 @@ static void private_tmpdir(void)
     CHECK_MSG(n_after == 0, "left in TMPDIR: %s", after);
 }
 
+/* A deep TMPDIR (a build in a long mktemp path): the profile's own scratch
+ * directory would put Chromium's socket past 107 bytes, and so would the
+ * TMPDIR itself; the browser still starts (it gets /tmp) and the profile
+ * is removed at close. */
+static void deep_tmpdir(void)
+{
+    char dir[300] = "/tmp/fovea-test-deep-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char deep[300];
+    snprintf(deep, sizeof deep, "%s/%s", dir,
+             "a-rather-long-build-folder-name/tests/agent/out_interrupt_SIGTERM.tmp");
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name/tests", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name/tests/agent", dir);
+    CHECK(mkdir(sub, 0700) == 0);
+    CHECK(mkdir(deep, 0700) == 0);
+    CHECK(strlen(deep) + sizeof "/fovea-profile-XXXXXX/t" + 45 > 108);
+    const char *old = getenv("TMPDIR");
+    char saved[512] = "";
+    if (old)
+        snprintf(saved, sizeof saved, "%s", old);
+    setenv("TMPDIR", deep, 1);
+    cdp_process *p = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_launch(NULL, &p, err);
+    if (old)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    if (e == BASE_ENOTFOUND)
+        SKIP("chromium not installed");
+    CHECK_MSG(e == BASE_OK, "launch in a deep TMPDIR: %s", err);
+    cdp_process_destroy(p);
+    char left[2048];
+    int n_left = list_dir(deep, left, sizeof left);
+    CHECK_MSG(n_left == 0, "left in TMPDIR: %s", left);
+    rmdir(deep);
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name/tests/agent", dir);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name/tests", dir);
+    rmdir(sub);
+    snprintf(sub, sizeof sub, "%s/a-rather-long-build-folder-name", dir);
+    rmdir(sub);
+    rmdir(dir);
+}
+
 static const check_case cases[] = {
     {"launch_discover_destroy", launch_discover_destroy},
+    {"deep_tmpdir", deep_tmpdir},
     {"private_tmpdir", private_tmpdir},
     {"kill_then_destroy", kill_then_destroy},
     {"launch_failures", launch_failures},

@@ -1617,15 +1617,15 @@ static agent_andor_op_status rnd_expand(void *ctx, const agent_andor_tree *t, in
     rnd *r = ctx;
     const agent_andor_node *n = agent_andor_node_at(t, node);
     double u = base_rng_unit(&r->rng);
-    if (u < 0.05)
+    if (u < 0.03)
         return AGENT_ANDOR_OP_FAILED;
-    if (u < 0.07) {
+    if (u < 0.04) {
         out->type = AGENT_ANDOR_AND; /* nothing usable */
         return AGENT_ANDOR_OP_OK;
     }
     /* Deeper nodes lean to actions; sometimes an AND/OR beyond the depth
      * limit is proposed (it must be refused). */
-    double p_act = 0.25 + 0.2 * n->depth;
+    double p_act = 0.05 + 0.22 * n->depth;
     if (base_rng_unit(&r->rng) < p_act) {
         out->type = AGENT_ANDOR_ACTION;
         out->tool = base_strdup(base_rng_chance(&r->rng, 0.2) ? "note" : "click");
@@ -1658,14 +1658,14 @@ static agent_andor_op_status rnd_execute(void *ctx, const agent_andor_tree *t, i
         r->executed[node]++;
     }
     double u = base_rng_unit(&r->rng);
-    if (u < 0.005)
+    if (u < 0.002)
         return AGENT_ANDOR_OP_STOP;
-    if (u < 0.55) {
+    if (u < 0.65) {
         out->ok = 1;
         out->reached_page = 1;
-    } else if (u < 0.75) {
-        out->reached_page = 1;
     } else if (u < 0.8) {
+        out->reached_page = 1;
+    } else if (u < 0.85) {
         return AGENT_ANDOR_OP_FAILED;
     }
     if (out->reached_page && node < 4096)
@@ -1790,7 +1790,7 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
     agent_andor_config c;
     agent_andor_config_init(&c);
     c.scope = (agent_andor_check_scope)base_rng_below(&r->rng, 3);
-    c.max_depth = 1 + (int)base_rng_below(&r->rng, 4);
+    c.max_depth = 1 + (int)base_rng_below(&r->rng, 6);
     c.max_revisions = (int)base_rng_below(&r->rng, 4) - 1;
     c.max_children = 2 + (int)base_rng_below(&r->rng, 5);
     c.budget = 50 + (int)base_rng_below(&r->rng, 300);
@@ -1959,6 +1959,11 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
             }
         }
     }
+    if (getenv("ANDOR_STATS"))
+        fprintf(stderr, "STAT seed=%llu steps=%d nodes=%d outcome=%s stack=%d edits=%d\n",
+                (unsigned long long)seed, steps, agent_andor_node_count(t),
+                agent_andor_status_name(agent_andor_outcome(t)), agent_andor_stack_len(t),
+                r->edits);
     agent_andor_tree_destroy(t);
     base_free(r);
     return ok;
@@ -1967,19 +1972,19 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
 static void random_runs(void)
 {
     int replayed = 0;
-    for (uint64_t seed = 1; seed <= 3000; seed++) {
+    for (uint64_t seed = 1; seed <= 10000; seed++) {
         char why[256] = "";
         int ok = random_run(seed, 0, &replayed, why, sizeof why);
         CHECK_MSG(ok, "seed %llu: %s", (unsigned long long)seed, why);
     }
     /* Most runs fit the event's change list, so the replay check ran. */
-    CHECK_MSG(replayed > 2500, "only %d runs replayed", replayed);
+    CHECK_MSG(replayed > 9000, "only %d runs replayed", replayed);
 }
 
 static void random_edits(void)
 {
     int replayed = 0;
-    for (uint64_t seed = 1; seed <= 2000; seed++) {
+    for (uint64_t seed = 1; seed <= 5000; seed++) {
         char why[256] = "";
         int ok = random_run(seed * 7919, 1, &replayed, why, sizeof why);
         CHECK_MSG(ok, "seed %llu: %s", (unsigned long long)(seed * 7919), why);
@@ -2015,9 +2020,14 @@ static void oom(void)
         cJSON_Delete(j);
         agent_andor_tree_destroy(f.t);
         base_buf_fini(&f.s.log);
-        if (!failed && used < n && txt && j)
-            break; /* the whole path ran without reaching the n-th allocation */
+        if (!failed && used < n && txt && j) {
+            /* The whole path ran without reaching the n-th allocation:
+             * every allocation before it has failed once. */
+            CHECK_MSG(n > 50, "only %lu allocations", n);
+            return;
+        }
     }
+    CHECK_MSG(0, "the run never completed under allocation failures");
 }
 
 int main(int argc, char **argv)

@@ -943,6 +943,7 @@ static char *args_compact(const char *args, int *oom)
  * failed expansion), -1 on no memory. */
 static int apply_expand(agent_andor_tree *t, int i, agent_andor_edit *e)
 {
+    e->reasoning[sizeof e->reasoning - 1] = 0;
     if (e->reasoning[0] && !set_str(&node_mut(t, i)->reasoning, e->reasoning, sizeof e->reasoning))
         return -1;
     if (e->description && *e->description &&
@@ -1003,6 +1004,7 @@ static int apply_expand(agent_andor_tree *t, int i, agent_andor_edit *e)
 static int apply_repair(agent_andor_tree *t, int i, agent_andor_edit *e, int *added, int *pruned)
 {
     *added = *pruned = 0;
+    e->reasoning[sizeof e->reasoning - 1] = 0;
     agent_andor_node *n = node_mut(t, i);
     if (e->reasoning[0] && !set_str(&n->reasoning, e->reasoning, sizeof e->reasoning))
         return -1;

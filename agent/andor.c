@@ -608,9 +608,13 @@ char *agent_andor_tree_text(const agent_andor_tree *t, int focus, int local)
     return base_buf_steal(&b, &len);
 }
 
-static cJSON *str_or_null(const char *s)
+/* Adds key: s (or null). cJSON leaves the item with the caller when the
+ * key cannot be copied, so it is freed here rather than leaked. */
+static void add_str_or_null(cJSON *o, const char *key, const char *s)
 {
-    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    cJSON *item = s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    if (item && !cJSON_AddItemToObject(o, key, item))
+        cJSON_Delete(item);
 }
 
 cJSON *agent_andor_tree_json(const agent_andor_tree *t)
@@ -635,11 +639,10 @@ cJSON *agent_andor_tree_json(const agent_andor_tree *t)
         cJSON_AddStringToObject(o, "type", agent_andor_type_name(n->type));
         cJSON_AddStringToObject(o, "status", agent_andor_status_name(n->status));
         cJSON_AddStringToObject(o, "description", n->description);
-        cJSON_AddItemToObject(o, "tool", str_or_null(n->tool));
-        cJSON_AddItemToObject(o, "args", str_or_null(n->args));
+        add_str_or_null(o, "tool", n->tool);
+        add_str_or_null(o, "args", n->args);
         cJSON_AddNumberToObject(o, "score", n->score);
-        cJSON_AddItemToObject(o, "parent",
-                              str_or_null(n->parent >= 0 ? t->nodes[n->parent].n.id : NULL));
+        add_str_or_null(o, "parent", n->parent >= 0 ? t->nodes[n->parent].n.id : NULL);
         cJSON *ch = cJSON_AddArrayToObject(o, "children");
         for (int k = 0; ch && k < n->n_children; k++)
             cJSON_AddItemToArray(ch, cJSON_CreateString(t->nodes[n->children[k]].n.id));
@@ -649,9 +652,9 @@ cJSON *agent_andor_tree_json(const agent_andor_tree *t)
         cJSON_AddNumberToObject(o, "retries", n->retry_count);
         cJSON_AddNumberToObject(o, "revisions", n->revision_count);
         cJSON_AddBoolToObject(o, "tried", n->tried != 0);
-        cJSON_AddItemToObject(o, "url", str_or_null(n->url));
-        cJSON_AddItemToObject(o, "reasoning", str_or_null(n->reasoning));
-        cJSON_AddItemToObject(o, "result", str_or_null(n->result));
+        add_str_or_null(o, "url", n->url);
+        add_str_or_null(o, "reasoning", n->reasoning);
+        add_str_or_null(o, "result", n->result);
         cJSON_AddNumberToObject(o, "first_iter", n->first_iter);
         cJSON_AddNumberToObject(o, "last_iter", n->last_iter);
     }

@@ -137,7 +137,7 @@ static agent_andor_op_status sc_expand(void *ctx, const agent_andor_tree *t, int
     if (spec)
         nth_item(spec, s->calls[node][0], item, sizeof item);
     s->calls[node][0]++;
-    snprintf(out->reasoning, sizeof out->reasoning, "scripted %s", item);
+    snprintf(out->reasoning, sizeof out->reasoning, "scripted %.400s", item);
     if (strcmp(item, "FAIL") == 0)
         return AGENT_ANDOR_OP_FAILED;
     if (strcmp(item, "STOP") == 0)
@@ -306,7 +306,7 @@ static agent_andor_op_status sc_repair(void *ctx, const agent_andor_tree *t, int
     if (spec)
         nth_item(spec, s->calls[node][3], item, sizeof item);
     s->calls[node][3]++;
-    snprintf(out->reasoning, sizeof out->reasoning, "repair %s", item);
+    snprintf(out->reasoning, sizeof out->reasoning, "repair %.400s", item);
     return apply_items(t, item, out);
 }
 

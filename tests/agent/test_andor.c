@@ -896,6 +896,32 @@ static void and_no_success_no_check(void)
     fx_fini(&f);
 }
 
+/* Algorithm 7's "no open child" branch: the repair only drops the failed
+ * child (a revision, nothing added); entered again, the AND has no child
+ * left to run and none succeeded: FAIL in ENTERING, then EXITING pushes
+ * FAILED, and the second repair (nothing) prunes it. */
+static void and_enter_no_open_child(void)
+{
+    static const sc_rule rules[] = {
+        {'E', "1", "AND a|b"}, {'X', "1.1", "X"}, {'R', "1", "-1.1;0"}};
+    fx f;
+    CHECK(fx_init(&f, "t", NULL, rules, NRULES(rules)));
+    agent_andor_event ev;
+    for (int k = 0; k < 6; k++)
+        CHECK_OK(step_log(f.t, &f.ops, &f.rl, &ev));
+    CHECK_EQ(nd(f.t, "1")->revision_count, 1);
+    CHECK_OK(step_log(f.t, &f.ops, &f.rl, &ev));
+    CHECK_EQ(ev.state, AGENT_ANDOR_ENTERING);
+    CHECK_EQ(ev.pushed, 1); /* only its own EXITING entry */
+    CHECK_EQ(ev.n_changes, 1);
+    CHECK_EQ(ev.changes[0].to, S_FAIL);
+    run_all(f.t, &f.ops, &f.rl);
+    CHECK_STR(bstr(&f.rl.pops), "1e 1.1e 1.1x 1.1f 1x 1f 1e 1x 1f");
+    CHECK_STR(sc_text(&f.s), "E1 E1.1 X1.1#0 R1 R1");
+    CHECK_EQ(agent_andor_outcome(f.t), S_PRU);
+    fx_fini(&f);
+}
+
 /* ---- repair ------------------------------------------------------------- */
 
 /* prune_self wins over additions in the same answer; an operator failure
@@ -1068,6 +1094,35 @@ static void or_next_promising(void)
     CHECK_STR(f.s.url_at_exec[2], "https://moved.example/");
     CHECK_EQ(st_of(f.t, "1.3"), S_UNV);
     CHECK_EQ(agent_andor_outcome(f.t), S_OK);
+    fx_fini(&f);
+}
+
+/* Algorithm 8's "no untried alternative" branch on entering: after a
+ * failed, the OR goes back to ENTERING for b, and a person removes b
+ * before that entry is popped; the OR fails there, and with no repair it
+ * is pruned. */
+static void or_enter_no_valid(void)
+{
+    static const sc_rule rules[] = {{'E', "1", "OR a@0.9|b@0.5"}, {'X', "1.1", "X"}};
+    fx f;
+    CHECK(fx_init(&f, "t", NULL, rules, NRULES(rules)));
+    agent_andor_event ev;
+    for (int k = 0; k < 6; k++)
+        CHECK_OK(step_log(f.t, &f.ops, &f.rl, &ev));
+    char *s = stack_now(f.t);
+    CHECK_STR(s, "1e");
+    base_free(s);
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(agent_andor_remove(f.t, "1.2", err));
+    CHECK_OK(step_log(f.t, &f.ops, &f.rl, &ev));
+    CHECK_EQ(ev.n_changes, 1); /* visited (since its FAILED pass) -> fail */
+    CHECK_EQ(ev.changes[0].to, S_FAIL);
+    CHECK_EQ(ev.pushed, 1);
+    run_all(f.t, &f.ops, &f.rl);
+    CHECK_STR(bstr(&f.rl.pops), "1e 1.1e 1.1x 1.1f 1x 1f 1e 1x 1f");
+    CHECK_STR(sc_text(&f.s), "E1 B1 E1.1 X1.1#0 R1");
+    CHECK_EQ(st_of(f.t, "1.2"), S_DEL);
+    CHECK_EQ(agent_andor_outcome(f.t), S_PRU);
     fx_fini(&f);
 }
 
@@ -2048,6 +2103,7 @@ int main(int argc, char **argv)
         {"and_check_after_revisions", and_check_after_revisions},
         {"and_partial_completion", and_partial_completion},
         {"and_no_success_no_check", and_no_success_no_check},
+        {"and_enter_no_open_child", and_enter_no_open_child},
         {"repair_prune_self_and_bad_prunes", repair_prune_self_and_bad_prunes},
         {"repair_or_prunes_and_adds", repair_or_prunes_and_adds},
         {"repair_or_budget", repair_or_budget},
@@ -2055,6 +2111,7 @@ int main(int argc, char **argv)
         {"repair_none_allowed", repair_none_allowed},
         {"or_order_and_exhaustion", or_order_and_exhaustion},
         {"or_next_promising", or_next_promising},
+        {"or_enter_no_valid", or_enter_no_valid},
         {"skip_pruned_entry", skip_pruned_entry},
         {"skip_success_max_revisions", skip_success_max_revisions},
         {"expand_failures", expand_failures},

@@ -563,8 +563,8 @@ static void text_subtree(const agent_andor_tree *t, int i, int focus, base_buf *
     if (n->n_children == 0)
         return;
     if (is_closed(n->status) && !(focus >= 0 && focus != i && is_ancestor(t, i, focus))) {
-        base_buf_printf(b, "%*s(%d more below, %s)\n", 2 * (n->depth + 1), "",
-                        subtree_size(t, i), agent_andor_status_name(n->status));
+        base_buf_printf(b, "%*s(%d more below, %s)\n", 2 * (n->depth + 1), "", subtree_size(t, i),
+                        agent_andor_status_name(n->status));
         return;
     }
     for (int k = 0; k < n->n_children; k++)
@@ -1534,8 +1534,8 @@ base_err agent_andor_inject(agent_andor_tree *t, const char *parent_id, const ch
     if (is_closed(pn->status))
         return closed_error(t, p, err);
     if (pn->type == AGENT_ANDOR_ACTION)
-        return base_errf(err, BASE_EINVAL,
-                         "%s is an action: subgoals go under an AND or OR node", pn->id);
+        return base_errf(err, BASE_EINVAL, "%s is an action: subgoals go under an AND or OR node",
+                         pn->id);
     char probe[AGENT_ANDOR_ID_MAX];
     int w = snprintf(probe, sizeof probe, "%s.%d", pn->id, pn->n_children + 1);
     if (w < 0 || (size_t)w >= sizeof probe)

@@ -177,8 +177,8 @@ static agent_andor_op_status sc_expand(void *ctx, const agent_andor_tree *t, int
     return AGENT_ANDOR_OP_OK;
 }
 
-static agent_andor_op_status sc_execute(void *ctx, const agent_andor_tree *t, int node,
-                                        int attempt, agent_andor_exec *out)
+static agent_andor_op_status sc_execute(void *ctx, const agent_andor_tree *t, int node, int attempt,
+                                        agent_andor_exec *out)
 {
     sc *s = ctx;
     const char *id = idof(t, node);
@@ -277,8 +277,8 @@ static agent_andor_op_status sc_update(void *ctx, const agent_andor_tree *t, int
     return apply_items(t, item, out);
 }
 
-static agent_andor_op_status sc_complete(void *ctx, const agent_andor_tree *t, int node,
-                                         int *yes, char *why, size_t cap)
+static agent_andor_op_status sc_complete(void *ctx, const agent_andor_tree *t, int node, int *yes,
+                                         char *why, size_t cap)
 {
     sc *s = ctx;
     const char *id = idof(t, node);
@@ -548,15 +548,9 @@ static void figure3_events(void)
     fx f;
     CHECK(fx_init(&f, "brownie", NULL, fig3_rules, NRULES(fig3_rules)));
     const char *want[] = {
-        "1:unvisited>visited",
-        "1.1:unvisited>visited 1.1:visited>success",
-        "",
-        "1.2:unvisited>visited",
-        "1.2.1:unvisited>visited 1.2.1:visited>success",
-        "",
-        "1.2:visited>success",
-        "1.3:unvisited>visited 1.3:visited>success",
-        "",
+        "1:unvisited>visited",   "1.1:unvisited>visited 1.1:visited>success",     "",
+        "1.2:unvisited>visited", "1.2.1:unvisited>visited 1.2.1:visited>success", "",
+        "1.2:visited>success",   "1.3:unvisited>visited 1.3:visited>success",     "",
         "1:visited>success",
     };
     for (int k = 0; k < 10; k++) {
@@ -902,8 +896,7 @@ static void and_no_success_no_check(void)
  * FAILED, and the second repair (nothing) prunes it. */
 static void and_enter_no_open_child(void)
 {
-    static const sc_rule rules[] = {
-        {'E', "1", "AND a|b"}, {'X', "1.1", "X"}, {'R', "1", "-1.1;0"}};
+    static const sc_rule rules[] = {{'E', "1", "AND a|b"}, {'X', "1.1", "X"}, {'R', "1", "-1.1;0"}};
     fx f;
     CHECK(fx_init(&f, "t", NULL, rules, NRULES(rules)));
     agent_andor_event ev;
@@ -996,12 +989,9 @@ static void repair_or_prunes_and_adds(void)
  * fails; after two repairs the OR is pruned (no third repair). */
 static void repair_or_budget(void)
 {
-    static const sc_rule rules[] = {{'E', "1", "AND pick|after"},
-                                    {'E', "1.1", "OR a@0.9"},
-                                    {'X', "1.1.1", "X"},
-                                    {'X', "1.1.2", "X"},
-                                    {'X', "1.1.3", "X"},
-                                    {'R', "1.1", "+b@0.5;+c@0.5"}};
+    static const sc_rule rules[] = {{'E', "1", "AND pick|after"}, {'E', "1.1", "OR a@0.9"},
+                                    {'X', "1.1.1", "X"},          {'X', "1.1.2", "X"},
+                                    {'X', "1.1.3", "X"},          {'R', "1.1", "+b@0.5;+c@0.5"}};
     fx f;
     CHECK(fx_init(&f, "t", NULL, rules, NRULES(rules)));
     run_all(f.t, &f.ops, NULL);
@@ -1308,8 +1298,8 @@ static void failure_propagation(void)
  * closed node are dropped; rewriting an open node applies. */
 static void update_validation(void)
 {
-    static const sc_rule rules[] = {{'E', "1", "AND a|b"},
-                                    {'U', "1.1", "-1|-1.1|-7.7|~1=new task|~1.1=x|~1.2=b rewritten"}};
+    static const sc_rule rules[] = {
+        {'E', "1", "AND a|b"}, {'U', "1.1", "-1|-1.1|-7.7|~1=new task|~1.1=x|~1.2=b rewritten"}};
     fx f;
     CHECK(fx_init(&f, "task", NULL, rules, NRULES(rules)));
     run_all(f.t, &f.ops, NULL);
@@ -1414,8 +1404,8 @@ static void inject_or_alternative(void)
  * ("1.1 already succeeded", pruned, deleted), an ACTION parent. */
 static void inject_errors(void)
 {
-    static const sc_rule rules[] = {{'E', "1", "AND a|b|c"}, {'E', "1.2", "AND x"},
-                                    {'X', "1.2.1", "X"}};
+    static const sc_rule rules[] = {
+        {'E', "1", "AND a|b|c"}, {'E', "1.2", "AND x"}, {'X', "1.2.1", "X"}};
     fx f;
     CHECK(fx_init(&f, "t", NULL, rules, NRULES(rules)));
     agent_andor_event ev;
@@ -1652,11 +1642,11 @@ static void edit_helpers(void)
 
 typedef struct rnd {
     base_rng rng;
-    int executed[4096];    /* execute calls per node */
-    int reached[4096];     /* an attempt reached the page */
+    int executed[4096]; /* execute calls per node */
+    int reached[4096];  /* an attempt reached the page */
     int violations;
     char what[256];
-    int edits;             /* person's edits between steps */
+    int edits; /* person's edits between steps */
 } rnd;
 
 static void violation(rnd *r, const char *what, const char *id)
@@ -1747,8 +1737,8 @@ static agent_andor_op_status rnd_update(void *ctx, const agent_andor_tree *t, in
     return AGENT_ANDOR_OP_OK;
 }
 
-static agent_andor_op_status rnd_complete(void *ctx, const agent_andor_tree *t, int node,
-                                          int *yes, char *why, size_t cap)
+static agent_andor_op_status rnd_complete(void *ctx, const agent_andor_tree *t, int node, int *yes,
+                                          char *why, size_t cap)
 {
     rnd *r = ctx;
     (void)t;
@@ -1774,8 +1764,7 @@ static agent_andor_op_status rnd_repair(void *ctx, const agent_andor_tree *t, in
     for (int c = 0; c < k; c++)
         agent_andor_edit_add(out, "repaired", base_rng_unit(&r->rng));
     if (n->n_children && base_rng_chance(&r->rng, 0.3))
-        agent_andor_edit_prune(out,
-                               n->children[base_rng_below(&r->rng, (uint64_t)n->n_children)]);
+        agent_andor_edit_prune(out, n->children[base_rng_below(&r->rng, (uint64_t)n->n_children)]);
     if (base_rng_chance(&r->rng, 0.1))
         agent_andor_edit_prune(out, rnd_node(r, t)); /* maybe not its child */
     return AGENT_ANDOR_OP_OK;
@@ -1838,8 +1827,8 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
 {
     rnd *r = base_calloc(1, sizeof *r);
     base_rng_seed(&r->rng, seed);
-    agent_andor_ops ops = {r,          rnd_expand, rnd_execute, NULL, rnd_update,
-                           rnd_complete, rnd_repair, rnd_rollback};
+    agent_andor_ops ops = {r,          rnd_expand,   rnd_execute, NULL,
+                           rnd_update, rnd_complete, rnd_repair,  rnd_rollback};
     if (base_rng_chance(&r->rng, 0.5))
         ops.summarize = NULL;
     agent_andor_config c;
@@ -1932,9 +1921,9 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
         /* Entries new after this step: none in ENTERING for a closed node;
          * at most one entry per node. */
         int seen[4096];
-        memset(seen, 0, sizeof(int) * (size_t)(agent_andor_node_count(t) < 4096
-                                                   ? agent_andor_node_count(t)
-                                                   : 4096));
+        memset(seen, 0,
+               sizeof(int) *
+                   (size_t)(agent_andor_node_count(t) < 4096 ? agent_andor_node_count(t) : 4096));
         for (int k = 0; k < agent_andor_stack_len(t); k++) {
             agent_andor_state st;
             int nn = agent_andor_stack_at(t, k, &st);

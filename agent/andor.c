@@ -922,7 +922,7 @@ static char *args_compact(const char *args, int *oom)
 {
     if (!args || !*args)
         return base_strdup("{}");
-    cJSON *j = cJSON_Parse(args);
+    cJSON *j = cJSON_ParseWithOpts(args, NULL, 1); /* nothing may follow the object */
     if (!j) {
         *oom = base_json_parse_error(args, strlen(args), NULL) == BASE_ENOMEM;
         return NULL;

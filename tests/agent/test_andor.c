@@ -1166,13 +1166,14 @@ static void skip_success_max_revisions(void)
 /* ---- expansion ---------------------------------------------------------- */
 
 /* A failed expansion (operator failed, nothing usable, an ACTION without a
- * tool, arguments that are not a JSON object, an AND/OR at the depth
+ * tool, arguments that are not one JSON object, an AND/OR at the depth
  * limit) makes the node FAIL, FAILED, then PRUNED like a failed action:
  * its later sibling is deleted. */
 static void expand_failures(void)
 {
-    const char *specs[] = {"FAIL", "EMPTY", "NOTOOL", "BADARGS", "AND x|y"};
-    for (int k = 0; k < 5; k++) {
+    const char *specs[] = {"FAIL",    "EMPTY",   "NOTOOL",
+                           "BADARGS", "AND x|y", "ACT click {\"m\":1} junk"};
+    for (int k = 0; k < 6; k++) {
         sc_rule rules[] = {{'E', "1", "AND a|b"}, {'E', "1.1", specs[k]}};
         agent_andor_config c;
         agent_andor_config_init(&c);

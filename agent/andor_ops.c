@@ -86,7 +86,8 @@ static const char EXPAND[] =
 
 static const char REPAIR[] =
     "Your job now: the node marked \"<-\" failed; repair it. Prune its children that cannot work "
-    "any more (ids of its own children that have not succeeded) and add children that were not "
+    "any more (ids of its own children that have not succeeded; in an AND node also the failed "
+    "ones you give up on, so that they stop blocking it) and add children that were not "
     "tried before: for an OR node new alternatives with a score from 0 to 1, for an AND node the "
     "missing subgoals (they go after the existing ones). Never add again a child the tree already "
     "has, done or pruned. When the node's goal cannot be reached from here, answer \"decision\": "
@@ -946,7 +947,12 @@ static base_err check_repair(agent_andor_opctx *c, const agent_andor_tree *t, in
                           x->id, n->id);
             break;
         }
-        if (node_closed(x->status)) {
+        /* An AND may give up on a child that failed (pruned or deleted by
+         * the failure): it then stops blocking the AND's success. An OR's
+         * failed alternatives block nothing; only open ones can go. */
+        int allowed =
+            n->type == AGENT_ANDOR_AND ? x->status != AGENT_ANDOR_SUCCESS : !node_closed(x->status);
+        if (!allowed) {
             r = base_errf(why, BASE_EINVAL, "%s is already %s: it cannot be pruned", x->id,
                           agent_andor_status_name(x->status));
             break;

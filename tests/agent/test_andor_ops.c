@@ -412,6 +412,16 @@ static void repair_update_ids(void)
     CHECK_EQ(f.ops.repair(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_OK);
     CHECK_EQ(e.prune_self, 1);
     agent_andor_edit_fini(&e);
+    /* An AND may give up on a child that is already closed by failure or
+     * removal (it stops blocking the AND); the answer is accepted. */
+    answer(&f,
+           "{\"decision\": \"repair\", \"prune\": [\"1.1.1\"], \"add\": [{\"description\": "
+           "\"Read the price on the list\"}], \"reasoning\": \"\"}",
+           300, 10, 0);
+    CHECK_EQ(f.ops.repair(f.ops.ctx, f.t, a, &e), AGENT_ANDOR_OP_OK);
+    CHECK_EQ(e.n_prune, 1);
+    CHECK_EQ(e.prune[0], c);
+    agent_andor_edit_fini(&e);
     /* Update after 1.2 ran: not the root, not 1.2 itself, not unknown. */
     int before = replay_count(f.r);
     answer(&f, "{\"prune\": [\"1\"], \"rewrite\": [], \"reasoning\": \"\"}", 300, 10, 0);
@@ -430,7 +440,6 @@ static void repair_update_ids(void)
     CHECK_EQ(e.rewrite_node[0], b);
     CHECK_STR(e.rewrite_text[0], "Open the Nova 80 page from the list");
     agent_andor_edit_fini(&e);
-    (void)c;
     fx_end(&f);
 }
 

@@ -40,6 +40,9 @@
  *   and touches nothing.
  * rollback: to the OR node's URL only when the page moved on (a navigate
  *   call then), not when it is already there, never to a masked URL.
+ * secrets: a secret typed into the page never reaches a prompt (the
+ *   outline is scrubbed), and a model's answer that repeats it is masked
+ *   in the error line on_call hands to the runner's log.
  */
 #include "check.h"
 
@@ -678,6 +681,36 @@ static void rollback(void)
     fx_end(&g);
 }
 
+static void secrets(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Search for the Nova", AGENT_CAND_OFF, 0);
+    tool_result r;
+    memset(&r, 0, sizeof r);
+    CHECK(tool_call(f.s, "type_at",
+                    "{\"target\": \"Search projectors\", \"text\": \"open-sesame-4417\", "
+                    "\"secret\": true}",
+                    &r));
+    tool_result_fini(&r);
+    for (int i = 0; i < 1 + AGENT_ANDOR_OP_RETRIES; i++)
+        answer(&f,
+               "{\"type\": \"action\", \"tool\": \"open-sesame-4417\", \"args\": \"{}\", "
+               "\"reasoning\": \"\"}",
+               300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_FAILED);
+    /* The page's field holds the secret; the outline in the prompt does not. */
+    CHECK(!body_has(&f, 0, "open-sesame-4417"));
+    CHECK(body_has(&f, 0, "[ELEMENTS]"));
+    /* The error line handed to the runner's log is scrubbed. */
+    CHECK_EQ(f.calls[0].ok, 0);
+    CHECK_MSG(!strstr(f.calls[0].why, "open-sesame"), "why: %s", f.calls[0].why);
+    CHECK(strstr(f.calls[0].why, "unknown tool '********'"));
+    fx_end(&f);
+}
+
 static const check_case cases[] = {{"expand_action", expand_action},
                                    {"expand_children", expand_children},
                                    {"retries", retries},
@@ -687,6 +720,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"cost_cap", cost_cap},
                                    {"execute_once", execute_once},
                                    {"rollback", rollback},
+                                   {"secrets", secrets},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -240,6 +240,7 @@ struct agent_andor_opctx {
     cJSON *schema[AGENT_ANDOR_OPK_COUNT + 1];
     agent_goal_end stop_end;
     char stop_why[512];
+    double step_deadline; /* the expansion's step ends here (base_monotime_ms), 0 = none */
 };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -654,6 +655,8 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         rq.temperature = -1;
         rq.budget = c->o.budget;
         rq.deadline_ms = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
+        if (kind == AGENT_ANDOR_OPK_EXPAND && c->step_deadline > 0)
+            rq.deadline_ms = c->step_deadline; /* the step's, as the Worker's call in the loop */
         long est = agent_budget_estimate(c->o.budget, msgs, NULL, rq.schema);
         agent_llm_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -1159,6 +1162,9 @@ static agent_andor_op_status op_expand(void *ctx, const agent_andor_tree *t, int
                                        agent_andor_edit *out)
 {
     agent_andor_opctx *c = ctx;
+    /* An expansion starts the engine step that may execute its action:
+     * --step-timeout bounds both, as the agent loop's Worker step. */
+    c->step_deadline = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
     agent_andor_op_status st;
     char *p = build_prompt(
         c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
@@ -1296,6 +1302,15 @@ static agent_andor_op_status op_execute(void *ctx, const agent_andor_tree *t, in
     if (c->steps >= c->o.max_steps)
         return stopf(c, AGENT_GOAL_STEPS_OUT, "max_steps: %d tool calls without finishing the plan",
                      c->steps);
+    if (c->step_deadline > 0 && base_monotime_ms() >= c->step_deadline) {
+        /* No tool call starts after the step's time, as in the agent
+         * loop; the engine's immediate retry is refused the same way, so
+         * the node fails and its parent's repair decides what next. */
+        snprintf(out->result, sizeof out->result,
+                 "not run: the step's %d ms (--step-timeout) were spent before this call",
+                 c->o.step_timeout_ms);
+        return AGENT_ANDOR_OP_OK;
+    }
     int step = ++c->steps;
     c->page_moves++;
     c->s->step_index = step;

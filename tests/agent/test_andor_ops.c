@@ -40,6 +40,8 @@
  *   and touches nothing.
  * rollback: to the OR node's URL only when the page moved on (a navigate
  *   call then), not when it is already there, never to a masked URL.
+ * step_timeout: the expansion's model call gets the step's deadline: a
+ *   reply slower than --step-timeout ends the run (OP_STOP) in time.
  * secrets: a secret typed into the page never reaches a prompt (the
  *   outline is scrubbed), and a model's answer that repeats it is masked
  *   in the error line on_call hands to the runner's log.
@@ -51,6 +53,7 @@
 
 #include "agent/andor_run.h"
 #include "base/alloc.h"
+#include "base/clock.h"
 #include "harness.h"
 #include "replay.h"
 
@@ -681,6 +684,39 @@ static void rollback(void)
     fx_end(&g);
 }
 
+static void step_timeout(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    agent_andor_ops_destroy(f.c);
+    agent_andor_ops_opts o;
+    memset(&o, 0, sizeof o);
+    o.llm = f.l;
+    o.step_timeout_ms = 400;
+    o.on_call = on_call;
+    o.user = &f;
+    CHECK_OK(agent_andor_ops_create(f.s, &o, &f.c, f.err));
+    agent_andor_ops_bind(f.c, &f.ops);
+    replay_reply r;
+    memset(&r, 0, sizeof r);
+    r.content =
+        "{\"type\": \"and\", \"children\": [{\"description\": \"x\"}], \"reasoning\": \"\"}";
+    r.delay_ms = 1500;
+    replay_push(f.r, &r);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    double t0 = base_monotime_ms();
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_STOP);
+    CHECK_MSG(base_monotime_ms() - t0 < 1300, "%.0f ms", base_monotime_ms() - t0);
+    const char *why = NULL;
+    CHECK_EQ(agent_andor_ops_stop_reason(f.c, &why), AGENT_GOAL_ERROR);
+    CHECK_MSG(strstr(why, "expand"), "why: %s", why);
+    CHECK_EQ(f.calls[0].ok, 0);
+    CHECK_EQ(f.calls[0].attempts, 1);
+    fx_end(&f);
+}
+
 static void secrets(void)
 {
     HARNESS_OR_SKIP(h);
@@ -721,6 +757,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"execute_once", execute_once},
                                    {"rollback", rollback},
                                    {"secrets", secrets},
+                                   {"step_timeout", step_timeout},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -49,6 +49,7 @@
 #include "base/clock.h"
 #include "base/interrupt.h"
 #include "base/json_get.h"
+#include "base/utf8.h"
 
 #define OUTLINE_MAX 6000  /* characters of the page outline per prompt */
 #define NOTE_MAX 600      /* bytes of one note */
@@ -259,18 +260,16 @@ static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, con
     return AGENT_ANDOR_OP_STOP;
 }
 
+/* *dst = a copy of src cut at max bytes on a character boundary, invalid
+ * UTF-8 replaced (the texts go to the trace and andor.json, which stay
+ * valid UTF-8). Returns 0 on no memory (*dst untouched). */
 static int set_text(char **dst, const char *src, size_t max)
 {
     size_t n = strlen(src);
-    if (n > max) {
-        n = max;
-        /* Back off to a character boundary. */
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    char *d = base_strndup(src, n);
+    char *d = base_malloc(max + 1);
     if (!d)
         return 0;
+    base_utf8_repair(src, n, d, max + 1);
     base_free(*dst);
     *dst = d;
     return 1;
@@ -488,6 +487,9 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
         return AGENT_ANDOR_OP_OK;
     }
     agent__page_url(c->s, c->outline_url, sizeof c->outline_url);
+    char outline_args[64];
+    snprintf(outline_args, sizeof outline_args, "{\"fresh\": true, \"max_chars\": %d}",
+             OUTLINE_MAX);
     tool_result r;
     memset(&r, 0, sizeof r);
     /* Reading the page is not a step of the task: no trace line, no
@@ -495,7 +497,7 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
     agent_trace *tr = c->s->trace;
     c->s->trace = NULL;
     c->s->step_index = 0;
-    tool_call(c->s, "get_outline", "{\"fresh\": true, \"max_chars\": 6000}", &r);
+    tool_call(c->s, "get_outline", outline_args, &r);
     c->s->trace = tr;
     if (r.reason == TOOL_PAGE_GONE || r.reason == TOOL_NOT_RESPONDING) {
         agent_andor_op_status st = stopf(c, AGENT_GOAL_ERROR, "the page died: %s", r.message);
@@ -503,16 +505,15 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
         return st;
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+    char line[400];
+    snprintf(line, sizeof line, "(the page could not be read: %s)", r.message);
+    /* OUTLINE_MAX characters were asked for; a byte cap of four times that
+     * never cuts them, and never cuts a character either. */
     char *text = NULL;
-    if (r.success && cJSON_IsString(v)) {
-        text = base_strndup(v->valuestring, strnlen(v->valuestring, OUTLINE_MAX));
-    } else {
-        char line[400];
-        snprintf(line, sizeof line, "(the page could not be read: %s)", r.message);
-        text = base_strdup(line);
-    }
+    int ok =
+        set_text(&text, r.success && cJSON_IsString(v) ? v->valuestring : line, 4 * OUTLINE_MAX);
     tool_result_fini(&r);
-    if (!text)
+    if (!ok)
         return stopf(c, AGENT_GOAL_ERROR, "out of memory reading the page");
     base_free(c->outline);
     c->outline = text;

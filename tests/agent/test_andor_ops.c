@@ -42,6 +42,8 @@
  *   call then), not when it is already there, never to a masked URL.
  * step_timeout: the expansion's model call gets the step's deadline: a
  *   reply slower than --step-timeout ends the run (OP_STOP) in time.
+ * interrupted: after a stop signal an operator sends nothing and stops the
+ *   run as interrupted, naming the signal.
  * secrets: a secret typed into the page never reaches a prompt (the
  *   outline is scrubbed), and a model's answer that repeats it is masked
  *   in the error line on_call hands to the runner's log.
@@ -49,11 +51,13 @@
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <string.h>
 
 #include "agent/andor_run.h"
 #include "base/alloc.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "harness.h"
 #include "replay.h"
 
@@ -717,6 +721,28 @@ static void step_timeout(void)
     fx_end(&f);
 }
 
+static void interrupted(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    answer(&f, "{\"type\": \"and\", \"children\": [{\"description\": \"x\"}], \"reasoning\": \"\"}",
+           300, 10, 0);
+    base_interrupt_install(NULL);
+    raise(SIGINT);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    agent_andor_op_status st = f.ops.expand(f.ops.ctx, f.t, 0, &e);
+    const char *why = NULL;
+    agent_goal_end end = agent_andor_ops_stop_reason(f.c, &why);
+    base_interrupt_reset();
+    CHECK_EQ(st, AGENT_ANDOR_OP_STOP);
+    CHECK_EQ(end, AGENT_GOAL_INTERRUPTED);
+    CHECK_MSG(strstr(why, "SIGINT"), "why: %s", why);
+    CHECK_EQ(replay_count(f.r), 0); /* nothing sent once the signal came */
+    fx_end(&f);
+}
+
 static void secrets(void)
 {
     HARNESS_OR_SKIP(h);
@@ -758,6 +784,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"rollback", rollback},
                                    {"secrets", secrets},
                                    {"step_timeout", step_timeout},
+                                   {"interrupted", interrupted},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

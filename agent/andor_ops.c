@@ -74,8 +74,8 @@ static const char COMMON[] =
 static const char EXPAND[] =
     "Your job now: decide what the node marked \"<-\" in the tree is, and break it down if it is "
     "not a single call.\n- \"action\": the node is done by ONE tool call on the current page, or "
-    "it is a fact to record (tool \"note\"). Give \"tool\" and \"args\": a JSON object written as "
-    "a string, for example \"{\\\"target\\\": \\\"Search\\\"}\". Name elements as the page outline "
+    "it is a fact to record (tool \"note\"). Give \"tool\" and \"args\", the tool's arguments as "
+    "a JSON object, for example {\"target\": \"Search\"}. Name elements as the page outline "
     "shows them (their visible name or [Vn]).\n- \"and\": the node needs several steps; give "
     "\"children\" as short imperative subgoals in order (at most 10). Set \"ordered\" to false "
     "only when any order works.\n- \"or\": there are different ways to the node's goal and the "
@@ -143,6 +143,10 @@ static const char ANSWER[] =
 
 #define S_STR "{\"type\": \"string\"}"
 #define S_TEXT "{\"type\": \"string\", \"maxLength\": 8000}"
+/* A tool's arguments are free-form (each tool has its own schema, checked
+ * after the answer's): no "type", which the checker reads as "anything";
+ * the answer may give the object, or the object written as a string. */
+#define S_ARGS "{\"description\": \"the tool's arguments: a JSON object\"}"
 #define S_CHILD                                                                                    \
     "{\"type\": \"object\", \"properties\": {\"description\": {\"type\": \"string\", "             \
     "\"minLength\": 1, \"maxLength\": 1000}, \"score\": {\"type\": \"number\"}}, \"required\": "   \
@@ -152,7 +156,7 @@ static const char EXPAND_SCHEMA[] =
     "{\"type\": \"object\", \"properties\": {\"type\": {\"type\": \"string\", \"enum\": [\"and\", "
     "\"or\", \"action\"]}, \"description\": " S_STR
     ", \"ordered\": {\"type\": \"boolean\"}, \"children\": {\"type\": \"array\", "
-    "\"items\": " S_CHILD "}, \"tool\": " S_STR ", \"args\": " S_TEXT ", \"reasoning\": " S_TEXT
+    "\"items\": " S_CHILD "}, \"tool\": " S_STR ", \"args\": " S_ARGS ", \"reasoning\": " S_TEXT
     "}, \"required\": [\"type\", \"reasoning\"], \"additionalProperties\": false}";
 
 static const char REPAIR_SCHEMA[] =
@@ -796,25 +800,28 @@ static base_err check_children(const agent_andor_tree *t, int node, const cJSON 
  * table the session offers with arguments its schema accepts. *tool_out
  * is the tool's own name (aliases resolved); *args_out the compact JSON
  * (base_free). */
-static base_err check_call(agent_andor_opctx *c, const char *tool, const char *args_text,
+static base_err check_call(agent_andor_opctx *c, const char *tool, const cJSON *args_in,
                            const char **tool_out, char **args_out, char *why)
 {
     if (!tool || !tool[0])
         return base_errf(why, BASE_EINVAL, "an action needs \"tool\"");
     cJSON *args = NULL;
-    if (args_text && args_text[0]) {
-        args = cJSON_Parse(args_text);
+    if (cJSON_IsObject(args_in)) {
+        args = cJSON_Duplicate(args_in, 1);
+    } else if (cJSON_IsString(args_in) && args_in->valuestring[0]) {
+        args = cJSON_Parse(args_in->valuestring);
         if (!cJSON_IsObject(args)) {
             cJSON_Delete(args);
-            return base_errf(why, BASE_EINVAL,
-                             "\"args\" must be a JSON object written as a string (got '%.80s')",
-                             args_text);
+            return base_errf(why, BASE_EINVAL, "\"args\" must be a JSON object (got '%.80s')",
+                             args_in->valuestring);
         }
-    } else {
+    } else if (!args_in || cJSON_IsNull(args_in) || cJSON_IsString(args_in)) {
         args = cJSON_CreateObject();
-        if (!args)
-            return BASE_ENOMEM;
+    } else {
+        return base_errf(why, BASE_EINVAL, "\"args\" must be a JSON object");
     }
+    if (!args)
+        return BASE_ENOMEM;
     base_err r = BASE_OK;
     if (strcmp(tool, "note") == 0) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(args, "text");
@@ -869,8 +876,8 @@ static base_err check_expand(agent_andor_opctx *c, const agent_andor_tree *t, in
     if (strcmp(type, "action") == 0) {
         const char *tool = NULL;
         char *args = NULL;
-        r = check_call(c, base_json_str(a, "tool", NULL), base_json_str(a, "args", NULL), &tool,
-                       &args, why);
+        r = check_call(c, base_json_str(a, "tool", NULL),
+                       cJSON_GetObjectItemCaseSensitive(a, "args"), &tool, &args, why);
         if (r == BASE_OK) {
             e->type = AGENT_ANDOR_ACTION;
             e->tool = base_strdup(tool);

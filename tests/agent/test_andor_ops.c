@@ -367,13 +367,12 @@ static void retries(void)
            "{\"type\": \"and\", \"children\": [{\"description\": \"a\"}, {\"description\": "
            "\" A. \"}], \"reasoning\": \"\"}",
            400, 10, 0);
-    answer(&f,
-           "{\"type\": \"action\", \"tool\": \"note\", \"args\": \"{\\\"text\\\": \\\"\\\"}\", "
-           "\"reasoning\": \"\"}",
-           400, 10, 0);
+    answer(&f, "{\"type\": \"action\", \"tool\": \"note\", \"args\": 5, \"reasoning\": \"\"}", 400,
+           10, 0);
     CHECK(step(&f));
     CHECK_EQ(agent_andor_node_at(f.t, 0)->status, AGENT_ANDOR_FAIL);
     CHECK(body_has(&f, 4, "needs at least one child"));
+    CHECK_MSG(strstr(f.calls[1].why, "\"args\" must be a JSON object"), "why: %s", f.calls[1].why);
     CHECK(body_has(&f, 5, "children 1 and 2 are the same"));
     CHECK_EQ(f.tools, 0); /* nothing ran */
     fx_end(&f);
@@ -628,8 +627,8 @@ static void execute_once(void)
 
     START(k, "/andor/list.html", "Note the price of the Nova 80", AGENT_CAND_OFF, 0);
     answer(&k,
-           "{\"type\": \"action\", \"tool\": \"note\", \"args\": \"{\\\"text\\\": \\\"Nova 80 "
-           "costs $449.00\\\"}\", \"reasoning\": \"it is on the page\"}",
+           "{\"type\": \"action\", \"tool\": \"note\", \"args\": {\"text\": \"Nova 80 costs "
+           "$449.00\"}, \"reasoning\": \"it is on the page\"}",
            300, 10, 0);
     CHECK(step(&k));
     CHECK_EQ(agent_andor_node_at(k.t, 0)->status, AGENT_ANDOR_SUCCESS);

@@ -56,6 +56,7 @@
 #define NOTES_MAX 80      /* notes kept (the oldest go first) */
 #define PROGRESS_MAX 4000 /* bytes of the progress summary */
 #define DATA_MAX 3000     /* bytes of a tool's output shown to the summarizer */
+#define TABLE_ROWS 8      /* rows shown in full where a prompt gets "the whole table" */
 #define PROMPT_MAX (1u << 20)
 
 /* ---- prompts (fovea's own words) ------------------------------------------------------------- */
@@ -574,17 +575,28 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
             e = base_buf_printf(&b, "\nLAST PAGE SUMMARY: %s\n", c->observation);
     }
     if (!e && (what & (CTX_CANDIDATES | CTX_TABLE)) && c->keep) {
-        int k = (what & CTX_TABLE) ? 0 : c->o.top_k;
+        int k = (what & CTX_TABLE) ? TABLE_ROWS : c->o.top_k;
         char *md = agent_cand_text(&c->table, k);
         if (!md)
             e = BASE_ENOMEM;
         else if (md[0])
-            e = base_buf_printf(&b, "\nCANDIDATES (%s %d of them, best first):\n%s",
-                                k > 0 && k < c->table.n_rows ? "the best" : "all",
-                                k > 0 && k < c->table.n_rows ? k : c->table.n_rows, md);
+            e = base_buf_printf(&b, "\nCANDIDATES (%s %d of %d, best first):\n%s",
+                                k < c->table.n_rows ? "the best" : "all",
+                                k < c->table.n_rows ? k : c->table.n_rows, c->table.n_rows, md);
         else
             e = base_buf_append_str(&b, "\nCANDIDATES: none recorded yet\n");
         base_free(md);
+        /* The rest by name only: enough not to add them twice, without a
+         * full table's ~100 KB in every prompt. */
+        if (!e && (what & CTX_TABLE) && c->table.n_rows > k) {
+            int order[AGENT_CAND_MAX_ROWS];
+            int n = agent_cand_top(&c->table, AGENT_CAND_MAX_ROWS, order);
+            e = base_buf_append_str(&b, "Also in the table (names only): ");
+            for (int i = k; i < n && !e; i++)
+                e = base_buf_printf(&b, "%s%s", i > k ? "; " : "", c->table.rows[order[i]].name);
+            if (!e)
+                e = base_buf_append_str(&b, "\n");
+        }
     }
     if (!e && (what & CTX_ACTION) && c->last_action)
         e = base_buf_printf(&b, "\nLAST ACTION: %s\n", c->last_action);

@@ -528,6 +528,21 @@ static void table_modes(void)
         CHECK(body_has(&f, 2, "| 1 | Nova 80 | candidate | 3 | 0 |"));
         CHECK_STR(e.tool, "note");
         agent_andor_edit_fini(&e);
+        /* Ten more rows: prompts that get the whole table show the best
+         * eight in full and the rest by name. */
+        answer(&f,
+               "{\"progress\": \"p\", \"observation\": \"o\", \"notes\": [], \"candidates\": "
+               "{\"rows\": [{\"name\": \"P0\"}, {\"name\": \"P1\"}, {\"name\": \"P2\"}, "
+               "{\"name\": \"P3\"}, {\"name\": \"P4\"}, {\"name\": \"P5\"}, {\"name\": "
+               "\"P6\"}, {\"name\": \"P7\"}, {\"name\": \"P8\"}, {\"name\": \"P9\"}]}}",
+               300, 10, 0);
+        answer(&f, "{\"progress\": \"p\", \"observation\": \"o\", \"notes\": []}", 300, 10, 0);
+        CHECK_EQ(f.ops.summarize(f.ops.ctx, f.t, 0), AGENT_ANDOR_OP_OK);
+        CHECK_EQ(t->n_rows, 12);
+        CHECK_EQ(f.ops.summarize(f.ops.ctx, f.t, 0), AGENT_ANDOR_OP_OK);
+        CHECK(body_has(&f, 4, "CANDIDATES (the best 8 of 12, best first)"));
+        /* Ranked: Nova 80 first, then P0..P9 as first seen, the rejected Lumo X2 last. */
+        CHECK(body_has(&f, 4, "Also in the table (names only): P7; P8; P9; Lumo X2\\n"));
         fx_end(&f);
     }
     {

@@ -1868,10 +1868,14 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
                 agent_andor_remove(t, idc, NULL);
             for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++)
                 replay[i] = agent_andor_node_at(t, i)->status;
-            for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++)
+            /* A replaced node is a new one: its old attempts do not count. */
+            for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++) {
                 if (agent_andor_node_at(t, i)->type != AGENT_ANDOR_ACTION &&
-                    agent_andor_node_at(t, i)->status == S_UNV)
-                    r->reached[i] = 0, r->executed[i] = 0; /* a replaced node is new */
+                    agent_andor_node_at(t, i)->status == S_UNV) {
+                    r->reached[i] = 0;
+                    r->executed[i] = 0;
+                }
+            }
             r->edits++;
         }
         int nstack0 = agent_andor_stack_len(t);

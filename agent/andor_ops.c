@@ -1201,14 +1201,34 @@ static agent_andor_op_status op_repair(void *ctx, const agent_andor_tree *t, int
 {
     agent_andor_opctx *c = ctx;
     const agent_andor_node *n = agent_andor_node_at(t, node);
-    char extra[800];
-    snprintf(extra, sizeof extra, "Repair this node. REASON FOR REPAIR: %s",
-             n && n->reasoning && n->reasoning[0] ? n->reasoning
-                                                  : "its children did not reach its goal");
+    /* The reason: the children that failed (with what their actions
+     * reported) and the last judgement on the node (a completion check's
+     * "no" lands there). */
+    base_buf b;
+    base_buf_init(&b, 8192);
+    base_err e = base_buf_append_str(&b, "Repair this node. REASON FOR REPAIR:");
+    int failed = 0;
+    for (int k = 0; n && k < n->n_children && !e; k++) {
+        const agent_andor_node *x = agent_andor_node_at(t, n->children[k]);
+        if (!x || (x->status != AGENT_ANDOR_FAIL && x->status != AGENT_ANDOR_PRUNED))
+            continue;
+        e = base_buf_printf(
+            &b, "%s %s %s%s%.300s", failed++ ? ";" : " children that failed:", x->id,
+            agent_andor_status_name(x->status), x->result ? ", " : "", x->result ? x->result : "");
+    }
+    if (!e && n && n->reasoning && n->reasoning[0])
+        e = base_buf_printf(&b, "%s last judgement: %.600s", failed ? "." : "", n->reasoning);
+    else if (!e && !failed)
+        e = base_buf_append_str(&b, " its children did not reach its goal");
+    char *extra = e ? NULL : base_buf_steal(&b, NULL);
+    base_buf_fini(&b);
+    if (!extra)
+        return stopf(c, AGENT_GOAL_ERROR, "out of memory building the repair prompt");
     agent_andor_op_status st;
     char *p = build_prompt(
         c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
         extra, &st);
+    base_free(extra);
     if (!p)
         return st;
     st = op_call(c, AGENT_ANDOR_OPK_REPAIR, AGENT_ANDOR_OPK_REPAIR, t, node, p, check_repair, out);

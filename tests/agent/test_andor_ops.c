@@ -26,6 +26,9 @@
  *   unknown id, a grandchild, a child already pruned are refused), adds
  *   only new children; update never prunes the root or the path to the
  *   node that ran; rewrites are applied.
+ * repair_reason: through the engine, an AND whose first child's click finds
+ *   nothing (tried twice, never reached the page) fails, and its repair
+ *   request names the failed child and what the tool said.
  * complete_answer: the completion check's "no" and its reason reach the
  *   engine's buffer; the final answer is written.
  * table_modes: --candidates on: one constraints call, columns from it, the
@@ -452,6 +455,35 @@ static void repair_update_ids(void)
     fx_end(&f);
 }
 
+static void repair_reason(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Compare the first two projectors", AGENT_CAND_OFF, 0);
+    answer(&f,
+           "{\"type\": \"and\", \"children\": [{\"description\": \"Press the Compare "
+           "button\"}, {\"description\": \"Read the comparison\"}], \"reasoning\": \"two "
+           "steps\"}",
+           300, 10, 0);
+    answer(&f,
+           "{\"type\": \"action\", \"tool\": \"click_at\", \"args\": {\"target\": \"Compare "
+           "selected\", \"timeout_ms\": 800}, \"reasoning\": \"\"}",
+           300, 10, 0);
+    answer(&f, "{\"decision\": \"prune\", \"reasoning\": \"no compare feature\"}", 300, 10, 0);
+    /* Step until the plan ends: 1.1 fails (not found, tried twice), 1.2 is
+     * deleted with it, the root fails and asks for its repair. */
+    for (int i = 0; i < 12 && !agent_andor_finished(f.t); i++)
+        CHECK(step(&f));
+    CHECK(agent_andor_finished(f.t));
+    CHECK_EQ(replay_count(f.r), 3);
+    CHECK_EQ(f.tools, AGENT_ANDOR_MAX_RETRIES);
+    CHECK_EQ(f.calls[2].kind, AGENT_ANDOR_OPK_REPAIR);
+    CHECK(body_has(&f, 2, "REASON FOR REPAIR: children that failed: 1.1 pruned, "));
+    CHECK(body_has(&f, 2, "Compare selected"));
+    CHECK(agent_andor_outcome(f.t) != AGENT_ANDOR_SUCCESS);
+    fx_end(&f);
+}
+
 static void complete_answer(void)
 {
     HARNESS_OR_SKIP(h);
@@ -791,6 +823,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"expand_children", expand_children},
                                    {"retries", retries},
                                    {"repair_update_ids", repair_update_ids},
+                                   {"repair_reason", repair_reason},
                                    {"complete_answer", complete_answer},
                                    {"table_modes", table_modes},
                                    {"cost_cap", cost_cap},

@@ -251,6 +251,26 @@ struct agent_andor_opctx {
 
 /* ---- small helpers --------------------------------------------------------------------------- */
 
+/* A line for a log or the trace: secrets masked, and valid UTF-8 (a
+ * precision-cut "%.60s" of a model's text may end inside a character). */
+static void safe_line(const agent_andor_opctx *c, char *dst, size_t cap, const char *src)
+{
+    char tmp[1024];
+    agent_secrets_scrub_copy(c->s->sec, tmp, sizeof tmp, src);
+    base_utf8_copy(dst, cap, tmp);
+}
+
+/* A copy of a prompt with any cut or invalid UTF-8 replaced (the request
+ * body must be valid UTF-8 JSON). NULL on no memory. */
+static char *utf8_dup(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = base_malloc(BASE_UTF8_REPAIR_CAP(n));
+    if (d)
+        base_utf8_repair(s, n, d, BASE_UTF8_REPAIR_CAP(n));
+    return d;
+}
+
 static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, const char *fmt, ...)
@@ -261,7 +281,7 @@ static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, con
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     c->stop_end = end;
-    agent_secrets_scrub_copy(c->s->sec, c->stop_why, sizeof c->stop_why, line);
+    safe_line(c, c->stop_why, sizeof c->stop_why, line);
     return AGENT_ANDOR_OP_STOP;
 }
 
@@ -651,11 +671,14 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     double t0 = base_monotime_ms();
     agent_budget_usage before = c->o.budget ? c->o.budget->total : (agent_budget_usage){0};
     cJSON *msgs = cJSON_CreateArray();
-    if (!msgs || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
-        agent_llm_add_message(msgs, "user", prompt) != BASE_OK) {
+    char *user = utf8_dup(prompt);
+    if (!msgs || !user || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
+        agent_llm_add_message(msgs, "user", user) != BASE_OK) {
+        base_free(user);
         cJSON_Delete(msgs);
         return stopf(c, AGENT_GOAL_ERROR, "out of memory building the %s request", op_names[kind]);
     }
+    base_free(user);
     for (int attempt = 0; attempt <= AGENT_ANDOR_OP_RETRIES; attempt++) {
         if (base_interrupted()) {
             st = stopf(c, AGENT_GOAL_INTERRUPTED, "interrupted by %s",
@@ -731,10 +754,11 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         if (attempt == AGENT_ANDOR_OP_RETRIES)
             break;
         /* Ask again, the error quoted: the model can fix what it sees. */
-        char again[sizeof why + 100];
+        char again[sizeof why + 100], fixed[sizeof again];
         snprintf(again, sizeof again,
                  "Your answer was not accepted: %s\nAnswer again with the whole JSON object.", why);
-        if (agent_llm_add_message(msgs, "user", again) != BASE_OK) {
+        base_utf8_copy(fixed, sizeof fixed, again);
+        if (agent_llm_add_message(msgs, "user", fixed) != BASE_OK) {
             st = stopf(c, AGENT_GOAL_ERROR, "out of memory");
             break;
         }
@@ -750,7 +774,7 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     call.ok = st == AGENT_ANDOR_OP_OK;
     call.ms = base_monotime_ms() - t0;
     char line[BASE_ERRBUF_SIZE];
-    agent_secrets_scrub_copy(c->s->sec, line, sizeof line, why);
+    safe_line(c, line, sizeof line, why);
     call.why = call.ok ? NULL : line;
     if (c->o.on_call)
         c->o.on_call(c->o.user, &call);

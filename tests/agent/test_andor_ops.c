@@ -47,6 +47,8 @@
  *   reply slower than --step-timeout ends the run (OP_STOP) in time.
  * interrupted: after a stop signal an operator sends nothing and stops the
  *   run as interrupted, naming the signal.
+ * utf8_cuts: an error quoting a model's text cut inside a character still
+ *   goes out as valid UTF-8, in the next request and in the log line.
  * secrets: a secret typed into the page never reaches a prompt (the
  *   outline is scrubbed), and a model's answer that repeats it is masked
  *   in the error line on_call hands to the runner's log.
@@ -61,6 +63,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "base/utf8.h"
 #include "harness.h"
 #include "replay.h"
 
@@ -789,6 +792,34 @@ static void interrupted(void)
     fx_end(&f);
 }
 
+static void utf8_cuts(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    /* A 61-byte tool name of two-byte characters after one ASCII byte: the
+     * error's '%.60s' cuts it inside a character. */
+    char tool[128] = "a", ans[512];
+    for (int i = 0; i < 40; i++)
+        memcpy(tool + 1 + 2 * i, "\xC3\xA9", 3);
+    snprintf(ans, sizeof ans,
+             "{\"type\": \"action\", \"tool\": \"%s\", \"args\": {}, \"reasoning\": \"\"}", tool);
+    for (int i = 0; i < 1 + AGENT_ANDOR_OP_RETRIES; i++)
+        answer(&f, ans, 300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_FAILED);
+    for (int i = 1; i < replay_count(f.r); i++) {
+        char *b = body(&f, i);
+        CHECK_MSG(base_utf8_check(b, strlen(b)) == strlen(b), "request %d is not valid UTF-8", i);
+        CHECK(strstr(b, "unknown tool 'a\xC3\xA9"));
+        base_free(b);
+    }
+    CHECK(strstr(f.calls[0].why, "unknown tool 'a\xC3\xA9"));
+    CHECK_EQ(base_utf8_check(f.calls[0].why, strlen(f.calls[0].why)), strlen(f.calls[0].why));
+    fx_end(&f);
+}
+
 static void secrets(void)
 {
     HARNESS_OR_SKIP(h);
@@ -830,6 +861,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"execute_once", execute_once},
                                    {"rollback", rollback},
                                    {"secrets", secrets},
+                                   {"utf8_cuts", utf8_cuts},
                                    {"step_timeout", step_timeout},
                                    {"interrupted", interrupted},
                                    {NULL, NULL}};

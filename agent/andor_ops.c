@@ -631,9 +631,10 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
     const agent_andor_node *n = agent_andor_node_at(t, node);
     if (!e && (what & CTX_NODE) && n) {
         const agent_andor_config *cfg = agent_andor_tree_config(t);
-        e = base_buf_printf(&b, "\nNODE %s [%s, %s] depth %d of at most %d: %s\n", n->id,
+        int max_depth = cfg && cfg->max_depth > 0 ? cfg->max_depth : AGENT_ANDOR_MAX_DEPTH;
+        e = base_buf_printf(&b, "\nNODE %s [%s, %s] at depth %d%s: %s\n", n->id,
                             upper_type(n->type), agent_andor_status_name(n->status), n->depth,
-                            cfg ? cfg->max_depth : AGENT_ANDOR_MAX_DEPTH,
+                            n->depth >= max_depth ? " (the depth limit: it must be an action)" : "",
                             n->description ? n->description : "");
     }
     if (!e && extra && extra[0])

@@ -21,6 +21,9 @@
  *   with the error quoted, then accepted.
  * depth_limit: a node at the depth limit is told so, and an AND answer
  *   for it is refused and asked again until it is an action.
+ * no_response_format: against a server that refuses response_format, the
+ *   schema goes into the system message and the JSON is read out of the
+ *   text around it; the answer is checked and applied the same way.
  * retries: a schema-violating answer, an unknown tool, bad arguments: each
  *   next request quotes the previous error; after 1 + AGENT_ANDOR_OP_RETRIES
  *   requests the operator FAILS, on_call says so with the last error.
@@ -367,6 +370,29 @@ static void depth_limit(void)
     CHECK(body_has(&f, 0, "at depth 1 (the depth limit: it must be an action)"));
     CHECK(body_has(&f, 1, "node 1.1 is at the depth limit (1): it must be an action"));
     agent_andor_edit_fini(&e);
+    fx_end(&f);
+}
+
+static void no_response_format(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    replay_refuse_format(f.r, 1);
+    answer(&f,
+           "Here is my answer:\n```json\n{\"type\": \"action\", \"tool\": \"click_at\", \"args\": "
+           "{\"target\": \"Nova 80 details\"}, \"reasoning\": \"the link\"}\n```",
+           300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_OK);
+    CHECK_STR(e.tool, "click_at");
+    CHECK_STR(e.args, "{\"target\":\"Nova 80 details\"}");
+    agent_andor_edit_fini(&e);
+    CHECK(agent_llm_schema_fallback(f.l));
+    /* The schema went into the system message instead. */
+    CHECK(body_has(&f, replay_count(f.r) - 1,
+                   "\\\"enum\\\":[\\\"and\\\",\\\"or\\\",\\\"action\\\"]"));
     fx_end(&f);
 }
 
@@ -886,6 +912,7 @@ static void secrets(void)
 static const check_case cases[] = {{"expand_action", expand_action},
                                    {"expand_children", expand_children},
                                    {"depth_limit", depth_limit},
+                                   {"no_response_format", no_response_format},
                                    {"retries", retries},
                                    {"repair_update_ids", repair_update_ids},
                                    {"repair_reason", repair_reason},

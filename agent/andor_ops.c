@@ -84,7 +84,7 @@ static const char EXPAND[] =
     "most likely first.\nDo not repeat what the tree already holds, stay within the node's own "
     "goal and prefer the fewest steps. A node at the depth limit must be an action. "
     "\"description\" may restate the node more precisely. Justify briefly in "
-    "\"reasoning\".\n\nTools (name: purpose; arguments as JSON Schema):\n";
+    "\"reasoning\".\n\nTools, as name(argument: type, optional?: type): purpose\n";
 
 static const char REPAIR[] =
     "Your job now: the node marked \"<-\" failed; repair it. Prune its children that cannot work "
@@ -385,20 +385,100 @@ static int note_add(agent_andor_opctx *c, const char *text)
 
 /* ---- create / destroy ------------------------------------------------------------------------ */
 
-/* The tools an ACTION may name, for the expansion prompt. */
+/* One argument's type in short: "string", "up|down" (an enum), "string or
+ * {label, index}" (oneOf), "string[]". */
+static base_err sig_type(const cJSON *p, base_buf *b, int depth)
+{
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(p, "enum");
+    const cJSON *one = cJSON_GetObjectItemCaseSensitive(p, "oneOf");
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(p, "type");
+    const cJSON *props = cJSON_GetObjectItemCaseSensitive(p, "properties");
+    const cJSON *x = NULL;
+    base_err e = BASE_OK;
+    int k = 0;
+    if (depth > 3)
+        return base_buf_append_str(b, "...");
+    if (cJSON_IsArray(en)) {
+        cJSON_ArrayForEach(x, en)
+        {
+            if (!e && cJSON_IsString(x))
+                e = base_buf_printf(b, "%s%s", k++ ? "|" : "", x->valuestring);
+            else if (!e && cJSON_IsNumber(x))
+                e = base_buf_printf(b, "%s%g", k++ ? "|" : "", x->valuedouble);
+        }
+        return e;
+    }
+    if (cJSON_IsArray(one)) {
+        cJSON_ArrayForEach(x, one)
+        {
+            if (!e && k++)
+                e = base_buf_append_str(b, " or ");
+            if (!e)
+                e = sig_type(x, b, depth + 1);
+        }
+        return e;
+    }
+    if (cJSON_IsObject(props)) {
+        e = base_buf_append_str(b, "{");
+        cJSON_ArrayForEach(x, props)
+        {
+            if (!e)
+                e = base_buf_printf(b, "%s%s", k++ ? ", " : "", x->string);
+        }
+        return e ? e : base_buf_append_str(b, "}");
+    }
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "array") == 0) {
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(p, "items");
+        e = items ? sig_type(items, b, depth + 1) : base_buf_append_str(b, "any");
+        return e ? e : base_buf_append_str(b, "[]");
+    }
+    if (cJSON_IsString(type))
+        return base_buf_append_str(b, type->valuestring);
+    cJSON_ArrayForEach(x, type)
+    {
+        if (!e && cJSON_IsString(x))
+            e = base_buf_printf(b, "%s%s", k++ ? "|" : "", x->valuestring);
+    }
+    return k ? e : base_buf_append_str(b, "any");
+}
+
+/* The tools an ACTION may name, for the expansion prompt, one line each as
+ * a signature: "- click_at(target: string or {label, index}, verb?:
+ * string): Click ...". The full JSON Schemas would be ~20 KB (~5k tokens)
+ * in every expansion, most of the expansion's prompt; the signatures are
+ * ~7.5 KB and the tool's own schema still checks every answer (a wrong
+ * argument is quoted back, see check_call). */
 static base_err tools_text(const fovea_session *s, base_buf *b)
 {
-    base_err e =
-        base_buf_append_str(b, "- note: record a fact for the final answer (the page is not "
-                               "touched); {\"type\": \"object\", \"properties\": {\"text\": "
-                               "{\"type\": \"string\"}}, \"required\": [\"text\"]}\n");
+    base_err e = base_buf_append_str(
+        b, "- note(text: string): record a fact for the final answer (the page is not touched)\n");
     for (int i = 0; i < tool_count() && !e; i++) {
         const tool_def *t = tool_at(i);
         if (!t || strcmp(t->name, "done") == 0 || strcmp(t->name, "get_outline") == 0)
             continue;
         if ((t->flags & TOOL_OPT_IN) && !s->o.run.allow_scripts)
             continue;
-        e = base_buf_printf(b, "- %s: %s; %s\n", t->name, t->description, t->schema);
+        cJSON *sch = cJSON_Parse(t->schema);
+        if (!sch)
+            return BASE_ENOMEM; /* the table's schemas are valid JSON (test_tools) */
+        const cJSON *req = cJSON_GetObjectItemCaseSensitive(sch, "required");
+        const cJSON *p = NULL;
+        int k = 0;
+        e = base_buf_printf(b, "- %s(", t->name);
+        cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sch, "properties"))
+        {
+            int required = 0;
+            const cJSON *r = NULL;
+            cJSON_ArrayForEach(r, req) required |=
+                cJSON_IsString(r) && strcmp(r->valuestring, p->string) == 0;
+            if (!e)
+                e = base_buf_printf(b, "%s%s%s: ", k++ ? ", " : "", p->string, required ? "" : "?");
+            if (!e)
+                e = sig_type(p, b, 0);
+        }
+        cJSON_Delete(sch);
+        if (!e)
+            e = base_buf_printf(b, "): %s\n", t->description);
     }
     return e;
 }

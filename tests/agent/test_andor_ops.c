@@ -264,7 +264,9 @@ static void expand_action(void)
      * page the click led to. */
     CHECK(body_has(&f, 0, "$649.00"));
     CHECK(body_has(&f, 0, "Lumo X2 details"));
-    CHECK(body_has(&f, 0, "click_at"));
+    CHECK(body_has(&f, 0, "- click_at(target: string or {label, index}, verb?: string"));
+    CHECK(body_has(&f, 0, "- note(text: string)"));
+    CHECK(!body_has(&f, 0, "- done(")); /* the tree decides when the task is done */
     CHECK(body_has(&f, 0, "\"json_schema\""));
     CHECK(body_has(&f, 1, "Image size"));
     CHECK(body_has(&f, 1, "LAST ACTION: 1 "));

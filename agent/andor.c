@@ -563,8 +563,8 @@ static void text_subtree(const agent_andor_tree *t, int i, int focus, base_buf *
     if (n->n_children == 0)
         return;
     if (is_closed(n->status) && !(focus >= 0 && focus != i && is_ancestor(t, i, focus))) {
-        base_buf_printf(b, "%*s(%d more below, %s)\n", 2 * (n->depth + 1), "",
-                        subtree_size(t, i), agent_andor_status_name(n->status));
+        base_buf_printf(b, "%*s(%d more below, %s)\n", 2 * (n->depth + 1), "", subtree_size(t, i),
+                        agent_andor_status_name(n->status));
         return;
     }
     for (int k = 0; k < n->n_children; k++)
@@ -608,9 +608,13 @@ char *agent_andor_tree_text(const agent_andor_tree *t, int focus, int local)
     return base_buf_steal(&b, &len);
 }
 
-static cJSON *str_or_null(const char *s)
+/* Adds key: s (or null). cJSON leaves the item with the caller when the
+ * key cannot be copied, so it is freed here rather than leaked. */
+static void add_str_or_null(cJSON *o, const char *key, const char *s)
 {
-    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    cJSON *item = s ? cJSON_CreateString(s) : cJSON_CreateNull();
+    if (item && !cJSON_AddItemToObject(o, key, item))
+        cJSON_Delete(item);
 }
 
 cJSON *agent_andor_tree_json(const agent_andor_tree *t)
@@ -635,11 +639,10 @@ cJSON *agent_andor_tree_json(const agent_andor_tree *t)
         cJSON_AddStringToObject(o, "type", agent_andor_type_name(n->type));
         cJSON_AddStringToObject(o, "status", agent_andor_status_name(n->status));
         cJSON_AddStringToObject(o, "description", n->description);
-        cJSON_AddItemToObject(o, "tool", str_or_null(n->tool));
-        cJSON_AddItemToObject(o, "args", str_or_null(n->args));
+        add_str_or_null(o, "tool", n->tool);
+        add_str_or_null(o, "args", n->args);
         cJSON_AddNumberToObject(o, "score", n->score);
-        cJSON_AddItemToObject(o, "parent",
-                              str_or_null(n->parent >= 0 ? t->nodes[n->parent].n.id : NULL));
+        add_str_or_null(o, "parent", n->parent >= 0 ? t->nodes[n->parent].n.id : NULL);
         cJSON *ch = cJSON_AddArrayToObject(o, "children");
         for (int k = 0; ch && k < n->n_children; k++)
             cJSON_AddItemToArray(ch, cJSON_CreateString(t->nodes[n->children[k]].n.id));
@@ -649,9 +652,9 @@ cJSON *agent_andor_tree_json(const agent_andor_tree *t)
         cJSON_AddNumberToObject(o, "retries", n->retry_count);
         cJSON_AddNumberToObject(o, "revisions", n->revision_count);
         cJSON_AddBoolToObject(o, "tried", n->tried != 0);
-        cJSON_AddItemToObject(o, "url", str_or_null(n->url));
-        cJSON_AddItemToObject(o, "reasoning", str_or_null(n->reasoning));
-        cJSON_AddItemToObject(o, "result", str_or_null(n->result));
+        add_str_or_null(o, "url", n->url);
+        add_str_or_null(o, "reasoning", n->reasoning);
+        add_str_or_null(o, "result", n->result);
         cJSON_AddNumberToObject(o, "first_iter", n->first_iter);
         cJSON_AddNumberToObject(o, "last_iter", n->last_iter);
     }
@@ -919,7 +922,7 @@ static char *args_compact(const char *args, int *oom)
 {
     if (!args || !*args)
         return base_strdup("{}");
-    cJSON *j = cJSON_Parse(args);
+    cJSON *j = cJSON_ParseWithOpts(args, NULL, 1); /* nothing may follow the object */
     if (!j) {
         *oom = base_json_parse_error(args, strlen(args), NULL) == BASE_ENOMEM;
         return NULL;
@@ -943,6 +946,7 @@ static char *args_compact(const char *args, int *oom)
  * failed expansion), -1 on no memory. */
 static int apply_expand(agent_andor_tree *t, int i, agent_andor_edit *e)
 {
+    e->reasoning[sizeof e->reasoning - 1] = 0;
     if (e->reasoning[0] && !set_str(&node_mut(t, i)->reasoning, e->reasoning, sizeof e->reasoning))
         return -1;
     if (e->description && *e->description &&
@@ -1003,6 +1007,7 @@ static int apply_expand(agent_andor_tree *t, int i, agent_andor_edit *e)
 static int apply_repair(agent_andor_tree *t, int i, agent_andor_edit *e, int *added, int *pruned)
 {
     *added = *pruned = 0;
+    e->reasoning[sizeof e->reasoning - 1] = 0;
     agent_andor_node *n = node_mut(t, i);
     if (e->reasoning[0] && !set_str(&n->reasoning, e->reasoning, sizeof e->reasoning))
         return -1;
@@ -1529,8 +1534,8 @@ base_err agent_andor_inject(agent_andor_tree *t, const char *parent_id, const ch
     if (is_closed(pn->status))
         return closed_error(t, p, err);
     if (pn->type == AGENT_ANDOR_ACTION)
-        return base_errf(err, BASE_EINVAL,
-                         "%s is an action: subgoals go under an AND or OR node", pn->id);
+        return base_errf(err, BASE_EINVAL, "%s is an action: subgoals go under an AND or OR node",
+                         pn->id);
     char probe[AGENT_ANDOR_ID_MAX];
     int w = snprintf(probe, sizeof probe, "%s.%d", pn->id, pn->n_children + 1);
     if (w < 0 || (size_t)w >= sizeof probe)

@@ -24,8 +24,8 @@
  * agent_andor_step pops one stack entry and processes it as Algorithm 1
  * does:
  *   - a popped DELETED node, or a SUCCESS node whose revisions reached the
- *     limit, is skipped; a popped PRUNED node backtracks (Alg. 5) and is
- *     skipped;
+ *     limit (or popped ENTERING: nothing runs twice), is skipped; a popped
+ *     PRUNED node backtracks (Alg. 5) and is skipped;
  *   - ENTERING (Alg. 2): rollback when the parent is an OR; execution_count
  *     +1; an UNKNOWN node is expanded (a failed expansion, after the
  *     operator's own retries, makes the node FAIL and pushes it FAILED, where
@@ -38,7 +38,9 @@
  *       OR (Alg. 8): re-push EXITING; a child succeeded: SUCCESS; no
  *         untried alternative: FAIL; else push the best-scored untried one;
  *   - EXITING (Alg. 3): ACTION: FAIL/PRUNED -> push FAILED, else SUCCESS.
- *     AND: all valid children succeeded -> the completion check when the
+ *     AND: all valid children succeeded (valid: not pruned/deleted on
+ *     purpose by an update, a repair or a person; a child closed by failure
+ *     counts against the AND) -> the completion check when the
  *     node is in the check's scope and its revisions are under the limit
  *     (yes: SUCCESS; no: FAIL, push FAILED), otherwise SUCCESS; some child
  *     not succeeded: when a child is still UNVISITED (a person injected it)
@@ -48,7 +50,8 @@
  *     PRUNED, then backtrack (Alg. 5: in an ordered AND parent the later
  *     siblings and their subtrees become DELETED and leave the stack).
  *     AND (Alg. 9): no open child but one succeeded -> completion check
- *     (yes: SUCCESS for the node and its subtree); else FAIL and, under
+ *     unless the EXITING check just said no (yes: SUCCESS for the node and
+ *     its subtree in progress); else FAIL and, under
  *     max_children and max_revisions, repair (children the repair prunes
  *     leave the stack; added or pruned children count one revision); then
  *     revised or an open child left -> VISITED, push ENTERING; otherwise
@@ -280,7 +283,9 @@ void agent_andor_tree_destroy(agent_andor_tree *t);
 /* Purpose: one iteration of Algorithm 1 (see the file comment): pops the
  * top entry, processes it through ops, fills ev. Ownership: the edits the
  * operators fill are applied and freed here. Thread: the tree's. Errors:
- * BASE_EINVAL (no expand/execute, or the stack is empty), BASE_ENOMEM; an
+ * BASE_EINVAL (no expand/execute, the stack is empty, the budget is spent
+ * or the run was stopped), BASE_ENOMEM (inside a step the run then ends:
+ * agent_andor_finished is 1); an
  * edit that names nodes outside the allowed set (a repair pruning a node
  * that is not its child, an update pruning the root or a node already
  * closed, an expansion with no children or an ACTION without a tool) is not
@@ -343,8 +348,9 @@ cJSON *agent_andor_event_json(const agent_andor_tree *t, const agent_andor_event
  * child not yet processed when position < 0, else at position (0-based,
  * clamped after the processed ones); in an OR it is an alternative with
  * this score (position ignored). It is processed when the DFS reaches it:
- * an AND parent in progress picks it up in EXITING, an OR parent when its
- * current alternative fails. Ownership: text copied. Errors: BASE_ENOTFOUND
+ * an AND parent in progress gets its stack entry in its place in the order
+ * (without one, the AND picks it up in EXITING), an OR parent tries it when
+ * its current alternative fails. Ownership: text copied. Errors: BASE_ENOTFOUND
  * (no such id), BASE_EINVAL (empty text; a closed parent — "1.1 already
  * succeeded" — or an ACTION parent), BASE_ENOMEM. *new_index (may be NULL)
  * is the new node's index. */

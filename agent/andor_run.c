@@ -322,7 +322,7 @@ static int intervene_apply(andor_run *g, const char *line)
     } else {
         g->res->interventions++;
         progressf(g, "andor: intervention %s %s applied before iteration %d\n", op,
-                  n ? n->id : "?", agent_andor_iterations(g->t));
+                  n ? n->id : "?", agent_andor_iterations(g->t) + 1);
     }
     cJSON *tl = cJSON_CreateObject();
     if (tl) {

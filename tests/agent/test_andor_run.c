@@ -24,6 +24,9 @@
  *   on a (delayed) model answer injects a subgoal under the root; the root
  *   picks it up after its other children, expands and executes it (a real
  *   tool call on the page) before its completion check.
+ * intervene_stdin: with --intervene - the lines come from standard input
+ *   (without blocking the run): a bad one is refused, a replace of the root
+ *   before its expansion changes what the expansion is asked for.
  * usage: bad values of the planner's flags exit 2 with a message, and
  *   --resume is refused with --planner andor.
  * figures: calls and tokens of --planner andor next to --planner loop on
@@ -42,6 +45,8 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "cdp/browser.h"
+#include "harness.h"
 #include "replay.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
@@ -436,6 +441,53 @@ static void script_simple(replay *r, int delay_ms)
 
 /* ---- the tests ----------------------------------------------------------- */
 
+/* The constraint run's report.html in Chromium: the tree with its final
+ * statuses, one timeline row per node and a cell per iteration, one row
+ * per operator call, the table's rows, the answer. */
+static void report_check(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *page = harness_open(1100, 900, 1, NULL);
+    CHECK(page);
+    if (!page)
+        return;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_page_navigate(page, "file://" OUT "/constraint/report.html", 20000, err);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *v = NULL;
+    e = cdp_page_evaluate(
+        page,
+        "JSON.stringify({ tree: [...document.querySelectorAll('#andor-tree li')].map((li) =>"
+        "   li.dataset.id + ':' + li.querySelector('.st').dataset.status).join(' '),"
+        " rows: document.querySelectorAll('#andor-timeline tr[data-id]').length,"
+        " cells: document.querySelectorAll('#andor-timeline tr[data-id=\"1\"] td[data-k]').length,"
+        " ops: document.querySelectorAll('#andor-ops tbody tr').length,"
+        " repair: [...document.querySelectorAll('#andor-op-totals tr[data-op=\"repair\"] > *')]"
+        "   .map((c) => c.textContent).slice(0, 2).join('|'),"
+        " cands: [...document.querySelectorAll('#andor-cands tbody tr')].map((tr) =>"
+        "   tr.dataset.name + ':' + tr.className).join(' '),"
+        " answer: document.getElementById('final-answer').innerText })",
+        &v, 10000, err);
+    cdp_page_close(page);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *r = cJSON_Parse(cJSON_GetStringValue(v));
+    cJSON_Delete(v);
+#define S(k) (cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) ? cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) : "")
+    CHECK_MSG(strcmp(S("tree"), "1:success 1.1:success 1.2:success 1.2.1:pruned 1.2.1.1:success "
+                                "1.2.1.2:pruned 1.2.2:success 1.2.2.1:success "
+                                "1.2.2.2:success") == 0,
+              "%s", S("tree"));
+    CHECK_EQ(cJSON_GetObjectItem(r, "rows")->valueint, 9);
+    CHECK_EQ(cJSON_GetObjectItem(r, "cells")->valueint, 23);
+    CHECK_EQ(cJSON_GetObjectItem(r, "ops")->valueint, 23);
+    CHECK_MSG(strcmp(S("repair"), "repair|2") == 0, "%s", S("repair"));
+    CHECK_MSG(strcmp(S("cands"), "FR 202:candidate TP 101:rejected BA 303:rejected") == 0, "%s",
+              S("cands"));
+    CHECK_MSG(strstr(S("answer"), "FR 202 (London Stansted"), "%s", S("answer"));
+#undef S
+    cJSON_Delete(r);
+}
+
 static void constraint(void)
 {
     replay *r = start_replay();
@@ -557,6 +609,7 @@ static void constraint(void)
     CHECK(strstr(html, "\"andor_events\":[") && strstr(html, "1 stop via Madrid") &&
           !strstr(html, KEY));
     base_free(html);
+    report_check();
     base_free(trace);
     base_free(out);
     base_free(errs);
@@ -653,6 +706,42 @@ static void intervene(void)
     cJSON_Delete(a);
     base_free(aj);
     base_free(trace);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* --intervene -: edits typed on standard input (here a file given as
+ * stdin) are read between steps without blocking: a bad line is refused
+ * and the run goes on; a replace of the root before its expansion changes
+ * what the expansion is asked for. */
+static void intervene_stdin(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple(r, 0);
+    system("mkdir -p '" OUT "'");
+    const char *lines = "not json\n"
+                        "{\"op\": \"replace\", \"node\": \"1\", \"description\": \"Open the FR "
+                        "202 deal and tell me its baggage allowance (typed on stdin)\"}";
+    CHECK_OK(base_write_file(OUT "/stdin.jsonl", (const uint8_t *)lines, strlen(lines), NULL));
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s/stdin' && '%s' run '" SIMPLE_TASK "' --url /deals.html --planner andor "
+             "--intervene - %s --out '%s/stdin' > '%s/stdin.stdout' 2> '%s/stdin.stderr' < "
+             "'%s/stdin.jsonl'",
+             OUT, FOVEA, fovea_args(), OUT, OUT, OUT, OUT);
+    int st = system(cmd);
+    char *out = slurp(OUT "/stdin.stdout");
+    char *errs = slurp(OUT "/stdin.stderr");
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(strstr(errs, "intervention refused (not a JSON object): not json"), "%s", errs);
+    CHECK_MSG(strstr(errs, "andor: intervention replace 1 applied before iteration 1"), "%s",
+              errs);
+    char *p = request_prompt(r, request_with(r, "NODE 1 [not expanded"));
+    CHECK_MSG(strstr(p, "baggage allowance (typed on stdin)"), "%s", p);
+    base_free(p);
     base_free(out);
     base_free(errs);
     replay_destroy(r);
@@ -801,6 +890,7 @@ static const check_case cases[] = {
     {"usage", usage},
     {"constraint", constraint},
     {"intervene", intervene},
+    {"intervene_stdin", intervene_stdin},
     {"figures", figures},
     {NULL, NULL},
 };

@@ -617,12 +617,12 @@ static const char andor_tree[] =
 static const char andor_cands[] =
     "{\"columns\":[{\"name\":\"non-stop\",\"description\":\"no stops\",\"constraint\":true},"
     "{\"name\":\"price\",\"description\":\"\",\"constraint\":false}],"
-    "\"rows\":[{\"name\":\"FR 202\",\"status\":\"candidate\",\"note\":\"\",\"yes\":1,\"no\":0,"
-    "\"first_step\":1,\"cells\":[{\"value\":\"yes\",\"evidence\":\"Non-stop, 2h 35m\",\"step\":3},"
-    "{\"value\":\"unknown\",\"text\":\"$342\",\"step\":1}]},"
-    "{\"name\":\"TP 101\",\"status\":\"rejected\",\"note\":\"1 stop\",\"yes\":0,\"no\":1,"
+    "\"rows\":[{\"name\":\"TP 101\",\"status\":\"rejected\",\"note\":\"1 stop\",\"yes\":0,\"no\":1,"
     "\"first_step\":1,\"cells\":[{\"value\":\"no\",\"evidence\":\"1 stop via Madrid\",\"step\":2},"
-    "{\"value\":\"unknown\",\"text\":\"$289\",\"step\":1}]}]}";
+    "{\"value\":\"unknown\",\"text\":\"$289\",\"step\":1}]},"
+    "{\"name\":\"FR 202\",\"status\":\"candidate\",\"note\":\"\",\"yes\":1,\"no\":0,"
+    "\"first_step\":1,\"cells\":[{\"value\":\"yes\",\"evidence\":\"Non-stop, 2h 35m\",\"step\":3},"
+    "{\"value\":\"unknown\",\"text\":\"$342\",\"step\":1}]}]}";
 
 #define EV(iter, node, state, ops, changes, extra)                                                 \
     "{\"type\":\"andor_event\",\"iter\":" #iter ",\"node\":\"" node "\",\"state\":\"" state         \
@@ -756,7 +756,8 @@ static void andor_report_in_browser(void)
     CHECK_MSG(strcmp(S("total"), "total|7|7|6800|310|0|6800|70") == 0, "%s", S("total"));
     CHECK_MSG(strstr(S("failed"), "summarize") && strstr(S("failed"), "failed"), "%s", S("failed"));
     CHECK_EQ(cJSON_GetObjectItem(r, "steps")->valueint, 12);
-    /* The candidate table: rows, statuses, cells with evidence. */
+    /* The candidate table, best first (FR 202 though TP 101 came first in
+     * the table): rows, statuses, cells with evidence. */
     cJSON *c = cJSON_GetObjectItem(r, "cands");
     CHECK_EQ(cJSON_GetArraySize(c), 2);
     const char *r0 = cJSON_GetStringValue(cJSON_GetArrayItem(c, 0));

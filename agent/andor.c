@@ -255,11 +255,16 @@ static char *dup_capped(const char *s, size_t max)
     return base_strndup(s, n);
 }
 
+/* The seed's CLOSED_STATUSES: a node in one of them is never processed
+ * again (FAIL is not closed: a failing node still goes through FAILED). */
 static int is_closed(agent_andor_status s)
 {
     return s == AGENT_ANDOR_SUCCESS || s == AGENT_ANDOR_PRUNED || s == AGENT_ANDOR_DELETED;
 }
 
+/* Pointers into the node array move whenever a node is added (realloc), so
+ * code that may add nodes looks a node up again by index afterwards rather
+ * than holding one of these across the call. */
 static node_rec *rec_at(agent_andor_tree *t, int i)
 {
     return &t->nodes[i];
@@ -356,6 +361,8 @@ static int add_child(agent_andor_tree *t, int parent, const char *description, d
     return c;
 }
 
+/* Pushes an entry. Inside a step the room was reserved before the pop
+ * (reserve_stack), so this cannot fail there; the count goes to the event. */
 static int push(agent_andor_tree *t, int node, agent_andor_state state)
 {
     if (!grow((void **)&t->stack, &t->cap_stack, t->n_stack, sizeof *t->stack))
@@ -422,6 +429,8 @@ void agent_andor_tree_destroy(agent_andor_tree *t)
     base_free(t);
 }
 
+/* Finished also covers the budget and a stop, so a caller's loop needs no
+ * other test; the stack length and the outcome tell the reasons apart. */
 int agent_andor_finished(const agent_andor_tree *t)
 {
     return !t || t->n_stack == 0 || t->iter >= t->cfg.budget || t->stop;
@@ -534,6 +543,9 @@ static const char *upper_type(agent_andor_type ty)
     return "UNKNOWN";
 }
 
+/* One node's line: what a prompt needs to place it (id, type, status,
+ * description), an alternative's score and whether it was tried, an
+ * action's call and outcome. Two spaces of indent per level. */
 static void text_line(const agent_andor_tree *t, int i, int focus, base_buf *b)
 {
     const agent_andor_node *n = &t->nodes[i].n;
@@ -617,6 +629,8 @@ static void add_str_or_null(cJSON *o, const char *key, const char *s)
         cJSON_Delete(item);
 }
 
+/* Ids rather than indices everywhere in the JSON: the report and the
+ * intervention file speak the seed's dotted ids. */
 cJSON *agent_andor_tree_json(const agent_andor_tree *t)
 {
     if (!t)
@@ -1184,7 +1198,8 @@ static int process_action(agent_andor_tree *t, const agent_andor_ops *ops, int i
     return op_update(t, ops, i);
 }
 
-/* Algorithm 7, PROCESS_AND_NODE. */
+/* Algorithm 7, PROCESS_AND_NODE: the AND is re-pushed EXITING first so
+ * control comes back to it once every child pushed above it is done. */
 static int process_and(agent_andor_tree *t, int i)
 {
     push(t, i, AGENT_ANDOR_EXITING);
@@ -1202,7 +1217,8 @@ static int process_and(agent_andor_tree *t, int i)
     return GO_ON;
 }
 
-/* Algorithm 8, PROCESS_OR_NODE. */
+/* Algorithm 8, PROCESS_OR_NODE: greedy, only one alternative at a time; the
+ * others wait until this one fails (Algorithm 10 comes back here). */
 static int process_or(agent_andor_tree *t, int i)
 {
     push(t, i, AGENT_ANDOR_EXITING);
@@ -1272,7 +1288,9 @@ static int process_entering(agent_andor_tree *t, const agent_andor_ops *ops, int
     return GO_ON;
 }
 
-/* Algorithm 3, PROCESS_NODE_EXITING. */
+/* Algorithm 3, PROCESS_NODE_EXITING: everything pushed above the node is
+ * done; judge it. A failure goes to FAILED rather than being handled here,
+ * so repair and pruning have one place each. */
 static int process_exiting(agent_andor_tree *t, const agent_andor_ops *ops, int i)
 {
     node_rec *r = rec_at(t, i);
@@ -1406,7 +1424,9 @@ static int process_failed_or(agent_andor_tree *t, const agent_andor_ops *ops, in
     return GO_ON;
 }
 
-/* Algorithm 4, PROCESS_NODE_FAILED. */
+/* Algorithm 4, PROCESS_NODE_FAILED. A failed ACTION (or a node whose
+ * expansion failed) is not repaired: it is pruned as lost, and its ordered
+ * later siblings go with it. */
 static int process_failed(agent_andor_tree *t, const agent_andor_ops *ops, int i)
 {
     switch (t->nodes[i].n.type) {
@@ -1511,6 +1531,9 @@ static base_err closed_error(const agent_andor_tree *t, int i, char *err)
     return base_errf(err, BASE_EINVAL, "%s %s", n->id, what);
 }
 
+/* A node has at most one entry at a time (every push follows the pop of
+ * that node's previous entry, or is a child's first); searched from the top,
+ * where the work in progress is. */
 static int find_entry(const agent_andor_tree *t, int node)
 {
     for (int k = t->n_stack - 1; k >= 0; k--)

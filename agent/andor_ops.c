@@ -49,12 +49,14 @@
 #include "base/clock.h"
 #include "base/interrupt.h"
 #include "base/json_get.h"
+#include "base/utf8.h"
 
 #define OUTLINE_MAX 6000  /* characters of the page outline per prompt */
 #define NOTE_MAX 600      /* bytes of one note */
 #define NOTES_MAX 80      /* notes kept (the oldest go first) */
 #define PROGRESS_MAX 4000 /* bytes of the progress summary */
 #define DATA_MAX 3000     /* bytes of a tool's output shown to the summarizer */
+#define TABLE_ROWS 8      /* rows shown in full where a prompt gets "the whole table" */
 #define PROMPT_MAX (1u << 20)
 
 /* ---- prompts (fovea's own words) ------------------------------------------------------------- */
@@ -73,8 +75,8 @@ static const char COMMON[] =
 static const char EXPAND[] =
     "Your job now: decide what the node marked \"<-\" in the tree is, and break it down if it is "
     "not a single call.\n- \"action\": the node is done by ONE tool call on the current page, or "
-    "it is a fact to record (tool \"note\"). Give \"tool\" and \"args\": a JSON object written as "
-    "a string, for example \"{\\\"target\\\": \\\"Search\\\"}\". Name elements as the page outline "
+    "it is a fact to record (tool \"note\"). Give \"tool\" and \"args\", the tool's arguments as "
+    "a JSON object, for example {\"target\": \"Search\"}. Name elements as the page outline "
     "shows them (their visible name or [Vn]).\n- \"and\": the node needs several steps; give "
     "\"children\" as short imperative subgoals in order (at most 10). Set \"ordered\" to false "
     "only when any order works.\n- \"or\": there are different ways to the node's goal and the "
@@ -142,6 +144,10 @@ static const char ANSWER[] =
 
 #define S_STR "{\"type\": \"string\"}"
 #define S_TEXT "{\"type\": \"string\", \"maxLength\": 8000}"
+/* A tool's arguments are free-form (each tool has its own schema, checked
+ * after the answer's): no "type", which the checker reads as "anything";
+ * the answer may give the object, or the object written as a string. */
+#define S_ARGS "{\"description\": \"the tool's arguments: a JSON object\"}"
 #define S_CHILD                                                                                    \
     "{\"type\": \"object\", \"properties\": {\"description\": {\"type\": \"string\", "             \
     "\"minLength\": 1, \"maxLength\": 1000}, \"score\": {\"type\": \"number\"}}, \"required\": "   \
@@ -151,7 +157,7 @@ static const char EXPAND_SCHEMA[] =
     "{\"type\": \"object\", \"properties\": {\"type\": {\"type\": \"string\", \"enum\": [\"and\", "
     "\"or\", \"action\"]}, \"description\": " S_STR
     ", \"ordered\": {\"type\": \"boolean\"}, \"children\": {\"type\": \"array\", "
-    "\"items\": " S_CHILD "}, \"tool\": " S_STR ", \"args\": " S_TEXT ", \"reasoning\": " S_TEXT
+    "\"items\": " S_CHILD "}, \"tool\": " S_STR ", \"args\": " S_ARGS ", \"reasoning\": " S_TEXT
     "}, \"required\": [\"type\", \"reasoning\"], \"additionalProperties\": false}";
 
 static const char REPAIR_SCHEMA[] =
@@ -240,9 +246,30 @@ struct agent_andor_opctx {
     cJSON *schema[AGENT_ANDOR_OPK_COUNT + 1];
     agent_goal_end stop_end;
     char stop_why[512];
+    double step_deadline; /* the expansion's step ends here (base_monotime_ms), 0 = none */
 };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
+
+/* A line for a log or the trace: secrets masked, and valid UTF-8 (a
+ * precision-cut "%.60s" of a model's text may end inside a character). */
+static void safe_line(const agent_andor_opctx *c, char *dst, size_t cap, const char *src)
+{
+    char tmp[1024];
+    agent_secrets_scrub_copy(c->s->sec, tmp, sizeof tmp, src);
+    base_utf8_copy(dst, cap, tmp);
+}
+
+/* A copy of a prompt with any cut or invalid UTF-8 replaced (the request
+ * body must be valid UTF-8 JSON). NULL on no memory. */
+static char *utf8_dup(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = base_malloc(BASE_UTF8_REPAIR_CAP(n));
+    if (d)
+        base_utf8_repair(s, n, d, BASE_UTF8_REPAIR_CAP(n));
+    return d;
+}
 
 static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -254,22 +281,20 @@ static agent_andor_op_status stopf(agent_andor_opctx *c, agent_goal_end end, con
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     c->stop_end = end;
-    agent_secrets_scrub_copy(c->s->sec, c->stop_why, sizeof c->stop_why, line);
+    safe_line(c, c->stop_why, sizeof c->stop_why, line);
     return AGENT_ANDOR_OP_STOP;
 }
 
+/* *dst = a copy of src cut at max bytes on a character boundary, invalid
+ * UTF-8 replaced (the texts go to the trace and andor.json, which stay
+ * valid UTF-8). Returns 0 on no memory (*dst untouched). */
 static int set_text(char **dst, const char *src, size_t max)
 {
     size_t n = strlen(src);
-    if (n > max) {
-        n = max;
-        /* Back off to a character boundary. */
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    char *d = base_strndup(src, n);
+    char *d = base_malloc(max + 1);
     if (!d)
         return 0;
+    base_utf8_repair(src, n, d, max + 1);
     base_free(*dst);
     *dst = d;
     return 1;
@@ -487,6 +512,9 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
         return AGENT_ANDOR_OP_OK;
     }
     agent__page_url(c->s, c->outline_url, sizeof c->outline_url);
+    char outline_args[64];
+    snprintf(outline_args, sizeof outline_args, "{\"fresh\": true, \"max_chars\": %d}",
+             OUTLINE_MAX);
     tool_result r;
     memset(&r, 0, sizeof r);
     /* Reading the page is not a step of the task: no trace line, no
@@ -494,7 +522,7 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
     agent_trace *tr = c->s->trace;
     c->s->trace = NULL;
     c->s->step_index = 0;
-    tool_call(c->s, "get_outline", "{\"fresh\": true, \"max_chars\": 6000}", &r);
+    tool_call(c->s, "get_outline", outline_args, &r);
     c->s->trace = tr;
     if (r.reason == TOOL_PAGE_GONE || r.reason == TOOL_NOT_RESPONDING) {
         agent_andor_op_status st = stopf(c, AGENT_GOAL_ERROR, "the page died: %s", r.message);
@@ -502,16 +530,15 @@ static agent_andor_op_status observe(agent_andor_opctx *c, const char **out, con
         return st;
     }
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+    char line[400];
+    snprintf(line, sizeof line, "(the page could not be read: %s)", r.message);
+    /* OUTLINE_MAX characters were asked for; a byte cap of four times that
+     * never cuts them, and never cuts a character either. */
     char *text = NULL;
-    if (r.success && cJSON_IsString(v)) {
-        text = base_strndup(v->valuestring, strnlen(v->valuestring, OUTLINE_MAX));
-    } else {
-        char line[400];
-        snprintf(line, sizeof line, "(the page could not be read: %s)", r.message);
-        text = base_strdup(line);
-    }
+    int ok =
+        set_text(&text, r.success && cJSON_IsString(v) ? v->valuestring : line, 4 * OUTLINE_MAX);
     tool_result_fini(&r);
-    if (!text)
+    if (!ok)
         return stopf(c, AGENT_GOAL_ERROR, "out of memory reading the page");
     base_free(c->outline);
     c->outline = text;
@@ -568,17 +595,28 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
             e = base_buf_printf(&b, "\nLAST PAGE SUMMARY: %s\n", c->observation);
     }
     if (!e && (what & (CTX_CANDIDATES | CTX_TABLE)) && c->keep) {
-        int k = (what & CTX_TABLE) ? 0 : c->o.top_k;
+        int k = (what & CTX_TABLE) ? TABLE_ROWS : c->o.top_k;
         char *md = agent_cand_text(&c->table, k);
         if (!md)
             e = BASE_ENOMEM;
         else if (md[0])
-            e = base_buf_printf(&b, "\nCANDIDATES (%s %d of them, best first):\n%s",
-                                k > 0 && k < c->table.n_rows ? "the best" : "all",
-                                k > 0 && k < c->table.n_rows ? k : c->table.n_rows, md);
+            e = base_buf_printf(&b, "\nCANDIDATES (%s %d of %d, best first):\n%s",
+                                k < c->table.n_rows ? "the best" : "all",
+                                k < c->table.n_rows ? k : c->table.n_rows, c->table.n_rows, md);
         else
             e = base_buf_append_str(&b, "\nCANDIDATES: none recorded yet\n");
         base_free(md);
+        /* The rest by name only: enough not to add them twice, without a
+         * full table's ~100 KB in every prompt. */
+        if (!e && (what & CTX_TABLE) && c->table.n_rows > k) {
+            int order[AGENT_CAND_MAX_ROWS];
+            int n = agent_cand_top(&c->table, AGENT_CAND_MAX_ROWS, order);
+            e = base_buf_append_str(&b, "Also in the table (names only): ");
+            for (int i = k; i < n && !e; i++)
+                e = base_buf_printf(&b, "%s%s", i > k ? "; " : "", c->table.rows[order[i]].name);
+            if (!e)
+                e = base_buf_append_str(&b, "\n");
+        }
     }
     if (!e && (what & CTX_ACTION) && c->last_action)
         e = base_buf_printf(&b, "\nLAST ACTION: %s\n", c->last_action);
@@ -633,11 +671,14 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     double t0 = base_monotime_ms();
     agent_budget_usage before = c->o.budget ? c->o.budget->total : (agent_budget_usage){0};
     cJSON *msgs = cJSON_CreateArray();
-    if (!msgs || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
-        agent_llm_add_message(msgs, "user", prompt) != BASE_OK) {
+    char *user = utf8_dup(prompt);
+    if (!msgs || !user || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
+        agent_llm_add_message(msgs, "user", user) != BASE_OK) {
+        base_free(user);
         cJSON_Delete(msgs);
         return stopf(c, AGENT_GOAL_ERROR, "out of memory building the %s request", op_names[kind]);
     }
+    base_free(user);
     for (int attempt = 0; attempt <= AGENT_ANDOR_OP_RETRIES; attempt++) {
         if (base_interrupted()) {
             st = stopf(c, AGENT_GOAL_INTERRUPTED, "interrupted by %s",
@@ -654,6 +695,8 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         rq.temperature = -1;
         rq.budget = c->o.budget;
         rq.deadline_ms = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
+        if (kind == AGENT_ANDOR_OPK_EXPAND && c->step_deadline > 0)
+            rq.deadline_ms = c->step_deadline; /* the step's, as the Worker's call in the loop */
         long est = agent_budget_estimate(c->o.budget, msgs, NULL, rq.schema);
         agent_llm_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -711,10 +754,11 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         if (attempt == AGENT_ANDOR_OP_RETRIES)
             break;
         /* Ask again, the error quoted: the model can fix what it sees. */
-        char again[sizeof why + 100];
+        char again[sizeof why + 100], fixed[sizeof again];
         snprintf(again, sizeof again,
                  "Your answer was not accepted: %s\nAnswer again with the whole JSON object.", why);
-        if (agent_llm_add_message(msgs, "user", again) != BASE_OK) {
+        base_utf8_copy(fixed, sizeof fixed, again);
+        if (agent_llm_add_message(msgs, "user", fixed) != BASE_OK) {
             st = stopf(c, AGENT_GOAL_ERROR, "out of memory");
             break;
         }
@@ -730,7 +774,7 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     call.ok = st == AGENT_ANDOR_OP_OK;
     call.ms = base_monotime_ms() - t0;
     char line[BASE_ERRBUF_SIZE];
-    agent_secrets_scrub_copy(c->s->sec, line, sizeof line, why);
+    safe_line(c, line, sizeof line, why);
     call.why = call.ok ? NULL : line;
     if (c->o.on_call)
         c->o.on_call(c->o.user, &call);
@@ -792,25 +836,28 @@ static base_err check_children(const agent_andor_tree *t, int node, const cJSON 
  * table the session offers with arguments its schema accepts. *tool_out
  * is the tool's own name (aliases resolved); *args_out the compact JSON
  * (base_free). */
-static base_err check_call(agent_andor_opctx *c, const char *tool, const char *args_text,
+static base_err check_call(agent_andor_opctx *c, const char *tool, const cJSON *args_in,
                            const char **tool_out, char **args_out, char *why)
 {
     if (!tool || !tool[0])
         return base_errf(why, BASE_EINVAL, "an action needs \"tool\"");
     cJSON *args = NULL;
-    if (args_text && args_text[0]) {
-        args = cJSON_Parse(args_text);
+    if (cJSON_IsObject(args_in)) {
+        args = cJSON_Duplicate(args_in, 1);
+    } else if (cJSON_IsString(args_in) && args_in->valuestring[0]) {
+        args = cJSON_Parse(args_in->valuestring);
         if (!cJSON_IsObject(args)) {
             cJSON_Delete(args);
-            return base_errf(why, BASE_EINVAL,
-                             "\"args\" must be a JSON object written as a string (got '%.80s')",
-                             args_text);
+            return base_errf(why, BASE_EINVAL, "\"args\" must be a JSON object (got '%.80s')",
+                             args_in->valuestring);
         }
-    } else {
+    } else if (!args_in || cJSON_IsNull(args_in) || cJSON_IsString(args_in)) {
         args = cJSON_CreateObject();
-        if (!args)
-            return BASE_ENOMEM;
+    } else {
+        return base_errf(why, BASE_EINVAL, "\"args\" must be a JSON object");
     }
+    if (!args)
+        return BASE_ENOMEM;
     base_err r = BASE_OK;
     if (strcmp(tool, "note") == 0) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(args, "text");
@@ -865,8 +912,8 @@ static base_err check_expand(agent_andor_opctx *c, const agent_andor_tree *t, in
     if (strcmp(type, "action") == 0) {
         const char *tool = NULL;
         char *args = NULL;
-        r = check_call(c, base_json_str(a, "tool", NULL), base_json_str(a, "args", NULL), &tool,
-                       &args, why);
+        r = check_call(c, base_json_str(a, "tool", NULL),
+                       cJSON_GetObjectItemCaseSensitive(a, "args"), &tool, &args, why);
         if (r == BASE_OK) {
             e->type = AGENT_ANDOR_ACTION;
             e->tool = base_strdup(tool);
@@ -1159,6 +1206,9 @@ static agent_andor_op_status op_expand(void *ctx, const agent_andor_tree *t, int
                                        agent_andor_edit *out)
 {
     agent_andor_opctx *c = ctx;
+    /* An expansion starts the engine step that may execute its action:
+     * --step-timeout bounds both, as the agent loop's Worker step. */
+    c->step_deadline = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
     agent_andor_op_status st;
     char *p = build_prompt(
         c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
@@ -1175,14 +1225,34 @@ static agent_andor_op_status op_repair(void *ctx, const agent_andor_tree *t, int
 {
     agent_andor_opctx *c = ctx;
     const agent_andor_node *n = agent_andor_node_at(t, node);
-    char extra[800];
-    snprintf(extra, sizeof extra, "Repair this node. REASON FOR REPAIR: %s",
-             n && n->reasoning && n->reasoning[0] ? n->reasoning
-                                                  : "its children did not reach its goal");
+    /* The reason: the children that failed (with what their actions
+     * reported) and the last judgement on the node (a completion check's
+     * "no" lands there). */
+    base_buf b;
+    base_buf_init(&b, 8192);
+    base_err e = base_buf_append_str(&b, "Repair this node. REASON FOR REPAIR:");
+    int failed = 0;
+    for (int k = 0; n && k < n->n_children && !e; k++) {
+        const agent_andor_node *x = agent_andor_node_at(t, n->children[k]);
+        if (!x || (x->status != AGENT_ANDOR_FAIL && x->status != AGENT_ANDOR_PRUNED))
+            continue;
+        e = base_buf_printf(
+            &b, "%s %s %s%s%.300s", failed++ ? ";" : " children that failed:", x->id,
+            agent_andor_status_name(x->status), x->result ? ", " : "", x->result ? x->result : "");
+    }
+    if (!e && n && n->reasoning && n->reasoning[0])
+        e = base_buf_printf(&b, "%s last judgement: %.600s", failed ? "." : "", n->reasoning);
+    else if (!e && !failed)
+        e = base_buf_append_str(&b, " its children did not reach its goal");
+    char *extra = e ? NULL : base_buf_steal(&b, NULL);
+    base_buf_fini(&b);
+    if (!extra)
+        return stopf(c, AGENT_GOAL_ERROR, "out of memory building the repair prompt");
     agent_andor_op_status st;
     char *p = build_prompt(
         c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
         extra, &st);
+    base_free(extra);
     if (!p)
         return st;
     st = op_call(c, AGENT_ANDOR_OPK_REPAIR, AGENT_ANDOR_OPK_REPAIR, t, node, p, check_repair, out);
@@ -1296,6 +1366,15 @@ static agent_andor_op_status op_execute(void *ctx, const agent_andor_tree *t, in
     if (c->steps >= c->o.max_steps)
         return stopf(c, AGENT_GOAL_STEPS_OUT, "max_steps: %d tool calls without finishing the plan",
                      c->steps);
+    if (c->step_deadline > 0 && base_monotime_ms() >= c->step_deadline) {
+        /* No tool call starts after the step's time, as in the agent
+         * loop; the engine's immediate retry is refused the same way, so
+         * the node fails and its parent's repair decides what next. */
+        snprintf(out->result, sizeof out->result,
+                 "not run: the step's %d ms (--step-timeout) were spent before this call",
+                 c->o.step_timeout_ms);
+        return AGENT_ANDOR_OP_OK;
+    }
     int step = ++c->steps;
     c->page_moves++;
     c->s->step_index = step;

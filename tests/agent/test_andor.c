@@ -1680,9 +1680,15 @@ static agent_andor_op_status rnd_expand(void *ctx, const agent_andor_tree *t, in
     }
     out->type = base_rng_chance(&r->rng, 0.5) ? AGENT_ANDOR_AND : AGENT_ANDOR_OR;
     out->unordered = base_rng_chance(&r->rng, 0.2);
-    int k = 1 + (int)base_rng_below(&r->rng, 4);
-    for (int c = 0; c < k; c++)
-        agent_andor_edit_add(out, "sub", base_rng_unit(&r->rng));
+    /* Now and then far more children than max_children, and scores no
+     * model should send (NaN, infinite, negative): cut and clamped. */
+    int k = base_rng_chance(&r->rng, 0.03) ? 40 : 1 + (int)base_rng_below(&r->rng, 4);
+    for (int c = 0; c < k; c++) {
+        double score = base_rng_unit(&r->rng);
+        if (base_rng_chance(&r->rng, 0.02))
+            score = base_rng_chance(&r->rng, 0.5) ? NAN : -INFINITY;
+        agent_andor_edit_add(out, "sub", score);
+    }
     return AGENT_ANDOR_OP_OK;
 }
 
@@ -1786,6 +1792,10 @@ static int ids_ok(const agent_andor_tree *t, char *why, size_t cap)
     int n = agent_andor_node_count(t);
     for (int i = 0; i < n; i++) {
         const agent_andor_node *a = agent_andor_node_at(t, i);
+        if (!(a->score >= 0 && a->score <= 1)) {
+            snprintf(why, cap, "score of %s out of 0..1", a->id);
+            return 0;
+        }
         if (a->index != i) {
             snprintf(why, cap, "index of %s", a->id);
             return 0;
@@ -1868,10 +1878,14 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
                 agent_andor_remove(t, idc, NULL);
             for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++)
                 replay[i] = agent_andor_node_at(t, i)->status;
-            for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++)
+            /* A replaced node is a new one: its old attempts do not count. */
+            for (int i = 0; i < agent_andor_node_count(t) && i < 4096; i++) {
                 if (agent_andor_node_at(t, i)->type != AGENT_ANDOR_ACTION &&
-                    agent_andor_node_at(t, i)->status == S_UNV)
-                    r->reached[i] = 0, r->executed[i] = 0; /* a replaced node is new */
+                    agent_andor_node_at(t, i)->status == S_UNV) {
+                    r->reached[i] = 0;
+                    r->executed[i] = 0;
+                }
+            }
             r->edits++;
         }
         int nstack0 = agent_andor_stack_len(t);
@@ -1966,6 +1980,19 @@ static int random_run(uint64_t seed, int with_edits, int *replayed, char *why, s
     }
     if (ok && !ids_ok(t, why, cap))
         ok = 0;
+    /* Without a person's injections, no AND grows past max_children and no
+     * node other than an ACTION sits at or below max_depth with children. */
+    for (int i = 0; ok && !with_edits && i < agent_andor_node_count(t); i++) {
+        const agent_andor_node *a = agent_andor_node_at(t, i);
+        if (a->type == AGENT_ANDOR_AND && a->n_children > c.max_children) {
+            snprintf(why, cap, "%s has %d children (max %d)", a->id, a->n_children, c.max_children);
+            ok = 0;
+        }
+        if (a->depth >= c.max_depth && a->n_children > 0) {
+            snprintf(why, cap, "%s at depth %d has children", a->id, a->depth);
+            ok = 0;
+        }
+    }
     if (ok && agent_andor_iterations(t) > c.budget) {
         snprintf(why, cap, "iterations past the budget");
         ok = 0;

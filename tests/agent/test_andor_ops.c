@@ -26,6 +26,9 @@
  *   unknown id, a grandchild, a child already pruned are refused), adds
  *   only new children; update never prunes the root or the path to the
  *   node that ran; rewrites are applied.
+ * repair_reason: through the engine, an AND whose first child's click finds
+ *   nothing (tried twice, never reached the page) fails, and its repair
+ *   request names the failed child and what the tool said.
  * complete_answer: the completion check's "no" and its reason reach the
  *   engine's buffer; the final answer is written.
  * table_modes: --candidates on: one constraints call, columns from it, the
@@ -40,14 +43,27 @@
  *   and touches nothing.
  * rollback: to the OR node's URL only when the page moved on (a navigate
  *   call then), not when it is already there, never to a masked URL.
+ * step_timeout: the expansion's model call gets the step's deadline: a
+ *   reply slower than --step-timeout ends the run (OP_STOP) in time.
+ * interrupted: after a stop signal an operator sends nothing and stops the
+ *   run as interrupted, naming the signal.
+ * utf8_cuts: an error quoting a model's text cut inside a character still
+ *   goes out as valid UTF-8, in the next request and in the log line.
+ * secrets: a secret typed into the page never reaches a prompt (the
+ *   outline is scrubbed), and a model's answer that repeats it is masked
+ *   in the error line on_call hands to the runner's log.
  */
 #include "check.h"
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <string.h>
 
 #include "agent/andor_run.h"
 #include "base/alloc.h"
+#include "base/clock.h"
+#include "base/interrupt.h"
+#include "base/utf8.h"
 #include "harness.h"
 #include "replay.h"
 
@@ -357,13 +373,12 @@ static void retries(void)
            "{\"type\": \"and\", \"children\": [{\"description\": \"a\"}, {\"description\": "
            "\" A. \"}], \"reasoning\": \"\"}",
            400, 10, 0);
-    answer(&f,
-           "{\"type\": \"action\", \"tool\": \"note\", \"args\": \"{\\\"text\\\": \\\"\\\"}\", "
-           "\"reasoning\": \"\"}",
-           400, 10, 0);
+    answer(&f, "{\"type\": \"action\", \"tool\": \"note\", \"args\": 5, \"reasoning\": \"\"}", 400,
+           10, 0);
     CHECK(step(&f));
     CHECK_EQ(agent_andor_node_at(f.t, 0)->status, AGENT_ANDOR_FAIL);
     CHECK(body_has(&f, 4, "needs at least one child"));
+    CHECK_MSG(strstr(f.calls[1].why, "\"args\" must be a JSON object"), "why: %s", f.calls[1].why);
     CHECK(body_has(&f, 5, "children 1 and 2 are the same"));
     CHECK_EQ(f.tools, 0); /* nothing ran */
     fx_end(&f);
@@ -443,6 +458,35 @@ static void repair_update_ids(void)
     fx_end(&f);
 }
 
+static void repair_reason(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Compare the first two projectors", AGENT_CAND_OFF, 0);
+    answer(&f,
+           "{\"type\": \"and\", \"children\": [{\"description\": \"Press the Compare "
+           "button\"}, {\"description\": \"Read the comparison\"}], \"reasoning\": \"two "
+           "steps\"}",
+           300, 10, 0);
+    answer(&f,
+           "{\"type\": \"action\", \"tool\": \"click_at\", \"args\": {\"target\": \"Compare "
+           "selected\", \"timeout_ms\": 800}, \"reasoning\": \"\"}",
+           300, 10, 0);
+    answer(&f, "{\"decision\": \"prune\", \"reasoning\": \"no compare feature\"}", 300, 10, 0);
+    /* Step until the plan ends: 1.1 fails (not found, tried twice), 1.2 is
+     * deleted with it, the root fails and asks for its repair. */
+    for (int i = 0; i < 12 && !agent_andor_finished(f.t); i++)
+        CHECK(step(&f));
+    CHECK(agent_andor_finished(f.t));
+    CHECK_EQ(replay_count(f.r), 3);
+    CHECK_EQ(f.tools, AGENT_ANDOR_MAX_RETRIES);
+    CHECK_EQ(f.calls[2].kind, AGENT_ANDOR_OPK_REPAIR);
+    CHECK(body_has(&f, 2, "REASON FOR REPAIR: children that failed: 1.1 pruned, "));
+    CHECK(body_has(&f, 2, "Compare selected"));
+    CHECK(agent_andor_outcome(f.t) != AGENT_ANDOR_SUCCESS);
+    fx_end(&f);
+}
+
 static void complete_answer(void)
 {
     HARNESS_OR_SKIP(h);
@@ -519,6 +563,21 @@ static void table_modes(void)
         CHECK(body_has(&f, 2, "| 1 | Nova 80 | candidate | 3 | 0 |"));
         CHECK_STR(e.tool, "note");
         agent_andor_edit_fini(&e);
+        /* Ten more rows: prompts that get the whole table show the best
+         * eight in full and the rest by name. */
+        answer(&f,
+               "{\"progress\": \"p\", \"observation\": \"o\", \"notes\": [], \"candidates\": "
+               "{\"rows\": [{\"name\": \"P0\"}, {\"name\": \"P1\"}, {\"name\": \"P2\"}, "
+               "{\"name\": \"P3\"}, {\"name\": \"P4\"}, {\"name\": \"P5\"}, {\"name\": "
+               "\"P6\"}, {\"name\": \"P7\"}, {\"name\": \"P8\"}, {\"name\": \"P9\"}]}}",
+               300, 10, 0);
+        answer(&f, "{\"progress\": \"p\", \"observation\": \"o\", \"notes\": []}", 300, 10, 0);
+        CHECK_EQ(f.ops.summarize(f.ops.ctx, f.t, 0), AGENT_ANDOR_OP_OK);
+        CHECK_EQ(t->n_rows, 12);
+        CHECK_EQ(f.ops.summarize(f.ops.ctx, f.t, 0), AGENT_ANDOR_OP_OK);
+        CHECK(body_has(&f, 4, "CANDIDATES (the best 8 of 12, best first)"));
+        /* Ranked: Nova 80 first, then P0..P9 as first seen, the rejected Lumo X2 last. */
+        CHECK(body_has(&f, 4, "Also in the table (names only): P7; P8; P9; Lumo X2\\n"));
         fx_end(&f);
     }
     {
@@ -618,8 +677,8 @@ static void execute_once(void)
 
     START(k, "/andor/list.html", "Note the price of the Nova 80", AGENT_CAND_OFF, 0);
     answer(&k,
-           "{\"type\": \"action\", \"tool\": \"note\", \"args\": \"{\\\"text\\\": \\\"Nova 80 "
-           "costs $449.00\\\"}\", \"reasoning\": \"it is on the page\"}",
+           "{\"type\": \"action\", \"tool\": \"note\", \"args\": {\"text\": \"Nova 80 costs "
+           "$449.00\"}, \"reasoning\": \"it is on the page\"}",
            300, 10, 0);
     CHECK(step(&k));
     CHECK_EQ(agent_andor_node_at(k.t, 0)->status, AGENT_ANDOR_SUCCESS);
@@ -678,15 +737,133 @@ static void rollback(void)
     fx_end(&g);
 }
 
+static void step_timeout(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    agent_andor_ops_destroy(f.c);
+    agent_andor_ops_opts o;
+    memset(&o, 0, sizeof o);
+    o.llm = f.l;
+    o.step_timeout_ms = 400;
+    o.on_call = on_call;
+    o.user = &f;
+    CHECK_OK(agent_andor_ops_create(f.s, &o, &f.c, f.err));
+    agent_andor_ops_bind(f.c, &f.ops);
+    replay_reply r;
+    memset(&r, 0, sizeof r);
+    r.content =
+        "{\"type\": \"and\", \"children\": [{\"description\": \"x\"}], \"reasoning\": \"\"}";
+    r.delay_ms = 1500;
+    replay_push(f.r, &r);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    double t0 = base_monotime_ms();
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_STOP);
+    CHECK_MSG(base_monotime_ms() - t0 < 1300, "%.0f ms", base_monotime_ms() - t0);
+    const char *why = NULL;
+    CHECK_EQ(agent_andor_ops_stop_reason(f.c, &why), AGENT_GOAL_ERROR);
+    CHECK_MSG(strstr(why, "expand"), "why: %s", why);
+    CHECK_EQ(f.calls[0].ok, 0);
+    CHECK_EQ(f.calls[0].attempts, 1);
+    fx_end(&f);
+}
+
+static void interrupted(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    answer(&f, "{\"type\": \"and\", \"children\": [{\"description\": \"x\"}], \"reasoning\": \"\"}",
+           300, 10, 0);
+    base_interrupt_install(NULL);
+    raise(SIGINT);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    agent_andor_op_status st = f.ops.expand(f.ops.ctx, f.t, 0, &e);
+    const char *why = NULL;
+    agent_goal_end end = agent_andor_ops_stop_reason(f.c, &why);
+    base_interrupt_reset();
+    CHECK_EQ(st, AGENT_ANDOR_OP_STOP);
+    CHECK_EQ(end, AGENT_GOAL_INTERRUPTED);
+    CHECK_MSG(strstr(why, "SIGINT"), "why: %s", why);
+    CHECK_EQ(replay_count(f.r), 0); /* nothing sent once the signal came */
+    fx_end(&f);
+}
+
+static void utf8_cuts(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    /* A 61-byte tool name of two-byte characters after one ASCII byte: the
+     * error's '%.60s' cuts it inside a character. */
+    char tool[128] = "a", ans[512];
+    for (int i = 0; i < 40; i++)
+        memcpy(tool + 1 + 2 * i, "\xC3\xA9", 3);
+    snprintf(ans, sizeof ans,
+             "{\"type\": \"action\", \"tool\": \"%s\", \"args\": {}, \"reasoning\": \"\"}", tool);
+    for (int i = 0; i < 1 + AGENT_ANDOR_OP_RETRIES; i++)
+        answer(&f, ans, 300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_FAILED);
+    for (int i = 1; i < replay_count(f.r); i++) {
+        char *b = body(&f, i);
+        CHECK_MSG(base_utf8_check(b, strlen(b)) == strlen(b), "request %d is not valid UTF-8", i);
+        CHECK(strstr(b, "unknown tool 'a\xC3\xA9"));
+        base_free(b);
+    }
+    CHECK(strstr(f.calls[0].why, "unknown tool 'a\xC3\xA9"));
+    CHECK_EQ(base_utf8_check(f.calls[0].why, strlen(f.calls[0].why)), strlen(f.calls[0].why));
+    fx_end(&f);
+}
+
+static void secrets(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Search for the Nova", AGENT_CAND_OFF, 0);
+    tool_result r;
+    memset(&r, 0, sizeof r);
+    CHECK(tool_call(f.s, "type_at",
+                    "{\"target\": \"Search projectors\", \"text\": \"open-sesame-4417\", "
+                    "\"secret\": true}",
+                    &r));
+    tool_result_fini(&r);
+    for (int i = 0; i < 1 + AGENT_ANDOR_OP_RETRIES; i++)
+        answer(&f,
+               "{\"type\": \"action\", \"tool\": \"open-sesame-4417\", \"args\": \"{}\", "
+               "\"reasoning\": \"\"}",
+               300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_FAILED);
+    /* The page's field holds the secret; the outline in the prompt does not. */
+    CHECK(!body_has(&f, 0, "open-sesame-4417"));
+    CHECK(body_has(&f, 0, "[ELEMENTS]"));
+    /* The error line handed to the runner's log is scrubbed. */
+    CHECK_EQ(f.calls[0].ok, 0);
+    CHECK_MSG(!strstr(f.calls[0].why, "open-sesame"), "why: %s", f.calls[0].why);
+    CHECK(strstr(f.calls[0].why, "unknown tool '********'"));
+    fx_end(&f);
+}
+
 static const check_case cases[] = {{"expand_action", expand_action},
                                    {"expand_children", expand_children},
                                    {"retries", retries},
                                    {"repair_update_ids", repair_update_ids},
+                                   {"repair_reason", repair_reason},
                                    {"complete_answer", complete_answer},
                                    {"table_modes", table_modes},
                                    {"cost_cap", cost_cap},
                                    {"execute_once", execute_once},
                                    {"rollback", rollback},
+                                   {"secrets", secrets},
+                                   {"utf8_cuts", utf8_cuts},
+                                   {"step_timeout", step_timeout},
+                                   {"interrupted", interrupted},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,7 +48,7 @@ typedef struct andor_run {
     long step_tokens;      /* tokens of this step's operator calls */
     /* --intervene */
     int ifd;               /* -1 = none */
-    int is_stdin, stdin_flags, eof;
+    int is_stdin, eof;
     off_t ioff;            /* the file: bytes consumed so far */
     char *ibuf;            /* a partial line waiting for its newline */
     size_t ilen;
@@ -212,16 +213,14 @@ static base_err intervene_open(andor_run *g, const char *spec, char *err)
     if (!spec[0])
         return base_errf(err, BASE_EINVAL, "--intervene: empty path (a file, or - for stdin)");
     if (strcmp(spec, "-") == 0) {
-        /* Standard input is read without blocking between steps; its flags
-         * are put back at the end (the descriptor may be a shared
-         * terminal). */
-        int fl = fcntl(STDIN_FILENO, F_GETFL);
-        if (fl < 0 || fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK) < 0)
+        /* Standard input is read only when poll says it has data, never
+         * set non-blocking: it may be the terminal of the shell that
+         * started us, which would keep the flag if we died. */
+        if (fcntl(STDIN_FILENO, F_GETFL) < 0)
             return base_errf(err, BASE_EINVAL, "--intervene -: standard input: %s",
                              strerror(errno));
         g->ifd = STDIN_FILENO;
         g->is_stdin = 1;
-        g->stdin_flags = fl;
     } else {
         /* The file may not exist yet: it is created empty so a person can
          * append to it (`>>`) while the task runs; what it holds already is
@@ -240,8 +239,6 @@ static base_err intervene_open(andor_run *g, const char *spec, char *err)
     if (!g->ibuf) {
         if (!g->is_stdin)
             close(g->ifd);
-        else
-            fcntl(STDIN_FILENO, F_SETFL, g->stdin_flags);
         g->ifd = -1;
         return base_errf(err, BASE_ENOMEM, "out of memory");
     }
@@ -250,12 +247,8 @@ static base_err intervene_open(andor_run *g, const char *spec, char *err)
 
 static void intervene_close(andor_run *g)
 {
-    if (g->ifd >= 0) {
-        if (g->is_stdin)
-            fcntl(STDIN_FILENO, F_SETFL, g->stdin_flags);
-        else
-            close(g->ifd);
-    }
+    if (g->ifd >= 0 && !g->is_stdin)
+        close(g->ifd);
     g->ifd = -1;
     base_free(g->ibuf);
     g->ibuf = NULL;
@@ -378,8 +371,8 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
 }
 
 /* Reads what was appended since the last look; returns 1 when an edit was
- * applied. Never waits: a file is read up to its current end, stdin up to
- * what is buffered. */
+ * applied. Never waits: a file is read up to its current end, stdin while
+ * poll says it has data. */
 static int intervene_poll(andor_run *g)
 {
     if (g->ifd < 0 || g->eof)
@@ -395,6 +388,19 @@ static int intervene_poll(andor_run *g)
         }
     }
     for (;;) {
+        if (g->is_stdin) {
+            /* One read per readable poll: it returns what is there. */
+            struct pollfd pfd = {g->ifd, POLLIN, 0};
+            int pr = poll(&pfd, 1, 0);
+            if (pr < 0 && errno == EINTR && !base_interrupted())
+                continue;
+            if (pr <= 0)
+                break;
+            if (!(pfd.revents & (POLLIN | POLLHUP))) {
+                g->eof = 1; /* POLLERR / POLLNVAL: nothing more will come */
+                break;
+            }
+        }
         ssize_t k = g->is_stdin ? read(g->ifd, buf, sizeof buf)
                                 : pread(g->ifd, buf, sizeof buf, g->ioff);
         if (k < 0 && errno == EINTR && !base_interrupted())

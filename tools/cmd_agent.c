@@ -8,9 +8,12 @@
  * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
  * failure), 2 usage error, 128 + N on signal N.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent_loop.h"
 #include "agent/andor_run.h"
@@ -288,6 +291,16 @@ int cli_cmd_agent(int argc, char **argv)
     if (intervene && !intervene[0]) {
         fprintf(stderr, "fovea run: --intervene: a file path, or - for standard input\n");
         return 2;
+    }
+    if (intervene && strcmp(intervene, "-") != 0) {
+        /* Checked (and created empty when missing, for `>>`) before the
+         * browser starts: a path that cannot be watched is a usage error. */
+        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "fovea run: --intervene %s: %s\n", intervene, strerror(errno));
+            return 2;
+        }
+        close(fd);
     }
     if (andor && screenshot)
         fprintf(stderr, "fovea run: --screenshot has no effect with --planner andor (its "

@@ -758,6 +758,8 @@ static void usage(void)
         {"--candidates on", "--candidates needs --planner andor"},
         {"--planner andor --resume " OUT "/constraint", "--resume is not supported with --planner andor"},
         {"--planner andor --intervene ''", "--intervene: a file path"},
+        {"--planner andor --intervene /nonexistent-dir/edits.jsonl",
+         "--intervene /nonexistent-dir/edits.jsonl: No such file or directory"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char args[512], name[32];

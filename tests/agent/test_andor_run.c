@@ -27,6 +27,11 @@
  * intervene_stdin: with --intervene - the lines come from standard input
  *   (without blocking the run): a bad one is refused, a replace of the root
  *   before its expansion changes what the expansion is asked for.
+ * scope_none: --completion-check none asks for no check; --candidates on
+ *   keeps the table for a task auto would not.
+ * stops: --max-steps and the token budget end the run as the default
+ *   planner's do (max_steps, cost_cap_exceeded; exit 1), the plan left in
+ *   andor.json.
  * usage: bad values of the planner's flags exit 2 with a message, and
  *   --resume is refused with --planner andor.
  * figures: calls and tokens of --planner andor next to --planner loop on
@@ -172,7 +177,7 @@ static int run(const char *name, const char *args, char **out, char **errs)
     snprintf(cmd, sizeof cmd,
              "mkdir -p '%s' && rm -rf '%s/%s' && '%s' run %s %s --out '%s/%s' > '%s/%s.stdout' "
              "2> '%s/%s.stderr' < /dev/null",
-             OUT, OUT, name, FOVEA, args, fovea_args(), OUT, name, OUT, name, OUT, name);
+             OUT, OUT, name, FOVEA, fovea_args(), args, OUT, name, OUT, name, OUT, name);
     int st = system(cmd);
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.stdout", OUT, name);
@@ -623,7 +628,7 @@ static pid_t spawn(const char *name, const char *args)
     snprintf(cmd, sizeof cmd,
              "mkdir -p '%s' && rm -rf '%s/%s' && exec '%s' run %s %s --out '%s/%s' > "
              "'%s/%s.stdout' 2> '%s/%s.stderr' < /dev/null",
-             OUT, OUT, name, FOVEA, args, fovea_args(), OUT, name, OUT, name, OUT, name);
+             OUT, OUT, name, FOVEA, fovea_args(), args, OUT, name, OUT, name, OUT, name);
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -742,6 +747,93 @@ static void intervene_stdin(void)
     char *p = request_prompt(r, request_with(r, "NODE 1 [not expanded"));
     CHECK_MSG(strstr(p, "baggage allowance (typed on stdin)"), "%s", p);
     base_free(p);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* --completion-check none: the root counts as done when its children
+ * succeeded (no check is asked for); --candidates on keeps the table even
+ * for a task auto would not keep it for (one constraints call first). */
+static void scope_none(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    answer(r, "List the task's constraints", "{\"constraints\": [], \"attributes\": []}", 0);
+    script_simple(r, 0);
+    char *out = NULL, *errs = NULL;
+    int st = run("scope_none",
+                 "'" SIMPLE_TASK "' --url /deals.html --planner andor --completion-check none "
+                 "--candidates on",
+                 &out, &errs);
+    CHECK_MSG(st == 0, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(strstr(errs, "completion check none, candidates on"), "%s", errs);
+    CHECK_EQ(request_with(r, "Is the whole task done"), -1);
+    CHECK_EQ(request_with(r, "List the task's constraints"), 0);
+    /* The unused check is the one answer left. */
+    CHECK_EQ(replay_pending(r), 1);
+    char *aj = slurp(OUT "/scope_none/andor.json");
+    cJSON *a = cJSON_Parse(aj);
+    CHECK_MSG(cJSON_IsObject(cJSON_GetObjectItem(a, "candidates")) &&
+                  strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "tree"),
+                                                                  "outcome")),
+                         "success") == 0,
+              "%s", aj);
+    cJSON_Delete(a);
+    base_free(aj);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* How a run that cannot finish ends: --max-steps (the third tool call is
+ * refused; the plan stays on the stack in andor.json) and the token budget
+ * (the first expansion would pass it: nothing sent), both exit 1 with the
+ * default planner's end names. */
+static void stops(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_constraint(r);
+    char *out = NULL, *errs = NULL;
+    int st = run("steps_out", "'" CONSTRAINT_TASK "' --url /deals.html --planner andor "
+                              "--max-steps 2", &out, &errs);
+    CHECK_MSG(st == 1, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(strstr(out, "agent max_steps: 2 tool calls without finishing the plan"), "%s", out);
+    char *aj = slurp(OUT "/steps_out/andor.json");
+    cJSON *a = cJSON_Parse(aj);
+    const cJSON *tree = cJSON_GetObjectItem(a, "tree");
+    CHECK_MSG(cJSON_GetArraySize(cJSON_GetObjectItem(tree, "stack")) > 0, "%s", aj);
+    const cJSON *n = node_by_id(tree, "1.2.1.2");
+    CHECK_MSG(n && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(n, "status")), "visited") == 0,
+              "%s", aj);
+    cJSON_Delete(a);
+    base_free(aj);
+    char *trace = slurp(OUT "/steps_out/trace.jsonl");
+    CHECK_MSG(strstr(trace, "\"type\":\"end\",\"ok\":false") && strstr(trace, "\"end\":\"max_steps\""),
+              "%s", trace);
+    base_free(trace);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+
+    r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_constraint(r);
+    char args[512];
+    snprintf(args, sizeof args, "'%s' --url /deals.html --planner andor", CONSTRAINT_TASK);
+    char cmd[4096];
+    /* fovea_args() (before these) says --token-budget 0; the later flag wins. */
+    snprintf(cmd, sizeof cmd, "%s --token-budget 2000", args);
+    st = run("cost_cap", cmd, &out, &errs);
+    CHECK_MSG(st == 1, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(strstr(out, "cost_cap_exceeded"), "%s", out);
+    /* The constraints call fit; the root's expansion did not and was not
+     * sent. */
+    CHECK_EQ(replay_count(r), 1);
     base_free(out);
     base_free(errs);
     replay_destroy(r);
@@ -893,6 +985,8 @@ static const check_case cases[] = {
     {"constraint", constraint},
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
+    {"scope_none", scope_none},
+    {"stops", stops},
     {"figures", figures},
     {NULL, NULL},
 };

@@ -445,11 +445,13 @@ static void describe_event(const agent_andor_tree *t, const agent_andor_event *e
             PUT("%s%s", first ? (n ? "; " : "") : "+", opn[k]);
             first = 0;
         }
-    int shown = ev->n_changes < AGENT_ANDOR_EVENT_CHANGES ? ev->n_changes : AGENT_ANDOR_EVENT_CHANGES;
+    int shown =
+        ev->n_changes < AGENT_ANDOR_EVENT_CHANGES ? ev->n_changes : AGENT_ANDOR_EVENT_CHANGES;
     for (int i = 0; i < shown; i++) {
         const agent_andor_node *c = agent_andor_node_at(t, ev->changes[i].node);
         PUT("%s%s %s->%s", n ? (i ? ", " : "; ") : "", c ? c->id : "?",
-            agent_andor_status_name(ev->changes[i].from), agent_andor_status_name(ev->changes[i].to));
+            agent_andor_status_name(ev->changes[i].from),
+            agent_andor_status_name(ev->changes[i].to));
     }
     if (ev->n_changes > shown)
         PUT(" (+%d)", ev->n_changes - shown);
@@ -500,8 +502,8 @@ static void final_answer(andor_run *g)
         g->res->end = AGENT_GOAL_ERROR;
         g->res->answer[0] = '\0';
         snprintf(g->res->reason, sizeof g->res->reason,
-                 "the plan's root succeeded but the final answer failed%s%.900s", err[0] ? ": " : "",
-                 err);
+                 "the plan's root succeeded but the final answer failed%s%.900s",
+                 err[0] ? ": " : "", err);
     }
 }
 
@@ -698,7 +700,8 @@ base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
         const char *sig = res->end == AGENT_GOAL_INTERRUPTED && base_interrupted()
                               ? base_signal_name(base_interrupted())
                               : NULL;
-        agent_trace_close_extra(s->trace, ok, ok ? 0 : res->steps, res->total_ms, res->reason, sig, x);
+        agent_trace_close_extra(s->trace, ok, ok ? 0 : res->steps, res->total_ms, res->reason, sig,
+                                x);
         s->trace = NULL;
     }
     agent_andor_ops_destroy(g.ops);

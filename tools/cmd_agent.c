@@ -267,7 +267,8 @@ int cli_cmd_agent(int argc, char **argv)
     agent_andor_run_opts_init(&ao);
     char perr[BASE_ERRBUF_SIZE];
     if (!andor && strcmp(planner, "loop") != 0) {
-        fprintf(stderr, "fovea run: --planner: '%.60s' is not a planner (loop or andor)\n", planner);
+        fprintf(stderr, "fovea run: --planner: '%.60s' is not a planner (loop or andor)\n",
+                planner);
         return 2;
     }
     if (!andor && (cand_s || check_s || intervene)) {

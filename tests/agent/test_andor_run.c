@@ -60,7 +60,7 @@
 #define KEY "sk-test-andor-5d1c0b"
 
 #define CONSTRAINT_TASK                                                                            \
-    "Find a flight to Lisbon that is non-stop and under $400 on the deals page and tell me its "    \
+    "Find a flight to Lisbon that is non-stop and under $400 on the deals page and tell me its "   \
     "flight number"
 #define SIMPLE_TASK "Open the FR 202 deal and tell me its baggage allowance"
 
@@ -477,7 +477,10 @@ static void report_check(void)
     CHECK_MSG(e == BASE_OK, "%s", err);
     cJSON *r = cJSON_Parse(cJSON_GetStringValue(v));
     cJSON_Delete(v);
-#define S(k) (cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) ? cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) : "")
+#define S(k)                                                                                       \
+    (cJSON_GetStringValue(cJSON_GetObjectItem(r, k))                                               \
+         ? cJSON_GetStringValue(cJSON_GetObjectItem(r, k))                                         \
+         : "")
     CHECK_MSG(strcmp(S("tree"), "1:success 1.1:success 1.2:success 1.2.1:pruned 1.2.1.1:success "
                                 "1.2.1.2:pruned 1.2.2:success 1.2.2.1:success "
                                 "1.2.2.2:success") == 0,
@@ -591,8 +594,9 @@ static void constraint(void)
     CHECK(strstr(trace, "deals.html") != NULL);
     /* One event per stack pop: 23 (its progress line says which). */
     CHECK_EQ(count(trace, "\"type\":\"andor_event\""), 23);
-    CHECK_MSG(strstr(errs, "andor: done after 23 iterations, 9 nodes, 6 tool calls, 23 model calls"),
-              "%s", errs);
+    CHECK_MSG(
+        strstr(errs, "andor: done after 23 iterations, 9 nodes, 6 tool calls, 23 model calls"),
+        "%s", errs);
     CHECK(strstr(trace, "\"type\":\"end\",\"ok\":true") != NULL);
     const char *end = strstr(trace, "\"type\":\"end\"");
     CHECK_MSG(end && strstr(end, "\"andor\":{\"tree\"") && strstr(end, "\"candidates\"") &&
@@ -812,7 +816,8 @@ static void stops(void)
     cJSON_Delete(a);
     base_free(aj);
     char *trace = slurp(OUT "/steps_out/trace.jsonl");
-    CHECK_MSG(strstr(trace, "\"type\":\"end\",\"ok\":false") && strstr(trace, "\"end\":\"max_steps\""),
+    CHECK_MSG(strstr(trace, "\"type\":\"end\",\"ok\":false") &&
+                  strstr(trace, "\"end\":\"max_steps\""),
               "%s", trace);
     base_free(trace);
     base_free(out);
@@ -848,7 +853,8 @@ static void usage(void)
         {"--planner andor --candidates maybe", "--candidates: "},
         {"--planner andor --completion-check some", "--completion-check: "},
         {"--candidates on", "--candidates needs --planner andor"},
-        {"--planner andor --resume " OUT "/constraint", "--resume is not supported with --planner andor"},
+        {"--planner andor --resume " OUT "/constraint",
+         "--resume is not supported with --planner andor"},
         {"--planner andor --intervene ''", "--intervene: a file path"},
         {"--planner andor --intervene /nonexistent-dir/edits.jsonl",
          "--intervene /nonexistent-dir/edits.jsonl: No such file or directory"},

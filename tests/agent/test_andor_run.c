@@ -32,6 +32,8 @@
  * stops: --max-steps and the token budget end the run as the default
  *   planner's do (max_steps, cost_cap_exceeded; exit 1), the plan left in
  *   andor.json.
+ * interrupt: Ctrl-C while an operator waits on the model ends the run
+ *   (exit 130) with the tree as it stood in the end line and andor.json.
  * usage: bad values of the planner's flags exit 2 with a message, and
  *   --resume is refused with --planner andor.
  * figures: calls and tokens of --planner andor next to --planner loop on
@@ -844,6 +846,58 @@ static void stops(void)
     replay_destroy(r);
 }
 
+/* Ctrl-C while an operator waits on the model: the run ends within the
+ * client's polling time, exit 130, the end line says interrupted and
+ * carries the tree as it stood (the expansion in progress back on the
+ * stack), andor.json too. */
+static void interrupt(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple(r, 20000);
+    pid_t pid = spawn("interrupt", "'" SIMPLE_TASK "' --url /deals.html --planner andor");
+    CHECK(pid > 0);
+    double t0 = base_monotime_ms();
+    int at = -1;
+    while (at < 0 && base_monotime_ms() - t0 < 60000) {
+        base_sleep_ms(50);
+        at = request_with(r, "NODE 1.2 [not expanded");
+    }
+    CHECK_MSG(at == 4, "the expansion of 1.2 was request %d", at);
+    kill(pid, SIGINT);
+    double t1 = base_monotime_ms();
+    int ws = 0;
+    while (waitpid(pid, &ws, WNOHANG) == 0 && base_monotime_ms() - t1 < 15000)
+        base_sleep_ms(50);
+    double ms = base_monotime_ms() - t1;
+    if (!WIFEXITED(ws)) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+    }
+    kill(-pid, SIGKILL);
+    char *errs = slurp(OUT "/interrupt.stderr");
+    CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 130, "status %d; stderr: %s", ws, errs);
+    CHECK_MSG(ms < 10000, "the run took %.0f ms to stop", ms);
+    char *trace = slurp(OUT "/interrupt/trace.jsonl");
+    const char *end = strstr(trace, "\"type\":\"end\"");
+    CHECK_MSG(end && strstr(end, "\"interrupted\":\"SIGINT\"") &&
+                  strstr(end, "\"end\":\"interrupted\"") && strstr(end, "\"andor\":{\"tree\""),
+              "%s", end ? end : trace);
+    char *aj = slurp(OUT "/interrupt/andor.json");
+    cJSON *a = cJSON_Parse(aj);
+    const cJSON *stack = cJSON_GetObjectItem(cJSON_GetObjectItem(a, "tree"), "stack");
+    const cJSON *top = cJSON_GetArrayItem(stack, cJSON_GetArraySize(stack) - 1);
+    CHECK_MSG(top && strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(top, 0)), "1.2") == 0 &&
+                  strcmp(cJSON_GetStringValue(cJSON_GetArrayItem(top, 1)), "entering") == 0,
+              "%s", aj);
+    cJSON_Delete(a);
+    base_free(aj);
+    base_free(trace);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static void usage(void)
 {
     static const struct {
@@ -992,6 +1046,7 @@ static const check_case cases[] = {
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
     {"scope_none", scope_none},
+    {"interrupt", interrupt},
     {"stops", stops},
     {"figures", figures},
     {NULL, NULL},

@@ -631,9 +631,10 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
     const agent_andor_node *n = agent_andor_node_at(t, node);
     if (!e && (what & CTX_NODE) && n) {
         const agent_andor_config *cfg = agent_andor_tree_config(t);
-        e = base_buf_printf(&b, "\nNODE %s [%s, %s] depth %d of at most %d: %s\n", n->id,
+        int max_depth = cfg && cfg->max_depth > 0 ? cfg->max_depth : AGENT_ANDOR_MAX_DEPTH;
+        e = base_buf_printf(&b, "\nNODE %s [%s, %s] at depth %d%s: %s\n", n->id,
                             upper_type(n->type), agent_andor_status_name(n->status), n->depth,
-                            cfg ? cfg->max_depth : AGENT_ANDOR_MAX_DEPTH,
+                            n->depth >= max_depth ? " (the depth limit: it must be an action)" : "",
                             n->description ? n->description : "");
     }
     if (!e && extra && extra[0])
@@ -664,11 +665,14 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     call.kind = kind;
     const agent_andor_node *n = node >= 0 ? agent_andor_node_at(t, node) : NULL;
     call.node_id = n ? n->id : "";
+    /* Planning decisions go to the planner's model; the summarizer only
+     * reads a page, the worker's (often cheaper) model does. */
     agent_llm_role role = kind == AGENT_ANDOR_OPK_SUMMARIZE ? AGENT_LLM_WORKER : AGENT_LLM_PLANNER;
     call.model = agent_llm_model(c->o.llm, role);
     char why[512] = "";
     agent_andor_op_status st = AGENT_ANDOR_OP_FAILED;
     double t0 = base_monotime_ms();
+    /* Usage is read back from the budget when there is one (see below). */
     agent_budget_usage before = c->o.budget ? c->o.budget->total : (agent_budget_usage){0};
     cJSON *msgs = cJSON_CreateArray();
     char *user = utf8_dup(prompt);
@@ -697,6 +701,8 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         rq.deadline_ms = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
         if (kind == AGENT_ANDOR_OPK_EXPAND && c->step_deadline > 0)
             rq.deadline_ms = c->step_deadline; /* the step's, as the Worker's call in the loop */
+        /* The client reports its estimate only with a reply; an attempt it
+         * refused still cost about this much. */
         long est = agent_budget_estimate(c->o.budget, msgs, NULL, rq.schema);
         agent_llm_reply rep;
         memset(&rep, 0, sizeof rep);
@@ -714,6 +720,8 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
             snprintf(why, sizeof why, "%s", c->stop_why);
             break;
         }
+        /* EPROTO is the model's answer failing its JSON or schema: asked
+         * again below like any bad answer. */
         if (e && e != BASE_EPROTO) {
             /* The endpoint failed after the client's own retries. */
             st = stopf(c, AGENT_GOAL_ERROR, "%s: %s", op_names[kind], err);
@@ -744,6 +752,8 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
                 snprintf(why, sizeof why, "%s", c->stop_why);
                 break;
             }
+            /* The bad answer stays in the conversation, so the model sees
+             * what it wrote next to why it was refused. */
             if (agent_llm_add_reply(msgs, &rep) != BASE_OK) {
                 agent_llm_reply_fini(&rep);
                 st = stopf(c, AGENT_GOAL_ERROR, "out of memory");
@@ -796,6 +806,8 @@ static base_err check_children(const agent_andor_tree *t, int node, const cJSON 
     {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(ch, "description");
         const cJSON *sc = cJSON_GetObjectItemCaseSensitive(ch, "score");
+        /* A child must be new to the node: re-proposing one it has (done,
+         * failed or pruned) would loop the repair. */
         const char *text = cJSON_IsString(d) ? d->valuestring : "";
         while (*text == ' ')
             text++;
@@ -859,6 +871,11 @@ static base_err check_call(agent_andor_opctx *c, const char *tool, const cJSON *
     if (!args)
         return BASE_ENOMEM;
     base_err r = BASE_OK;
+    /* A note takes exactly {"text"}: the seed's note action. Any other tool
+     * must be one the session would run (done and get_outline are the
+     * tree's and the prompt's business; opt-in tools only when allowed),
+     * with arguments its own schema accepts: tool_call would refuse the
+     * same call later, and then the node would fail for a typo. */
     if (strcmp(tool, "note") == 0) {
         const cJSON *tx = cJSON_GetObjectItemCaseSensitive(args, "text");
         if (!cJSON_IsString(tx) || !tx->valuestring[0] || cJSON_GetArraySize(args) != 1)
@@ -906,6 +923,8 @@ static base_err check_expand(agent_andor_opctx *c, const agent_andor_tree *t, in
     const agent_andor_config *cfg = agent_andor_tree_config(t);
     int max_depth = cfg && cfg->max_depth > 0 ? cfg->max_depth : AGENT_ANDOR_MAX_DEPTH;
     int max_children = cfg && cfg->max_children > 0 ? cfg->max_children : AGENT_ANDOR_MAX_CHILDREN;
+    /* The engine would drop what breaks its rules (no children, past the
+     * depth limit); checked here too so the model hears why. */
     const char *type = base_json_str(a, "type", "");
     const cJSON *children = cJSON_GetObjectItemCaseSensitive(a, "children");
     base_err r = BASE_OK;
@@ -952,6 +971,7 @@ static base_err check_expand(agent_andor_opctx *c, const agent_andor_tree *t, in
 }
 
 /* A node id of the answer: its index, or -1 with why set. */
+/* Models see ids as the tree text prints them ("1.2.1"). */
 static int find_id(const agent_andor_tree *t, const cJSON *id, char *why)
 {
     if (!cJSON_IsString(id)) {
@@ -974,6 +994,7 @@ static base_err check_repair(agent_andor_opctx *c, const agent_andor_tree *t, in
     if (!n)
         return base_errf(why, BASE_EINVAL, "no node to repair");
     copy_reasoning(e, a);
+    /* "prune" gives up on the node: the rest of the answer is moot. */
     if (strcmp(base_json_str(a, "decision", ""), "prune") == 0) {
         e->prune_self = 1;
         return BASE_OK;
@@ -1131,6 +1152,8 @@ static base_err check_summarize(agent_andor_opctx *c, const agent_andor_tree *t,
     (void)t;
     (void)node;
     (void)out;
+    /* Progress and the page summary replace the old ones (the model was
+     * given them); notes accumulate. */
     const char *progress = base_json_str(a, "progress", "");
     const cJSON *cand = cJSON_GetObjectItemCaseSensitive(a, "candidates");
     if (cand && !c->keep)
@@ -1163,6 +1186,8 @@ static base_err check_constraints(agent_andor_opctx *c, const agent_andor_tree *
     (void)node;
     (void)out;
     (void)why;
+    /* Limits and empty names are skipped by the table itself; only a
+     * failed allocation matters here. */
     static const char *const keys[] = {"constraints", "attributes"};
     for (int k = 0; k < 2; k++) {
         const cJSON *it = NULL;
@@ -1385,6 +1410,8 @@ static agent_andor_op_status op_execute(void *ctx, const agent_andor_tree *t, in
     c->s->step_action[0] = '\0';
     tool_result r;
     memset(&r, 0, sizeof r);
+    /* The node's call as the model wrote it; tool_call checks the arguments
+     * again and scrubs the result of the session's secrets. */
     int ok = tool_call(c->s, n->tool, n->args, &r);
     if (c->o.on_tool)
         c->o.on_tool(c->o.user, &r);
@@ -1421,6 +1448,9 @@ static int op_rollback(void *ctx, const agent_andor_tree *t, int or_node)
     /* A URL with a masked secret is not the page that was visited. */
     if (strstr(n->url, "********"))
         return 0;
+    /* A GET of a page already visited: the rollback the seed describes. It
+     * is a tool call like any other (on_tool, the trace), though not one
+     * of the task's steps. */
     cJSON *a = cJSON_CreateObject();
     char *args = a && cJSON_AddStringToObject(a, "url", n->url) ? cJSON_PrintUnformatted(a) : NULL;
     cJSON_Delete(a);
@@ -1459,6 +1489,8 @@ agent_andor_op_status agent_andor_ops_start(agent_andor_opctx *c, const agent_an
         base_errf(err, BASE_EINVAL, "andor operators: no context or tree");
         return AGENT_ANDOR_OP_FAILED;
     }
+    /* The table is decided once, before the first expansion: the seed
+     * found it adds noise to simple tasks. */
     c->keep = c->o.candidates == AGENT_CAND_ON ||
               (c->o.candidates == AGENT_CAND_AUTO && agent_cand_task_wants(agent_andor_task(t)));
     if (!c->keep)

@@ -17,7 +17,8 @@
  *                  "reasoning"} — an ACTION names one tool of the tool table
  *                  (agent/tool.h) or "note" ({"text"}: a fact kept in the
  *                  notes, the page untouched), with arguments as its schema
- *                  wants; expansion sees the page's outline (get_outline),
+ *                  wants ("args": the arguments object, or that object
+ *                  written as a JSON string); expansion sees the page's outline (get_outline),
  *                  the task, its constraints, the progress and notes, the
  *                  local tree and, when kept, the top-K candidates;
  *      repair     {"decision": "repair"|"prune", "prune": [ids of its

@@ -357,6 +357,9 @@ base_err agent_cand_status(agent_cand_table *t, int row, agent_cand_row_status s
     return BASE_OK;
 }
 
+/* Only constraint columns count: an attribute that happens to hold "yes"
+ * (a feature written as a value) says nothing about the task's
+ * constraints. */
 static int row_count(const agent_cand_table *t, int row, agent_cand_value v)
 {
     if (row < 0 || row >= t->n_rows)
@@ -381,10 +384,13 @@ int agent_cand_row_no(const agent_cand_table *t, int row)
 /* 1 when row a ranks before row b (see the header's ranking). */
 static int ranks_before(const agent_cand_table *t, int a, int b)
 {
+    /* The model ruled rejected rows out: last, whatever they satisfy. */
     int ra = t->rows[a].status == AGENT_CAND_REJECTED;
     int rb = t->rows[b].status == AGENT_CAND_REJECTED;
     if (ra != rb)
         return rb;
+    /* A known failure outweighs any number of successes: a row failing a
+     * constraint cannot be the answer, one with unknowns still can. */
     int na = agent_cand_row_no(t, a), nb = agent_cand_row_no(t, b);
     if ((na > 0) != (nb > 0))
         return nb > 0;
@@ -393,6 +399,8 @@ static int ranks_before(const agent_cand_table *t, int a, int b)
         return ya > yb;
     if (na != nb)
         return na < nb;
+    /* Then first seen, and creation order: stable, so the rows the model
+     * sees do not shuffle between calls when nothing changed. */
     if (t->rows[a].first_step != t->rows[b].first_step)
         return t->rows[a].first_step < t->rows[b].first_step;
     return a < b;
@@ -405,6 +413,8 @@ int agent_cand_top(const agent_cand_table *t, int k, int *out)
     /* Selection by insertion into out: k and the row count are small. */
     int n = 0;
     for (int r = 0; r < t->n_rows; r++) {
+        /* out stays sorted: find r's place; below the k-th it is dropped,
+         * else the tail shifts (losing the k-th when out is full). */
         int pos = n;
         while (pos > 0 && ranks_before(t, r, out[pos - 1]))
             pos--;
@@ -424,6 +434,7 @@ int agent_cand_top(const agent_cand_table *t, int k, int *out)
 
 static const char *const status_names[] = {"candidate", "to_explore", "rejected"};
 
+/* Statuses match like names: "To Explore" is to_explore. */
 static int status_parse(const char *s, agent_cand_row_status *out)
 {
     for (int i = 0; i < 3; i++) {
@@ -655,6 +666,9 @@ static const char *value_name(agent_cand_value v)
  * its gist, the table's JSON keeps it whole. */
 #define MD_EVIDENCE_MAX 80
 
+/* The table for a prompt: what each column means once above it (not in
+ * every cell), then one line per row with its yes/no counts up front so
+ * the model needs not count cells to compare rows. */
 static base_err md_table(base_buf *b, const agent_cand_table *t, const int *rows, int n)
 {
     base_err r = BASE_OK;
@@ -757,6 +771,8 @@ char *agent_cand_text(const agent_cand_table *t, int k)
     return base_buf_steal(&b, NULL);
 }
 
+/* null, not "", for an absent text: the report tells "never seen" from an
+ * empty value. */
 static int add_str_or_null(cJSON *o, const char *key, const char *s)
 {
     return (s ? cJSON_AddStringToObject(o, key, s) : cJSON_AddNullToObject(o, key)) != NULL;
@@ -843,6 +859,11 @@ typedef struct tw_tokens {
     int n;
 } tw_tokens;
 
+/* Numbers keep their inner ',' and '.' ("1,000", "1.5" are one token);
+ * currency signs become tokens (the euro sign as "eur", the pound sign as "$": any
+ * currency marks money); other punctuation separates tokens and marks a clause
+ * break. Tokens are capped in number and length, so a huge task costs a
+ * bounded time. */
 static void tw_split(const char *s, tw_tokens *t)
 {
     t->n = 0;
@@ -977,6 +998,7 @@ static int tw_hit(const tw_tokens *t, int i, int *a, int *b)
     const char *w = t->tok[i];
     const char *next = i + 1 < t->n ? t->tok[i + 1] : "";
     *a = *b = i;
+    /* Money: "$ 500", "500 euros"; a number with a unit: "80 inch". */
     if (tw_in(w, tw_currency) && strcmp(w, "$") == 0 && tw_is_num(next)) {
         *b = i + 1;
         return 1;
@@ -985,9 +1007,13 @@ static int tw_hit(const tw_tokens *t, int i, int *a, int *b)
         *b = i + 1;
         return 1;
     }
+    /* Single words: "16gb", price words, ratings, required features,
+     * superlatives. */
     if (tw_num_then_unit(w) || tw_in(w, tw_money_words) || tw_in(w, tw_rating) ||
         tw_in(w, tw_feature) || tw_in(w, tw_super))
         return 1;
+    /* Bounds count only next to a number: "under 500" is a constraint,
+     * "the link under Settings" is not. */
     if (tw_in(w, tw_bound_before) && tw_num_near(t, i + 1, i + 4)) {
         *b = i + 1;
         return 1;
@@ -1010,6 +1036,7 @@ static int tw_hit(const tw_tokens *t, int i, int *a, int *b)
         *b = i + 1;
         return 1;
     }
+    /* Dates: a month next to a number ("may" alone is a verb); days. */
     if (tw_in(w, tw_months) && (tw_is_num(next) || (i > 0 && tw_is_num(t->tok[i - 1])))) {
         *b = i + 1;
         return 1;

@@ -117,9 +117,10 @@ base_err agent_cand_status(agent_cand_table *t, int row, agent_cand_row_status s
 /* Constraints a row satisfies (yes) and fails (no). */
 int agent_cand_row_yes(const agent_cand_table *t, int row);
 int agent_cand_row_no(const agent_cand_table *t, int row);
-/* Purpose: the indices of the best k rows, rejected rows last and only when
- * nothing else is left (see the file comment), into out (k entries).
- * Returns how many were written. Pure. */
+/* Purpose: the indices of the best k rows (see the file comment) into out
+ * (k entries); rejected rows come after every other row, so they take a
+ * place only when fewer than k other rows exist (the model then sees what
+ * not to revisit). Returns how many were written. Pure. */
 int agent_cand_top(const agent_cand_table *t, int k, int *out);
 
 /* Purpose: applies a model's table update: {"new_columns": [{"name",

@@ -19,6 +19,11 @@
  * expand_children: AND children in order (ordered false kept), OR
  *   alternatives with scores; a score of 1.5 is refused and asked again
  *   with the error quoted, then accepted.
+ * depth_limit: a node at the depth limit is told so, and an AND answer
+ *   for it is refused and asked again until it is an action.
+ * no_response_format: against a server that refuses response_format, the
+ *   schema goes into the system message and the JSON is read out of the
+ *   text around it; the answer is checked and applied the same way.
  * retries: a schema-violating answer, an unknown tool, bad arguments: each
  *   next request quotes the previous error; after 1 + AGENT_ANDOR_OP_RETRIES
  *   requests the operator FAILS, on_call says so with the last error.
@@ -334,6 +339,60 @@ static void expand_children(void)
     CHECK_EQ(f.calls[1].attempts, 2);
     CHECK_EQ(f.calls[1].usage.prompt, 1000); /* both attempts */
     CHECK_EQ(f.calls[1].ok, 1);
+    fx_end(&f);
+}
+
+static void depth_limit(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    agent_andor_tree_destroy(f.t);
+    agent_andor_config cfg;
+    agent_andor_config_init(&cfg);
+    cfg.max_depth = 1;
+    CHECK_OK(agent_andor_tree_create("Open the Nova 80 details", &cfg, &f.t, f.err));
+    int k = -1;
+    CHECK_OK(agent_andor_inject(f.t, "1", "Click the Nova 80 link", -1, 0, &k, f.err));
+    answer(&f,
+           "{\"type\": \"and\", \"children\": [{\"description\": \"Find the link\"}], "
+           "\"reasoning\": \"\"}",
+           300, 10, 0);
+    answer(&f,
+           "{\"type\": \"action\", \"tool\": \"click_at\", \"args\": {\"target\": \"Nova 80 "
+           "details\"}, \"reasoning\": \"\"}",
+           300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, k, &e), AGENT_ANDOR_OP_OK);
+    CHECK_EQ(e.type, AGENT_ANDOR_ACTION);
+    CHECK_STR(e.args, "{\"target\":\"Nova 80 details\"}");
+    CHECK(body_has(&f, 0, "at depth 1 (the depth limit: it must be an action)"));
+    CHECK(body_has(&f, 1, "node 1.1 is at the depth limit (1): it must be an action"));
+    agent_andor_edit_fini(&e);
+    fx_end(&f);
+}
+
+static void no_response_format(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    replay_refuse_format(f.r, 1);
+    answer(&f,
+           "Here is my answer:\n```json\n{\"type\": \"action\", \"tool\": \"click_at\", \"args\": "
+           "{\"target\": \"Nova 80 details\"}, \"reasoning\": \"the link\"}\n```",
+           300, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_OK);
+    CHECK_STR(e.tool, "click_at");
+    CHECK_STR(e.args, "{\"target\":\"Nova 80 details\"}");
+    agent_andor_edit_fini(&e);
+    CHECK(agent_llm_schema_fallback(f.l));
+    /* The schema went into the system message instead. */
+    CHECK(body_has(&f, replay_count(f.r) - 1,
+                   "\\\"enum\\\":[\\\"and\\\",\\\"or\\\",\\\"action\\\"]"));
     fx_end(&f);
 }
 
@@ -852,6 +911,8 @@ static void secrets(void)
 
 static const check_case cases[] = {{"expand_action", expand_action},
                                    {"expand_children", expand_children},
+                                   {"depth_limit", depth_limit},
+                                   {"no_response_format", no_response_format},
                                    {"retries", retries},
                                    {"repair_update_ids", repair_update_ids},
                                    {"repair_reason", repair_reason},

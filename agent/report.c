@@ -6,7 +6,10 @@
  * page is the embedded template assets/report/report.html with the run put
  * into its run-data script as JSON: the task line, the step lines (each
  * with its overlay as a data: URL) and the end line; for an agent run also
- * the model-call lines and the ledger files (see load_ledger). Every '<' in that JSON
+ * the model-call lines and the ledger files (see load_ledger); for an AND/OR
+ * planner run (--planner andor) its operator calls, steps and interventions
+ * (andor_ops, andor_events, andor_interventions) and OUT/andor.json, the
+ * plan as the run last wrote it (andor_state). Every '<' in that JSON
  * is written as \u003c so no string can close the script element.
  */
 #include <cjson/cJSON.h>
@@ -132,6 +135,40 @@ static base_err load_ledger(const char *dir, cJSON *run, char *err)
     return BASE_OK;
 }
 
+/* The run key of an AND/OR planner trace line's type, or NULL. */
+static const char *andor_key(const char *type)
+{
+    if (strcmp(type, "andor_op") == 0)
+        return "andor_ops";
+    if (strcmp(type, "andor_event") == 0)
+        return "andor_events";
+    if (strcmp(type, "andor_intervene") == 0)
+        return "andor_interventions";
+    return NULL;
+}
+
+/* OUT/andor.json (agent/andor_run.c rewrites it atomically after every
+ * step, scrubbed): the plan of a run that ended without its end line. */
+static base_err load_andor_state(const char *dir, cJSON *run, char *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/andor.json", dir);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    base_err e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
+    if (e == BASE_ENOMEM)
+        return base_errf(err, e, "report: out of memory reading %s", path);
+    if (e)
+        return BASE_OK;
+    cJSON *j = cJSON_ParseWithLength((const char *)data, n);
+    base_free(data);
+    if (j && !cJSON_AddItemToObject(run, "andor_state", j)) {
+        cJSON_Delete(j);
+        return base_errf(err, BASE_ENOMEM, "report: out of memory");
+    }
+    return BASE_OK;
+}
+
 /* Reads trace.jsonl into {"task":..,"steps":[..],"end":..}. */
 static base_err load_run(const char *dir, cJSON **out, char *err)
 {
@@ -181,11 +218,15 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
                     e = base_errf(err, BASE_ENOMEM, "report: out of memory");
                     goto done;
                 }
-            } else if (strcmp(type->valuestring, "model") == 0) {
-                /* An agent run: one line per model call (agent_loop.c). */
-                cJSON *models = cJSON_GetObjectItemCaseSensitive(run, "models");
+            } else if (strcmp(type->valuestring, "model") == 0 || andor_key(type->valuestring)) {
+                /* An agent run: one line per model call (agent_loop.c);
+                 * the AND/OR planner's lines (agent/andor_run.c). */
+                const char *key = strcmp(type->valuestring, "model") == 0
+                                      ? "models"
+                                      : andor_key(type->valuestring);
+                cJSON *models = cJSON_GetObjectItemCaseSensitive(run, key);
                 if (!models)
-                    models = cJSON_AddArrayToObject(run, "models");
+                    models = cJSON_AddArrayToObject(run, key);
                 if (!models || !cJSON_AddItemToArray(models, j)) {
                     cJSON_Delete(j);
                     e = base_errf(err, BASE_ENOMEM, "report: out of memory");
@@ -201,6 +242,9 @@ static base_err load_run(const char *dir, cJSON **out, char *err)
         e = base_errf(err, BASE_EPROTO, "report: %s has no task line", path);
     else if (cJSON_GetObjectItemCaseSensitive(run, "models"))
         e = load_ledger(dir, run, err);
+    else if (cJSON_GetObjectItemCaseSensitive(run, "andor_events") ||
+             cJSON_GetObjectItemCaseSensitive(run, "andor_ops"))
+        e = load_andor_state(dir, run, err);
 done:
     base_free(data);
     if (e)

@@ -249,10 +249,12 @@ base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err)
 }
 
 static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
-                       const char *reason, const char *signal)
+                       const char *reason, const char *signal, cJSON *extra)
 {
-    if (!t)
+    if (!t) {
+        cJSON_Delete(extra);
         return;
+    }
     unsigned long f0 = base_alloc_thread_failures();
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "type", "end");
@@ -262,6 +264,15 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
     cJSON_AddStringToObject(j, "reason", reason ? reason : "");
     if (signal)
         cJSON_AddStringToObject(j, "interrupted", signal);
+    /* The extra members move into the line (detached one by one, so the
+     * fixed members above keep their names). */
+    while (extra && extra->child) {
+        cJSON *m = cJSON_DetachItemViaPointer(extra, extra->child);
+        if (!j || !m || !m->string || cJSON_GetObjectItemCaseSensitive(j, m->string) ||
+            !cJSON_AddItemToObject(j, m->string, m))
+            cJSON_Delete(m);
+    }
+    cJSON_Delete(extra);
     write_line(t, j, f0, NULL);
     fclose(t->f);
     base_free(t);
@@ -270,13 +281,19 @@ static void close_with(agent_trace *t, int ok, int failed_step, double total_ms,
 void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
                        const char *reason)
 {
-    close_with(t, ok, failed_step, total_ms, reason, NULL);
+    close_with(t, ok, failed_step, total_ms, reason, NULL, NULL);
 }
 
 void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
                                    const char *reason, const char *signal)
 {
-    close_with(t, 0, failed_step, total_ms, reason, signal ? signal : "signal");
+    close_with(t, 0, failed_step, total_ms, reason, signal ? signal : "signal", NULL);
+}
+
+void agent_trace_close_extra(agent_trace *t, int ok, int failed_step, double total_ms,
+                             const char *reason, const char *signal, cJSON *extra)
+{
+    close_with(t, signal ? 0 : ok, failed_step, total_ms, reason, signal, extra);
 }
 
 /* An opaque dark rectangle (CSS px) with no text: what a password field

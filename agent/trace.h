@@ -140,6 +140,15 @@ void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
 void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
                                    const char *reason, const char *signal);
 
+/* Purpose: like agent_trace_close (signal NULL) or
+ * agent_trace_close_interrupted (signal set), with extra's members added to
+ * the end line (a planner's final state: the AND/OR tree, the candidate
+ * table, the answer). Ownership: t is freed; extra is taken (freed here,
+ * written or not; NULL = none). Thread: the run's. Errors: none returned,
+ * as agent_trace_close. NULL t: extra is freed. */
+void agent_trace_close_extra(agent_trace *t, int ok, int failed_step, double total_ms,
+                             const char *reason, const char *signal, cJSON *extra);
+
 /* Output directory (borrowed). */
 const char *agent_trace_dir(const agent_trace *t);
 

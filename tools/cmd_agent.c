@@ -8,11 +8,15 @@
  * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
  * failure), 2 usage error, 128 + N on signal N.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/agent_loop.h"
+#include "agent/andor_run.h"
 #include "agent/run.h"
 #include "agent/task.h"
 #include "agent/trace.h"
@@ -42,7 +46,22 @@ static void agent_usage(FILE *f)
             "                     kill): the same task and --url; the steps done are not run\n"
             "                     again, a step that may have reached the page is looked at\n"
             "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
-            "                     as for scripted runs\n\n"
+            "                     as for scripted runs\n"
+            "  --planner loop|andor\n"
+            "                     loop (default): the Worker/Planner loop; andor: the AND/OR\n"
+            "                     tree planner (the framework keeps the plan as a tree of\n"
+            "                     subgoals and alternatives, the model expands, repairs and\n"
+            "                     checks nodes); OUT/andor.json shows the tree as it runs\n"
+            "  --candidates on|off|auto\n"
+            "                     andor: keep the candidate x constraint table (auto: when\n"
+            "                     the task names two or more constraints; default auto)\n"
+            "  --completion-check root|all|none\n"
+            "                     andor: which AND nodes the model checks before they count\n"
+            "                     as done (default root)\n"
+            "  --intervene FILE|- andor: JSON lines appended to FILE (or typed on stdin) edit\n"
+            "                     the tree between steps: {\"op\": \"inject\", \"parent\": \"1\",\n"
+            "                     \"description\": \"...\"}, {\"op\": \"replace\"|\"remove\",\n"
+            "                     \"node\": \"1.2\", ...}\n\n"
             "Lookups go to a search worker when FOVEA_SEARCH_URL is set (an http(s) URL,\n"
             "{q} = the query); FOVEA_ROUTE_LEARNINGS=\"dom=search:0.9,...\" prefers a worker\n"
             "per domain (README \"Tasks in words\").\n",
@@ -83,7 +102,7 @@ int cli_run_is_agent(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--url") == 0 || strcmp(argv[i], "--resume") == 0 ||
             strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
-            strcmp(argv[i], "--step-timeout") == 0)
+            strcmp(argv[i], "--step-timeout") == 0 || strcmp(argv[i], "--planner") == 0)
             return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -109,6 +128,50 @@ int cli_run_is_agent(int argc, char **argv)
     return 0;
 }
 
+/* --planner andor: the run, its summary lines and report; returns the
+ * exit status (0 done, 1 otherwise). The session is the caller's. */
+static int run_andor(fovea_session *se, agent_andor_run_opts *ao, const char *goal,
+                     agent_llm *llm, agent_budget *budget, const agent_run_opts *ro,
+                     int max_steps, int step_timeout, const char *intervene,
+                     const agent_trace_info *info)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    ao->goal = goal;
+    ao->llm = llm;
+    ao->budget = budget;
+    ao->out_dir = ro->out_dir;
+    ao->max_steps = max_steps;
+    ao->step_timeout_ms = step_timeout;
+    ao->intervene = intervene;
+    ao->trace = info;
+    agent_andor_run_result res;
+    base_err e = agent_andor_run(se, ao, &res, err);
+    int ok = !e && res.end == AGENT_GOAL_DONE;
+    fprintf(stderr,
+            "agent: planner andor: %d iterations, %d nodes, %d steps, %d model calls "
+            "(expand %d, repair %d, update %d, complete %d, summarize %d), tokens in=%ld "
+            "out=%ld, %.0f ms: model %.0f, tools %.0f\n",
+            res.iterations, res.nodes, res.steps, res.model_calls,
+            res.calls[AGENT_ANDOR_OPK_EXPAND], res.calls[AGENT_ANDOR_OPK_REPAIR],
+            res.calls[AGENT_ANDOR_OPK_UPDATE], res.calls[AGENT_ANDOR_OPK_COMPLETE],
+            res.calls[AGENT_ANDOR_OPK_SUMMARIZE], res.usage.prompt, res.usage.completion,
+            res.total_ms, res.model_ms, res.tool_ms);
+    char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
+    if (ro->out_dir && agent_report_write(ro->out_dir, rerr) == BASE_OK)
+        printf("report: %s/report.html\n", ro->out_dir);
+    agent_budget_describe(budget, spent, sizeof spent);
+    if (e)
+        printf("fovea run: agent FAILED: %s\n", err);
+    else if (ok)
+        printf("fovea run: agent done in %d steps (%s): %s\n", res.steps, spent, res.answer);
+    else if (strncmp(res.reason, agent_goal_end_name(res.end),
+                     strlen(agent_goal_end_name(res.end))) == 0)
+        printf("fovea run: agent %s (%s)\n", res.reason, spent);
+    else
+        printf("fovea run: agent %s: %s (%s)\n", agent_goal_end_name(res.end), res.reason, spent);
+    return ok ? 0 : 1;
+}
+
 int cli_cmd_agent(int argc, char **argv)
 {
     const char *words = NULL, *url = NULL, *site = NULL, *cdp = NULL, *budget_s = NULL;
@@ -117,6 +180,8 @@ int cli_cmd_agent(int argc, char **argv)
     int headful = 0, max_steps = AGENT_GOAL_MAX_STEPS, screenshot = 0, resume = 0;
     int step_timeout = 0;
     char allow_hosts[2048] = "";
+    /* --planner andor and its flags (NULL = not given). */
+    const char *planner = "loop", *cand_s = NULL, *check_s = NULL, *intervene = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -174,6 +239,14 @@ int cli_cmd_agent(int argc, char **argv)
         } else if (strcmp(a, "--step-timeout") == 0) {
             if (cli_parse_int("--step-timeout", v, 100, 3600000, &step_timeout) < 0)
                 return 2;
+        } else if (strcmp(a, "--planner") == 0) {
+            planner = v;
+        } else if (strcmp(a, "--candidates") == 0) {
+            cand_s = v;
+        } else if (strcmp(a, "--completion-check") == 0) {
+            check_s = v;
+        } else if (strcmp(a, "--intervene") == 0) {
+            intervene = v;
         } else if (strcmp(a, "--allow-host") == 0) {
             size_t k = strlen(allow_hosts);
             if (!v[0] || strchr(v, ',') || k + strlen(v) + 2 > sizeof allow_hosts) {
@@ -188,6 +261,51 @@ int cli_cmd_agent(int argc, char **argv)
             return 2;
         }
     }
+    /* The planner's flags are checked before anything starts. */
+    int andor = strcmp(planner, "andor") == 0;
+    agent_andor_run_opts ao;
+    agent_andor_run_opts_init(&ao);
+    char perr[BASE_ERRBUF_SIZE];
+    if (!andor && strcmp(planner, "loop") != 0) {
+        fprintf(stderr, "fovea run: --planner: '%.60s' is not a planner (loop or andor)\n",
+                planner);
+        return 2;
+    }
+    if (!andor && (cand_s || check_s || intervene)) {
+        fprintf(stderr, "fovea run: %s needs --planner andor\n",
+                cand_s ? "--candidates" : check_s ? "--completion-check" : "--intervene");
+        return 2;
+    }
+    if (cand_s && agent_cand_mode_parse(cand_s, &ao.candidates, perr) != BASE_OK) {
+        fprintf(stderr, "fovea run: --candidates: %s (on, off or auto)\n", perr);
+        return 2;
+    }
+    if (check_s && agent_andor_scope_parse(check_s, &ao.tree.scope, perr) != BASE_OK) {
+        fprintf(stderr, "fovea run: --completion-check: %s (root, all or none)\n", perr);
+        return 2;
+    }
+    if (andor && resume) {
+        fprintf(stderr, "fovea run: --resume is not supported with --planner andor (the tree "
+                        "is not saved for resuming): run the task again\n");
+        return 2;
+    }
+    if (intervene && !intervene[0]) {
+        fprintf(stderr, "fovea run: --intervene: a file path, or - for standard input\n");
+        return 2;
+    }
+    if (intervene && strcmp(intervene, "-") != 0) {
+        /* Checked (and created empty when missing, for `>>`) before the
+         * browser starts: a path that cannot be watched is a usage error. */
+        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            fprintf(stderr, "fovea run: --intervene %s: %s\n", intervene, strerror(errno));
+            return 2;
+        }
+        close(fd);
+    }
+    if (andor && screenshot)
+        fprintf(stderr, "fovea run: --screenshot has no effect with --planner andor (its "
+                        "operators read the page's outline)\n");
     char *goal = NULL, *file_url = NULL;
     int w = 1280, h = 800;
     size_t wl = words ? strlen(words) : 0;
@@ -263,8 +381,14 @@ int cli_cmd_agent(int argc, char **argv)
     } else {
         agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
                                  w, h, 1.0, ro.humanize, ro.seed, 0};
-        fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens)\n", cs.url,
-                agent_llm_model(llm, AGENT_LLM_WORKER), budget.limit);
+        fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens, planner %s)\n",
+                cs.url, agent_llm_model(llm, AGENT_LLM_WORKER), budget.limit, planner);
+        if (andor) {
+            status = run_andor(se, &ao, goal, llm, &budget, &ro, max_steps, step_timeout,
+                               intervene, &info);
+            fovea_session_destroy(se);
+            goto close;
+        }
         agent_goal_opts go;
         agent_goal_opts_init(&go);
         go.goal = goal;
@@ -307,6 +431,7 @@ int cli_cmd_agent(int argc, char **argv)
                    spent);
         status = ok ? 0 : 1;
     }
+close:
     cli_session_close(&cs);
     serve_httpd_destroy(srv);
     agent_llm_destroy(llm);

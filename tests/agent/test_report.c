@@ -9,6 +9,13 @@
  * An agent run's recorded OUT folder must give a report with the totals
  * per role, each step's decisions, tool results and ledger diff, and the
  * final answer with its evidence.
+ * An AND/OR planner run's recorded OUT folder (andor_andor_report) must
+ * give the tree in depth-first order with its final statuses, the states
+ * over time (a timeline cell per node and iteration, and a slider that
+ * redraws the tree as it was after any iteration), the operator calls with
+ * their tokens and totals per operator, the candidate table with its cells
+ * and evidence, the interventions and the answer; a run killed before its
+ * end line is drawn from OUT/andor.json.
  */
 #include "check.h"
 
@@ -19,6 +26,7 @@
 
 #include "agent/trace.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/fs.h"
 #include "base/utf8.h"
 #include "harness.h"
@@ -586,6 +594,221 @@ static void agent_report_in_browser(void)
     cJSON_Delete(r);
 }
 
+
+/* ---- an AND/OR planner run (--planner andor) ---------------------------- */
+
+#define ANDOR_NODE(id, type, status, desc, parent, children, depth, extra)                          \
+    "{\"id\":\"" id "\",\"type\":\"" type "\",\"status\":\"" status "\",\"description\":\"" desc   \
+    "\",\"parent\":" parent ",\"children\":[" children "],\"depth\":" #depth extra "}"
+
+static const char andor_tree[] =
+    "{\"task\":\"Find a non-stop deal under $400\",\"outcome\":\"success\",\"iterations\":12,"
+    "\"nodes\":[" ANDOR_NODE("1", "and", "success", "Find a non-stop deal under $400", "null",
+                             "\"1.1\"", 0, "") ","
+    ANDOR_NODE("1.1", "or", "success", "Pick a deal that meets every constraint", "\"1\"",
+               "\"1.1.1\",\"1.1.2\"", 1, ",\"reasoning\":\"ranked by the candidate table\"") ","
+    ANDOR_NODE("1.1.1", "action", "pruned", "Confirm TP 101 is non-stop", "\"1.1\"", "", 2,
+               ",\"score\":0.7,\"tool\":\"assert_text\",\"args\":\"{\\\"text\\\":\\\"Non-stop\\\"}\","
+               "\"result\":\"'Non-stop' is not on the page\"") ","
+    ANDOR_NODE("1.1.2", "action", "success", "Confirm FR 202 is non-stop <b>x</b>", "\"1.1\"",
+               "", 2, ",\"score\":0.5,\"tool\":\"assert_text\"") "],"
+    "\"stack\":[]}";
+
+static const char andor_cands[] =
+    "{\"columns\":[{\"name\":\"non-stop\",\"description\":\"no stops\",\"constraint\":true},"
+    "{\"name\":\"price\",\"description\":\"\",\"constraint\":false}],"
+    "\"rows\":[{\"name\":\"TP 101\",\"status\":\"rejected\",\"note\":\"1 stop\",\"yes\":0,\"no\":1,"
+    "\"first_step\":1,\"cells\":[{\"value\":\"no\",\"evidence\":\"1 stop via Madrid\",\"step\":2},"
+    "{\"value\":\"unknown\",\"text\":\"$289\",\"step\":1}]},"
+    "{\"name\":\"FR 202\",\"status\":\"candidate\",\"note\":\"\",\"yes\":1,\"no\":0,"
+    "\"first_step\":1,\"cells\":[{\"value\":\"yes\",\"evidence\":\"Non-stop, 2h 35m\",\"step\":3},"
+    "{\"value\":\"unknown\",\"text\":\"$342\",\"step\":1}]}]}";
+
+#define EV(iter, node, state, ops, changes, extra)                                                 \
+    "{\"type\":\"andor_event\",\"iter\":" #iter ",\"node\":\"" node "\",\"state\":\"" state         \
+    "\",\"skipped\":false,\"ops\":[" ops "],\"pushed\":1,\"purged\":0,\"changes\":[" changes           \
+    "],\"stop\":false,\"tokens\":100,\"ms\":5" extra "}\n"
+#define CH(node, from, to) "{\"node\":\"" node "\",\"from\":\"" from "\",\"to\":\"" to "\"}"
+#define OP(iter, op, node, in, out, ok)                                                            \
+    "{\"type\":\"andor_op\",\"iter\":" #iter ",\"op\":\"" op "\",\"node\":\"" node                 \
+    "\",\"model\":\"m-andor\",\"prompt_tokens\":" #in ",\"completion_tokens\":" #out              \
+    ",\"cached_tokens\":0,\"estimate\":" #in ",\"attempts\":1,\"ms\":10,\"ok\":" ok "}\n"
+
+static const char andor_trace_head[] =
+    "{\"type\":\"task\",\"name\":\"agent\",\"file\":\"(task in words)\","
+    "\"url\":\"http://127.0.0.1/deals.html\",\"vision\":\"dom\",\"browser\":\"Chrome/test\","
+    "\"viewport\":{\"width\":1280,\"height\":800,\"scale\":1},\"humanize\":false,\"seed\":0,"
+    "\"steps\":0}\n"
+    OP(-1, "constraints", "", 500, 40, "true")
+    OP(0, "expand", "1", 1000, 50, "true")
+    EV(0, "1", "entering", "\"expand\"", CH("1", "unvisited", "visited"), "")
+    OP(1, "expand", "1.1", 1100, 60, "true")
+    EV(1, "1.1", "entering", "\"expand\"", CH("1.1", "unvisited", "visited"), "")
+    OP(2, "expand", "1.1.1", 1200, 30, "true")
+    EV(2, "1.1.1", "entering", "\"expand\",\"execute\"",
+       CH("1.1.1", "unvisited", "visited") "," CH("1.1.1", "visited", "fail"), "")
+    EV(3, "1.1.1", "exiting", "", "", "")
+    EV(4, "1.1.1", "failed", "", CH("1.1.1", "fail", "pruned"), "")
+    EV(5, "1.1", "exiting", "", CH("1.1", "visited", "fail"), "")
+    EV(6, "1.1", "failed", "", CH("1.1", "fail", "visited"), "");
+
+static const char andor_trace_tail[] =
+    "{\"type\":\"andor_intervene\",\"iter\":7,\"op\":\"inject\",\"node\":\"\",\"ok\":false,"
+    "\"error\":\"no node 9.9\",\"line\":\"{\\\"op\\\":\\\"inject\\\",\\\"parent\\\":\\\"9.9\\\"}\"}\n"
+    EV(7, "1.1", "entering", "", "", "")
+    OP(8, "expand", "1.1.2", 1300, 30, "true")
+    OP(8, "summarize", "1.1.2", 900, 80, "false")
+    EV(8, "1.1.2", "entering", "\"expand\",\"execute\",\"summarize\"",
+       CH("1.1.2", "unvisited", "visited") "," CH("1.1.2", "visited", "success"), "")
+    EV(9, "1.1.2", "exiting", "", "", "")
+    EV(10, "1.1", "exiting", "", CH("1.1", "visited", "success"), "")
+    OP(11, "complete", "1", 800, 20, "true")
+    EV(11, "1", "exiting", "\"complete\"", CH("1", "visited", "success"), "");
+
+static void andor_report_in_browser(void)
+{
+    HARNESS_OR_SKIP(h);
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/out_andor_report";
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(base_mkdirs(dir, 0, err));
+    base_buf b;
+    base_buf_init(&b, 1u << 20);
+    CHECK_OK(base_buf_append_str(&b, andor_trace_head));
+    CHECK_OK(base_buf_append_str(&b, andor_trace_tail));
+    CHECK_OK(base_buf_append_str(&b, "{\"type\":\"end\",\"ok\":true,\"failed_step\":0,\"ms\":900,"
+                                     "\"reason\":\"done\",\"andor\":{\"tree\":"));
+    CHECK_OK(base_buf_append_str(&b, andor_tree));
+    CHECK_OK(base_buf_append_str(&b, ",\"candidates\":"));
+    CHECK_OK(base_buf_append_str(&b, andor_cands));
+    CHECK_OK(base_buf_append_str(&b, ",\"answer\":\"FR 202 ($342, non-stop)\",\"end\":\"done\"}}\n"));
+    CHECK_OK(base_buf_append(&b, "", 1));
+    put(dir, "trace.jsonl", (const char *)b.data);
+    base_buf_fini(&b);
+    if (check__failed)
+        return;
+    CHECK_OK(agent_report_write(dir, err));
+    cdp_page *page = harness_open(1100, 900, 1, NULL);
+    CHECK(page);
+    char url[1200];
+    snprintf(url, sizeof url, "file://%s/report.html", dir);
+    base_err e = cdp_page_navigate(page, url, 20000, err);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *v = NULL;
+    e = cdp_page_evaluate(
+        page,
+        "(() => { const txt = (sel) => { const e = document.querySelector(sel);"
+        "   return e ? e.innerText : ''; };"
+        " const tree = () => [...document.querySelectorAll('#andor-tree li')].map((li) =>"
+        "   li.dataset.id + ':' + li.querySelector('.st').dataset.status).join(' ');"
+        " const cells = (id) => [...document.querySelectorAll("
+        "   '#andor-timeline tr[data-id=\"' + id + '\"] td[data-k]')].map((td) =>"
+        "   td.dataset.status + (td.textContent ? '/' + td.textContent : '')).join(' ');"
+        " const op = (o) => [...document.querySelectorAll("
+        "   '#andor-op-totals tr[data-op=\"' + o + '\"] > *')].map(c => c.textContent).join('|');"
+        " const end = tree();"
+        " const s = document.getElementById('andor-slider');"
+        " s.value = '6'; s.dispatchEvent(new Event('input'));"
+        " const mid = tree(); const at = txt('#andor-at');"
+        " return JSON.stringify({ end: end, mid: mid, at: at,"
+        "  t111: cells('1.1.1'), t112: cells('1.1.2'), t1: cells('1'),"
+        "  expand: op('expand'), summarize: op('summarize'), total: op('total'),"
+        "  calls: document.querySelectorAll('#andor-ops tbody tr').length,"
+        "  failed: txt('#andor-ops tr.fail'),"
+        "  cands: [...document.querySelectorAll('#andor-cands tbody tr')].map((tr) =>"
+        "   [...tr.children].map((c) => c.innerText.replace(/\\s+/g, ' ')).join('|')),"
+        "  tp: document.querySelector('#andor-cands tr[data-name=\"TP 101\"]').className,"
+        "  nonstop: document.querySelector('#andor-cands tr[data-name=\"TP 101\"] td[data-col=\"non-stop\"]').className,"
+        "  answer: txt('#final-answer'), iv: txt('#andor-interventions'),"
+        "  steps: document.querySelectorAll('#andor-events tbody tr').length,"
+        "  bold: document.querySelectorAll('#andor b').length,"
+        "  desc: txt('#andor-tree li[data-id=\"1.1.2\"]') }); })()",
+        &v, 10000, err);
+    cdp_page_close(page);
+    CHECK_MSG(e == BASE_OK, "%s", err);
+    cJSON *r = cJSON_Parse(cJSON_GetStringValue(v));
+    cJSON_Delete(v);
+    CHECK(r);
+#define S(k) (cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) ? cJSON_GetStringValue(cJSON_GetObjectItem(r, k)) : "")
+    /* The tree in depth-first order, final statuses. */
+    CHECK_MSG(strcmp(S("end"), "1:success 1.1:success 1.1.1:pruned 1.1.2:success") == 0, "%s",
+              S("end"));
+    /* After iteration 7 (slider at 6): the OR failed its first alternative
+     * and is open again; the second alternative exists but is unvisited. */
+    CHECK_MSG(strcmp(S("mid"), "1:visited 1.1:visited 1.1.1:pruned 1.1.2:unvisited") == 0, "%s",
+              S("mid"));
+    CHECK_MSG(strstr(S("at"), "7 of 12") && strstr(S("at"), "popped 1.1 failed"), "%s", S("at"));
+    /* Timeline: 1.1.1 is born with its parent's expansion (iteration 2),
+     * fails on its entering pop, is pruned on its failed pop. */
+    CHECK_MSG(strcmp(S("t111"), "none unvisited fail/E fail/X pruned/F pruned pruned pruned "
+                                "pruned pruned pruned pruned") == 0,
+              "%s", S("t111"));
+    CHECK_MSG(strcmp(S("t112"), "none unvisited unvisited unvisited unvisited unvisited unvisited "
+                                "unvisited success/E success/X success success") == 0,
+              "%s", S("t112"));
+    CHECK_MSG(strcmp(S("t1"), "visited/E visited visited visited visited visited visited visited "
+                              "visited visited visited success/X") == 0,
+              "%s", S("t1"));
+    /* Operator calls: one row each, totals per operator (calls, requests,
+     * in, out, cached, estimate, ms). */
+    CHECK_EQ(cJSON_GetObjectItem(r, "calls")->valueint, 7);
+    CHECK_MSG(strcmp(S("expand"), "expand|4|4|4600|170|0|4600|40") == 0, "%s", S("expand"));
+    CHECK_MSG(strcmp(S("summarize"), "summarize|1|1|900|80|0|900|10") == 0, "%s", S("summarize"));
+    CHECK_MSG(strcmp(S("total"), "total|7|7|6800|310|0|6800|70") == 0, "%s", S("total"));
+    CHECK_MSG(strstr(S("failed"), "summarize") && strstr(S("failed"), "failed"), "%s", S("failed"));
+    CHECK_EQ(cJSON_GetObjectItem(r, "steps")->valueint, 12);
+    /* The candidate table, best first (FR 202 though TP 101 came first in
+     * the table): rows, statuses, cells with evidence. */
+    cJSON *c = cJSON_GetObjectItem(r, "cands");
+    CHECK_EQ(cJSON_GetArraySize(c), 2);
+    const char *r0 = cJSON_GetStringValue(cJSON_GetArrayItem(c, 0));
+    const char *r1 = cJSON_GetStringValue(cJSON_GetArrayItem(c, 1));
+    CHECK_MSG(r0 && strstr(r0, "FR 202|candidate|1 / 0|yes") && strstr(r0, "Non-stop, 2h 35m") &&
+                  strstr(r0, "(step 3)") && strstr(r0, "|$342"),
+              "%s", r0 ? r0 : "");
+    CHECK_MSG(r1 && strstr(r1, "TP 101 \xe2\x80\x94 1 stop|rejected|0 / 1|no") &&
+                  strstr(r1, "1 stop via Madrid"),
+              "%s", r1 ? r1 : "");
+    CHECK_MSG(strcmp(S("tp"), "rejected") == 0, "%s", S("tp"));
+    CHECK_MSG(strcmp(S("nonstop"), "cell-no") == 0, "%s", S("nonstop"));
+    CHECK_MSG(strstr(S("answer"), "FR 202 ($342, non-stop)"), "%s", S("answer"));
+    CHECK_MSG(strstr(S("iv"), "inject") && strstr(S("iv"), "refused: no node 9.9"), "%s", S("iv"));
+    /* Model and page text stays text. */
+    CHECK_EQ(cJSON_GetObjectItem(r, "bold")->valueint, 0);
+    CHECK_MSG(strstr(S("desc"), "Confirm FR 202 is non-stop <b>x</b>"), "%s", S("desc"));
+#undef S
+    cJSON_Delete(r);
+}
+
+/* A run killed before its end line: the report draws the plan from
+ * OUT/andor.json (the last state the run wrote). */
+static void andor_report_partial(void)
+{
+    const char *dir = FOVEA_BINARY_DIR "/tests/agent/out_andor_partial";
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(base_mkdirs(dir, 0, err));
+    put(dir, "trace.jsonl", andor_trace_head);
+    base_buf b;
+    base_buf_init(&b, 1u << 20);
+    CHECK_OK(base_buf_append_str(&b, "{\"tree\":"));
+    CHECK_OK(base_buf_append_str(&b, andor_tree));
+    CHECK_OK(base_buf_append_str(&b, ",\"candidates\":"));
+    CHECK_OK(base_buf_append_str(&b, andor_cands));
+    CHECK_OK(base_buf_append_str(&b, ",\"progress\":\"\",\"notes\":\"\"}"));
+    CHECK_OK(base_buf_append(&b, "", 1));
+    put(dir, "andor.json", (const char *)b.data);
+    base_buf_fini(&b);
+    CHECK_OK(agent_report_write(dir, err));
+    char path[1200];
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    uint8_t *html = NULL;
+    size_t n = 0;
+    CHECK_OK(base_read_file(path, &html, &n, 64u << 20, err));
+    /* The state is embedded (its strings as the report's run data). */
+    CHECK(html && strstr((char *)html, "\"andor_state\":{\"tree\"") &&
+          strstr((char *)html, "1 stop via Madrid"));
+    base_free(html);
+}
+
 static const check_case cases[] = {
     {"overlay_names", overlay_names},
     {"trace_lines", trace_lines},
@@ -594,6 +817,8 @@ static const check_case cases[] = {
     {"report_errors", report_errors},
     {"report_in_browser", report_in_browser},
     {"agent_report_in_browser", agent_report_in_browser},
+    {"andor_report_in_browser", andor_report_in_browser},
+    {"andor_report_partial", andor_report_partial},
     {NULL, NULL},
 };
 

@@ -1502,12 +1502,16 @@ static agent_andor_op_status op_execute(void *ctx, const agent_andor_tree *t, in
     out->reached_page = r.delivered || r.changed.url_changed || r.changed.new_tab ||
                         r.changed.dialog || (ok && d && (d->flags & TOOL_MUTATES));
     snprintf(out->result, sizeof out->result, "%s", r.message);
-    char url[sizeof out->url];
-    agent__page_url(c->s, url, sizeof url);
+    /* Where the page is now (a click may have navigated late); a dead page
+     * is not asked, its last known URL stands. */
+    int dead = r.reason == TOOL_PAGE_GONE || r.reason == TOOL_NOT_RESPONDING;
+    char url[sizeof out->url] = "";
+    if (!dead)
+        agent__page_url(c->s, url, sizeof url);
     snprintf(out->url, sizeof out->url, "%s", url[0] ? url : r.changed.url_after);
     remember_action(c, n, &r);
     agent_andor_op_status st = AGENT_ANDOR_OP_OK;
-    if (r.reason == TOOL_PAGE_GONE || r.reason == TOOL_NOT_RESPONDING)
+    if (dead)
         st = stopf(c, AGENT_GOAL_ERROR, "the page died at step %d: %s", step, r.message);
     else if (r.reason == TOOL_INTERRUPTED || base_interrupted())
         st = stopf(c, AGENT_GOAL_INTERRUPTED, "interrupted during step %d", step);

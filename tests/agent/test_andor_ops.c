@@ -54,6 +54,8 @@
  *   run as interrupted, naming the signal.
  * utf8_cuts: an error quoting a model's text cut inside a character still
  *   goes out as valid UTF-8, in the next request and in the log line.
+ * page_dies: the renderer crashes: the next operator reads a dead page and
+ *   stops the run as an error, with no model call.
  * secrets: a secret typed into the page never reaches a prompt (the
  *   outline is scrubbed), and a model's answer that repeats it is masked
  *   in the error line on_call hands to the runner's log.
@@ -69,6 +71,7 @@
 #include "base/clock.h"
 #include "base/interrupt.h"
 #include "base/utf8.h"
+#include "cdp/cdp.h"
 #include "harness.h"
 #include "replay.h"
 
@@ -881,6 +884,39 @@ static void utf8_cuts(void)
     fx_end(&f);
 }
 
+static void ignore_reply(base_err e, const cJSON *res, const char *msg, void *user)
+{
+    (void)e;
+    (void)res;
+    (void)msg;
+    (void)user;
+}
+
+static void page_dies(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    answer(&f, "{\"type\": \"and\", \"children\": [{\"description\": \"x\"}], \"reasoning\": \"\"}",
+           300, 10, 0);
+    /* The renderer crashes (Page.crash never answers: it is gone). */
+    cdp_call_async(cdp_page_conn(f.p), cdp_page_session(f.p), "Page.crash", NULL, 0, ignore_reply,
+                   NULL);
+    base_sleep_ms(300);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    double t0 = base_monotime_ms();
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_STOP);
+    /* Reading a dead page takes the tool layer a few seconds (~5 s here);
+     * the bound only says it ends. */
+    CHECK_MSG(base_monotime_ms() - t0 < 20000, "%.0f ms", base_monotime_ms() - t0);
+    const char *why = NULL;
+    CHECK_EQ(agent_andor_ops_stop_reason(f.c, &why), AGENT_GOAL_ERROR);
+    CHECK_MSG(strstr(why, "the page died"), "why: %s", why);
+    CHECK_EQ(replay_count(f.r), 0); /* no model call for a dead page */
+    fx_end(&f);
+}
+
 static void secrets(void)
 {
     HARNESS_OR_SKIP(h);
@@ -927,6 +963,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"utf8_cuts", utf8_cuts},
                                    {"step_timeout", step_timeout},
                                    {"interrupted", interrupted},
+                                   {"page_dies", page_dies},
                                    {NULL, NULL}};
 
 int main(int argc, char **argv)

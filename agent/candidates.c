@@ -844,7 +844,8 @@ fail:
  *     number ("under 500", "at least 4", "4+", "or more"), a number with a
  *     unit ("80 inch", "16 GB", "2 nights"), a rating word, a required
  *     feature ("with", "that has", "must", "including"), a superlative
- *     ("cheapest", "longest"), a date ("May 3", "Friday"). Punctuation
+ *     ("cheapest", "longest"), a date ("May 3", "Friday"), a qualifier
+ *     ("non-stop", "gluten-free", "vegan": tw_qualifier). Punctuation
  *     between two hits always separates clauses.
  * Two clauses and an intent to find or pick: the table pays for itself.
  * "under $500" is one clause (adjacent hits merge), so a single price limit
@@ -875,7 +876,10 @@ static void tw_split(const char *s, tw_tokens *t)
         t->brk[t->n] = (unsigned char)brk;
         if (isalnum(*p)) {
             int digits = isdigit(*p) != 0;
-            while (*p && (isalnum(*p) || (digits && (*p == ',' || *p == '.') && isdigit(p[1])))) {
+            /* A hyphen between letters stays inside the word: "non-stop",
+             * "gluten-free" are one qualifier (tw_qualifier). */
+            while (*p && (isalnum(*p) || (digits && (*p == ',' || *p == '.') && isdigit(p[1])) ||
+                          (!digits && *p == '-' && isalpha(p[1]) && len > 0))) {
                 if (len + 1 < TW_TOKEN_MAX)
                     out[len++] = (char)tolower(*p);
                 p++;
@@ -992,6 +996,34 @@ static int tw_num_near(const tw_tokens *t, int from, int to)
     return 0;
 }
 
+/* Qualifiers that are a constraint on their own ("a non-stop flight", "a
+ * vegan recipe"): a hyphenated word that negates or limits ("non-stop",
+ * "all-inclusive", "gluten-free", "pet-friendly", "water-resistant"), or one
+ * of a few adjectives that shops and booking sites filter by. */
+static const char *const tw_qual_words[] = {
+    "nonstop",    "direct",      "refundable", "vegan",     "vegetarian", "organic", "wireless",
+    "waterproof", "unlocked",    "refurbished", "handmade", "kosher",     "halal",   NULL};
+static const char *const tw_qual_first[] = {"non",  "no",   "all",  "anti",
+                                            "self", "full", "dual", "multi", NULL};
+static const char *const tw_qual_last[] = {
+    "free",       "friendly",  "proof",     "resistant", "inclusive", "included",
+    "cancelling", "canceling", "certified", "only",      NULL};
+
+static int tw_qualifier(const char *w)
+{
+    if (tw_in(w, tw_qual_words))
+        return 1;
+    const char *dash = strchr(w, '-');
+    if (!dash)
+        return 0;
+    char first[TW_TOKEN_MAX];
+    size_t n = (size_t)(dash - w);
+    memcpy(first, w, n);
+    first[n] = '\0';
+    const char *last = strrchr(w, '-') + 1;
+    return tw_in(first, tw_qual_first) || tw_in(last, tw_qual_last);
+}
+
 /* The span [*a, *b] of a constraint hit starting at token i, or 0. */
 static int tw_hit(const tw_tokens *t, int i, int *a, int *b)
 {
@@ -1010,7 +1042,7 @@ static int tw_hit(const tw_tokens *t, int i, int *a, int *b)
     /* Single words: "16gb", price words, ratings, required features,
      * superlatives. */
     if (tw_num_then_unit(w) || tw_in(w, tw_money_words) || tw_in(w, tw_rating) ||
-        tw_in(w, tw_feature) || tw_in(w, tw_super))
+        tw_in(w, tw_feature) || tw_in(w, tw_super) || tw_qualifier(w))
         return 1;
     /* Bounds count only next to a number: "under 500" is a constraint,
      * "the link under Settings" is not. */

@@ -469,6 +469,9 @@ static const char *const heavy[] = {
     "Book a table for 4 people on Friday at a place rated 4+ stars",
     "What is the best-reviewed 27 inch monitor with a 144 Hz refresh rate?",
     "Choose a phone with at least 128 GB of storage and 5G support",
+    "Find a non-stop flight to Lisbon under $400",
+    "Book a pet-friendly hotel in Porto for 2 nights",
+    "Find a vegan brownie recipe rated 4 stars or more",
     NULL};
 
 /* Plain procedures and single lookups: no table. */
@@ -486,6 +489,7 @@ static const char *const plain[] = {
     "Find my latest order and open its invoice",
     "Click the menu button under Settings and turn on dark mode",
     "Log in and set the price filter to under $50 and the rating to 4 stars",
+    "Find a non-stop flight",
     "",
     NULL};
 

@@ -31,7 +31,7 @@ static void overlay_usage(FILE *f)
             "  --boxes FILE       boxes JSON: [{\"x0\",\"y0\",\"x1\",\"y1\",\"label\",\"id\"}] in CSS px,\n"
             "                     or {\"boxes\":[{\"box\":[ymin,xmin,ymax,xmax]}]} (see --norm)\n"
             "                     (live pages default to their interactive elements)\n"
-            "  --vision NAME      mark what provider NAME detects: dom, openai, pixel or pixel-ocr\n"
+            "  --vision NAME      mark what provider NAME detects: dom, openai, pixel or pixel-dom\n"
             "                     (pixel also works on --shot without --boxes); the boxes\n"
             "                     are listed on stderr\n"
             "  --norm WxH         \"box\" values are 0..1000 of a WxH CSS viewport\n"

@@ -383,11 +383,19 @@ static void provider_offline(void)
     v = NULL;
     CHECK_EQ(perc_vision_create_named("eyes", &v, err), BASE_EINVAL);
     CHECK(v == NULL);
-    CHECK(strstr(err, "dom, openai, pixel or pixel-ocr") != NULL);
-    CHECK(!perc_vision_name_known("eyes") && perc_vision_name_known("pixel-ocr"));
+    CHECK(strstr(err, "dom, openai, pixel or pixel-dom") != NULL);
+    CHECK(!perc_vision_name_known("eyes") && perc_vision_name_known("pixel-dom"));
+    CHECK(perc_vision_name_known("pixel-ocr")); /* pixel's old name */
     CHECK_OK(perc_vision_create_named("dom", &v, err));
     perc_vision_destroy(v);
-    /* pixel-ocr: the same provider with OCR labels only. */
+    /* pixel-ocr (pixel's old name) and pixel-dom: the same detector and
+     * OCR; with no page there are no DOM names to take. */
+    v = NULL;
+    CHECK_OK(perc_vision_create_named("pixel-dom", &v, err));
+    CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
+    CHECK_MSG(box_labelled(&d, "Search") != NULL, "pixel-dom read no 'Search' among %d", d.n);
+    perc_detection_fini(&d);
+    perc_vision_destroy(v);
     v = NULL;
     CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
     CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
@@ -501,7 +509,7 @@ static void form_provider(void)
     }
     char err[256] = "";
     perc_vision *v = NULL;
-    CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
+    CHECK_OK(perc_vision_create_named("pixel", &v, err));
     perc_detection d;
     CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
     static const struct {

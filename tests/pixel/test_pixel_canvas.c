@@ -358,7 +358,7 @@ static void overlay_cli(void)
              FOVEA_BINARY_DIR, shot_path, out_path);
     st = sh(cmd, log_path, &log);
     CHECK_EQ(st, 1);
-    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai, pixel or pixel-ocr)"));
+    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai, pixel or pixel-dom)"));
     base_free(log);
     snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s'", FOVEA_BINARY_DIR,
              shot_path);
@@ -375,11 +375,11 @@ static void run_task(void)
     CHECK_MSG(run_pixel("tests/pixel/tasks/canvas.json", "tests/fixtures/pages", "canvas",
                         "passed: 7/7 steps"),
               "fovea run canvas.json --vision pixel failed");
-    /* Labels read from the screenshot alone (no page names): the canvas has
-     * none to give, so the same task passes. */
-    CHECK_MSG(run_vision("pixel-ocr", "tests/pixel/tasks/canvas.json", "tests/fixtures/pages",
-                         "canvas_ocr", "passed: 7/7 steps"),
-              "fovea run canvas.json --vision pixel-ocr failed");
+    /* The opt-in DOM-names variant: the canvas has no names to give, so
+     * the same task passes. */
+    CHECK_MSG(run_vision("pixel-dom", "tests/pixel/tasks/canvas.json", "tests/fixtures/pages",
+                         "canvas_dom", "passed: 7/7 steps"),
+              "fovea run canvas.json --vision pixel-dom failed");
 }
 
 static void demo_task(void)

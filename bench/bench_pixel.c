@@ -9,8 +9,8 @@
  * 1, and captured once. On that screenshot:
  *   - detection time (perc_pixel_detect, no OCR): median of N reps on 1 and
  *     on 2 OpenMP threads, in the same process, alternating;
- *   - OCR time for the boxes' text on a 2-engine pool (cache emptied: a new
- *     pool per rep; the engines' load time is excluded);
+ *   - OCR time for the boxes' text on a 1- and a 2-engine pool (cache
+ *     emptied: a new pool per rep; the engines' load time is excluded);
  *   - ground truth = the dom provider's boxes (visible interactive
  *     elements); pixel boxes (geometry + raw OCR, no DOM names) are matched:
  *     recall@IoU0.5 (truth boxes with a pixel box of IoU >= 0.5),
@@ -21,9 +21,11 @@
  *     at most 6 words: longer ones are a section's whole text, not a name).
  * On a page that publishes window.controls (the painted canvas fixture) those
  * rects are the truth instead (the DOM has only the canvas).
+ * OCR is timed on a fresh pool of 1 and of 2 engines (cold cache) and again
+ * on the 2-engine pool (repeated pass: the crop cache answers).
  * The provider line: perc_vision_pixel_create's provider on the live page
- * (detect + DOM enrichment + OCR of the boxes the DOM cannot name, as `fovea
- * run --vision pixel` uses it): its boxes' precision and centre-hit against
+ * (detect + DOM enrichment + OCR of every box left, as `fovea run --vision
+ * pixel` uses it): its boxes' precision and centre-hit against
  * the same truth, and its wall time on a first pass (cold OCR cache) and a
  * second pass on the same screenshot.
  * --dump prints every detected element and every missed truth box. Totals
@@ -87,7 +89,7 @@ static int words(const char *s, char w[32][32])
 
 typedef struct totals {
     int truth, pred, rec_iou, prec_iou, hit, ocr_words, ocr_ok;
-    double ms1, ms2, ocr_ms;
+    double ms1, ms2, ocr_ms, ocr1_ms, ocr_rep_ms;
     int pages;
     int pv_n, pv_prec, pv_hit;
     double pv1, pv2, dom_ms;
@@ -173,20 +175,32 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
             item_of[i] = ni++;
         }
     }
+    /* A fresh pool of 1 and of 2 engines per rep (cold cache), alternating;
+     * then a repeated read on the 2-engine pool (the cache answers). */
     int oreps = reps < 3 ? reps : 3;
     double *oc = base_calloc((size_t)oreps, sizeof *oc);
+    double *oc1 = base_calloc((size_t)oreps, sizeof *oc1);
+    double *ocr_rep = base_calloc((size_t)oreps, sizeof *ocr_rep);
     for (int r = 0; r < oreps; r++) {
-        perc_ocr *ocr = NULL;
-        if (perc_ocr_create(2, &ocr, err)) {
-            fprintf(stderr, "ocr: %s\n", err);
-            break;
+        for (int th = 1; th <= 2; th++) {
+            perc_ocr *ocr = NULL;
+            if (perc_ocr_create(th, &ocr, err)) {
+                fprintf(stderr, "ocr: %s\n", err);
+                break;
+            }
+            double t0 = base_monotime_ms();
+            perc_ocr_read(ocr, &img, items, ni, err);
+            (th == 1 ? oc1 : oc)[r] = base_monotime_ms() - t0;
+            if (th == 2) {
+                t0 = base_monotime_ms();
+                perc_ocr_read(ocr, &img, items, ni, err);
+                ocr_rep[r] = base_monotime_ms() - t0;
+            }
+            perc_ocr_destroy(ocr);
         }
-        double t0 = base_monotime_ms();
-        perc_ocr_read(ocr, &img, items, ni, err);
-        oc[r] = base_monotime_ms() - t0;
-        perc_ocr_destroy(ocr);
     }
-    double ocr_ms = median(oc, oreps);
+    double ocr_ms = median(oc, oreps), ocr1_ms = median(oc1, oreps);
+    double ocr_rep_ms = median(ocr_rep, oreps);
     /* Matching (CSS px = device px at scale 1). */
     int rec = 0, hit = 0, prec = 0, ow = 0, ook = 0;
     for (int g = 0; g < gt.n; g++) {
@@ -238,7 +252,7 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
                    item_of[i] >= 0 ? items[item_of[i]].text : "");
     }
     /* The provider as a run uses it: detect + enrichment (one CDP probe) +
-     * OCR of the boxes the DOM cannot name; a second pass on the same
+     * OCR of every box left; a second pass on the same
      * screen answers OCR from the cache. */
     double pv1 = 0, pv2 = 0;
     int pn = 0, pprec = 0, phit = 0;
@@ -296,9 +310,10 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     t->pv2 += pv2;
     printf("%-34s truth %3d pixel %3d  recall@0.5 %5.1f%%  precision@0.5 %5.1f%%  centre-hit "
            "%5.1f%%  ocr words %5.1f%% (%d)  detect %6.1f ms (1 thr) %6.1f ms (2 thr)  ocr %6.1f "
-           "ms (%d crops)\n",
+           "ms (%d crops; 1 thr %.1f ms, repeated %.1f ms)\n",
            name, gt.n, n, gt.n ? 100.0 * rec / gt.n : 0, n ? 100.0 * prec / n : 0,
-           gt.n ? 100.0 * hit / gt.n : 0, ow ? 100.0 * ook / ow : 0, ow, ms1, ms2, ocr_ms, ni);
+           gt.n ? 100.0 * hit / gt.n : 0, ow ? 100.0 * ook / ow : 0, ow, ms1, ms2, ocr_ms, ni,
+           ocr1_ms, ocr_rep_ms);
     fflush(stdout);
     t->truth += gt.n;
     t->pred += n;
@@ -310,10 +325,14 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     t->ms1 += ms1;
     t->ms2 += ms2;
     t->ocr_ms += ocr_ms;
+    t->ocr1_ms += ocr1_ms;
+    t->ocr_rep_ms += ocr_rep_ms;
     t->pages++;
     base_free(a);
     base_free(b);
     base_free(oc);
+    base_free(oc1);
+    base_free(ocr_rep);
     base_free(items);
     base_free(item_of);
     base_free(el);
@@ -377,10 +396,11 @@ int main(int argc, char **argv)
     if (t.pages)
         printf("ALL %d pages: truth %d pixel %d  recall@0.5 %.1f%%  precision@0.5 %.1f%%  "
                "centre-hit %.1f%%  ocr words %.1f%% (%d)  detect mean of medians %.1f ms (1 thr) "
-               "%.1f ms (2 thr)  ocr %.1f ms/page\n",
+               "%.1f ms (2 thr)  ocr %.1f ms/page (2 thr; 1 thr %.1f; repeated %.1f)\n",
                t.pages, t.truth, t.pred, 100.0 * t.rec_iou / t.truth, 100.0 * t.prec_iou / t.pred,
                100.0 * t.hit / t.truth, t.ocr_words ? 100.0 * t.ocr_ok / t.ocr_words : 0,
-               t.ocr_words, t.ms1 / t.pages, t.ms2 / t.pages, t.ocr_ms / t.pages);
+               t.ocr_words, t.ms1 / t.pages, t.ms2 / t.pages, t.ocr_ms / t.pages,
+               t.ocr1_ms / t.pages, t.ocr_rep_ms / t.pages);
     if (t.pages)
         printf("ALL provider: %d boxes  precision@0.5 %.1f%%  centre-hit %.1f%%  pass 1 %.1f ms  "
                "pass 2 %.1f ms (mean per page; dom provider %.1f ms)\n",

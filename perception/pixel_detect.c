@@ -346,17 +346,23 @@ static int int_cmp(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* The baseline of a phrase: the median bottom edge of its marks (most
- * glyphs sit on it; descenders and bars are the minority). tmp holds n
- * ints. */
-static int baseline(const mark *m, const int *idx, int n, int *tmp)
+/* The baseline of a phrase: the median bottom edge of its marks other than
+ * thin strokes (bars, "l", "i" stems), which are a large share of a short
+ * menu line's marks; most glyphs and words sit on it, descenders are the
+ * minority. tmp holds n ints. */
+static int baseline(const mark *m, const int *idx, int n, int *tmp, float s)
 {
-    if (n <= 0)
+    int k = 0;
+    for (int j = 0; j < n; j++)
+        if (m[idx[j]].x1 - m[idx[j]].x0 > (int)(3 * s))
+            tmp[k++] = m[idx[j]].y1;
+    if (k == 0)
+        for (int j = 0; j < n; j++)
+            tmp[k++] = m[idx[j]].y1;
+    if (k == 0)
         return 0;
-    for (int k = 0; k < n; k++)
-        tmp[k] = m[idx[k]].y1;
-    qsort(tmp, (size_t)n, sizeof *tmp, int_cmp);
-    return tmp[n / 2];
+    qsort(tmp, (size_t)k, sizeof *tmp, int_cmp);
+    return tmp[(k - 1) / 2];
 }
 
 /* Phrase p has no text line right above or below it overlapping it: a
@@ -653,7 +659,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         /* A menu ("previous | next | index") or a breadcrumb on a line of
          * its own: its items are what one clicks, whatever their colour. */
         int seps = 0, ncol = 0;
-        int base = baseline(m, order + q->first, q->n, tmp);
+        int base = baseline(m, order + q->first, q->n, tmp, s);
         for (int k = 0; k < q->n; k++) {
             const mark *mk = &m[order[q->first + k]];
             bar[k] = (char)is_sep(m, order + q->first, q->n, k, phh, base, s);

@@ -87,6 +87,68 @@ static int words(const char *s, char w[32][32])
     return n;
 }
 
+/* OCR variants to compare (--ocr-variant NAME=KEY:VALUE&KEY:VALUE): each
+ * sets the OCR pool's tuning environment (FOVEA_OCR_VARS, FOVEA_OCR_PX;
+ * pixel_ocr.c reads them when a pool is created), is timed cold on a 2- and
+ * a 1-engine pool alternating with the others in the same process, and
+ * scored for word accuracy. */
+#define MAX_VARIANTS 8
+static char variant_spec[MAX_VARIANTS][256];
+static int n_variants;
+static double var_ms[MAX_VARIANTS], var_ms1[MAX_VARIANTS];
+static int var_ok[MAX_VARIANTS], var_words[MAX_VARIANTS];
+
+/* Applies variant v's settings (clearing the others): ENV is KEY:VALUE
+ * pairs separated by '&'. */
+static void variant_env(int v)
+{
+    unsetenv("FOVEA_OCR_VARS");
+    unsetenv("FOVEA_OCR_PX");
+    char buf[256];
+    const char *eq = strchr(variant_spec[v], '=');
+    snprintf(buf, sizeof buf, "%s", eq ? eq + 1 : "");
+    for (char *tok = buf; tok && *tok;) {
+        char *amp = strchr(tok, '&');
+        if (amp)
+            *amp = '\0';
+        char *c = strchr(tok, ':');
+        if (c) {
+            *c = '\0';
+            setenv(tok, c + 1, 1);
+        }
+        tok = amp ? amp + 1 : NULL;
+    }
+}
+
+/* Words of truth labels (<= 6 words) found in the OCR text of the box whose
+ * centre hits them: *ok of *all. */
+static void word_score(const perc_detection *gt, const perc_pixel_elem *el, int n,
+                       const int *item_of, const perc_ocr_item *items, int *ok, int *all)
+{
+    for (int g = 0; g < gt->n; g++) {
+        int got_hit = -1;
+        for (int i = 0; i < n && got_hit < 0; i++) {
+            base_rect pr = {(float)el[i].x0, (float)el[i].y0, (float)el[i].x1, (float)el[i].y1};
+            if (base_rect_contains(gt->boxes[g].r, base_rect_center(pr)))
+                got_hit = i;
+        }
+        if (got_hit < 0 || item_of[got_hit] < 0)
+            continue;
+        char tw[32][32], pw[32][32];
+        int nt = words(gt->boxes[g].label, tw);
+        int np = words(items[item_of[got_hit]].text, pw);
+        if (nt > 6)
+            nt = 0;
+        for (int x = 0; x < nt; x++) {
+            int found = 0;
+            for (int y = 0; y < np && !found; y++)
+                found = strcmp(tw[x], pw[y]) == 0;
+            (*all)++;
+            *ok += found;
+        }
+    }
+}
+
 typedef struct totals {
     int truth, pred, rec_iou, prec_iou, hit, ocr_words, ocr_ok;
     double ms1, ms2, ocr_ms, ocr1_ms, ocr_rep_ms;
@@ -201,6 +263,40 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     }
     double ocr_ms = median(oc, oreps), ocr1_ms = median(oc1, oreps);
     double ocr_rep_ms = median(ocr_rep, oreps);
+    /* OCR variants, alternating in this process (cold 2-engine pools). */
+    if (n_variants > 0) {
+        perc_ocr_item *vi = base_calloc(ni > 0 ? (size_t)ni : 1, sizeof *vi);
+        double vt[MAX_VARIANTS][3], vt1[MAX_VARIANTS][3];
+        for (int r = 0; r < oreps; r++) {
+            for (int v = 0; v < n_variants; v++) {
+                for (int th = 2; th >= 1; th--) {
+                    variant_env(v);
+                    perc_ocr *ocr = NULL;
+                    if (perc_ocr_create(th, &ocr, err))
+                        continue;
+                    memcpy(vi, items, (size_t)ni * sizeof *vi);
+                    double t0 = base_monotime_ms();
+                    perc_ocr_read(ocr, &img, vi, ni, err);
+                    (th == 2 ? vt : vt1)[v][r] = base_monotime_ms() - t0;
+                    perc_ocr_destroy(ocr);
+                    if (r == oreps - 1 && th == 2)
+                        word_score(&gt, el, n, item_of, vi, &var_ok[v], &var_words[v]);
+                }
+            }
+        }
+        for (int v = 0; v < n_variants; v++) {
+            double m = median(vt[v], oreps), m1 = median(vt1[v], oreps);
+            var_ms[v] += m;
+            var_ms1[v] += m1;
+            printf("%-34s variant %-12.*s ocr %6.1f ms (2 thr) %6.1f ms (1 thr)\n", name,
+                   (int)(strchr(variant_spec[v], '=') ? strchr(variant_spec[v], '=') - variant_spec[v]
+                                                       : 12),
+                   variant_spec[v], m, m1);
+        }
+        unsetenv("FOVEA_OCR_VARS");
+        unsetenv("FOVEA_OCR_PX");
+        base_free(vi);
+    }
     /* Matching (CSS px = device px at scale 1). */
     int rec = 0, hit = 0, prec = 0, ow = 0, ook = 0;
     for (int g = 0; g < gt.n; g++) {
@@ -359,6 +455,10 @@ int main(int argc, char **argv)
             dump = 1;
             continue;
         }
+        if (strcmp(argv[i], "--ocr-variant") == 0 && i + 1 < argc && n_variants < MAX_VARIANTS) {
+            snprintf(variant_spec[n_variants++], sizeof variant_spec[0], "%s", argv[++i]);
+            continue;
+        }
         cdp_page *p = NULL;
         char name[300], url[512], err[256] = "";
         serve_httpd *srv = NULL;
@@ -406,5 +506,10 @@ int main(int argc, char **argv)
                "pass 2 %.1f ms (mean per page; dom provider %.1f ms)\n",
                t.pv_n, t.pv_n ? 100.0 * t.pv_prec / t.pv_n : 0, 100.0 * t.pv_hit / t.truth,
                t.pv1 / t.pages, t.pv2 / t.pages, t.dom_ms / t.pages);
+    for (int v = 0; t.pages && v < n_variants; v++)
+        printf("ALL variant %s: ocr %.1f ms/page (2 thr) %.1f ms/page (1 thr)  ocr words %.1f%% "
+               "(%d)\n",
+               variant_spec[v], var_ms[v] / t.pages, var_ms1[v] / t.pages,
+               var_words[v] ? 100.0 * var_ok[v] / var_words[v] : 0, var_words[v]);
     return 0;
 }

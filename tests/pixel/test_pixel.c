@@ -17,6 +17,9 @@
  *   control found on blank/uniform images, bad arguments rejected.
  * - ocr_labels: Tesseract reads drawn words back, a blank crop reads "", and
  *   1 and 2 OCR threads give the same answers; a second read is cached.
+ * - grouping: a highlighted list row is one phrase with its last thin
+ *   letter ("Portugal"), a menu splits at its bars, "I" and "1" standing
+ *   alone are words, not bars; the same for 1 and 3 threads.
  * - provider_offline: the `pixel` provider on a screenshot without a page
  *   (overlay --shot): labelled boxes in CSS px at scale 2, an error without
  *   pixels, and perc_vision_create_named's names and refusal.
@@ -534,6 +537,116 @@ static void form_provider(void)
     perc_image_fini(&img);
 }
 
+/* Lines as pages draw them (640x240), for phrase grouping. Returns 0 when
+ * the font is missing; pen ends in end[]. */
+static int draw_lines(perc_image *img, int end[4])
+{
+    if (perc_image_alloc(img, 640, 240) != BASE_OK)
+        return 0;
+    sc_fill(img, 0, 0, 640, 240, 0xffffff);
+    /* Autocomplete rows: the highlighted one a light fill holding the
+     * place name and a muted code far right, the next plain. The name's
+     * last letter is a thin "l" (regular weight: a 1 px stroke from the
+     * ascenders to the baseline; the painter's font is bold). */
+    sc_fill(img, 20, 20, 340, 57, 0xeef6f9);
+    end[0] = sc_text(img, 32, 44, 14, "Lisbon, Portuga", 0x1b2430);
+    if (end[0] == 32)
+        return 0;
+    sc_fill(img, end[0] + 2, 33, end[0] + 3, 44, 0x1b2430);
+    end[0] += 4;
+    sc_text(img, 300, 44, 12, "LIS", 0x5b6675);
+    int x = sc_text(img, 372, 44, 14, "Lisbon, Portuga", 0x1b2430);
+    sc_fill(img, x + 2, 33, x + 3, 44, 0x1b2430);
+    /* A menu with bars between its items (a regular-weight "|": a 1 px
+     * stroke from the ascenders to below the baseline), on a line of its
+     * own. */
+    x = sc_text(img, 32, 104, 14, "Home", 0x1b2430);
+    sc_fill(img, x + 6, 92, x + 7, 108, 0x1b2430);
+    x = sc_text(img, x + 13, 104, 14, "Docs", 0x1b2430);
+    sc_fill(img, x + 6, 92, x + 7, 108, 0x1b2430);
+    end[1] = sc_text(img, x + 13, 104, 14, "Blog", 0x1b2430);
+    /* A capital I as a word of its own (a 1 px stroke on the baseline),
+     * and a thin 1 standing alone between words. */
+    sc_fill(img, 32, 154, 33, 164, 0x1b2430);
+    end[2] = sc_text(img, 37, 164, 14, "accept all rules", 0x1b2430);
+    x = sc_text(img, 32, 214, 14, "Call", 0x1b2430);
+    sc_fill(img, x + 5, 204, x + 6, 214, 0x1b2430);
+    end[3] = sc_text(img, x + 10, 214, 14, "now", 0x1b2430);
+    return 1;
+}
+
+/* The element whose text box holds the point, or NULL. */
+static const perc_pixel_elem *text_at(const perc_pixel_elem *e, int n, int x, int y)
+{
+    for (int i = 0; i < n; i++)
+        if (e[i].tx1 > e[i].tx0 && x >= e[i].tx0 && x < e[i].tx1 && y >= e[i].ty0 && y < e[i].ty1)
+            return &e[i];
+    return NULL;
+}
+
+/* Phrase grouping: words a space apart on one baseline are one phrase, its
+ * last thin letter included ("Portugal", not "Portuga" + a bar); bars that
+ * stand apart and reach below the baseline split a menu into its items; a
+ * capital "I" or a "1" standing alone is a word, not a bar. The same for
+ * 1 and 3 kernel threads. */
+static void grouping(void)
+{
+    perc_image img = {0};
+    int end[4];
+    if (!draw_lines(&img, end)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    perc_pixel_elem *ref = NULL;
+    int nref = 0;
+    for (int t = 1; t <= 3; t += 2) {
+        perc_pixel_opts o;
+        perc_pixel_opts_init(&o);
+        o.threads = t;
+        perc_pixel_elem *e = NULL;
+        int n = 0;
+        CHECK_OK(perc_pixel_detect(&img, &o, &e, &n, NULL));
+        /* The highlighted row: one control whose text runs from "L" past
+         * the last "l" to the code; the plain one: "L" to the last "l". */
+        const perc_pixel_elem *row = text_at(e, n, 36, 38);
+        CHECK_MSG(row != NULL, "no element on 'Lisbon'");
+        if (row) {
+            CHECK_MSG(row->tx1 >= end[0] - 2, "row text ends at %d, the name at %d", row->tx1,
+                      end[0]);
+            CHECK(text_at(e, n, 120, 38) == row); /* "Portugal" in the same one */
+        }
+        row = text_at(e, n, 376, 38);
+        CHECK_MSG(row != NULL, "no element on the plain 'Lisbon'");
+        if (row)
+            CHECK_MSG(row->tx1 >= end[0] + 340 - 2 && row->tx1 <= end[0] + 340 + 2,
+                      "plain row text ends at %d, the pen at %d", row->tx1, end[0] + 340);
+        /* The menu: three items, split at the bars. */
+        const perc_pixel_elem *home = text_at(e, n, 40, 98), *blog = text_at(e, n, end[1] - 8, 98);
+        CHECK_MSG(home && blog && home != blog, "menu items not split at the bars");
+        if (home)
+            CHECK_MSG(home->tx1 < 32 + 45, "'Home' runs on to x=%d", home->tx1);
+        /* "I accept all rules": one phrase starting at the I; "Call 1 now"
+         * one phrase. */
+        const perc_pixel_elem *acc = text_at(e, n, 32, 158);
+        CHECK_MSG(acc != NULL, "the capital I is in no element");
+        if (acc)
+            CHECK_MSG(acc->tx1 >= end[2] - 2, "'I accept all rules' split (ends at %d of %d)",
+                      acc->tx1, end[2]);
+        const perc_pixel_elem *call = text_at(e, n, 36, 208);
+        CHECK_MSG(call && call->tx1 >= end[3] - 2, "'Call 1 now' split");
+        if (t == 1) {
+            ref = e;
+            nref = n;
+        } else {
+            CHECK_MSG(n == nref && memcmp(e, ref, (size_t)n * sizeof *e) == 0,
+                      "3 threads: %d elements vs %d", n, nref);
+            base_free(e);
+        }
+    }
+    base_free(ref);
+    perc_image_fini(&img);
+}
+
 static const check_case cases[] = {
     {"edge_kernels_exact", edge_kernels_exact},
     {"components", components},
@@ -544,6 +657,7 @@ static const check_case cases[] = {
     {"provider_offline", provider_offline},
     {"form_labels", form_labels},
     {"form_provider", form_provider},
+    {"grouping", grouping},
     {NULL, NULL},
 };
 

@@ -20,6 +20,8 @@
  * - grouping: a highlighted list row is one phrase with its last thin
  *   letter ("Portugal"), a menu splits at its bars, "I" and "1" standing
  *   alone are words, not bars; the same for 1 and 3 threads.
+ * - provider_threads: the provider with 1 and 2 OCR engines gives the same
+ *   boxes and labels on two drawn screens.
  * - provider_offline: the `pixel` provider on a screenshot without a page
  *   (overlay --shot): labelled boxes in CSS px at scale 2, an error without
  *   pixels, and perc_vision_create_named's names and refusal.
@@ -647,6 +649,47 @@ static void grouping(void)
     perc_image_fini(&img);
 }
 
+/* The provider without a page on two drawn screens: 1 and 2 OCR engines
+ * (and the kernels' thread counts with them) give the same boxes, kinds and
+ * labels, label by label — every box read. */
+static void provider_threads(void)
+{
+    perc_image img[2] = {{0}, {0}};
+    int end[4];
+    if (!draw_scene(&img[0]) || !draw_lines(&img[1], end)) {
+        perc_image_fini(&img[0]);
+        perc_image_fini(&img[1]);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    char err[256] = "";
+    for (int k = 0; k < 2; k++) {
+        perc_detection d[2];
+        for (int t = 1; t <= 2; t++) {
+            perc_pixel_config c;
+            perc_pixel_config_init(&c);
+            c.threads = t;
+            perc_vision *v = NULL;
+            CHECK_OK(perc_vision_pixel_create(&c, &v, err));
+            CHECK_OK(perc_vision_detect(v, NULL, &img[k], NULL, &d[t - 1], err));
+            perc_vision_destroy(v);
+        }
+        CHECK_EQ(d[0].n, d[1].n);
+        int read = 0;
+        for (int i = 0; i < d[0].n && d[0].n == d[1].n; i++) {
+            const perc_box *a = &d[0].boxes[i], *b = &d[1].boxes[i];
+            CHECK(memcmp(&a->r, &b->r, sizeof a->r) == 0);
+            CHECK_STR(a->kind, b->kind);
+            CHECK_STR(a->label, b->label);
+            read += a->label[0] != '\0';
+        }
+        CHECK_MSG(read >= 3, "screen %d: only %d of %d boxes read", k, read, d[0].n);
+        perc_detection_fini(&d[0]);
+        perc_detection_fini(&d[1]);
+    }
+    perc_image_fini(&img[0]);
+    perc_image_fini(&img[1]);
+}
+
 static const check_case cases[] = {
     {"edge_kernels_exact", edge_kernels_exact},
     {"components", components},
@@ -658,6 +701,7 @@ static const check_case cases[] = {
     {"form_labels", form_labels},
     {"form_provider", form_provider},
     {"grouping", grouping},
+    {"provider_threads", provider_threads},
     {NULL, NULL},
 };
 

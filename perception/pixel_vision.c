@@ -155,7 +155,8 @@ static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s,
     return bx1 - bx0 > 6 && by1 - by0 > 6;
 }
 
-/* OCR for every box still without a label. A field or checkbox also reads
+/* OCR for every box still without a label (all of them unless pixel-dom
+ * named some). A field or checkbox also reads
  * the text line that labels it from outside (perc__pixel_label_of), as a
  * person does: that line becomes its label, and what the box itself shows
  * (a placeholder, a value) is kept after it in parentheses. */

@@ -590,6 +590,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             continue;
         const pixel_comp *f = &c[fr[a]];
         int tx0 = 1 << 30, ty0 = 1 << 30, tx1 = -1, ty1 = -1;
+        int last = -1; /* the rightmost mark inside */
         for (int i = 0; i < nm; i++) {
             if (m[i].used ||
                 !inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
@@ -598,6 +599,22 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             ty0 = imin(ty0, m[i].y0);
             tx1 = imax(tx1, m[i].x1);
             ty1 = imax(ty1, m[i].y1);
+            if (last < 0 || m[i].x1 > m[last].x1 || (m[i].x1 == m[last].x1 && m[i].x0 > m[last].x0))
+                last = i;
+        }
+        /* Where the text ends, not counting a dropdown arrow: a small mark
+         * at the right edge, well apart from the text before it (a
+         * <select>, a combobox). Such a box is laid out like a field. */
+        int text_end = tx1;
+        if (last >= 0 && m[last].x1 - m[last].x0 <= (int)(16 * s) &&
+            m[last].y1 - m[last].y0 <= (int)(16 * s) && f->x1 - m[last].x1 <= (int)(24 * s)) {
+            int before = -1;
+            for (int i = 0; i < nm; i++)
+                if (i != last && !m[i].used && m[i].x1 <= m[last].x0 &&
+                    inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
+                    before = imax(before, m[i].x1);
+            if (before >= 0 && m[last].x0 - before >= (int)(24 * s))
+                text_end = before;
         }
         int w = f->x1 - f->x0;
         int h = f->y1 - f->y0;
@@ -609,7 +626,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             (!has_text || (tx1 - tx0) * 2 <= w)) {
             cls = PERC_PIXEL_CHECKBOX;
         } else if (w >= 3 * h && light_inside(img, f) &&
-                   (!has_text || (tx0 - f->x0) * 2 < (f->x1 - tx1) - (int)(8 * s))) {
+                   (!has_text || (tx0 - f->x0) * 2 < (f->x1 - text_end) - (int)(8 * s))) {
             cls = PERC_PIXEL_FIELD;
         } else if (!has_text) {
             conf = 0.5f; /* an empty box: a swatch or a picture frame as likely */
@@ -620,9 +637,10 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         perc_pixel_elem e = {imin(f->x0 + 1, f->x1 - 1), imin(f->y0 + 1, f->y1 - 1), f->x1, f->y1,
                              0, 0, 0, 0, cls, conf};
         if (has_text) {
+            /* A field's dropdown arrow is no text to read. */
             e.tx0 = tx0;
             e.ty0 = ty0;
-            e.tx1 = tx1;
+            e.tx1 = cls == PERC_PIXEL_FIELD ? text_end : tx1;
             e.ty1 = ty1;
         }
         push(out, e);

@@ -431,6 +431,14 @@ static int draw_form(perc_image *img)
     /* A field with no label anywhere near keeps its own text. */
     sc_stroke(img, 40, 290, 360, 326, 0x8a8a8a);
     sc_text(img, 52, 313, 14, "Search the site", 0x8a8a8a);
+    /* A <select>: its value on the left, a dropdown arrow at the right
+     * edge, a label above. */
+    sc_text(img, 420, 40, 14, "Cabin", 0x1d2733);
+    sc_stroke(img, 420, 50, 600, 86, 0x8a8a8a);
+    sc_text(img, 432, 73, 14, "Economy", 0x1d2733);
+    sc_fill(img, 578, 64, 588, 66, 0x1d2733); /* a small chevron-like mark */
+    sc_fill(img, 580, 66, 586, 68, 0x1d2733);
+    sc_fill(img, 582, 68, 584, 70, 0x1d2733);
     return 1;
 }
 
@@ -478,6 +486,10 @@ static void form_labels(void)
     if (l)
         CHECK_MSG(l->tx0 >= 58 && l->tx0 <= 70 && l->ty0 >= 195 && l->ty1 <= 220,
                   "wrong label (%d,%d)-(%d,%d)", l->tx0, l->ty0, l->tx1, l->ty1);
+    f = find_elem(e, n, 420, 50, 600, 86, 0.8f);
+    CHECK_MSG(f && f->cls == PERC_PIXEL_FIELD, "the select is not laid out as a field");
+    l = label_at(e, n, 420, 50, 600, 86);
+    CHECK_MSG(l != NULL && l->tx0 >= 418 && l->tx0 <= 424 && l->ty1 <= 50, "no label above the select");
     CHECK_MSG(find_elem(e, n, 40, 290, 360, 326, 0.8f) != NULL, "lone field missing");
     CHECK_MSG(label_at(e, n, 40, 290, 360, 326) == NULL, "the lone field found a label");
     /* Not a field: no label. Out of range: none. */
@@ -523,7 +535,8 @@ static void form_provider(void)
     } want[] = {{"Destination (City or airport)", "input", 40, 50},
                 {"Email", "input", 120, 120},
                 {"Remember me", "checkbox", 40, 200},
-                {"Search the site", "input", 40, 290}};
+                {"Search the site", "input", 40, 290},
+                {"Cabin (Economy)", "input", 420, 50}};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         const perc_box *b = NULL;
         for (int i = 0; i < d.n && !b; i++)

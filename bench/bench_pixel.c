@@ -288,9 +288,9 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
             double m = median(vt[v], oreps), m1 = median(vt1[v], oreps);
             var_ms[v] += m;
             var_ms1[v] += m1;
-            printf("%-34s variant %-12.*s ocr %6.1f ms (2 thr) %6.1f ms (1 thr)\n", name,
-                   (int)(strchr(variant_spec[v], '=') ? strchr(variant_spec[v], '=') - variant_spec[v]
-                                                       : 12),
+            const char *eq = strchr(variant_spec[v], '=');
+            int name_len = eq ? (int)(eq - variant_spec[v]) : 12;
+            printf("%-34s variant %-12.*s ocr %6.1f ms (2 thr) %6.1f ms (1 thr)\n", name, name_len,
                    variant_spec[v], m, m1);
         }
         unsetenv("FOVEA_OCR_VARS");

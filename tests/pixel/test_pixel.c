@@ -489,7 +489,8 @@ static void form_labels(void)
     f = find_elem(e, n, 420, 50, 600, 86, 0.8f);
     CHECK_MSG(f && f->cls == PERC_PIXEL_FIELD, "the select is not laid out as a field");
     l = label_at(e, n, 420, 50, 600, 86);
-    CHECK_MSG(l != NULL && l->tx0 >= 418 && l->tx0 <= 424 && l->ty1 <= 50, "no label above the select");
+    CHECK_MSG(l != NULL && l->tx0 >= 418 && l->tx0 <= 424 && l->ty1 <= 50,
+              "no label above the select");
     CHECK_MSG(find_elem(e, n, 40, 290, 360, 326, 0.8f) != NULL, "lone field missing");
     CHECK_MSG(label_at(e, n, 40, 290, 360, 326) == NULL, "the lone field found a label");
     /* Not a field: no label. Out of range: none. */

@@ -404,7 +404,8 @@ static int rect_of(cdp_page *p, const char *sel, base_rect *r)
     char js[512];
     snprintf(js, sizeof js,
              "(() => { const e = document.querySelector('%s'); if (!e) return ''; "
-             "const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom].join(','); })()",
+             "const b = e.getBoundingClientRect(); "
+             "return [b.left, b.top, b.right, b.bottom].join(','); })()",
              sel);
     cJSON *v = NULL;
     int ok = cdp_page_evaluate(p, js, &v, 5000, NULL) == BASE_OK && cJSON_IsString(v) &&

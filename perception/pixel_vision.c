@@ -15,6 +15,7 @@
  * empty, a date cell's "14". Only the opt-in `pixel-dom` variant (config
  * dom_names) lets a box take the accessible name of the element it lies on.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,7 +49,9 @@ static int imin(int a, int b)
 
 /* After enrichment: a box whose centre lies on its matched element is that
  * element's own when the element is not many times larger, or when few boxes
- * share it (a list row read as two phrases, a card with a title and a price).
+ * share it (a list row read as two phrases, a card with a title and a price);
+ * weak boxes on one line of the same own element merge into one box (the
+ * row is one control).
  * With names, it takes the element's accessible name (the pixel-dom variant);
  * otherwise the label stays for OCR. A weak guess (text, coloured text, a
  * lone icon) that is no element's own is page text and is dropped, unless it
@@ -91,6 +94,28 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
         to[i] = -1;
         if ((weak && !own && !opaque) || empty_frame)
             continue;
+        /* Phrases on one line of the same element are one control: a list
+         * row ("Lisbon, Portugal" ... "LIS"), a menu item and its shortcut.
+         * The first box of the line grows over the others. */
+        int into = -1;
+        for (int j = 0; weak && own && j < k && into < 0; j++) {
+            const perc_box *a = &d->boxes[j];
+            int a_weak = strcmp(a->kind, "text") == 0 || strcmp(a->kind, "icon") == 0 ||
+                         strcmp(a->kind, "link") == 0;
+            float ov = base_rect_h(base_rect_intersect(
+                (base_rect){0, a->r.y0, 1, a->r.y1}, (base_rect){0, b.r.y0, 1, b.r.y1}));
+            float hmin = fminf(base_rect_h(a->r), base_rect_h(b.r));
+            if (a_weak && a->dom_index == b.dom_index && 2 * ov >= hmin)
+                into = j;
+        }
+        if (into >= 0) {
+            perc_box *a = &d->boxes[into];
+            a->r = base_rect_union(a->r, b.r);
+            if (strcmp(a->kind, "icon") == 0)
+                snprintf(a->kind, sizeof a->kind, "%s", b.kind);
+            to[i] = into;
+            continue;
+        }
         /* Enrichment named a split-off chevron after the box's label, which
          * had none yet: name it after the element it opens. */
         if (strcmp(b.kind, "chevron") == 0) {

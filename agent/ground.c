@@ -26,8 +26,31 @@
 
 /* ---- grounding -------------------------------------------------------------- */
 
+/* Rank of a label match for choosing a box, as snap_pick_box ranks it
+ * (0 = none). */
+static int match_rank(const char *want, const char *have)
+{
+    snap_match m = snap_match_kind(want, have);
+    return m >= SNAP_MATCH_FUZZY ? (int)m - (int)SNAP_MATCH_FUZZY + 1 : 0;
+}
+
+/* The name of the element enrichment matched to box b, when b's centre lies
+ * on it; NULL otherwise. */
+static const char *element_name(const perc_epoch *e, const perc_box *b)
+{
+    int di = b->dom_index;
+    if (!e->map || di < 0 || di >= e->n_map ||
+        !base_rect_contains(e->map[di].r, base_rect_center(b->r)))
+        return NULL;
+    return e->map[di].label;
+}
+
 /* Index of the best box for t in e, or -1; *source says how it was chosen
- * (the snapper's box chooser, snap_pick_box). */
+ * (the snapper's box chooser, snap_pick_box). A provider that labels what
+ * it sees (pixel's OCR) can leave a target with no box reading as it (an
+ * icon button reads as nothing) or with several reading alike (a "Select"
+ * on every result row): then the element enrichment matched to each box
+ * decides, by its name ("element"; the box's label stays as it was read). */
 static int choose_box(const perc_epoch *e, const agent_target *t, const char **source)
 {
     if (!e || e->n <= 0)
@@ -38,6 +61,29 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     for (int i = 0; i < e->n; i++)
         c[i] = (snap_box_cand){e->boxes[i].label, e->boxes[i].r, e->boxes[i].id};
     int k = snap_pick_box(c, e->n, t->label, t->index, source);
+    if (!t->label || !t->label[0] || !e->map || (k >= 0 && strcmp(*source, "label") != 0)) {
+        base_free(c);
+        return k;
+    }
+    /* The boxes tied with the best label match (all of them when none
+     * matches), by their elements' names. */
+    int best = k >= 0 ? match_rank(t->label, e->boxes[k].label) : 0;
+    int tied = 0, any = 0;
+    for (int i = 0; i < e->n; i++) {
+        const char *name = element_name(e, &e->boxes[i]);
+        int same = (k < 0 || match_rank(t->label, e->boxes[i].label) == best) && name;
+        c[i].label = same ? name : "";
+        tied += k >= 0 && match_rank(t->label, e->boxes[i].label) == best;
+        any |= same;
+    }
+    if (any && (k < 0 || (tied > 1 && best < match_rank(t->label, t->label)))) {
+        const char *by = NULL;
+        int j = snap_pick_box(c, e->n, t->label, 0, &by);
+        if (j >= 0) {
+            k = j;
+            *source = "element";
+        }
+    }
     base_free(c);
     return k;
 }

@@ -59,7 +59,7 @@ typedef struct agent_step_record {
     /* the box chosen from the epoch */
     int box_id;            /* [Vn], 0 when none */
     char box_label[128];
-    char box_source[16];   /* "index", "label", "dom-scan", "" */
+    char box_source[16];   /* "index", "label", "element", "dom-scan", "" */
     base_rect box;
     /* The snapper's answer for the element the call acted on, as
      * perc_snap_box returned it (snap.found 0 when no snap ran); phase

@@ -9,8 +9,8 @@
  * 1, and captured once. On that screenshot:
  *   - detection time (perc_pixel_detect, no OCR): median of N reps on 1 and
  *     on 2 OpenMP threads, in the same process, alternating;
- *   - OCR time for the boxes' text on a 2-engine pool (cache emptied: a new
- *     pool per rep; the engines' load time is excluded);
+ *   - OCR time for the boxes' text on a 1- and a 2-engine pool (cache
+ *     emptied: a new pool per rep; the engines' load time is excluded);
  *   - ground truth = the dom provider's boxes (visible interactive
  *     elements); pixel boxes (geometry + raw OCR, no DOM names) are matched:
  *     recall@IoU0.5 (truth boxes with a pixel box of IoU >= 0.5),
@@ -21,9 +21,11 @@
  *     at most 6 words: longer ones are a section's whole text, not a name).
  * On a page that publishes window.controls (the painted canvas fixture) those
  * rects are the truth instead (the DOM has only the canvas).
+ * OCR is timed on a fresh pool of 1 and of 2 engines (cold cache) and again
+ * on the 2-engine pool (repeated pass: the crop cache answers).
  * The provider line: perc_vision_pixel_create's provider on the live page
- * (detect + DOM enrichment + OCR of the boxes the DOM cannot name, as `fovea
- * run --vision pixel` uses it): its boxes' precision and centre-hit against
+ * (detect + DOM enrichment + OCR of every box left, as `fovea run --vision
+ * pixel` uses it): its boxes' precision and centre-hit against
  * the same truth, and its wall time on a first pass (cold OCR cache) and a
  * second pass on the same screenshot.
  * --dump prints every detected element and every missed truth box. Totals
@@ -85,9 +87,71 @@ static int words(const char *s, char w[32][32])
     return n;
 }
 
+/* OCR variants to compare (--ocr-variant NAME=KEY:VALUE&KEY:VALUE): each
+ * sets the OCR pool's tuning environment (FOVEA_OCR_VARS, FOVEA_OCR_PX;
+ * pixel_ocr.c reads them when a pool is created), is timed cold on a 2- and
+ * a 1-engine pool alternating with the others in the same process, and
+ * scored for word accuracy. */
+#define MAX_VARIANTS 8
+static char variant_spec[MAX_VARIANTS][256];
+static int n_variants;
+static double var_ms[MAX_VARIANTS], var_ms1[MAX_VARIANTS];
+static int var_ok[MAX_VARIANTS], var_words[MAX_VARIANTS];
+
+/* Applies variant v's settings (clearing the others): ENV is KEY:VALUE
+ * pairs separated by '&'. */
+static void variant_env(int v)
+{
+    unsetenv("FOVEA_OCR_VARS");
+    unsetenv("FOVEA_OCR_PX");
+    char buf[256];
+    const char *eq = strchr(variant_spec[v], '=');
+    snprintf(buf, sizeof buf, "%s", eq ? eq + 1 : "");
+    for (char *tok = buf; tok && *tok;) {
+        char *amp = strchr(tok, '&');
+        if (amp)
+            *amp = '\0';
+        char *c = strchr(tok, ':');
+        if (c) {
+            *c = '\0';
+            setenv(tok, c + 1, 1);
+        }
+        tok = amp ? amp + 1 : NULL;
+    }
+}
+
+/* Words of truth labels (<= 6 words) found in the OCR text of the box whose
+ * centre hits them: *ok of *all. */
+static void word_score(const perc_detection *gt, const perc_pixel_elem *el, int n,
+                       const int *item_of, const perc_ocr_item *items, int *ok, int *all)
+{
+    for (int g = 0; g < gt->n; g++) {
+        int got_hit = -1;
+        for (int i = 0; i < n && got_hit < 0; i++) {
+            base_rect pr = {(float)el[i].x0, (float)el[i].y0, (float)el[i].x1, (float)el[i].y1};
+            if (base_rect_contains(gt->boxes[g].r, base_rect_center(pr)))
+                got_hit = i;
+        }
+        if (got_hit < 0 || item_of[got_hit] < 0)
+            continue;
+        char tw[32][32], pw[32][32];
+        int nt = words(gt->boxes[g].label, tw);
+        int np = words(items[item_of[got_hit]].text, pw);
+        if (nt > 6)
+            nt = 0;
+        for (int x = 0; x < nt; x++) {
+            int found = 0;
+            for (int y = 0; y < np && !found; y++)
+                found = strcmp(tw[x], pw[y]) == 0;
+            (*all)++;
+            *ok += found;
+        }
+    }
+}
+
 typedef struct totals {
     int truth, pred, rec_iou, prec_iou, hit, ocr_words, ocr_ok;
-    double ms1, ms2, ocr_ms;
+    double ms1, ms2, ocr_ms, ocr1_ms, ocr_rep_ms;
     int pages;
     int pv_n, pv_prec, pv_hit;
     double pv1, pv2, dom_ms;
@@ -173,20 +237,66 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
             item_of[i] = ni++;
         }
     }
+    /* A fresh pool of 1 and of 2 engines per rep (cold cache), alternating;
+     * then a repeated read on the 2-engine pool (the cache answers). */
     int oreps = reps < 3 ? reps : 3;
     double *oc = base_calloc((size_t)oreps, sizeof *oc);
+    double *oc1 = base_calloc((size_t)oreps, sizeof *oc1);
+    double *ocr_rep = base_calloc((size_t)oreps, sizeof *ocr_rep);
     for (int r = 0; r < oreps; r++) {
-        perc_ocr *ocr = NULL;
-        if (perc_ocr_create(2, &ocr, err)) {
-            fprintf(stderr, "ocr: %s\n", err);
-            break;
+        for (int th = 1; th <= 2; th++) {
+            perc_ocr *ocr = NULL;
+            if (perc_ocr_create(th, &ocr, err)) {
+                fprintf(stderr, "ocr: %s\n", err);
+                break;
+            }
+            double t0 = base_monotime_ms();
+            perc_ocr_read(ocr, &img, items, ni, err);
+            (th == 1 ? oc1 : oc)[r] = base_monotime_ms() - t0;
+            if (th == 2) {
+                t0 = base_monotime_ms();
+                perc_ocr_read(ocr, &img, items, ni, err);
+                ocr_rep[r] = base_monotime_ms() - t0;
+            }
+            perc_ocr_destroy(ocr);
         }
-        double t0 = base_monotime_ms();
-        perc_ocr_read(ocr, &img, items, ni, err);
-        oc[r] = base_monotime_ms() - t0;
-        perc_ocr_destroy(ocr);
     }
-    double ocr_ms = median(oc, oreps);
+    double ocr_ms = median(oc, oreps), ocr1_ms = median(oc1, oreps);
+    double ocr_rep_ms = median(ocr_rep, oreps);
+    /* OCR variants, alternating in this process (cold 2-engine pools). */
+    if (n_variants > 0) {
+        perc_ocr_item *vi = base_calloc(ni > 0 ? (size_t)ni : 1, sizeof *vi);
+        double vt[MAX_VARIANTS][3], vt1[MAX_VARIANTS][3];
+        for (int r = 0; r < oreps; r++) {
+            for (int v = 0; v < n_variants; v++) {
+                for (int th = 2; th >= 1; th--) {
+                    variant_env(v);
+                    perc_ocr *ocr = NULL;
+                    if (perc_ocr_create(th, &ocr, err))
+                        continue;
+                    memcpy(vi, items, (size_t)ni * sizeof *vi);
+                    double t0 = base_monotime_ms();
+                    perc_ocr_read(ocr, &img, vi, ni, err);
+                    (th == 2 ? vt : vt1)[v][r] = base_monotime_ms() - t0;
+                    perc_ocr_destroy(ocr);
+                    if (r == oreps - 1 && th == 2)
+                        word_score(&gt, el, n, item_of, vi, &var_ok[v], &var_words[v]);
+                }
+            }
+        }
+        for (int v = 0; v < n_variants; v++) {
+            double m = median(vt[v], oreps), m1 = median(vt1[v], oreps);
+            var_ms[v] += m;
+            var_ms1[v] += m1;
+            const char *eq = strchr(variant_spec[v], '=');
+            int name_len = eq ? (int)(eq - variant_spec[v]) : 12;
+            printf("%-34s variant %-12.*s ocr %6.1f ms (2 thr) %6.1f ms (1 thr)\n", name, name_len,
+                   variant_spec[v], m, m1);
+        }
+        unsetenv("FOVEA_OCR_VARS");
+        unsetenv("FOVEA_OCR_PX");
+        base_free(vi);
+    }
     /* Matching (CSS px = device px at scale 1). */
     int rec = 0, hit = 0, prec = 0, ow = 0, ook = 0;
     for (int g = 0; g < gt.n; g++) {
@@ -238,7 +348,7 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
                    item_of[i] >= 0 ? items[item_of[i]].text : "");
     }
     /* The provider as a run uses it: detect + enrichment (one CDP probe) +
-     * OCR of the boxes the DOM cannot name; a second pass on the same
+     * OCR of every box left; a second pass on the same
      * screen answers OCR from the cache. */
     double pv1 = 0, pv2 = 0;
     int pn = 0, pprec = 0, phit = 0;
@@ -296,9 +406,10 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     t->pv2 += pv2;
     printf("%-34s truth %3d pixel %3d  recall@0.5 %5.1f%%  precision@0.5 %5.1f%%  centre-hit "
            "%5.1f%%  ocr words %5.1f%% (%d)  detect %6.1f ms (1 thr) %6.1f ms (2 thr)  ocr %6.1f "
-           "ms (%d crops)\n",
+           "ms (%d crops; 1 thr %.1f ms, repeated %.1f ms)\n",
            name, gt.n, n, gt.n ? 100.0 * rec / gt.n : 0, n ? 100.0 * prec / n : 0,
-           gt.n ? 100.0 * hit / gt.n : 0, ow ? 100.0 * ook / ow : 0, ow, ms1, ms2, ocr_ms, ni);
+           gt.n ? 100.0 * hit / gt.n : 0, ow ? 100.0 * ook / ow : 0, ow, ms1, ms2, ocr_ms, ni,
+           ocr1_ms, ocr_rep_ms);
     fflush(stdout);
     t->truth += gt.n;
     t->pred += n;
@@ -310,10 +421,14 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     t->ms1 += ms1;
     t->ms2 += ms2;
     t->ocr_ms += ocr_ms;
+    t->ocr1_ms += ocr1_ms;
+    t->ocr_rep_ms += ocr_rep_ms;
     t->pages++;
     base_free(a);
     base_free(b);
     base_free(oc);
+    base_free(oc1);
+    base_free(ocr_rep);
     base_free(items);
     base_free(item_of);
     base_free(el);
@@ -338,6 +453,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--dump") == 0) {
             dump = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--ocr-variant") == 0 && i + 1 < argc && n_variants < MAX_VARIANTS) {
+            snprintf(variant_spec[n_variants++], sizeof variant_spec[0], "%s", argv[++i]);
             continue;
         }
         cdp_page *p = NULL;
@@ -377,14 +496,20 @@ int main(int argc, char **argv)
     if (t.pages)
         printf("ALL %d pages: truth %d pixel %d  recall@0.5 %.1f%%  precision@0.5 %.1f%%  "
                "centre-hit %.1f%%  ocr words %.1f%% (%d)  detect mean of medians %.1f ms (1 thr) "
-               "%.1f ms (2 thr)  ocr %.1f ms/page\n",
+               "%.1f ms (2 thr)  ocr %.1f ms/page (2 thr; 1 thr %.1f; repeated %.1f)\n",
                t.pages, t.truth, t.pred, 100.0 * t.rec_iou / t.truth, 100.0 * t.prec_iou / t.pred,
                100.0 * t.hit / t.truth, t.ocr_words ? 100.0 * t.ocr_ok / t.ocr_words : 0,
-               t.ocr_words, t.ms1 / t.pages, t.ms2 / t.pages, t.ocr_ms / t.pages);
+               t.ocr_words, t.ms1 / t.pages, t.ms2 / t.pages, t.ocr_ms / t.pages,
+               t.ocr1_ms / t.pages, t.ocr_rep_ms / t.pages);
     if (t.pages)
         printf("ALL provider: %d boxes  precision@0.5 %.1f%%  centre-hit %.1f%%  pass 1 %.1f ms  "
                "pass 2 %.1f ms (mean per page; dom provider %.1f ms)\n",
                t.pv_n, t.pv_n ? 100.0 * t.pv_prec / t.pv_n : 0, 100.0 * t.pv_hit / t.truth,
                t.pv1 / t.pages, t.pv2 / t.pages, t.dom_ms / t.pages);
+    for (int v = 0; t.pages && v < n_variants; v++)
+        printf("ALL variant %s: ocr %.1f ms/page (2 thr) %.1f ms/page (1 thr)  ocr words %.1f%% "
+               "(%d)\n",
+               variant_spec[v], var_ms[v] / t.pages, var_ms1[v] / t.pages,
+               var_words[v] ? 100.0 * var_ok[v] / var_words[v] : 0, var_words[v]);
     return 0;
 }

@@ -100,20 +100,21 @@ typedef struct perc_pixel_config {
     int threads;      /* OCR threads (Tesseract engines); 0 = 2. The kernels
                          use perc_pixel_opts' auto thread count. */
     int ocr;          /* 1 = label boxes by OCR (default), 0 = geometry only */
-    int dom_names;    /* 1 (default) = after enrichment, a box lying on an element
-                         with an accessible name takes that name as its label
-                         (0: OCR text only) */
+    int dom_names;    /* 0 (default) = labels are OCR text only; 1 (the opt-in
+                         `pixel-dom`) = after enrichment, a box lying on an
+                         element with an accessible name takes that name */
 } perc_pixel_config;
 
-/* Purpose: defaults (2 OCR threads, OCR on, DOM names on) into the caller's
+/* Purpose: defaults (2 OCR threads, OCR on, DOM names off) into the caller's
  * *c. Thread: any. Errors: none. */
 void perc_pixel_config_init(perc_pixel_config *c);
 
 /* Purpose: the `pixel` provider: boxes from the screenshot alone, labelled by
- * OCR; with a live page the boxes are then DOM-enriched inside detect (the
- * selector map is handed over, as the dom provider does), take the names of
- * the elements they lie on, and plain-text/icon boxes on no interactive
- * element are dropped (see pixel_vision.c). c may be NULL
+ * OCR (every box is read; a box with no readable text has an empty label);
+ * with a live page the boxes are DOM-enriched inside detect (the selector
+ * map is handed over, as the dom provider does) and plain-text/icon boxes on
+ * no interactive element are dropped; only with c->dom_names do they take
+ * the names of the elements they lie on (see pixel_vision.c). c may be NULL
  * (defaults). Thread: the returned provider is used by one thread at a time.
  * Errors: BASE_ENOMEM, the OCR pool's errors. */
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);

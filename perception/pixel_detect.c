@@ -316,10 +316,53 @@ static perc_pixel_elem text_elem(const perc_image *img, int x0, int y0, int x1, 
 }
 
 /* A bar glyph ("|") separating menu items: thin (a 1 px stroke leaves
- * 2-3 px of edges) and nearly line-tall. */
-static int is_sep(const mark *k, int line_h, float s)
+ * 2-3 px of edges), nearly line-tall, standing a space apart from both
+ * neighbours and reaching below the baseline. "l", "I" and "1" are as thin
+ * and tall, but sit on the baseline and touch their word ("Portugal"), or
+ * are a word of their own on it ("I accept"); taking them for bars split
+ * phrases and cut letters off. idx holds the phrase's n marks in x order;
+ * base is the baseline (the median bottom of its marks). */
+static int is_sep(const mark *m, const int *idx, int n, int k, int line_h, int base, float s)
 {
-    return k->x1 - k->x0 <= (int)(3 * s) && (k->y1 - k->y0) * 10 >= line_h * 7;
+    const mark *c = &m[idx[k]];
+    if (c->x1 - c->x0 > (int)(3 * s) || (c->y1 - c->y0) * 10 < line_h * 7)
+        return 0;
+    if (c->y1 < base + imax(1, line_h / 10))
+        return 0;
+    int apart = imax((int)(2 * s), line_h / 6);
+    int prev_x1 = -(1 << 30);
+    for (int j = 0; j < k; j++)
+        prev_x1 = imax(prev_x1, m[idx[j]].x1);
+    if (k > 0 && c->x0 - prev_x1 < apart)
+        return 0;
+    if (k + 1 < n && m[idx[k + 1]].x0 - c->x1 < apart)
+        return 0;
+    return 1;
+}
+
+static int int_cmp(const void *pa, const void *pb)
+{
+    int a = *(const int *)pa, b = *(const int *)pb;
+    return (a > b) - (a < b);
+}
+
+/* The baseline of a phrase: the median bottom edge of its marks other than
+ * thin strokes (bars, "l", "i" stems), which are a large share of a short
+ * menu line's marks; most glyphs and words sit on it, descenders are the
+ * minority. tmp holds n ints. */
+static int baseline(const mark *m, const int *idx, int n, int *tmp, float s)
+{
+    int k = 0;
+    for (int j = 0; j < n; j++)
+        if (m[idx[j]].x1 - m[idx[j]].x0 > (int)(3 * s))
+            tmp[k++] = m[idx[j]].y1;
+    if (k == 0)
+        for (int j = 0; j < n; j++)
+            tmp[k++] = m[idx[j]].y1;
+    if (k == 0)
+        return 0;
+    qsort(tmp, (size_t)k, sizeof *tmp, int_cmp);
+    return tmp[(k - 1) / 2];
 }
 
 /* Phrase p has no text line right above or below it overlapping it: a
@@ -342,22 +385,23 @@ static int lone_line(const phrase *ph, int np, int p)
 
 /* Emits the items of a one-line phrase (marks in x order) as text
  * elements: split at bars and at word gaps (which item a multi-word link
- * spans the pixels cannot say; each word's centre still lies on it). */
+ * spans the pixels cannot say; each word's centre still lies on it). bar[k]
+ * says mark k is a separator bar. */
 static void split_line(const perc_image *img, const mark *m, const int *idx, int n, int line_h,
-                       int seps, float s, elist *out)
+                       const char *bar, float s, elist *out)
 {
     int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
     int x0 = 0, y0 = 0, x1 = -1, y1 = 0;
     for (int k = 0; k <= n; k++) {
         const mark *c = k < n ? &m[idx[k]] : NULL;
         int gap = x1 >= 0 && c ? c->x0 - x1 : 0;
-        int brk = !c || (seps && is_sep(c, line_h, s)) || gap >= gap_min;
+        int brk = !c || bar[k] || gap >= gap_min;
         if (brk && x1 >= 0) {
             if (x1 - x0 >= (int)(6 * s))
                 push(out, text_elem(img, x0, y0, x1, y1, PERC_PIXEL_TEXT, 0.3f, s));
             x1 = -1;
         }
-        if (!c || (seps && is_sep(c, line_h, s)))
+        if (!c || bar[k])
             continue;
         if (x1 < 0) {
             x0 = c->x0;
@@ -405,7 +449,11 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     phrase *ph = base_calloc(nm ? (size_t)nm : 1, sizeof *ph);
     int *order = base_malloc((nm ? (size_t)nm : 1) * sizeof *order);
     char *container = base_calloc(nf ? (size_t)nf : 1, 1);
-    if (!m || !par || !fr || !ph || !order || !container) {
+    char *bar = base_calloc(nm ? (size_t)nm : 1, 1);
+    int *tmp = base_malloc((nm ? (size_t)nm : 1) * sizeof *tmp);
+    if (!m || !par || !fr || !ph || !order || !container || !bar || !tmp) {
+        base_free(bar);
+        base_free(tmp);
         base_free(kind);
         base_free(m);
         base_free(par);
@@ -542,6 +590,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             continue;
         const pixel_comp *f = &c[fr[a]];
         int tx0 = 1 << 30, ty0 = 1 << 30, tx1 = -1, ty1 = -1;
+        int last = -1; /* the rightmost mark inside */
         for (int i = 0; i < nm; i++) {
             if (m[i].used ||
                 !inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
@@ -550,6 +599,22 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             ty0 = imin(ty0, m[i].y0);
             tx1 = imax(tx1, m[i].x1);
             ty1 = imax(ty1, m[i].y1);
+            if (last < 0 || m[i].x1 > m[last].x1 || (m[i].x1 == m[last].x1 && m[i].x0 > m[last].x0))
+                last = i;
+        }
+        /* Where the text ends, not counting a dropdown arrow: a small mark
+         * at the right edge, well apart from the text before it (a
+         * <select>, a combobox). Such a box is laid out like a field. */
+        int text_end = tx1;
+        if (last >= 0 && m[last].x1 - m[last].x0 <= (int)(16 * s) &&
+            m[last].y1 - m[last].y0 <= (int)(16 * s) && f->x1 - m[last].x1 <= (int)(24 * s)) {
+            int before = -1;
+            for (int i = 0; i < nm; i++)
+                if (i != last && !m[i].used && m[i].x1 <= m[last].x0 &&
+                    inside(m[i].x0, m[i].y0, m[i].x1, m[i].y1, f->x0, f->y0, f->x1, f->y1))
+                    before = imax(before, m[i].x1);
+            if (before >= 0 && m[last].x0 - before >= (int)(24 * s))
+                text_end = before;
         }
         int w = f->x1 - f->x0;
         int h = f->y1 - f->y0;
@@ -561,7 +626,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             (!has_text || (tx1 - tx0) * 2 <= w)) {
             cls = PERC_PIXEL_CHECKBOX;
         } else if (w >= 3 * h && light_inside(img, f) &&
-                   (!has_text || (tx0 - f->x0) * 2 < (f->x1 - tx1) - (int)(8 * s))) {
+                   (!has_text || (tx0 - f->x0) * 2 < (f->x1 - text_end) - (int)(8 * s))) {
             cls = PERC_PIXEL_FIELD;
         } else if (!has_text) {
             conf = 0.5f; /* an empty box: a swatch or a picture frame as likely */
@@ -572,9 +637,10 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         perc_pixel_elem e = {imin(f->x0 + 1, f->x1 - 1), imin(f->y0 + 1, f->y1 - 1), f->x1, f->y1,
                              0, 0, 0, 0, cls, conf};
         if (has_text) {
+            /* A field's dropdown arrow is no text to read. */
             e.tx0 = tx0;
             e.ty0 = ty0;
-            e.tx1 = tx1;
+            e.tx1 = cls == PERC_PIXEL_FIELD ? text_end : tx1;
             e.ty1 = ty1;
         }
         push(out, e);
@@ -611,14 +677,16 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         /* A menu ("previous | next | index") or a breadcrumb on a line of
          * its own: its items are what one clicks, whatever their colour. */
         int seps = 0, ncol = 0;
+        int base = baseline(m, order + q->first, q->n, tmp, s);
         for (int k = 0; k < q->n; k++) {
             const mark *mk = &m[order[q->first + k]];
-            seps += is_sep(mk, phh, s);
+            bar[k] = (char)is_sep(m, order + q->first, q->n, k, phh, base, s);
+            seps += bar[k];
             ncol += !mk->used && ink_colored(img, mk);
         }
         int mixed = ncol > 0 && ncol < q->n;
         if (seps || ((pw > (int)(260 * s) || q->n > 30 || mixed) && lone_line(ph, np, p))) {
-            split_line(img, m, order + q->first, q->n, phh, seps, s, out);
+            split_line(img, m, order + q->first, q->n, phh, bar, s, out);
             continue;
         }
         /* Coloured runs: a link may sit inside a plain-text paragraph. */
@@ -691,6 +759,8 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     base_free(ph);
     base_free(order);
     base_free(container);
+    base_free(bar);
+    base_free(tmp);
     return BASE_OK;
 }
 

@@ -14,6 +14,11 @@
  * tall (13 px web text reads badly as is; 24 px read as well as 32 px on
  * the bench pages at two thirds of the time) and framed by a white margin. Screens change little
  * between passes, so answers are cached by a hash of the crop's pixels.
+ * Since crops are flipped here, Tesseract's own second, inverted pass on a
+ * low-confidence line (tessedit_do_invert) is turned off: it only re-read
+ * crops that were already dark-on-light (same word accuracy on the bench
+ * pages, bench/RESULTS.md). FOVEA_OCR_VARS and FOVEA_OCR_PX tune the
+ * engines and the text height for measurements (bench_pixel --ocr-variant).
  */
 #include <ctype.h>
 #include <pthread.h>
@@ -34,6 +39,7 @@
 #define OCR_MARGIN 8
 #define OCR_TEXT_PX 24
 #define OCR_MAX_SIDE 2400 /* crops are shrunk to this before upscaling */
+#define OCR_MAX_VARS 8
 
 typedef struct cache_ent {
     uint64_t key; /* 0 = empty */
@@ -43,6 +49,7 @@ typedef struct cache_ent {
 
 struct perc_ocr {
     int n;
+    int text_px; /* crops are upscaled toward this text height */
     TessBaseAPI *api[OCR_MAX_THREADS];
     cache_ent cache[OCR_CACHE];
 };
@@ -61,6 +68,32 @@ static const char *tessdata_dir(void)
             return dirs[i];
     }
     return NULL;
+}
+
+/* Tuning for measurements (bench_pixel --ocr-variant): FOVEA_OCR_VARS =
+ * "name=value;name=value" Tesseract variables given to every engine at
+ * init (init-only ones such as load_system_dawg included). buf holds the
+ * copy the names and values point into. Returns how many were parsed. */
+static size_t tuning_vars(char *buf, size_t nbuf, char **names, char **values, size_t max)
+{
+    const char *env = getenv("FOVEA_OCR_VARS");
+    size_t n = 0;
+    if (!env || !env[0])
+        return 0;
+    snprintf(buf, nbuf, "%s", env);
+    for (char *tok = buf; tok && *tok && n < max;) {
+        char *semi = strchr(tok, ';');
+        if (semi)
+            *semi = '\0';
+        char *eq = strchr(tok, '=');
+        if (eq && eq > tok) {
+            *eq = '\0';
+            names[n] = tok;
+            values[n++] = eq + 1;
+        }
+        tok = semi ? semi + 1 : NULL;
+    }
+    return n;
 }
 
 base_err perc_ocr_create(int threads, perc_ocr **out, char *err)
@@ -85,15 +118,26 @@ base_err perc_ocr_create(int threads, perc_ocr **out, char *err)
             goto fail;
         o->api[o->n++] = api;
         /* Silence Tesseract's stderr chatter ("Estimating resolution..."). */
-        char *names[] = {(char *)(uintptr_t) "debug_file"};
-        char *values[] = {(char *)(uintptr_t) "/dev/null"};
-        if (TessBaseAPIInit4(api, dir, "eng", OEM_LSTM_ONLY, NULL, 0, names, values, 1, 0) != 0) {
+        char *names[OCR_MAX_VARS + 2] = {(char *)(uintptr_t) "debug_file",
+                                         (char *)(uintptr_t) "tessedit_do_invert"};
+        char *values[OCR_MAX_VARS + 2] = {(char *)(uintptr_t) "/dev/null", (char *)(uintptr_t) "0"};
+        char vbuf[512];
+        size_t nv = 2 + tuning_vars(vbuf, sizeof vbuf, names + 2, values + 2, OCR_MAX_VARS);
+        if (TessBaseAPIInit4(api, dir, "eng", OEM_LSTM_ONLY, NULL, 0, names, values, nv, 0) != 0) {
             perc_ocr_destroy(o);
             return base_errf(err, BASE_ENOTFOUND,
                              "ocr: Tesseract could not load eng.traineddata from %s",
                              dir ? dir : "TESSDATA_PREFIX");
         }
         TessBaseAPISetPageSegMode(api, PSM_SINGLE_LINE);
+    }
+    o->text_px = OCR_TEXT_PX;
+    const char *px = getenv("FOVEA_OCR_PX");
+    if (px && px[0]) {
+        char *end = NULL;
+        long v = strtol(px, &end, 10);
+        if (*end == '\0' && v >= 1 && v <= 96)
+            o->text_px = (int)v;
     }
     *out = o;
     return BASE_OK;
@@ -210,8 +254,8 @@ typedef struct worker {
 } worker;
 
 /* Reads one item with engine api; buf is the worker's scratch. */
-static int read_one(TessBaseAPI *api, const perc_image *img, perc_ocr_item *it, uint8_t **buf,
-                    size_t *cap)
+static int read_one(TessBaseAPI *api, int text_px, const perc_image *img, perc_ocr_item *it,
+                    uint8_t **buf, size_t *cap)
 {
     int x0 = clampi(it->x0, 0, img->w), x1 = clampi(it->x1, 0, img->w);
     int y0 = clampi(it->y0, 0, img->h), y1 = clampi(it->y1, 0, img->h);
@@ -241,7 +285,7 @@ static int read_one(TessBaseAPI *api, const perc_image *img, perc_ocr_item *it, 
      * the full range, so pale placeholder text reads like body text. */
     int invert = nb > 0 && border / nb < (lo + hi) / 2;
     int range = hi - lo;
-    int f = clampi((OCR_TEXT_PX + ch / 2) / ch, 1, 4);
+    int f = clampi((text_px + ch / 2) / ch, 1, 4);
     int ow = cw * f + 2 * OCR_MARGIN, oh = ch * f + 2 * OCR_MARGIN;
     size_t need = (size_t)ow * (size_t)oh;
     if (need > *cap) {
@@ -314,7 +358,8 @@ static void *work(void *arg)
         int k = atomic_fetch_add(&j->next, 1);
         if (k >= j->n)
             break;
-        if (read_one(j->o->api[w->engine], j->img, &j->items[j->todo[k]], &buf, &cap) < 0)
+        if (read_one(j->o->api[w->engine], j->o->text_px, j->img, &j->items[j->todo[k]], &buf,
+                     &cap) < 0)
             atomic_store(&j->failed, 1);
     }
     base_free(buf);

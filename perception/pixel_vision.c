@@ -3,20 +3,19 @@
  * Boxes come from the screenshot alone (perc_pixel_detect) and their labels
  * from Tesseract (perc_ocr_read) on the text inside each box; device pixels
  * are divided by the shot's scale into top-viewport CSS px. Nothing here
- * reads the DOM to find a box, so canvas-drawn controls are seen like any
- * other, and the snapper gets the noisy boxes a model would give.
+ * reads the DOM to find or to name a box, so canvas-drawn controls are seen
+ * like any other, and the snapper gets the noisy boxes and labels a model
+ * would give.
  *
  * With a live page, detect then runs the same DOM enrichment every provider
  * gets (perc_vision_enrich) and hands the selector map over in the
- * detection, as the dom provider does. Doing it here lets one thing happen
- * that the generic step cannot: a box takes the accessible name of the
- * element it lies on (config dom_names: the page's own name for it, as a task
- * says it, which OCR cannot give for an icon button, a date cell showing
- * "14" or a field showing its placeholder), and
- * text and icon guesses that are no interactive element's own are
- * dropped (page text, not controls). Boxes the DOM knows nothing about, such
- * as controls drawn on a canvas, keep their OCR labels.
+ * detection, as the dom provider does. Doing it here lets the provider drop
+ * text and icon guesses that are no interactive element's own (page text,
+ * not controls). The label stays what OCR read: an icon button's label is
+ * empty, a date cell's "14". Only the opt-in `pixel-dom` variant (config
+ * dom_names) lets a box take the accessible name of the element it lies on.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +34,7 @@ void perc_pixel_config_init(perc_pixel_config *c)
     memset(c, 0, sizeof *c);
     c->threads = 2;
     c->ocr = 1;
-    c->dom_names = 1;
+    c->dom_names = 0;
 }
 
 static int imax(int a, int b)
@@ -48,18 +47,31 @@ static int imin(int a, int b)
     return a < b ? a : b;
 }
 
-/* After enrichment: a box whose centre lies on its matched element, not many
- * times smaller than it, is that element — it takes the element's
- * accessible name (the page's name for the control, what a task says) when
- * it has one, and keeps its OCR text otherwise. A weak guess (text, coloured
- * text, a lone icon) that is no element's own is page text and is dropped, unless
- * it lies on an unnamed element (a canvas: the DOM cannot say what is
- * painted there). Boxes are renumbered 1..n. */
+/* After enrichment: a box whose centre lies on its matched element is that
+ * element's own when the element is not many times larger, or when few boxes
+ * share it (a list row read as two phrases, a card with a title and a price);
+ * weak boxes on one line of the same own element merge into one box (the
+ * row is one control).
+ * With names, it takes the element's accessible name (the pixel-dom variant);
+ * otherwise the label stays for OCR. A weak guess (text, coloured text, a
+ * lone icon) that is no element's own is page text and is dropped, unless it
+ * lies on an unnamed element (a canvas: the DOM cannot say what is painted
+ * there). Boxes are renumbered 1..n. */
 static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map, int names)
 {
     int *to = base_malloc((d->n > 0 ? (size_t)d->n : 1) * sizeof *to);
-    if (!to)
+    int *share = base_calloc(n_map > 0 ? (size_t)n_map : 1, sizeof *share);
+    if (!to || !share) {
+        base_free(to);
+        base_free(share);
         return BASE_ENOMEM;
+    }
+    /* How many boxes lie on each element (centre inside it). */
+    for (int i = 0; i < d->n; i++) {
+        int di = d->boxes[i].dom_index;
+        if (di >= 0 && di < n_map && base_rect_contains(map[di].r, base_rect_center(d->boxes[i].r)))
+            share[di]++;
+    }
     int k = 0;
     for (int i = 0; i < d->n; i++) {
         perc_box b = d->boxes[i];
@@ -69,7 +81,8 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
          * it is not many times larger (a page-wide clickable wrapper holds
          * every box but is none of them). */
         int on = el && base_rect_contains(el->r, c);
-        int own = on && base_rect_area(el->r) <= 9 * base_rect_area(b.r);
+        float ratio = base_rect_area(el ? el->r : b.r) / (base_rect_area(b.r) + 1e-3f);
+        int own = on && (ratio <= 9 || (share[b.dom_index] <= 3 && ratio <= 40));
         /* An unnamed element (a canvas, a bare svg) is opaque to the DOM:
          * what is painted inside is all there is to go by. */
         int opaque = on && !el->label[0];
@@ -81,6 +94,28 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
         to[i] = -1;
         if ((weak && !own && !opaque) || empty_frame)
             continue;
+        /* Phrases on one line of the same element are one control: a list
+         * row ("Lisbon, Portugal" ... "LIS"), a menu item and its shortcut.
+         * The first box of the line grows over the others. */
+        int into = -1;
+        for (int j = 0; weak && own && j < k && into < 0; j++) {
+            const perc_box *a = &d->boxes[j];
+            int a_weak = strcmp(a->kind, "text") == 0 || strcmp(a->kind, "icon") == 0 ||
+                         strcmp(a->kind, "link") == 0;
+            float ov = base_rect_h(base_rect_intersect(
+                (base_rect){0, a->r.y0, 1, a->r.y1}, (base_rect){0, b.r.y0, 1, b.r.y1}));
+            float hmin = fminf(base_rect_h(a->r), base_rect_h(b.r));
+            if (a_weak && a->dom_index == b.dom_index && 2 * ov >= hmin)
+                into = j;
+        }
+        if (into >= 0) {
+            perc_box *a = &d->boxes[into];
+            a->r = base_rect_union(a->r, b.r);
+            if (strcmp(a->kind, "icon") == 0)
+                snprintf(a->kind, sizeof a->kind, "%s", b.kind);
+            to[i] = into;
+            continue;
+        }
         /* Enrichment named a split-off chevron after the box's label, which
          * had none yet: name it after the element it opens. */
         if (strcmp(b.kind, "chevron") == 0) {
@@ -101,6 +136,7 @@ static base_err apply_dom(perc_detection *d, const perc_selector *map, int n_map
     }
     d->n = k;
     base_free(to);
+    base_free(share);
     return BASE_OK;
 }
 
@@ -144,7 +180,8 @@ static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s,
     return bx1 - bx0 > 6 && by1 - by0 > 6;
 }
 
-/* OCR for every box still without a label. A field or checkbox also reads
+/* OCR for every box still without a label (all of them unless pixel-dom
+ * named some). A field or checkbox also reads
  * the text line that labels it from outside (perc__pixel_label_of), as a
  * person does: that line becomes its label, and what the box itself shows
  * (a placeholder, a value) is kept after it in parentheses. */
@@ -230,8 +267,8 @@ static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *s
     out->n = n;
     out->calls = 0;
     snprintf(out->model, sizeof out->model, "pixel");
-    /* With a page: enrichment first, so OCR runs only on the boxes the DOM
-     * cannot name (its text would be replaced by the name anyway). The
+    /* With a page: enrichment first, so the page filter runs before OCR
+     * (text guesses that are no control's own are not read). The
      * detection's boxes are freed by perc_vision_detect on any error. */
     if (page) {
         perc_selector *map = NULL;
@@ -246,9 +283,25 @@ static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *s
             base_free(el);
             return base_errf(err, e, "vision pixel: out of memory");
         }
+        /* Enrichment names a chevron it splits off after the DOM element it
+         * opens; without DOM names, OCR reads it like every other box. */
+        for (int i = 0; !p->c.dom_names && i < out->n; i++)
+            out->boxes[i].label[0] = '\0';
     }
     e = read_labels(p, shot, out, el, n, err);
     base_free(el);
+    /* A split-off chevron shows an arrow, which reads as nothing: it is
+     * named after the chip it was split from (enrichment puts the chip
+     * right before it), as enrichment names one without a DOM name. */
+    for (int i = 1; !e && !p->c.dom_names && i < out->n; i++) {
+        perc_box *b = &out->boxes[i];
+        const perc_box *chip = &out->boxes[i - 1];
+        if (strcmp(b->kind, "chevron") == 0 && !b->label[0] && strcmp(chip->kind, "chevron") != 0) {
+            char name[PERC_LABEL_MAX];
+            snprintf(name, sizeof name, "expand %.100s", chip->label);
+            memcpy(b->label, name, sizeof name);
+        }
+    }
     return e;
 }
 

@@ -143,8 +143,9 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
 base_err perc_vision_create_named(const char *name, perc_vision **out, char *err);
 
 /* The provider names perc_vision_create_named knows, for messages:
- * "dom, openai, pixel or pixel-ocr". */
-#define PERC_VISION_NAMES "dom, openai, pixel or pixel-ocr"
+ * "dom, openai, pixel or pixel-dom" ("pixel-ocr", the old name of pixel,
+ * is still accepted). */
+#define PERC_VISION_NAMES "dom, openai, pixel or pixel-dom"
 
 /* Purpose: 1 when name is one of PERC_VISION_NAMES (commands check their
  * --vision before a browser starts). Thread: any. Errors: none. */

@@ -15,13 +15,15 @@ base_err perc_vision_create_named(const char *name, perc_vision **out, char *err
         return base_errf(err, BASE_EINVAL, "vision: NULL provider name");
     if (strcmp(name, "dom") == 0)
         return perc_vision_dom_create(out, err);
-    if (strcmp(name, "pixel") == 0)
+    /* pixel: labels read from the screenshot alone (pixel-ocr is its old
+     * name). pixel-dom: the opt-in variant whose boxes take the accessible
+     * name of the element they lie on. */
+    if (strcmp(name, "pixel") == 0 || strcmp(name, "pixel-ocr") == 0)
         return perc_vision_pixel_create(NULL, out, err);
-    if (strcmp(name, "pixel-ocr") == 0) {
-        /* Labels from the screenshot alone: OCR text, never the page's names. */
+    if (strcmp(name, "pixel-dom") == 0) {
         perc_pixel_config c;
         perc_pixel_config_init(&c);
-        c.dom_names = 0;
+        c.dom_names = 1;
         return perc_vision_pixel_create(&c, out, err);
     }
     if (strcmp(name, "openai") == 0) {
@@ -38,7 +40,7 @@ base_err perc_vision_create_named(const char *name, perc_vision **out, char *err
 
 int perc_vision_name_known(const char *name)
 {
-    static const char *const names[] = {"dom", "openai", "pixel", "pixel-ocr"};
+    static const char *const names[] = {"dom", "openai", "pixel", "pixel-dom", "pixel-ocr"};
     for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;

@@ -17,6 +17,11 @@
  *   control found on blank/uniform images, bad arguments rejected.
  * - ocr_labels: Tesseract reads drawn words back, a blank crop reads "", and
  *   1 and 2 OCR threads give the same answers; a second read is cached.
+ * - grouping: a highlighted list row is one phrase with its last thin
+ *   letter ("Portugal"), a menu splits at its bars, "I" and "1" standing
+ *   alone are words, not bars; the same for 1 and 3 threads.
+ * - provider_threads: the provider with 1 and 2 OCR engines gives the same
+ *   boxes and labels on two drawn screens.
  * - provider_offline: the `pixel` provider on a screenshot without a page
  *   (overlay --shot): labelled boxes in CSS px at scale 2, an error without
  *   pixels, and perc_vision_create_named's names and refusal.
@@ -383,11 +388,19 @@ static void provider_offline(void)
     v = NULL;
     CHECK_EQ(perc_vision_create_named("eyes", &v, err), BASE_EINVAL);
     CHECK(v == NULL);
-    CHECK(strstr(err, "dom, openai, pixel or pixel-ocr") != NULL);
-    CHECK(!perc_vision_name_known("eyes") && perc_vision_name_known("pixel-ocr"));
+    CHECK(strstr(err, "dom, openai, pixel or pixel-dom") != NULL);
+    CHECK(!perc_vision_name_known("eyes") && perc_vision_name_known("pixel-dom"));
+    CHECK(perc_vision_name_known("pixel-ocr")); /* pixel's old name */
     CHECK_OK(perc_vision_create_named("dom", &v, err));
     perc_vision_destroy(v);
-    /* pixel-ocr: the same provider with OCR labels only. */
+    /* pixel-ocr (pixel's old name) and pixel-dom: the same detector and
+     * OCR; with no page there are no DOM names to take. */
+    v = NULL;
+    CHECK_OK(perc_vision_create_named("pixel-dom", &v, err));
+    CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
+    CHECK_MSG(box_labelled(&d, "Search") != NULL, "pixel-dom read no 'Search' among %d", d.n);
+    perc_detection_fini(&d);
+    perc_vision_destroy(v);
     v = NULL;
     CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
     CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
@@ -418,6 +431,14 @@ static int draw_form(perc_image *img)
     /* A field with no label anywhere near keeps its own text. */
     sc_stroke(img, 40, 290, 360, 326, 0x8a8a8a);
     sc_text(img, 52, 313, 14, "Search the site", 0x8a8a8a);
+    /* A <select>: its value on the left, a dropdown arrow at the right
+     * edge, a label above. */
+    sc_text(img, 420, 40, 14, "Cabin", 0x1d2733);
+    sc_stroke(img, 420, 50, 600, 86, 0x8a8a8a);
+    sc_text(img, 432, 73, 14, "Economy", 0x1d2733);
+    sc_fill(img, 578, 64, 588, 66, 0x1d2733); /* a small chevron-like mark */
+    sc_fill(img, 580, 66, 586, 68, 0x1d2733);
+    sc_fill(img, 582, 68, 584, 70, 0x1d2733);
     return 1;
 }
 
@@ -465,6 +486,11 @@ static void form_labels(void)
     if (l)
         CHECK_MSG(l->tx0 >= 58 && l->tx0 <= 70 && l->ty0 >= 195 && l->ty1 <= 220,
                   "wrong label (%d,%d)-(%d,%d)", l->tx0, l->ty0, l->tx1, l->ty1);
+    f = find_elem(e, n, 420, 50, 600, 86, 0.8f);
+    CHECK_MSG(f && f->cls == PERC_PIXEL_FIELD, "the select is not laid out as a field");
+    l = label_at(e, n, 420, 50, 600, 86);
+    CHECK_MSG(l != NULL && l->tx0 >= 418 && l->tx0 <= 424 && l->ty1 <= 50,
+              "no label above the select");
     CHECK_MSG(find_elem(e, n, 40, 290, 360, 326, 0.8f) != NULL, "lone field missing");
     CHECK_MSG(label_at(e, n, 40, 290, 360, 326) == NULL, "the lone field found a label");
     /* Not a field: no label. Out of range: none. */
@@ -501,7 +527,7 @@ static void form_provider(void)
     }
     char err[256] = "";
     perc_vision *v = NULL;
-    CHECK_OK(perc_vision_create_named("pixel-ocr", &v, err));
+    CHECK_OK(perc_vision_create_named("pixel", &v, err));
     perc_detection d;
     CHECK_OK(perc_vision_detect(v, NULL, &img, NULL, &d, err));
     static const struct {
@@ -510,7 +536,8 @@ static void form_provider(void)
     } want[] = {{"Destination (City or airport)", "input", 40, 50},
                 {"Email", "input", 120, 120},
                 {"Remember me", "checkbox", 40, 200},
-                {"Search the site", "input", 40, 290}};
+                {"Search the site", "input", 40, 290},
+                {"Cabin (Economy)", "input", 420, 50}};
     for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
         const perc_box *b = NULL;
         for (int i = 0; i < d.n && !b; i++)
@@ -526,6 +553,157 @@ static void form_provider(void)
     perc_image_fini(&img);
 }
 
+/* Lines as pages draw them (640x240), for phrase grouping. Returns 0 when
+ * the font is missing; pen ends in end[]. */
+static int draw_lines(perc_image *img, int end[4])
+{
+    if (perc_image_alloc(img, 640, 240) != BASE_OK)
+        return 0;
+    sc_fill(img, 0, 0, 640, 240, 0xffffff);
+    /* Autocomplete rows: the highlighted one a light fill holding the
+     * place name and a muted code far right, the next plain. The name's
+     * last letter is a thin "l" (regular weight: a 1 px stroke from the
+     * ascenders to the baseline; the painter's font is bold). */
+    sc_fill(img, 20, 20, 340, 57, 0xeef6f9);
+    end[0] = sc_text(img, 32, 44, 14, "Lisbon, Portuga", 0x1b2430);
+    if (end[0] == 32)
+        return 0;
+    sc_fill(img, end[0] + 2, 33, end[0] + 3, 44, 0x1b2430);
+    end[0] += 4;
+    sc_text(img, 300, 44, 12, "LIS", 0x5b6675);
+    int x = sc_text(img, 372, 44, 14, "Lisbon, Portuga", 0x1b2430);
+    sc_fill(img, x + 2, 33, x + 3, 44, 0x1b2430);
+    /* A menu with bars between its items (a regular-weight "|": a 1 px
+     * stroke from the ascenders to below the baseline), on a line of its
+     * own. */
+    x = sc_text(img, 32, 104, 14, "Home", 0x1b2430);
+    sc_fill(img, x + 6, 92, x + 7, 108, 0x1b2430);
+    x = sc_text(img, x + 13, 104, 14, "Docs", 0x1b2430);
+    sc_fill(img, x + 6, 92, x + 7, 108, 0x1b2430);
+    end[1] = sc_text(img, x + 13, 104, 14, "Blog", 0x1b2430);
+    /* A capital I as a word of its own (a 1 px stroke on the baseline),
+     * and a thin 1 standing alone between words. */
+    sc_fill(img, 32, 154, 33, 164, 0x1b2430);
+    end[2] = sc_text(img, 37, 164, 14, "accept all rules", 0x1b2430);
+    x = sc_text(img, 32, 214, 14, "Call", 0x1b2430);
+    sc_fill(img, x + 5, 204, x + 6, 214, 0x1b2430);
+    end[3] = sc_text(img, x + 10, 214, 14, "now", 0x1b2430);
+    return 1;
+}
+
+/* The element whose text box holds the point, or NULL. */
+static const perc_pixel_elem *text_at(const perc_pixel_elem *e, int n, int x, int y)
+{
+    for (int i = 0; i < n; i++)
+        if (e[i].tx1 > e[i].tx0 && x >= e[i].tx0 && x < e[i].tx1 && y >= e[i].ty0 && y < e[i].ty1)
+            return &e[i];
+    return NULL;
+}
+
+/* Phrase grouping: words a space apart on one baseline are one phrase, its
+ * last thin letter included ("Portugal", not "Portuga" + a bar); bars that
+ * stand apart and reach below the baseline split a menu into its items; a
+ * capital "I" or a "1" standing alone is a word, not a bar. The same for
+ * 1 and 3 kernel threads. */
+static void grouping(void)
+{
+    perc_image img = {0};
+    int end[4];
+    if (!draw_lines(&img, end)) {
+        perc_image_fini(&img);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    perc_pixel_elem *ref = NULL;
+    int nref = 0;
+    for (int t = 1; t <= 3; t += 2) {
+        perc_pixel_opts o;
+        perc_pixel_opts_init(&o);
+        o.threads = t;
+        perc_pixel_elem *e = NULL;
+        int n = 0;
+        CHECK_OK(perc_pixel_detect(&img, &o, &e, &n, NULL));
+        /* The highlighted row: one control whose text runs from "L" past
+         * the last "l" to the code; the plain one: "L" to the last "l". */
+        const perc_pixel_elem *row = text_at(e, n, 36, 38);
+        CHECK_MSG(row != NULL, "no element on 'Lisbon'");
+        if (row) {
+            CHECK_MSG(row->tx1 >= end[0] - 2, "row text ends at %d, the name at %d", row->tx1,
+                      end[0]);
+            CHECK(text_at(e, n, 120, 38) == row); /* "Portugal" in the same one */
+        }
+        row = text_at(e, n, 376, 38);
+        CHECK_MSG(row != NULL, "no element on the plain 'Lisbon'");
+        if (row)
+            CHECK_MSG(row->tx1 >= end[0] + 340 - 2 && row->tx1 <= end[0] + 340 + 2,
+                      "plain row text ends at %d, the pen at %d", row->tx1, end[0] + 340);
+        /* The menu: three items, split at the bars. */
+        const perc_pixel_elem *home = text_at(e, n, 40, 98), *blog = text_at(e, n, end[1] - 8, 98);
+        CHECK_MSG(home && blog && home != blog, "menu items not split at the bars");
+        if (home)
+            CHECK_MSG(home->tx1 < 32 + 45, "'Home' runs on to x=%d", home->tx1);
+        /* "I accept all rules": one phrase starting at the I; "Call 1 now"
+         * one phrase. */
+        const perc_pixel_elem *acc = text_at(e, n, 32, 158);
+        CHECK_MSG(acc != NULL, "the capital I is in no element");
+        if (acc)
+            CHECK_MSG(acc->tx1 >= end[2] - 2, "'I accept all rules' split (ends at %d of %d)",
+                      acc->tx1, end[2]);
+        const perc_pixel_elem *call = text_at(e, n, 36, 208);
+        CHECK_MSG(call && call->tx1 >= end[3] - 2, "'Call 1 now' split");
+        if (t == 1) {
+            ref = e;
+            nref = n;
+        } else {
+            CHECK_MSG(n == nref && memcmp(e, ref, (size_t)n * sizeof *e) == 0,
+                      "3 threads: %d elements vs %d", n, nref);
+            base_free(e);
+        }
+    }
+    base_free(ref);
+    perc_image_fini(&img);
+}
+
+/* The provider without a page on two drawn screens: 1 and 2 OCR engines
+ * (and the kernels' thread counts with them) give the same boxes, kinds and
+ * labels, label by label — every box read. */
+static void provider_threads(void)
+{
+    perc_image img[2] = {{0}, {0}};
+    int end[4];
+    if (!draw_scene(&img[0]) || !draw_lines(&img[1], end)) {
+        perc_image_fini(&img[0]);
+        perc_image_fini(&img[1]);
+        SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
+    }
+    char err[256] = "";
+    for (int k = 0; k < 2; k++) {
+        perc_detection d[2];
+        for (int t = 1; t <= 2; t++) {
+            perc_pixel_config c;
+            perc_pixel_config_init(&c);
+            c.threads = t;
+            perc_vision *v = NULL;
+            CHECK_OK(perc_vision_pixel_create(&c, &v, err));
+            CHECK_OK(perc_vision_detect(v, NULL, &img[k], NULL, &d[t - 1], err));
+            perc_vision_destroy(v);
+        }
+        CHECK_EQ(d[0].n, d[1].n);
+        int read = 0;
+        for (int i = 0; i < d[0].n && d[0].n == d[1].n; i++) {
+            const perc_box *a = &d[0].boxes[i], *b = &d[1].boxes[i];
+            CHECK(memcmp(&a->r, &b->r, sizeof a->r) == 0);
+            CHECK_STR(a->kind, b->kind);
+            CHECK_STR(a->label, b->label);
+            read += a->label[0] != '\0';
+        }
+        CHECK_MSG(read >= 3, "screen %d: only %d of %d boxes read", k, read, d[0].n);
+        perc_detection_fini(&d[0]);
+        perc_detection_fini(&d[1]);
+    }
+    perc_image_fini(&img[0]);
+    perc_image_fini(&img[1]);
+}
+
 static const check_case cases[] = {
     {"edge_kernels_exact", edge_kernels_exact},
     {"components", components},
@@ -536,6 +714,8 @@ static const check_case cases[] = {
     {"provider_offline", provider_offline},
     {"form_labels", form_labels},
     {"form_provider", form_provider},
+    {"grouping", grouping},
+    {"provider_threads", provider_threads},
     {NULL, NULL},
 };
 

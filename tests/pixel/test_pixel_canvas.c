@@ -9,18 +9,27 @@
  * - pixel_boxes_1x / pixel_boxes_2x: at device scale 1 and 2 the pixel
  *   provider finds every painted button, the link, the field and the
  *   checkbox, each box's centre inside its control (CSS px) and the text
- *   read by OCR as the label (the canvas has no accessible name to take);
+ *   read by OCR as the label;
  *   trusted clicks at the box centres reach the right controls in the page.
  * - provider_on_page: on realistic.html the selector map comes with the
  *   detection, text/link/icon boxes survive only on their own element,
- *   buttons carry their names (DOM names on or off: OCR reads the same).
+ *   buttons read as their text (DOM names on or off: OCR reads the same).
  * - overlay_cli: `fovea overlay --shot FILE --vision pixel` lists the boxes
  *   with their OCR labels and writes the marked PNG; an unknown provider and
  *   --shot without --boxes/--vision are refused.
  * - run_task: `fovea run tests/pixel/tasks/canvas.json --vision pixel`
- *   passes every step (boxes through enrichment, snapper and cascade).
+ *   (and pixel-dom) passes every step (boxes through enrichment, snapper
+ *   and cascade).
  * - demo_task: the demo task (assets/tasks/demo.json) passes all 21 steps
- *   with --vision pixel.
+ *   with --vision pixel (labels read by OCR alone).
+ * - ocr_labels_on_page: on suggest.html every label is what OCR read — the
+ *   autocomplete rows are one box each, name and code ("London, United
+ *   Kingdom LHR": two phrases on one line of one <li>), a click at the
+ *   first row's centre picks it, and a button showing
+ *   "Find trips" keeps that label though its element is named "Submit the
+ *   search" (pixel-dom takes the name).
+ * - suggest_task: `fovea run tests/pixel/tasks/suggest.json --vision pixel`
+ *   picks the row by its OCR label and the button by its enriched element.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -358,7 +367,7 @@ static void overlay_cli(void)
              FOVEA_BINARY_DIR, shot_path, out_path);
     st = sh(cmd, log_path, &log);
     CHECK_EQ(st, 1);
-    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai, pixel or pixel-ocr)"));
+    CHECK(log && strstr(log, "unknown vision provider 'eyes' (dom, openai, pixel or pixel-dom)"));
     base_free(log);
     snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s'", FOVEA_BINARY_DIR,
              shot_path);
@@ -375,11 +384,11 @@ static void run_task(void)
     CHECK_MSG(run_pixel("tests/pixel/tasks/canvas.json", "tests/fixtures/pages", "canvas",
                         "passed: 7/7 steps"),
               "fovea run canvas.json --vision pixel failed");
-    /* Labels read from the screenshot alone (no page names): the canvas has
-     * none to give, so the same task passes. */
-    CHECK_MSG(run_vision("pixel-ocr", "tests/pixel/tasks/canvas.json", "tests/fixtures/pages",
-                         "canvas_ocr", "passed: 7/7 steps"),
-              "fovea run canvas.json --vision pixel-ocr failed");
+    /* The opt-in DOM-names variant: the canvas has no names to give, so
+     * the same task passes. */
+    CHECK_MSG(run_vision("pixel-dom", "tests/pixel/tasks/canvas.json", "tests/fixtures/pages",
+                         "canvas_dom", "passed: 7/7 steps"),
+              "fovea run canvas.json --vision pixel-dom failed");
 }
 
 static void demo_task(void)
@@ -390,6 +399,152 @@ static void demo_task(void)
               "fovea run demo.json --vision pixel failed");
 }
 
+/* The rect of the element a selector names (CSS px); 0 when absent. */
+static int rect_of(cdp_page *p, const char *sel, base_rect *r)
+{
+    char js[512];
+    snprintf(js, sizeof js,
+             "(() => { const e = document.querySelector('%s'); if (!e) return ''; "
+             "const b = e.getBoundingClientRect(); "
+             "return [b.left, b.top, b.right, b.bottom].join(','); })()",
+             sel);
+    cJSON *v = NULL;
+    int ok = cdp_page_evaluate(p, js, &v, 5000, NULL) == BASE_OK && cJSON_IsString(v) &&
+             sscanf(v->valuestring, "%f,%f,%f,%f", &r->x0, &r->y0, &r->x1, &r->y1) == 4;
+    cJSON_Delete(v);
+    return ok;
+}
+
+/* The first box whose centre lies in r, or NULL. */
+static const perc_box *box_in(const perc_detection *d, base_rect r)
+{
+    for (int i = 0; i < d->n; i++)
+        if (base_rect_contains(r, base_rect_center(d->boxes[i].r)))
+            return &d->boxes[i];
+    return NULL;
+}
+
+/* tests/fixtures/pages/pixel/suggest.html: an autocomplete list open under
+ * a field (rows of text, the first highlighted, a muted code on the right)
+ * and a button showing "Find trips" whose aria-label is "Submit the search".
+ * With the default pixel provider every label is what OCR read: the
+ * highlighted row is one box labelled "Lisbon, Portugal" on its <li> (a
+ * click at its centre picks it), the button's box reads "Find trips" though
+ * enrichment matched it to the element named "Submit the search"; the
+ * opt-in pixel-dom variant labels that box with the element's name. */
+static void ocr_labels_on_page(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    char url[256], err[256] = "";
+    harness_url(0, "/pixel/suggest.html", url, sizeof url);
+    CHECK(p != NULL);
+    CHECK_OK(perc_kit_install(p, err));
+    CHECK_OK(cdp_page_navigate(p, url, 15000, err));
+    base_rect li1, li2, go;
+    CHECK(rect_of(p, "#list li:nth-child(1)", &li1) && rect_of(p, "#list li:nth-child(2)", &li2) &&
+          rect_of(p, "#go", &go));
+    perc_image shot = {0};
+    CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
+    for (int names = 0; names <= 1; names++) {
+        perc_vision *v = NULL;
+        CHECK_OK(perc_vision_create_named(names ? "pixel-dom" : "pixel", &v, err));
+        perc_detection d;
+        base_err e = perc_vision_detect(v, p, &shot, NULL, &d, err);
+        CHECK_MSG(e == BASE_OK, "detect: %s", err);
+        const perc_box *b = box_in(&d, go);
+        CHECK_MSG(b != NULL, "no box on the button (%d boxes)", d.n);
+        CHECK_MSG(b->dom_index >= 0 && b->dom_index < d.n_map &&
+                      strcmp(d.map[b->dom_index].label, "Submit the search") == 0,
+                  "the button's box is not matched to its element");
+        CHECK_STR(b->label, names ? "Submit the search" : "Find trips");
+        if (!names) {
+            /* Each row is one box, from the place name to the code at its
+             * far end (two phrases on one line of one <li>), read whole. */
+            const perc_box *row = box_in(&d, li1);
+            CHECK_MSG(row && strncmp(row->label, "Lisbon, Portugal", 16) == 0,
+                      "the first row reads '%s'", row ? row->label : "(no box)");
+            const perc_box *row2 = box_in(&d, li2);
+            CHECK_MSG(row2 && strcmp(row2->label, "London, United Kingdom LHR") == 0,
+                      "the second row reads '%s'", row2 ? row2->label : "(no box)");
+            for (int i = 0; i < d.n; i++)
+                CHECK_MSG(d.boxes[i].r.y0 > li1.y1 || d.boxes[i].r.y1 < li1.y0 ||
+                              &d.boxes[i] == row,
+                          "a second box '%s' on the first row", d.boxes[i].label);
+            if (row && row2) {
+                CHECK(row->r.x1 >= li1.x1 - 16 && row2->r.x1 >= li2.x1 - 16); /* the codes */
+                CHECK(row->r.x0 <= li1.x0 + 24);
+            }
+            /* No label is a page name the pixels do not show. */
+            for (int i = 0; i < d.n; i++)
+                CHECK_MSG(strcmp(d.boxes[i].label, "Submit the search") != 0 &&
+                              strcmp(d.boxes[i].label, "Destination") != 0,
+                          "box %d carries the DOM name '%s'", i, d.boxes[i].label);
+            if (row)
+                CHECK_OK(click_at(p, base_rect_center(row->r)));
+            char hit[64];
+            last_hit(p, hit, sizeof hit);
+            CHECK_STR(hit, "Lisbon, Portugal");
+        }
+        perc_detection_fini(&d);
+        perc_vision_destroy(v);
+    }
+    perc_image_fini(&shot);
+    cdp_page_close(p);
+}
+
+/* The box record of step n ("label", "source") in a run's trace.jsonl;
+ * 0 when absent. */
+static int trace_box(const char *out, int step, char *label, size_t nl, char *source, size_t ns)
+{
+    char path[1100];
+    snprintf(path, sizeof path, "%s/trace.jsonl", out);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    if (base_read_file(path, &d, &n, 8u << 20, NULL) != BASE_OK)
+        return 0;
+    int found = 0;
+    for (char *line = (char *)d; line && *line && !found;) {
+        char *nl_at = strchr(line, '\n');
+        if (nl_at)
+            *nl_at = '\0';
+        cJSON *o = cJSON_Parse(line);
+        line = nl_at ? nl_at + 1 : NULL;
+        const cJSON *b = cJSON_GetObjectItem(o, "box");
+        if (cJSON_GetNumberValue(cJSON_GetObjectItem(o, "step")) == step && cJSON_IsObject(b)) {
+            snprintf(label, nl, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(b, "label")));
+            snprintf(source, ns, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(b, "source")));
+            found = 1;
+        }
+        cJSON_Delete(o);
+    }
+    base_free(d);
+    return found;
+}
+
+/* A demo-style task on suggest.html with --vision pixel: the autocomplete
+ * row is chosen by its OCR label ("label"), and the button whose name the
+ * pixels do not show by its enriched element ("element"), its box label
+ * still what OCR read. */
+static void suggest_task(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    CHECK_MSG(run_pixel("tests/pixel/tasks/suggest.json", "tests/fixtures/pages", "suggest",
+                        "passed: 4/4 steps"),
+              "fovea run suggest.json --vision pixel failed");
+    char label[256], source[32];
+    const char *out = FOVEA_BINARY_DIR "/tests/pixel/out_suggest";
+    CHECK(trace_box(out, 1, label, sizeof label, source, sizeof source));
+    CHECK_MSG(strncmp(label, "Lisbon, Portugal", 16) == 0, "step 1 chose a box reading '%s'",
+              label);
+    CHECK_STR(source, "label");
+    CHECK(trace_box(out, 3, label, sizeof label, source, sizeof source));
+    CHECK_STR(label, "Find trips");
+    CHECK_STR(source, "element");
+}
+
 static const check_case cases[] = {
     {"dom_blind", dom_blind},
     {"pixel_boxes_1x", pixel_boxes_1x},
@@ -398,6 +553,8 @@ static const check_case cases[] = {
     {"overlay_cli", overlay_cli},
     {"run_task", run_task},
     {"demo_task", demo_task},
+    {"ocr_labels_on_page", ocr_labels_on_page},
+    {"suggest_task", suggest_task},
     {NULL, NULL},
 };
 

@@ -126,7 +126,7 @@ static void usage(void)
 {
     expect_usage("bench steps --n 0", "--n must be an integer");
     expect_usage("bench steps --overlays some", "--overlays must be all, failures or none");
-    expect_usage("bench steps --vision eyes", "--vision must be dom, openai, pixel or pixel-ocr");
+    expect_usage("bench steps --vision eyes", "--vision must be dom, openai, pixel or pixel-dom");
     expect_usage("bench steps --task /nonexistent/task.json", "task.json");
     /* One step and one warm-up step: nothing left to time. */
     FILE *f = fopen(OUT "/one.json", "w");

@@ -53,6 +53,12 @@ typedef struct andor_run {
     char *ibuf;            /* a partial line waiting for its newline */
     size_t ilen;
     int ioverlong;         /* dropping the rest of an overlong line */
+    /* Every line read, so that a file rewritten in place (an editor saving
+     * it, `>` instead of `>>`) and read again from its start applies only
+     * its new lines: an edit already applied is never applied twice. */
+    char **iseen;
+    int n_iseen, cap_iseen;
+    int irewound;          /* lines read before the file last shrank */
     char json_err[BASE_ERRBUF_SIZE]; /* the last andor.json write failure (said once) */
 } andor_run;
 
@@ -252,6 +258,35 @@ static void intervene_close(andor_run *g)
     g->ifd = -1;
     base_free(g->ibuf);
     g->ibuf = NULL;
+    for (int i = 0; i < g->n_iseen; i++)
+        base_free(g->iseen[i]);
+    base_free(g->iseen);
+    g->iseen = NULL;
+    g->n_iseen = g->cap_iseen = 0;
+}
+
+/* 1 when line was read before the file was last rewritten (it is not
+ * applied again); otherwise records it and returns 0. A line that cannot
+ * be recorded for want of memory is refused (-1): applying it could not
+ * be kept from happening twice. */
+static int intervene_seen(andor_run *g, const char *line)
+{
+    for (int i = 0; i < g->irewound; i++)
+        if (strcmp(g->iseen[i], line) == 0)
+            return 1;
+    if (g->n_iseen == g->cap_iseen) {
+        int cap = g->cap_iseen ? 2 * g->cap_iseen : 16;
+        char **v = base_realloc(g->iseen, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        g->iseen = v;
+        g->cap_iseen = cap;
+    }
+    char *d = base_strdup(line);
+    if (!d)
+        return -1;
+    g->iseen[g->n_iseen++] = d;
+    return 0;
 }
 
 /* Applies one edit line; returns 1 when the tree changed. */
@@ -361,8 +396,19 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
             const char *p = g->ibuf;
             while (*p == ' ' || *p == '\t')
                 p++;
-            if (*p && *p != '#') /* blank lines and # comments are skipped */
-                changed |= intervene_apply(g, p);
+            if (*p && *p != '#') { /* blank lines and # comments are skipped */
+                int seen = intervene_seen(g, p);
+                char shown[200];
+                if (seen != 0)
+                    agent_secrets_scrub_copy(g->s->sec, shown, sizeof shown, p);
+                if (seen > 0)
+                    progressf(g, "andor: intervention skipped (read before the file was "
+                                 "rewritten): %s\n", shown);
+                else if (seen < 0)
+                    progressf(g, "andor: intervention refused (out of memory): %s\n", shown);
+                else
+                    changed |= intervene_apply(g, p);
+            }
         }
         g->ilen = 0;
         g->ioverlong = 0;
@@ -382,9 +428,12 @@ static int intervene_poll(andor_run *g)
     if (!g->is_stdin) {
         struct stat st;
         if (fstat(g->ifd, &st) == 0 && st.st_size < g->ioff) {
-            progressf(g, "andor: the intervention file shrank: reading it from its start\n");
+            progressf(g, "andor: the intervention file shrank: reading it again from its "
+                         "start (lines read before are not applied again)\n");
             g->ioff = 0;
             g->ilen = 0;
+            g->ioverlong = 0;
+            g->irewound = g->n_iseen;
         }
     }
     for (;;) {

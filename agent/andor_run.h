@@ -58,7 +58,9 @@
  *   {"op": "replace", "node": "1.3", "description": "..."}
  *   {"op": "remove", "node": "1.2.2"}
  * Each is applied through agent/andor.h; a bad line is reported on stderr
- * and in the trace, and the run goes on.
+ * and in the trace, and the run goes on. A file that shrinks (rewritten in
+ * place) is read again from its start, and its lines read before are not
+ * applied again.
  *
  * Thread: the session's.
  */

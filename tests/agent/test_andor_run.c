@@ -24,6 +24,9 @@
  *   on a (delayed) model answer injects a subgoal under the root; the root
  *   picks it up after its other children, expands and executes it (a real
  *   tool call on the page) before its completion check.
+ * intervene_rewrite: the --intervene file rewritten in place (shorter)
+ *   mid-run is read again from its start: the inject it had applied is
+ *   skipped, not applied twice, and its new line is read.
  * intervene_stdin: with --intervene - the lines come from standard input
  *   (without blocking the run): a bad one is refused, a replace of the root
  *   before its expansion changes what the expansion is asked for.
@@ -403,7 +406,15 @@ static void script_constraint(replay *r)
 /* The simple task; delay_ms > 0 makes the expansion of 1.2 wait (the
  * intervention test appends its line meanwhile) and scripts the injected
  * node 1.3. */
+static void script_simple_at(replay *r, int delay_ms, int delay13_ms);
 static void script_simple(replay *r, int delay_ms)
+{
+    script_simple_at(r, delay_ms, 0);
+}
+
+/* As script_simple; delay13_ms > 0 also makes the injected node's
+ * expansion wait. */
+static void script_simple_at(replay *r, int delay_ms, int delay13_ms)
 {
     answer(r, "NODE 1 [not expanded",
            "{\"type\": \"and\", \"children\": [{\"description\": \"Open the FR 202 deal\"}, "
@@ -429,7 +440,7 @@ static void script_simple(replay *r, int delay_ms)
         answer(r, "NODE 1.3 [not expanded",
                "{\"type\": \"action\", \"tool\": \"assert_text\", \"args\": \"{\\\"text\\\": "
                "\\\"09:40\\\"}\", \"reasoning\": \"The departure time is on the page.\"}",
-               0);
+               delay13_ms);
         answer(r, "LAST ACTION: 1.3 ",
                "{\"progress\": \"Baggage and departure time known.\", \"observation\": "
                "\"Departs 09:40.\", \"notes\": [\"FR 202 departs Fri 12 Jun 2026 at 09:40\"]}",
@@ -717,6 +728,89 @@ static void intervene(void)
     cJSON_Delete(a);
     base_free(aj);
     base_free(trace);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* Waits (up to 60 s) for the replay to see a request containing needle;
+ * returns its index or -1. */
+static int wait_request(replay *r, const char *needle)
+{
+    double t0 = base_monotime_ms();
+    int at = -1;
+    while (at < 0 && base_monotime_ms() - t0 < 60000) {
+        base_sleep_ms(50);
+        at = request_with(r, needle);
+    }
+    return at;
+}
+
+/* The --intervene file rewritten in place while the run goes on (an
+ * editor saving it, or `>` where `>>` was meant): the runner reads it
+ * again from its start, and the inject it had applied already is not
+ * applied a second time (that would add and run the subgoal twice); the
+ * line that is new is read. */
+static void intervene_rewrite(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple_at(r, 2500, 2500);
+    const char *file = OUT "/rewrite.jsonl";
+    system("mkdir -p '" OUT "'");
+    CHECK_OK(base_write_file(file, (const uint8_t *)"", 0, NULL));
+    pid_t pid = spawn("rewrite", "'" SIMPLE_TASK "' --url /deals.html --planner andor "
+                                 "--candidates off --intervene '" OUT "/rewrite.jsonl'");
+    CHECK(pid > 0);
+    const char *inject = "{\"op\": \"inject\", \"parent\": \"1\", \"description\": \"Also "
+                         "check the departure time of FR 202\"}\n";
+    CHECK_MSG(wait_request(r, "NODE 1.2 [not expanded") == 4, "no expansion of 1.2");
+    FILE *f = fopen(file, "a");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("# the departure time was forgotten in the task: add it as a subgoal\n", f);
+        fputs(inject, f);
+        fclose(f);
+    }
+    /* Inside the (delayed) expansion of the injected 1.3: the inject was
+     * read. The file is rewritten shorter, in place (same inode). */
+    CHECK_MSG(wait_request(r, "NODE 1.3 [not expanded") > 4, "no expansion of 1.3");
+    f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(inject, f);
+        fputs("{\"op\": \"remove\", \"node\": \"7.7\"}\n", f);
+        fclose(f);
+    }
+    double t0 = base_monotime_ms();
+    int ws = 0;
+    while (waitpid(pid, &ws, WNOHANG) == 0 && base_monotime_ms() - t0 < 120000)
+        base_sleep_ms(100);
+    if (!WIFEXITED(ws)) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+    }
+    kill(-pid, SIGKILL);
+    char *out = slurp(OUT "/rewrite.stdout");
+    char *errs = slurp(OUT "/rewrite.stderr");
+    CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(count(errs, "andor: intervention inject") == 1, "%s", errs);
+    CHECK_MSG(strstr(errs, "the intervention file shrank"), "%s", errs);
+    CHECK_MSG(strstr(errs, "intervention skipped (read before the file was rewritten)"), "%s",
+              errs);
+    /* The new line was read (and refused: there is no 7.7). */
+    CHECK_MSG(strstr(errs, "intervention refused (") && strstr(errs, "7.7"), "%s", errs);
+    char *aj = slurp(OUT "/rewrite/andor.json");
+    cJSON *a = cJSON_Parse(aj);
+    char shape[1024];
+    tree_shape(cJSON_GetObjectItem(a, "tree"), shape, sizeof shape);
+    CHECK_MSG(strcmp(shape, "1:and:success 1.1:action:success 1.2:action:success "
+                            "1.3:action:success") == 0,
+              "%s", shape);
+    CHECK_EQ(replay_pending(r), 0);
+    cJSON_Delete(a);
+    base_free(aj);
     base_free(out);
     base_free(errs);
     replay_destroy(r);
@@ -1045,6 +1139,7 @@ static const check_case cases[] = {
     {"constraint", constraint},
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
+    {"intervene_rewrite", intervene_rewrite},
     {"scope_none", scope_none},
     {"interrupt", interrupt},
     {"stops", stops},

@@ -230,8 +230,9 @@ static base_err intervene_open(andor_run *g, const char *spec, char *err)
     } else {
         /* The file may not exist yet: it is created empty so a person can
          * append to it (`>>`) while the task runs; what it holds already is
-         * read first. */
-        int fd = open(spec, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+         * read first. O_NONBLOCK: a FIFO would block the open until a
+         * writer came (it is then refused as not a regular file). */
+        int fd = open(spec, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
         struct stat st;
         if (fd < 0)
             return base_errf(err, BASE_EINVAL, "--intervene %s: %s", spec, strerror(errno));

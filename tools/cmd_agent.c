@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/agent_loop.h"
@@ -295,13 +296,22 @@ int cli_cmd_agent(int argc, char **argv)
     }
     if (intervene && strcmp(intervene, "-") != 0) {
         /* Checked (and created empty when missing, for `>>`) before the
-         * browser starts: a path that cannot be watched is a usage error. */
-        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+         * browser starts: a path that cannot be watched is a usage error.
+         * O_NONBLOCK: opening a FIFO would otherwise wait for a writer. */
+        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+        struct stat st;
         if (fd < 0) {
             fprintf(stderr, "fovea run: --intervene %s: %s\n", intervene, strerror(errno));
             return 2;
         }
+        int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         close(fd);
+        if (!regular) {
+            fprintf(stderr, "fovea run: --intervene %s: not a regular file (a file edits are "
+                            "appended to, or - to pipe them into standard input)\n",
+                    intervene);
+            return 2;
+        }
     }
     if (andor && screenshot)
         fprintf(stderr, "fovea run: --screenshot has no effect with --planner andor (its "

@@ -37,8 +37,9 @@
  *   andor.json.
  * interrupt: Ctrl-C while an operator waits on the model ends the run
  *   (exit 130) with the tree as it stood in the end line and andor.json.
- * usage: bad values of the planner's flags exit 2 with a message, and
- *   --resume is refused with --planner andor.
+ * usage: bad values of the planner's flags exit 2 with a message (a FIFO
+ *   as --intervene at once, without waiting for a writer), and --resume
+ *   is refused with --planner andor.
  * figures: calls and tokens of --planner andor next to --planner loop on
  *   the same tasks (the constraint task and a simple one), both replayed
  *   (`test_andor_run figures` prints the table of bench/RESULTS.md).
@@ -1018,6 +1019,16 @@ static void usage(void)
         base_free(out);
         base_free(errs);
     }
+    /* A FIFO is refused at once (opening it for reading used to wait for
+     * a writer, deaf to Ctrl-C); the kill bounds the test if it hangs. */
+    system("mkdir -p '" OUT "' && rm -f '" OUT "/edits.fifo' && mkfifo '" OUT "/edits.fifo'");
+    int fst = system("timeout -s KILL 20 '" FOVEA "' run 'Book a flight' --url /index.html "
+                     "--planner andor --intervene '" OUT "/edits.fifo' --out '" OUT "/fifo' > '" OUT
+                     "/fifo.stdout' 2> '" OUT "/fifo.stderr' < /dev/null");
+    char *ferrs = slurp(OUT "/fifo.stderr");
+    CHECK_MSG(WIFEXITED(fst) && WEXITSTATUS(fst) == 2, "exit status %d: %s", fst, ferrs);
+    CHECK_MSG(strstr(ferrs, "edits.fifo: not a regular file"), "%s", ferrs);
+    base_free(ferrs);
     /* The flags are in the usage text. */
     char *out = NULL, *errs = NULL;
     int st = run("usage_help", "'Book a flight' --help", &out, &errs);

@@ -277,12 +277,15 @@ int cli_cmd_agent(int argc, char **argv)
                 cand_s ? "--candidates" : check_s ? "--completion-check" : "--intervene");
         return 2;
     }
+    /* The parsers' own messages name the values already; one line each. */
     if (cand_s && agent_cand_mode_parse(cand_s, &ao.candidates, perr) != BASE_OK) {
-        fprintf(stderr, "fovea run: --candidates: %s (on, off or auto)\n", perr);
+        fprintf(stderr, "fovea run: --candidates must be on, off or auto (not '%.60s')\n",
+                cand_s);
         return 2;
     }
     if (check_s && agent_andor_scope_parse(check_s, &ao.tree.scope, perr) != BASE_OK) {
-        fprintf(stderr, "fovea run: --completion-check: %s (root, all or none)\n", perr);
+        fprintf(stderr, "fovea run: --completion-check must be root, all or none (not '%.60s')\n",
+                check_s);
         return 2;
     }
     if (andor && resume) {

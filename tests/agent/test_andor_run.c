@@ -999,8 +999,10 @@ static void usage(void)
         const char *args, *says;
     } bad[] = {
         {"--planner tree", "--planner: 'tree' is not a planner (loop or andor)"},
-        {"--planner andor --candidates maybe", "--candidates: "},
-        {"--planner andor --completion-check some", "--completion-check: "},
+        {"--planner andor --candidates maybe",
+         "fovea run: --candidates must be on, off or auto (not 'maybe')\n"},
+        {"--planner andor --completion-check some",
+         "fovea run: --completion-check must be root, all or none (not 'some')\n"},
         {"--candidates on", "--candidates needs --planner andor"},
         {"--planner andor --resume " OUT "/constraint",
          "--resume is not supported with --planner andor"},

@@ -21,6 +21,10 @@
 #include "base/interrupt.h"
 
 #define INTERVENE_LINE_MAX 8192 /* one edit line; a longer one is refused whole */
+/* Reads per look between two steps (64 KiB): a writer that never pauses
+ * (a chatty pipe on stdin, a file growing without end) must not keep the
+ * run from its next step; what is left is read at the next look. */
+#define INTERVENE_READS_MAX 16
 
 const char *agent_andor_opkind_name(agent_andor_opkind k)
 {
@@ -419,7 +423,7 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
 
 /* Reads what was appended since the last look; returns 1 when an edit was
  * applied. Never waits: a file is read up to its current end, stdin while
- * poll says it has data. */
+ * poll says it has data, either up to INTERVENE_READS_MAX reads. */
 static int intervene_poll(andor_run *g)
 {
     if (g->ifd < 0 || g->eof)
@@ -437,7 +441,7 @@ static int intervene_poll(andor_run *g)
             g->irewound = g->n_iseen;
         }
     }
-    for (;;) {
+    for (int reads = 0; reads < INTERVENE_READS_MAX; reads++) {
         if (g->is_stdin) {
             /* One read per readable poll: it returns what is there. */
             struct pollfd pfd = {g->ifd, POLLIN, 0};

@@ -30,6 +30,8 @@
  * intervene_stdin: with --intervene - the lines come from standard input
  *   (without blocking the run): a bad one is refused, a replace of the root
  *   before its expansion changes what the expansion is asked for.
+ * intervene_endless: --intervene - on a pipe that never stops writing
+ *   (`yes`): the run still ends, done (each look reads a bounded amount).
  * scope_none: --completion-check none asks for no check; --candidates on
  *   keeps the table for a task auto would not.
  * stops: --max-steps and the token budget end the run as the default
@@ -853,6 +855,32 @@ static void intervene_stdin(void)
     replay_destroy(r);
 }
 
+/* --intervene - fed without end (a chatty pipe, here `yes` writing
+ * comment lines): each look between steps reads a bounded amount, so the
+ * run still makes progress and ends. */
+static void intervene_endless(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple(r, 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' && rm -rf '%s/endless' && yes 'not json' | timeout -s "
+             "KILL 60 '%s' run '" SIMPLE_TASK "' --url /deals.html --planner andor --intervene - "
+             "%s --out '%s/endless' > '%s/endless.stdout' 2> '%s/endless.stderr'",
+             OUT, OUT, FOVEA, fovea_args(), OUT, OUT, OUT);
+    int st = system(cmd);
+    char *out = slurp(OUT "/endless.stdout");
+    char *errs = slurp(OUT "/endless.stderr");
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d\nstdout: %s\nstderr: %.2000s", st,
+              out, errs);
+    CHECK_MSG(strstr(out, "fovea run: agent done"), "%s", out);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 /* --completion-check none: the root counts as done when its children
  * succeeded (no check is asked for); --candidates on keeps the table even
  * for a task auto would not keep it for (one constraints call first). */
@@ -1153,6 +1181,7 @@ static const check_case cases[] = {
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
     {"intervene_rewrite", intervene_rewrite},
+    {"intervene_endless", intervene_endless},
     {"scope_none", scope_none},
     {"interrupt", interrupt},
     {"stops", stops},

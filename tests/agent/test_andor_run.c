@@ -622,6 +622,12 @@ static void constraint(void)
     CHECK_MSG(strstr(trace, "\"node\":\"1.2.2\",\"state\":\"entering\"") &&
                   strstr(trace, "\"rollback\""),
               "%s", trace);
+    /* Its step line is one attempt of its own, although the action before
+     * it (1.2.1.2) took two. */
+    const char *rb = strstr(trace, "\"desc\":\"rollback to 1.2\"");
+    CHECK_MSG(rb && strstr(rb, "\"attempts\":1,") &&
+                  strstr(rb, "\"attempts\":1,") < strstr(rb, "\n"),
+              "%.400s", rb ? rb : trace);
     CHECK(strstr(trace, KEY) == NULL && strstr(out, KEY) == NULL && strstr(errs, KEY) == NULL);
     /* Progress: one line per step and per operator call. */
     CHECK_EQ(count(errs, "\n  op "), 23);

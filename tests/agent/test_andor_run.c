@@ -32,6 +32,9 @@
  *   before its expansion changes what the expansion is asked for.
  * intervene_endless: --intervene - on a pipe that never stops writing
  *   (`yes`): the run still ends, done (each look reads a bounded amount).
+ * secrets: a password typed by an ACTION and repeated by the model in
+ *   notes, progress, a rewrite, a judgement and the answer is masked in
+ *   andor.json, the trace, report.html, the progress lines and the summary.
  * scope_none: --completion-check none asks for no check; --candidates on
  *   keeps the table for a task auto would not.
  * stops: --max-steps and the token budget end the run as the default
@@ -887,6 +890,64 @@ static void intervene_endless(void)
     replay_destroy(r);
 }
 
+/* A password typed by an ACTION (into a field that is a password by its
+ * markup) and then repeated by the model in its notes, progress, judgement
+ * and answer: the run's every output (andor.json, the trace with its end
+ * line, report.html, the progress lines, the summary) shows it masked. */
+#define SECRET "Tr0ub4dor-andor-77"
+static void secrets(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    answer(r, "NODE 1 [not expanded",
+           "{\"type\": \"and\", \"children\": [{\"description\": \"Type the account password\"}, "
+           "{\"description\": \"Record that it is set\"}], \"reasoning\": \"Type, then note.\"}",
+           0);
+    answer(r, "NODE 1.1 [not expanded",
+           "{\"type\": \"action\", \"tool\": \"type_at\", \"args\": {\"target\": \"Create a "
+           "password\", \"text\": \"" SECRET "\"}, \"reasoning\": \"The password field.\"}",
+           0);
+    answer(r, "LAST ACTION: 1.1 ",
+           "{\"progress\": \"The password " SECRET " is typed.\", \"observation\": \"The field "
+           "holds " SECRET ".\", \"notes\": [\"The account password is " SECRET "\"]}",
+           0);
+    answer(r, "The node marked <- just ran",
+           "{\"prune\": [], \"rewrite\": [{\"id\": \"1.2\", \"description\": \"Record that "
+           SECRET " is set\"}], \"reasoning\": \"Be precise.\"}",
+           0);
+    answer(r, "NODE 1.2 [not expanded",
+           "{\"type\": \"action\", \"tool\": \"note\", \"args\": {\"text\": \"Password set to "
+           SECRET "\"}, \"reasoning\": \"Noted: " SECRET ".\"}",
+           0);
+    answer(r, "Is the whole task done",
+           "{\"complete\": true, \"reasoning\": \"The field holds " SECRET ".\"}", 0);
+    answer(r, "Write the final answer.",
+           "{\"answer\": \"The password is set to " SECRET ".\", \"reasoning\": \"Notes.\"}", 0);
+    char *out = NULL, *errs = NULL;
+    int st = run("secrets",
+                 "'Set the account password on the passenger page' --url /passenger.html "
+                 "--planner andor --candidates off",
+                 &out, &errs);
+    CHECK_MSG(st == 0, "exit %d\nstdout: %s\nstderr: %s", st, out, errs);
+    CHECK_EQ(replay_pending(r), 0);
+    static const char *const files[] = {"andor.json", "trace.jsonl", "report.html"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/secrets/%s", OUT, files[i]);
+        char *text = slurp(path);
+        CHECK_MSG(text[0] && strstr(text, "********"), "%s: nothing masked", files[i]);
+        CHECK_MSG(!strstr(text, SECRET), "%s holds the password", files[i]);
+        base_free(text);
+    }
+    CHECK_MSG(!strstr(errs, SECRET), "%s", errs);
+    CHECK_MSG(!strstr(out, SECRET) && strstr(out, "The password is set to ********."), "%s", out);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+#undef SECRET
+
 /* --completion-check none: the root counts as done when its children
  * succeeded (no check is asked for); --candidates on keeps the table even
  * for a task auto would not keep it for (one constraints call first). */
@@ -1188,6 +1249,7 @@ static const check_case cases[] = {
     {"intervene_stdin", intervene_stdin},
     {"intervene_rewrite", intervene_rewrite},
     {"intervene_endless", intervene_endless},
+    {"secrets", secrets},
     {"scope_none", scope_none},
     {"interrupt", interrupt},
     {"stops", stops},

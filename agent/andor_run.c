@@ -276,6 +276,10 @@ static void intervene_close(andor_run *g)
  * be kept from happening twice. */
 static int intervene_seen(andor_run *g, const char *line)
 {
+    /* Standard input is never read twice: nothing to remember (a pipe that
+     * never stops would otherwise grow the list without end). */
+    if (g->is_stdin)
+        return 0;
     for (int i = 0; i < g->irewound; i++)
         if (strcmp(g->iseen[i], line) == 0)
             return 1;

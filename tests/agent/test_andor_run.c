@@ -1131,7 +1131,8 @@ static void usage(void)
     int st = run("usage_help", "'Book a flight' --help", &out, &errs);
     CHECK_EQ(st, 0);
     CHECK(strstr(out, "--planner loop|andor") && strstr(out, "--candidates on|off|auto") &&
-          strstr(out, "--completion-check root|all|none") && strstr(out, "--intervene FILE|-"));
+          strstr(out, "--completion-check root|all|none") && strstr(out, "--intervene FILE|-") &&
+          strstr(out, "--planner andor: a node's expansion and its action"));
     base_free(out);
     base_free(errs);
 }

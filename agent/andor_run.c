@@ -76,24 +76,6 @@ static void progressf(andor_run *g, const char *fmt, ...)
     fflush(g->out);
 }
 
-/* Masks every secret the session knows in every string of j (model text
- * and page text may quote a typed password). */
-static void scrub_json(const agent_secrets *sec, cJSON *j)
-{
-    if (!j || agent_secrets_count(sec) == 0)
-        return;
-    if (cJSON_IsString(j) && j->valuestring) {
-        size_t cap = strlen(j->valuestring) * 8 + 16; /* a 1-byte secret becomes 8 */
-        char *buf = base_malloc(cap);
-        if (buf && agent_secrets_scrub_copy(sec, buf, cap, j->valuestring) == BASE_OK &&
-            strcmp(buf, j->valuestring) != 0)
-            cJSON_SetValuestring(j, buf);
-        base_free(buf);
-    }
-    for (cJSON *c = j->child; c; c = c->next)
-        scrub_json(sec, c);
-}
-
 /* Writes a trace line (scrubbed) when the run has a trace. */
 static void trace_line(andor_run *g, cJSON *j)
 {
@@ -103,7 +85,8 @@ static void trace_line(andor_run *g, cJSON *j)
         cJSON_Delete(j);
         return;
     }
-    scrub_json(g->s->sec, j);
+    /* Fail-closed: whatever it returns, no secret is left in j. */
+    agent_secrets_scrub_json(g->s->sec, j);
     agent_trace_line(g->s->trace, j, NULL);
 }
 
@@ -136,7 +119,7 @@ static cJSON *state_json(andor_run *g)
         cJSON_Delete(j);
         return NULL;
     }
-    scrub_json(g->s->sec, j);
+    agent_secrets_scrub_json(g->s->sec, j);
     return j;
 }
 
@@ -670,7 +653,7 @@ static cJSON *end_extra(andor_run *g)
         cJSON_AddNumberToObject(st, "completion_tokens", (double)g->res->usage.completion);
         cJSON_AddNumberToObject(st, "estimate", (double)g->res->estimate);
         cJSON_AddNumberToObject(st, "interventions", g->res->interventions);
-        scrub_json(g->s->sec, st);
+        agent_secrets_scrub_json(g->s->sec, st);
         cJSON_AddItemToObject(x, "andor", st);
     }
     return x;

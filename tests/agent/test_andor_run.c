@@ -667,6 +667,23 @@ static pid_t spawn(const char *name, const char *args)
     return pid;
 }
 
+/* Waits for the spawned child until 120 s after t0 (then kills it: its
+ * status then says killed, never a clean exit), and kills its process
+ * group (the browser, if anything is left); returns the wait status. */
+static int wait_child(pid_t pid, double t0)
+{
+    int ws = 0;
+    pid_t done = 0;
+    while ((done = waitpid(pid, &ws, WNOHANG)) == 0 && base_monotime_ms() - t0 < 120000)
+        base_sleep_ms(100);
+    if (done != pid) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+    }
+    kill(-pid, SIGKILL);
+    return ws;
+}
+
 static void intervene(void)
 {
     replay *r = start_replay();
@@ -698,14 +715,7 @@ static void intervene(void)
               f);
         fclose(f);
     }
-    int ws = 0;
-    while (waitpid(pid, &ws, WNOHANG) == 0 && base_monotime_ms() - t0 < 120000)
-        base_sleep_ms(100);
-    if (!WIFEXITED(ws)) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &ws, 0);
-    }
-    kill(-pid, SIGKILL); /* the browser, if anything is left */
+    int ws = wait_child(pid, t0);
     char *out = slurp(OUT "/intervene.stdout");
     char *errs = slurp(OUT "/intervene.stderr");
     CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stdout: %s\nstderr: %s", out, errs);
@@ -795,15 +805,7 @@ static void intervene_rewrite(void)
         fputs("{\"op\": \"remove\", \"node\": \"7.7\"}\n", f);
         fclose(f);
     }
-    double t0 = base_monotime_ms();
-    int ws = 0;
-    while (waitpid(pid, &ws, WNOHANG) == 0 && base_monotime_ms() - t0 < 120000)
-        base_sleep_ms(100);
-    if (!WIFEXITED(ws)) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &ws, 0);
-    }
-    kill(-pid, SIGKILL);
+    int ws = wait_child(pid, base_monotime_ms());
     char *out = slurp(OUT "/rewrite.stdout");
     char *errs = slurp(OUT "/rewrite.stderr");
     CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stdout: %s\nstderr: %s", out, errs);
@@ -864,9 +866,9 @@ static void intervene_stdin(void)
     replay_destroy(r);
 }
 
-/* --intervene - fed without end (a chatty pipe, here `yes` writing
- * comment lines): each look between steps reads a bounded amount, so the
- * run still makes progress and ends. */
+/* --intervene - fed without end (a chatty pipe, here `yes` writing a bad
+ * line over and over, each one refused): each look between steps reads a
+ * bounded amount, so the run still makes progress and ends. */
 static void intervene_endless(void)
 {
     replay *r = start_replay();

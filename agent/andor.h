@@ -135,6 +135,8 @@ typedef struct agent_andor_config {
     agent_andor_check_scope scope;
 } agent_andor_config;
 
+/* Purpose: fills c with the defaults (the AGENT_ANDOR_* limits above, scope
+ * ROOT). Ownership: c is the caller's. Thread: any. Errors: none. */
 void agent_andor_config_init(agent_andor_config *c);
 
 /* One node (Table 9). Read through agent_andor_node_at; changed only by the

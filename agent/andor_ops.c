@@ -1541,7 +1541,11 @@ static int op_rollback(void *ctx, const agent_andor_tree *t, int or_node)
     if (!args)
         return 0;
     c->page_moves++;
+    /* Its own record: not a step of the task, and one attempt (the session
+     * still holds the last ACTION's attempt number, a retry's 2). */
     c->s->step_index = 0;
+    c->s->attempt = 1;
+    c->s->step_action[0] = '\0';
     snprintf(c->s->step_desc, sizeof c->s->step_desc, "rollback to %s", n->id);
     tool_result r;
     memset(&r, 0, sizeof r);

@@ -21,6 +21,10 @@
 #include "base/interrupt.h"
 
 #define INTERVENE_LINE_MAX 8192 /* one edit line; a longer one is refused whole */
+/* Reads per look between two steps (64 KiB): a writer that never pauses
+ * (a chatty pipe on stdin, a file growing without end) must not keep the
+ * run from its next step; what is left is read at the next look. */
+#define INTERVENE_READS_MAX 16
 
 const char *agent_andor_opkind_name(agent_andor_opkind k)
 {
@@ -53,6 +57,12 @@ typedef struct andor_run {
     char *ibuf;            /* a partial line waiting for its newline */
     size_t ilen;
     int ioverlong;         /* dropping the rest of an overlong line */
+    /* Every line read, so that a file rewritten in place (an editor saving
+     * it, `>` instead of `>>`) and read again from its start applies only
+     * its new lines: an edit already applied is never applied twice. */
+    char **iseen;
+    int n_iseen, cap_iseen;
+    int irewound;          /* lines read before the file last shrank */
     char json_err[BASE_ERRBUF_SIZE]; /* the last andor.json write failure (said once) */
 } andor_run;
 
@@ -66,24 +76,6 @@ static void progressf(andor_run *g, const char *fmt, ...)
     fflush(g->out);
 }
 
-/* Masks every secret the session knows in every string of j (model text
- * and page text may quote a typed password). */
-static void scrub_json(const agent_secrets *sec, cJSON *j)
-{
-    if (!j || agent_secrets_count(sec) == 0)
-        return;
-    if (cJSON_IsString(j) && j->valuestring) {
-        size_t cap = strlen(j->valuestring) * 8 + 16; /* a 1-byte secret becomes 8 */
-        char *buf = base_malloc(cap);
-        if (buf && agent_secrets_scrub_copy(sec, buf, cap, j->valuestring) == BASE_OK &&
-            strcmp(buf, j->valuestring) != 0)
-            cJSON_SetValuestring(j, buf);
-        base_free(buf);
-    }
-    for (cJSON *c = j->child; c; c = c->next)
-        scrub_json(sec, c);
-}
-
 /* Writes a trace line (scrubbed) when the run has a trace. */
 static void trace_line(andor_run *g, cJSON *j)
 {
@@ -93,7 +85,8 @@ static void trace_line(andor_run *g, cJSON *j)
         cJSON_Delete(j);
         return;
     }
-    scrub_json(g->s->sec, j);
+    /* Fail-closed: whatever it returns, no secret is left in j. */
+    agent_secrets_scrub_json(g->s->sec, j);
     agent_trace_line(g->s->trace, j, NULL);
 }
 
@@ -126,7 +119,7 @@ static cJSON *state_json(andor_run *g)
         cJSON_Delete(j);
         return NULL;
     }
-    scrub_json(g->s->sec, j);
+    agent_secrets_scrub_json(g->s->sec, j);
     return j;
 }
 
@@ -224,8 +217,9 @@ static base_err intervene_open(andor_run *g, const char *spec, char *err)
     } else {
         /* The file may not exist yet: it is created empty so a person can
          * append to it (`>>`) while the task runs; what it holds already is
-         * read first. */
-        int fd = open(spec, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+         * read first. O_NONBLOCK: a FIFO would block the open until a
+         * writer came (it is then refused as not a regular file). */
+        int fd = open(spec, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
         struct stat st;
         if (fd < 0)
             return base_errf(err, BASE_EINVAL, "--intervene %s: %s", spec, strerror(errno));
@@ -252,6 +246,39 @@ static void intervene_close(andor_run *g)
     g->ifd = -1;
     base_free(g->ibuf);
     g->ibuf = NULL;
+    for (int i = 0; i < g->n_iseen; i++)
+        base_free(g->iseen[i]);
+    base_free(g->iseen);
+    g->iseen = NULL;
+    g->n_iseen = g->cap_iseen = 0;
+}
+
+/* 1 when line was read before the file was last rewritten (it is not
+ * applied again); otherwise records it and returns 0. A line that cannot
+ * be recorded for want of memory is refused (-1): applying it could not
+ * be kept from happening twice. */
+static int intervene_seen(andor_run *g, const char *line)
+{
+    /* Standard input is never read twice: nothing to remember (a pipe that
+     * never stops would otherwise grow the list without end). */
+    if (g->is_stdin)
+        return 0;
+    for (int i = 0; i < g->irewound; i++)
+        if (strcmp(g->iseen[i], line) == 0)
+            return 1;
+    if (g->n_iseen == g->cap_iseen) {
+        int cap = g->cap_iseen ? 2 * g->cap_iseen : 16;
+        char **v = base_realloc(g->iseen, (size_t)cap * sizeof *v);
+        if (!v)
+            return -1;
+        g->iseen = v;
+        g->cap_iseen = cap;
+    }
+    char *d = base_strdup(line);
+    if (!d)
+        return -1;
+    g->iseen[g->n_iseen++] = d;
+    return 0;
 }
 
 /* Applies one edit line; returns 1 when the tree changed. */
@@ -361,8 +388,19 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
             const char *p = g->ibuf;
             while (*p == ' ' || *p == '\t')
                 p++;
-            if (*p && *p != '#') /* blank lines and # comments are skipped */
-                changed |= intervene_apply(g, p);
+            if (*p && *p != '#') { /* blank lines and # comments are skipped */
+                int seen = intervene_seen(g, p);
+                char shown[200];
+                if (seen != 0)
+                    agent_secrets_scrub_copy(g->s->sec, shown, sizeof shown, p);
+                if (seen > 0)
+                    progressf(g, "andor: intervention skipped (read before the file was "
+                                 "rewritten): %s\n", shown);
+                else if (seen < 0)
+                    progressf(g, "andor: intervention refused (out of memory): %s\n", shown);
+                else
+                    changed |= intervene_apply(g, p);
+            }
         }
         g->ilen = 0;
         g->ioverlong = 0;
@@ -372,7 +410,7 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
 
 /* Reads what was appended since the last look; returns 1 when an edit was
  * applied. Never waits: a file is read up to its current end, stdin while
- * poll says it has data. */
+ * poll says it has data, either up to INTERVENE_READS_MAX reads. */
 static int intervene_poll(andor_run *g)
 {
     if (g->ifd < 0 || g->eof)
@@ -382,12 +420,15 @@ static int intervene_poll(andor_run *g)
     if (!g->is_stdin) {
         struct stat st;
         if (fstat(g->ifd, &st) == 0 && st.st_size < g->ioff) {
-            progressf(g, "andor: the intervention file shrank: reading it from its start\n");
+            progressf(g, "andor: the intervention file shrank: reading it again from its "
+                         "start (lines read before are not applied again)\n");
             g->ioff = 0;
             g->ilen = 0;
+            g->ioverlong = 0;
+            g->irewound = g->n_iseen;
         }
     }
-    for (;;) {
+    for (int reads = 0; reads < INTERVENE_READS_MAX; reads++) {
         if (g->is_stdin) {
             /* One read per readable poll: it returns what is there. */
             struct pollfd pfd = {g->ifd, POLLIN, 0};
@@ -612,7 +653,7 @@ static cJSON *end_extra(andor_run *g)
         cJSON_AddNumberToObject(st, "completion_tokens", (double)g->res->usage.completion);
         cJSON_AddNumberToObject(st, "estimate", (double)g->res->estimate);
         cJSON_AddNumberToObject(st, "interventions", g->res->interventions);
-        scrub_json(g->s->sec, st);
+        agent_secrets_scrub_json(g->s->sec, st);
         cJSON_AddItemToObject(x, "andor", st);
     }
     return x;

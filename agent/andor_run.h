@@ -58,7 +58,9 @@
  *   {"op": "replace", "node": "1.3", "description": "..."}
  *   {"op": "remove", "node": "1.2.2"}
  * Each is applied through agent/andor.h; a bad line is reported on stderr
- * and in the trace, and the run goes on.
+ * and in the trace, and the run goes on. A file that shrinks (rewritten in
+ * place) is read again from its start, and its lines read before are not
+ * applied again.
  *
  * Thread: the session's.
  */
@@ -129,6 +131,8 @@ typedef struct agent_andor_opctx agent_andor_opctx;
  * BASE_EINVAL (no client), BASE_ENOMEM. */
 base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
                                 agent_andor_opctx **out, char *err);
+/* Purpose: frees the operators' context (memory, table, prompts). NULL: no-op.
+ * Ownership: c is consumed. Thread: the session's. Errors: none. */
 void agent_andor_ops_destroy(agent_andor_opctx *c);
 /* Fills ops with c's callbacks (ops->ctx = c). */
 void agent_andor_ops_bind(agent_andor_opctx *c, agent_andor_ops *ops);
@@ -166,6 +170,9 @@ typedef struct agent_andor_run_opts {
     const agent_trace_info *trace; /* as agent_goal_opts.trace */
 } agent_andor_run_opts;
 
+/* Purpose: o zeroed with the defaults (max_steps AGENT_GOAL_MAX_STEPS, the
+ * tree's defaults, candidates AUTO). Ownership: o is the caller's. Thread:
+ * any. Errors: none. */
 void agent_andor_run_opts_init(agent_andor_run_opts *o);
 
 typedef struct agent_andor_run_result {

@@ -1,7 +1,7 @@
 /* agent/candidates.c: the candidate x constraint table (agent/candidates.h).
  *
  * Everything the model writes into the table passes through one text
- * cleaner (clean_text): invalid UTF-8 becomes U+FFFD, spaces fold to one,
+ * cleaner (clean_dup): invalid UTF-8 becomes U+FFFD, spaces fold to one,
  * invisible characters vanish, and the result is cut at AGENT_CAND_TEXT_MAX
  * bytes on a character boundary. So the table's strings are always short,
  * one line and valid UTF-8, whatever the model sent, and the markdown and
@@ -61,59 +61,25 @@ base_err agent_cand_mode_parse(const char *text, agent_cand_mode *out, char *err
 
 /* ---- text --------------------------------------------------------------- */
 
-static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
-
-/* The one cleaner (see the file comment): s into out (cap bytes, cap > 1),
- * returning the length. */
-static size_t clean_into(const char *s, char *out, size_t cap)
-{
-    size_t n = 0;
-    int pending = 0;
-    size_t len_s = strlen(s);
-    const char *p = s, *end = s + len_s;
-    while (p < end) {
-        size_t len = base_utf8_seq_len(p, (size_t)(end - p));
-        const char *chr = p;
-        size_t chr_len = len;
-        if (len == 0) { /* an invalid byte stands for itself as U+FFFD */
-            chr = replacement;
-            chr_len = 3;
-            len = 1;
-        } else {
-            size_t clen = 0;
-            base_text_class k = base_text_char_class(p, &clen);
-            if (k == BASE_TEXT_INVISIBLE) {
-                p += len;
-                continue;
-            }
-            if (k == BASE_TEXT_SPACE) {
-                p += len;
-                pending = 1;
-                continue;
-            }
-        }
-        size_t need = chr_len + (pending && n > 0 ? 1 : 0);
-        if (n + need >= cap)
-            break;
-        if (pending && n > 0)
-            out[n++] = ' ';
-        pending = 0;
-        memcpy(out + n, chr, chr_len);
-        n += chr_len;
-        p += len;
-    }
-    out[n] = '\0';
-    return n;
-}
-
-/* A cleaned copy of s, or NULL for NULL / a text that cleans to nothing.
- * *oom is set when an allocation failed. */
+/* A cleaned copy of s (see the file comment), or NULL for NULL / a text
+ * that cleans to nothing. *oom is set when an allocation failed. Invalid
+ * UTF-8 is replaced first, so the page kit's normalisation (base_text_norm:
+ * spaces folded, invisible characters dropped, the cut on a character
+ * boundary) only ever sees valid characters. */
 static char *clean_dup(const char *s, int *oom)
 {
     if (!s)
         return NULL;
+    size_t len = strlen(s);
+    char *valid = base_malloc(BASE_UTF8_REPAIR_CAP(len));
+    if (!valid) {
+        *oom = 1;
+        return NULL;
+    }
+    base_utf8_repair(s, len, valid, BASE_UTF8_REPAIR_CAP(len));
     char buf[AGENT_CAND_TEXT_MAX + 1];
-    size_t n = clean_into(s, buf, sizeof buf);
+    size_t n = base_text_norm(valid, buf, sizeof buf, 0);
+    base_free(valid);
     if (n == 0)
         return NULL;
     char *d = base_strndup(buf, n);

@@ -406,3 +406,26 @@ int agent_field_sensitive(const char *type, const char *autocomplete)
            has_token(autocomplete, "new-password", 0) ||
            has_token(autocomplete, "one-time-code", 0);
 }
+
+base_err agent_secrets_scrub_json(const agent_secrets *s, cJSON *j)
+{
+    if (!s || !j || agent_secrets_count(s) == 0)
+        return BASE_OK;
+    base_err e = BASE_OK;
+    if (cJSON_IsString(j) && j->valuestring && j->valuestring[0]) {
+        size_t cap = strlen(j->valuestring) * 8 + 16; /* a 1-byte secret becomes 8 */
+        char *buf = base_malloc(cap);
+        if (!buf || agent_secrets_scrub_copy(s, buf, cap, j->valuestring) != BASE_OK ||
+            (strcmp(buf, j->valuestring) != 0 && !cJSON_SetValuestring(j, buf))) {
+            /* Emptied in place (no allocation): a record that lost a string
+             * is better than one that shows a password. */
+            j->valuestring[0] = '\0';
+            e = BASE_ENOMEM;
+        }
+        base_free(buf);
+    }
+    for (cJSON *c = j->child; c; c = c->next)
+        if (agent_secrets_scrub_json(s, c) != BASE_OK)
+            e = BASE_ENOMEM;
+    return e;
+}

@@ -89,4 +89,15 @@ void agent_secrets_log_filter(char *msg, size_t cap, void *user);
  * Pure; any thread. */
 int agent_field_sensitive(const char *type, const char *autocomplete);
 
+struct cJSON;
+
+/* Purpose: masks every secret s knows in every string of j (j itself,
+ * members and items, recursively), for a record about to be written.
+ * Fail-closed: a string that cannot be masked for want of memory is
+ * emptied in place, never left as it was. Ownership: j stays the caller's
+ * and must own its strings (no cJSON references). Thread: any. Errors:
+ * BASE_ENOMEM when some string was emptied (the record lost text but holds
+ * no secret); NULL s or j, or an empty set: BASE_OK, nothing changed. */
+base_err agent_secrets_scrub_json(const agent_secrets *s, struct cJSON *j);
+
 #endif

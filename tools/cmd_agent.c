@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/agent_loop.h"
@@ -40,7 +41,8 @@ static void agent_usage(FILE *f)
             "  --token-budget N   hard token budget (100000 default; 100k, 1.5M; 0 = none)\n"
             "  --max-steps N      tool calls in all (default %d)\n"
             "  --step-timeout MS  a Worker step (its model call and tool batch) may take\n"
-            "                     this long; no tool call starts after it (default: none)\n"
+            "                     this long; no tool call starts after it (default: none;\n"
+            "                     --planner andor: a node's expansion and its action)\n"
             "  --screenshot       the Worker also sees the page's screenshot (vision models)\n"
             "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
             "                     kill): the same task and --url; the steps done are not run\n"
@@ -276,12 +278,15 @@ int cli_cmd_agent(int argc, char **argv)
                 cand_s ? "--candidates" : check_s ? "--completion-check" : "--intervene");
         return 2;
     }
+    /* The parsers' own messages name the values already; one line each. */
     if (cand_s && agent_cand_mode_parse(cand_s, &ao.candidates, perr) != BASE_OK) {
-        fprintf(stderr, "fovea run: --candidates: %s (on, off or auto)\n", perr);
+        fprintf(stderr, "fovea run: --candidates must be on, off or auto (not '%.60s')\n",
+                cand_s);
         return 2;
     }
     if (check_s && agent_andor_scope_parse(check_s, &ao.tree.scope, perr) != BASE_OK) {
-        fprintf(stderr, "fovea run: --completion-check: %s (root, all or none)\n", perr);
+        fprintf(stderr, "fovea run: --completion-check must be root, all or none (not '%.60s')\n",
+                check_s);
         return 2;
     }
     if (andor && resume) {
@@ -295,13 +300,22 @@ int cli_cmd_agent(int argc, char **argv)
     }
     if (intervene && strcmp(intervene, "-") != 0) {
         /* Checked (and created empty when missing, for `>>`) before the
-         * browser starts: a path that cannot be watched is a usage error. */
-        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+         * browser starts: a path that cannot be watched is a usage error.
+         * O_NONBLOCK: opening a FIFO would otherwise wait for a writer. */
+        int fd = open(intervene, O_RDONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+        struct stat st;
         if (fd < 0) {
             fprintf(stderr, "fovea run: --intervene %s: %s\n", intervene, strerror(errno));
             return 2;
         }
+        int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
         close(fd);
+        if (!regular) {
+            fprintf(stderr, "fovea run: --intervene %s: not a regular file (a file edits are "
+                            "appended to, or - to pipe them into standard input)\n",
+                    intervene);
+            return 2;
+        }
     }
     if (andor && screenshot)
         fprintf(stderr, "fovea run: --screenshot has no effect with --planner andor (its "

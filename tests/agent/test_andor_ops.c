@@ -44,8 +44,10 @@
  *   stop reason cost_cap_exceeded.
  * execute_once: an action that reached the page (a navigation that landed
  *   on a 404) is never executed again; one that did not (an element not
- *   there) is tried again up to the retry limit. A note action adds a note
- *   and touches nothing.
+ *   there) is tried again up to the retry limit; a press that reached the
+ *   button while the page showed no change (an order sent in the
+ *   background) failed and is not pressed again (the page counts one). A
+ *   note action adds a note and touches nothing.
  * rollback: to the OR node's URL only when the page moved on (a navigate
  *   call then), not when it is already there, never to a masked URL.
  * step_timeout: the expansion's model call gets the step's deadline: a
@@ -751,6 +753,25 @@ static void execute_once(void)
     CHECK_STR(agent_andor_ops_notes(k.c), "Nova 80 costs $449.00");
     CHECK_EQ(replay_count(k.r), 1); /* a note is not followed by a summary */
     fx_end(&k);
+
+    /* The press reached the button but the page showed nothing in time
+     * (an order sent in the background): a failure that may have taken
+     * effect, with no URL change and no success to go by. Pressed once. */
+    START(o, "/andor/order.html", "Place the order", AGENT_CAND_OFF, 0);
+    answer(&o,
+           "{\"type\": \"action\", \"tool\": \"click_at\", \"args\": {\"target\": \"Place "
+           "order\", \"expect_effect\": true}, \"reasoning\": \"\"}",
+           300, 10, 0);
+    CHECK(step(&o));
+    n = agent_andor_node_at(o.t, 0);
+    CHECK_EQ(n->status, AGENT_ANDOR_FAIL);
+    CHECK_EQ(o.tools, 1);
+    CHECK_EQ(n->retry_count, 1);
+    cJSON *v = NULL;
+    CHECK_OK(cdp_page_evaluate(o.p, "window.ordersPlaced", &v, 3000, NULL));
+    CHECK(cJSON_IsNumber(v) && v->valuedouble == 1);
+    cJSON_Delete(v);
+    fx_end(&o);
 }
 
 static void rollback(void)

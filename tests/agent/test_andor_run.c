@@ -24,9 +24,17 @@
  *   on a (delayed) model answer injects a subgoal under the root; the root
  *   picks it up after its other children, expands and executes it (a real
  *   tool call on the page) before its completion check.
+ * intervene_rewrite: the --intervene file rewritten in place (shorter)
+ *   mid-run is read again from its start: the inject it had applied is
+ *   skipped, not applied twice, and its new line is read.
  * intervene_stdin: with --intervene - the lines come from standard input
  *   (without blocking the run): a bad one is refused, a replace of the root
  *   before its expansion changes what the expansion is asked for.
+ * intervene_endless: --intervene - on a pipe that never stops writing
+ *   (`yes`): the run still ends, done (each look reads a bounded amount).
+ * secrets: a password typed by an ACTION and repeated by the model in
+ *   notes, progress, a rewrite, a judgement and the answer is masked in
+ *   andor.json, the trace, report.html, the progress lines and the summary.
  * scope_none: --completion-check none asks for no check; --candidates on
  *   keeps the table for a task auto would not.
  * stops: --max-steps and the token budget end the run as the default
@@ -34,8 +42,9 @@
  *   andor.json.
  * interrupt: Ctrl-C while an operator waits on the model ends the run
  *   (exit 130) with the tree as it stood in the end line and andor.json.
- * usage: bad values of the planner's flags exit 2 with a message, and
- *   --resume is refused with --planner andor.
+ * usage: bad values of the planner's flags exit 2 with a message (a FIFO
+ *   as --intervene at once, without waiting for a writer), and --resume
+ *   is refused with --planner andor.
  * figures: calls and tokens of --planner andor next to --planner loop on
  *   the same tasks (the constraint task and a simple one), both replayed
  *   (`test_andor_run figures` prints the table of bench/RESULTS.md).
@@ -403,7 +412,15 @@ static void script_constraint(replay *r)
 /* The simple task; delay_ms > 0 makes the expansion of 1.2 wait (the
  * intervention test appends its line meanwhile) and scripts the injected
  * node 1.3. */
+static void script_simple_at(replay *r, int delay_ms, int delay13_ms);
 static void script_simple(replay *r, int delay_ms)
+{
+    script_simple_at(r, delay_ms, 0);
+}
+
+/* As script_simple; delay13_ms > 0 also makes the injected node's
+ * expansion wait. */
+static void script_simple_at(replay *r, int delay_ms, int delay13_ms)
 {
     answer(r, "NODE 1 [not expanded",
            "{\"type\": \"and\", \"children\": [{\"description\": \"Open the FR 202 deal\"}, "
@@ -429,7 +446,7 @@ static void script_simple(replay *r, int delay_ms)
         answer(r, "NODE 1.3 [not expanded",
                "{\"type\": \"action\", \"tool\": \"assert_text\", \"args\": \"{\\\"text\\\": "
                "\\\"09:40\\\"}\", \"reasoning\": \"The departure time is on the page.\"}",
-               0);
+               delay13_ms);
         answer(r, "LAST ACTION: 1.3 ",
                "{\"progress\": \"Baggage and departure time known.\", \"observation\": "
                "\"Departs 09:40.\", \"notes\": [\"FR 202 departs Fri 12 Jun 2026 at 09:40\"]}",
@@ -608,6 +625,12 @@ static void constraint(void)
     CHECK_MSG(strstr(trace, "\"node\":\"1.2.2\",\"state\":\"entering\"") &&
                   strstr(trace, "\"rollback\""),
               "%s", trace);
+    /* Its step line is one attempt of its own, although the action before
+     * it (1.2.1.2) took two. */
+    const char *rb = strstr(trace, "\"desc\":\"rollback to 1.2\"");
+    CHECK_MSG(rb && strstr(rb, "\"attempts\":1,") &&
+                  strstr(rb, "\"attempts\":1,") < strstr(rb, "\n"),
+              "%.400s", rb ? rb : trace);
     CHECK(strstr(trace, KEY) == NULL && strstr(out, KEY) == NULL && strstr(errs, KEY) == NULL);
     /* Progress: one line per step and per operator call. */
     CHECK_EQ(count(errs, "\n  op "), 23);
@@ -644,6 +667,23 @@ static pid_t spawn(const char *name, const char *args)
     return pid;
 }
 
+/* Waits for the spawned child until 120 s after t0 (then kills it: its
+ * status then says killed, never a clean exit), and kills its process
+ * group (the browser, if anything is left); returns the wait status. */
+static int wait_child(pid_t pid, double t0)
+{
+    int ws = 0;
+    pid_t done = 0;
+    while ((done = waitpid(pid, &ws, WNOHANG)) == 0 && base_monotime_ms() - t0 < 120000)
+        base_sleep_ms(100);
+    if (done != pid) {
+        kill(-pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+    }
+    kill(-pid, SIGKILL);
+    return ws;
+}
+
 static void intervene(void)
 {
     replay *r = start_replay();
@@ -675,14 +715,7 @@ static void intervene(void)
               f);
         fclose(f);
     }
-    int ws = 0;
-    while (waitpid(pid, &ws, WNOHANG) == 0 && base_monotime_ms() - t0 < 120000)
-        base_sleep_ms(100);
-    if (!WIFEXITED(ws)) {
-        kill(-pid, SIGKILL);
-        waitpid(pid, &ws, 0);
-    }
-    kill(-pid, SIGKILL); /* the browser, if anything is left */
+    int ws = wait_child(pid, t0);
     char *out = slurp(OUT "/intervene.stdout");
     char *errs = slurp(OUT "/intervene.stderr");
     CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stdout: %s\nstderr: %s", out, errs);
@@ -717,6 +750,81 @@ static void intervene(void)
     cJSON_Delete(a);
     base_free(aj);
     base_free(trace);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* Waits (up to 60 s) for the replay to see a request containing needle;
+ * returns its index or -1. */
+static int wait_request(replay *r, const char *needle)
+{
+    double t0 = base_monotime_ms();
+    int at = -1;
+    while (at < 0 && base_monotime_ms() - t0 < 60000) {
+        base_sleep_ms(50);
+        at = request_with(r, needle);
+    }
+    return at;
+}
+
+/* The --intervene file rewritten in place while the run goes on (an
+ * editor saving it, or `>` where `>>` was meant): the runner reads it
+ * again from its start, and the inject it had applied already is not
+ * applied a second time (that would add and run the subgoal twice); the
+ * line that is new is read. */
+static void intervene_rewrite(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple_at(r, 2500, 2500);
+    const char *file = OUT "/rewrite.jsonl";
+    system("mkdir -p '" OUT "'");
+    CHECK_OK(base_write_file(file, (const uint8_t *)"", 0, NULL));
+    pid_t pid = spawn("rewrite", "'" SIMPLE_TASK "' --url /deals.html --planner andor "
+                                 "--candidates off --intervene '" OUT "/rewrite.jsonl'");
+    CHECK(pid > 0);
+    const char *inject = "{\"op\": \"inject\", \"parent\": \"1\", \"description\": \"Also "
+                         "check the departure time of FR 202\"}\n";
+    CHECK_MSG(wait_request(r, "NODE 1.2 [not expanded") == 4, "no expansion of 1.2");
+    FILE *f = fopen(file, "a");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("# the departure time was forgotten in the task: add it as a subgoal\n", f);
+        fputs(inject, f);
+        fclose(f);
+    }
+    /* Inside the (delayed) expansion of the injected 1.3: the inject was
+     * read. The file is rewritten shorter, in place (same inode). */
+    CHECK_MSG(wait_request(r, "NODE 1.3 [not expanded") > 4, "no expansion of 1.3");
+    f = fopen(file, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs(inject, f);
+        fputs("{\"op\": \"remove\", \"node\": \"7.7\"}\n", f);
+        fclose(f);
+    }
+    int ws = wait_child(pid, base_monotime_ms());
+    char *out = slurp(OUT "/rewrite.stdout");
+    char *errs = slurp(OUT "/rewrite.stderr");
+    CHECK_MSG(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(count(errs, "andor: intervention inject") == 1, "%s", errs);
+    CHECK_MSG(strstr(errs, "the intervention file shrank"), "%s", errs);
+    CHECK_MSG(strstr(errs, "intervention skipped (read before the file was rewritten)"), "%s",
+              errs);
+    /* The new line was read (and refused: there is no 7.7). */
+    CHECK_MSG(strstr(errs, "intervention refused (") && strstr(errs, "7.7"), "%s", errs);
+    char *aj = slurp(OUT "/rewrite/andor.json");
+    cJSON *a = cJSON_Parse(aj);
+    char shape[1024];
+    tree_shape(cJSON_GetObjectItem(a, "tree"), shape, sizeof shape);
+    CHECK_MSG(strcmp(shape, "1:and:success 1.1:action:success 1.2:action:success "
+                            "1.3:action:success") == 0,
+              "%s", shape);
+    CHECK_EQ(replay_pending(r), 0);
+    cJSON_Delete(a);
+    base_free(aj);
     base_free(out);
     base_free(errs);
     replay_destroy(r);
@@ -757,6 +865,90 @@ static void intervene_stdin(void)
     base_free(errs);
     replay_destroy(r);
 }
+
+/* --intervene - fed without end (a chatty pipe, here `yes` writing a bad
+ * line over and over, each one refused): each look between steps reads a
+ * bounded amount, so the run still makes progress and ends. */
+static void intervene_endless(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple(r, 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p '%s' && rm -rf '%s/endless' && yes 'not json' | timeout -s "
+             "KILL 60 '%s' run '" SIMPLE_TASK "' --url /deals.html --planner andor --intervene - "
+             "%s --out '%s/endless' > '%s/endless.stdout' 2> '%s/endless.stderr'",
+             OUT, OUT, FOVEA, fovea_args(), OUT, OUT, OUT);
+    int st = system(cmd);
+    char *out = slurp(OUT "/endless.stdout");
+    char *errs = slurp(OUT "/endless.stderr");
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d\nstdout: %s\nstderr: %.2000s", st,
+              out, errs);
+    CHECK_MSG(strstr(out, "fovea run: agent done"), "%s", out);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
+/* A password typed by an ACTION (into a field that is a password by its
+ * markup) and then repeated by the model in its notes, progress, judgement
+ * and answer: the run's every output (andor.json, the trace with its end
+ * line, report.html, the progress lines, the summary) shows it masked. */
+#define SECRET "Tr0ub4dor-andor-77"
+static void secrets(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    answer(r, "NODE 1 [not expanded",
+           "{\"type\": \"and\", \"children\": [{\"description\": \"Type the account password\"}, "
+           "{\"description\": \"Record that it is set\"}], \"reasoning\": \"Type, then note.\"}",
+           0);
+    answer(r, "NODE 1.1 [not expanded",
+           "{\"type\": \"action\", \"tool\": \"type_at\", \"args\": {\"target\": \"Create a "
+           "password\", \"text\": \"" SECRET "\"}, \"reasoning\": \"The password field.\"}",
+           0);
+    answer(r, "LAST ACTION: 1.1 ",
+           "{\"progress\": \"The password " SECRET " is typed.\", \"observation\": \"The field "
+           "holds " SECRET ".\", \"notes\": [\"The account password is " SECRET "\"]}",
+           0);
+    answer(r, "The node marked <- just ran",
+           "{\"prune\": [], \"rewrite\": [{\"id\": \"1.2\", \"description\": \"Record that "
+           SECRET " is set\"}], \"reasoning\": \"Be precise.\"}",
+           0);
+    answer(r, "NODE 1.2 [not expanded",
+           "{\"type\": \"action\", \"tool\": \"note\", \"args\": {\"text\": \"Password set to "
+           SECRET "\"}, \"reasoning\": \"Noted: " SECRET ".\"}",
+           0);
+    answer(r, "Is the whole task done",
+           "{\"complete\": true, \"reasoning\": \"The field holds " SECRET ".\"}", 0);
+    answer(r, "Write the final answer.",
+           "{\"answer\": \"The password is set to " SECRET ".\", \"reasoning\": \"Notes.\"}", 0);
+    char *out = NULL, *errs = NULL;
+    int st = run("secrets",
+                 "'Set the account password on the passenger page' --url /passenger.html "
+                 "--planner andor --candidates off",
+                 &out, &errs);
+    CHECK_MSG(st == 0, "exit %d\nstdout: %s\nstderr: %s", st, out, errs);
+    CHECK_EQ(replay_pending(r), 0);
+    static const char *const files[] = {"andor.json", "trace.jsonl", "report.html"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/secrets/%s", OUT, files[i]);
+        char *text = slurp(path);
+        CHECK_MSG(text[0] && strstr(text, "********"), "%s: nothing masked", files[i]);
+        CHECK_MSG(!strstr(text, SECRET), "%s holds the password", files[i]);
+        base_free(text);
+    }
+    CHECK_MSG(!strstr(errs, SECRET), "%s", errs);
+    CHECK_MSG(!strstr(out, SECRET) && strstr(out, "The password is set to ********."), "%s", out);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+#undef SECRET
 
 /* --completion-check none: the root counts as done when its children
  * succeeded (no check is asked for); --candidates on keeps the table even
@@ -904,8 +1096,10 @@ static void usage(void)
         const char *args, *says;
     } bad[] = {
         {"--planner tree", "--planner: 'tree' is not a planner (loop or andor)"},
-        {"--planner andor --candidates maybe", "--candidates: "},
-        {"--planner andor --completion-check some", "--completion-check: "},
+        {"--planner andor --candidates maybe",
+         "fovea run: --candidates must be on, off or auto (not 'maybe')\n"},
+        {"--planner andor --completion-check some",
+         "fovea run: --completion-check must be root, all or none (not 'some')\n"},
         {"--candidates on", "--candidates needs --planner andor"},
         {"--planner andor --resume " OUT "/constraint",
          "--resume is not supported with --planner andor"},
@@ -924,12 +1118,23 @@ static void usage(void)
         base_free(out);
         base_free(errs);
     }
+    /* A FIFO is refused at once (opening it for reading used to wait for
+     * a writer, deaf to Ctrl-C); the kill bounds the test if it hangs. */
+    system("mkdir -p '" OUT "' && rm -f '" OUT "/edits.fifo' && mkfifo '" OUT "/edits.fifo'");
+    int fst = system("timeout -s KILL 20 '" FOVEA "' run 'Book a flight' --url /index.html "
+                     "--planner andor --intervene '" OUT "/edits.fifo' --out '" OUT "/fifo' > '" OUT
+                     "/fifo.stdout' 2> '" OUT "/fifo.stderr' < /dev/null");
+    char *ferrs = slurp(OUT "/fifo.stderr");
+    CHECK_MSG(WIFEXITED(fst) && WEXITSTATUS(fst) == 2, "exit status %d: %s", fst, ferrs);
+    CHECK_MSG(strstr(ferrs, "edits.fifo: not a regular file"), "%s", ferrs);
+    base_free(ferrs);
     /* The flags are in the usage text. */
     char *out = NULL, *errs = NULL;
     int st = run("usage_help", "'Book a flight' --help", &out, &errs);
     CHECK_EQ(st, 0);
     CHECK(strstr(out, "--planner loop|andor") && strstr(out, "--candidates on|off|auto") &&
-          strstr(out, "--completion-check root|all|none") && strstr(out, "--intervene FILE|-"));
+          strstr(out, "--completion-check root|all|none") && strstr(out, "--intervene FILE|-") &&
+          strstr(out, "--planner andor: a node's expansion and its action"));
     base_free(out);
     base_free(errs);
 }
@@ -1045,6 +1250,9 @@ static const check_case cases[] = {
     {"constraint", constraint},
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
+    {"intervene_rewrite", intervene_rewrite},
+    {"intervene_endless", intervene_endless},
+    {"secrets", secrets},
     {"scope_none", scope_none},
     {"interrupt", interrupt},
     {"stops", stops},

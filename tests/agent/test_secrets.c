@@ -10,8 +10,12 @@
  *   user:password@ is masked.
  * capacity: 2000 secrets (far past the old 64/192 limit) are all masked;
  *   a secret too long to hold is refused, never half held.
+ * json: a JSON record's strings are masked at every depth, and a string
+ *   that cannot be masked for want of memory is emptied, never kept.
  */
 #include "check.h"
+
+#include <cjson/cJSON.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -192,10 +196,48 @@ static void capacity(void)
     agent_secrets_destroy(s);
 }
 
+/* A JSON record's strings are masked at every depth; when an allocation
+ * fails the string is emptied, never left with the secret (each
+ * allocation of the walk failing in turn). */
+static void json(void)
+{
+    agent_secrets *s = NULL;
+    CHECK_OK(agent_secrets_create(&s, NULL));
+    CHECK_OK(agent_secrets_add(s, "hunter2-xyz"));
+    const char *text = "{\"a\": \"pw hunter2-xyz\", \"b\": [\"x\", {\"c\": \"HUNTER2-XYZ!\"}], "
+                       "\"d\": 3, \"e\": \"plain\"}";
+    cJSON *j = cJSON_Parse(text);
+    CHECK_OK(agent_secrets_scrub_json(s, j));
+    char *out = cJSON_PrintUnformatted(j);
+    CHECK_STR(out, "{\"a\":\"pw ********\",\"b\":[\"x\",{\"c\":\"********!\"}],\"d\":3,"
+                   "\"e\":\"plain\"}");
+    cJSON_free(out);
+    cJSON_Delete(j);
+    int failed_runs = 0;
+    for (unsigned long n = 1; n < 200; n++) {
+        j = cJSON_Parse(text);
+        base_alloc_fail_after(n);
+        base_err e = agent_secrets_scrub_json(s, j);
+        unsigned long used = base_alloc_fail_after(0);
+        out = cJSON_PrintUnformatted(j);
+        CHECK_MSG(out && !strstr(out, "hunter2") && !strstr(out, "HUNTER2"), "n=%lu: %s", n,
+                  out ? out : "");
+        cJSON_free(out);
+        cJSON_Delete(j);
+        if (e == BASE_ENOMEM)
+            failed_runs++;
+        if (used < n) /* the walk made fewer than n allocations: all covered */
+            break;
+    }
+    CHECK(failed_runs > 0);
+    CHECK_OK(agent_secrets_scrub_json(NULL, NULL));
+    agent_secrets_destroy(s);
+}
+
 static const check_case cases[] = {
     {"forms", forms},           {"bounds", bounds}, {"sensitive", sensitive},
     {"log_filter", log_filter}, {"cut", cut},       {"capacity", capacity},
-    {NULL, NULL},
+    {"json", json},             {NULL, NULL},
 };
 
 int main(int argc, char **argv)

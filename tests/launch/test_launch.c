@@ -616,7 +616,7 @@ static void private_tmpdir(void)
  * is removed at close. */
 static void deep_tmpdir(void)
 {
-    char dir[300] = "/tmp/fovea-test-deep-XXXXXX";
+    char dir[64] = "/tmp/fovea-test-deep-XXXXXX"; /* small: the paths below fit in 300 */
     CHECK(mkdtemp(dir) != NULL);
     char deep[300];
     snprintf(deep, sizeof deep, "%s/%s", dir,

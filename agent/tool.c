@@ -549,27 +549,6 @@ static int expand_all(const fovea_session *s, cJSON *j, char *why, size_t n)
     return 1;
 }
 
-/* Every string in j through the session's secrets. */
-static void scrub_json(fovea_session *s, cJSON *j)
-{
-    cJSON *f;
-    cJSON_ArrayForEach(f, j)
-    {
-        if (cJSON_IsObject(f) || cJSON_IsArray(f))
-            scrub_json(s, f);
-        else if (cJSON_IsString(f) && agent_secrets_count(s->sec) > 0) {
-            size_t cap = strlen(f->valuestring) + 64;
-            char *buf = base_malloc(cap);
-            if (!buf)
-                continue;
-            agent_secrets_scrub_copy(s->sec, buf, cap, f->valuestring);
-            if (strcmp(buf, f->valuestring) != 0)
-                cJSON_SetValuestring(f, buf);
-            base_free(buf);
-        }
-    }
-}
-
 /* ---- the call ----------------------------------------------------------------------- */
 
 const char *agent__arg_str(const cJSON *args, const char *key)
@@ -753,8 +732,9 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
         out->reason = TOOL_ERROR;
         snprintf(out->message, sizeof out->message, "%.200s", err);
     }
+    /* Fail-closed: a string that cannot be scrubbed is emptied. */
     if (out->data)
-        scrub_json(s, out->data);
+        (void)agent_secrets_scrub_json(s->sec, out->data);
     cJSON_Delete(args);
     return out->success;
 }

@@ -1238,8 +1238,15 @@ static int process_or(agent_andor_tree *t, int i)
 static int process_entering(agent_andor_tree *t, const agent_andor_ops *ops, int i)
 {
     int p = t->nodes[i].n.parent;
-    if (p >= 0 && t->nodes[p].n.type == AGENT_ANDOR_OR && ops->rollback) {
-        /* Each alternative starts from the page its OR node started on. */
+    const agent_andor_node *cur = &t->nodes[i].n;
+    if (p >= 0 && t->nodes[p].n.type == AGENT_ANDOR_OR && ops->rollback &&
+        (cur->execution_count == 0 || cur->type == AGENT_ANDOR_UNKNOWN)) {
+        /* Each alternative starts from the page its OR node started on.
+         * Only when it starts (or starts afresh after a person replaced
+         * it): the seed rolls back on every entering, but an alternative
+         * re-entered after its repair continues from where its succeeded
+         * children left the page, which is the page the repair planned
+         * its new children on. */
         t->ev->ops |= AGENT_ANDOR_CALLED_ROLLBACK;
         if (ops->rollback(ops->ctx, t, p) && t->nodes[p].n.url &&
             agent_andor_set_url(t, t->nodes[p].n.url) != BASE_OK)

@@ -26,7 +26,9 @@
  *   - a popped DELETED node, or a SUCCESS node whose revisions reached the
  *     limit (or popped ENTERING: nothing runs twice), is skipped; a popped
  *     PRUNED node backtracks (Alg. 5) and is skipped;
- *   - ENTERING (Alg. 2): rollback when the parent is an OR; execution_count
+ *   - ENTERING (Alg. 2): rollback when the parent is an OR and the node starts
+ *     (first entering, or afresh after a replace), not on re-entry after a
+ *     repair; execution_count
  *     +1; an UNKNOWN node is expanded (a failed expansion, after the
  *     operator's own retries, makes the node FAIL and pushes it FAILED, where
  *     it is treated as a failed ACTION); status VISITED; then

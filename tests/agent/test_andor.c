@@ -632,6 +632,39 @@ static void counterfactual(void)
     fx_fini(&f);
 }
 
+/* An OR's alternative is rolled back to the OR's page when it starts, not
+ * when it is entered again after its repair: the repaired AND's new child
+ * runs on the page its succeeded sibling left (the page the repair planned
+ * on). The seed's Algorithm 2 rolls back on every entering; this is the
+ * engine's documented choice. */
+static void rollback_only_on_start(void)
+{
+    static const sc_rule rules[] = {
+        {'E', "1", "OR plan A@0.9|plan B@0.5"},
+        {'E', "1.1", "AND open the details|check the fact"},
+        {'X', "1.1.2", "X"},
+        {'C', "1.1", "n"},
+        {'R', "1.1", "-1.1.2|+check it another way"},
+    };
+    fx f;
+    CHECK(fx_init(&f, "find a fact", NULL, rules, NRULES(rules)));
+    CHECK_OK(agent_andor_set_url(f.t, "https://a.example/"));
+    f.s.exec_url[3] = "https://a.example/details";
+    CHECK(run_all(f.t, &f.ops, &f.rl) > 0);
+    CHECK_EQ(nd(f.t, "1.1")->revision_count, 1);
+    CHECK_EQ(nd(f.t, "1.1")->execution_count, 2);
+    CHECK_EQ(st_of(f.t, "1.1.3"), S_OK);
+    CHECK_EQ(st_of(f.t, "1.1"), S_OK);
+    CHECK_EQ(agent_andor_outcome(f.t), S_OK);
+    CHECK_STR(f.s.url_at_exec[agent_andor_find(f.t, "1.1.3")], "https://a.example/details");
+    /* One rollback, when plan A started; plan B never ran. */
+    const char *log = sc_text(&f.s);
+    const char *b = strstr(log, "B1 ");
+    CHECK_MSG(b && !strstr(b + 1, "B1 "), "rollbacks: %s", log);
+    CHECK_EQ(nd(f.t, "1.2")->execution_count, 0);
+    fx_fini(&f);
+}
+
 /* The counterfactual with the root's budget spent: every repair adds one
  * subgoal that fails again; after max_revisions (2) repairs the root is
  * pruned and the run ends with the stack empty and the outcome PRUNED. */
@@ -2110,6 +2143,7 @@ int main(int argc, char **argv)
         {"figure3_events", figure3_events},
         {"counterfactual", counterfactual},
         {"counterfactual_budget", counterfactual_budget},
+        {"rollback_only_on_start", rollback_only_on_start},
         {"action_retry", action_retry},
         {"action_no_retry_reached", action_no_retry_reached},
         {"action_retry_budget", action_retry_budget},

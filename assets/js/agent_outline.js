@@ -39,18 +39,6 @@
   kit.reset();
   const regions = [], els = [], lines = [];
 
-  const frameOf = (el) => {
-    const steps = [];
-    let w = el.ownerDocument.defaultView;
-    for (;;) {
-      let fe = null;
-      try { fe = w.frameElement; } catch (e) { fe = null; }
-      if (!fe) break;
-      steps.unshift(kit.xpath(fe));
-      w = fe.ownerDocument.defaultView;
-    }
-    return steps.join(' > ');
-  };
 
   // The landmark role of el given the scoping state, or ''.
   const landmarkOf = (el, scoped) => {
@@ -133,7 +121,7 @@
     const rect = dom.topRect(el);
     const rec = {
       tag, role: kit.roleOf(el) || '', name: kit.cap(kit.accessibleName(el), NAME_CAP),
-      xp: kit.xpath(el), frame: frameOf(el),
+      xp: kit.xpath(el), frame: kit.framePath(el),
       x: Math.round(rect.x), y: Math.round(rect.y), w: Math.round(rect.w), h: Math.round(rect.h),
     };
     if (tag === 'input') rec.type = (el.getAttribute('type') || 'text').toLowerCase();

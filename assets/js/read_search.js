@@ -95,18 +95,6 @@
     take(el);
     return true;
   });
-  const frameOf = (el) => {
-    const steps = [];
-    let w = el.ownerDocument.defaultView;
-    for (;;) {
-      let fe = null;
-      try { fe = w.frameElement; } catch (e) { fe = null; }
-      if (!fe) break;
-      steps.unshift(kit.xpath(fe));
-      w = fe.ownerDocument.defaultView;
-    }
-    return steps.join(' > ');
-  };
   const esc = (v) => (typeof CSS !== 'undefined' && CSS.escape ? CSS.escape(v)
     : String(v).replace(/[^\w-]/g, (c) => '\\' + c));
   const unique = (el, sel) => {
@@ -149,7 +137,7 @@
       text: kit.cap(q.visibleOnly ? rendered(el) : textOf(el), 200),
       attrs,
       xpath: kit.xpath(el),
-      frame: frameOf(el),
+      frame: kit.framePath(el),
       visible: dom.visible(el),
       box: { x: Math.round(r.x), y: Math.round(r.y), w: Math.round(r.w), h: Math.round(r.h) },
       selector: q.selectors ? stable(el) : undefined,

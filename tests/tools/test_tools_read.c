@@ -133,6 +133,15 @@ static void dom_search(void)
     CHECK(strstr(value(&r), "more not listed") != NULL);
     CHECK(call(s, "dom_search", "{\"text\": \"hidden banner\"}", &r));
     CHECK(strstr(value(&r), "[hidden]") != NULL);
+    /* A match in the same-origin frame names the frame element's xpath
+     * (the page kit's framePath); one in the page names none. */
+    CHECK(call(s, "dom_search", "{\"text\": \"Frame paragraph\"}", &r));
+    m = cJSON_GetArrayItem(cJSON_GetObjectItem(r.data, "matches"), 0);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(m, "frame")),
+              "/html[1]/body[1]/main[1]/iframe[1]");
+    CHECK(call(s, "dom_search", "{\"text\": \"List widgets\"}", &r));
+    m = cJSON_GetArrayItem(cJSON_GetObjectItem(r.data, "matches"), 0);
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(m, "frame")), "");
     /* Failures. */
     CHECK(!call(s, "dom_search", "{\"text\": \"no such words here\"}", &r));
     CHECK_EQ(r.reason, TOOL_NOT_FOUND);

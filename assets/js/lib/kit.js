@@ -445,6 +445,21 @@ const kit = (() => {
     xpCache.set(el, s);
     return s;
   };
+  // The frame chain of el: the xpaths of the frame elements from the top
+  // document down to el's document, joined by ' > '; '' in the top document.
+  // A cross-origin parent ends the chain (its frameElement is not ours).
+  const framePath = (el) => {
+    const steps = [];
+    let w = el.ownerDocument.defaultView;
+    for (;;) {
+      let fe = null;
+      try { fe = w.frameElement; } catch (e) { fe = null; }
+      if (!fe) break;
+      steps.unshift(xpath(fe));
+      w = fe.ownerDocument.defaultView;
+    }
+    return steps.join(' > ');
+  };
   // The element an xpath names in doc: fovea's form (/html[1]/body[1]/div[2],
   // "/#shadow-root" after a shadow host, steps without [n] meaning [1]), or
   // any XPath document.evaluate knows (light DOM only); {many: n} when a
@@ -725,6 +740,6 @@ const kit = (() => {
   };
 
   return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
-    isInteractive, isControl, accessibleName, iconHint, xpath, resolve, reset, isFrame, contentBox, frameDoc,
+    isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel };
 })();

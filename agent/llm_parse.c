@@ -22,6 +22,7 @@
 
 #include "agent/llm.h"
 #include "base/alloc.h"
+#include "base/json_get.h"
 #include "base/buf.h"
 #include "base/json_alloc.h"
 #include "perception/model_json.h"
@@ -307,34 +308,6 @@ fail:
     return e;
 }
 
-/* The end (exclusive) of the balanced {...} starting at s[i], strings and
- * escapes respected, or 0 when the text ends first. */
-static size_t balanced_end(const char *s, size_t len, size_t i)
-{
-    int depth = 0, in_str = 0;
-    for (size_t k = i; k < len; k++) {
-        char c = s[k];
-        if (in_str) {
-            if (c == '\\')
-                k++;
-            else if (c == '"')
-                in_str = 0;
-            continue;
-        }
-        if (c == '"')
-            in_str = 1;
-        else if (c == '{' || c == '[')
-            depth++;
-        else if (c == '}' || c == ']') {
-            if (--depth == 0)
-                return k + 1;
-            if (depth < 0)
-                return 0;
-        }
-    }
-    return 0;
-}
-
 /* The first "```" in s[0..n), or NULL. */
 static const char *fence(const char *s, size_t n)
 {
@@ -394,7 +367,7 @@ base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, cha
         if (!b)
             break;
         size_t at = (size_t)(b - text);
-        size_t end = balanced_end(text, len, at);
+        size_t end = base_json_value_end(text, len, at);
         if (end)
             v = parse_object(text + at, end - at, &oom);
         else

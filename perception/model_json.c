@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_get.h"
 #include "base/buf.h"
 
 /* How many '{' / '[' positions are tried as the start of a complete value:
@@ -399,35 +400,6 @@ static cJSON *find_complete(const char *t, size_t len, const cJSON **list)
     return weak;
 }
 
-/* Index one past the '}' closing the object that starts at t[i] == '{',
- * honouring strings and escapes; 0 when the text ends first. */
-static size_t object_end(const char *t, size_t len, size_t i)
-{
-    int depth = 0, in_str = 0;
-    for (; i < len; i++) {
-        char ch = t[i];
-        if (in_str) {
-            if (ch == '\\')
-                i++;
-            else if (ch == '"')
-                in_str = 0;
-            continue;
-        }
-        if (ch == '"') {
-            in_str = 1;
-        } else if (ch == '{' || ch == '[') {
-            depth++;
-        } else if (ch == '}' || ch == ']') {
-            depth--;
-            if (depth == 0)
-                return i + 1;
-            if (depth < 0)
-                return 0;
-        }
-    }
-    return 0;
-}
-
 static const char *find_bytes(const char *t, size_t len, const char *needle)
 {
     size_t nl = strlen(needle);
@@ -511,7 +483,7 @@ static base_err recover_truncated(const char *t, size_t len, int cap, perc_model
         }
         if (t[i] != '{')
             break;
-        size_t end = object_end(t, len, i);
+        size_t end = base_json_value_end(t, len, i);
         if (end == 0)
             break;
         cJSON *o = cJSON_ParseWithLength(t + i, end - i);

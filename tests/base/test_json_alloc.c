@@ -119,7 +119,28 @@ static void json_str(void)
     cJSON_Delete(o);
 }
 
+/* base_json_value_end of a whole string from its start. */
+static size_t vend(const char *t)
+{
+    return base_json_value_end(t, strlen(t), 0);
+}
+
+/* base_json_value_end: one past the closing bracket, strings honoured. */
+static void json_value_end(void)
+{
+    const char *t = "say {\"a\": \"}{\\\"]\", \"b\": [1, {\"c\": 2}]} and more";
+    size_t at = (size_t)(strchr(t, '{') - t);
+    size_t end = base_json_value_end(t, strlen(t), at);
+    CHECK_EQ(end, (size_t)(strstr(t, " and more") - t));
+    CHECK_EQ(vend("[1, [2]] x"), 8u);
+    CHECK_EQ(vend("{\"a\": [1, 2"), 0u); /* cut off */
+    CHECK_EQ(vend("{\"a\": \"}"), 0u);   /* the '}' is inside a string */
+    CHECK_EQ(vend("}"), 0u);             /* closes nothing */
+    CHECK_EQ(vend("{\"a\\"), 0u);        /* an escape at the very end */
+}
+
 static const check_case cases[] = {{"json_str", json_str},
+                                   {"json_value_end", json_value_end},
                                    {"hooks_installed", hooks_installed},
                                    {"thread_failures", thread_failures},
                                    {"parse_failures", parse_failures},

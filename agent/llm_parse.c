@@ -22,9 +22,9 @@
 
 #include "agent/llm.h"
 #include "base/alloc.h"
-#include "base/json_get.h"
 #include "base/buf.h"
 #include "base/json_alloc.h"
+#include "base/json_get.h"
 #include "perception/model_json.h"
 
 #define MAX_CALLS 64
@@ -74,41 +74,6 @@ void agent_llm_reply_fini(agent_llm_reply *r)
     base_free(r->calls);
     cJSON_Delete(r->message);
     memset(r, 0, sizeof *r);
-}
-
-/* The text of a content value: a string, or the text parts of an array
- * joined with newlines. *out NULL when there is none. */
-static base_err content_text(const cJSON *c, char **out)
-{
-    *out = NULL;
-    if (cJSON_IsString(c) && c->valuestring) {
-        *out = base_strdup(c->valuestring);
-        return *out ? BASE_OK : BASE_ENOMEM;
-    }
-    if (!cJSON_IsArray(c))
-        return BASE_OK;
-    base_buf b;
-    base_buf_init(&b, AGENT_LLM_BODY_MAX);
-    const cJSON *part;
-    base_err e = BASE_OK;
-    cJSON_ArrayForEach(part, c)
-    {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "text");
-        if (!cJSON_IsString(t) || !t->valuestring)
-            continue;
-        if (b.len)
-            e = base_buf_append_str(&b, "\n");
-        if (!e)
-            e = base_buf_append_str(&b, t->valuestring);
-        if (e)
-            break;
-    }
-    if (!e && b.len) {
-        *out = base_strndup((const char *)b.data, b.len);
-        e = *out ? BASE_OK : BASE_ENOMEM;
-    }
-    base_buf_fini(&b);
-    return e;
 }
 
 /* Fills call c from one tool_calls entry (or a legacy function_call). */
@@ -245,7 +210,8 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
                       ex);
         goto fail;
     }
-    if ((e = content_text(cJSON_GetObjectItemCaseSensitive(msg, "content"), &r.content)))
+    if ((e = perc_chat_content_text(cJSON_GetObjectItemCaseSensitive(msg, "content"),
+                                    AGENT_LLM_BODY_MAX, &r.content)))
         goto nomem;
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(msg, "reasoning_content");
     if (!cJSON_IsString(rs))

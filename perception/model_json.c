@@ -572,10 +572,10 @@ int perc_chat_error_message(const char *body, size_t len, char *out, size_t n)
     return found;
 }
 
-/* The text of a message content: a string, or the "text" of each part of an
- * array content joined with newlines. *out is NULL when there is none. */
-static base_err content_text(const cJSON *c, char **out)
+base_err perc_chat_content_text(const cJSON *c, size_t max, char **out)
 {
+    if (!out)
+        return BASE_EINVAL;
     *out = NULL;
     if (cJSON_IsString(c) && c->valuestring) {
         *out = base_strdup(c->valuestring);
@@ -584,7 +584,7 @@ static base_err content_text(const cJSON *c, char **out)
     if (!cJSON_IsArray(c))
         return BASE_OK;
     base_buf b;
-    base_buf_init(&b, PERC_MODEL_TEXT_MAX);
+    base_buf_init(&b, max);
     const cJSON *part;
     base_err e = BASE_OK;
     cJSON_ArrayForEach(part, c)
@@ -640,9 +640,9 @@ base_err perc_chat_reply_parse(const char *body, size_t len, char **content, int
     }
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(c0, "message");
     char *text = NULL;
-    e = content_text(cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "content")
-                                         : cJSON_GetObjectItemCaseSensitive(c0, "text"),
-                     &text);
+    const cJSON *parts = cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "content")
+                                             : cJSON_GetObjectItemCaseSensitive(c0, "text");
+    e = perc_chat_content_text(parts, PERC_MODEL_TEXT_MAX, &text);
     if (e) {
         e = base_errf(err, e, "chat reply: out of memory");
         goto done;

@@ -16,6 +16,7 @@
 #ifndef FOVEA_PERCEPTION_MODEL_JSON_H
 #define FOVEA_PERCEPTION_MODEL_JSON_H
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -73,6 +74,13 @@ void perc_model_reply_fini(perc_model_reply *r);
  * quotes the start of the body), BASE_EREMOTE, BASE_ENOMEM. Out-params are
  * untouched on failure. */
 base_err perc_chat_reply_parse(const char *body, size_t len, char **content, int *cut, char *err);
+
+/* Purpose: the text of a chat message's content: the string itself, or the
+ * "text" of each part of an array content joined with newlines (image and
+ * other parts skipped), at most max bytes. Ownership: c borrowed; *out is
+ * the caller's (base_free), NULL when there is no text. Thread: any.
+ * Errors: BASE_EINVAL (out NULL), BASE_ENOMEM (also past max). */
+base_err perc_chat_content_text(const cJSON *c, size_t max, char **out);
 
 /* Purpose: copies the endpoint's error message out of an error envelope
  * ({"error": {"message": "..."}} or {"error": "..."} or {"message": "..."})

@@ -25,21 +25,11 @@
 #include "base/buf.h"
 #include "base/json_alloc.h"
 #include "base/json_get.h"
+#include "base/text.h"
 #include "perception/model_json.h"
 
 #define MAX_CALLS 64
 #define SCAN_TRIES 64
-
-/* Up to n bytes of s as one printable line into out. */
-static void excerpt(const char *s, size_t len, char *out, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < len && k + 1 < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out[k++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
-    }
-    out[k] = '\0';
-}
 
 /* A base_malloc'd copy of a cJSON string (or NULL). */
 static char *dup_str(const cJSON *v)
@@ -116,7 +106,7 @@ static base_err read_call(const cJSON *tc, const cJSON *fn, int index, agent_llm
     if (!cJSON_IsObject(args)) {
         cJSON_Delete(args);
         char ex[80];
-        excerpt(c->arguments, strlen(c->arguments), ex, sizeof ex);
+        base_text_excerpt(c->arguments, strlen(c->arguments), ex, sizeof ex);
         c->error = BASE_EPROTO;
         snprintf(c->why, sizeof c->why, "%.60s: the arguments are not a JSON object: \"%s\"",
                  c->name, ex);
@@ -182,12 +172,12 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
         while (start < len && (body[start] == ' ' || body[start] == '\n' || body[start] == '\r'))
             start++;
         if (start < len && body[start] == '{') {
-            excerpt(body + (len > 60 ? len - 60 : 0), len > 60 ? 60 : len, ex, sizeof ex);
+            base_text_excerpt(body + (len > 60 ? len - 60 : 0), len > 60 ? 60 : len, ex, sizeof ex);
             return base_errf(err, BASE_EPROTO,
                              "model reply is cut off or broken JSON (%zu bytes, ends with \"%s\")",
                              len, ex);
         }
-        excerpt(body, len > 60 ? 60 : len, ex, sizeof ex);
+        base_text_excerpt(body, len > 60 ? 60 : len, ex, sizeof ex);
         return base_errf(err, BASE_EPROTO, "model reply is not JSON (starts with \"%s\")", ex);
     }
     agent_llm_reply r;
@@ -205,7 +195,7 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
     const cJSON *c0 = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
     const cJSON *msg = cJSON_IsObject(c0) ? cJSON_GetObjectItemCaseSensitive(c0, "message") : NULL;
     if (!cJSON_IsObject(msg)) {
-        excerpt(body, len > 60 ? 60 : len, ex, sizeof ex);
+        base_text_excerpt(body, len > 60 ? 60 : len, ex, sizeof ex);
         e = base_errf(err, BASE_EPROTO, "model reply has no choices[0].message (starts with \"%s\")",
                       ex);
         goto fail;
@@ -347,7 +337,7 @@ base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, cha
     if (oom)
         return base_errf(err, BASE_ENOMEM, "JSON answer: out of memory");
     char ex[100];
-    excerpt(text, len > 80 ? 80 : len, ex, sizeof ex);
+    base_text_excerpt(text, len > 80 ? 80 : len, ex, sizeof ex);
     if (cut)
         return base_errf(err, BASE_EPROTO, "the JSON answer is cut off (starts with \"%s\")", ex);
     return base_errf(err, BASE_EPROTO, "no JSON object in the answer (starts with \"%s\")", ex);

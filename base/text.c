@@ -107,3 +107,23 @@ int base_hex_digit(int c)
         return c - 'A' + 10;
     return -1;
 }
+
+void base_text_excerpt(const char *s, size_t len, char *out, size_t n)
+{
+    if (!out || n == 0)
+        return;
+    if (!s)
+        len = 0;
+    while (len > 0 && (*s == ' ' || (*s >= '\t' && *s <= '\r'))) {
+        s++;
+        len--;
+    }
+    while (len > 0 && (s[len - 1] == ' ' || (s[len - 1] >= '\t' && s[len - 1] <= '\r')))
+        len--;
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 1 < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[k++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c >= 0x80 ? '?' : c);
+    }
+    out[k] = '\0';
+}

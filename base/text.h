@@ -37,6 +37,14 @@ base_text_class base_text_char_class(const char *s, size_t *len);
  * nothing and returns 0. */
 size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars);
 
+/* Purpose: a short quote of untrusted bytes (a model's or a server's
+ * reply) for an error message: s[0..len) trimmed of blanks at both ends,
+ * control characters as spaces and every non-ASCII byte as '?', so the
+ * message (and the trace line it goes into) stays valid one-line text
+ * whatever the bytes were; cut to n - 1 bytes. Writes a NUL-terminated
+ * string to out (n > 0). Thread: any. Errors: none; NULL s reads as "". */
+void base_text_excerpt(const char *s, size_t len, char *out, size_t n);
+
 /* Purpose: the value of one hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'),
  * for percent-decoding (the HTTP server's paths, the secrets' URL-encoded
  * forms). Thread: any. Errors: -1 for any other byte. */

@@ -31,8 +31,9 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/json_get.h"
 #include "base/buf.h"
+#include "base/json_get.h"
+#include "base/text.h"
 
 /* How many '{' / '[' positions are tried as the start of a complete value:
  * enough for prose with a few brackets, bounded so that hostile input of
@@ -65,17 +66,6 @@ static void copy_text(char *dst, size_t dn, const char *src, size_t n)
         dst[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
     }
     dst[n] = '\0';
-}
-
-/* A short quotable excerpt of untrusted text for error messages. */
-static void excerpt(const char *s, size_t len, char *out, size_t n)
-{
-    copy_text(out, n, s, len);
-    /* A reply that is not JSON may not be text either: quote it as ASCII so
-     * the message (and the trace line it goes into) stays valid UTF-8. */
-    for (char *p = out; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
 }
 
 void perc_model_reply_fini(perc_model_reply *r)
@@ -466,7 +456,7 @@ static base_err recover_truncated(const char *t, size_t len, int cap, perc_model
     size_t i = truncated_list_start(t, len);
     char ex[48];
     if (i >= len) {
-        excerpt(t, len, ex, sizeof ex);
+        base_text_excerpt(t, len, ex, sizeof ex);
         return base_errf(err, BASE_EPROTO,
                          "model reply holds no JSON box list (starts with \"%s\")", ex);
     }
@@ -618,7 +608,7 @@ base_err perc_chat_reply_parse(const char *body, size_t len, char **content, int
     char ex[48];
     cJSON *root = cJSON_ParseWithLength(body, len);
     if (!root) {
-        excerpt(body, len, ex, sizeof ex);
+        base_text_excerpt(body, len, ex, sizeof ex);
         return base_errf(err, BASE_EPROTO,
                          "endpoint reply is not JSON (%zu bytes, starts with \"%s\")", len, ex);
     }
@@ -634,7 +624,7 @@ base_err perc_chat_reply_parse(const char *body, size_t len, char **content, int
     const cJSON *choices = cJSON_GetObjectItemCaseSensitive(root, "choices");
     const cJSON *c0 = cJSON_IsArray(choices) ? cJSON_GetArrayItem(choices, 0) : NULL;
     if (!cJSON_IsObject(c0)) {
-        excerpt(body, len, ex, sizeof ex);
+        base_text_excerpt(body, len, ex, sizeof ex);
         e = base_errf(err, BASE_EPROTO, "endpoint reply has no choices (starts with \"%s\")", ex);
         goto done;
     }
@@ -651,7 +641,7 @@ base_err perc_chat_reply_parse(const char *body, size_t len, char **content, int
         const cJSON *refusal =
             cJSON_IsObject(msg) ? cJSON_GetObjectItemCaseSensitive(msg, "refusal") : NULL;
         if (cJSON_IsString(refusal) && refusal->valuestring) {
-            excerpt(refusal->valuestring, strlen(refusal->valuestring), ex, sizeof ex);
+            base_text_excerpt(refusal->valuestring, strlen(refusal->valuestring), ex, sizeof ex);
             e = base_errf(err, BASE_EPROTO, "model refused: \"%s\"", ex);
         } else {
             e = base_errf(err, BASE_EPROTO, "endpoint reply has no message text");

@@ -50,8 +50,24 @@ static void caps(void)
     CHECK_STR(small, "\xc3\xa9");
 }
 
+/* base_text_excerpt: one ASCII line, trimmed, cut. */
+static void excerpt(void)
+{
+    char out[16];
+    const char *s = "  line\none\tcaf\xC3\xA9 \x7f ok  ";
+    base_text_excerpt(s, strlen(s), out, sizeof out);
+    CHECK_STR(out, "line one caf?? ");
+    base_text_excerpt("\xE2\x82\xAC", 2, out, sizeof out); /* a cut sequence */
+    CHECK_STR(out, "??");
+    base_text_excerpt(NULL, 5, out, sizeof out);
+    CHECK_STR(out, "");
+    base_text_excerpt("abc", 3, out, 3);
+    CHECK_STR(out, "ab");
+}
+
 static const check_case cases[] = {
     {"folds_spaces", folds_spaces},
+    {"excerpt", excerpt},
     {"caps", caps},
     {NULL, NULL},
 };

@@ -28,6 +28,7 @@
 
 #include "agent/tool.h"
 #include "base/alloc.h"
+#include "base/env.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -59,42 +60,27 @@ void agent_llm_config_init(agent_llm_config *c)
     c->max_retries = 3;
 }
 
-static const char *env2(const char *a, const char *b)
-{
-    const char *v = getenv(a);
-    if ((!v || !*v) && b)
-        v = getenv(b);
-    return v && *v ? v : NULL;
-}
-
 base_err agent_llm_config_from_env(agent_llm_config *c, char *err)
 {
     if (!c)
         return base_errf(err, BASE_EINVAL, "model config: NULL argument");
     agent_llm_config t = *c;
-    t.base_url = env2("FOVEA_LLM_BASE_URL", "OPENAI_BASE_URL");
+    t.base_url = base_env("FOVEA_LLM_BASE_URL", "OPENAI_BASE_URL");
     if (!t.base_url)
         return base_errf(err, BASE_ENOTFOUND,
                          "no model endpoint configured (set FOVEA_LLM_BASE_URL or "
                          "OPENAI_BASE_URL, and FOVEA_LLM_MODEL)");
-    t.api_key = env2("FOVEA_LLM_API_KEY", "OPENAI_API_KEY");
-    const char *m = env2("FOVEA_LLM_MODEL", "OPENAI_MODEL");
+    t.api_key = base_env("FOVEA_LLM_API_KEY", "OPENAI_API_KEY");
+    const char *m = base_env("FOVEA_LLM_MODEL", "OPENAI_MODEL");
     if (m)
         t.model = m;
-    t.planner_model = env2("FOVEA_PLANNER_MODEL", NULL);
-    t.orchestrator_model = env2("FOVEA_ORCHESTRATOR_MODEL", NULL);
-    static const char *const names[] = {"FOVEA_LLM_TIMEOUT_MS", "FOVEA_LLM_MAX_RETRIES"};
-    int *fields[] = {&t.timeout_ms, &t.max_retries};
-    for (int i = 0; i < 2; i++) {
-        const char *v = getenv(names[i]);
-        if (!v || !*v)
-            continue;
-        char *end = NULL;
-        long x = strtol(v, &end, 10);
-        if (*end || x < 0 || x > 10000000)
-            return base_errf(err, BASE_EINVAL, "%s: expected a non-negative integer", names[i]);
-        *fields[i] = (int)x;
-    }
+    t.planner_model = base_env("FOVEA_PLANNER_MODEL", NULL);
+    t.orchestrator_model = base_env("FOVEA_ORCHESTRATOR_MODEL", NULL);
+    base_err e = base_env_int("FOVEA_LLM_TIMEOUT_MS", 0, 10000000, &t.timeout_ms, err);
+    if (!e)
+        e = base_env_int("FOVEA_LLM_MAX_RETRIES", 0, 10000000, &t.max_retries, err);
+    if (e)
+        return e;
     *c = t;
     return BASE_OK;
 }

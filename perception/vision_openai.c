@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/env.h"
 #include "base/base64.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -82,52 +83,30 @@ void perc_openai_config_init(perc_openai_config *c)
     c->max_boxes = 40;
 }
 
-static const char *env2(const char *a, const char *b)
-{
-    const char *v = getenv(a);
-    if ((!v || !*v) && b)
-        v = getenv(b);
-    return v && *v ? v : NULL;
-}
-
-/* A positive integer from the environment, or def when unset; -1 on junk. */
-static int env_int(const char *name, int def)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return def;
-    char *end = NULL;
-    long x = strtol(v, &end, 10);
-    if (*end || x < 0 || x > 10000000)
-        return -1;
-    return (int)x;
-}
-
 base_err perc_openai_config_from_env(perc_openai_config *c, char *err)
 {
     if (!c)
         return base_errf(err, BASE_EINVAL, "openai config: NULL argument");
     perc_openai_config t = *c;
-    t.base_url = env2("FOVEA_OPENAI_BASE_URL", "OPENAI_BASE_URL");
+    t.base_url = base_env("FOVEA_OPENAI_BASE_URL", "OPENAI_BASE_URL");
     if (!t.base_url)
         return base_errf(err, BASE_ENOTFOUND,
                          "no vision endpoint configured (set FOVEA_OPENAI_BASE_URL or "
                          "OPENAI_BASE_URL)");
-    t.api_key = env2("FOVEA_OPENAI_API_KEY", "OPENAI_API_KEY");
-    const char *m = env2("FOVEA_VISION_MODEL", NULL);
+    t.api_key = base_env("FOVEA_OPENAI_API_KEY", "OPENAI_API_KEY");
+    const char *m = base_env("FOVEA_VISION_MODEL", NULL);
     if (m)
         t.model = m;
-    const char *f = env2("FOVEA_VISION_FALLBACK_MODEL", NULL);
+    const char *f = base_env("FOVEA_VISION_FALLBACK_MODEL", NULL);
     if (f)
         t.fallback_model = f;
     static const char *const names[] = {"FOVEA_VISION_TIMEOUT_MS", "FOVEA_VISION_MAX_RETRIES",
                                         "FOVEA_VISION_WIDTH", "FOVEA_VISION_MAX_BOXES"};
     int *fields[] = {&t.timeout_ms, &t.max_retries, &t.model_width, &t.max_boxes};
     for (int i = 0; i < 4; i++) {
-        int v = env_int(names[i], *fields[i]);
-        if (v < 0)
-            return base_errf(err, BASE_EINVAL, "%s: expected a non-negative integer", names[i]);
-        *fields[i] = v;
+        base_err e = base_env_int(names[i], 0, 10000000, fields[i], err);
+        if (e)
+            return e;
     }
     *c = t;
     return BASE_OK;

@@ -55,6 +55,12 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i);
  * -1 (after printing "fovea: NAME must be …") when v is not one. */
 int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out);
 
+/* Purpose: appends one --allow-host value to the comma-separated list
+ * (cap bytes) that agent_run_opts.allow_hosts points at. Returns 0, or -1
+ * after saying on stderr why (empty, a comma in it, the list full). Thread:
+ * the CLI's. */
+int cli_add_allow_host(char *list, size_t cap, const char *host);
+
 /* Help text for the shared options. */
 extern const char cli_browser_opts_help[];
 

@@ -264,14 +264,8 @@ int cli_cmd_run(int argc, char **argv)
         else if (strcmp(a, "--learnings") == 0)
             ro.learnings = v;
         else if (strcmp(a, "--allow-host") == 0) {
-            size_t k = strlen(allow_hosts);
-            if (!v[0] || strchr(v, ',') || k + strlen(v) + 2 > sizeof allow_hosts) {
-                fprintf(stderr, "fovea run: --allow-host: one non-empty host per flag (got "
-                                "'%.80s')\n",
-                        v);
+            if (cli_add_allow_host(allow_hosts, sizeof allow_hosts, v) < 0)
                 return 2;
-            }
-            snprintf(allow_hosts + k, sizeof allow_hosts - k, "%s%s", k ? "," : "", v);
             ro.allow_hosts = allow_hosts;
         }
         else if (strcmp(a, "--page-text") == 0) {

@@ -52,6 +52,18 @@ int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out)
     return 1;
 }
 
+int cli_add_allow_host(char *list, size_t cap, const char *host)
+{
+    size_t k = strlen(list);
+    if (!host[0] || strchr(host, ',') || k + strlen(host) + 2 > cap) {
+        fprintf(stderr, "fovea run: --allow-host: one non-empty host per flag (got '%.80s')\n",
+                host);
+        return -1;
+    }
+    snprintf(list + k, cap - k, "%s%s", k ? "," : "", host);
+    return 0;
+}
+
 int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];

@@ -196,4 +196,12 @@ base_err cascade__wait_effect(const cascade__watch *w, int ms, cascade__obs *o, 
  * vk 0 otherwise), and whether it needs Shift (cascade/keys.c). */
 void cascade__ascii_key(char c, char *code, size_t n, int *vk, int *shift);
 
+/* The params of one Input.dispatchKeyEvent (cascade/keys.c): type, key, its
+ * code and virtual key code (omitted when "" / 0), the text it types
+ * (omitted when NULL or ""), CDP modifier bits. Complete or NULL: a key
+ * event that lost its text or modifiers would be another key, so the
+ * caller sends none of the press then. The caller owns the result. */
+cJSON *cascade__key_event(const char *type, const char *key, const char *code, int vk,
+                          const char *text, int modifiers);
+
 #endif

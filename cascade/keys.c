@@ -373,11 +373,9 @@ base_err cascade_keys_parse(const char *spec, cascade_key *out, int max, int *n,
 
 /* ---------- dispatch ---------- */
 
-static cJSON *key_event(const char *type, const char *key, const char *code, int vk,
-                        const char *text, int modifiers)
+cJSON *cascade__key_event(const char *type, const char *key, const char *code, int vk,
+                          const char *text, int modifiers)
 {
-    /* Complete or NULL (dispatch_keys then sends none of the press): a
-     * key event that lost its modifiers or text is another key. */
     cJSON *pa = cJSON_CreateObject();
     if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
         !cJSON_AddStringToObject(pa, "key", key) ||
@@ -403,16 +401,17 @@ static int press_events(const cascade_key *k, cJSON **ev)
         if (!(k->modifiers & MODS[i].bit))
             continue;
         held |= MODS[i].bit;
-        ev[n++] = key_event("rawKeyDown", MODS[i].name, MODS[i].code, MODS[i].vk, NULL, held);
+        ev[n++] =
+            cascade__key_event("rawKeyDown", MODS[i].name, MODS[i].code, MODS[i].vk, NULL, held);
     }
-    ev[n++] = key_event(k->text[0] ? "keyDown" : "rawKeyDown", k->key, k->code, k->vk, k->text,
-                        held);
-    ev[n++] = key_event("keyUp", k->key, k->code, k->vk, NULL, held);
+    ev[n++] = cascade__key_event(k->text[0] ? "keyDown" : "rawKeyDown", k->key, k->code, k->vk,
+                                 k->text, held);
+    ev[n++] = cascade__key_event("keyUp", k->key, k->code, k->vk, NULL, held);
     for (int i = (int)(sizeof MODS / sizeof MODS[0]) - 1; i >= 0; i--) {
         if (!(k->modifiers & MODS[i].bit))
             continue;
         held &= ~MODS[i].bit;
-        ev[n++] = key_event("keyUp", MODS[i].name, MODS[i].code, MODS[i].vk, NULL, held);
+        ev[n++] = cascade__key_event("keyUp", MODS[i].name, MODS[i].code, MODS[i].vk, NULL, held);
     }
     return n;
 }

@@ -30,26 +30,6 @@
 
 #define BATCH 128
 
-static cJSON *key_params(const char *type, const char *key, const char *code, int vk,
-                         const char *text, int shift)
-{
-    /* Complete or NULL (the pipeline then sends nothing): a key event
-     * that lost its text or key code types another character, or none. */
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "type", type) ||
-        !cJSON_AddStringToObject(pa, "key", key) ||
-        (code && code[0] && !cJSON_AddStringToObject(pa, "code", code)) ||
-        (vk && (!cJSON_AddNumberToObject(pa, "windowsVirtualKeyCode", vk) ||
-                !cJSON_AddNumberToObject(pa, "nativeVirtualKeyCode", vk))) ||
-        (text && (!cJSON_AddStringToObject(pa, "text", text) ||
-                  !cJSON_AddStringToObject(pa, "unmodifiedText", text))) ||
-        (shift && !cJSON_AddNumberToObject(pa, "modifiers", 8))) {
-        cJSON_Delete(pa);
-        return NULL;
-    }
-    return pa;
-}
-
 static base_err oom(char *err)
 {
     return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
@@ -61,15 +41,15 @@ static int key_calls(const motion_key *k, const char **methods, cJSON **params)
     static const char *const DK = "Input.dispatchKeyEvent";
     if (k->kind == MOTION_KEY_BACKSPACE) {
         methods[0] = methods[1] = DK;
-        params[0] = key_params("rawKeyDown", "Backspace", "Backspace", 8, NULL, 0);
-        params[1] = key_params("keyUp", "Backspace", "Backspace", 8, NULL, 0);
+        params[0] = cascade__key_event("rawKeyDown", "Backspace", "Backspace", 8, NULL, 0);
+        params[1] = cascade__key_event("keyUp", "Backspace", "Backspace", 8, NULL, 0);
         return 2;
     }
     char c = k->utf8[0];
     if (k->len == 1 && (c == '\n' || c == '\r')) {
         methods[0] = methods[1] = DK;
-        params[0] = key_params("keyDown", "Enter", "Enter", 13, "\r", 0);
-        params[1] = key_params("keyUp", "Enter", "Enter", 13, NULL, 0);
+        params[0] = cascade__key_event("keyDown", "Enter", "Enter", 13, "\r", 0);
+        params[1] = cascade__key_event("keyUp", "Enter", "Enter", 13, NULL, 0);
         return 2;
     }
     if (k->len == 1 && c >= 0x20 && c < 0x7f) {
@@ -77,8 +57,8 @@ static int key_calls(const motion_key *k, const char **methods, cJSON **params)
         int vk, shift;
         cascade__ascii_key(c, code, sizeof code, &vk, &shift);
         methods[0] = methods[1] = DK;
-        params[0] = key_params("keyDown", k->utf8, code, vk, k->utf8, shift);
-        params[1] = key_params("keyUp", k->utf8, code, vk, NULL, shift);
+        params[0] = cascade__key_event("keyDown", k->utf8, code, vk, k->utf8, shift ? 8 : 0);
+        params[1] = cascade__key_event("keyUp", k->utf8, code, vk, NULL, shift ? 8 : 0);
         return 2;
     }
     /* Other Unicode (and control characters such as tab): committed text,

@@ -146,6 +146,18 @@ int agent__cascade_outcome(fovea_session *s, agent_step_record *r, base_err e,
 /* The rendered text of the page and its frames, one line per line. */
 base_err agent__page_text(fovea_session *s, base_buf *out, char *err);
 
+/* read_search.js (dom_search's script) with query q in the top document
+ * (its shadow roots and same-origin frames) and then each cross-origin
+ * frame through its session, until max matches: appends to matches a copy
+ * of each (with "index", 1-based, and for a cross-origin frame "frame_url"
+ * and "box_in_frame": true) and sets *total to all matches counted. A
+ * cross-origin frame that fails (gone meanwhile) is skipped. Errors:
+ * BASE_EINVAL when the page refused q's selector ("not a valid selector"),
+ * the top document's evaluate error (err set), BASE_ENOMEM. The caller
+ * words the failure (agent/tools_read.c). */
+base_err agent__search_frames(fovea_session *s, const cJSON *q, int max, cJSON *matches,
+                              int *total, char *err);
+
 /* Moves the hand, prefetcher and fingerprint state to np (which has the
  * fingerprint observer installed). On failure nothing changes. */
 base_err agent__move_to(fovea_session *s, cdp_page *np, char *err);

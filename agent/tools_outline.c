@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/js_read.h"
 #include "agent/outline.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
@@ -250,29 +249,6 @@ static int t_list_headings(fovea_session *s, const cJSON *a, tool_result *r)
 
 /* ---- extract_with_index ------------------------------------------------------------ */
 
-#define EX_MAX_FRAMES 16
-
-/* Runs read_search.js (the dom_search tool's script) with q in the top
- * document (session NULL) or a cross-origin frame's session. */
-static base_err search_in(fovea_session *s, const char *session, const cJSON *q, cJSON **out,
-                          char *err)
-{
-    char *a = cJSON_PrintUnformatted(q);
-    if (!a)
-        return base_errf(err, BASE_ENOMEM, "out of memory");
-    size_t n = strlen((const char *)fovea_js_read_search) + strlen(a) + 8;
-    char *expr = base_malloc(n);
-    if (!expr) {
-        cJSON_free(a);
-        return base_errf(err, BASE_ENOMEM, "out of memory");
-    }
-    snprintf(expr, n, "(%s)(%s)", (const char *)fovea_js_read_search, a);
-    cJSON_free(a);
-    base_err e = cdp_page_evaluate_in(s->page, session, 0, expr, out, 10000, err);
-    base_free(expr);
-    return e;
-}
-
 /* The vision mark on the element at xpath (top document when top), 0 = none. */
 static int mark_of(const perc_epoch *ep, const char *xpath, int top)
 {
@@ -353,57 +329,33 @@ static int t_extract_with_index(fovea_session *s, const cJSON *a, tool_result *r
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cdp_frame fr[EX_MAX_FRAMES];
-    int nf = cdp_page_frames(s->page, fr, EX_MAX_FRAMES);
-    if (nf > EX_MAX_FRAMES)
-        nf = EX_MAX_FRAMES;
     /* The top document (shadow roots and same-origin frames included by the
      * script), then each cross-origin frame through its session. */
-    for (int i = 0; i < nf || i == 0; i++) {
-        if (i > 0 && (!fr[i].oopif || !fr[i].session[0]))
-            continue;
-        char err[BASE_ERRBUF_SIZE] = "";
-        cJSON *v = NULL;
-        base_err e = search_in(s, i == 0 ? NULL : fr[i].session, q, &v, err);
-        if (e) {
-            if (strstr(err, "SyntaxError") || strstr(err, "not a valid selector")) {
-                agent__failf(&r->rec, "bad_args", "'query' is not a valid CSS selector: %.200s",
-                             query);
-                goto out;
-            }
-            if (i == 0) {
-                agent__failf(&r->rec, agent__page_ok(s) ? "error" : "page_gone",
-                             "extract_with_index: %s", err);
-                goto out;
-            }
-            continue; /* a frame that went away meanwhile */
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent__search_frames(s, q, max, all, &total, err);
+    if (e == BASE_EINVAL) {
+        agent__failf(&r->rec, "bad_args", "'query' is not a valid CSS selector: %.200s", query);
+        goto out;
+    }
+    if (e) {
+        agent__failf(&r->rec, e != BASE_ENOMEM && !agent__page_ok(s) ? "page_gone" : "error",
+                     "extract_with_index: %s", err);
+        goto out;
+    }
+    cJSON *c;
+    cJSON_ArrayForEach(c, all)
+    {
+        const char *frame_url = base_json_str(c, "frame_url", NULL);
+        int mark = mark_of(ep, jstr(c, "xpath"), !frame_url && !jstr(c, "frame")[0]);
+        if (!cJSON_AddNumberToObject(c, "mark", mark)) {
+            agent__failf(&r->rec, "error", "out of memory");
+            goto out;
         }
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "total");
-        total += cJSON_IsNumber(t) ? (int)t->valuedouble : 0;
-        cJSON *m;
-        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(v, "matches"))
-        {
-            if (shown >= max)
-                break;
-            int top = i == 0 && !jstr(m, "frame")[0];
-            int mark = mark_of(ep, jstr(m, "xpath"), top);
-            cJSON *c = cJSON_Duplicate(m, 1);
-            if (!c || !cJSON_AddNumberToObject(c, "index", shown + 1) ||
-                !cJSON_AddNumberToObject(c, "mark", mark) ||
-                (i > 0 && !cJSON_AddStringToObject(c, "frame_url", fr[i].url)) ||
-                !cJSON_AddItemToArray(all, c)) {
-                cJSON_Delete(c);
-                cJSON_Delete(v);
-                agent__failf(&r->rec, "error", "out of memory");
-                goto out;
-            }
-            ex_line(&lines, ++shown, m, mark, i > 0 ? fr[i].url : NULL);
-            base_buf_append_str(&texts, jstr(m, "text"));
-            base_buf_append_str(&texts, "\n");
-            if (shown == pick)
-                picked = c;
-        }
-        cJSON_Delete(v);
+        ex_line(&lines, ++shown, c, mark, frame_url);
+        base_buf_append_str(&texts, jstr(c, "text"));
+        base_buf_append_str(&texts, "\n");
+        if (shown == pick)
+            picked = c;
     }
     if (!total) {
         agent__failf(&r->rec, "not_found", "no visible element matches '%.120s'%s%.120s%s", query,

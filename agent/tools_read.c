@@ -392,6 +392,47 @@ static void match_line(base_buf *b, int i, const cJSON *m, const char *frame_url
     base_buf_printf(b, " xpath=%s\n", jstr(m, "xpath") ? jstr(m, "xpath") : "");
 }
 
+base_err agent__search_frames(fovea_session *s, const cJSON *q, int max, cJSON *matches,
+                              int *total, char *err)
+{
+    cdp_frame fr[MAX_FRAMES];
+    int nf = oopif_frames(s, fr, MAX_FRAMES);
+    int shown = 0;
+    *total = 0;
+    for (int i = -1; i < nf; i++) {
+        char ferr[BASE_ERRBUF_SIZE] = "";
+        cJSON *v = NULL;
+        base_err e = call_js(s, i < 0 ? NULL : fr[i].session, fovea_js_read_search, q, &v, 10000,
+                             ferr);
+        if (e) {
+            if (bad_selector(ferr))
+                return base_errf(err, BASE_EINVAL, "%s", ferr);
+            if (i < 0)
+                return base_errf(err, e, "%s", ferr);
+            continue; /* a frame that went away meanwhile */
+        }
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "total");
+        *total += cJSON_IsNumber(t) ? (int)t->valuedouble : 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(v, "matches"))
+        {
+            if (shown >= max)
+                break;
+            cJSON *c = cJSON_Duplicate(m, 1);
+            if (!c || !cJSON_AddNumberToObject(c, "index", ++shown) ||
+                (i >= 0 && (!cJSON_AddStringToObject(c, "frame_url", fr[i].url) ||
+                            !cJSON_AddBoolToObject(c, "box_in_frame", 1))) ||
+                !cJSON_AddItemToArray(matches, c)) {
+                cJSON_Delete(c);
+                cJSON_Delete(v);
+                return base_errf(err, BASE_ENOMEM, "out of memory");
+            }
+        }
+        cJSON_Delete(v);
+    }
+    return BASE_OK;
+}
+
 static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const char *text = agent__arg_str(args, "text");
@@ -407,52 +448,21 @@ static int run_dom_search(fovea_session *s, const cJSON *args, tool_result *r)
         agent__failf(&r->rec, "error", "out of memory");
         goto out;
     }
-    cdp_frame fr[MAX_FRAMES];
-    int nf = oopif_frames(s, fr, MAX_FRAMES);
-    /* The top document (with its shadow roots and same-origin frames), then
-     * each cross-origin frame, until max matches are listed. */
-    for (int i = -1; i < nf; i++) {
-        char err[BASE_ERRBUF_SIZE] = "";
-        cJSON *v = NULL;
-        base_err e = call_js(s, i < 0 ? NULL : fr[i].session, fovea_js_read_search, q, &v, 10000,
-                             err);
-        if (e) {
-            if (bad_selector(err)) {
-                agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %.200s",
-                             sel_of(q));
-                goto out;
-            }
-            if (i < 0) {
-                agent__failf(&r->rec, "error", "searching the page failed: %s", err);
-                goto out;
-            }
-            continue; /* a frame that went away meanwhile */
-        }
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "total");
-        total += cJSON_IsNumber(t) ? (int)t->valuedouble : 0;
-        cJSON *m;
-        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(v, "matches"))
-        {
-            if (shown >= max)
-                break;
-            cJSON *c = cJSON_Duplicate(m, 1);
-            if (!c || !cJSON_AddNumberToObject(c, "index", shown + 1) ||
-                (i >= 0 && (!cJSON_AddStringToObject(c, "frame_url", fr[i].url) ||
-                            !cJSON_AddBoolToObject(c, "box_in_frame", 1)))) {
-                cJSON_Delete(c);
-                cJSON_Delete(v);
-                agent__failf(&r->rec, "error", "out of memory");
-                goto out;
-            }
-            if (!cJSON_AddItemToArray(all, c)) {
-                cJSON_Delete(c);
-                cJSON_Delete(v);
-                agent__failf(&r->rec, "error", "out of memory");
-                goto out;
-            }
-            match_line(&lines, ++shown, m, i >= 0 ? fr[i].url : NULL);
-        }
-        cJSON_Delete(v);
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent__search_frames(s, q, max, all, &total, err);
+    if (e == BASE_EINVAL) {
+        agent__failf(&r->rec, "bad_args", "'selector' is not a valid CSS selector: %.200s",
+                     sel_of(q));
+        goto out;
+    }
+    if (e) {
+        agent__failf(&r->rec, "error", "searching the page failed: %s", err);
+        goto out;
+    }
+    cJSON *m;
+    cJSON_ArrayForEach(m, all)
+    {
+        match_line(&lines, ++shown, m, jstr(m, "frame_url"));
     }
     char what[300];
     snprintf(what, sizeof what, "%s%.120s%s%s%.120s%s", text ? "text \"" : "", text ? text : "",

@@ -82,9 +82,22 @@ static inline cascade_target hu_xpath(const char *xpath, const char *frame)
     return t;
 }
 
+/* 1 when the expression evaluates to true on session (NULL = the page's). */
+static inline int hu_true_in(cdp_page *p, const char *session, const char *expr)
+{
+    cJSON *v = NULL;
+    int yes = cdp_page_evaluate_in(p, session, 0, expr, &v, 2000, NULL) == BASE_OK &&
+              cJSON_IsTrue(v);
+    cJSON_Delete(v);
+    return yes;
+}
+
 /* Opens hand/frames.html (the cross-site frame on origin B) and waits up to
- * 5 s until both frames are known, the cross-site one with its own session.
- * Writes their frame ids (64 bytes each); NULL page on failure. */
+ * 5 s until both frames are known, the cross-site one with its own session,
+ * and both inner documents have loaded: their event loggers (a script at
+ * the end of inner.html) are attached, so a click cannot come before them
+ * on a loaded machine. Writes their frame ids (64 bytes each); NULL page on
+ * failure. */
 static inline cdp_page *hu_open_frames(char *same, char *cross)
 {
     char path[256], b[128];
@@ -92,20 +105,29 @@ static inline cdp_page *hu_open_frames(char *same, char *cross)
     snprintf(path, sizeof path, "/hand/frames.html?b=%s", b);
     cdp_page *p = harness_open(800, 600, 1.0, path);
     same[0] = cross[0] = '\0';
-    for (int tries = 0; p && tries < 100 && !(same[0] && cross[0]); tries++) {
+    int loaded = 0;
+    for (int tries = 0; p && tries < 100 && !(same[0] && cross[0] && loaded); tries++) {
         cdp_frame fr[16];
         int n = cdp_page_frames(p, fr, 16);
+        const char *cross_session = NULL;
         for (int i = 0; i < n && i < 16; i++) {
             if (strstr(fr[i].url, "frame=same"))
                 snprintf(same, 64, "%.63s", fr[i].id);
-            if (strstr(fr[i].url, "frame=cross") && fr[i].oopif)
+            if (strstr(fr[i].url, "frame=cross") && fr[i].oopif) {
                 snprintf(cross, 64, "%.63s", fr[i].id);
+                cross_session = fr[i].session;
+            }
         }
-        if (!(same[0] && cross[0]))
+        loaded = same[0] && cross[0] && cross_session && cross_session[0] &&
+                 hu_true_in(p, NULL,
+                            "(() => { const d = document.getElementById('same').contentDocument;"
+                            " return !!d && d.readyState === 'complete'; })()") &&
+                 hu_true_in(p, cross_session, "document.readyState === 'complete'");
+        if (!(same[0] && cross[0] && loaded))
             base_sleep_ms(50);
     }
-    if (p && !(same[0] && cross[0])) {
-        fprintf(stderr, "frames not ready (same=%s cross=%s)\n", same, cross);
+    if (p && !(same[0] && cross[0] && loaded)) {
+        fprintf(stderr, "frames not ready (same=%s cross=%s loaded=%d)\n", same, cross, loaded);
         cdp_page_close(p);
         return NULL;
     }

@@ -209,6 +209,8 @@ static void run_steps(runner *rn, agent_run_result *res, double t0)
     int i = 0, ran = 0;
     for (; i < task->n_steps && !base_interrupted(); i++) {
         ran = i + 1;
+        if (i > 0 && rn->o.think_ms > 0)
+            perc_epoch_release(agent__wait_epoch(rn->se, rn->o.think_ms));
         if (!run_step(rn, i, &rn->recs[i]))
             break;
         res->steps_done++;

@@ -69,6 +69,11 @@ typedef struct agent_run_opts {
     agent_proc_mode procedural; /* default AGENT_PROC_EPOCH */
     /* What get_outline shows by default (issue 14; the agent's --page-text). */
     int page_text;           /* AGENT_PAGE_TEXT_OUTLINE (default) or AGENT_PAGE_TEXT_FLAT */
+    /* Before each step after the first, wait up to think_ms for the vision
+     * pass the last step scheduled, as a model's time between steps would
+     * let it finish (`fovea bench steps --think MS`). The wait is not part
+     * of any step's time. 0 (default): the next step starts at once. */
+    int think_ms;
 } agent_run_opts;
 
 enum { AGENT_PAGE_TEXT_OUTLINE = 0, AGENT_PAGE_TEXT_FLAT = 1 };

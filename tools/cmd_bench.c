@@ -346,6 +346,10 @@ static void steps_usage(FILE *f)
             "                   (the vision epoch's element, checked; default), snapper\n"
             "                   (probe the box, the path before), or both (drawn per step\n"
             "                   from the seed, to compare the two in one run)\n"
+            "  --think MS       before each step, wait up to MS for the vision pass the\n"
+            "                   last step scheduled, as a model's time between steps\n"
+            "                   would (not timed; default 0: steps back to back, so a\n"
+            "                   step gates procedurally only when the pass beat it)\n"
             "  --json           one JSON object on stdout\n"
             "  --verbose        the runner's progress line per step on stderr\n");
 }
@@ -402,6 +406,8 @@ static int bench_steps(int argc, char **argv)
             bad = cli_parse_int("--warmup", v, 0, 100, &warmup) < 0;
         else if (strcmp(a, "--seed") == 0)
             bad = cli_parse_int("--seed", v, 0, 2147483647, &seed) < 0;
+        else if (strcmp(a, "--think") == 0)
+            bad = cli_parse_int("--think", v, 0, 600000, &ro.think_ms) < 0;
         else if (strcmp(a, "--procedural") == 0) {
             static const char *const modes[] = {"epoch", "snapper", "both"};
             bad = 1;

@@ -84,6 +84,10 @@ static int run_steps(const char *steps, agent_proc_mode mode, seen *s, agent_run
     o.overlays = AGENT_OVERLAYS_NONE;
     o.no_summary = 1;
     o.procedural = mode;
+    /* Each step waits for the pass the last one scheduled: back to back, a
+     * loaded machine can start every step before its pass ends, and then no
+     * step gates procedurally at all. */
+    o.think_ms = 30000;
     FILE *null = fopen("/dev/null", "w");
     o.progress = null;
     o.on_step = on_step;

@@ -15,12 +15,9 @@
 #include "agent/orchestrator.h"
 #include "agent/session_int.h"
 #include "base/alloc.h"
-#include "base/base64.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
 #include "agent/secrets.h"
-#include "perception/capture.h"
-#include "perception/som.h"
 
 #define OUTLINE_MAX 6000 /* characters of outline per observation */
 
@@ -118,59 +115,6 @@ static base_err timed_sync(goal_run *g, char *err)
 
 /* ---- observation ---------------------------------------------------------- */
 
-/* Encodes img as a JPEG data: URL (base_free), or NULL. */
-static char *jpeg_url(const perc_image *img)
-{
-    uint8_t *jpg = NULL;
-    size_t n = 0;
-    char err[BASE_ERRBUF_SIZE];
-    if (perc_image_encode_jpeg(img, 75, &jpg, &n, err) != BASE_OK)
-        return NULL;
-    static const char prefix[] = "data:image/jpeg;base64,";
-    char *u = base_malloc(sizeof prefix + base64_encoded_len(n));
-    if (u) {
-        memcpy(u, prefix, sizeof prefix - 1);
-        base64_encode(jpg, n, u + sizeof prefix - 1);
-    }
-    base_free(jpg);
-    return u;
-}
-
-/* The page's screenshot with Set-of-Marks ([Vn] boxes of the prefetched
- * epoch, the same numbers as the outline's [n]) as a JPEG data: URL
- * (base_free), or NULL. A session holding secrets sends no picture: the
- * model must not see a typed password. */
-static char *shot_url(fovea_session *s)
-{
-    if (agent_secrets_count(s->sec) > 0)
-        return NULL;
-    char err[BASE_ERRBUF_SIZE];
-    agent__schedule(s, "observation");
-    perc_epoch *ep = agent__wait_epoch(s, 5000);
-    perc_image img = {0};
-    base_err e = ep && ep->shot.px ? perc_image_alloc(&img, ep->shot.w, ep->shot.h) : BASE_ENOTFOUND;
-    for (int y = 0; !e && y < img.h; y++)
-        memcpy(img.px + (size_t)y * (size_t)img.stride,
-               ep->shot.px + (size_t)y * (size_t)ep->shot.stride, (size_t)img.w * 4);
-    if (!e) {
-        img.scale = ep->shot.scale > 0 ? ep->shot.scale : 1.0f;
-        perc_mark *marks = ep->n > 0 ? base_calloc((size_t)ep->n, sizeof *marks) : NULL;
-        int n = 0;
-        for (int i = 0; marks && i < ep->n; i++)
-            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, NULL, 0};
-        if (n > 0 && perc_som_draw(&img, marks, n, NULL, err) != BASE_OK)
-            fprintf(stderr, "fovea[agent] warn: marks not drawn: %s\n", err);
-        base_free(marks);
-    } else {
-        /* No epoch in time: a plain capture, still better than none. */
-        e = perc_capture(fovea_session_page(s), NULL, &img, NULL, err);
-    }
-    perc_epoch_release(ep);
-    char *u = e ? NULL : jpeg_url(&img);
-    perc_image_fini(&img);
-    return u;
-}
-
 /* Appends the observation (a user message) to msgs: page state, outline,
  * extra text; the screenshot as an image part when asked. */
 static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_shot, char *err)
@@ -214,7 +158,7 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
         part = NULL;
     }
     if (ok && with_shot) {
-        char *du = shot_url(g->s);
+        char *du = agent__shot_data_url(g->s);
         cJSON *img = du ? cJSON_CreateObject() : NULL;
         cJSON *iu = img ? cJSON_AddObjectToObject(img, "image_url") : NULL;
         if (iu && cJSON_AddStringToObject(img, "type", "image_url") &&

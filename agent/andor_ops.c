@@ -241,6 +241,9 @@ struct agent_andor_opctx {
     char *outline;    /* the last outline read, and at which page_moves */
     int outline_at;
     char outline_url[1024];
+    char *shot;      /* the screenshot's data: URL for --screenshot, and at which page_moves */
+    int shot_at;
+    int prompt_page; /* the last prompt built showed the page */
     char *last_action;                    /* what the last ACTION did, for the summarizer */
     char *sys[AGENT_ANDOR_OPK_COUNT + 1]; /* system messages; [COUNT] = summarize + table */
     cJSON *schema[AGENT_ANDOR_OPK_COUNT + 1];
@@ -499,6 +502,7 @@ base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
         c->o.max_steps = AGENT_GOAL_MAX_STEPS;
     agent_cand_init(&c->table);
     c->outline_at = -1;
+    c->shot_at = -1;
     c->notes = base_calloc(NOTES_MAX, sizeof *c->notes);
     c->progress = base_strdup("");
     c->observation = base_strdup("");
@@ -545,6 +549,7 @@ void agent_andor_ops_destroy(agent_andor_opctx *c)
     base_free(c->progress);
     base_free(c->observation);
     base_free(c->outline);
+    base_free(c->shot);
     base_free(c->last_action);
     for (int k = 0; k <= AGENT_ANDOR_OPK_COUNT; k++) {
         base_free(c->sys[k]);
@@ -649,6 +654,7 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
 {
     *st = AGENT_ANDOR_OP_OK;
     const char *outline = NULL, *url = NULL;
+    c->prompt_page = (what & CTX_PAGE) != 0;
     if (what & CTX_PAGE) {
         *st = observe(c, &outline, &url);
         if (*st != AGENT_ANDOR_OP_OK)
@@ -730,6 +736,43 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
 
 /* ---- one operator call ----------------------------------------------------------------------- */
 
+/* --screenshot: turns the user message (msgs' last, its content a string)
+ * into [text, image] with the page's screenshot, taken once per page state
+ * (page_moves). No picture (a secret is held, the capture failed) leaves
+ * the message as it was: the outline alone. BASE_ENOMEM only. */
+static base_err attach_shot(agent_andor_opctx *c, cJSON *msgs)
+{
+    if (c->shot_at != c->page_moves) {
+        base_free(c->shot);
+        c->shot = agent__shot_data_url(c->s);
+        c->shot_at = c->page_moves;
+    }
+    if (!c->shot)
+        return BASE_OK;
+    cJSON *m = cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1);
+    cJSON *text = m ? cJSON_DetachItemFromObjectCaseSensitive(m, "content") : NULL;
+    cJSON *content = cJSON_CreateArray(), *tp = cJSON_CreateObject(), *ip = cJSON_CreateObject();
+    cJSON *iu = ip ? cJSON_AddObjectToObject(ip, "image_url") : NULL;
+    int ok = text && cJSON_IsString(text) && content && tp && iu &&
+             cJSON_AddStringToObject(tp, "type", "text") &&
+             cJSON_AddStringToObject(tp, "text", text->valuestring) &&
+             cJSON_AddStringToObject(ip, "type", "image_url") &&
+             cJSON_AddStringToObject(iu, "url", c->shot);
+    if (ok) {
+        cJSON_AddItemToArray(content, tp);
+        cJSON_AddItemToArray(content, ip);
+        cJSON_AddItemToObject(m, "content", content);
+        cJSON_Delete(text);
+        return BASE_OK;
+    }
+    cJSON_Delete(content);
+    cJSON_Delete(tp);
+    cJSON_Delete(ip);
+    if (text)
+        cJSON_AddItemToObject(m, "content", text);
+    return BASE_ENOMEM;
+}
+
 /* Checks an answer beyond its schema and fills the operator's output; on
  * failure writes why (BASE_ERRBUF_SIZE) and leaves out empty. BASE_ENOMEM
  * stops the run. */
@@ -757,11 +800,14 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     cJSON *msgs = cJSON_CreateArray();
     char *user = utf8_dup(prompt);
     if (!msgs || !user || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
-        agent_llm_add_message(msgs, "user", user) != BASE_OK) {
+        agent_llm_add_message(msgs, "user", user) != BASE_OK ||
+        (c->o.screenshot && c->prompt_page && attach_shot(c, msgs) != BASE_OK)) {
+        c->prompt_page = 0;
         base_free(user);
         cJSON_Delete(msgs);
         return stopf(c, AGENT_GOAL_ERROR, "out of memory building the %s request", op_names[kind]);
     }
+    c->prompt_page = 0;
     base_free(user);
     for (int attempt = 0; attempt <= AGENT_ANDOR_OP_RETRIES; attempt++) {
         if (base_interrupted()) {

@@ -692,6 +692,7 @@ base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
     oo.candidates = o->candidates;
     oo.max_steps = o->max_steps > 0 ? o->max_steps : AGENT_GOAL_MAX_STEPS;
     oo.step_timeout_ms = o->step_timeout_ms;
+    oo.screenshot = o->screenshot;
     oo.on_call = on_call;
     oo.on_tool = on_tool;
     oo.user = &g;

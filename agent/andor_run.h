@@ -116,6 +116,10 @@ typedef struct agent_andor_ops_opts {
     int top_k;                  /* 0 = AGENT_CAND_TOP_K */
     int max_steps;              /* tool calls in all; 0 = AGENT_GOAL_MAX_STEPS */
     int step_timeout_ms;        /* a model call's deadline and no tool call after it; 0 = none */
+    int screenshot;             /* 1: every call that shows the page's outline (expand, repair,
+                                   update, summarize) also carries its screenshot with the
+                                   outline's [n] marks drawn, for vision models; never while
+                                   the session holds a secret */
     /* Called after every operator call (the runner's trace and progress). */
     void (*on_call)(void *user, const agent_andor_call *call);
     /* Called after every tool call an ACTION ran (rec is the tool_result's). */
@@ -163,6 +167,7 @@ typedef struct agent_andor_run_opts {
     const char *out_dir;        /* NULL = memory only */
     int max_steps;              /* tool calls; 0 = AGENT_GOAL_MAX_STEPS */
     int step_timeout_ms;
+    int screenshot;             /* as agent_andor_ops_opts.screenshot (`--screenshot`) */
     agent_andor_config tree;    /* revisions, retries, budget, completion-check scope */
     agent_cand_mode candidates;
     const char *intervene;      /* a file path, "-" = stdin, NULL = none */

@@ -182,6 +182,13 @@ void agent__schedule_until(fovea_session *s, const char *subgoal, double deadlin
  * seen at once). NULL on timeout. */
 perc_epoch *agent__wait_epoch(fovea_session *s, int timeout_ms);
 
+/* The page's screenshot with Set-of-Marks ([Vn] boxes of a fresh vision
+ * pass, the numbers get_outline shows as [n]) as a JPEG data: URL, owned
+ * by the caller (base_free); a plain capture when no pass arrives within
+ * 5 s; NULL when the session holds a secret (a model must never see a
+ * typed password) or on failure. Runner thread only. */
+char *agent__shot_data_url(fovea_session *s);
+
 /* Where the page the epoch's screenshot shows has secrets (for its overlay). */
 void agent__shot_masks(fovea_session *s, const perc_epoch *ep);
 

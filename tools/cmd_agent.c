@@ -43,7 +43,8 @@ static void agent_usage(FILE *f)
             "  --step-timeout MS  a Worker step (its model call and tool batch) may take\n"
             "                     this long; no tool call starts after it (default: none;\n"
             "                     --planner andor: a node's expansion and its action)\n"
-            "  --screenshot       the Worker also sees the page's screenshot (vision models)\n"
+            "  --screenshot       the model also sees the page's screenshot (vision models;\n"
+            "                     with --planner andor, in every call that reads the page)\n"
             "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
             "                     kill): the same task and --url; the steps done are not run\n"
             "                     again, a step that may have reached the page is looked at\n"
@@ -313,9 +314,7 @@ int cli_cmd_agent(int argc, char **argv)
             return 2;
         }
     }
-    if (andor && screenshot)
-        fprintf(stderr, "fovea run: --screenshot has no effect with --planner andor (its "
-                        "operators read the page's outline)\n");
+    ao.screenshot = screenshot;
     char *goal = NULL, *file_url = NULL;
     int w = 1280, h = 800;
     size_t wl = words ? strlen(words) : 0;

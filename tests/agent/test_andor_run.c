@@ -830,6 +830,56 @@ static void intervene_rewrite(void)
     replay_destroy(r);
 }
 
+/* --screenshot: every operator call that shows the page's outline also
+ * carries its screenshot (a JPEG with the [n] marks), taken once per page
+ * state; calls that do not read the page (the constraints, the completion
+ * check, the answer) carry none. */
+static void screenshot(void)
+{
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    script_simple(r, 0);
+    char *out = NULL, *errs = NULL;
+    int st = run("shot", "'" SIMPLE_TASK "' --url /deals.html --planner andor --screenshot", &out,
+                 &errs);
+    CHECK_MSG(st == 0, "stdout: %s\nstderr: %s", out, errs);
+    CHECK_MSG(strstr(errs, "no effect") == NULL, "%s", errs);
+    int with_page = 0, shots = 0;
+    uint8_t *first = NULL;
+    size_t first_len = 0;
+    for (int i = 0; i < replay_count(r); i++) {
+        replay_seen s;
+        CHECK_OK(replay_request(r, i, &s));
+        int page = s.prompt && strstr(s.prompt, "[ELEMENTS]") != NULL;
+        int jpeg = s.image && s.image_len > 1000 && s.image[0] == 0xFF && s.image[1] == 0xD8;
+        with_page += page;
+        shots += jpeg;
+        CHECK_MSG(page == jpeg, "request %d: page %d, image %zu bytes: %.200s", i, page,
+                  s.image_len, s.prompt ? s.prompt : "");
+        /* Expanding 1 and 1.1 look at the same page: the same picture. */
+        if (jpeg && s.prompt && strstr(s.prompt, "NODE 1 [not expanded")) {
+            first = base_malloc(s.image_len);
+            if (first)
+                memcpy(first, s.image, s.image_len);
+            first_len = s.image_len;
+        } else if (jpeg && first && strstr(s.prompt, "NODE 1.1 [not expanded")) {
+            CHECK(s.image_len == first_len && memcmp(s.image, first, first_len) == 0);
+        } else if (jpeg && first && strstr(s.prompt, "LAST ACTION: 1.1 ")) {
+            /* After the click: the deal page, a new picture. */
+            CHECK(s.image_len != first_len || memcmp(s.image, first, first_len) != 0);
+        }
+        replay_seen_fini(&s);
+    }
+    CHECK_MSG(with_page >= 4 && shots == with_page, "%d page calls, %d with a screenshot",
+              with_page, shots);
+    CHECK(first != NULL);
+    base_free(first);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 /* --intervene -: edits typed on standard input (here a file given as
  * stdin) are read between steps without blocking: a bad line is refused
  * and the run goes on; a replace of the root before its expansion changes
@@ -1250,6 +1300,7 @@ static const check_case cases[] = {
     {"constraint", constraint},
     {"intervene", intervene},
     {"intervene_stdin", intervene_stdin},
+    {"screenshot", screenshot},
     {"intervene_rewrite", intervene_rewrite},
     {"intervene_endless", intervene_endless},
     {"secrets", secrets},

@@ -88,6 +88,17 @@ base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char
 base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const char *frame_id,
                                base_point *o, char *err);
 
+/* Keys go to the frame the BROWSER holds focused, which learns of a focus
+ * change inside an out-of-process frame asynchronously: keys sent the
+ * moment the frame's own document reports its field focused can still go to
+ * the frame that had focus before. For a target in an out-of-process frame
+ * this waits (up to timeout_ms, polling) until the frame's <iframe> is its
+ * parent document's active element, which the parent learns from the
+ * browser, i.e. after the browser moved focus there. Returns 1 confirmed,
+ * 0 not confirmed in time (the caller types anyway and verifies), -1 not an
+ * out-of-process frame (nothing to wait for). Runner thread. */
+int cascade__frame_focus_wait(cascade_hand *h, const char *frame_id, int timeout_ms);
+
 /* Origin of the local root of `session` (the page session: (0,0); an
  * out-of-process iframe's session: that frame's origin). CDP DOM quads are
  * relative to it. */

@@ -460,6 +460,66 @@ base_err cascade__session_origin(cascade_hand *h, const char *session, base_poin
     return cdp_session_origin(h->page, session, 10000, o, err);
 }
 
+/* 1 when the owner element (remote object oid in session) is its
+ * document's active element, 0 otherwise or on error. */
+static int owner_active(cascade_hand *h, const char *session, const char *oid)
+{
+    cJSON *pa = cJSON_CreateObject(), *res = NULL;
+    if (!pa || !cJSON_AddStringToObject(pa, "objectId", oid) ||
+        !cJSON_AddStringToObject(pa, "functionDeclaration",
+                                 "function () { return this.ownerDocument.activeElement === this; }") ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", 1)) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    int yes = 0;
+    if (cdp_call(cdp_page_conn(h->page), session, "Runtime.callFunctionOn", pa, &res, 5000, NULL) ==
+        BASE_OK) {
+        const cJSON *r = cJSON_GetObjectItemCaseSensitive(res, "result");
+        yes = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "value"));
+    }
+    cJSON_Delete(res);
+    return yes;
+}
+
+int cascade__frame_focus_wait(cascade_hand *h, const char *frame_id, int timeout_ms)
+{
+    const char *fid = norm_frame(h, frame_id);
+    cdp_frame f, parent;
+    if (strcmp(fid, main_frame_id(h)) == 0 || !cdp_frame_find(h->page, fid, &f) || !f.oopif ||
+        !f.parent_id[0] || !cdp_frame_find(h->page, f.parent_id, &parent))
+        return -1;
+    char psess[64];
+    snprintf(psess, sizeof psess, "%s", parent.session[0] ? parent.session : cdp_page_session(h->page));
+    int node = 0;
+    if (cdp_frame_owner_node(h->page, psess, fid, 5000, &node, NULL) != BASE_OK)
+        return 0;
+    cJSON *ra = cJSON_CreateObject(), *res = NULL;
+    if (!ra || !cJSON_AddNumberToObject(ra, "backendNodeId", node)) {
+        cJSON_Delete(ra);
+        return 0;
+    }
+    if (cdp_call(cdp_page_conn(h->page), psess, "DOM.resolveNode", ra, &res, 5000, NULL) != BASE_OK) {
+        cJSON_Delete(res);
+        return 0;
+    }
+    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(res, "object");
+    const cJSON *oid = cJSON_GetObjectItemCaseSensitive(obj, "objectId");
+    int yes = 0;
+    if (cJSON_IsString(oid)) {
+        double end = base_monotime_ms() + timeout_ms;
+        while (!(yes = owner_active(h, psess, oid->valuestring)) && base_monotime_ms() < end)
+            base_sleep_ms(10);
+        cJSON *rel = cJSON_CreateObject();
+        if (rel && cJSON_AddStringToObject(rel, "objectId", oid->valuestring))
+            cdp_call(cdp_page_conn(h->page), psess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
+        else
+            cJSON_Delete(rel);
+    }
+    cJSON_Delete(res);
+    return yes;
+}
+
 /* ---------- input ---------- */
 
 /* Input.dispatchMouseEvent's params; NULL on ENOMEM, never a partial

@@ -522,6 +522,8 @@ base_err cascade_keys(cascade_hand *h, const cascade_target *t, const cascade_ke
                 (void)cascade__call(h, fid, "focusEl", a, 1, &ign, 10000, NULL);
             cJSON_Delete(ign);
         }
+        /* Keys go where the browser holds focus (cascade_int.h). */
+        (void)cascade__frame_focus_wait(h, fid, 1000);
         /* The focusing click's tier and effects stay in tried[]; the keys'
          * verdict replaces its message. */
         out->success = 0;

@@ -358,6 +358,10 @@ static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *e
     if (e)
         return e;
     c->focused = cascade__bool(prep, "focused");
+    /* In an out-of-process frame the browser must know the focus moved
+     * before keys are sent, or they go to the frame focused before. */
+    if (c->focused)
+        (void)cascade__frame_focus_wait(h, c->fid, 1000);
     const char *pv = cascade__str(prep, "value");
     c->before = base_strdup(pv ? pv : "");
     cJSON_Delete(prep);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cascade/cascade_int.h"
 #include "hand_util.h"
 #include "harness.h"
 
@@ -152,9 +153,19 @@ static void frame_typing_and_range(void)
     char err[256] = "";
     cascade_result r;
     cascade_target in = hu_xpath("/html[1]/body[1]/input[1]", cross);
+    /* The sync point typing waits for before its keys: the browser's focus
+     * in the out-of-process frame, seen as its <iframe> being the parent's
+     * active element. Not yet before anything focused it; nothing to wait
+     * for in the top document or a same-process frame. */
+    CHECK_EQ(cascade__frame_focus_wait(h, cross, 100), 0);
+    CHECK_EQ(cascade__frame_focus_wait(h, "", 100), -1);
+    CHECK_EQ(cascade__frame_focus_wait(h, same, 100), -1);
     CHECK_OK(cascade_type(h, &in, "from afar", 0, &r, err));
+    CHECK_EQ(cascade__frame_focus_wait(h, cross, 100), 1);
     CHECK_MSG(r.success, "iframe typing: %s", r.message);
-    CHECK_EQ(r.n_tried, 1); /* real keys reached the out-of-process frame */
+    /* Real keys reached the out-of-process frame. */
+    CHECK_MSG(r.n_tried == 1, "%d tiers tried, the first: tier %d, %s", r.n_tried,
+              r.tried[0].tier, r.tried[0].outcome);
     cascade_target rg = hu_xpath("/html[1]/body[1]/input[2]", cross);
     base_point none = {0, 0};
     CHECK_OK(cascade_drag(h, &rg, none, 7, 1, &r, err));

@@ -243,7 +243,6 @@ struct agent_andor_opctx {
     char outline_url[1024];
     char *shot;      /* the screenshot's data: URL for --screenshot, and at which page_moves */
     int shot_at;
-    int prompt_page; /* the last prompt built showed the page */
     char *last_action;                    /* what the last ACTION did, for the summarizer */
     char *sys[AGENT_ANDOR_OPK_COUNT + 1]; /* system messages; [COUNT] = summarize + table */
     cJSON *schema[AGENT_ANDOR_OPK_COUNT + 1];
@@ -654,7 +653,6 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
 {
     *st = AGENT_ANDOR_OP_OK;
     const char *outline = NULL, *url = NULL;
-    c->prompt_page = (what & CTX_PAGE) != 0;
     if (what & CTX_PAGE) {
         *st = observe(c, &outline, &url);
         if (*st != AGENT_ANDOR_OP_OK)
@@ -779,9 +777,10 @@ static base_err attach_shot(agent_andor_opctx *c, cJSON *msgs)
 typedef base_err (*check_fn)(agent_andor_opctx *c, const agent_andor_tree *t, int node,
                              const cJSON *answer, void *out, char *why);
 
+/* shot: the prompt shows the page, so --screenshot adds its picture. */
 static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind kind, int sys,
                                      const agent_andor_tree *t, int node, const char *prompt,
-                                     check_fn check, void *out)
+                                     int shot, check_fn check, void *out)
 {
     agent_andor_call call;
     memset(&call, 0, sizeof call);
@@ -801,13 +800,11 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     char *user = utf8_dup(prompt);
     if (!msgs || !user || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
         agent_llm_add_message(msgs, "user", user) != BASE_OK ||
-        (c->o.screenshot && c->prompt_page && attach_shot(c, msgs) != BASE_OK)) {
-        c->prompt_page = 0;
+        (c->o.screenshot && shot && attach_shot(c, msgs) != BASE_OK)) {
         base_free(user);
         cJSON_Delete(msgs);
         return stopf(c, AGENT_GOAL_ERROR, "out of memory building the %s request", op_names[kind]);
     }
-    c->prompt_page = 0;
     base_free(user);
     for (int attempt = 0; attempt <= AGENT_ANDOR_OP_RETRIES; attempt++) {
         if (base_interrupted()) {
@@ -1353,6 +1350,20 @@ static base_err check_answer(agent_andor_opctx *c, const agent_andor_tree *t, in
 
 /* ---- the operators --------------------------------------------------------------------------- */
 
+/* build_prompt (what, extra) then op_call: one operator call. */
+static agent_andor_op_status ask(agent_andor_opctx *c, agent_andor_opkind kind, int sys,
+                                 const agent_andor_tree *t, int node, unsigned what,
+                                 const char *extra, check_fn check, void *out)
+{
+    agent_andor_op_status st;
+    char *p = build_prompt(c, t, node, what, extra, &st);
+    if (!p)
+        return st;
+    st = op_call(c, kind, sys, t, node, p, (what & CTX_PAGE) != 0, check, out);
+    base_free(p);
+    return st;
+}
+
 static agent_andor_op_status op_expand(void *ctx, const agent_andor_tree *t, int node,
                                        agent_andor_edit *out)
 {
@@ -1360,15 +1371,9 @@ static agent_andor_op_status op_expand(void *ctx, const agent_andor_tree *t, int
     /* An expansion starts the engine step that may execute its action:
      * --step-timeout bounds both, as the agent loop's Worker step. */
     c->step_deadline = c->o.step_timeout_ms > 0 ? base_monotime_ms() + c->o.step_timeout_ms : 0;
-    agent_andor_op_status st;
-    char *p = build_prompt(
-        c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
-        "Expand this node.", &st);
-    if (!p)
-        return st;
-    st = op_call(c, AGENT_ANDOR_OPK_EXPAND, AGENT_ANDOR_OPK_EXPAND, t, node, p, check_expand, out);
-    base_free(p);
-    return st;
+    return ask(c, AGENT_ANDOR_OPK_EXPAND, AGENT_ANDOR_OPK_EXPAND, t, node,
+               CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
+               "Expand this node.", check_expand, out);
 }
 
 static agent_andor_op_status op_repair(void *ctx, const agent_andor_tree *t, int node,
@@ -1399,15 +1404,11 @@ static agent_andor_op_status op_repair(void *ctx, const agent_andor_tree *t, int
     base_buf_fini(&b);
     if (!extra)
         return stopf(c, AGENT_GOAL_ERROR, "out of memory building the repair prompt");
-    agent_andor_op_status st;
-    char *p = build_prompt(
-        c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE,
-        extra, &st);
+    agent_andor_op_status st =
+        ask(c, AGENT_ANDOR_OPK_REPAIR, AGENT_ANDOR_OPK_REPAIR, t, node,
+            CTX_CONSTRAINTS | CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_LOCAL | CTX_NODE, extra,
+            check_repair, out);
     base_free(extra);
-    if (!p)
-        return st;
-    st = op_call(c, AGENT_ANDOR_OPK_REPAIR, AGENT_ANDOR_OPK_REPAIR, t, node, p, check_repair, out);
-    base_free(p);
     return st;
 }
 
@@ -1415,15 +1416,9 @@ static agent_andor_op_status op_update(void *ctx, const agent_andor_tree *t, int
                                        agent_andor_edit *out)
 {
     agent_andor_opctx *c = ctx;
-    agent_andor_op_status st;
-    char *p =
-        build_prompt(c, t, node, CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_TREE | CTX_ACTION,
-                     "The node marked <- just ran. Update the tree.", &st);
-    if (!p)
-        return st;
-    st = op_call(c, AGENT_ANDOR_OPK_UPDATE, AGENT_ANDOR_OPK_UPDATE, t, node, p, check_update, out);
-    base_free(p);
-    return st;
+    return ask(c, AGENT_ANDOR_OPK_UPDATE, AGENT_ANDOR_OPK_UPDATE, t, node,
+               CTX_MEMORY | CTX_CANDIDATES | CTX_PAGE | CTX_TREE | CTX_ACTION,
+               "The node marked <- just ran. Update the tree.", check_update, out);
 }
 
 static agent_andor_op_status op_complete(void *ctx, const agent_andor_tree *t, int node, int *yes,
@@ -1432,17 +1427,12 @@ static agent_andor_op_status op_complete(void *ctx, const agent_andor_tree *t, i
     agent_andor_opctx *c = ctx;
     const agent_andor_node *n = agent_andor_node_at(t, node);
     int root = n && n->parent < 0;
-    agent_andor_op_status st;
-    char *p = build_prompt(
-        c, t, node,
-        CTX_CONSTRAINTS | CTX_MEMORY | (root ? CTX_TABLE : CTX_CANDIDATES) | CTX_LOCAL | CTX_NODE,
-        root ? "Is the whole task done (this is the root)?" : "Is this node's goal met?", &st);
-    if (!p)
-        return st;
     complete_out o = {0, why, cap};
-    st = op_call(c, AGENT_ANDOR_OPK_COMPLETE, AGENT_ANDOR_OPK_COMPLETE, t, node, p, check_complete,
-                 &o);
-    base_free(p);
+    agent_andor_op_status st = ask(
+        c, AGENT_ANDOR_OPK_COMPLETE, AGENT_ANDOR_OPK_COMPLETE, t, node,
+        CTX_CONSTRAINTS | CTX_MEMORY | (root ? CTX_TABLE : CTX_CANDIDATES) | CTX_LOCAL | CTX_NODE,
+        root ? "Is the whole task done (this is the root)?" : "Is this node's goal met?",
+        check_complete, &o);
     *yes = st == AGENT_ANDOR_OP_OK && o.yes;
     return st;
 }
@@ -1450,15 +1440,10 @@ static agent_andor_op_status op_complete(void *ctx, const agent_andor_tree *t, i
 static agent_andor_op_status op_summarize(void *ctx, const agent_andor_tree *t, int node)
 {
     agent_andor_opctx *c = ctx;
-    agent_andor_op_status st;
-    char *p = build_prompt(
-        c, t, node, CTX_CONSTRAINTS | CTX_MEMORY | CTX_TABLE | CTX_ACTION | CTX_PAGE, NULL, &st);
-    if (!p)
-        return st;
     int sys = c->keep ? AGENT_ANDOR_OPK_COUNT : AGENT_ANDOR_OPK_SUMMARIZE;
-    st = op_call(c, AGENT_ANDOR_OPK_SUMMARIZE, sys, t, node, p, check_summarize, NULL);
-    base_free(p);
-    return st;
+    return ask(c, AGENT_ANDOR_OPK_SUMMARIZE, sys, t, node,
+               CTX_CONSTRAINTS | CTX_MEMORY | CTX_TABLE | CTX_ACTION | CTX_PAGE, NULL,
+               check_summarize, NULL);
 }
 
 /* Records what an ACTION did, for the summarizer and the global update. */
@@ -1635,7 +1620,7 @@ agent_andor_op_status agent_andor_ops_start(agent_andor_opctx *c, const agent_an
         base_errf(err, BASE_ENOMEM, "%s", c->stop_why);
         return st;
     }
-    st = op_call(c, AGENT_ANDOR_OPK_CONSTRAINTS, AGENT_ANDOR_OPK_CONSTRAINTS, t, -1, p,
+    st = op_call(c, AGENT_ANDOR_OPK_CONSTRAINTS, AGENT_ANDOR_OPK_CONSTRAINTS, t, -1, p, 0,
                  check_constraints, NULL);
     base_free(p);
     if (st == AGENT_ANDOR_OP_STOP) {
@@ -1663,7 +1648,7 @@ agent_andor_op_status agent_andor_ops_answer(agent_andor_opctx *c, const agent_a
         return st;
     }
     answer_out o = {answer, cap};
-    st = op_call(c, AGENT_ANDOR_OPK_ANSWER, AGENT_ANDOR_OPK_ANSWER, t, -1, p, check_answer, &o);
+    st = op_call(c, AGENT_ANDOR_OPK_ANSWER, AGENT_ANDOR_OPK_ANSWER, t, -1, p, 0, check_answer, &o);
     base_free(p);
     if (st == AGENT_ANDOR_OP_STOP)
         base_errf(err, BASE_ECANCELED, "%s", c->stop_why);

@@ -88,6 +88,16 @@ base_err cascade__session(cascade_hand *h, const char *frame_id, char *buf, char
 base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const char *frame_id,
                                base_point *o, char *err);
 
+/* DOM.resolveNode of a backend node id in session: its remote object id
+ * into oid (n bytes), to be released with cascade__release_object. 1 on
+ * success, 0 when the node is gone or the call failed. Runner thread. */
+int cascade__resolve_node(cascade_hand *h, const char *session, int backend, char *oid, size_t n);
+
+/* Runtime.releaseObject of oid in session, best effort: without memory for
+ * the request nothing is sent and the handle lives until its world goes.
+ * Runner thread. */
+void cascade__release_object(cascade_hand *h, const char *session, const char *oid);
+
 /* Keys go to the frame the BROWSER holds focused, which learns of a focus
  * change inside an out-of-process frame asynchronously: keys sent the
  * moment the frame's own document reports its field focused can still go to

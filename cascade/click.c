@@ -269,13 +269,7 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
                          err);
         }
     }
-    /* The release is best effort: without its objectId it is not sent (the
-     * handle then lives until the world goes). */
-    cJSON *rel = cJSON_CreateObject();
-    if (rel && cJSON_AddStringToObject(rel, "objectId", oid))
-        cdp_call(cdp_page_conn(h->page), sess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
-    else
-        cJSON_Delete(rel);
+    cascade__release_object(h, sess, oid);
     cJSON_Delete(obj);
     if (e)
         return e;

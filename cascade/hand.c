@@ -460,6 +460,36 @@ base_err cascade__session_origin(cascade_hand *h, const char *session, base_poin
     return cdp_session_origin(h->page, session, 10000, o, err);
 }
 
+int cascade__resolve_node(cascade_hand *h, const char *session, int backend, char *oid, size_t n)
+{
+    cJSON *ra = cJSON_CreateObject(), *res = NULL;
+    if (!ra || !cJSON_AddNumberToObject(ra, "backendNodeId", backend)) {
+        cJSON_Delete(ra);
+        return 0;
+    }
+    int ok = 0;
+    if (cdp_call(cdp_page_conn(h->page), session, "DOM.resolveNode", ra, &res, 10000, NULL) ==
+        BASE_OK) {
+        const cJSON *id =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId");
+        ok = cJSON_IsString(id) && strlen(id->valuestring) < n;
+        if (ok)
+            snprintf(oid, n, "%s", id->valuestring);
+    }
+    cJSON_Delete(res);
+    return ok;
+}
+
+void cascade__release_object(cascade_hand *h, const char *session, const char *oid)
+{
+    cJSON *rel = cJSON_CreateObject();
+    if (!rel || !cJSON_AddStringToObject(rel, "objectId", oid)) {
+        cJSON_Delete(rel);
+        return;
+    }
+    cdp_call(cdp_page_conn(h->page), session, "Runtime.releaseObject", rel, NULL, 5000, NULL);
+}
+
 /* 1 when the owner element (remote object oid in session) is its
  * document's active element, 0 otherwise or on error. */
 static int owner_active(cascade_hand *h, const char *session, const char *oid)
@@ -494,29 +524,14 @@ int cascade__frame_focus_wait(cascade_hand *h, const char *frame_id, int timeout
     int node = 0;
     if (cdp_frame_owner_node(h->page, psess, fid, 5000, &node, NULL) != BASE_OK)
         return 0;
-    cJSON *ra = cJSON_CreateObject(), *res = NULL;
-    if (!ra || !cJSON_AddNumberToObject(ra, "backendNodeId", node)) {
-        cJSON_Delete(ra);
+    char oid[256];
+    if (!cascade__resolve_node(h, psess, node, oid, sizeof oid))
         return 0;
-    }
-    if (cdp_call(cdp_page_conn(h->page), psess, "DOM.resolveNode", ra, &res, 5000, NULL) != BASE_OK) {
-        cJSON_Delete(res);
-        return 0;
-    }
-    const cJSON *obj = cJSON_GetObjectItemCaseSensitive(res, "object");
-    const cJSON *oid = cJSON_GetObjectItemCaseSensitive(obj, "objectId");
-    int yes = 0;
-    if (cJSON_IsString(oid)) {
-        double end = base_monotime_ms() + timeout_ms;
-        while (!(yes = owner_active(h, psess, oid->valuestring)) && base_monotime_ms() < end)
-            base_sleep_ms(10);
-        cJSON *rel = cJSON_CreateObject();
-        if (rel && cJSON_AddStringToObject(rel, "objectId", oid->valuestring))
-            cdp_call(cdp_page_conn(h->page), psess, "Runtime.releaseObject", rel, NULL, 5000, NULL);
-        else
-            cJSON_Delete(rel);
-    }
-    cJSON_Delete(res);
+    double end = base_monotime_ms() + timeout_ms;
+    int yes;
+    while (!(yes = owner_active(h, psess, oid)) && base_monotime_ms() < end)
+        base_sleep_ms(10);
+    cascade__release_object(h, psess, oid);
     return yes;
 }
 

@@ -109,16 +109,6 @@ static void file_names(cascade_hand *h, const char *session, const char *oid, ch
     cJSON_Delete(res);
 }
 
-static void release(cascade_hand *h, const char *session, const char *oid)
-{
-    cJSON *rel = cJSON_CreateObject();
-    if (!rel || !cJSON_AddStringToObject(rel, "objectId", oid)) {
-        cJSON_Delete(rel); /* best effort: the handle lives until the world goes */
-        return;
-    }
-    cdp_call(cdp_page_conn(h->page), session, "Runtime.releaseObject", rel, NULL, 5000, NULL);
-}
-
 static base_err intercept(cascade_hand *h, int on, char *err)
 {
     cJSON *pa = cJSON_CreateObject();
@@ -156,26 +146,13 @@ static base_err set_files(cascade_hand *h, const char *session, const char *oid,
     if (oid) {
         file_names(h, session, oid, got, sizeof got, count);
     } else {
-        cJSON *ra = cJSON_CreateObject();
-        cJSON *res = NULL;
+        char o[256];
         got[0] = '\0';
-        *count = -1;
-        if (ra && !cJSON_AddNumberToObject(ra, "backendNodeId", backend)) {
-            cJSON_Delete(ra); /* the names stay unknown (count -1) */
-            ra = NULL;
+        *count = -1; /* the names stay unknown when the node cannot be resolved */
+        if (cascade__resolve_node(h, session, backend, o, sizeof o)) {
+            file_names(h, session, o, got, sizeof got, count);
+            cascade__release_object(h, session, o);
         }
-        if (ra) {
-            if (cdp_call(cdp_page_conn(h->page), session, "DOM.resolveNode", ra, &res, 10000,
-                         NULL) == BASE_OK) {
-                const char *o = cascade__str(cJSON_GetObjectItemCaseSensitive(res, "object"),
-                                             "objectId");
-                if (o) {
-                    file_names(h, session, o, got, sizeof got, count);
-                    release(h, session, o);
-                }
-            }
-        }
-        cJSON_Delete(res);
     }
     if (names && names_n)
         snprintf(names, names_n, "%s", got);
@@ -257,7 +234,7 @@ base_err cascade_upload(cascade_hand *h, const cascade_target *t, const char *co
         }
         if (!e) {
             e = set_files(h, sess, oid, 0, files, got, sizeof got, &count, err);
-            release(h, sess, oid);
+            cascade__release_object(h, sess, oid);
         }
         cJSON_Delete(obj);
         if (e) {

@@ -213,6 +213,9 @@ base_err agent_andor_edit_prune(agent_andor_edit *e, int node)
 {
     if (!e)
         return BASE_EINVAL;
+    for (int i = 0; i < e->n_prune; i++)
+        if (e->prune[i] == node)
+            return BASE_OK; /* named twice: pruned once */
     if (!grow((void **)&e->prune, &e->cap_prune, e->n_prune, sizeof *e->prune))
         return BASE_ENOMEM;
     e->prune[e->n_prune++] = node;

@@ -204,7 +204,8 @@ void agent_andor_edit_fini(agent_andor_edit *e);
 /* Purpose: appends a proposed child (description copied). Errors:
  * BASE_EINVAL (empty description), BASE_ENOMEM. */
 base_err agent_andor_edit_add(agent_andor_edit *e, const char *description, double score);
-/* Purpose: appends a node index to prune. Errors: BASE_ENOMEM. */
+/* Purpose: appends a node index to prune (one already listed is not added
+ * again). Errors: BASE_ENOMEM. */
 base_err agent_andor_edit_prune(agent_andor_edit *e, int node);
 /* Purpose: appends a description rewrite (text copied). Errors:
  * BASE_EINVAL, BASE_ENOMEM. */

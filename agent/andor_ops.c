@@ -1148,10 +1148,7 @@ static base_err check_repair(agent_andor_opctx *c, const agent_andor_tree *t, in
                           agent_andor_status_name(x->status));
             break;
         }
-        int dup = 0;
-        for (int m = 0; m < e->n_prune; m++)
-            dup |= e->prune[m] == k;
-        if (!dup && (r = agent_andor_edit_prune(e, k)) != BASE_OK)
+        if ((r = agent_andor_edit_prune(e, k)) != BASE_OK)
             break;
     }
     const cJSON *add = cJSON_GetObjectItemCaseSensitive(a, "add");
@@ -1213,10 +1210,7 @@ static base_err check_update(agent_andor_opctx *c, const agent_andor_tree *t, in
                           "%s holds the node that just ran: it cannot be pruned now", x->id);
             break;
         }
-        int dup = 0;
-        for (int m = 0; m < e->n_prune; m++)
-            dup |= e->prune[m] == k;
-        if (!dup && (r = agent_andor_edit_prune(e, k)) != BASE_OK)
+        if ((r = agent_andor_edit_prune(e, k)) != BASE_OK)
             break;
     }
     const cJSON *rw = NULL;

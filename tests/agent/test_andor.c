@@ -1663,6 +1663,8 @@ static void edit_helpers(void)
     CHECK_EQ(agent_andor_edit_rewrite(&e, 1, ""), BASE_EINVAL);
     CHECK_EQ(e.n_add, 40);
     CHECK_EQ(e.n_prune, 40);
+    CHECK_OK(agent_andor_edit_prune(&e, 7)); /* listed already: not again */
+    CHECK_EQ(e.n_prune, 40);
     CHECK_EQ(e.n_rewrite, 40);
     CHECK_EQ(e.rewrite_node[39], 39);
     CHECK_STR(e.rewrite_text[39], "text");

@@ -3,7 +3,6 @@
 #include "agent/agent_loop.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -92,16 +91,6 @@ static uint64_t fnv(uint64_t h, const char *s)
     for (; s && *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h;
-}
-
-static void progressf(goal_run *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progressf(goal_run *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(g->out, fmt, ap);
-    va_end(ap);
-    fflush(g->out);
 }
 
 /* The ledger's write, timed (fsync dominates the agent layer's own cost). */
@@ -293,7 +282,7 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
     g->res->calls[role]++;
     if (e) {
         trace_call(g, role, NULL, &st, err);
-        progressf(g, "call %s FAILED: %s\n", agent_llm_role_name(role), err);
+        agent__progressf(g->out, "call %s FAILED: %s\n", agent_llm_role_name(role), err);
         call_failed(g, e, err);
         return 0;
     }
@@ -305,7 +294,7 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
     double usd = g->o->budget ? agent_budget_cost(g->o->budget, &rep->usage) : -1;
     if (usd >= 0)
         snprintf(cost, sizeof cost, " $%.4f", usd);
-    progressf(g, "call %s tokens in=%ld out=%ld cached=%ld context=%zu->%zu %.0f ms%s\n",
+    agent__progressf(g->out, "call %s tokens in=%ld out=%ld cached=%ld context=%zu->%zu %.0f ms%s\n",
               agent_llm_role_name(role), rep->usage.prompt, rep->usage.completion,
               rep->usage.cached, st.tokens_before, st.tokens_after, rep->ms, cost);
     if (agent_llm_add_reply(msgs, rep) != BASE_OK) {
@@ -388,7 +377,7 @@ static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, cha
                  cJSON_IsString(v) ? v->valuestring : "");
     }
     /* The step's line: what ran, how it ended. */
-    progressf(g, "step %d worker %s %.120s %s %.0f ms%s%s\n", step, c->name, args,
+    agent__progressf(g->out, "step %d worker %s %.120s %s %.0f ms%s%s\n", step, c->name, args,
               ok ? "ok" : "FAILED", ms, ok ? "" : " reason: ", ok ? "" : r.message);
     const cJSON *sv = cJSON_GetObjectItemCaseSensitive(r.data, "value");
     const char *save_as = agent__arg_str(c->args, "save_as");
@@ -429,12 +418,12 @@ static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, cha
     if (v.level == AGENT_LOOP_STOP) {
         g->res->end = AGENT_GOAL_LOOP;
         snprintf(g->res->reason, sizeof g->res->reason, "%s", v.message);
-        progressf(g, "%s\n", v.message);
+        agent__progressf(g->out, "%s\n", v.message);
         return -1;
     }
     if (v.level != AGENT_LOOP_OK) {
         snprintf(g->nudge, sizeof g->nudge, "%s", v.message);
-        progressf(g, "  nudge: %s\n", v.message);
+        agent__progressf(g->out, "  nudge: %s\n", v.message);
     }
     if (base_interrupted()) {
         g->res->end = AGENT_GOAL_INTERRUPTED;
@@ -506,7 +495,7 @@ static int planner(goal_run *g, int claimed, char *err)
     }
     snprintf(g->guidance, sizeof g->guidance, "%s",
              cJSON_IsString(gd) ? gd->valuestring : "");
-    progressf(g, "step %d planner %s%s%.200s\n", g->step,
+    agent__progressf(g->out, "step %d planner %s%s%.200s\n", g->step,
               done ? "done" : give_up ? "gave up" : "continue", cJSON_IsString(ans) ? ": " : "",
               cJSON_IsString(ans) ? ans->valuestring : "");
     int end = 0;
@@ -575,11 +564,11 @@ static int orchestrate(goal_run *g, const char *text, const char *when, char *er
         char why[BASE_ERRBUF_SIZE] = "";
         if (agent_orch_route(&g->orch, cur, url, &d, why) != BASE_OK) {
             /* Routing is advice: the browser Worker can do any task. */
-            progressf(g, "step %d orchestrator cannot route (%s): the browser Worker goes on\n",
+            agent__progressf(g->out, "step %d orchestrator cannot route (%s): the browser Worker goes on\n",
                       g->step, why);
             return 0;
         }
-        progressf(g, "step %d orchestrator %s: %s (browser %.2f, search %.2f)\n", g->step, when,
+        agent__progressf(g->out, "step %d orchestrator %s: %s (browser %.2f, search %.2f)\n", g->step, when,
                   d.why, d.route.browser, d.route.search);
         char note[900], t[400];
         agent_secrets_scrub_copy(g->s->sec, t, sizeof t, cur);
@@ -591,7 +580,7 @@ static int orchestrate(goal_run *g, const char *text, const char *when, char *er
             agent_orch_decision_fini(&d);
             return 0;
         }
-        progressf(g, "step %d search GET %s: %zu characters\n", g->step, d.fetched,
+        agent__progressf(g->out, "step %d search GET %s: %zu characters\n", g->step, d.fetched,
                   strlen(d.text));
         g->search_text = d.text;
         g->search_from = d.fetched;
@@ -635,7 +624,7 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
             /* Every call gets its answer, run or not (the API's rule). */
             cJSON *j = cJSON_CreateObject();
             if (late && !stop)
-                progressf(g, "step %d worker %s not run: the step's %d ms are spent\n",
+                agent__progressf(g->out, "step %d worker %s not run: the step's %d ms are spent\n",
                           g->step + 1, c->name, g->o->step_timeout_ms);
             if (j && !cJSON_AddStringToObject(
                          j, "not_run",
@@ -761,7 +750,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
             }
             if (!e)
                 e = timed_sync(&g, err);
-            progressf(&g, "resume: %s\n", first);
+            agent__progressf(g.out, "resume: %s\n", first);
         }
     } else if (!e) {
         e = agent_ledger_create(oo.goal, oo.out_dir, s->sec, &g.l, err);

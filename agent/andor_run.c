@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -65,16 +64,6 @@ typedef struct andor_run {
     int irewound;          /* lines read before the file last shrank */
     char json_err[BASE_ERRBUF_SIZE]; /* the last andor.json write failure (said once) */
 } andor_run;
-
-static void progressf(andor_run *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progressf(andor_run *g, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(g->out, fmt, ap);
-    va_end(ap);
-    fflush(g->out);
-}
 
 /* Writes a trace line (scrubbed) when the run has a trace. */
 static void trace_line(andor_run *g, cJSON *j)
@@ -139,7 +128,7 @@ static void write_state(andor_run *g)
                       : BASE_ENOMEM;
     cJSON_free(text);
     if (e && strcmp(err, g->json_err) != 0) {
-        progressf(g, "andor: warn: %s\n", err);
+        agent__progressf(g->out, "andor: warn: %s\n", err);
         snprintf(g->json_err, sizeof g->json_err, "%s", err);
     }
 }
@@ -162,7 +151,7 @@ static void on_call(void *user, const agent_andor_call *c)
     char why[300] = "";
     if (!c->ok && c->why)
         agent_secrets_scrub_copy(g->s->sec, why, sizeof why, c->why);
-    progressf(g, "  op %s %s tokens in=%ld out=%ld cached=%ld est=%ld attempts=%d %.0f ms %s%s\n",
+    agent__progressf(g->out, "  op %s %s tokens in=%ld out=%ld cached=%ld est=%ld attempts=%d %.0f ms %s%s\n",
               agent_andor_opkind_name(c->kind), c->node_id && c->node_id[0] ? c->node_id : "-",
               c->usage.prompt, c->usage.completion, c->usage.cached, c->estimate, c->attempts,
               c->ms, c->ok ? "ok" : "FAILED: ", why);
@@ -192,7 +181,7 @@ static void on_tool(void *user, const tool_result *r)
     g->res->tool_ms += r->rec.total_ms;
     char msg[300];
     agent_secrets_scrub_copy(g->s->sec, msg, sizeof msg, r->message);
-    progressf(g, "  tool %s %s%s%s\n", r->rec.action[0] ? r->rec.action : "?",
+    agent__progressf(g->out, "  tool %s %s%s%s\n", r->rec.action[0] ? r->rec.action : "?",
               r->success ? "ok" : tool_reason_name(r->reason), msg[0] ? ": " : "", msg);
 }
 
@@ -337,11 +326,11 @@ static int intervene_apply(andor_run *g, const char *line)
     if (e) {
         char why[BASE_ERRBUF_SIZE];
         agent_secrets_scrub_copy(g->s->sec, why, sizeof why, err);
-        progressf(g, "andor: intervention refused (%s): %s\n", why, shown);
+        agent__progressf(g->out, "andor: intervention refused (%s): %s\n", why, shown);
         snprintf(err, sizeof err, "%s", why);
     } else {
         g->res->interventions++;
-        progressf(g, "andor: intervention %s %s applied before iteration %d\n", op,
+        agent__progressf(g->out, "andor: intervention %s %s applied before iteration %d\n", op,
                   n ? n->id : "?", agent_andor_iterations(g->t) + 1);
     }
     cJSON *tl = cJSON_CreateObject();
@@ -370,7 +359,7 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
             if (g->ioverlong)
                 continue;
             if (g->ilen >= INTERVENE_LINE_MAX) {
-                progressf(g, "andor: intervention refused: a line longer than %d bytes\n",
+                agent__progressf(g->out, "andor: intervention refused: a line longer than %d bytes\n",
                           INTERVENE_LINE_MAX);
                 g->ioverlong = 1;
                 g->ilen = 0;
@@ -394,10 +383,10 @@ static int intervene_feed(andor_run *g, const char *data, size_t n)
                 if (seen != 0)
                     agent_secrets_scrub_copy(g->s->sec, shown, sizeof shown, p);
                 if (seen > 0)
-                    progressf(g, "andor: intervention skipped (read before the file was "
+                    agent__progressf(g->out, "andor: intervention skipped (read before the file was "
                                  "rewritten): %s\n", shown);
                 else if (seen < 0)
-                    progressf(g, "andor: intervention refused (out of memory): %s\n", shown);
+                    agent__progressf(g->out, "andor: intervention refused (out of memory): %s\n", shown);
                 else
                     changed |= intervene_apply(g, p);
             }
@@ -420,7 +409,7 @@ static int intervene_poll(andor_run *g)
     if (!g->is_stdin) {
         struct stat st;
         if (fstat(g->ifd, &st) == 0 && st.st_size < g->ioff) {
-            progressf(g, "andor: the intervention file shrank: reading it again from its "
+            agent__progressf(g->out, "andor: the intervention file shrank: reading it again from its "
                          "start (lines read before are not applied again)\n");
             g->ioff = 0;
             g->ilen = 0;
@@ -595,7 +584,7 @@ static base_err run_steps(andor_run *g, char *err)
         char what[600];
         describe_event(g->t, &ev, what, sizeof what);
         agent_secrets_scrub(g->s->sec, what, sizeof what);
-        progressf(g, "iter %d node %s %s [%s, %s]: %s | tokens %ld | %.0f ms\n", ev.iter + 1,
+        agent__progressf(g->out, "iter %d node %s %s [%s, %s]: %s | tokens %ld | %.0f ms\n", ev.iter + 1,
                   n ? n->id : "?", agent_andor_state_name(ev.state),
                   n ? agent_andor_type_name(n->type) : "?",
                   n ? agent_andor_status_name(n->status) : "?", what, g->step_tokens, ms);
@@ -707,7 +696,7 @@ base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
     }
     if (!e) {
         const agent_andor_config *c = agent_andor_tree_config(g.t);
-        progressf(&g,
+        agent__progressf(g.out,
                   "andor: planner andor (completion check %s, candidates %s, revisions %d, "
                   "budget %d iterations%s%s)\n",
                   agent_andor_scope_name(c->scope), agent_cand_mode_name(o->candidates),
@@ -732,7 +721,7 @@ base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
     res->total_ms = base_monotime_ms() - t0;
     if (g.t)
         write_state(&g);
-    progressf(&g, "andor: %s after %d iterations, %d nodes, %d tool calls, %d model calls, "
+    agent__progressf(g.out, "andor: %s after %d iterations, %d nodes, %d tool calls, %d model calls, "
               "%d interventions\n",
               agent_goal_end_name(res->end), res->iterations, res->nodes, res->steps,
               res->model_calls, res->interventions);

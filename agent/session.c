@@ -27,6 +27,15 @@ void agent__copy(char *dst, size_t n, const char *src)
     snprintf(dst, n, "%s", src ? src : "");
 }
 
+void agent__progressf(FILE *f, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    fflush(f);
+}
+
 /* Schedules a vision pass that must end by deadline_ms (base_monotime_ms;
  * 0 = none): a network provider gives up then instead of holding the run. */
 void agent__schedule_until(fovea_session *se, const char *subgoal, double deadline_ms)

@@ -172,6 +172,10 @@ int agent__arg_bool(const cJSON *args, const char *key, int dflt);
 /* ---- the rest of the session's shared helpers (agent/session.c, ground.c,
  * faults.c); all on the session's thread ---------------------------------- */
 
+/* A progress line on f (a run's stderr or --progress file), flushed at once
+ * so a person watching sees each step as it ends. */
+void agent__progressf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* snprintf(dst, n, "%s", src or ""). */
 void agent__copy(char *dst, size_t n, const char *src);
 

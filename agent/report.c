@@ -105,6 +105,30 @@ static base_err load_jsonl(const char *dir, const char *name, const char *key, c
     return BASE_OK;
 }
 
+/* OUT/name, one JSON document, as run[key]. A file that is missing or
+ * unreadable is left out (the page says what it lacks); only running out of
+ * memory is an error. */
+static base_err load_json(const char *dir, const char *name, const char *key, cJSON *run,
+                          char *err)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    uint8_t *data = NULL;
+    size_t n = 0;
+    base_err e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
+    if (e == BASE_ENOMEM)
+        return base_errf(err, e, "report: out of memory reading %s", path);
+    if (e)
+        return BASE_OK;
+    cJSON *j = cJSON_ParseWithLength((const char *)data, n);
+    base_free(data);
+    if (j && !cJSON_AddItemToObject(run, key, j)) {
+        cJSON_Delete(j);
+        return base_errf(err, BASE_ENOMEM, "report: out of memory");
+    }
+    return BASE_OK;
+}
+
 /* An agent run's memory (agent/ledger.c writes it into OUT; its writers
  * scrub secrets before anything reaches disk): the step outcomes, the
  * facts as they were learnt, and the final ledger (plan, dead ends,
@@ -117,22 +141,7 @@ static base_err load_ledger(const char *dir, cJSON *run, char *err)
         e = load_jsonl(dir, "facts.jsonl", "facts", run, err);
     if (e)
         return e;
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ledger.json", dir);
-    uint8_t *data = NULL;
-    size_t n = 0;
-    e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
-    if (e == BASE_ENOMEM)
-        return base_errf(err, e, "report: out of memory reading %s", path);
-    if (e)
-        return BASE_OK; /* no ledger yet: the page says so */
-    cJSON *j = cJSON_ParseWithLength((const char *)data, n);
-    base_free(data);
-    if (j && !cJSON_AddItemToObject(run, "ledger", j)) {
-        cJSON_Delete(j);
-        return base_errf(err, BASE_ENOMEM, "report: out of memory");
-    }
-    return BASE_OK;
+    return load_json(dir, "ledger.json", "ledger", run, err); /* none yet: the page says so */
 }
 
 /* The run key of an AND/OR planner trace line's type, or NULL. */
@@ -151,22 +160,7 @@ static const char *andor_key(const char *type)
  * step, scrubbed): the plan of a run that ended without its end line. */
 static base_err load_andor_state(const char *dir, cJSON *run, char *err)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/andor.json", dir);
-    uint8_t *data = NULL;
-    size_t n = 0;
-    base_err e = base_read_file(path, &data, &n, REPORT_TRACE_MAX, NULL);
-    if (e == BASE_ENOMEM)
-        return base_errf(err, e, "report: out of memory reading %s", path);
-    if (e)
-        return BASE_OK;
-    cJSON *j = cJSON_ParseWithLength((const char *)data, n);
-    base_free(data);
-    if (j && !cJSON_AddItemToObject(run, "andor_state", j)) {
-        cJSON_Delete(j);
-        return base_errf(err, BASE_ENOMEM, "report: out of memory");
-    }
-    return BASE_OK;
+    return load_json(dir, "andor.json", "andor_state", run, err);
 }
 
 /* Reads trace.jsonl into {"task":..,"steps":[..],"end":..}. */

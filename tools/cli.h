@@ -11,6 +11,9 @@
 
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
+/* Purpose: prints `fovea run`'s help (both forms: a scripted task file and a
+ * task in words) to f. Thread: the CLI's. Errors: none reported. */
+void cli_run_usage(FILE *f);
 /* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
  * whether run's arguments name a task in words (--url, --resume, a task
  * file with a goal and no steps). */

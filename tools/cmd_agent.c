@@ -27,50 +27,6 @@
 #include "base/fs.h"
 #include "tools/cli.h"
 
-static void agent_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: fovea run \"TASK IN WORDS\" --url URL [options]\n"
-            "       fovea run GOAL.json [options]   (a task file with \"goal\" and no steps)\n\n"
-            "A model (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL; README\n"
-            "\"Models for the agent\") carries out the task through fovea's tools.\n\n"
-            "  --url URL          start page (with --site: a path in DIR)\n"
-            "  --site DIR         serve DIR on loopback\n"
-            "  --out DIR          output folder (default out/run): trace.jsonl, ledger.json,\n"
-            "                     steps.jsonl, report.html\n"
-            "  --token-budget N   hard token budget (100000 default; 100k, 1.5M; 0 = none)\n"
-            "  --max-steps N      tool calls in all (default %d)\n"
-            "  --step-timeout MS  a Worker step (its model call and tool batch) may take\n"
-            "                     this long; no tool call starts after it (default: none;\n"
-            "                     --planner andor: a node's expansion and its action)\n"
-            "  --screenshot       the model also sees the page's screenshot (vision models;\n"
-            "                     with --planner andor, in every call that reads the page)\n"
-            "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
-            "                     kill): the same task and --url; the steps done are not run\n"
-            "                     again, a step that may have reached the page is looked at\n"
-            "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
-            "                     as for scripted runs\n"
-            "  --planner loop|andor\n"
-            "                     loop (default): the Worker/Planner loop; andor: the AND/OR\n"
-            "                     tree planner (the framework keeps the plan as a tree of\n"
-            "                     subgoals and alternatives, the model expands, repairs and\n"
-            "                     checks nodes); OUT/andor.json shows the tree as it runs\n"
-            "  --candidates on|off|auto\n"
-            "                     andor: keep the candidate x constraint table (auto: when\n"
-            "                     the task names two or more constraints; default auto)\n"
-            "  --completion-check root|all|none\n"
-            "                     andor: which AND nodes the model checks before they count\n"
-            "                     as done (default root)\n"
-            "  --intervene FILE|- andor: JSON lines appended to FILE (or typed on stdin) edit\n"
-            "                     the tree between steps: {\"op\": \"inject\", \"parent\": \"1\",\n"
-            "                     \"description\": \"...\"}, {\"op\": \"replace\"|\"remove\",\n"
-            "                     \"node\": \"1.2\", ...}\n\n"
-            "Lookups go to a search worker when FOVEA_SEARCH_URL is set (an http(s) URL,\n"
-            "{q} = the query); FOVEA_ROUTE_LEARNINGS=\"dom=search:0.9,...\" prefers a worker\n"
-            "per domain (README \"Tasks in words\").\n",
-            AGENT_GOAL_MAX_STEPS);
-}
-
 /* A task file is the agent's when it has a "goal" and no "steps". */
 static int goal_file(const char *path, char **goal, char **url, int *w, int *h)
 {
@@ -188,7 +144,7 @@ int cli_cmd_agent(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            agent_usage(stdout);
+            cli_run_usage(stdout);
             return 0;
         }
         if (strcmp(a, "--no-humanize") == 0) {
@@ -217,7 +173,7 @@ int cli_cmd_agent(int argc, char **argv)
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "fovea run: unknown option or missing value: %s\n", a);
-            agent_usage(stderr);
+            cli_run_usage(stderr);
             return 2;
         }
         const char *v = argv[++i];
@@ -256,7 +212,7 @@ int cli_cmd_agent(int argc, char **argv)
             ro.allow_hosts = allow_hosts;
         } else {
             fprintf(stderr, "fovea run: unknown option %s\n", a);
-            agent_usage(stderr);
+            cli_run_usage(stderr);
             return 2;
         }
     }
@@ -334,7 +290,7 @@ int cli_cmd_agent(int argc, char **argv)
     long limit = 0;
     if (!goal || !goal[0]) {
         fprintf(stderr, "fovea run: the task in words is missing\n");
-        agent_usage(stderr);
+        cli_run_usage(stderr);
         goto out;
     }
     if (!url) {

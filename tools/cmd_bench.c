@@ -328,30 +328,35 @@ static void steps_usage(FILE *f)
     fprintf(f,
             "usage: fovea bench steps [options]\n\n"
             "Per-step latency of the engine: runs a task through the runner (gate, vision,\n"
-            "snapper, cascade) and prints the median and p90 of every stage over N steps.\n\n"
+            "snapper, cascade) and prints the median and p90 of every stage over N steps\n"
+            "(docs/bench.md).\n\n"
+            "Task:\n"
             "  --task FILE      task to run (default assets/tasks/bench.json)\n"
             "  --site DIR       folder served on loopback (default assets/site)\n"
             "  --n N            steps timed (default 24 for the bench task, one pass over\n"
             "                   any other --task); the steps after the warm-up are repeated\n"
             "                   in order until N have run\n"
             "  --warmup K       first K steps run but not timed (default 1)\n"
-            "  --vision NAME    dom (default) or openai\n"
+            "  --think MS       before each step, wait up to MS for the vision pass the\n"
+            "                   last step scheduled, as a model's time between steps\n"
+            "                   would (not timed; default 0: steps back to back, so a\n"
+            "                   step gates procedurally only when the pass beat it)\n\n"
+            "Browser:\n"
+            "  --cdp URL        attach instead of launching Chromium (default: launch)\n\n"
+            "Hand and eye:\n"
+            "  --vision NAME    dom (default), openai, pixel or pixel-dom\n"
             "  --no-humanize    straight, untimed pointer and key events (the default here)\n"
-            "  --humanize       Bezier paths and typing cadence\n"
-            "  --overlays WHICH none (default here), failures or all\n"
-            "  --out DIR        trace folder (default out/bench)\n"
-            "  --cdp URL        attach instead of launching Chromium\n"
+            "  --humanize       Bezier paths and typing cadence (default: off)\n"
             "  --seed N         seed of the cursor paths and typing (default 1)\n"
             "  --procedural P   how steps on an unchanged page find their element: epoch\n"
             "                   (the vision epoch's element, checked; default), snapper\n"
             "                   (probe the box, the path before), or both (drawn per step\n"
-            "                   from the seed, to compare the two in one run)\n"
-            "  --think MS       before each step, wait up to MS for the vision pass the\n"
-            "                   last step scheduled, as a model's time between steps\n"
-            "                   would (not timed; default 0: steps back to back, so a\n"
-            "                   step gates procedurally only when the pass beat it)\n"
-            "  --json           one JSON object on stdout\n"
-            "  --verbose        the runner's progress line per step on stderr\n");
+            "                   from the seed, to compare the two in one run)\n\n"
+            "Output:\n"
+            "  --out DIR        trace folder (default out/bench)\n"
+            "  --overlays WHICH none (default here), failures or all\n"
+            "  --json           one JSON object on stdout (default: a table)\n"
+            "  --verbose        the runner's progress line per step on stderr (default: off)\n");
 }
 
 static int bench_steps(int argc, char **argv)
@@ -640,8 +645,14 @@ int cli_cmd_bench(int argc, char **argv)
                    "       fovea bench steps [--task FILE] [--n N] [--json] ... "
                    "(fovea bench steps --help)\n\n"
                    "Prints median and p90 (ms) of the CDP round trip, each capture method and\n"
-                   "PNG/JPEG decode. --baseline CMD is run as `CMD PAGE_WS_URL REPS WARMUP` and\n"
-                   "must print \"median p90\"; fovea reports the ratio.\n");
+                   "PNG/JPEG decode, 10 warm-up calls first (docs/bench.md).\n\n"
+                   "Measurement:\n"
+                   "  --reps N         timed calls per round (5..100000, default 50)\n"
+                   "  --rounds R       rounds, the medians' median is printed (1..16, default 3)\n"
+                   "  --baseline CMD   run `CMD PAGE_WS_URL REPS WARMUP`, which must print\n"
+                   "                   \"median p90\"; fovea reports the ratio (default: none)\n\n"
+                   "Output:\n"
+                   "  --json           one JSON object on stdout (default: a table)\n\n");
             fputs(cli_browser_opts_help, stdout);
             return 0;
         } else {

@@ -20,10 +20,11 @@
 static void capture_usage(FILE *f)
 {
     fprintf(f, "usage: fovea capture (--url URL | --site DIR [--url PATH]) [options]\n\n"
-               "Opens the page in headless Chromium and writes a screenshot.\n\n"
+               "Opens the page in headless Chromium and writes a screenshot (docs/capture.md).\n\n"
+               "Output:\n"
                "  --out FILE       output file (default out/capture.png)\n"
                "  --format F       png (default) or jpeg\n"
-               "  --quality N      JPEG quality 1..100 (default 80)\n");
+               "  --quality N      JPEG quality 1..100 (default 80)\n\n");
     fputs(cli_browser_opts_help, f);
 }
 
@@ -121,8 +122,9 @@ int cli_cmd_serve(int argc, char **argv)
             if (cli_parse_int("--port", argv[++i], 0, 65535, &port) < 0)
                 return 2;
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: fovea serve DIR [--port N]\n\nServes DIR on 127.0.0.1 until "
-                   "interrupted; port 0 (default) picks a free one.\n");
+            printf("usage: fovea serve DIR [--port N]\n\n"
+                   "Serves DIR on 127.0.0.1 until interrupted; prints its URL.\n\n"
+                   "  --port N         the port (default 0: a free one)\n");
             return 0;
         } else if (!dir && argv[i][0] != '-') {
             dir = argv[i];

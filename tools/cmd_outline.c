@@ -14,16 +14,21 @@
 static void usage(FILE *f)
 {
     fprintf(f, "usage: fovea outline URL [--site DIR] [options]\n\n"
-               "Prints the page as the model reads it (the get_outline tool).\n\n"
-               "  --json           the tool's whole answer as JSON (text and counts)\n"
+               "Prints the page as the model reads it (the get_outline tool; docs/outline.md).\n"
+               "URL may also be given as --url.\n\n"
+               "Outline:\n"
                "  --mode M         outline (default) or flat (no regions, no collapsing)\n"
                "  --max-chars N    the page-text budget (default 24000 first view, 8000 "
                "same page)\n"
-               "  --steps N        read N times (1..10): later reads collapse unchanged "
-               "regions\n"
+               "  --steps N        read N times (1..10, default 1): later reads collapse\n"
+               "                   unchanged regions\n"
                "  --focus REGION   print one region in full (\"MAIN\", \"NAV:Primary\", "
                "\"#2\")\n"
-               "  --headings       print the table of contents instead\n");
+               "                   (default: the whole outline)\n"
+               "  --headings       print the table of contents instead (default: off)\n\n"
+               "Output:\n"
+               "  --json           the tool's whole answer as JSON, text and counts\n"
+               "                   (default: the text)\n\n");
     fputs(cli_browser_opts_help, f);
 }
 

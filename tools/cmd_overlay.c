@@ -25,21 +25,24 @@ static void overlay_usage(FILE *f)
 {
     fprintf(f,
             "usage: fovea overlay (--url URL | --site DIR | --shot FILE) [options]\n\n"
-            "Draws numbered Set-of-Marks boxes on a screenshot.\n\n"
-            "  --shot FILE        a PNG/JPEG screenshot instead of a live page (needs --boxes)\n"
+            "Draws numbered Set-of-Marks boxes on a screenshot (docs/overlay.md).\n\n"
+            "Input:\n"
+            "  --shot FILE        a PNG/JPEG screenshot instead of a live page (needs --boxes\n"
+            "                     or --vision pixel) (default: a live page)\n"
             "  --shot-scale F     device pixels per CSS pixel of --shot (default 1)\n"
             "  --boxes FILE       boxes JSON: [{\"x0\",\"y0\",\"x1\",\"y1\",\"label\",\"id\"}] in CSS px,\n"
             "                     or {\"boxes\":[{\"box\":[ymin,xmin,ymax,xmax]}]} (see --norm)\n"
-            "                     (live pages default to their interactive elements)\n"
+            "                     (default: a live page's visible interactive elements)\n"
             "  --vision NAME      mark what provider NAME detects: dom, openai, pixel or\n"
-            "                     pixel-dom\n"
-            "                     (pixel also works on --shot without --boxes); the boxes\n"
-            "                     are listed on stderr\n"
+            "                     pixel-dom (pixel also works on --shot without --boxes);\n"
+            "                     the boxes are listed on stderr (default: none)\n"
             "  --norm WxH         \"box\" values are 0..1000 of a WxH CSS viewport\n"
+            "                     (default: CSS px)\n\n"
+            "Output:\n"
             "  --out FILE         marked PNG (default out/overlay.png)\n"
-            "  --model-view FILE  also write the model-bound JPEG (q80)\n"
+            "  --model-view FILE  also write the model-bound JPEG, q80 (default: none)\n"
             "  --model-width N    model input width (default 1024)\n"
-            "  --labels plain     draw \"12\" instead of \"[V12]\"\n");
+            "  --labels plain     draw \"12\" instead of \"[V12]\" (default: [V12])\n\n");
     fputs(cli_browser_opts_help, f);
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/agent_loop.h"
 #include "agent/run.h"
 #include "agent/tool.h"
 #include "perception/vision.h"
@@ -26,38 +27,91 @@
 #include "base/interrupt.h"
 #include "tools/cli.h"
 
-static void run_usage(FILE *f)
+void cli_run_usage(FILE *f)
 {
     fprintf(f,
-            "usage: fovea run TASK.json [options]\n\n"
-            "Runs a scripted task (a URL, a viewport and steps: click, type, select, scroll,\n"
-            "drag, wait_for, assert_text, extract) through vision, the snapper and the\n"
-            "click cascade, and writes OUT/trace.jsonl, OUT/steps/NNN.png, OUT/report.html.\n\n"
-            "  --site DIR       serve DIR on loopback; the task's url is a path in it\n"
-            "  --cdp URL        attach to a running browser instead of launching Chromium\n"
-            "  --target T       with --cdp: run on that existing tab (target id or URL\n"
-            "                   substring) as it is: the task's url is not opened, the\n"
-            "                   tab keeps its viewport and stays open afterwards\n"
-            "  --vision NAME    dom (default), openai (FOVEA_OPENAI_BASE_URL, ...), pixel\n"
-            "                   (boxes from the screenshot alone, labels by Tesseract OCR)\n"
-            "                   or pixel-dom (pixel's boxes named by their elements)\n"
-            "  --out DIR        output folder (default out/run)\n"
-            "  --no-humanize    straight, untimed pointer and key events\n"
-            "  --allow-untrusted  let the click cascade fall back to a scripted el.click()\n"
-            "                   (tier 3; never on domains the learnings mark bot-protected)\n"
-            "  --allow-scripts  let steps run page JavaScript (evaluate_script, run_script)\n"
-            "  --learnings FILE per-domain learnings: which tier worked where; later clicks\n"
-            "                   on that domain start at the best tier (file written atomically)\n"
-            "  --allow-host H   navigate/open_tab may also go to host H (and its subdomains;\n"
-            "                   H:PORT for one port; '*' = anywhere but search engines);\n"
-            "                   repeatable. Default: the start page's site and a small\n"
-            "                   sign-in/CDN safe-list (README \"Navigation guards\")\n"
-            "  --headful        show the browser window\n"
-            "  --seed N         seed of the cursor paths and typing (default 1)\n"
-            "  --page-text MODE what get_outline shows by default: outline (landmarks,\n"
-            "                   headings, [n] = [Vn], unchanged regions collapsed) or flat\n"
-            "  --overlays WHICH all (default), failures or none: which steps get\n"
-            "                   OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n");
+            "usage: fovea run TASK.json [options]                  a scripted task (steps)\n"
+            "       fovea run \"TASK IN WORDS\" --url URL [options]  a task in words, done by a model\n"
+            "       fovea run GOAL.json [options]                  a task file with \"goal\", no \"steps\"\n\n"
+            "A scripted task (a URL, a viewport and steps: every tool of `fovea tools` is a\n"
+            "step verb) runs through vision, the snapper and the click cascade. A task in\n"
+            "words is carried out by a model (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY,\n"
+            "FOVEA_LLM_MODEL; docs/models.md) through the same tools. Either form writes\n"
+            "OUT/trace.jsonl and OUT/report.html (docs/run.md, docs/agent.md).\n\n");
+    /* One call per group: a single literal would pass C's 4095-byte limit. */
+    fputs("Browser:\n"
+          "  --site DIR         serve DIR on loopback; the task's url is a path in it\n"
+          "                     (default: none, the url must be absolute)\n"
+          "  --url URL          task in words: the start page (with --site: a path in DIR)\n"
+          "  --cdp URL          attach to a running browser (ws://... or http://host:port)\n"
+          "                     instead of launching Chromium (default: launch)\n"
+          "  --target T         scripted, with --cdp: run on that existing tab (target id\n"
+          "                     or URL substring) as it is: the task's url is not opened,\n"
+          "                     the tab keeps its viewport and stays open (default: none)\n"
+          "  --headful          show the browser window (default: headless)\n\n"
+          "Hand and eye:\n"
+          "  --vision NAME      dom (default), openai (FOVEA_OPENAI_BASE_URL, ...), pixel\n"
+          "                     (boxes from the screenshot alone, labels by Tesseract OCR)\n"
+          "                     or pixel-dom (pixel's boxes named by their elements)\n"
+          "  --no-humanize      straight, untimed pointer and key events (default: human)\n"
+          "  --seed N           scripted: seed of the cursor paths and typing (default 1)\n"
+          "  --allow-untrusted  scripted: let the click cascade fall back to a scripted\n"
+          "                     el.click() (tier 3; never on domains the learnings mark\n"
+          "                     bot-protected) (default: off)\n"
+          "  --learnings FILE   scripted: per-domain learnings, which tier worked where;\n"
+          "                     later clicks there start at the best tier (default: none)\n\n",
+          f);
+    fputs("Guards:\n"
+          "  --allow-scripts    let steps run page JavaScript (evaluate_script,\n"
+          "                     run_script) (default: off, such steps are refused)\n"
+          "  --allow-host H     navigate/open_tab may also go to host H (and its\n"
+          "                     subdomains; H:PORT for one port; '*' = anywhere but search\n"
+          "                     engines); repeatable. Default: the start page's site and a\n"
+          "                     small sign-in/CDN safe-list (docs/navigation.md)\n\n"
+          "Scripted task:\n"
+          "  --page-text MODE   what get_outline shows by default: outline (default:\n"
+          "                     landmarks, headings, [n] = [Vn], unchanged regions\n"
+          "                     collapsed) or flat\n\n",
+          f);
+    fprintf(f,
+            "Task in words (the agent):\n"
+            "  --token-budget N   hard token budget (default 100000, or FOVEA_TOKEN_BUDGET;\n"
+            "                     100k, 1.5M accepted; 0 = none)\n"
+            "  --max-steps N      tool calls in all (default %d)\n"
+            "  --step-timeout MS  a Worker step (its model call and tool batch) may take\n"
+            "                     this long; no tool call starts after it (default: none;\n"
+            "                     --planner andor: a node's expansion and its action)\n"
+            "  --screenshot       the model also sees the page's screenshot with its [Vn]\n"
+            "                     marks (vision models; default: the outline only)\n"
+            "  --resume DIR       continue the run in DIR from its ledger (after a crash or\n"
+            "                     a kill): the same task and --url; the steps done are not\n"
+            "                     run again, a step that may have reached the page is\n"
+            "                     looked at first (default: a new run; not with andor)\n"
+            "  --planner NAME     loop (default): the Worker/Planner loop; andor: the AND/OR\n"
+            "                     tree planner (the program keeps the plan as a tree, the\n"
+            "                     model expands, repairs and checks nodes; OUT/andor.json)\n\n",
+            AGENT_GOAL_MAX_STEPS);
+    fputs("AND/OR planner (--planner andor):\n"
+          "  --candidates MODE  on, off or auto: keep the candidate x constraint table\n"
+          "                     (default auto: when the task names two or more constraints)\n"
+          "  --completion-check SCOPE\n"
+          "                     root (default), all or none: which AND nodes the model\n"
+          "                     checks before they count as done\n"
+          "  --intervene FILE   JSON lines appended to FILE (or typed on stdin with -) edit\n"
+          "                     the tree between steps: {\"op\": \"inject\", \"parent\": \"1\",\n"
+          "                     \"description\": \"...\"}, {\"op\": \"replace\"|\"remove\",\n"
+          "                     \"node\": \"1.2\", ...} (default: none)\n\n"
+          "Output:\n"
+          "  --out DIR          output folder (default out/run): trace.jsonl, report.html,\n"
+          "                     steps/NNN.png; a task in words also ledger.json, steps.jsonl\n"
+          "  --overlays WHICH   scripted: all (default), failures or none: which steps get\n"
+          "                     OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n\n"
+          "Environment: FOVEA_SEARCH_URL (a search worker for lookups, {q} = the query),\n"
+          "FOVEA_ROUTE_LEARNINGS (\"dom=search:0.9,...\": a worker per domain), FOVEA_PRICE_IN,\n"
+          "FOVEA_PRICE_OUT, FOVEA_PRICE_CACHED (dollars per million tokens).\n"
+          "Exit status: 0 done, 1 a step failed or the task did not end done, 2 usage or\n"
+          "task-file error, 128 + N on signal N (130 for Ctrl-C).\n",
+          f);
 }
 
 /* Appends "xo=<origin>" (percent-encoded) to url's query. */
@@ -217,7 +271,7 @@ int cli_cmd_run(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            run_usage(stdout);
+            cli_run_usage(stdout);
             return 0;
         }
         if (strcmp(a, "--no-humanize") == 0) {
@@ -247,7 +301,7 @@ int cli_cmd_run(int argc, char **argv)
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "fovea run: unknown option or missing value: %s\n", a);
-            run_usage(stderr);
+            cli_run_usage(stderr);
             return 2;
         }
         const char *v = argv[++i];
@@ -288,12 +342,12 @@ int cli_cmd_run(int argc, char **argv)
                 return 2;
         } else {
             fprintf(stderr, "fovea run: unknown option %s\n", a);
-            run_usage(stderr);
+            cli_run_usage(stderr);
             return 2;
         }
     }
     if (!task_path) {
-        run_usage(stderr);
+        cli_run_usage(stderr);
         return 2;
     }
     if (!perc_vision_name_known(ro.vision)) {

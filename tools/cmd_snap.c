@@ -49,13 +49,16 @@ static void snap_usage(FILE *f)
             "line per request on stdout: the point, the element (tag, text, name, xpath,\n"
             "frame), the phase and score parts and the hit-target verdict, or\n"
             "{\"abstain\":true,\"why\":...}; a malformed line gets {\"error\":...}; blank\n"
-            "lines are skipped. EOF ends it (adopted tabs stay open).\n\n"
+            "lines are skipped. EOF ends it (adopted tabs stay open). docs/snap.md.\n\n"
+            "Answers:\n"
             "  --click          also click the element through the cascade and return the\n"
-            "                   tool result (a request's \"click\" overrides)\n"
-            "  --no-humanize    straight, untimed pointer events for --click\n"
-            "  --allow-untrusted  let the cascade fall back to el.click() (tier 3)\n"
+            "                   tool result (a request's \"click\" overrides; default: off)\n"
             "  --no-verify      skip the hit-target check of answers without a click\n"
-            "                   (one evaluate less per request)\n");
+            "                   (one evaluate less per request; default: check)\n\n"
+            "Hand (with --click):\n"
+            "  --no-humanize    straight, untimed pointer events (default: human)\n"
+            "  --allow-untrusted  let the cascade fall back to el.click() (tier 3;\n"
+            "                   default: off)\n\n");
     fputs(cli_browser_opts_help, f);
 }
 

@@ -11,8 +11,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [NAME]\n"
-               "  lists the tools task files and models call (NAME: one tool's schema)\n");
+    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [NAME]\n\n"
+               "Lists the tools task files and models call, one line each with its arguments\n"
+               "(* = required); NAME prints one tool's JSON Schema (docs/tools.md).\n\n"
+               "  --json           the OpenAI \"tools\" array the agent sends (default: one\n"
+               "                   line per tool)\n"
+               "  --allow-scripts  with --json: include the opt-in tools that run page\n"
+               "                   JavaScript (evaluate_script, run_script; default: left\n"
+               "                   out; the list shows them, marked opt-in)\n");
 }
 
 /* "target*, verb, expect_effect" (* = required). */

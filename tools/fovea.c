@@ -17,7 +17,8 @@ static const struct {
     int (*fn)(int argc, char **argv);
     const char *help;
 } commands[] = {
-    {"run", cli_cmd_run, "run a scripted task (JSON) through vision, snapper and cascade"},
+    {"run", cli_cmd_run, "run a task file (JSON steps), or a task in words for a model "
+                         "(\"TASK\" --url URL)"},
     {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
     {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
@@ -34,7 +35,8 @@ static void usage(FILE *f)
     fprintf(f, "usage: fovea <command> [options]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-    fprintf(f, "\n`fovea <command> --help` describes a command's options.\n"
+    fprintf(f, "\n`fovea <command> --help` lists every option of a command with its default;\n"
+               "docs/ in the source tree has a page per command.\n"
                "Environment: FOVEA_CHROMIUM (browser binary), FOVEA_TRACE (e.g. all,-motion).\n");
 }
 

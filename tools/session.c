@@ -18,14 +18,15 @@
 #include "perception/kit.h"
 
 const char cli_browser_opts_help[] =
+    "Browser:\n"
     "  --url URL        page to open (with --site: a path inside the site, default /)\n"
     "  --site DIR       serve DIR on 127.0.0.1 (random port) and open it\n"
     "  --cdp ENDPOINT   attach to a running browser (ws://… or http://host:port)\n"
-    "                   instead of launching Chromium\n"
+    "                   instead of launching Chromium (default: launch)\n"
     "  --width N        viewport width in CSS px (default 1280)\n"
     "  --height N       viewport height in CSS px (default 800)\n"
     "  --scale F        device scale factor (default 1)\n"
-    "  --headful        show the browser window\n"
+    "  --headful        show the browser window (default: headless)\n"
     "  --target T       with --cdp: the existing tab to use, by target id or a\n"
     "                   substring of its URL (default without --url: the first\n"
     "                   page tab); its viewport is left as it is and the tab\n"

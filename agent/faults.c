@@ -1,8 +1,7 @@
 /* agent/faults.c: what a call caused besides its own result — the
  * JavaScript dialogs the page showed, a tab it opened (followed), a tab
  * that closed itself, a page that crashed or stopped answering — named
- * after every call, whatever the tool (README "When the page or the
- * endpoint fails"). */
+ * after every call, whatever the tool (docs/faults.md). */
 #include <string.h>
 
 #include "agent/session_int.h"

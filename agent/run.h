@@ -62,7 +62,7 @@ typedef struct agent_run_opts {
     void *on_step_user;
     /* The tool layer's switches (agent/tool.h). */
     int allow_scripts;       /* evaluate_script / run_script allowed (default 0: refused as blocked) */
-    /* Navigation guards (README "Navigation guards"): hosts a session may
+    /* Navigation guards (docs/navigation.md): hosts a session may
      * navigate to besides the start page's site (comma-separated, "*" =
      * anywhere), NULL = the start site and the built-in safe-list only. */
     const char *allow_hosts;

@@ -61,7 +61,7 @@ static const struct {
     {"cmd_capture.c", "capture|serve"}, /* both commands live there */
     {"cmd_bench.c", "bench|bench steps"},
     {"fovea.c", ""},
-    {"session.c", NULL},                 /* the browser options: see below */
+    {"session.c", NULL},                /* the browser options: see below */
     {"signals.c", NULL},
 };
 

@@ -3,9 +3,10 @@
  *
  * The options a command accepts are read from the source of its parser:
  * every C string literal in tools/<file>.c whose whole text is an option
- * ("--max-steps", "-h") is one, since the parsers compare argv against such
- * literals (strcmp, flag tables, cli_parse_int's name). Help text never is a
- * bare option literal: it is a sentence or a column row. So a new
+ * ("--max-steps", "-h", or "--name=" for --name=VALUE) is one, since the
+ * parsers compare argv against such literals (strcmp, flag tables,
+ * cli_parse_int's name). Help text never is a bare option literal: it is a
+ * sentence or a column row. So a new
  * `strcmp(a, "--cdp-header")` with no help line fails here, whoever adds it;
  * that is the point. Comments are skipped.
  *
@@ -119,8 +120,12 @@ static void scan_source(const char *src, opt_list *out)
                     p++;
                 p++;
             }
-            if (q == '"' && is_option(start, (size_t)(p - start)))
-                opt_add(out, start, (size_t)(p - start));
+            size_t n = (size_t)(p - start);
+            /* "--name=" (a parser that reads --name=VALUE) is the option --name. */
+            if (q == '"' && n > 3 && start[n - 1] == '=')
+                n--;
+            if (q == '"' && is_option(start, n))
+                opt_add(out, start, n);
             if (*p)
                 p++;
         } else {
@@ -282,15 +287,17 @@ static void scanner(void)
         "    static const char *const flags[] = {\"--flag-a\", \"-q\"};\n"
         "    char c = '\"';\n"
         "    if (strcmp(a, \"--with-value\") == 0) return 1;\n"
+        "    if (strncmp(a, \"--eq=\", 5) == 0) return 2;\n"
         "    return cli_parse_int(\"--n\", a, 1, 2, 0) + (c == '-') + (flags[0] != 0);\n"
         "}\n";
     opt_list l;
     scan_source(src, &l);
-    CHECK_EQ(l.n, 4);
+    CHECK_EQ(l.n, 5);
     CHECK(strcmp(l.name[0], "--flag-a") == 0);
     CHECK(strcmp(l.name[1], "-q") == 0);
     CHECK(strcmp(l.name[2], "--with-value") == 0);
-    CHECK(strcmp(l.name[3], "--n") == 0);
+    CHECK(strcmp(l.name[3], "--eq") == 0);
+    CHECK(strcmp(l.name[4], "--n") == 0);
 }
 
 static void word_match(void)

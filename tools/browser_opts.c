@@ -1,4 +1,4 @@
-/* tools/session.c: the browser set-up shared by CLI subcommands.
+/* tools/browser_opts.c: the browser set-up shared by CLI subcommands.
  *
  * Every command that looks at a page accepts the same options (--url,
  * --site, --cdp, --width, --height, --scale, --headful) and goes through

@@ -1,5 +1,5 @@
 /* bench/bench_memory.c: live-context tokens over a 50-step synthetic agent
- * conversation, naive accumulation against the memory hook (agent/evict.h,
+ * conversation, naive accumulation against the memory hook (agent/plan/evict.h,
  * Algorithm 3), both curves from one run, plus the hook's cost per step.
  *
  * The conversation is tests/agent/synth_convo.h's (a state block, a 40-60
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/evict.h"
+#include "agent/plan/evict.h"
 #include "model/tokens.h"
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_alloc.h"

@@ -1,5 +1,5 @@
 /* tests/agent/synth_convo.h: a synthetic agent conversation in the message
- * conventions of agent/evict.h, for test_evict and bench/bench_memory.
+ * conventions of agent/plan/evict.h, for test_evict and bench/bench_memory.
  *
  * Each step appends what a vision-first agent loop sends and receives: a
  * user observation (a SESSION_STATE block, an ELEMENTS list of 40-60 [Vn]

@@ -1,4 +1,4 @@
-/* tests/agent/test_agent_loop.c: the agent loop (agent/agent_loop.c) as a
+/* tests/agent/test_agent_loop.c: the agent loop (agent/plan/goal.c) as a
  * user runs it: `fovea run "TASK" --url /index.html --site assets/site`, the
  * built binary on the demo site in a real headless Chromium.
  *
@@ -47,7 +47,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/evict.h"
+#include "agent/plan/evict.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/secrets.h"
-#include "agent/trace.h"
+#include "agent/session/secrets.h"
+#include "agent/session/trace.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "check.h"

@@ -1,4 +1,4 @@
-/* tests/agent/test_andor.c: the AND/OR tree engine (agent/andor.h), pure.
+/* tests/agent/test_andor.c: the AND/OR tree engine (agent/plan/andor.h), pure.
  *
  * The operators are deterministic and scripted per node id (see `sc_rule`):
  * what each expansion answers, each execute attempt's outcome, each
@@ -28,7 +28,7 @@
  */
 #include "check.h"
 
-#include "agent/andor.h"
+#include "agent/plan/andor.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/json_alloc.h"

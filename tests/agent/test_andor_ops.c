@@ -1,5 +1,5 @@
 /* tests/agent/test_andor_ops.c: the model-backed operators of the AND/OR
- * planner (agent/andor_ops.c, agent/andor_run.h) on a real page.
+ * planner (agent/plan/andor_ops.c, agent/plan/andor_run.h) on a real page.
  *
  * THE MODEL IS A REPLAY: tests/harness/replay.h, in chat mode, serves the
  * answers queued by each case below (written by hand for these cases), in
@@ -8,7 +8,7 @@
  * what fovea sent (the page's outline, the error quoted after a bad answer)
  * and what it did with each answer. The page is a fixture shop
  * (tests/fixtures/pages/andor/) in the harness's headless Chromium; the
- * engine (agent/andor.c) applies the operators' edits where a case steps
+ * engine (agent/plan/andor.c) applies the operators' edits where a case steps
  * the tree.
  *
  * expand_action: an ACTION answer ("click", an alias) becomes click_at with
@@ -68,7 +68,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "agent/andor_run.h"
+#include "agent/plan/andor_run.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
@@ -136,8 +136,8 @@ static int fx_start(fx *f, const char *path, const char *task, agent_cand_mode m
         return 0;
     fovea_session_opts so;
     fovea_session_opts_init(&so);
-    so.run.humanize = 0;
-    so.run.overlays = AGENT_OVERLAYS_NONE;
+    so.humanize = 0;
+    so.overlays = AGENT_OVERLAYS_NONE;
     if (fovea_session_create(f->p, &so, &f->s, f->err) != BASE_OK ||
         replay_start(&f->r, f->err) != BASE_OK) {
         fprintf(stderr, "setup: %s\n", f->err);

@@ -1,10 +1,10 @@
 /* tests/agent/test_andor_run.c: `fovea run "TASK" --planner andor` end to
  * end — the built binary on the demo site (assets/site, its deals pages) in
- * a real headless Chromium, the AND/OR planner's runner (agent/andor_run.c)
- * with the model-backed operators (agent/andor_ops.c).
+ * a real headless Chromium, the AND/OR planner's runner (agent/plan/andor_run.c)
+ * with the model-backed operators (agent/plan/andor_ops.c).
  *
  * THE MODEL IS A REPLAY: tests/harness/replay.h serves answers scripted
- * here, in the operators' JSON schemas (agent/andor_run.h), each matched
+ * here, in the operators' JSON schemas (agent/plan/andor_run.h), each matched
  * to its request by what the prompt says (the node an expansion is for,
  * the action a summary follows). It is not a model. What the tests check
  * is what fovea did with those answers: the tree and its statuses, the

@@ -1,5 +1,5 @@
 /* tests/agent/test_candidates.c: the candidate x constraint table
- * (agent/candidates.h); pure, no browser, no model.
+ * (agent/plan/candidates.h); pure, no browser, no model.
  *
  * mode: --candidates parses auto/on/off and nothing else.
  * names: rows and columns match case-, space- and underscore-insensitively;
@@ -23,7 +23,7 @@
  */
 #include "check.h"
 
-#include "agent/candidates.h"
+#include "agent/plan/candidates.h"
 #include "base/alloc.h"
 #include "base/utf8.h"
 

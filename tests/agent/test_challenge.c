@@ -9,7 +9,7 @@
  */
 #include "check.h"
 
-#include "agent/js.h"
+#include "agent/session/js.h"
 #include "harness.h"
 
 /* Runs the detector on fixture nav/NAME; *v is the result (caller frees). */

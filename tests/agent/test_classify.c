@@ -1,5 +1,5 @@
 /* tests/agent/test_classify.c: Algorithm 7's router, the delegation circuit
- * breaker (agent/classify.h) and loop detection (agent/loop.h); pure.
+ * breaker (agent/plan/classify.h) and loop detection (agent/plan/loop.h); pure.
  *
  * routes: action/transactional/brand/visual tasks go to the browser,
  *   aggregation over plurals and factual lookups to search, with the
@@ -17,8 +17,8 @@
  */
 #include "check.h"
 
-#include "agent/classify.h"
-#include "agent/loop.h"
+#include "agent/plan/classify.h"
+#include "agent/plan/loop.h"
 #include "base/json_alloc.h"
 
 static agent_classifier *cls;

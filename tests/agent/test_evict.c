@@ -1,4 +1,4 @@
-/* tests/agent/test_evict.c: the memory hook (agent/evict.h), pure C over a
+/* tests/agent/test_evict.c: the memory hook (agent/plan/evict.h), pure C over a
  * synthetic conversation (tests/agent/synth_convo.h); no model, no browser.
  *
  * idempotent: every pass applied twice leaves what it left once (messages
@@ -16,7 +16,7 @@
  */
 #include "check.h"
 
-#include "agent/evict.h"
+#include "agent/plan/evict.h"
 #include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/json_alloc.h"

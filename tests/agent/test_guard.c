@@ -1,4 +1,4 @@
-/* tests/agent/test_guard.c: the navigation guards (agent/guard.h), pure.
+/* tests/agent/test_guard.c: the navigation guards (agent/session/guard.h), pure.
  *
  * URL resolution follows RFC 3986's own examples; parsing reads hosts the
  * way the browser does (user info, ports, IPv6, a trailing dot); sites
@@ -9,7 +9,7 @@
  */
 #include "check.h"
 
-#include "agent/guard.h"
+#include "agent/session/guard.h"
 
 static void resolves_like_rfc3986(void)
 {

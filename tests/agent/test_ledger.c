@@ -1,4 +1,4 @@
-/* tests/agent/test_ledger.c: the ledger (agent/ledger.h), pure C on a
+/* tests/agent/test_ledger.c: the ledger (agent/plan/ledger.h), pure C on a
  * temporary folder; no browser, no model.
  *
  * slots: every §5.2 slot is held; recent keeps the last 3; facts update in
@@ -23,7 +23,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "agent/ledger.h"
+#include "agent/plan/ledger.h"
 #include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/fs.h"

@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "agent/evict.h"
-#include "agent/ledger.h"
+#include "agent/plan/evict.h"
+#include "agent/plan/ledger.h"
 #include "base/alloc.h"
 #include "base/json_alloc.h"
 #include "synth_convo.h"

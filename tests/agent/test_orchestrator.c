@@ -1,4 +1,4 @@
-/* tests/agent/test_orchestrator.c: the Orchestrator (agent/orchestrator.c)
+/* tests/agent/test_orchestrator.c: the Orchestrator (agent/plan/orchestrator.c)
  * routing a task in words to the browser Worker or the search worker.
  *
  * THE MODEL IS A REPLAY: tests/harness/replay.h serves recorded
@@ -31,7 +31,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "agent/orchestrator.h"
+#include "agent/plan/orchestrator.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "replay.h"

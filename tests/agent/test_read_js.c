@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/js_read.h"
+#include "agent/session/js_read.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "check.h"

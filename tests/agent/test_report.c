@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/trace.h"
+#include "agent/session/trace.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/fs.h"

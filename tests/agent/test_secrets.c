@@ -1,4 +1,4 @@
-/* tests/agent/test_secrets.c: the masking facility (agent/secrets.h), pure.
+/* tests/agent/test_secrets.c: the masking facility (agent/session/secrets.h), pure.
  *
  * forms: a secret is masked as typed, case-folded, percent-encoded in any
  *   spelling, with '+' for spaces, and a number-like one in any grouping.
@@ -20,7 +20,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "agent/secrets.h"
+#include "agent/session/secrets.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/log.h"

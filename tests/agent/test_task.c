@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/task.h"
+#include "agent/script/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 
@@ -70,7 +70,7 @@ static void parses_every_field(void)
     CHECK_NEAR(s[5].to_x, 10.5, 0);
     CHECK_EQ(s[5].target.index, 2);
     CHECK(s[5].target.label == NULL);
-    /* scroll is a registry tool with its own arguments (agent/tools_act.c). */
+    /* scroll is a registry tool with its own arguments (agent/session/tools_act.c). */
     CHECK_EQ(s[6].action, AGENT_TOOL);
     CHECK_STR(s[6].tool, "scroll");
     CHECK_NEAR(cJSON_GetObjectItemCaseSensitive(s[6].args, "dy")->valuedouble, -300, 0);

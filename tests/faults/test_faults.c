@@ -28,8 +28,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/run.h"
-#include "agent/task.h"
+#include "agent/script/run.h"
+#include "agent/script/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
@@ -121,9 +121,9 @@ static int run_task(cdp_page *page, const char *name, const char *json, const ch
     agent_run_opts o;
     agent_run_opts_init(&o);
     o.out_dir = out;
-    o.vision = vision;
-    o.humanize = 0;
-    o.overlays = AGENT_OVERLAYS_NONE;
+    o.session.vision = vision;
+    o.session.humanize = 0;
+    o.session.overlays = AGENT_OVERLAYS_NONE;
     o.no_summary = 1;
     o.on_step = on_step;
     o.on_step_user = x;

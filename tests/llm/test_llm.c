@@ -16,7 +16,7 @@
 #include "model/budget.h"
 #include "model/tokens.h"
 #include "model/llm.h"
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"

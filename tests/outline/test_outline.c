@@ -1,4 +1,4 @@
-/* tests/outline/test_outline.c: the outline's pure half (agent/outline.h)
+/* tests/outline/test_outline.c: the outline's pure half (agent/session/outline.h)
  * on canned page-script replies, no browser.
  *
  * render: landmarks as headers, nested regions indented under their parent,
@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "agent/outline.h"
+#include "agent/session/outline.h"
 #include "base/alloc.h"
 
 /* A shop page: banner with a nested nav, main with a heading, a paragraph

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/run.h"
-#include "agent/task.h"
+#include "agent/script/run.h"
+#include "agent/script/task.h"
 #include "base/clock.h"
 #include "check.h"
 #include "harness.h"
@@ -80,16 +80,16 @@ static int run_steps(const char *steps, agent_proc_mode mode, seen *s, agent_run
     agent_run_opts o;
     agent_run_opts_init(&o);
     o.out_dir = FOVEA_BINARY_DIR "/tests/procedural/out_run";
-    o.humanize = 0;
-    o.overlays = AGENT_OVERLAYS_NONE;
+    o.session.humanize = 0;
+    o.session.overlays = AGENT_OVERLAYS_NONE;
     o.no_summary = 1;
-    o.procedural = mode;
+    o.session.procedural = mode;
     /* Each step waits for the pass the last one scheduled: back to back, a
      * loaded machine can start every step before its pass ends, and then no
      * step gates procedurally at all. */
     o.think_ms = 30000;
     FILE *null = fopen("/dev/null", "w");
-    o.progress = null;
+    o.session.progress = null;
     o.on_step = on_step;
     o.on_step_user = s;
     base_err e = agent_run(p, t, &o, res, err);

@@ -308,7 +308,7 @@ static void snap(void)
     CHECK_STR(jstr(a, "target"), S.tab_a);
     const cJSON *el = cJSON_GetObjectItemCaseSensitive(a, "element");
     CHECK_STR(jstr(el, "tag"), "button");
-    /* The adopted tab got the kit's listener recorder (tools/session.c). */
+    /* The adopted tab got the kit's listener recorder (tools/browser_opts.c). */
     CHECK_EQ(late_listener_seen(S.sess_a), 1);
     CHECK_STR(jstr(el, "name"), "Save draft");
     CHECK(jstr(el, "xpath") && strstr(jstr(el, "xpath"), "/button"));

@@ -12,9 +12,10 @@
  *
  * Which help lists a file's options: tools/cmd_X.c is `fovea X`, except the
  * few files in the table below (run's two forms, capture and serve in one
- * file, bench and its steps subcommand). tools/session.c holds the browser
- * options every command that calls cli_parse_browser_opt accepts: they must
- * be in each such command's help. A tools/ file with options that maps to no
+ * file, bench and its steps subcommand). The file that defines
+ * cli_parse_browser_opt (tools/browser_opts.c) holds the browser options
+ * every command that calls it accepts: they must be in each such command's
+ * help. A tools/ file with options that maps to no
  * command fails too, naming the file to add to the table.
  *
  * Cases:
@@ -62,7 +63,6 @@ static const struct {
     {"cmd_capture.c", "capture|serve"}, /* both commands live there */
     {"cmd_bench.c", "bench|bench steps"},
     {"fovea.c", ""},
-    {"session.c", NULL},                /* the browser options: see below */
     {"signals.c", NULL},
 };
 
@@ -362,7 +362,7 @@ static void commands(void)
 }
 
 /* The commands whose help must list tools/file's options ("" = none known);
- * NULL for session.c and files with no options of their own. */
+ * NULL for files with no options of their own. */
 static const char *commands_of(const char *file, char *buf, size_t n)
 {
     for (size_t i = 0; i < sizeof file_commands / sizeof file_commands[0]; i++) {
@@ -382,15 +382,28 @@ static void every_option_listed(void)
 {
     DIR *d = opendir(TOOLS_DIR);
     CHECK_MSG(d != NULL, "cannot open %s", TOOLS_DIR);
-    char *session = read_source("session.c");
+    /* The browser options: the file that defines their parser. */
+    char browser_file[256] = "";
     opt_list browser;
-    if (session)
-        scan_source(session, &browser);
-    base_free(session);
-    CHECK_MSG(session != NULL, "cannot read tools/session.c");
-    CHECK(browser.n >= 8);
-    int missing = 0, files = 0;
+    memset(&browser, 0, sizeof browser);
     struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
+            continue;
+        char *src = read_source(e->d_name);
+        if (src && strstr(src, "\nint cli_parse_browser_opt(")) {
+            snprintf(browser_file, sizeof browser_file, "%s", e->d_name);
+            scan_source(src, &browser);
+        }
+        base_free(src);
+    }
+    rewinddir(d);
+    if (!browser_file[0] || browser.n < 8)
+        closedir(d);
+    CHECK_MSG(browser_file[0], "no tools/ file defines cli_parse_browser_opt");
+    CHECK_MSG(browser.n >= 8, "tools/%s: %d browser options", browser_file, browser.n);
+    int missing = 0, files = 0;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
@@ -403,11 +416,11 @@ static void every_option_listed(void)
         }
         opt_list l;
         scan_source(src, &l);
-        int uses_browser = strstr(src, "cli_parse_browser_opt(") != NULL &&
-                           strcmp(e->d_name, "session.c") != 0;
+        int is_browser = strcmp(e->d_name, browser_file) == 0;
+        int uses_browser = strstr(src, "cli_parse_browser_opt(") != NULL && !is_browser;
         base_free(src);
         char buf[64];
-        const char *cmds = commands_of(e->d_name, buf, sizeof buf);
+        const char *cmds = is_browser ? NULL : commands_of(e->d_name, buf, sizeof buf);
         if (!cmds)
             continue;
         int own = 0;
@@ -432,7 +445,7 @@ static void every_option_listed(void)
         files++;
         missing += report_missing(&l, help, e->d_name, cmds);
         if (uses_browser)
-            missing += report_missing(&browser, help, "session.c (browser options)", cmds);
+            missing += report_missing(&browser, help, browser_file, cmds);
         base_free(help);
     }
     closedir(d);

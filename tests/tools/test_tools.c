@@ -1,4 +1,4 @@
-/* tests/tools/test_tools.c: the tool layer itself (agent/tool.h).
+/* tests/tools/test_tools.c: the tool layer itself (agent/session/tool.h).
  *
  * schemas: every tool's schema is valid JSON of an object schema, names
  * are unique, aliases resolve, the model's function list has them all
@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
 #include "base/buf.h"

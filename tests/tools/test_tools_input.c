@@ -1,4 +1,4 @@
-/* tests/tools/test_tools_input.c: the input tools (agent/tools_input.c)
+/* tests/tools/test_tools_input.c: the input tools (agent/session/tools_input.c)
  * through tool_call on tests/fixtures/pages/hand/verbs.html (a key-logging
  * search field, a script menu and a CSS :hover flyout, a double-click and a
  * context-menu target, a native select and a portalled ARIA listbox, a
@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"

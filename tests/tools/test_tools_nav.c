@@ -1,4 +1,4 @@
-/* tests/tools/test_tools_nav.c: the navigation tools (agent/tools_nav.c)
+/* tests/tools/test_tools_nav.c: the navigation tools (agent/session/tools_nav.c)
  * through tool_call, on fixture pages (tests/fixtures/pages/nav/) served on
  * 127.0.0.1 by a server of the test's own that can also answer slowly or
  * with an error status, and a real headless Chromium.
@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -104,7 +104,7 @@ static fovea_session *open_on(const char *path, const char *allow, cdp_page **pa
     }
     fovea_session_opts o;
     ts_opts(&o);
-    o.run.allow_hosts = allow;
+    o.allow_hosts = allow;
     fovea_session *s = ts_session(p, &o);
     if (!s) {
         cdp_page_close(p);

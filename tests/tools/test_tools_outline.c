@@ -1,4 +1,4 @@
-/* tests/tools/test_tools_outline.c: the outline tools (agent/tools_outline.c)
+/* tests/tools/test_tools_outline.c: the outline tools (agent/session/tools_outline.c)
  * through tool_call on fixture pages in a real headless Chromium.
  *
  * landmarks: outline_shop.html's regions as the accessibility mappings
@@ -47,7 +47,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -498,8 +498,8 @@ static void python_docs(void)
     CHECK_OK(cdp_page_navigate(p, url, 30000, err));
     fovea_session_opts o;
     fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
+    o.humanize = 0;
+    o.overlays = AGENT_OVERLAYS_NONE;
     fovea_session *s = NULL;
     CHECK_OK(fovea_session_create(p, &o, &s, err));
     tool_result r;
@@ -657,8 +657,8 @@ static void ax_parity(void)
     fovea_session *s = NULL;
     fovea_session_opts o;
     fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
+    o.humanize = 0;
+    o.overlays = AGENT_OVERLAYS_NONE;
     if (p && cdp_page_navigate(p, url, 30000, err) == BASE_OK &&
         fovea_session_create(p, &o, &s, err) == BASE_OK)
         parity_on(p, s, "python3-doc json.html");

@@ -1,5 +1,5 @@
 /* tests/agent/test_tools_read.c: the reading, assertion and script tools
- * (agent/tools_read.c) called through tool_call on fixture pages in a real
+ * (agent/session/tools_read.c) called through tool_call on fixture pages in a real
  * headless Chromium (tests/fixtures/pages/read): a documentation page, a
  * settings form, a page that logs errors and throws. Each tool's output,
  * its failure path, and bad arguments (named in the message, nothing run).
@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/session_int.h"
-#include "agent/tool.h"
+#include "agent/session/session_int.h"
+#include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -24,7 +24,7 @@ static fovea_session *session_on(cdp_page *p, int allow_scripts)
 {
     fovea_session_opts o;
     ts_opts(&o);
-    o.run.allow_scripts = allow_scripts;
+    o.allow_scripts = allow_scripts;
     return ts_session(p, &o);
 }
 

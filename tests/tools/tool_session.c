@@ -8,8 +8,8 @@
 void ts_opts(fovea_session_opts *o)
 {
     fovea_session_opts_init(o);
-    o->run.humanize = 0;
-    o->run.overlays = AGENT_OVERLAYS_NONE;
+    o->humanize = 0;
+    o->overlays = AGENT_OVERLAYS_NONE;
 }
 
 fovea_session *ts_session(cdp_page *page, const fovea_session_opts *o)

@@ -4,7 +4,7 @@
 #ifndef FOVEA_TESTS_TOOL_SESSION_H
 #define FOVEA_TESTS_TOOL_SESSION_H
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 
 /* The tests' session options: defaults with humanize 0 and no overlays. */
 void ts_opts(fovea_session_opts *o);

@@ -462,7 +462,7 @@ static base_err tools_text(const fovea_session *s, base_buf *b)
             continue;
         cJSON *sch = cJSON_Parse(t->schema);
         if (!sch)
-            return BASE_ENOMEM; /* the table's schemas are valid JSON (test_tools) */
+            return BASE_ENOMEM; /* the table's schemas are valid JSON (test_tool) */
         const cJSON *req = cJSON_GetObjectItemCaseSensitive(sch, "required");
         const cJSON *p = NULL;
         int k = 0;

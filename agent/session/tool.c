@@ -171,7 +171,7 @@ base_err tool_args_check(const tool_def *t, const cJSON *args, char *err)
     cJSON *sch = cJSON_Parse(t->schema);
     cJSON *common = cJSON_Parse(common_schema);
     base_err e;
-    if (!sch || !common) { /* the schemas are constants (test_tools parses them all) */
+    if (!sch || !common) { /* the schemas are constants (test_tool parses them all) */
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     } else {
         base_json_schema_opts so = {common, common_hint, AGENT_TEXT_MAX};

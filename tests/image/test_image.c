@@ -18,7 +18,7 @@
 #include "test_util.h"
 #include "image/image.h"
 
-#define DATA FOVEA_SOURCE_DIR "/tests/perception/data/"
+#define DATA FOVEA_SOURCE_DIR "/tests/image/data/"
 
 static uint8_t *load(const char *name, size_t *n)
 {

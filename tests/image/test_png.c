@@ -270,7 +270,7 @@ static void filters_vs_libpng(void)
     CHECK_EQ(cases, 9 * 2 * 6 * 2);
 }
 
-#define DATA FOVEA_SOURCE_DIR "/tests/perception/data/"
+#define DATA FOVEA_SOURCE_DIR "/tests/image/data/"
 
 /* Every committed PNG decodes to libpng's bytes through img_decode;
  * the 8-bit RGB(A) ones through the fast path. */

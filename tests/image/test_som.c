@@ -196,7 +196,7 @@ static void label_placement(void)
  * writes the actual image to <build>/tests/perception/golden-actual/. The
  * goldens assume the default font (DejaVu Sans Bold of fonts-dejavu-core). */
 
-#define GOLDEN_DIR FOVEA_SOURCE_DIR "/tests/perception/data/golden/"
+#define GOLDEN_DIR FOVEA_SOURCE_DIR "/tests/image/data/golden/"
 #define ACTUAL_DIR FOVEA_BINARY_DIR "/tests/image/golden-actual/"
 #define GW 160
 #define GH 100

@@ -37,7 +37,7 @@
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/lifecycle"
-#define TASKS FOVEA_SOURCE_DIR "/tests/agent/tasks"
+#define TASKS FOVEA_SOURCE_DIR "/tests/agent/script/tasks"
 
 static char *slurp(const char *path)
 {

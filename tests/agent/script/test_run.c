@@ -96,7 +96,7 @@ static void covered(void)
 {
     const char *out = FOVEA_BINARY_DIR "/tests/agent/script/out_covered";
     char *log = NULL;
-    int st = run(FOVEA_SOURCE_DIR "/tests/agent/tasks/covered.json --no-humanize", out, &log);
+    int st = run(FOVEA_SOURCE_DIR "/tests/agent/script/tasks/covered.json --no-humanize", out, &log);
     char copy[4096];
     snprintf(copy, sizeof copy, "%s", log ? log : "");
     base_free(log);
@@ -142,7 +142,7 @@ static void backtracking(void)
 {
     const char *out = FOVEA_BINARY_DIR "/tests/agent/script/out_backtracking";
     char *log = NULL;
-    int st = run(FOVEA_SOURCE_DIR "/tests/agent/tasks/backtracking.json --no-humanize", out, &log);
+    int st = run(FOVEA_SOURCE_DIR "/tests/agent/script/tasks/backtracking.json --no-humanize", out, &log);
     char copy[4096];
     snprintf(copy, sizeof copy, "%s", log ? log : "");
     base_free(log);

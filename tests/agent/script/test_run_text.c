@@ -21,7 +21,7 @@ static void wild_text(void)
     char cmd[2048], path[1200];
     snprintf(path, sizeof path, "%s.log", out);
     snprintf(cmd, sizeof cmd,
-             "rm -rf '%s' && '%s' run '%s/tests/agent/tasks/wild_text.json' --no-humanize "
+             "rm -rf '%s' && '%s' run '%s/tests/agent/script/tasks/wild_text.json' --no-humanize "
              "--site '%s/tests/fixtures/pages' --out '%s' > '%s' 2>&1",
              out, FOVEA, FOVEA_SOURCE_DIR, FOVEA_SOURCE_DIR, out, path);
     int st = system(cmd);

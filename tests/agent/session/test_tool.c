@@ -314,8 +314,8 @@ static void every_tool_tested(void)
 {
     base_buf b;
     base_buf_init(&b, 64u << 20);
-    slurp_dir(FOVEA_SOURCE_DIR "/tests/tools", &b);
-    slurp_dir(FOVEA_SOURCE_DIR "/tests/tools/tasks", &b);
+    slurp_dir(FOVEA_SOURCE_DIR "/tests/agent/session", &b);
+    slurp_dir(FOVEA_SOURCE_DIR "/tests/agent/session/tasks", &b);
     slurp_dir(FOVEA_SOURCE_DIR "/assets/tasks", &b);
     base_buf_append(&b, "", 1);
     const char *all = (const char *)b.data;

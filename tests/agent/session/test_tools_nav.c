@@ -620,7 +620,7 @@ static int fovea_run(const char *task, const char *args, char **log)
     char cmd[2048], path[600];
     snprintf(path, sizeof path, "%s.log", out);
     snprintf(cmd, sizeof cmd,
-             "rm -rf '%s' && '%s/tools/fovea' run '%s/tests/tools/tasks/%s' %s --no-humanize "
+             "rm -rf '%s' && '%s/tools/fovea' run '%s/tests/agent/session/tasks/%s' %s --no-humanize "
              "--overlays none --site '%s/tests/fixtures/pages' --out '%s' > '%s' 2>&1",
              out, FOVEA_BINARY_DIR, FOVEA_SOURCE_DIR, task, args, FOVEA_SOURCE_DIR, out, path);
     int st = system(cmd);

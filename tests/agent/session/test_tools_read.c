@@ -538,7 +538,7 @@ static int fovea_run(const char *task, const char *extra, char **log)
     char cmd[2048], path[600];
     snprintf(path, sizeof path, "%s.log", out);
     snprintf(cmd, sizeof cmd,
-             "rm -rf '%s' && '%s' run '%s/tests/tools/tasks/%s' --site '%s/tests/fixtures/pages/read' "
+             "rm -rf '%s' && '%s' run '%s/tests/agent/session/tasks/%s' --site '%s/tests/fixtures/pages/read' "
              "--out '%s' --no-humanize --overlays none %s > '%s' 2>&1",
              out, FOVEA, FOVEA_SOURCE_DIR, task, FOVEA_SOURCE_DIR, out, extra, path);
     int st = system(cmd);

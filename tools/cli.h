@@ -22,8 +22,9 @@
  * the exit status above. argv is borrowed. */
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
-/* Purpose: prints `fovea run`'s help (both forms: a scripted task file and a
- * task in words) to f. Thread: the CLI's. Errors: none reported. */
+/* Prints `fovea run`'s help, both forms (a scripted task file and a task in
+ * words), every option grouped with its default, to f (borrowed). Main thread
+ * only; a write error on f is not reported. */
 void cli_run_usage(FILE *f);
 /* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
  * whether run's arguments name a task in words (--url, --resume, a task

@@ -487,6 +487,13 @@ const char *snap_match_name(snap_match m)
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "none";
 }
 
+const char *snap_match_grade(snap_match m)
+{
+    if (m == SNAP_MATCH_EXACT)
+        return "exact";
+    return m >= SNAP_MATCH_ICON && m < SNAP_MATCH_EXACT ? "partial" : "none";
+}
+
 static int count_words(const char *folded)
 {
     int n = 0;

@@ -229,12 +229,85 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         agent__failf(r, "covered", "%.200s", pv.detail);
         return 0;
     }
+    if (!sn->found && sn->res.ambiguous && sn->n_alt > 0) {
+        /* Nothing pressed: the label does not say which of these was
+         * meant. The step fails "ambiguous" and names them, so the model
+         * (or the task's author) can pick one by its mark or point. */
+        char list[200] = "";
+        size_t used = 0;
+        for (int k = 0; k < sn->n_alt && used + 1 < sizeof list; k++) {
+            const perc_snap_alt *a = &sn->alt[k];
+            int n = snprintf(list + used, sizeof list - used, "%s<%s> '%.24s'", k ? ", " : "",
+                             a->tag, a->name);
+            used = n > 0 && (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
+        }
+        agent__failf(r, "ambiguous", "'%.40s' does not tell apart %d controls in [V%d]: %s",
+                     in.label ? in.label : "", sn->n_alt, b->id, list);
+        r->n_alternatives = 0;
+        for (int k = 0; k < sn->n_alt && r->n_alternatives < 4; k++) {
+            const perc_snap_alt *a = &sn->alt[k];
+            int v = agent__mark_of(ep, a->rect);
+            char mark[16] = "";
+            if (v > 0)
+                snprintf(mark, sizeof mark, "[V%d] ", v);
+            snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                     "%s<%s> '%.80s' at (%.0f,%.0f)", mark, a->tag, a->name, a->pt.x, a->pt.y);
+        }
+        return 0;
+    }
     if (!sn->found) {
         agent__failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
               sn->res.reason);
         return 0;
     }
     return 1;
+}
+
+int agent__mark_of(const perc_epoch *e, base_rect rect)
+{
+    /* The smallest vision box whose centre lies on the element. */
+    int best = 0;
+    float best_a = 0.0f;
+    for (int k = 0; e && k < e->n; k++) {
+        const perc_box *b = &e->boxes[k];
+        if (!base_rect_contains(rect, base_rect_center(b->r)))
+            continue;
+        float a = base_rect_area(b->r);
+        if (!best || a < best_a) {
+            best = b->id;
+            best_a = a;
+        }
+    }
+    return best;
+}
+
+cJSON *agent__ambiguous_json(const perc_snap *sn, const perc_epoch *e)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
+    for (int k = 0; arr && k < sn->n_alt; k++) {
+        const perc_snap_alt *a = &sn->alt[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", a->name);
+        cJSON_AddStringToObject(o, "role", a->role[0] ? a->role : a->tag);
+        int v = agent__mark_of(e, a->rect);
+        if (v > 0) {
+            char mark[16];
+            snprintf(mark, sizeof mark, "[V%d]", v);
+            cJSON_AddStringToObject(o, "mark", mark);
+        }
+        cJSON *rc = cJSON_AddArrayToObject(o, "rect");
+        const float rv[4] = {a->rect.x0, a->rect.y0, a->rect.x1, a->rect.y1};
+        for (int i = 0; rc && i < 4; i++)
+            cJSON_AddItemToArray(rc, cJSON_CreateNumber((double)(int)rv[i]));
+        cJSON *pt = cJSON_AddArrayToObject(o, "point");
+        if (pt) {
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)(int)a->pt.x));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)(int)a->pt.y));
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return d;
 }
 
 cascade_target agent__target_of(const agent__grounded *g, const char *label)

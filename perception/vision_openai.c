@@ -23,7 +23,7 @@
  * or was cut off) is remembered per provider, which is per session, by URL;
  * later passes on it go straight to the fallback model.
  *
- * Transport: perception/endpoint.c, shared with the agent's LLM client: one
+ * Transport: model/endpoint.c, shared with the agent's LLM client: one
  * libcurl handle per provider (connection reuse), a timeout per attempt cut
  * to the detect's deadline, retries with backoff on 429, 5xx, timeouts and
  * broken connections honouring Retry-After, and every message scrubbed of
@@ -42,8 +42,9 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "perception/endpoint.h"
+#include "model/endpoint.h"
 #include "perception/model_json.h"
+#include "model/chat_json.h"
 #include "perception/som.h"
 #include "perception/vision.h"
 
@@ -56,7 +57,7 @@ typedef struct oai {
     perc_vision v; /* first, so that the vision pointer is the allocation */
     char *model, *fallback;
     int model_width, max_boxes;
-    perc_endpoint *ep; /* base URL + /chat/completions, key, retries */
+    model_endpoint *ep; /* base URL + /chat/completions, key, retries */
     char *complex_urls[COMPLEX_URLS]; /* ring of URLs (fragment cut) */
     int n_complex, next_complex;
     double deadline_ms; /* of the detect in progress (perc_vision_ctx), 0 = none */
@@ -65,9 +66,9 @@ typedef struct oai {
 /* ---- messages ------------------------------------------------------ */
 
 /* Errors and logs go through the endpoint, which scrubs the key out of
- * them (perception/endpoint.h). */
-#define oerr(o, ...) perc_endpoint_errf((o)->ep, __VA_ARGS__)
-#define olog(o, ...) perc_endpoint_log((o)->ep, __VA_ARGS__)
+ * them (model/endpoint.h). */
+#define oerr(o, ...) model_endpoint_errf((o)->ep, __VA_ARGS__)
+#define olog(o, ...) model_endpoint_log((o)->ep, __VA_ARGS__)
 
 /* ---- configuration --------------------------------------------------- */
 
@@ -232,18 +233,18 @@ static base_err ask(oai *o, const char *model, const char *data_url, const perc_
         e = oerr(o, err, e, "vision request: %s", base_strerror(e));
         goto done;
     }
-    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", perc_endpoint_shown(o->ep),
+    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", model_endpoint_shown(o->ep),
          model, cap, anchor, n_missing, n);
     perc_post_info pi;
-    e = perc_endpoint_post(o->ep, body, n, o->deadline_ms, &pi, err);
+    e = model_endpoint_post(o->ep, body, n, o->deadline_ms, &pi, err);
     *calls += pi.attempts;
     if (e)
         goto done;
     size_t rlen = 0;
-    const char *resp = perc_endpoint_body(o->ep, &rlen);
+    const char *resp = model_endpoint_body(o->ep, &rlen);
     char perr[BASE_ERRBUF_SIZE] = "";
     int cut = 0;
-    e = perc_chat_reply_parse(resp, rlen, &content, &cut, perr);
+    e = model_chat_reply_parse(resp, rlen, &content, &cut, perr);
     if (!e)
         e = perc_model_reply_parse(content, strlen(content), cap, rep, perr);
     if (e) {
@@ -566,7 +567,7 @@ static void oai_destroy(perc_vision *v)
     if (!v)
         return;
     oai *o = v->self;
-    perc_endpoint_destroy(o->ep);
+    model_endpoint_destroy(o->ep);
     for (int i = 0; i < o->n_complex; i++)
         base_free(o->complex_urls[i]);
     base_free(o->model);
@@ -577,7 +578,7 @@ static void oai_destroy(perc_vision *v)
 static void oai_cancel(perc_vision *v, int on)
 {
     oai *o = (oai *)v;
-    perc_endpoint_cancel(o->ep, on);
+    model_endpoint_cancel(o->ep, on);
 }
 
 static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1, oai_cancel};
@@ -615,7 +616,7 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
         oai_destroy(&o->v);
         return base_errf(err, BASE_ENOMEM, "openai provider: out of memory");
     }
-    perc_endpoint_config ec;
+    model_endpoint_config ec;
     memset(&ec, 0, sizeof ec);
     ec.base_url = c->base_url;
     ec.path = "/chat/completions";
@@ -627,12 +628,12 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     ec.timeout_ms = c->timeout_ms;
     ec.max_retries = c->max_retries;
     char eerr[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_endpoint_create(&ec, &o->ep, eerr);
+    base_err e = model_endpoint_create(&ec, &o->ep, eerr);
     if (e) {
         oai_destroy(&o->v);
         return base_errf(err, e, "openai provider: %s", eerr);
     }
-    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", perc_endpoint_shown(o->ep),
+    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", model_endpoint_shown(o->ep),
          o->model, o->fallback ? o->fallback : "(none)", c->api_key && c->api_key[0] ? "set" : "unset");
     *out = &o->v;
     return BASE_OK;

@@ -13,6 +13,7 @@
  * probes only when that element is refused.
  */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <string.h>
 
 #include "agent/agent_int.h"
@@ -86,6 +87,37 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     }
     base_free(c);
     return k;
+}
+
+/* The boxes of e that a label names as well as box k (same match rank, by
+ * the box label or, when source is "element", by the element's name), one
+ * per control (a box whose centre lies in another's rect is that control:
+ * an <li> and its <a>). Writes up to SNAP_MAX_ALT box indices, k first, and
+ * returns their number: 2 or more means the label does not single out one
+ * control (issue 21, class 1). */
+static int box_ties(const perc_epoch *e, int k, const char *label, const char *source, int *out)
+{
+    int by_el = strcmp(source, "element") == 0;
+    const char *nk = by_el ? element_name(e, &e->boxes[k]) : e->boxes[k].label;
+    int best = match_rank(label, nk);
+    int n = 0;
+    out[n++] = k;
+    if (best <= 0)
+        return n;
+    for (int i = 0; i < e->n && n < SNAP_MAX_ALT; i++) {
+        const char *ni = by_el ? element_name(e, &e->boxes[i]) : e->boxes[i].label;
+        if (i == k || !ni || match_rank(label, ni) != best)
+            continue;
+        int same = 0;
+        for (int j = 0; j < n && !same; j++) {
+            base_rect a = e->boxes[i].r, b = e->boxes[out[j]].r;
+            same = base_rect_contains(a, base_rect_center(b)) ||
+                   base_rect_contains(b, base_rect_center(a));
+        }
+        if (!same)
+            out[n++] = i;
+    }
+    return n;
 }
 
 void agent__grounded_fini(agent__grounded *g)
@@ -197,6 +229,52 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     g->box = bi;
     if (!do_snap)
         return 1;
+    /* Named by label alone and several controls carry it alike ("Delete"
+     * on every row): nothing is pressed; the step fails "ambiguous" and
+     * lists them by mark, for the caller to name one ([Vn], a qualifier). */
+    int ties[SNAP_MAX_ALT];
+    int nt = t->index <= 0 && t->label && t->label[0] &&
+                     (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
+                 ? box_ties(ep, bi, t->label, source, ties)
+                 : 1;
+    if (nt >= 2) {
+        perc_snap *sn = &g->snap;
+        memset(sn, 0, sizeof *sn);
+        sn->res.ambiguous = 1;
+        sn->res.reason = "ambiguous: the label names several controls alike";
+        char list[160] = "";
+        size_t used = 0;
+        r->n_alternatives = 0;
+        /* In reading order, like the snapper's list. */
+        for (int a = 1; a < nt; a++) {
+            for (int b2 = a; b2 > 0; b2--) {
+                base_rect p = ep->boxes[ties[b2 - 1]].r, q = ep->boxes[ties[b2]].r;
+                if (q.y0 < p.y0 - 0.5f * base_rect_h(p) ||
+                    (fabsf(q.y0 - p.y0) <= 0.5f * base_rect_h(p) && q.x0 < p.x0)) {
+                    int tmp = ties[b2];
+                    ties[b2] = ties[b2 - 1];
+                    ties[b2 - 1] = tmp;
+                }
+            }
+        }
+        for (int k = 0; k < nt; k++) {
+            const perc_box *x = &ep->boxes[ties[k]];
+            perc_snap_alt *al = &sn->alt[sn->n_alt++];
+            agent__copy(al->tag, sizeof al->tag, x->kind);
+            agent__copy(al->role, sizeof al->role, x->kind);
+            agent_secrets_scrub_copy(se->sec, al->name, sizeof al->name, x->label);
+            al->rect = x->r;
+            al->pt = base_rect_center(x->r);
+            int n = snprintf(list + used, sizeof list - used, "%s[V%d]", k ? ", " : "", x->id);
+            used = n > 0 && (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
+            if (r->n_alternatives < 4)
+                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                         "[V%d] '%.100s' at (%.0f,%.0f)", x->id, al->name, al->pt.x, al->pt.y);
+        }
+        agent__failf(r, "ambiguous", "'%.60s' names %d controls alike: %s; name one by its mark",
+                     t->label, nt, list);
+        return 0;
+    }
     snap_intent in = {t->label ? t->label : b->label, kind};
     agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = base_monotime_ms();

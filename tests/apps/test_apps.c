@@ -147,10 +147,41 @@ static void norepeat(void)
     CHECK_MSG(strstr(copy, "an effect was expected"), "%s", copy);
 }
 
+/* Issue 21: "Save" beside a larger "Delete account" presses Save, and the
+ * step says what it clicked by its own name and how it matched. */
+static void board(void)
+{
+    pass("board", "--no-humanize", "clicked <button> 'Save' (match exact)");
+}
+
+/* Issue 21: "Delete" on every row is ambiguous: the step fails with reason
+ * ambiguous naming each control by its mark, and nothing is deleted. */
+static void ambiguous(void)
+{
+    char *log = NULL;
+    int st = run("ambiguous", "--no-humanize", &log);
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", log ? log : "");
+    base_free(log);
+    CHECK_MSG(st == 1, "exit %d:\n%s", st, copy);
+    CHECK_MSG(strstr(copy, "'Delete' names 3 controls alike: [V"), "%s", copy);
+    CHECK_MSG(strstr(copy, "ambiguous"), "%s", copy);
+    CHECK_MSG(strstr(copy, "try: [V"), "%s", copy);
+    char tp[1200];
+    snprintf(tp, sizeof tp, "%s/tests/apps/out_ambiguous/trace.jsonl", FOVEA_BINARY_DIR);
+    uint8_t *td = NULL;
+    size_t tn = 0;
+    char *trace = base_read_file(tp, &td, &tn, 64u << 20, NULL) == BASE_OK ? (char *)td : NULL;
+    CHECK_MSG(trace && strstr(trace, "\"reason\":\"ambiguous\""), "%s", trace ? trace : "(none)");
+    /* Nothing was pressed: no cascade tier ran. */
+    CHECK_MSG(trace && !strstr(trace, "\"tier\":1"), "a tier ran:\n%s", trace ? trace : "");
+    base_free(trace);
+}
+
 static const check_case cases[] = {
     {"todo", todo},     {"form", form},     {"table", table}, {"scroll", scroll},
     {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
-    {"norepeat", norepeat}, {NULL, NULL},
+    {"norepeat", norepeat}, {"board", board}, {"ambiguous", ambiguous}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

@@ -861,7 +861,8 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
          * is the labelled row's chevron; a card ending in "›" whose text
          * names another city is not. */
         char ft[SNAP__FOLD_CAP];
-        int glyph_only = snap__fold(cands[s[i].idx].text, ft, sizeof ft) == 0;
+        int glyph_only = snap__fold(cands[s[i].idx].text, ft, sizeof ft) == 0 ||
+                         snap__symbol_word(cands[s[i].idx].text) != NULL;
         int keep = 0;
         for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && glyph_only && j < ns && !keep;
              j++)

@@ -197,5 +197,16 @@ rec board-email-shifted "$board" --box 617,229,639,253 --label "Email me" --expe
 # One control, two elements: an <li> with a listener and the <a> filling it.
 rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-selector "#nav-inbox a" \
     --note "li > a with one name: one control, the inner pressed" --class nested
+# Symbols in full: "-" is not "+", "x" and "Close" name the "×" button.
+rec board-symbol-minus "$board" --box 1050,330,1152,368 --label "-" --expect-selector "#dec" \
+    --note "quantity stepper, box over minus, count and plus" --class symbol
+rec board-symbol-plus-on-minus "$board" --box 1050,330,1088,368 --label "+" --expect-selector "#inc" \
+    --expect-outcome abstain --note "box on the minus button, label +" --class symbol
+rec board-symbol-next "$board" --box 616,378,772,416 --label "$(printf '\342\200\272')" --expect-selector "#next" \
+    --note "pager: the label is the next glyph" --class symbol
+rec board-symbol-close "$board" --box 825,443,859,477 --label "x" --expect-selector "#toast-x" \
+    --note "toast close button, label x for its times glyph" --class symbol
+rec board-symbol-close-word "$board" --box 700,440,860,480 --label "Close" --expect-selector "#toast-x" \
+    --note "the close glyph named by its meaning" --class symbol
 
 echo "recorded $n cases under $here"

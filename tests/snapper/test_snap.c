@@ -627,6 +627,40 @@ static void label_never_contradicted(void)
     snap_scene_fini(&s);
 }
 
+/* Issue 21, class 3: a text that is one symbol in full reads as its
+ * meaning, so "-" is not "+" and "x" names the "×" close button; symbols
+ * inside words are untouched. */
+static void symbols(void)
+{
+    CHECK_EQ(snap_match_kind("-", "\xe2\x88\x92"), SNAP_MATCH_EXACT); /* U+2212 minus */
+    CHECK_EQ(snap_match_kind("-", "+"), SNAP_MATCH_NONE);
+    CHECK_EQ(snap_match_kind("x", "\xc3\x97"), SNAP_MATCH_EXACT);
+    CHECK_EQ(snap_match_kind("Close", " \xc3\x97 "), SNAP_MATCH_EXACT);
+    CHECK_EQ(snap_match_kind("\xe2\x80\xba", "\xe2\x80\xb9"), SNAP_MATCH_NONE); /* next vs previous */
+    CHECK_EQ(snap_match_kind("\xe2\x98\x85", "Star"), SNAP_MATCH_EXACT);
+    char f[64];
+    snap__fold("e-mail", f, sizeof f);
+    CHECK_STR(f, "e mail");
+    snap__fold("+1 555", f, sizeof f);
+    CHECK_STR(f, "1 555");
+    /* A stepper: "-" presses the minus, never the plus beside it. */
+    snap_scene s;
+    int body = sc_page(&s);
+    int minus = sc_add(&s, body, base_rect_xywh(100, 100, 28, 28), "button", "button",
+                       "\xe2\x88\x92", "", 1);
+    sc_add(&s, body, base_rect_xywh(130, 100, 24, 28), "span", "", "2", "", 0);
+    int plus = sc_add(&s, body, base_rect_xywh(156, 100, 28, 28), "button", "button", "+", "", 1);
+    snap_result r;
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 96, 92, 36), "-", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, minus);
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 96, 92, 36), "+", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, plus);
+    /* The box on the minus alone, label "+": abstain. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(98, 98, 32, 32), "+", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 0);
+    snap_scene_fini(&s);
+}
+
 static void no_candidate(void)
 {
     snap_scene s;
@@ -801,6 +835,7 @@ static const check_case cases[] = {
     {"no_candidate", no_candidate},
     {"ambiguity", ambiguity},
     {"label_never_contradicted", label_never_contradicted},
+    {"symbols", symbols},
     {"bad_input", bad_input},
     {"alloc_failure", alloc_failure},
     {"property_random", property_random},

@@ -4,7 +4,7 @@
  * Gemini's compatible endpoint, vLLM, llama.cpp server, Ollama) can name the
  * interactive elements of a screenshot. One detect call:
  *
- *   1. shrinks the screenshot to the model width (perc_model_view) and, when
+ *   1. shrinks the screenshot to the model width (img_model_view) and, when
  *      the previous pass is recent and on the same URL, draws its boxes on it
  *      as dashed [Vn] marks (Set-of-Marks anchoring, seed 002 §4.3);
  *   2. sends it as a JPEG data: URL with a prompt asking for
@@ -45,7 +45,7 @@
 #include "model/endpoint.h"
 #include "perception/model_json.h"
 #include "model/chat_json.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "perception/vision.h"
 
 #define COVERAGE_CAP 60           /* box cap of the coverage pass (seed 002 §4.3) */
@@ -388,22 +388,22 @@ static int anchoring_applies(const perc_vision_ctx *ctx)
 
 /* Draws the previous boxes dashed on the model view (CSS px -> view px
  * through view->scale). Returns 1 when drawn. */
-static int draw_anchors(oai *o, perc_image *view, const perc_vision_ctx *ctx)
+static int draw_anchors(oai *o, img_image *view, const perc_vision_ctx *ctx)
 {
-    perc_mark *marks = base_calloc((size_t)ctx->n_previous, sizeof *marks);
+    img_mark *marks = base_calloc((size_t)ctx->n_previous, sizeof *marks);
     if (!marks)
         return 0;
     for (int i = 0; i < ctx->n_previous; i++) {
         marks[i].r = ctx->previous[i].r;
         marks[i].id = ctx->previous[i].id > 0 ? ctx->previous[i].id : i + 1;
         marks[i].label = NULL;
-        marks[i].style = PERC_MARK_DASHED;
+        marks[i].style = IMG_MARK_DASHED;
     }
-    perc_som_opts so;
-    perc_som_opts_init(&so);
-    so.label_fmt = PERC_LABEL_VID;
+    img_som_opts so;
+    img_som_opts_init(&so);
+    so.label_fmt = IMG_LABEL_VID;
     char derr[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_som_draw(view, marks, ctx->n_previous, &so, derr);
+    base_err e = img_som_draw(view, marks, ctx->n_previous, &so, derr);
     base_free(marks);
     if (e)
         olog(o, BASE_LOG_WARN, "anchoring marks not drawn: %s", derr);
@@ -411,11 +411,11 @@ static int draw_anchors(oai *o, perc_image *view, const perc_vision_ctx *ctx)
 }
 
 /* The model view as a JPEG data: URL (base_free). */
-static base_err data_url(const perc_image *view, char **out, char *err)
+static base_err data_url(const img_image *view, char **out, char *err)
 {
     uint8_t *jpg = NULL;
     size_t n = 0;
-    base_err e = perc_image_encode_jpeg(view, JPEG_QUALITY, &jpg, &n, err);
+    base_err e = img_encode_jpeg(view, JPEG_QUALITY, &jpg, &n, err);
     if (e)
         return e;
     static const char prefix[] = "data:image/jpeg;base64,";
@@ -434,7 +434,7 @@ static base_err data_url(const perc_image *view, char **out, char *err)
 
 /* ---- the provider ---------------------------------------------------- */
 
-static base_err oai_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err oai_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                            const perc_vision_ctx *ctx_in, perc_detection *out, char *err)
 {
     (void)page; /* the model sees pixels only; DOM enrichment is separate */
@@ -450,14 +450,14 @@ static base_err oai_detect(perc_vision *v, cdp_page *page, const perc_image *sho
     url_key(ctx->url, key, sizeof key);
     const char *model = o->fallback && is_complex_url(o, key) ? o->fallback : o->model;
 
-    perc_image view = {0};
+    img_image view = {0};
     char *url = NULL;
     perc_model_reply rep, cov;
     memset(&rep, 0, sizeof rep);
     memset(&cov, 0, sizeof cov);
     perc_box *boxes = NULL;
     int calls = 0;
-    base_err e = perc_model_view(shot, o->model_width, &view, NULL);
+    base_err e = img_model_view(shot, o->model_width, &view, NULL);
     if (e) {
         e = base_errf(err, e, "openai detect: model view: %s", base_strerror(e));
         goto done;
@@ -558,7 +558,7 @@ done:
     perc_model_reply_fini(&rep);
     perc_model_reply_fini(&cov);
     base_free(url);
-    perc_image_fini(&view);
+    img_fini(&view);
     return e;
 }
 
@@ -595,7 +595,7 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     if (!c->model || !c->model[0])
         return base_errf(err, BASE_EINVAL, "openai provider: no model name");
     if (c->timeout_ms < 0 || c->max_retries < 0 || c->max_retries > 20 || c->model_width < 0 ||
-        c->model_width > PERC_IMAGE_MAX_DIM || c->max_boxes < 0 ||
+        c->model_width > IMG_MAX_DIM || c->max_boxes < 0 ||
         c->max_boxes > PERC_MODEL_BOXES_MAX)
         return base_errf(err, BASE_EINVAL,
                          "openai provider: bad limits (timeout %d ms, retries %d, width %d, "

@@ -29,7 +29,7 @@
 #include "base/fs.h"
 #include "base/base64.h"
 #include "base/json_alloc.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 static char *tmpdir(void)
 {
@@ -470,12 +470,12 @@ static void tokens(void)
     for (int fmt = 0; fmt < 2; fmt++) {
         int iw = fmt ? 300 : 1280;
         int ih = fmt ? 200 : 720;
-        perc_image img = {base_calloc((size_t)iw * (size_t)ih, 4), iw, ih, iw * 4, 1};
+        img_image img = {base_calloc((size_t)iw * (size_t)ih, 4), iw, ih, iw * 4, 1};
         CHECK(img.px);
         uint8_t *enc = NULL;
         size_t n = 0;
-        base_err e = fmt ? perc_image_encode_png(&img, 1, &enc, &n, NULL)
-                         : perc_image_encode_jpeg(&img, 80, &enc, &n, NULL);
+        base_err e = fmt ? img_encode_png(&img, 1, &enc, &n, NULL)
+                         : img_encode_jpeg(&img, 80, &enc, &n, NULL);
         base_free(img.px);
         CHECK_OK(e);
         char *url = base_malloc(base64_encoded_len(n) + 32);

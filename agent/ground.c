@@ -134,6 +134,11 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                   int do_snap, agent_step_record *r, agent__grounded *g)
 {
     memset(g, 0, sizeof *g);
+    /* "second Delete", "the last Delete": the ordinal picks one of the
+     * controls the rest of the label names alike, in reading order. */
+    char qrest[256];
+    agent_target tq;
+    int ordinal = t->label && t->index <= 0 ? snap_parse_ordinal(t->label, qrest, sizeof qrest) : 0;
     char err[BASE_ERRBUF_SIZE] = "";
     double deadline = base_monotime_ms() + s->timeout_ms;
     double t0 = base_monotime_ms();
@@ -151,6 +156,19 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     r->vision_lag = gr.vision_lag;
     r->ms.fingerprint += gr.now.ms;
     perc_epoch *ep = gr.epoch;
+    /* "First name" and "Last name" are names, not ordinals: the ordinal
+     * reading applies only when no box carries the whole label. */
+    for (int i = 0; ordinal != 0 && ep && i < ep->n; i++) {
+        const char *en = element_name(ep, &ep->boxes[i]);
+        if (snap_text_contains(ep->boxes[i].label, t->label) ||
+            (en && snap_text_contains(en, t->label)))
+            ordinal = 0;
+    }
+    if (ordinal != 0) {
+        tq = *t;
+        tq.label = qrest;
+        t = &tq;
+    }
     const char *source = "";
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
@@ -233,18 +251,11 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
      * on every row): nothing is pressed; the step fails "ambiguous" and
      * lists them by mark, for the caller to name one ([Vn], a qualifier). */
     int ties[SNAP_MAX_ALT];
-    int nt = t->index <= 0 && t->label && t->label[0] &&
+    int nt = (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
                      (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
                  ? box_ties(ep, bi, t->label, source, ties)
                  : 1;
-    if (nt >= 2) {
-        perc_snap *sn = &g->snap;
-        memset(sn, 0, sizeof *sn);
-        sn->res.ambiguous = 1;
-        sn->res.reason = "ambiguous: the label names several controls alike";
-        char list[160] = "";
-        size_t used = 0;
-        r->n_alternatives = 0;
+    if (nt >= 2 || ordinal != 0) {
         /* In reading order, like the snapper's list. */
         for (int a = 1; a < nt; a++) {
             for (int b2 = a; b2 > 0; b2--) {
@@ -257,6 +268,31 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                 }
             }
         }
+    }
+    if (ordinal != 0) {
+        int pick = ordinal > 0 ? ordinal - 1 : nt - 1;
+        if (pick >= nt) {
+            agent__failf(r, "not_found", "'%.60s' names %d control%s; there is no %d%s", t->label,
+                         nt, nt == 1 ? "" : "s", ordinal,
+                         ordinal == 1 ? "st" : ordinal == 2 ? "nd" : ordinal == 3 ? "rd" : "th");
+            return 0;
+        }
+        bi = ties[pick];
+        b = &ep->boxes[bi];
+        r->box_id = b->id;
+        agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
+        r->box = b->r;
+        g->box = bi;
+        nt = 1;
+    }
+    if (nt >= 2) {
+        perc_snap *sn = &g->snap;
+        memset(sn, 0, sizeof *sn);
+        sn->res.ambiguous = 1;
+        sn->res.reason = "ambiguous: the label names several controls alike";
+        char list[160] = "";
+        size_t used = 0;
+        r->n_alternatives = 0;
         for (int k = 0; k < nt; k++) {
             const perc_box *x = &ep->boxes[ties[k]];
             perc_snap_alt *al = &sn->alt[sn->n_alt++];

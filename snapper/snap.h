@@ -16,6 +16,8 @@
 #ifndef FOVEA_SNAPPER_SNAP_H
 #define FOVEA_SNAPPER_SNAP_H
 
+#include <stddef.h>
+
 #include "base/err.h"
 #include "base/geom.h"
 
@@ -192,6 +194,17 @@ typedef struct snap_box_cand {
  * Returns the candidate's position or -1; *by (may be NULL) is set to
  * "index" or "label". Ownership: borrows. Thread: any. Errors: none. */
 int snap_pick_box(const snap_box_cand *c, int n, const char *label, int index, const char **by);
+
+/* Purpose: splits an ordinal qualifier off a target label (the target
+ * grammar, docs/grounding.md): "[the] ORD REST" where ORD is first..tenth,
+ * 1st/2nd/3rd/Nth (up to 99th) or last, case-insensitive. Returns the
+ * ordinal (1-based; -1 for last) and writes REST into rest (cap bytes, cut
+ * when longer); 0 when the label has no ordinal or nothing after it, and
+ * rest is untouched then. The parse is syntactic: "First name" gives 1 and
+ * "name", so a caller first checks whether the whole label names a control.
+ * Ownership: borrows label. Thread: any.
+ * Errors: none (0 for NULL arguments). */
+int snap_parse_ordinal(const char *label, char *rest, size_t cap);
 
 /* ---- Text normalisation: ONE definition for every text comparison ---------- */
 

@@ -661,6 +661,28 @@ static void symbols(void)
     snap_scene_fini(&s);
 }
 
+/* The target grammar's ordinals (docs/grounding.md). */
+static void ordinals(void)
+{
+    char rest[64] = "unchanged";
+    CHECK_EQ(snap_parse_ordinal("second Delete", rest, sizeof rest), 2);
+    CHECK_STR(rest, "Delete");
+    CHECK_EQ(snap_parse_ordinal("the 3rd Add to cart", rest, sizeof rest), 3);
+    CHECK_STR(rest, "Add to cart");
+    CHECK_EQ(snap_parse_ordinal("Last row", rest, sizeof rest), -1);
+    CHECK_STR(rest, "row");
+    CHECK_EQ(snap_parse_ordinal("12th item", rest, sizeof rest), 12);
+    rest[0] = 'u';
+    rest[1] = '\0';
+    CHECK_EQ(snap_parse_ordinal("First", rest, sizeof rest), 0); /* nothing after it */
+    CHECK_EQ(snap_parse_ordinal("First name", rest, sizeof rest), 1);
+    CHECK_STR(rest, "name");
+    CHECK_EQ(snap_parse_ordinal("Delete", rest, sizeof rest), 0);
+    CHECK_EQ(snap_parse_ordinal("2 items", rest, sizeof rest), 0);
+    CHECK_EQ(snap_parse_ordinal("21st Century Fox", rest, sizeof rest), 21);
+    CHECK_EQ(snap_parse_ordinal(NULL, rest, sizeof rest), 0);
+}
+
 static void no_candidate(void)
 {
     snap_scene s;
@@ -836,6 +858,7 @@ static const check_case cases[] = {
     {"ambiguity", ambiguity},
     {"label_never_contradicted", label_never_contradicted},
     {"symbols", symbols},
+    {"ordinals", ordinals},
     {"bad_input", bad_input},
     {"alloc_failure", alloc_failure},
     {"property_random", property_random},

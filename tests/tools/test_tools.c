@@ -237,6 +237,29 @@ static void ambiguous(void)
         snprintf(logtxt, sizeof logtxt, "%s", v->valuestring);
     cJSON_Delete(v);
     CHECK_STR(logtxt, ""); /* nothing deleted */
+    /* An ordinal picks one of them in reading order (docs/grounding.md). */
+    static const char *const picks[][2] = {{"second Delete", "deleted t2"},
+                                           {"the last Delete", "deleted t3"},
+                                           {"1st Delete", "deleted t1"}};
+    for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "{\"target\": \"%s\"}", picks[i][0]);
+        int okp = tool_call(s, "click_at", args, &r);
+        CHECK_MSG(okp, "%s: %s", picks[i][0], r.message);
+        tool_result_fini(&r);
+        v = NULL;
+        logtxt[0] = '\0';
+        if (cdp_page_evaluate(p, "document.getElementById('log').textContent", &v, 5000, NULL) ==
+                BASE_OK &&
+            cJSON_IsString(v))
+            snprintf(logtxt, sizeof logtxt, "%s", v->valuestring);
+        cJSON_Delete(v);
+        CHECK_STR(logtxt, picks[i][1]);
+    }
+    CHECK(!tool_call(s, "click_at", "{\"target\": \"fifth Delete\", \"timeout_ms\": 600}", &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    CHECK_MSG(strstr(r.message, "names 3 controls; there is no 5th"), "%s", r.message);
+    tool_result_fini(&r);
     int ok = tool_call(s, "click_at", "{\"target\": \"Save\"}", &r);
     CHECK_MSG(ok, "%s", r.message);
     CHECK_MSG(strstr(r.message, "clicked <button> 'Save' (match exact)"), "%s", r.message);

@@ -92,9 +92,10 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
 /* The boxes of e that a label names as well as box k (same match rank, by
  * the box label or, when source is "element", by the element's name), one
  * per control (a box whose centre lies in another's rect is that control:
- * an <li> and its <a>). Writes up to SNAP_MAX_ALT box indices, k first, and
- * returns their number: 2 or more means the label does not single out one
- * control (issue 21, class 1). */
+ * an <li> and its <a>; plain text beside a control named alike is its label
+ * and left out). Writes up to SNAP_MAX_ALT box indices and returns their
+ * number (k may be left out for the control its text names): 2 or more
+ * means the label does not single out one control (issue 21, class 1). */
 static int box_ties(const perc_epoch *e, int k, const char *label, const char *source, int *out)
 {
     int by_el = strcmp(source, "element") == 0;
@@ -116,6 +117,19 @@ static int box_ties(const perc_epoch *e, int k, const char *label, const char *s
         }
         if (!same)
             out[n++] = i;
+    }
+    /* Plain text named like a control is that control's label (the words
+     * beside a painted checkbox): the controls are the candidates. */
+    int controls = 0;
+    for (int j = 0; j < n; j++)
+        controls += strcmp(e->boxes[out[j]].kind, "text") != 0;
+    if (controls > 0 && controls < n) {
+        int m = 0;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(e->boxes[out[j]].kind, "text") != 0)
+                out[m++] = out[j];
+        }
+        n = m;
     }
     return n;
 }
@@ -268,6 +282,15 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                 }
             }
         }
+    }
+    if (ordinal == 0 && nt == 1 && ties[0] != bi) {
+        /* The box chosen was the text that names a control: take the control. */
+        bi = ties[0];
+        b = &ep->boxes[bi];
+        r->box_id = b->id;
+        agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
+        r->box = b->r;
+        g->box = bi;
     }
     if (ordinal != 0) {
         int pick = ordinal > 0 ? ordinal - 1 : nt - 1;

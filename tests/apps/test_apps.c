@@ -162,7 +162,9 @@ static void norepeat(void)
 }
 
 /* Issue 21: "Save" beside a larger "Delete account" presses Save, and the
- * step says what it clicked by its own name and how it matched. */
+ * step says what it clicked by its own name and how it matched; "second
+ * Delete" presses the second row's; "-" the stepper's minus, not its plus;
+ * "x" the toast's "×". */
 static void board(void)
 {
     pass("board", "--no-humanize", "clicked <button> 'Save' (match exact)");

@@ -42,6 +42,16 @@ base_err perc_probe_box(cdp_page *page, const char *session, base_rect box, perc
  * no-op. */
 void perc_probe_fini(perc_probe *p);
 
+/* One control of an ambiguous answer, in top-viewport CSS px. */
+typedef struct perc_snap_alt {
+    char tag[32];
+    char role[32];
+    char name[96];   /* accessible name, else visible text, aria-label, title; "" none */
+    char xpath[256]; /* unique within its frame */
+    base_rect rect;  /* its visible rect */
+    base_point pt;   /* a click point on it, inside the box */
+} perc_snap_alt;
+
 /* What the snapper chose on a live page, in top-viewport CSS px. */
 typedef struct perc_snap {
     int found;               /* 1: click pt on the element below */
@@ -61,6 +71,9 @@ typedef struct perc_snap {
     char covering[160];      /* when COVERED: what receives the click, e.g.
                                 "div#cookie-banner 'We use cookies'" */
     double probe_ms;         /* total time spent in page evaluates */
+    int n_alt;               /* res.ambiguous: the controls the label does not tell
+                                apart (snap_result.alt), nothing chosen */
+    perc_snap_alt alt[SNAP_MAX_ALT];
 } perc_snap;
 
 /* Snaps a vision box (top-viewport CSS px) for intent on a live page: probe,
@@ -69,8 +82,10 @@ typedef struct perc_snap {
  * covering; one more evaluate per frame level). The cascade repeats that
  * check right before it presses, so a caller that clicks next passes 0
  * (verdict then stays SNAP_VERIFY_EMPTY and covering ""). "No candidate" is
- * BASE_OK with out->found == 0 and out->res.reason saying why. *out is the
- * caller's. Errors: as perc_probe_box. */
+ * BASE_OK with out->found == 0 and out->res.reason saying why; an ambiguous
+ * box is found == 0 with out->res.ambiguous set and out->alt[0..n_alt-1] the
+ * controls the label does not tell apart. *out is the caller's. Errors: as
+ * perc_probe_box. */
 base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify,
                        perc_snap *out, char *err);
 

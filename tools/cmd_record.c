@@ -52,7 +52,11 @@ static void record_usage(FILE *f)
             "                        default: the top document)\n"
             "  --expect-selector CSS CSS selector; 'A >>> B' descends into A's shadow root\n"
             "                        or same-origin iframe\n"
-            "  --expect-point X,Y    the first interactive element at this viewport point\n\n"
+            "  --expect-point X,Y    the first interactive element at this viewport point\n"
+            "  --expect-outcome O    ambiguous: the label cannot tell the element from others in\n"
+            "                        the box (snaptest expects an ambiguous answer listing it);\n"
+            "                        abstain: nothing in the box may be pressed (default: the\n"
+            "                        element is found)\n\n"
             "Page preparation:\n"
             "  --scroll X,Y          scroll the page to X,Y before recording (default: none)\n"
             "  --eval JS             run JS in the page first (e.g. open a menu); awaited\n"
@@ -168,6 +172,7 @@ int cli_cmd_record(int argc, char **argv)
     const char *box_s = NULL, *boxes = NULL, *label = NULL, *intent = "click", *xp = NULL;
     const char *frame = "", *sel = NULL, *pt_s = NULL, *scroll_s = NULL, *eval = NULL;
     const char *out = NULL, *name = NULL, *note = NULL, *known = NULL, *cls = NULL;
+    const char *outcome = NULL; /* --expect-outcome: ambiguous or abstain */
     int mark = -1, wait_ms = 300, norm_w = 0, norm_h = 0;
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_browser_opt(&bo, argc, argv, &i);
@@ -229,7 +234,13 @@ int cli_cmd_record(int argc, char **argv)
             known = v;
         else if (strcmp(a, "--class") == 0)
             cls = v;
-        else {
+        else if (strcmp(a, "--expect-outcome") == 0) {
+            if (strcmp(v, "ambiguous") != 0 && strcmp(v, "abstain") != 0) {
+                fprintf(stderr, "fovea record: --expect-outcome must be ambiguous or abstain\n");
+                return 2;
+            }
+            outcome = v;
+        } else {
             fprintf(stderr, "fovea record: unknown option %s\n", a);
             return 2;
         }
@@ -383,6 +394,10 @@ int cli_cmd_record(int argc, char **argv)
     char short_text[81];
     snprintf(short_text, sizeof short_text, "%s", ec->text[0] ? ec->text : ec->aria_label);
     cJSON_AddStringToObject(ex, "text", short_text);
+    /* The element meant stays named (the perturbed benchmark boxes it), but
+     * the right answer for this box is no click. */
+    if (outcome)
+        cJSON_AddBoolToObject(ex, outcome, 1);
     /* Members are added unchecked: a failed allocation on the way means one
      * may be missing, and a case file without it would replay as another
      * case. Nothing is written then. */

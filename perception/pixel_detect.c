@@ -144,9 +144,32 @@ static int inside(int x0, int y0, int x1, int y1, int X0, int Y0, int X1, int Y1
     return x0 >= X0 && y0 >= Y0 && x1 <= X1 && y1 <= Y1;
 }
 
+/* A mark the size of an icon glyph (12-40 px, at most 2:1): larger than
+ * the letters of body text, so two of them standing apart are two icons. */
+static int icon_sized(int w, int h, float s)
+{
+    int lo = (int)(10 * s), hi = (int)(40 * s);
+    return w >= lo && h >= lo && w <= hi && h <= hi && w <= 2 * h && h <= 2 * w;
+}
+
+/* Two icon-sized glyphs a clear gap apart (more than letters of one word
+ * leave, at least 3 px) are separate icons: a star and a trash can side by
+ * side in a row of icon buttons are two controls, not one word. */
+static int icons_apart(int ax0, int ay0, int ax1, int ay1, int bx0, int by0, int bx1, int by1,
+                       float s)
+{
+    if (!icon_sized(ax1 - ax0, ay1 - ay0, s) || !icon_sized(bx1 - bx0, by1 - by0, s))
+        return 0;
+    int gap = imax(ax0, bx0) - imin(ax1, bx1);
+    int hmax = imax(ay1 - ay0, by1 - by0);
+    return gap >= imax((int)(3 * s), hmax / 4);
+}
+
 /* Two marks belong to one phrase: same text band, similar size, close. */
 static int joinable(const mark *a, const mark *b, float s)
 {
+    if (icons_apart(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, s))
+        return 0;
     int ha = a->y1 - a->y0;
     int hb = b->y1 - b->y0;
     int hmax = imax(ha, hb);
@@ -230,6 +253,10 @@ static void merge_groups(const mark *m, int *par, int nm, float s)
             int ov = imin(g[i].y1, g[j].y1) - imax(g[i].y0, g[j].y0);
             int gap = g[j].x0 - g[i].x1;
             if (ov * 10 < hmin * 6 || hmax > 2 * hmin || gap > (int)(0.6f * (float)hmax + s))
+                continue;
+            if (g[i].n == 1 && g[j].n == 1 &&
+                icons_apart(g[i].x0, g[i].y0, g[i].x1, g[i].y1, g[j].x0, g[j].y0, g[j].x1,
+                            g[j].y1, s))
                 continue;
             int a = uf(par, g[i].root);
             int b = uf(par, g[j].root);

@@ -791,6 +791,46 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     return BASE_OK;
 }
 
+/* 6. Filled shapes: chart points, legend glyphs, pie wedges. Drawn on
+ * lines (a point on its series' polyline or on an axis) or against each
+ * other (wedges), their edges join everything they touch into one big
+ * component, so they are found from the other side: a flat region (pixels
+ * whose edge strength is below the threshold) of saturated colour, compact
+ * and of shape size, is the inside of a filled shape. Letter holes and page
+ * backgrounds are not saturated; a filled button's inside holds its frame's
+ * centre and is skipped, as is any shape on or around a box already found. */
+static void add_shapes(const perc_image *img, const pixel_comp *fc, int nfc, elist *out)
+{
+    float s = img->scale >= 0.25f ? img->scale : 1.0f;
+    int lo = (int)(5 * s), hi = (int)(260 * s);
+    int found = out->n;
+    for (int i = 0; i < nfc; i++) {
+        const pixel_comp *f = &fc[i];
+        int w = f->x1 - f->x0, h = f->y1 - f->y0;
+        if (w < lo || h < lo || w > hi || h > hi || (long long)f->npx * 10 < 3LL * w * h)
+            continue;
+        const uint8_t *p = pix(img, f->sx, f->sy);
+        int mx = imax(p[0], imax(p[1], p[2])), mn = imin(p[0], imin(p[1], p[2]));
+        if (mx - mn < 60)
+            continue;
+        int cx = (f->x0 + f->x1) / 2, cy = (f->y0 + f->y1) / 2;
+        int clash = 0;
+        for (int k = 0; k < found && !clash; k++) {
+            const perc_pixel_elem *e = &out->v[k];
+            int ex = (e->x0 + e->x1) / 2, ey = (e->y0 + e->y1) / 2;
+            clash = (cx >= e->x0 && cx < e->x1 && cy >= e->y0 && cy < e->y1) ||
+                    (ex >= f->x0 && ex < f->x1 && ey >= f->y0 && ey < f->y1);
+        }
+        if (clash)
+            continue;
+        /* The flat inside stops a pixel or two short of the drawn edge. */
+        int g = (int)(2 * s);
+        perc_pixel_elem e = {imax(0, f->x0 - g), imax(0, f->y0 - g), imin(img->w, f->x1 + g),
+                             imin(img->h, f->y1 + g), 0, 0, 0, 0, PERC_PIXEL_ICON, 0.4f};
+        push(out, e);
+    }
+}
+
 base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err)
 {
@@ -815,9 +855,27 @@ base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
     pixel_run *runs = NULL;
     int nr = 0;
     base_err e = perc__pixel_runs(edge, img->w, img->h, thr, o->threads, PIX_MAX_RUNS, &runs, &nr);
+    /* The flat regions (edge below the threshold) for step 6: runs of the
+     * inverted map. Too many of them, or no memory, only costs the shapes. */
+    pixel_comp *flat = NULL;
+    int nflat = 0;
+    if (e == BASE_OK) {
+        for (size_t i = 0; i < npx; i++)
+            edge[i] = (uint8_t)(255 - edge[i]);
+        pixel_run *fr = NULL;
+        int nfr = 0;
+        if (perc__pixel_runs(edge, img->w, img->h, 256 - thr, o->threads, PIX_MAX_RUNS, &fr,
+                             &nfr) == BASE_OK &&
+            perc__pixel_components(fr, nfr, &flat, &nflat) != BASE_OK) {
+            flat = NULL;
+            nflat = 0;
+        }
+        base_free(fr);
+    }
     base_free(edge);
     elist l = {NULL, 0, 0};
     if (e == BASE_ETOOBIG) {
+        base_free(flat);
         /* Too busy to segment (noise, a photo wall): nothing looks like a
          * control, which is an answer, not a failure. */
         *out = base_calloc(1, sizeof **out);
@@ -826,22 +884,30 @@ base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
         *n = 0;
         return BASE_OK;
     }
-    if (e)
+    if (e) {
+        base_free(flat);
         return base_errf(err, e, "pixel: out of memory for edge runs");
+    }
     pixel_comp *comps = NULL;
     int nc = 0;
     e = perc__pixel_components(runs, nr, &comps, &nc);
     base_free(runs);
-    if (e)
+    if (e) {
+        base_free(flat);
         return base_errf(err, e, "pixel: out of memory for components");
+    }
     l.cap = PIX_MAX_ELEMS;
     l.v = base_malloc((size_t)l.cap * sizeof *l.v);
     if (!l.v) {
         base_free(comps);
+        base_free(flat);
         return base_errf(err, BASE_ENOMEM, "pixel: out of memory");
     }
     e = classify(img, comps, nc, &l);
     base_free(comps);
+    if (!e)
+        add_shapes(img, flat, nflat, &l);
+    base_free(flat);
     if (e) {
         base_free(l.v);
         return base_errf(err, e, "pixel: out of memory while grouping");

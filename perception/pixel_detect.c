@@ -183,6 +183,11 @@ static int joinable(const mark *a, const mark *b, float s)
         return 0;
     int gap = imax(a->x0, b->x0) - imin(a->x1, b->x1);
     int lim = (int)(0.9f * (float)hmax + 1.0f * s);
+    /* A dash sits a space or less from its words ("co-op", "A - B"); one
+     * farther off is a control of its own (a stepper's minus). */
+    if ((ha <= (int)(4 * s) && a->x1 - a->x0 >= (int)(5 * s)) ||
+        (hb <= (int)(4 * s) && b->x1 - b->x0 >= (int)(5 * s)))
+        lim = (int)(0.4f * (float)hmax + 1.0f * s);
     /* A small outline is a letter only when it touches its neighbours the
      * way letters do; a checkbox keeps a margin from its label. */
     if (a->sframe || b->sframe) {
@@ -443,6 +448,137 @@ static void split_line(const perc_image *img, const mark *m, const int *idx, int
     }
 }
 
+/* Ink class of a column of a mark's box: 0 none (nothing far from the
+ * background bg), 1 plain, 2 saturated colour. */
+static int column_ink(const perc_image *img, int x, int y0, int y1, const uint8_t *bg)
+{
+    int best = -1;
+    const uint8_t *ink = bg;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *p = pix(img, x, y);
+        int d = abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]);
+        if (d > best) {
+            best = d;
+            ink = p;
+        }
+    }
+    if (best < 60)
+        return 0;
+    /* Anti-aliasing blends the ink with the background, which scales its
+     * chroma and its distance alike: the ratio says whether the ink is
+     * coloured even in a column that only a glyph's faint edge reaches. */
+    int mx = imax(ink[0], imax(ink[1], ink[2]));
+    int mn = imin(ink[0], imin(ink[1], ink[2]));
+    return (mx - mn) * 7 >= best ? 2 : 1;
+}
+
+/* Rows of [x0, x1) x [y0, y1) holding ink (far from bg): *ry0, *ry1. */
+static void ink_rows(const perc_image *img, int x0, int x1, int y0, int y1, const uint8_t *bg,
+                     int *ry0, int *ry1)
+{
+    int a = y1, b = y0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const uint8_t *p = pix(img, x, y);
+            if (abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60) {
+                a = imin(a, y);
+                b = imax(b, y + 1);
+                break;
+            }
+        }
+    *ry0 = a < b ? a : y0;
+    *ry1 = a < b ? b : y1;
+}
+
+/* The marks of component c (index ci): one, or up to cap pieces when its
+ * ink changes colour along the line (a blue link word and the black comma
+ * after it touch and make one component; a person sees a link and a
+ * comma). Pieces split at the first column of the new colour; a colour
+ * over fewer than 2 columns is anti-aliasing, not a change. Returns the
+ * number written to out. */
+static int split_by_ink(const perc_image *img, const pixel_comp *c, int ci, mark *out, int cap,
+                        float s)
+{
+    int w = c->x1 - c->x0, h = c->y1 - c->y0;
+    out[0] = (mark){c->x0, c->y0, c->x1, c->y1, 0, 0, 0, ci, 0};
+    if (cap < 2 || w < (int)(6 * s) || w > 512 || h < (int)(5 * s) || h > (int)(40 * s))
+        return 1;
+    const uint8_t *bg = pix(img, c->x0 - 1, c->y0 - 1);
+    /* Segments of columns of one ink class (empty columns between columns
+     * of the same class do not end a segment). */
+    int seg_k[64], seg_x[64], seg_n[64];
+    int ns = 0;
+    for (int x = c->x0; x < c->x1; x++) {
+        int k = column_ink(img, x, c->y0, c->y1, bg);
+        if (k == 0)
+            continue;
+        if (ns > 0 && seg_k[ns - 1] == k) {
+            seg_n[ns - 1]++;
+            continue;
+        }
+        if (ns == 64)
+            return 1;
+        seg_k[ns] = k;
+        seg_x[ns] = x;
+        seg_n[ns++] = 1;
+    }
+    /* Merge segments under 2 columns into their left neighbour. */
+    int k = 0;
+    for (int i = 0; i < ns; i++) {
+        if (k > 0 && (seg_n[i] < 2 || seg_k[i] == seg_k[k - 1])) {
+            seg_n[k - 1] += seg_n[i];
+            continue;
+        }
+        seg_k[k] = seg_k[i];
+        seg_x[k] = seg_x[i];
+        seg_n[k++] = seg_n[i];
+    }
+    if (k < 2 || k > cap)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        int px0 = i == 0 ? c->x0 : seg_x[i];
+        int px1 = i + 1 < k ? seg_x[i + 1] : c->x1;
+        int ry0, ry1;
+        ink_rows(img, px0, px1, c->y0, c->y1, bg, &ry0, &ry1);
+        out[n++] = (mark){px0, ry0, px1, ry1, 0, 0, 0, ci, 0};
+    }
+    return n;
+}
+
+/* Mark mk of a phrase (baseline base, width pw) is underlined: a thin
+ * horizontal line (one of the nul components ul) runs under its middle,
+ * just below the baseline, and is no wider than the phrase (a heading's
+ * rule or a table border runs on). Underlined words in plain text are links
+ * drawn in the text's colour. */
+static int underlined(const perc_image *img, const pixel_comp *c, const int *ul, int nul,
+                      const mark *mk, int base, int pw, float s)
+{
+    int cx = (mk->x0 + mk->x1) / 2;
+    /* An underline a descender touches is part of the word's component:
+     * then one of the mark's lowest rows is ink almost end to end. */
+    int w = mk->x1 - mk->x0;
+    if (w >= (int)(8 * s)) {
+        const uint8_t *bg = pix(img, mk->x0 - 1, mk->y0 - 1);
+        for (int y = mk->y1 - 1; y >= mk->y1 - 3 && y > mk->y0; y--) {
+            int ink = 0;
+            for (int x = mk->x0; x < mk->x1; x++) {
+                const uint8_t *p = pix(img, x, y);
+                ink += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60;
+            }
+            if (ink * 10 >= w * 9)
+                return 1;
+        }
+    }
+    for (int i = 0; i < nul; i++) {
+        const pixel_comp *u = &c[ul[i]];
+        if (u->x0 <= cx && cx < u->x1 && u->y0 >= base - 1 && u->y0 <= base + (int)(3 * s) &&
+            u->x1 - u->x0 <= pw + (int)(4 * s))
+            return 1;
+    }
+    return 0;
+}
+
 static base_err classify(const perc_image *img, const pixel_comp *c, int nc, elist *out)
 {
     float s = img->scale >= 0.25f ? img->scale : 1.0f;
@@ -470,7 +606,11 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
         nf += kind[i] == K_FRAME;
         nm += kind[i] == K_MARK || (kind[i] == K_FRAME && small_frame(&c[i], s));
     }
-    mark *m = base_calloc(nm ? (size_t)nm : 1, sizeof *m);
+    /* A mark may split in two or three at an ink colour change: room for
+     * twice as many. */
+    int mcap = 2 * nm + 8;
+    nm = mcap;
+    mark *m = base_calloc((size_t)nm, sizeof *m);
     int *par = base_malloc((nm ? (size_t)nm : 1) * sizeof *par);
     int *fr = base_malloc((nf ? (size_t)nf : 1) * sizeof *fr);
     phrase *ph = base_calloc(nm ? (size_t)nm : 1, sizeof *ph);
@@ -498,10 +638,32 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             kind[i] = K_MARK;
         if (kind[i] == K_FRAME && !sf)
             fr[nf++] = i;
-        else if (kind[i] == K_MARK || sf)
+        else if (sf)
             m[nm++] = (mark){c[i].x0, c[i].y0, c[i].x1, c[i].y1, 0, 0, 0, i, sf};
+        else if (kind[i] == K_MARK)
+            nm += split_by_ink(img, &c[i], i, m + nm, imin(3, mcap - nm), s);
     }
     base_free(kind);
+    /* Thin horizontal lines that may underline words (step 5). */
+    int nul = 0;
+    for (int i = 0; i < nc; i++)
+        nul += c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s);
+    int *ul = base_malloc((nul ? (size_t)nul : 1) * sizeof *ul);
+    if (!ul) {
+        base_free(bar);
+        base_free(tmp);
+        base_free(m);
+        base_free(par);
+        base_free(fr);
+        base_free(ph);
+        base_free(order);
+        base_free(container);
+        return BASE_ENOMEM;
+    }
+    nul = 0;
+    for (int i = 0; i < nc; i++)
+        if (c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s))
+            ul[nul++] = i;
 
     /* 2. Phrases: marks sorted by x; a candidate partner lies within the
      * largest gap any pair of this height could bridge. */
@@ -693,6 +855,16 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             continue;
         int pw = q->x1 - q->x0;
         int phh = q->y1 - q->y0;
+        /* A lone dash of button size standing apart from any text: a
+         * stepper's minus ("−"), drawn as one thin glyph. */
+        if (q->n == 1 && phh <= (int)(4 * s) && pw >= (int)(6 * s) && pw <= (int)(24 * s)) {
+            perc_pixel_elem e = text_elem(img, q->x0, q->y0, q->x1, q->y1, PERC_PIXEL_ICON, 0.4f, s);
+            int pad = pw / 2;
+            e.y0 = imax(0, q->y0 - pad);
+            e.y1 = imin(img->h, q->y1 + pad);
+            push(out, e);
+            continue;
+        }
         if (phh < (int)(5 * s))
             continue; /* dots and dashes */
         /* A lone square-ish mark of icon size. */
@@ -709,7 +881,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             const mark *mk = &m[order[q->first + k]];
             bar[k] = (char)is_sep(m, order + q->first, q->n, k, phh, base, s);
             seps += bar[k];
-            ncol += !mk->used && ink_colored(img, mk);
+            ncol += !mk->used && (ink_colored(img, mk) || underlined(img, c, ul, nul, mk, base, pw, s));
         }
         int mixed = ncol > 0 && ncol < q->n;
         if (seps || ((pw > (int)(260 * s) || q->n > 30 || mixed) && lone_line(ph, np, p))) {
@@ -724,7 +896,8 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             const mark *mk = NULL;
             if (k < q->n) {
                 mk = &m[order[q->first + k]];
-                col = !mk->used && ink_colored(img, mk);
+                col = !mk->used &&
+                      (ink_colored(img, mk) || underlined(img, c, ul, nul, mk, base, pw, s));
                 plain += !col;
             }
             if (col) {
@@ -788,6 +961,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     base_free(container);
     base_free(bar);
     base_free(tmp);
+    base_free(ul);
     return BASE_OK;
 }
 

@@ -558,7 +558,7 @@ static int underlined(const perc_image *img, const pixel_comp *c, const int *ul,
     /* An underline a descender touches is part of the word's component:
      * then one of the mark's lowest rows is ink almost end to end. */
     int w = mk->x1 - mk->x0;
-    if (w >= (int)(8 * s)) {
+    if (w >= (int)(8 * s) && w >= 2 * (mk->y1 - mk->y0)) {
         const uint8_t *bg = pix(img, mk->x0 - 1, mk->y0 - 1);
         for (int y = mk->y1 - 1; y >= mk->y1 - 3 && y > mk->y0; y--) {
             int ink = 0;
@@ -566,7 +566,7 @@ static int underlined(const perc_image *img, const pixel_comp *c, const int *ul,
                 const uint8_t *p = pix(img, x, y);
                 ink += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60;
             }
-            if (ink * 10 >= w * 9)
+            if (ink * 20 >= w * 17)
                 return 1;
         }
     }

@@ -279,8 +279,11 @@ static int read_one(TessBaseAPI *api, int text_px, const perc_image *img, perc_o
             }
         }
     }
-    if (hi - lo < 24)
-        return 0; /* flat: nothing to read */
+    /* Flat: nothing to read. Faint footer text (#e9e9e9 on #fafafa) spans
+     * 17 levels and is text, so the floor is low; the stretch below makes
+     * it read like body text. */
+    if (hi - lo < 12)
+        return 0;
     /* Light text on a dark fill is flipped; grey levels are stretched to
      * the full range, so pale placeholder text reads like body text. */
     int invert = nb > 0 && border / nb < (lo + hi) / 2;

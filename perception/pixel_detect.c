@@ -182,6 +182,13 @@ static int joinable(const mark *a, const mark *b, float s)
     if (hmax > 3 * hmin && hmin > (int)(4 * s))
         return 0;
     int gap = imax(a->x0, b->x0) - imin(a->x1, b->x1);
+    /* A shape over twice the height of the glyphs beside it and apart from
+     * them is its own control (a date picker's ringed or filled "today"),
+     * not a letter; an icon before its label is joined later, as a whole
+     * (step 5). */
+    if (hmax > 2 * hmin && hmin > (int)(4 * s) && gap >= (int)(2 * s) &&
+        (ha > hb ? icon_sized(a->x1 - a->x0, ha, s) : icon_sized(b->x1 - b->x0, hb, s)))
+        return 0;
     int lim = (int)(0.9f * (float)hmax + 1.0f * s);
     /* A dash sits a space or less from its words ("co-op", "A - B"); one
      * farther off is a control of its own (a stepper's minus). */
@@ -420,7 +427,7 @@ static int lone_line(const phrase *ph, int np, int p)
  * spans the pixels cannot say; each word's centre still lies on it). bar[k]
  * says mark k is a separator bar. */
 static void split_line(const perc_image *img, const mark *m, const int *idx, int n, int line_h,
-                       const char *bar, float s, elist *out)
+                       const char *bar, int min_w, float s, elist *out)
 {
     int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
     int x0 = 0, y0 = 0, x1 = -1, y1 = 0;
@@ -429,7 +436,7 @@ static void split_line(const perc_image *img, const mark *m, const int *idx, int
         int gap = x1 >= 0 && c ? c->x0 - x1 : 0;
         int brk = !c || bar[k] || gap >= gap_min;
         if (brk && x1 >= 0) {
-            if (x1 - x0 >= (int)(6 * s))
+            if (x1 - x0 >= min_w)
                 push(out, text_elem(img, x0, y0, x1, y1, PERC_PIXEL_TEXT, 0.3f, s));
             x1 = -1;
         }
@@ -577,6 +584,50 @@ static int underlined(const perc_image *img, const pixel_comp *c, const int *ul,
             return 1;
     }
     return 0;
+}
+
+/* The phrase (marks idx in x order, line height line_h) is a row of a
+ * grid of cells: at least three short words (split at gaps of at least
+ * max(3 px, 0.3 x line height)) whose centres repeat at one pitch (each
+ * step within 2 px + 10 % of the median step), each narrower than the
+ * pitch leaves room for: a date picker's week, a pagination bar, a keypad
+ * row. Running text never keeps one pitch from word to word. */
+static int grid_row(const mark *m, const int *idx, int n, int line_h, float s)
+{
+    int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
+    int cx[32], wx0 = 0, wx1 = -1, nw = 0;
+    for (int k = 0; k <= n; k++) {
+        const mark *c = k < n ? &m[idx[k]] : NULL;
+        if (wx1 >= 0 && (!c || c->x0 - wx1 >= gap_min)) {
+            if (nw == 32 || wx1 - wx0 > 4 * line_h)
+                return 0;
+            cx[nw++] = wx0 + wx1; /* twice the centre */
+            wx1 = -1;
+        }
+        if (!c)
+            break;
+        if (wx1 < 0) {
+            wx0 = c->x0;
+            wx1 = c->x1;
+        } else {
+            wx1 = imax(wx1, c->x1);
+        }
+    }
+    if (nw < 3)
+        return 0;
+    int step[31];
+    for (int i = 1; i < nw; i++)
+        step[i - 1] = cx[i] - cx[i - 1];
+    int sorted[31];
+    memcpy(sorted, step, (size_t)(nw - 1) * sizeof *step);
+    qsort(sorted, (size_t)(nw - 1), sizeof *sorted, int_cmp);
+    int med = sorted[(nw - 2) / 2];
+    if (med < (int)(2 * 12 * s))
+        return 0;
+    for (int i = 0; i < nw - 1; i++)
+        if (abs(step[i] - med) > (int)(2 * 2 * s) + med / 10)
+            return 0;
+    return 1;
 }
 
 static base_err classify(const perc_image *img, const pixel_comp *c, int nc, elist *out)
@@ -884,8 +935,13 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
             ncol += !mk->used && (ink_colored(img, mk) || underlined(img, c, ul, nul, mk, base, pw, s));
         }
         int mixed = ncol > 0 && ncol < q->n;
+        if (grid_row(m, order + q->first, q->n, phh, s)) {
+            /* A cell may hold one narrow digit ("1"). */
+            split_line(img, m, order + q->first, q->n, phh, bar, (int)(2 * s), s, out);
+            continue;
+        }
         if (seps || ((pw > (int)(260 * s) || q->n > 30 || mixed) && lone_line(ph, np, p))) {
-            split_line(img, m, order + q->first, q->n, phh, bar, s, out);
+            split_line(img, m, order + q->first, q->n, phh, bar, (int)(6 * s), s, out);
             continue;
         }
         /* Coloured runs: a link may sit inside a plain-text paragraph. */

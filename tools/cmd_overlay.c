@@ -202,12 +202,12 @@ int cli_cmd_overlay(int argc, char **argv)
             return 2;
         }
     }
-    if (shot && !boxes && !vision) {
-        fprintf(stderr, "fovea overlay: --shot needs --boxes or --vision\n");
-        return 2;
-    }
     if (json && !vision) {
         fprintf(stderr, "fovea overlay: --json needs --vision\n");
+        return 2;
+    }
+    if (shot && !boxes && !vision) {
+        fprintf(stderr, "fovea overlay: --shot needs --boxes or --vision\n");
         return 2;
     }
     if (boxes && vision) {

@@ -55,7 +55,7 @@ typedef struct phrase {
 void perc_pixel_opts_init(perc_pixel_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->kernel = PERC_KERNEL_AUTO;
+    o->kernel = IMG_KERNEL_AUTO;
 }
 
 const char *perc_pixel_class_name(perc_pixel_class c)
@@ -87,7 +87,7 @@ static int imax(int a, int b)
     return a > b ? a : b;
 }
 
-static const uint8_t *pix(const perc_image *img, int x, int y)
+static const uint8_t *pix(const img_image *img, int x, int y)
 {
     x = x < 0 ? 0 : (x >= img->w ? img->w - 1 : x);
     y = y < 0 ? 0 : (y >= img->h ? img->h - 1 : y);
@@ -96,7 +96,7 @@ static const uint8_t *pix(const perc_image *img, int x, int y)
 
 /* Ink of a mark: the pixel inside its box farthest from the background (the
  * colour at the box's top-left outside corner); saturated ink = link-like. */
-static int ink_colored(const perc_image *img, const mark *m)
+static int ink_colored(const img_image *img, const mark *m)
 {
     const uint8_t *bg = pix(img, m->x0 - 1, m->y0 - 1);
     int best = -1;
@@ -282,7 +282,7 @@ static void merge_groups(const mark *m, int *par, int nm, float s)
 
 /* A text field's inside is white or nearly (a button is filled): the
  * median luma of 5 points just inside the outline, away from its text. */
-static int light_inside(const perc_image *img, const pixel_comp *f)
+static int light_inside(const img_image *img, const pixel_comp *f)
 {
     int cy = (f->y0 + f->y1) / 2, cx = (f->x0 + f->x1) / 2;
     int pts[5][2] = {{f->x0 + 3, cy}, {f->x1 - 4, cy}, {cx, f->y0 + 3}, {cx, f->y1 - 4},
@@ -344,7 +344,7 @@ static int push(elist *l, perc_pixel_elem e)
 }
 
 /* Text box padded to the line box a browser would lay out. */
-static perc_pixel_elem text_elem(const perc_image *img, int x0, int y0, int x1, int y1,
+static perc_pixel_elem text_elem(const img_image *img, int x0, int y0, int x1, int y1,
                                  perc_pixel_class cls, float conf, float s)
 {
     int py = imax((int)(2 * s), (y1 - y0) / 4);
@@ -426,7 +426,7 @@ static int lone_line(const phrase *ph, int np, int p)
  * elements: split at bars and at word gaps (which item a multi-word link
  * spans the pixels cannot say; each word's centre still lies on it). bar[k]
  * says mark k is a separator bar. */
-static void split_line(const perc_image *img, const mark *m, const int *idx, int n, int line_h,
+static void split_line(const img_image *img, const mark *m, const int *idx, int n, int line_h,
                        const char *bar, int min_w, float s, elist *out)
 {
     int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
@@ -457,7 +457,7 @@ static void split_line(const perc_image *img, const mark *m, const int *idx, int
 
 /* Ink class of a column of a mark's box: 0 none (nothing far from the
  * background bg), 1 plain, 2 saturated colour. */
-static int column_ink(const perc_image *img, int x, int y0, int y1, const uint8_t *bg)
+static int column_ink(const img_image *img, int x, int y0, int y1, const uint8_t *bg)
 {
     int best = -1;
     const uint8_t *ink = bg;
@@ -480,7 +480,7 @@ static int column_ink(const perc_image *img, int x, int y0, int y1, const uint8_
 }
 
 /* Rows of [x0, x1) x [y0, y1) holding ink (far from bg): *ry0, *ry1. */
-static void ink_rows(const perc_image *img, int x0, int x1, int y0, int y1, const uint8_t *bg,
+static void ink_rows(const img_image *img, int x0, int x1, int y0, int y1, const uint8_t *bg,
                      int *ry0, int *ry1)
 {
     int a = y1, b = y0;
@@ -503,7 +503,7 @@ static void ink_rows(const perc_image *img, int x0, int x1, int y0, int y1, cons
  * comma). Pieces split at the first column of the new colour; a colour
  * over fewer than 2 columns is anti-aliasing, not a change. Returns the
  * number written to out. */
-static int split_by_ink(const perc_image *img, const pixel_comp *c, int ci, mark *out, int cap,
+static int split_by_ink(const img_image *img, const pixel_comp *c, int ci, mark *out, int cap,
                         float s)
 {
     int w = c->x1 - c->x0, h = c->y1 - c->y0;
@@ -558,7 +558,7 @@ static int split_by_ink(const perc_image *img, const pixel_comp *c, int ci, mark
  * just below the baseline, and is no wider than the phrase (a heading's
  * rule or a table border runs on). Underlined words in plain text are links
  * drawn in the text's colour. */
-static int underlined(const perc_image *img, const pixel_comp *c, const int *ul, int nul,
+static int underlined(const img_image *img, const pixel_comp *c, const int *ul, int nul,
                       const mark *mk, int base, int pw, float s)
 {
     int cx = (mk->x0 + mk->x1) / 2;
@@ -630,7 +630,7 @@ static int grid_row(const mark *m, const int *idx, int n, int line_h, float s)
     return 1;
 }
 
-static base_err classify(const perc_image *img, const pixel_comp *c, int nc, elist *out)
+static base_err classify(const img_image *img, const pixel_comp *c, int nc, elist *out)
 {
     float s = img->scale >= 0.25f ? img->scale : 1.0f;
     int W = img->w;
@@ -1029,7 +1029,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
  * and of shape size, is the inside of a filled shape. Letter holes and page
  * backgrounds are not saturated; a filled button's inside holds its frame's
  * centre and is skipped, as is any shape on or around a box already found. */
-static void add_shapes(const perc_image *img, const pixel_comp *fc, int nfc, elist *out)
+static void add_shapes(const img_image *img, const pixel_comp *fc, int nfc, elist *out)
 {
     float s = img->scale >= 0.25f ? img->scale : 1.0f;
     int lo = (int)(5 * s), hi = (int)(260 * s);
@@ -1061,7 +1061,7 @@ static void add_shapes(const perc_image *img, const pixel_comp *fc, int nfc, eli
     }
 }
 
-base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
+base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err)
 {
     if (!img || !img->px || img->w < 1 || img->h < 1 || img->stride < 4 * img->w || !out || !n)

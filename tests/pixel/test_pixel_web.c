@@ -127,7 +127,7 @@ static void threads(void)
     CHECK(p != NULL);
     pw_page *pg = base_calloc(1, sizeof *pg);
     CHECK(pg != NULL);
-    const perc_kernel kernels[] = {PERC_KERNEL_SCALAR, PERC_KERNEL_SSE2, PERC_KERNEL_AVX2};
+    const img_kernel kernels[] = {IMG_KERNEL_SCALAR, IMG_KERNEL_SSE2, IMG_KERNEL_AVX2};
     for (const char *const *path = pw_set; *path; path++) {
         char err[256] = "";
         base_err e = pw_page_load(p, *path, pg, err);
@@ -137,7 +137,7 @@ static void threads(void)
         perc_pixel_opts o;
         perc_pixel_opts_init(&o);
         o.threads = 1;
-        o.kernel = PERC_KERNEL_SCALAR;
+        o.kernel = IMG_KERNEL_SCALAR;
         CHECK_OK(perc_pixel_detect(&pg->shot, &o, &ref, &nref, err));
         CHECK(nref > 0);
         for (int th = 1; th <= 2; th++) {
@@ -186,7 +186,7 @@ static void overlay_json(void)
     cdp_page_close(p);
     uint8_t *png = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_encode_png(&pg->shot, 1, &png, &n, err));
+    CHECK_OK(img_image_encode_png(&pg->shot, 1, &png, &n, err));
     const char *shot_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.png";
     const char *json_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.json";
     const char *log_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.log";

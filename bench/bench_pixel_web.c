@@ -69,7 +69,7 @@ static void save(const char *dir, const pw_page *pg)
     uint8_t *png = NULL;
     size_t n = 0;
     snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    if (img_image_encode_png(&pg->shot, 1, &png, &n, err) || base_write_file(path, png, n, err))
+    if (img_encode_png(&pg->shot, 1, &png, &n, err) || base_write_file(path, png, n, err))
         fprintf(stderr, "%s: %s\n", path, err);
     base_free(png);
     snprintf(path, sizeof path, "%s/%s.json", dir, name);

@@ -186,7 +186,7 @@ static void overlay_json(void)
     cdp_page_close(p);
     uint8_t *png = NULL;
     size_t n = 0;
-    CHECK_OK(img_image_encode_png(&pg->shot, 1, &png, &n, err));
+    CHECK_OK(img_encode_png(&pg->shot, 1, &png, &n, err));
     const char *shot_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.png";
     const char *json_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.json";
     const char *log_path = FOVEA_BINARY_DIR "/tests/pixel/web_icons.log";

@@ -91,7 +91,7 @@ base_err pw_page_load(cdp_page *p, const char *path, pw_page *pg, char *err)
 void pw_page_fini(pw_page *pg)
 {
     if (pg)
-        img_image_fini(&pg->shot);
+        img_fini(&pg->shot);
 }
 
 /* Lower-case alphanumeric words of s into w (at most 16 of 31 bytes). */

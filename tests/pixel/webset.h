@@ -33,7 +33,7 @@ typedef struct pw_truth {
 typedef struct pw_page {
     char path[96];          /* fixture path, e.g. "/pixel/web/datepicker.html" */
     char cls[32];           /* its class (body data-pixel-class), e.g. "grid" */
-    img_image shot;        /* the 1280x800 screenshot (img_image_fini) */
+    img_image shot;        /* the 1280x800 screenshot (img_fini) */
     pw_truth t[PW_MAX_TRUTH];
     int nt;
 } pw_page;

@@ -588,7 +588,8 @@ static int underlined(const img_image *img, const pixel_comp *c, const int *ul, 
 
 /* The phrase (marks idx in x order, line height line_h) is a row of a
  * grid of cells: at least three short words (split at gaps of at least
- * max(3 px, 0.3 x line height)) whose centres repeat at one pitch (each
+ * max(3 px, 0.3 x line height); every gap at least half the line height,
+ * wider than a word space) whose centres repeat at one pitch (each
  * step within 2 px + 10 % of the median step), each narrower than the
  * pitch leaves room for: a date picker's week, a pagination bar, a keypad
  * row. Running text never keeps one pitch from word to word. */
@@ -599,7 +600,9 @@ static int grid_row(const mark *m, const int *idx, int n, int line_h, float s)
     for (int k = 0; k <= n; k++) {
         const mark *c = k < n ? &m[idx[k]] : NULL;
         if (wx1 >= 0 && (!c || c->x0 - wx1 >= gap_min)) {
-            if (nw == 32 || wx1 - wx0 > 4 * line_h)
+            /* Cells leave more room between their contents than a word
+             * space ("Call 1 now", "Read the docs" keep a pitch too). */
+            if (nw == 32 || wx1 - wx0 > 4 * line_h || (c && c->x0 - wx1 < line_h / 2))
                 return 0;
             cx[nw++] = wx0 + wx1; /* twice the centre */
             wx1 = -1;

@@ -152,9 +152,10 @@ static int icon_sized(int w, int h, float s)
     return w >= lo && h >= lo && w <= hi && h <= hi && w <= 2 * h && h <= 2 * w;
 }
 
-/* Two icon-sized glyphs a clear gap apart (more than letters of one word
- * leave, at least 3 px) are separate icons: a star and a trash can side by
- * side in a row of icon buttons are two controls, not one word. */
+/* Two icon-sized glyphs a clear gap apart (half their height: more than
+ * the letters of a large heading or a word space leave, at least 3 px) are
+ * separate icons: a star and a trash can side by side in a row of icon
+ * buttons are two controls, not one word. */
 static int icons_apart(int ax0, int ay0, int ax1, int ay1, int bx0, int by0, int bx1, int by1,
                        float s)
 {
@@ -162,7 +163,7 @@ static int icons_apart(int ax0, int ay0, int ax1, int ay1, int bx0, int by0, int
         return 0;
     int gap = imax(ax0, bx0) - imin(ax1, bx1);
     int hmax = imax(ay1 - ay0, by1 - by0);
-    return gap >= imax((int)(3 * s), hmax / 4);
+    return gap >= imax((int)(3 * s), hmax / 2);
 }
 
 /* Two marks belong to one phrase: same text band, similar size, close. */

@@ -39,7 +39,7 @@ enum { K_NONE = 0, K_SEP, K_FRAME, K_MARK, K_BLOB };
 
 typedef struct mark {
     int x0, y0, x1, y1;
-    int colored; /* ink saturated: link-like */
+    int dash;    /* a dash: thin and wide, no other stroke stacked on it ("=" is two) */
     int phrase;  /* union-find parent, then phrase index */
     int used;    /* taken by a control frame */
     int comp;    /* component index */
@@ -163,7 +163,10 @@ static int icons_apart(int ax0, int ay0, int ax1, int ay1, int bx0, int by0, int
         return 0;
     int gap = imax(ax0, bx0) - imin(ax1, bx1);
     int hmax = imax(ay1 - ay0, by1 - by0);
-    return gap >= imax((int)(3 * s), hmax / 2);
+    int wmin = imin(ax1 - ax0, bx1 - bx0);
+    /* Letters of a bold or large word merge into components of icon size
+     * too; a word space is narrower than most of such a component. */
+    return gap >= imax((int)(3 * s), hmax / 2) && gap * 10 >= wmin * 6;
 }
 
 /* Two marks belong to one phrase: same text band, similar size, close. */
@@ -187,14 +190,19 @@ static int joinable(const mark *a, const mark *b, float s)
      * them is its own control (a date picker's ringed or filled "today"),
      * not a letter; an icon before its label is joined later, as a whole
      * (step 5). */
-    if (hmax > 2 * hmin && hmin > (int)(4 * s) && gap >= (int)(2 * s) &&
-        (ha > hb ? icon_sized(a->x1 - a->x0, ha, s) : icon_sized(b->x1 - b->x0, hb, s)))
-        return 0;
+    if (hmax > 2 * hmin && hmin > (int)(4 * s) && gap >= (int)(2 * s)) {
+        const mark *big = ha > hb ? a : b, *small = ha > hb ? b : a;
+        int bw = big->x1 - big->x0;
+        /* Round or square, at least 16 px, and reaching well above and
+         * below the glyphs: a disc around a day, not a "g" beside a "+". */
+        if (hmax >= (int)(16 * s) && bw * 10 >= hmax * 8 && bw * 10 <= hmax * 12 &&
+            small->y0 - big->y0 >= hmin / 3 && big->y1 - small->y1 >= hmin / 3)
+            return 0;
+    }
     int lim = (int)(0.9f * (float)hmax + 1.0f * s);
     /* A dash sits a space or less from its words ("co-op", "A - B"); one
      * farther off is a control of its own (a stepper's minus). */
-    if ((ha <= (int)(4 * s) && a->x1 - a->x0 >= (int)(5 * s)) ||
-        (hb <= (int)(4 * s) && b->x1 - b->x0 >= (int)(5 * s)))
+    if (a->dash || b->dash)
         lim = (int)(0.4f * (float)hmax + 1.0f * s);
     /* A small outline is a letter only when it touches its neighbours the
      * way letters do; a checkbox keeps a margin from its label. */
@@ -564,9 +572,10 @@ static int underlined(const img_image *img, const pixel_comp *c, const int *ul, 
 {
     int cx = (mk->x0 + mk->x1) / 2;
     /* An underline a descender touches is part of the word's component:
-     * then one of the mark's lowest rows is ink almost end to end. */
+     * then one of the mark's lowest rows is ink almost end to end (in a
+     * word-shaped mark: a dash is all "bottom row"). */
     int w = mk->x1 - mk->x0;
-    if (w >= (int)(8 * s) && w >= 2 * (mk->y1 - mk->y0)) {
+    if (w >= (int)(8 * s) && w >= 2 * (mk->y1 - mk->y0) && mk->y1 - mk->y0 >= (int)(6 * s)) {
         const uint8_t *bg = pix(img, mk->x0 - 1, mk->y0 - 1);
         for (int y = mk->y1 - 1; y >= mk->y1 - 3 && y > mk->y0; y--) {
             int ink = 0;
@@ -723,6 +732,18 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
     /* 2. Phrases: marks sorted by x; a candidate partner lies within the
      * largest gap any pair of this height could bridge. */
     qsort(m, (size_t)nm, sizeof *m, mark_x_cmp);
+    /* Dashes: a thin wide mark with no other thin mark just above or below
+     * it overlapping its columns. Marks are in x order, so the stacked
+     * partner starts before this one ends. */
+    for (int i = 0; i < nm; i++) {
+        if (m[i].y1 - m[i].y0 > (int)(4 * s) || m[i].x1 - m[i].x0 < (int)(5 * s))
+            continue;
+        int stacked = 0;
+        for (int j = 0; j < nm && m[j].x0 < m[i].x1 && !stacked; j++)
+            stacked = j != i && m[j].x1 > m[i].x0 && m[j].y1 - m[j].y0 <= (int)(4 * s) &&
+                      abs(m[j].y0 - m[i].y0) <= (int)(8 * s);
+        m[i].dash = !stacked;
+    }
     for (int i = 0; i < nm; i++)
         par[i] = i;
     int maxh = 0;

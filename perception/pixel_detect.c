@@ -144,12 +144,13 @@ static int inside(int x0, int y0, int x1, int y1, int X0, int Y0, int X1, int Y1
     return x0 >= X0 && y0 >= Y0 && x1 <= X1 && y1 <= Y1;
 }
 
-/* A mark the size of an icon glyph (12-40 px, at most 2:1): larger than
- * the letters of body text, so two of them standing apart are two icons. */
+/* A mark the size and shape of an icon glyph (10-40 px, nearly square):
+ * larger than the letters of body text, squarer than the letter clusters
+ * of a bold word ("Em"), so two of them standing apart are two icons. */
 static int icon_sized(int w, int h, float s)
 {
     int lo = (int)(10 * s), hi = (int)(40 * s);
-    return w >= lo && h >= lo && w <= hi && h <= hi && w <= 2 * h && h <= 2 * w;
+    return w >= lo && h >= lo && w <= hi && h <= hi && w * 10 <= h * 13 && h * 10 <= w * 13;
 }
 
 /* Two icon-sized glyphs a clear gap apart (half their height: more than
@@ -478,7 +479,9 @@ static int column_ink(const img_image *img, int x, int y0, int y1, const uint8_t
             ink = p;
         }
     }
-    if (best < 60)
+    /* Faint ink (a pale heading, a glyph's edge alone) says too little
+     * about its colour to split on. */
+    if (best < 120)
         return 0;
     /* Anti-aliasing blends the ink with the background, which scales its
      * chroma and its distance alike: the ratio says whether the ink is

@@ -3,7 +3,7 @@
  *
  *   build/bench/bench_pixel_web [--reps N] [--dump] [--save DIR] [FIXTURE_PATH]...
  *
- * Each page of the set (tests/pixel/webset.c; default all of
+ * Each page of the set (tests/perception/webset.c; default all of
  * tests/fixtures/pages/pixel/web) is opened in headless Chromium at
  * 1280x800, scale 1, its truth read from its DOM and the screen captured
  * once. On that screenshot, as `fovea overlay --shot X --vision pixel` runs

@@ -27,20 +27,14 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "base/stats.h"
 #include "harness.h"
 #include "perception/pixel.h"
 #include "webset.h"
 
-static int dbl_cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median(double *v, int n)
 {
-    qsort(v, (size_t)n, sizeof *v, dbl_cmp);
-    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+    return base_summarize(v, n).median;
 }
 
 static double pct(int a, int b)

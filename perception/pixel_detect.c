@@ -685,7 +685,13 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
     char *container = base_calloc(nf ? (size_t)nf : 1, 1);
     char *bar = base_calloc(nm ? (size_t)nm : 1, 1);
     int *tmp = base_malloc((nm ? (size_t)nm : 1) * sizeof *tmp);
-    if (!m || !par || !fr || !ph || !order || !container || !bar || !tmp) {
+    /* Thin horizontal lines that may underline words (step 5). */
+    int nul = 0;
+    for (int i = 0; i < nc; i++)
+        nul += c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s);
+    int *ul = base_malloc((nul ? (size_t)nul : 1) * sizeof *ul);
+    if (!m || !par || !fr || !ph || !order || !container || !bar || !tmp || !ul) {
+        base_free(ul);
         base_free(bar);
         base_free(tmp);
         base_free(kind);
@@ -711,22 +717,6 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
             nm += split_by_ink(img, &c[i], i, m + nm, imin(3, mcap - nm), s);
     }
     base_free(kind);
-    /* Thin horizontal lines that may underline words (step 5). */
-    int nul = 0;
-    for (int i = 0; i < nc; i++)
-        nul += c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s);
-    int *ul = base_malloc((nul ? (size_t)nul : 1) * sizeof *ul);
-    if (!ul) {
-        base_free(bar);
-        base_free(tmp);
-        base_free(m);
-        base_free(par);
-        base_free(fr);
-        base_free(ph);
-        base_free(order);
-        base_free(container);
-        return BASE_ENOMEM;
-    }
     nul = 0;
     for (int i = 0; i < nc; i++)
         if (c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s))

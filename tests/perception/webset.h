@@ -41,14 +41,14 @@ typedef struct pw_page {
 /* The fixture paths of the set, NULL-terminated. */
 extern const char *const pw_set[];
 
-/* Purpose: navigates p (a 1280x800 page at scale 1, from harness_open) to
+/* Navigates p (a 1280x800 page at scale 1, from harness_open) to
  * fixture path, waits until truth.js has published the controls, reads them
  * and captures the screenshot into *pg (caller-owned; pw_page_fini).
- * Thread: the test's. Errors: the navigation's, capture's, BASE_ETIMEDOUT
+ * The test's thread. Errors: the navigation's, capture's, BASE_ETIMEDOUT
  * when the page never publishes, BASE_EPROTO for unreadable truth. */
 base_err pw_page_load(cdp_page *p, const char *path, pw_page *pg, char *err);
 
-/* Purpose: frees pg's screenshot. Thread: any. */
+/* Frees pg's screenshot. Any thread. */
 void pw_page_fini(pw_page *pg);
 
 /* Counts of one or more pages' scores; rates are ratios of these. */
@@ -65,15 +65,15 @@ typedef struct pw_score {
     int ocr_ok;   /* ... whose box label holds every word of that text */
 } pw_score;
 
-/* Purpose: adds the score of detection d (boxes in CSS px) on pg to *s. A
+/* Adds the score of detection d (boxes in CSS px) on pg to *s. A
  * control is hit "one box per control" when some box's centre lies in it and
  * that box holds no other control's centre (a control nested in or around it
  * excepted): a box swallowing a week of day cells or a star and a trash can
- * counts for none of them. Thread: any. */
+ * counts for none of them. Any thread. */
 void pw_score_add(const pw_page *pg, const perc_detection *d, pw_score *s);
 
-/* Purpose: prints why each control of pg missed (no box centre; or only a
- * box swallowing others) and every box, to f. Thread: any. */
+/* Prints why each control of pg missed (no box centre; or only a
+ * box swallowing others) and every box, to f. Any thread. */
 void pw_dump(const pw_page *pg, const perc_detection *d, FILE *f);
 
 #endif

@@ -87,35 +87,18 @@ static const bar bars[] = {
     {"/pixel/web/footer.html", 100, 0},     {"/pixel/web/status.html", 100, 75},
 };
 
-static void grid(void)
-{
-    run_class(&bars[0]);
-}
-
-static void inline_links(void)
-{
-    run_class(&bars[1]);
-}
-
-static void icons(void)
-{
-    run_class(&bars[2]);
-}
-
-static void svg(void)
-{
-    run_class(&bars[3]);
-}
-
-static void faint(void)
-{
-    run_class(&bars[4]);
-}
-
-static void status(void)
-{
-    run_class(&bars[5]);
-}
+/* One case per class: the class's entry in bars[]. */
+#define CLASS_CASE(fn, i)                                                                  \
+    static void fn(void)                                                                   \
+    {                                                                                      \
+        run_class(&bars[i]);                                                               \
+    }
+CLASS_CASE(grid, 0)
+CLASS_CASE(inline_links, 1)
+CLASS_CASE(icons, 2)
+CLASS_CASE(svg, 3)
+CLASS_CASE(faint, 4)
+CLASS_CASE(status, 5)
 
 /* The detector's list on every page of the set is the same for 1 and 2
  * threads and for every kernel the CPU has (the scalar reference first). */

@@ -94,18 +94,24 @@ void pw_page_fini(pw_page *pg)
         img_fini(&pg->shot);
 }
 
-/* Lower-case alphanumeric words of s into w (at most 16 of 31 bytes). */
-static int words(const char *s, char w[16][32])
+int pw_words(const char *s, char w[PW_MAX_WORDS][32])
 {
     int n = 0, k = 0;
     for (;; s++) {
         int c = (unsigned char)*s;
+        /* Apostrophes (ASCII or U+2019) stay inside a word: "Developer's". */
+        if (c == '\'')
+            continue;
+        if (c == 0xE2 && (unsigned char)s[1] == 0x80 && (unsigned char)s[2] == 0x99) {
+            s += 2;
+            continue;
+        }
         if (c && (isalnum(c) || c >= 0x80)) {
-            if (k < 31 && n < 16)
+            if (k < 31 && n < PW_MAX_WORDS)
                 w[n][k++] = (char)tolower(c);
             continue;
         }
-        if (k > 0 && n < 16) {
+        if (k > 0 && n < PW_MAX_WORDS) {
             w[n][k] = '\0';
             n++;
         }
@@ -170,11 +176,11 @@ void pw_score_add(const pw_page *pg, const perc_detection *d, pw_score *s)
         if (b < 0)
             continue;
         s->hit1++;
-        char tw[16][32], lw[16][32];
-        int nt = words(pg->t[k].text, tw);
+        char tw[PW_MAX_WORDS][32], lw[PW_MAX_WORDS][32];
+        int nt = pw_words(pg->t[k].text, tw);
         if (nt == 0 || nt > 6)
             continue;
-        int nl = words(d->boxes[b].label, lw);
+        int nl = pw_words(d->boxes[b].label, lw);
         int all = 1;
         for (int x = 0; x < nt && all; x++) {
             int found = 0;

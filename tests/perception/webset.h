@@ -65,6 +65,14 @@ typedef struct pw_score {
     int ocr_ok;   /* ... whose box label holds every word of that text */
 } pw_score;
 
+#define PW_MAX_WORDS 32
+
+/* The lower-case alphanumeric words of s into w (at most PW_MAX_WORDS of 31
+ * bytes; apostrophes, ASCII or U+2019, stay inside a word): how a control's
+ * text and an OCR label are compared, here and in bench/bench_pixel.c.
+ * Returns the count. Any thread. */
+int pw_words(const char *s, char w[PW_MAX_WORDS][32]);
+
 /* Adds the score of detection d (boxes in CSS px) on pg to *s. A
  * control is hit "one box per control" when some box's centre lies in it and
  * that box holds no other control's centre (a control nested in or around it

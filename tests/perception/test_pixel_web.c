@@ -41,13 +41,25 @@ typedef struct bar {
     int hit1_pct, prec_pct;
 } bar;
 
+/* A 1280x800 page at scale 1 in *p and an empty pw_page for it (base_free);
+ * NULL (and no page) when either fails. */
+static pw_page *new_page(cdp_page **p)
+{
+    *p = harness_open(1280, 800, 1, NULL);
+    pw_page *pg = *p ? base_calloc(1, sizeof *pg) : NULL;
+    if (!pg && *p) {
+        cdp_page_close(*p);
+        *p = NULL;
+    }
+    return pg;
+}
+
 static void run_class(const bar *b)
 {
     HARNESS_OR_SKIP(h);
     (void)h;
-    cdp_page *p = harness_open(1280, 800, 1, NULL);
-    CHECK(p != NULL);
-    pw_page *pg = base_calloc(1, sizeof *pg);
+    cdp_page *p = NULL;
+    pw_page *pg = new_page(&p);
     CHECK(pg != NULL);
     char err[256] = "";
     base_err e = pw_page_load(p, b->path, pg, err);
@@ -106,9 +118,8 @@ static void threads(void)
 {
     HARNESS_OR_SKIP(h);
     (void)h;
-    cdp_page *p = harness_open(1280, 800, 1, NULL);
-    CHECK(p != NULL);
-    pw_page *pg = base_calloc(1, sizeof *pg);
+    cdp_page *p = NULL;
+    pw_page *pg = new_page(&p);
     CHECK(pg != NULL);
     const img_kernel kernels[] = {IMG_KERNEL_SCALAR, IMG_KERNEL_SSE2, IMG_KERNEL_AVX2};
     for (const char *const *path = pw_set; *path; path++) {
@@ -159,9 +170,8 @@ static void overlay_json(void)
 {
     HARNESS_OR_SKIP(h);
     (void)h;
-    cdp_page *p = harness_open(1280, 800, 1, NULL);
-    CHECK(p != NULL);
-    pw_page *pg = base_calloc(1, sizeof *pg);
+    cdp_page *p = NULL;
+    pw_page *pg = new_page(&p);
     CHECK(pg != NULL);
     char err[256] = "";
     base_err e = pw_page_load(p, "/pixel/web/icons.html", pg, err);

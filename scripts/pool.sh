@@ -87,6 +87,7 @@ start_pool() {
   prepare
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
+  mkdir -p "$dir/data" "$dir/downloads"
   if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
     die "a pool already runs from $dir (pid $(cat "$dir/pid")); stop it first"
   fi

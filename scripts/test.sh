@@ -23,6 +23,10 @@ run_suite() {
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600 "${filter[@]}")
 }
 
+# The pool tests (test_cmd_batch) run browserless from npm: installed here,
+# once, into .pool/ (scripts/pool.sh); without npm they skip, which fails CI.
+scripts/pool.sh install || echo "test.sh: browserless could not be installed; pool tests will skip" >&2
+
 run_suite build
 if [ "${1:-}" != "--quick" ]; then
   # Leaks are reported but Chromium-facing tests exit through atexit with

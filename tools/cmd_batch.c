@@ -409,8 +409,12 @@ static void mark_recorded(batch *bt)
         const char *tp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name"));
         const char *oc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "outcome"));
         for (int i = 0; tp && oc && i < bt->n; i++) {
-            if (strcmp(bt->tasks[i].name, tp) == 0)
-                bt->tasks[i].skip = strcmp(oc, "passed") == 0 || strcmp(oc, "failed") == 0;
+            if (strcmp(bt->tasks[i].name, tp) == 0) {
+                task *t = &bt->tasks[i];
+                t->skip = strcmp(oc, "passed") == 0 || strcmp(oc, "failed") == 0;
+                /* A skipped task counts with its recorded outcome. */
+                t->out = !t->skip ? OUT_NONE : oc[0] == 'p' ? OUT_PASSED : OUT_FAILED;
+            }
         }
         cJSON_Delete(j);
         line = nl ? nl + 1 : NULL;
@@ -742,12 +746,12 @@ int cli_cmd_batch(int argc, char **argv)
     int passed = 0;
     for (int i = 0; i < bt.n; i++)
         passed += bt.tasks[i].out == OUT_PASSED;
-    fprintf(stderr, "fovea batch: %d/%d passed in %.1f s; index: %s/index.html\n", passed, todo,
+    fprintf(stderr, "fovea batch: %d/%d passed in %.1f s; index: %s/index.html\n", passed, bt.n,
             (base_monotime_ms() - t0) / 1000.0, bt.out_dir);
     if (base_interrupted())
         rc = 128 + base_interrupted();
     else
-        rc = all_ok && finished == todo ? 0 : 1;
+        rc = all_ok && finished == todo && passed == bt.n ? 0 : 1;
 done:
     base_free(bt.tasks);
     return rc;

@@ -1,0 +1,511 @@
+/* model/llm.c: the agent's chat-completions client (see llm.h).
+ *
+ * One call: check the request, estimate its tokens and refuse it before
+ * anything is sent when the budget would pass its limit; build the body
+ * (model, messages, tools, tool_choice, response_format); POST it through
+ * model/endpoint.c (retries, Retry-After, deadline, cancel, key
+ * scrubbing); charge the budget with the usage the server reports (the
+ * estimate when it reports none); parse the reply (llm_parse.c); check each
+ * tool call against the tools that were sent and the JSON answer against
+ * its schema with the tool layer's checker (agent/tool.c), so that the
+ * model is told the same words a task file's author would be.
+ *
+ * The schema fallback: response_format is an extension several servers
+ * lack (older vLLM, llama.cpp and Ollama builds, proxies). When a request
+ * carrying it is refused with 400/422 and the server's message names it,
+ * the client remembers that for its endpoint and sends the same request
+ * again at once without it, the schema written into the system message.
+ * Every later call goes straight to the fallback. A 400 that does not name
+ * response_format is the caller's error and is reported as it is.
+ */
+#include "model/llm.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json_schema.h"
+#include "base/alloc.h"
+#include "base/env.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/log.h"
+#include "model/endpoint.h"
+
+#define BODY_MAX (8u << 20)
+
+struct model_llm {
+    model_endpoint *ep;
+    char *model[MODEL_LLM_ROLE_COUNT];
+    int no_schema; /* the endpoint refused response_format once */
+};
+
+const char *model_llm_role_name(model_llm_role r)
+{
+    static const char *const names[] = {"worker", "planner", "orchestrator"};
+    return r >= 0 && r < MODEL_LLM_ROLE_COUNT ? names[r] : "?";
+}
+
+/* ---- configuration --------------------------------------------------------------- */
+
+void model_llm_config_init(model_llm_config *c)
+{
+    if (!c)
+        return;
+    memset(c, 0, sizeof *c);
+    c->model = "gpt-4o-mini";
+    c->timeout_ms = 120000;
+    c->max_retries = 3;
+}
+
+base_err model_llm_config_from_env(model_llm_config *c, char *err)
+{
+    if (!c)
+        return base_errf(err, BASE_EINVAL, "model config: NULL argument");
+    model_llm_config t = *c;
+    t.base_url = base_env("FOVEA_LLM_BASE_URL", "OPENAI_BASE_URL");
+    if (!t.base_url)
+        return base_errf(err, BASE_ENOTFOUND,
+                         "no model endpoint configured (set FOVEA_LLM_BASE_URL or "
+                         "OPENAI_BASE_URL, and FOVEA_LLM_MODEL)");
+    t.api_key = base_env("FOVEA_LLM_API_KEY", "OPENAI_API_KEY");
+    const char *m = base_env("FOVEA_LLM_MODEL", "OPENAI_MODEL");
+    if (m)
+        t.model = m;
+    t.planner_model = base_env("FOVEA_PLANNER_MODEL", NULL);
+    t.orchestrator_model = base_env("FOVEA_ORCHESTRATOR_MODEL", NULL);
+    base_err e = base_env_int("FOVEA_LLM_TIMEOUT_MS", 0, 10000000, &t.timeout_ms, err);
+    if (!e)
+        e = base_env_int("FOVEA_LLM_MAX_RETRIES", 0, 10000000, &t.max_retries, err);
+    if (e)
+        return e;
+    *c = t;
+    return BASE_OK;
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+void model_llm_destroy(model_llm *l)
+{
+    if (!l)
+        return;
+    model_endpoint_destroy(l->ep);
+    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++)
+        base_free(l->model[i]);
+    base_free(l);
+}
+
+base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
+{
+    if (!c || !out)
+        return base_errf(err, BASE_EINVAL, "model client: NULL argument");
+    if (!c->model || !c->model[0])
+        return base_errf(err, BASE_EINVAL, "model client: no model name (FOVEA_LLM_MODEL)");
+    model_llm *l = base_calloc(1, sizeof *l);
+    if (!l)
+        return base_errf(err, BASE_ENOMEM, "model client: out of memory");
+    const char *m[MODEL_LLM_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
+    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++) {
+        l->model[i] = base_strdup(m[i] && m[i][0] ? m[i] : c->model);
+        if (!l->model[i]) {
+            model_llm_destroy(l);
+            return base_errf(err, BASE_ENOMEM, "model client: out of memory");
+        }
+    }
+    model_endpoint_config ec;
+    memset(&ec, 0, sizeof ec);
+    ec.base_url = c->base_url;
+    ec.path = "/chat/completions";
+    ec.api_key = c->api_key;
+    ec.what = "model endpoint";
+    ec.budget = "call";
+    ec.log_tag = "llm";
+    ec.log_comp = BASE_LOG_AGENT;
+    ec.timeout_ms = c->timeout_ms;
+    ec.max_retries = c->max_retries;
+    ec.max_response = BODY_MAX;
+    ec.stop_on_interrupt = 1;
+    base_err e = model_endpoint_create(&ec, &l->ep, err);
+    if (e) {
+        model_llm_destroy(l);
+        return e;
+    }
+    model_endpoint_log(l->ep, BASE_LOG_DEBUG, "endpoint %s models %s/%s/%s key %s",
+                      model_endpoint_shown(l->ep), l->model[0], l->model[1], l->model[2],
+                      c->api_key && c->api_key[0] ? "set" : "unset");
+    *out = l;
+    return BASE_OK;
+}
+
+void model_llm_cancel(model_llm *l, int on)
+{
+    if (l)
+        model_endpoint_cancel(l->ep, on);
+}
+
+const char *model_llm_model(const model_llm *l, model_llm_role r)
+{
+    return l->model[r >= 0 && r < MODEL_LLM_ROLE_COUNT ? r : 0];
+}
+
+int model_llm_schema_fallback(const model_llm *l)
+{
+    return l->no_schema;
+}
+
+/* ---- messages -------------------------------------------------------------------- */
+
+base_err model_llm_add_message(cJSON *messages, const char *role, const char *text)
+{
+    if (!cJSON_IsArray(messages) || !role || !text)
+        return BASE_EINVAL;
+    cJSON *m = cJSON_CreateObject();
+    if (!m || !cJSON_AddStringToObject(m, "role", role) ||
+        !cJSON_AddStringToObject(m, "content", text)) {
+        cJSON_Delete(m);
+        return BASE_ENOMEM;
+    }
+    cJSON_AddItemToArray(messages, m);
+    return BASE_OK;
+}
+
+base_err model_llm_add_tool_result(cJSON *messages, const char *id, const char *text)
+{
+    if (!cJSON_IsArray(messages) || !id || !text)
+        return BASE_EINVAL;
+    cJSON *m = cJSON_CreateObject();
+    if (!m || !cJSON_AddStringToObject(m, "role", "tool") ||
+        !cJSON_AddStringToObject(m, "tool_call_id", id) ||
+        !cJSON_AddStringToObject(m, "content", text)) {
+        cJSON_Delete(m);
+        return BASE_ENOMEM;
+    }
+    cJSON_AddItemToArray(messages, m);
+    return BASE_OK;
+}
+
+base_err model_llm_add_reply(cJSON *messages, const model_llm_reply *r)
+{
+    if (!cJSON_IsArray(messages) || !r || !r->message)
+        return BASE_EINVAL;
+    cJSON *m = cJSON_Duplicate(r->message, 1);
+    if (!m)
+        return BASE_ENOMEM;
+    cJSON_AddItemToArray(messages, m);
+    return BASE_OK;
+}
+
+/* ---- the request ----------------------------------------------------------------- */
+
+/* Checks the request's shape before anything is estimated or sent. */
+static base_err check_request(const model_llm_request *q, char *err)
+{
+    if (!cJSON_IsArray(q->messages) || cJSON_GetArraySize(q->messages) == 0)
+        return base_errf(err, BASE_EINVAL, "model request: no messages");
+    const cJSON *m;
+    int i = 0;
+    cJSON_ArrayForEach(m, q->messages)
+    {
+        const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+        if (!cJSON_IsString(role) || !role->valuestring)
+            return base_errf(err, BASE_EINVAL, "model request: messages[%d] has no role", i);
+        i++;
+    }
+    if (q->tools && !cJSON_IsArray(q->tools))
+        return base_errf(err, BASE_EINVAL, "model request: tools must be an array");
+    if (q->schema && !cJSON_IsObject(q->schema))
+        return base_errf(err, BASE_EINVAL, "model request: the answer schema must be an object");
+    if (q->role < 0 || q->role >= MODEL_LLM_ROLE_COUNT)
+        return base_errf(err, BASE_EINVAL, "model request: unknown role %d", (int)q->role);
+    return BASE_OK;
+}
+
+/* The fallback's messages: a copy with the schema written into the system
+ * message (appended to the first one, so the prefix stays byte-stable for
+ * prompt caches, or a new first one). */
+static cJSON *messages_with_schema(const cJSON *messages, const cJSON *schema)
+{
+    char *sch = cJSON_PrintUnformatted(schema);
+    cJSON *copy = sch ? cJSON_Duplicate(messages, 1) : NULL;
+    base_buf b;
+    base_buf_init(&b, BODY_MAX);
+    cJSON *first = copy ? cJSON_GetArrayItem(copy, 0) : NULL;
+    const cJSON *role = first ? cJSON_GetObjectItemCaseSensitive(first, "role") : NULL;
+    const cJSON *content = first ? cJSON_GetObjectItemCaseSensitive(first, "content") : NULL;
+    int into_first = cJSON_IsString(role) && strcmp(role->valuestring, "system") == 0 &&
+                     cJSON_IsString(content);
+    if (!copy ||
+        (into_first && (base_buf_append_str(&b, content->valuestring) ||
+                        base_buf_append_str(&b, "\n\n"))) ||
+        base_buf_printf(&b,
+                        "Answer with exactly one JSON object that follows this JSON Schema, "
+                        "and nothing else: no prose, no code fences.\n%s",
+                        sch) != BASE_OK)
+        goto fail;
+    cJSON *text = cJSON_CreateString((const char *)b.data);
+    if (!text)
+        goto fail;
+    if (into_first) {
+        cJSON_ReplaceItemInObjectCaseSensitive(first, "content", text);
+    } else {
+        cJSON *sys = cJSON_CreateObject();
+        if (!sys || !cJSON_AddStringToObject(sys, "role", "system")) {
+            cJSON_Delete(sys);
+            cJSON_Delete(text);
+            goto fail;
+        }
+        cJSON_AddItemToObject(sys, "content", text);
+        cJSON_InsertItemInArray(copy, 0, sys);
+    }
+    base_buf_fini(&b);
+    free(sch);
+    return copy;
+fail:
+    base_buf_fini(&b);
+    free(sch);
+    cJSON_Delete(copy);
+    return NULL;
+}
+
+/* The request body (a cJSON_Print string, free()). messages/tools/schema
+ * are referenced, not copied, while the body is printed. */
+static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
+                        int with_format)
+{
+    cJSON *root = cJSON_CreateObject();
+    char *s = NULL;
+    if (!root || !cJSON_AddStringToObject(root, "model", model) ||
+        !cJSON_AddItemReferenceToObject(root, "messages", (cJSON *)(uintptr_t)messages))
+        goto done;
+    if (q->tools && cJSON_GetArraySize(q->tools) > 0) {
+        if (!cJSON_AddItemReferenceToObject(root, "tools", (cJSON *)(uintptr_t)q->tools) ||
+            !cJSON_AddStringToObject(root, "tool_choice", q->tool_choice ? q->tool_choice : "auto"))
+            goto done;
+    }
+    if (q->schema && with_format) {
+        cJSON *rf = cJSON_AddObjectToObject(root, "response_format");
+        cJSON *js = rf ? cJSON_AddObjectToObject(rf, "json_schema") : NULL;
+        if (!js || !cJSON_AddStringToObject(rf, "type", "json_schema") ||
+            !cJSON_AddStringToObject(js, "name", q->schema_name ? q->schema_name : "answer") ||
+            !cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)(uintptr_t)q->schema))
+            goto done;
+    }
+    if (q->max_tokens > 0 && !cJSON_AddNumberToObject(root, "max_tokens", q->max_tokens))
+        goto done;
+    if (q->temperature >= 0 && !cJSON_AddNumberToObject(root, "temperature", q->temperature))
+        goto done;
+    if (!cJSON_AddFalseToObject(root, "stream"))
+        goto done;
+    s = cJSON_PrintUnformatted(root);
+done:
+    cJSON_Delete(root);
+    return s;
+}
+
+/* Did the server refuse response_format? A 400/422 whose message names it. */
+static int refused_format(const model_endpoint *ep, const perc_post_info *pi)
+{
+    if (pi->status != 400 && pi->status != 422)
+        return 0;
+    size_t n = 0;
+    const char *body = model_endpoint_body(ep, &n);
+    char low[2048];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
+        low[k++] = (char)tolower((unsigned char)body[i]);
+    low[k] = '\0';
+    return strstr(low, "response_format") || strstr(low, "json_schema") ||
+           strstr(low, "response format") || strstr(low, "responseformat");
+}
+
+/* The parameters schema of tool name in tools, or NULL when absent. */
+static const cJSON *find_tool(const cJSON *tools, const char *name)
+{
+    const cJSON *t;
+    cJSON_ArrayForEach(t, tools)
+    {
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(t, "function");
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(fn, "name");
+        if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0) {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(fn, "parameters");
+            return p ? p : fn;
+        }
+    }
+    return NULL;
+}
+
+/* Checks one tool call against the tools that were sent: the request's
+ * checker when it has one (the tool layer's: schema + the tool's own
+ * checks), else the sent schema. Sets c->error and c->why. */
+static void check_call(const model_llm_request *q, model_llm_call *c)
+{
+    if (c->error)
+        return;
+    const cJSON *tools = q->tools;
+    const cJSON *params = tools ? find_tool(tools, c->name) : NULL;
+    if (!params) {
+        char known[200] = "";
+        size_t k = 0;
+        const cJSON *t;
+        cJSON_ArrayForEach(t, tools)
+        {
+            const cJSON *n =
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(t, "function"), "name");
+            if (cJSON_IsString(n) && k < sizeof known)
+                k += (size_t)snprintf(known + k, sizeof known - k, "%s%s", k ? ", " : "",
+                                      n->valuestring);
+        }
+        c->error = BASE_ENOTFOUND;
+        snprintf(c->why, sizeof c->why, "unknown tool '%.60s' (the tools are: %.150s)", c->name,
+                 known[0] ? known : "none");
+        goto bad;
+    }
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e;
+    if (q->check_call)
+        e = q->check_call(c->name, params, c->args, why, q->check_user);
+    else
+        e = base_json_schema_check(c->name, params, c->args, NULL, why);
+    if (!e)
+        return;
+    c->error = e;
+    snprintf(c->why, sizeof c->why, "%s", why[0] ? why : base_strerror(e));
+bad:
+    cJSON_Delete(c->args);
+    c->args = NULL;
+}
+
+/* Reads and checks the JSON answer into r->json. */
+static base_err read_answer(const model_llm_request *q, int fallback, model_llm_reply *r,
+                            char *err)
+{
+    const char *who = model_llm_role_name(q->role);
+    if (!r->content || !r->content[0]) {
+        if (r->n_calls > 0)
+            return BASE_OK; /* it chose to act instead of answering */
+        return base_errf(err, BASE_EPROTO, "the %s's answer is empty%s", who,
+                         r->truncated ? " (cut off by the token limit)" : "");
+    }
+    char perr[BASE_ERRBUF_SIZE] = "";
+    cJSON *v = NULL;
+    size_t n = strlen(r->content);
+    /* A server that enforced the schema sends bare JSON; anything else is
+     * text with JSON somewhere in it. */
+    v = cJSON_ParseWithLength(r->content, n);
+    if (!cJSON_IsObject(v)) {
+        cJSON_Delete(v);
+        v = NULL;
+        base_err e = model_llm_json_from_text(r->content, n, &v, perr);
+        if (e)
+            return base_errf(err, e, "the %s's answer: %s%s", who, perr,
+                             r->truncated ? " (cut off by the token limit)" : "");
+        r->json_in_text = 1;
+    }
+    r->json_in_text |= fallback;
+    base_err e = base_json_schema_check(who, q->schema, v, NULL, perr);
+    if (e) {
+        cJSON_Delete(v);
+        return base_errf(err, e == BASE_ENOMEM ? e : BASE_EPROTO,
+                         "the %s's answer does not follow its schema: %s", who, perr);
+    }
+    r->json = v;
+    return BASE_OK;
+}
+
+base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_reply *out, char *err)
+{
+    if (!l || !q || !out)
+        return base_errf(err, BASE_EINVAL, "model request: NULL argument");
+    base_err e = check_request(q, err);
+    if (e)
+        return e;
+    const char *model = q->model && q->model[0] ? q->model : l->model[q->role];
+    double t0 = base_monotime_ms();
+    perc_post_info total;
+    memset(&total, 0, sizeof total);
+    for (;;) {
+        int fallback = q->schema && l->no_schema;
+        cJSON *alt = fallback ? messages_with_schema(q->messages, q->schema) : NULL;
+        if (fallback && !alt)
+            return base_errf(err, BASE_ENOMEM, "model request: out of memory");
+        const cJSON *msgs = alt ? alt : q->messages;
+        /* The budget first: a refused call sends nothing. */
+        long est = model_budget_estimate(q->budget, msgs, q->tools, fallback ? NULL : q->schema);
+        e = model_budget_check(q->budget, est, err);
+        char *body = e ? NULL : build_body(q, model, msgs, !fallback);
+        if (!e && !body)
+            e = base_errf(err, BASE_ENOMEM, "model request: out of memory");
+        if (e) {
+            cJSON_Delete(alt);
+            return e;
+        }
+        size_t n = strlen(body);
+        model_endpoint_log(l->ep, BASE_LOG_DEBUG, "POST %s %s model %s (%zu bytes, ~%ld tokens%s)",
+                          model_endpoint_shown(l->ep), model_llm_role_name(q->role), model, n, est,
+                          fallback ? ", schema in text" : "");
+        perc_post_info pi;
+        char perr[BASE_ERRBUF_SIZE] = "";
+        e = model_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
+        free(body);
+        cJSON_Delete(alt);
+        total.attempts += pi.attempts;
+        total.transfer_ms += pi.transfer_ms;
+        total.wait_ms += pi.wait_ms;
+        if (e && q->schema && !fallback && refused_format(l->ep, &pi)) {
+            /* Remembered for this endpoint; the same request again at once. */
+            l->no_schema = 1;
+            model_endpoint_log(l->ep, BASE_LOG_INFO,
+                              "the endpoint refused response_format (%s); JSON answers come as "
+                              "text from now on",
+                              perr);
+            continue;
+        }
+        if (e)
+            return base_errf(err, e, "%s", perr);
+        size_t len = 0;
+        const char *resp = model_endpoint_body(l->ep, &len);
+        model_llm_reply r;
+        e = model_llm_parse_reply(resp, len, &r, perr);
+        if (e) {
+            /* The server worked on it: what it cost is unknown, so the
+             * estimate is charged. */
+            model_budget_usage none = {0, 0, 0, 0};
+            model_budget_charge(q->budget, &none, est);
+            return model_endpoint_errf(l->ep, err, e, "model endpoint: %s (%s)", perr,
+                                      model_endpoint_shown(l->ep));
+        }
+        r.estimate = est;
+        if (!r.usage.reported)
+            r.usage.prompt = est;
+        model_budget_charge(q->budget, &r.usage, est);
+        for (int i = 0; i < r.n_calls; i++)
+            check_call(q, &r.calls[i]);
+        r.n_bad_calls = 0;
+        for (int i = 0; i < r.n_calls; i++) {
+            r.n_bad_calls += r.calls[i].error != BASE_OK;
+            /* Out of memory is the client's failure, not the model's. */
+            if (r.calls[i].error == BASE_ENOMEM) {
+                model_llm_reply_fini(&r);
+                return base_errf(err, BASE_ENOMEM, "model reply: out of memory");
+            }
+        }
+        if (q->schema && (e = read_answer(q, fallback, &r, perr)) != BASE_OK) {
+            model_llm_reply_fini(&r);
+            return model_endpoint_errf(l->ep, err, e, "%s", perr);
+        }
+        if (!r.model[0])
+            snprintf(r.model, sizeof r.model, "%s", model);
+        r.attempts = total.attempts;
+        r.server_ms = total.transfer_ms;
+        r.wait_ms = total.wait_ms;
+        r.ms = base_monotime_ms() - t0;
+        model_endpoint_log(l->ep, BASE_LOG_DEBUG,
+                          "%s: %d tool call(s) (%d bad), %ld in (%ld cached) / %ld out, %.0f ms",
+                          model_llm_role_name(q->role), r.n_calls, r.n_bad_calls, r.usage.prompt,
+                          r.usage.cached, r.usage.completion, r.ms);
+        *out = r;
+        return BASE_OK;
+    }
+}

@@ -1180,8 +1180,9 @@ base_err cdp_discover_with(const char *url, const char *const *headers, char **w
         goto done;
     }
     if (status == 429 || status == 503) {
-        e = base_errf(err, BASE_EBUSY, "discover: GET /json/version on %s: HTTP %d: the pool is full",
-                      hostport, status);
+        e = base_errf(err, BASE_EBUSY,
+                      "discover: GET /json/version on %s: HTTP %d: the pool is full", hostport,
+                      status);
         goto done;
     }
     if (status != 200) {

@@ -7,8 +7,8 @@
  * Processes rather than threads: a run owns process-wide things (the stop
  * signal flag, the launcher's browser registry and PR_SET_PDEATHSIG binding,
  * stdout's summary), a crash or a leak in one run cannot touch another, and
- * the child's exit status and rusage are exactly the per-task result and
- * memory (tools/DESIGN.md "fovea batch").
+ * the child's exit status and rusage are the per-task result and memory
+ * (DESIGN.md "Many tasks at once").
  *
  * A finished task is classified from its exit status, its trace and its log:
  * passed; failed (a step failed, or the task file was refused: never
@@ -135,6 +135,11 @@ static int read_trace(task *t, int *any_step)
     if (base_read_file(path, &data, &n, (size_t)64 << 20, NULL) != BASE_OK)
         return 0;
     int ended = 0;
+    /* A step that took several attempts has a record per attempt: passed
+     * steps are counted by number, once. */
+    enum { MAX_STEP = 4096 };
+    unsigned char seen[MAX_STEP / 8];
+    memset(seen, 0, sizeof seen);
     int passed = 0;
     char *s = (char *)data;
     for (char *line = s; line && *line;) {
@@ -150,8 +155,13 @@ static int read_trace(task *t, int *any_step)
                 t->steps_total = st->valueint;
         } else if (strcmp(ty, "step") == 0) {
             *any_step = 1;
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")))
+            const cJSON *no = cJSON_GetObjectItemCaseSensitive(j, "step");
+            int k = cJSON_IsNumber(no) ? no->valueint : -1;
+            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")) && k >= 0 &&
+                k < MAX_STEP && !(seen[k / 8] & (1u << (k % 8)))) {
+                seen[k / 8] |= (unsigned char)(1u << (k % 8));
                 passed++;
+            }
         } else if (strcmp(ty, "model") == 0 || strcmp(ty, "andor_op") == 0) {
             const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "prompt_tokens");
             const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "completion_tokens");
@@ -167,8 +177,6 @@ static int read_trace(task *t, int *any_step)
         cJSON_Delete(j);
         line = nl ? nl + 1 : NULL;
     }
-    /* A step retried after a failed attempt has several records: count
-     * passed steps, not records, by the step numbers' last word. */
     t->steps_passed = passed;
     base_free(data);
     return ended;
@@ -227,14 +235,16 @@ static int classify(task *t, int status, int retries_left)
          * launch failed) or the run died; the log says which. */
         char why[300];
         log_reason(t, why, sizeof why);
-        snprintf(t->reason, sizeof t->reason, "%s", why[0] ? why : "fovea run exited 1 without a trace");
+        snprintf(t->reason, sizeof t->reason, "%s",
+                 why[0] ? why : "fovea run exited 1 without a trace");
         t->out = OUT_INFRA;
         /* A refused token stays refused: asking again only hides it. */
         int final = strstr(why, "token was refused") != NULL;
         return !final && retries_left > 0;
     }
     /* The browser or the pool went away: infrastructure, not the task. */
-    int lost = strstr(t->reason, "browser connection closed") || strstr(t->reason, "page crashed") ||
+    int lost = strstr(t->reason, "browser connection closed") ||
+               strstr(t->reason, "page crashed") ||
                strstr(t->reason, "the pool closed the session");
     if (!lost) {
         t->out = OUT_FAILED;

@@ -18,7 +18,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"run", cli_cmd_run, "run a scripted task (JSON) through vision, snapper and cascade"},
-    {"batch", cli_cmd_batch, "run many task files at once, each on its own browser or pool session"},
+    {"batch", cli_cmd_batch, "run many task files at once, each on its own browser or pool"},
     {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
     {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},

@@ -123,63 +123,96 @@ static void batch_usage(FILE *f)
 
 /* ---- results ------------------------------------------------------------ */
 
+/* Calls fn(line, user) for each line of the file at path (at most max
+ * bytes; the line is NUL-terminated and may be changed). Returns 0, or -1
+ * when the file cannot be read (fn never runs). */
+static int each_line(const char *path, size_t max, void (*fn)(char *line, void *user),
+                     void *user)
+{
+    uint8_t *data = NULL;
+    size_t n = 0;
+    if (base_read_file(path, &data, &n, max, NULL) != BASE_OK)
+        return -1;
+    for (char *line = (char *)data; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        fn(line, user);
+        line = nl ? nl + 1 : NULL;
+    }
+    base_free(data);
+    return 0;
+}
+
+/* What read_trace gathers while it reads the lines. */
+typedef struct trace_scan {
+    task *t;
+    int ended, any_step, passed;
+    /* A step that took several attempts has a record per attempt: passed
+     * steps are counted by number, once. */
+    unsigned char seen[4096 / 8];
+} trace_scan;
+
+static void trace_line(char *line, void *user)
+{
+    trace_scan *sc = user;
+    task *t = sc->t;
+    cJSON *j = cJSON_Parse(line);
+    const char *ty = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "type"));
+    ty = ty ? ty : "";
+    if (strcmp(ty, "task") == 0) {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
+        if (cJSON_IsNumber(st))
+            t->steps_total = st->valueint;
+    } else if (strcmp(ty, "step") == 0) {
+        sc->any_step = 1;
+        const cJSON *no = cJSON_GetObjectItemCaseSensitive(j, "step");
+        int k = cJSON_IsNumber(no) ? no->valueint : -1;
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")) && k >= 0 &&
+            k < (int)sizeof sc->seen * 8 && !(sc->seen[k / 8] & (1u << (k % 8)))) {
+            sc->seen[k / 8] |= (unsigned char)(1u << (k % 8));
+            sc->passed++;
+        }
+    } else if (strcmp(ty, "model") == 0 || strcmp(ty, "andor_op") == 0) {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "prompt_tokens");
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "completion_tokens");
+        t->tokens += (long)(cJSON_IsNumber(p) ? p->valuedouble : 0) +
+                     (long)(cJSON_IsNumber(c) ? c->valuedouble : 0);
+    } else if (strcmp(ty, "end") == 0) {
+        sc->ended = 1;
+        const cJSON *fs = cJSON_GetObjectItemCaseSensitive(j, "failed_step");
+        const char *r = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "reason"));
+        t->failed_step = cJSON_IsNumber(fs) ? fs->valueint : 0;
+        snprintf(t->reason, sizeof t->reason, "%s", r ? r : "");
+    }
+    cJSON_Delete(j);
+}
+
 /* Reads OUT/<task>/trace.jsonl: steps, the end record, model tokens. Returns
- * 1 when the trace had an end record. */
+ * 1 when the trace had an end record; *any_step says whether a step ran. */
 static int read_trace(task *t, int *any_step)
 {
     char path[1300];
     snprintf(path, sizeof path, "%s/trace.jsonl", t->dir);
-    uint8_t *data = NULL;
-    size_t n = 0;
-    *any_step = 0;
-    if (base_read_file(path, &data, &n, (size_t)64 << 20, NULL) != BASE_OK)
-        return 0;
-    int ended = 0;
-    /* A step that took several attempts has a record per attempt: passed
-     * steps are counted by number, once. */
-    enum { MAX_STEP = 4096 };
-    unsigned char seen[MAX_STEP / 8];
-    memset(seen, 0, sizeof seen);
-    int passed = 0;
-    char *s = (char *)data;
-    for (char *line = s; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        cJSON *j = cJSON_Parse(line);
-        const cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
-        const char *ty = cJSON_IsString(type) ? type->valuestring : "";
-        if (strcmp(ty, "task") == 0) {
-            const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "steps");
-            if (cJSON_IsNumber(st))
-                t->steps_total = st->valueint;
-        } else if (strcmp(ty, "step") == 0) {
-            *any_step = 1;
-            const cJSON *no = cJSON_GetObjectItemCaseSensitive(j, "step");
-            int k = cJSON_IsNumber(no) ? no->valueint : -1;
-            if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")) && k >= 0 &&
-                k < MAX_STEP && !(seen[k / 8] & (1u << (k % 8)))) {
-                seen[k / 8] |= (unsigned char)(1u << (k % 8));
-                passed++;
-            }
-        } else if (strcmp(ty, "model") == 0 || strcmp(ty, "andor_op") == 0) {
-            const cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "prompt_tokens");
-            const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "completion_tokens");
-            t->tokens += (long)(cJSON_IsNumber(p) ? p->valuedouble : 0) +
-                         (long)(cJSON_IsNumber(c) ? c->valuedouble : 0);
-        } else if (strcmp(ty, "end") == 0) {
-            ended = 1;
-            const cJSON *fs = cJSON_GetObjectItemCaseSensitive(j, "failed_step");
-            const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, "reason");
-            t->failed_step = cJSON_IsNumber(fs) ? fs->valueint : 0;
-            snprintf(t->reason, sizeof t->reason, "%s", cJSON_IsString(r) ? r->valuestring : "");
-        }
-        cJSON_Delete(j);
-        line = nl ? nl + 1 : NULL;
-    }
-    t->steps_passed = passed;
-    base_free(data);
-    return ended;
+    trace_scan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.t = t;
+    each_line(path, (size_t)64 << 20, trace_line, &sc);
+    t->steps_passed = sc.passed;
+    *any_step = sc.any_step;
+    return sc.ended;
+}
+
+typedef struct reason_scan {
+    char *out;
+    size_t n;
+} reason_scan;
+
+static void reason_line(char *line, void *user)
+{
+    reason_scan *sc = user;
+    if (strncmp(line, "fovea", 5) == 0 && !strstr(line, " passed: "))
+        snprintf(sc->out, sc->n, "%s", line);
 }
 
 /* The last line of run.log saying why the run could not start. */
@@ -187,21 +220,9 @@ static void log_reason(const task *t, char *out, size_t n)
 {
     char path[1300];
     snprintf(path, sizeof path, "%s/run.log", t->dir);
-    uint8_t *data = NULL;
-    size_t len = 0;
     out[0] = '\0';
-    if (base_read_file(path, &data, &len, (size_t)16 << 20, NULL) != BASE_OK)
-        return;
-    char *s = (char *)data;
-    for (char *line = s; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        if (strncmp(line, "fovea", 5) == 0 && !strstr(line, " passed: "))
-            snprintf(out, n, "%s", line);
-        line = nl ? nl + 1 : NULL;
-    }
-    base_free(data);
+    reason_scan sc = {out, n};
+    each_line(path, (size_t)16 << 20, reason_line, &sc);
 }
 
 /* Classifies a finished attempt from its wait status. Returns 1 when the
@@ -317,33 +338,31 @@ static void append_result(const batch *bt, const task *t)
     cJSON_free(text);
 }
 
+/* Keeps the last results.jsonl line of each task in the object `user`. */
+static void index_line(char *line, void *user)
+{
+    cJSON *last = user;
+    cJSON *j = cJSON_Parse(line);
+    const cJSON *tp = cJSON_GetObjectItemCaseSensitive(j, "name");
+    if (cJSON_IsString(tp)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(last, tp->valuestring);
+        cJSON_AddItemToObject(last, tp->valuestring, j);
+    } else {
+        cJSON_Delete(j);
+    }
+}
+
 /* Rewrites OUT/index.html from OUT/results.jsonl (the last line per task
  * wins, so a resumed batch shows old and new results together). */
 static void write_index(const batch *bt)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/results.jsonl", bt->out_dir);
-    uint8_t *data = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &data, &n, (size_t)64 << 20, NULL) != BASE_OK)
-        return;
     cJSON *last = cJSON_CreateObject(); /* task folder name -> its last line */
-    char *s = (char *)data;
-    for (char *line = s; last && line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        cJSON *j = cJSON_Parse(line);
-        const cJSON *tp = cJSON_GetObjectItemCaseSensitive(j, "name");
-        if (cJSON_IsString(tp)) {
-            cJSON_DeleteItemFromObjectCaseSensitive(last, tp->valuestring);
-            cJSON_AddItemToObject(last, tp->valuestring, j);
-        } else {
-            cJSON_Delete(j);
-        }
-        line = nl ? nl + 1 : NULL;
+    if (!last || each_line(path, (size_t)64 << 20, index_line, last) < 0) {
+        cJSON_Delete(last);
+        return;
     }
-    base_free(data);
     base_buf b;
     base_buf_init(&b, (size_t)64 << 20);
     int total = 0, passed = 0;
@@ -401,35 +420,31 @@ static void write_index(const batch *bt)
     base_buf_fini(&b);
 }
 
+/* One results.jsonl line: the task it names is skipped when the line says
+ * passed or failed (a later line of the same task overrides). */
+static void recorded_line(char *line, void *user)
+{
+    batch *bt = user;
+    cJSON *j = cJSON_Parse(line);
+    const char *tp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name"));
+    const char *oc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "outcome"));
+    for (int i = 0; tp && oc && i < bt->n; i++) {
+        if (strcmp(bt->tasks[i].name, tp) == 0) {
+            task *t = &bt->tasks[i];
+            t->skip = strcmp(oc, "passed") == 0 || strcmp(oc, "failed") == 0;
+            /* A skipped task counts with its recorded outcome. */
+            t->out = !t->skip ? OUT_NONE : oc[0] == 'p' ? OUT_PASSED : OUT_FAILED;
+        }
+    }
+    cJSON_Delete(j);
+}
+
 /* --resume: marks tasks whose last recorded outcome is passed or failed. */
 static void mark_recorded(batch *bt)
 {
     char path[1100];
     snprintf(path, sizeof path, "%s/results.jsonl", bt->out_dir);
-    uint8_t *data = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &data, &n, (size_t)64 << 20, NULL) != BASE_OK)
-        return;
-    char *s = (char *)data;
-    for (char *line = s; line && *line;) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        cJSON *j = cJSON_Parse(line);
-        const char *tp = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name"));
-        const char *oc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "outcome"));
-        for (int i = 0; tp && oc && i < bt->n; i++) {
-            if (strcmp(bt->tasks[i].name, tp) == 0) {
-                task *t = &bt->tasks[i];
-                t->skip = strcmp(oc, "passed") == 0 || strcmp(oc, "failed") == 0;
-                /* A skipped task counts with its recorded outcome. */
-                t->out = !t->skip ? OUT_NONE : oc[0] == 'p' ? OUT_PASSED : OUT_FAILED;
-            }
-        }
-        cJSON_Delete(j);
-        line = nl ? nl + 1 : NULL;
-    }
-    base_free(data);
+    each_line(path, (size_t)64 << 20, recorded_line, bt);
 }
 
 /* ---- children ----------------------------------------------------------- */

@@ -731,7 +731,7 @@ static int streq(const char *a, const char *b)
 
 
 /* ---- The page kit's definitions (assets/js/lib/kit.js) in C ---------------
- * Kept identical to the kit; tests/kit/test_kit.c (kit_parity) compares both
+ * Kept identical to the kit; tests/perception/test_kit.c (kit_parity) compares both
  * on the fixture pages. */
 
 #define KIT_NAME_CAP 160 /* code points, as kit.js NAME_CAP */

@@ -157,12 +157,15 @@ base_err cdp_browser_attach_with(const char *endpoint, const cdp_attach_opts *o,
                 base_free(ws);
                 return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
             }
-            /* A pool answers the handshake when a browser is free: the
-             * connect deadline is what is left of the wait. */
+            /* A pool answers the handshake when a browser is free and
+             * started: the connect deadline is what is left of the wait, but
+             * never less than the usual 10 s, since a handshake given up
+             * while the pool starts its browser leaves that browser running
+             * for nobody. */
             int64_t left_ms = (deadline - base_monotime()) / 1000;
             cdp_conn_opts co;
             memset(&co, 0, sizeof co);
-            co.connect_timeout_ms = (int)(left_ms > 1000 ? left_ms : 1000);
+            co.connect_timeout_ms = (int)(left_ms > 10000 ? left_ms : 10000);
             co.headers = headers;
             co.pool = is_pool_url(ws);
             e = cdp_connect(ws, &co, &b->conn, last);

@@ -40,9 +40,10 @@ typedef struct cdp_attach_opts {
      * websocket handshake. Borrowed during the call. */
     const char *const *headers;
     /* How long to wait for a browser, in ms: the handshake may stay
-     * unanswered that long while the pool queues it, and a full pool (HTTP
-     * 429/503) is asked again with backoff (0.25 s doubling to 4 s) until it
-     * is over. 0: 10 s for the handshake and no retry. */
+     * unanswered that long (at least 10 s) while the pool queues it and
+     * starts its browser, and a full pool (HTTP 429/503) is asked again with
+     * backoff (0.25 s doubling to 4 s) until it is over. 0: 10 s for the
+     * handshake and no retry. */
     int wait_ms;
 } cdp_attach_opts;
 

@@ -10,9 +10,9 @@
  * loopback with a token (CONCURRENT=2, QUEUED=8, 60 s per session); six tasks
  * with --workers 6 all pass, and the pool's log shows connections waiting in
  * its queue; a wrong token is an error naming the refused token, not
- * retried. A pool with QUEUED=0 (browserless then turns every connection
- * away with 429): the task is asked again within --cdp-wait, retried once
- * by the batch and reported as "the pool is full". A pool with an 8 s
+ * retried. A pool with one browser, held by the test, and QUEUED=0: the
+ * task gets 429, is asked again within --cdp-wait, retried once by the batch
+ * and reported as "the pool is full". A pool with an 8 s
  * session limit cuts a 20 s task: reported as "the pool closed the session
  * after N s", not retried once its step had started.
  * When npm cannot install browserless the pool case is skipped (a failure
@@ -25,6 +25,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "cdp/browser.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out/batch"
@@ -238,12 +239,17 @@ static void pool(void)
     cJSON_Delete(r);
     pool_stop(dir);
 
-    /* No room in the queue (QUEUED=0: browserless then turns every
-     * connection away with 429): asked again within --cdp-wait, retried once
-     * by the batch, then reported. */
+    /* No room in the queue (QUEUED=0) and the only browser held by a
+     * connection of this test: the task is asked again within --cdp-wait,
+     * retried once by the batch, then reported. */
     dir = OUT "/pool-b";
     CHECK_EQ(pool_start(dir, "--concurrent 1 --queued 0", ep, sizeof ep), 0);
+    cdp_attach_opts ao = {NULL, 60000};
+    cdp_browser *held = NULL;
+    char herr[256] = "";
+    CHECK_MSG(cdp_browser_attach_with(ep, &ao, &held, herr) == BASE_OK, "hold: %s", herr);
     r = batch_one(OUT "/pool-full", "batch_ok", ep, "--cdp-wait 1 --retries 1", &brc);
+    cdp_browser_destroy(held);
     CHECK_EQ(brc, 1);
     CHECK(r != NULL);
     CHECK_STR(str(r, "outcome"), "infrastructure");

@@ -6,6 +6,9 @@
  * after one attempt (a task failure is never retried), the exit status is 1,
  * OUT/results.jsonl has a line per task and OUT/index.html a row linking each
  * report; --resume then runs nothing and exits 0 only for recorded passes.
+ * interrupt: SIGINT stops the batch: the running tasks finish their reports
+ * and are recorded as interrupted, no new task starts, the index is written,
+ * the exit status is 130.
  * pool: scripts/pool.sh installs browserless from npm (once) and starts it on
  * loopback with a token (CONCURRENT=2, QUEUED=8, 60 s per session); six tasks
  * with --workers 6 all pass, and the pool's log shows connections waiting in
@@ -148,6 +151,43 @@ static void local(void)
     base_free(err);
 }
 
+static void interrupt(void)
+{
+    /* Two 20 s tasks and a third waiting for a worker; SIGINT after 4 s:
+     * the running two finish their reports, the third never starts, the
+     * index lists what finished and the exit status is 130. */
+    char cmd[4096];
+    const char *out = OUT "/interrupt";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && ('%s' batch '%s/batch_slow.json' "
+             "'%s/batch_slow.json' '%s/batch_ok.json' --site '%s' --workers 2 --out '%s' "
+             "--overlays none 2> '%s.stderr' & pid=$!; sleep 4; kill -INT $pid; wait $pid; "
+             "exit $?)",
+             out, out, FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 130);
+    const char *names[2] = {"batch_slow", "batch_slow-2"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *r = result_of(out, names[i]);
+        CHECK_MSG(r != NULL, "no result for %s", names[i]);
+        CHECK_STR(str(r, "outcome"), "interrupted");
+        CHECK_EQ(num(r, "attempts"), 1);
+        cJSON_Delete(r);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
+        char *rep = slurp(path);
+        CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
+        base_free(rep);
+    }
+    cJSON *r = result_of(out, "batch_ok");
+    CHECK_MSG(r == NULL, "a task started after the signal");
+    cJSON_Delete(r);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/index.html", out);
+    char *index = slurp(path);
+    CHECK(strstr(index, "0 of 2 tasks passed") != NULL);
+    base_free(index);
+}
+
 /* Starts a pool in dir; fills endpoint. 0 ok, 3 npm cannot install, else failed. */
 static int pool_start(const char *dir, const char *opts, char *endpoint, size_t n)
 {
@@ -280,7 +320,8 @@ static void pool(void)
     pool_stop(dir);
 }
 
-static const check_case cases[] = {{"local", local}, {"pool", pool}, {NULL, NULL}};
+static const check_case cases[] = {
+    {"local", local}, {"interrupt", interrupt}, {"pool", pool}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

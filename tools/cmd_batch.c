@@ -239,6 +239,14 @@ static int classify(task *t, int status, int retries_left)
         t->out = OUT_PASSED;
         return 0;
     }
+    if (WIFSIGNALED(status) && !base_interrupted()) {
+        /* fovea run itself died (a crash, the OOM killer): no verdict on the
+         * task; run again when nothing of it had run yet. */
+        snprintf(t->reason, sizeof t->reason, "fovea run died of %s%s",
+                 base_signal_name(WTERMSIG(status)), any_step ? " after a step had started" : "");
+        t->out = OUT_INFRA;
+        return !any_step && retries_left > 0;
+    }
     if (code >= 128 || base_interrupted()) {
         t->out = OUT_INTERRUPTED;
         if (!t->reason[0])

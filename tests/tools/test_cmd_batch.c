@@ -8,7 +8,8 @@
  * report; --resume then runs nothing and exits 0 only for recorded passes.
  * interrupt: SIGINT stops the batch: the running tasks finish their reports
  * and are recorded as interrupted, no new task starts, the index is written,
- * the exit status is 130.
+ * the exit status is 130. crash: a `fovea run` killed by SIGKILL is an
+ * infrastructure failure naming the signal, not a task failure.
  * pool: scripts/pool.sh installs browserless from npm (once) and starts it on
  * loopback with a token (CONCURRENT=2, QUEUED=8, 60 s per session); six tasks
  * with --workers 6 all pass, and the pool's log shows connections waiting in
@@ -188,6 +189,28 @@ static void interrupt(void)
     base_free(index);
 }
 
+static void crash(void)
+{
+    /* The `fovea run` of a task dies (SIGKILL, as the OOM killer would): no
+     * verdict on the task; with --retries 0 it is reported as an
+     * infrastructure failure naming the signal. The kill goes by parent
+     * pid to the batch's own child only. */
+    char cmd[4096];
+    const char *out = OUT "/crash";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && ('%s' batch '%s/batch_slow.json' --site '%s' "
+             "--out '%s' --retries 0 --overlays none 2> '%s.stderr' & pid=$!; sleep 3; "
+             "pkill -KILL -P $pid; wait $pid; exit $?)",
+             out, out, FOVEA, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    cJSON *r = result_of(out, "batch_slow");
+    CHECK(r != NULL);
+    CHECK_STR(str(r, "outcome"), "infrastructure");
+    CHECK_MSG(strstr(str(r, "reason"), "fovea run died of signal 9") != NULL, "reason: %s",
+              str(r, "reason"));
+    cJSON_Delete(r);
+}
+
 /* Starts a pool in dir; fills endpoint. 0 ok, 3 npm cannot install, else failed. */
 static int pool_start(const char *dir, const char *opts, char *endpoint, size_t n)
 {
@@ -321,7 +344,7 @@ static void pool(void)
 }
 
 static const check_case cases[] = {
-    {"local", local}, {"interrupt", interrupt}, {"pool", pool}, {NULL, NULL}};
+    {"local", local}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

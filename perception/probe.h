@@ -32,13 +32,25 @@ typedef struct perc_probe {
     double eval_ms; /* time of the page evaluate(s) */
 } perc_probe;
 
-/* Purpose: probes box (viewport CSS px of the document reached through
- * `session`, NULL = the page's top session) in one evaluate.
- * Ownership: *out is the caller's, filled on success; perc_probe_fini frees it.
- * Errors: BASE_EINVAL (empty box), cdp errors, BASE_EPROTO (bad reply). */
+/* Probes box (viewport CSS px of the document reached through `session`, NULL
+ * = the page's top session) in one evaluate. *out is the caller's, filled on
+ * success; perc_probe_fini frees it. Errors: BASE_EINVAL (empty box), cdp
+ * errors, BASE_EPROTO (bad reply). */
 base_err perc_probe_box(cdp_page *page, const char *session, base_rect box, perc_probe *out,
                         char *err);
+/* Frees what p holds and zeroes it; p itself stays the caller's. NULL:
+ * no-op. */
 void perc_probe_fini(perc_probe *p);
+
+/* One control of an ambiguous answer, in top-viewport CSS px. */
+typedef struct perc_snap_alt {
+    char tag[32];
+    char role[32];
+    char name[96];   /* accessible name, else visible text, aria-label, title; "" none */
+    char xpath[256]; /* unique within its frame */
+    base_rect rect;  /* its visible rect */
+    base_point pt;   /* a click point on it, inside the box */
+} perc_snap_alt;
 
 /* What the snapper chose on a live page, in top-viewport CSS px. */
 typedef struct perc_snap {
@@ -59,16 +71,21 @@ typedef struct perc_snap {
     char covering[160];      /* when COVERED: what receives the click, e.g.
                                 "div#cookie-banner 'We use cookies'" */
     double probe_ms;         /* total time spent in page evaluates */
+    int n_alt;               /* res.ambiguous: the controls the label does not tell
+                                apart (snap_result.alt), nothing chosen */
+    perc_snap_alt alt[SNAP_MAX_ALT];
 } perc_snap;
 
-/* Purpose: snaps a vision box (top-viewport CSS px) for intent on a live
- * page: probe, snap_resolve, A-alt descent into iframes (same- and
- * cross-origin), then, when verify is set, the hit-target check at the final
- * point (verdict, covering; one more evaluate per frame level). The cascade
- * repeats that check right before it presses, so a caller that clicks next
- * passes 0 (verdict then stays SNAP_VERIFY_EMPTY and covering ""). "No candidate"
- * is BASE_OK with out->found == 0 and out->res.reason saying why.
- * Ownership: *out is the caller's. Errors: as perc_probe_box. */
+/* Snaps a vision box (top-viewport CSS px) for intent on a live page: probe,
+ * snap_resolve, A-alt descent into iframes (same- and cross-origin), then,
+ * when verify is set, the hit-target check at the final point (verdict,
+ * covering; one more evaluate per frame level). The cascade repeats that
+ * check right before it presses, so a caller that clicks next passes 0
+ * (verdict then stays SNAP_VERIFY_EMPTY and covering ""). "No candidate" is
+ * BASE_OK with out->found == 0 and out->res.reason saying why; an ambiguous
+ * box is found == 0 with out->res.ambiguous set and out->alt[0..n_alt-1] the
+ * controls the label does not tell apart. *out is the caller's. Errors: as
+ * perc_probe_box. */
 base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify,
                        perc_snap *out, char *err);
 

@@ -47,8 +47,11 @@ static void snap_usage(FILE *f)
             "   \"target\":\"tab id or URL substring\", \"id\":any, \"click\":true|false}\n"
             "(box in CSS px of the tab's viewport; only box is required) and writes one JSON\n"
             "line per request on stdout: the point, the element (tag, text, name, xpath,\n"
-            "frame), the phase and score parts and the hit-target verdict, or\n"
-            "{\"abstain\":true,\"why\":...}; a malformed line gets {\"error\":...}; blank\n"
+            "frame), \"match\" (exact|partial|none), the phase and score parts and the\n"
+            "hit-target verdict; {\"ambiguous\":true,\"candidates\":[{name,role,tag,rect,\n"
+            "point,xpath}..],\"why\":...} when the label cannot tell the controls in the box\n"
+            "apart (nothing is clicked), or {\"abstain\":true,\"why\":...}; a malformed line\n"
+            "gets {\"error\":...}; blank\n"
             "lines are skipped. EOF ends it (adopted tabs stay open).\n\n"
             "  --click          also click the element through the cascade and return the\n"
             "                   tool result (a request's \"click\" overrides)\n"
@@ -292,6 +295,25 @@ static cJSON *click_json(const cascade_result *c)
     return o;
 }
 
+/* The controls of an ambiguous answer: name, role, tag, rect, click point,
+ * xpath, best first in reading order. */
+static cJSON *alts_json(const perc_snap *sn)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int k = 0; k < sn->n_alt; k++) {
+        const perc_snap_alt *x = &sn->alt[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", x->name);
+        cJSON_AddStringToObject(o, "role", x->role);
+        cJSON_AddStringToObject(o, "tag", x->tag);
+        cJSON_AddItemToObject(o, "rect", rect_json(x->rect));
+        cJSON_AddItemToObject(o, "point", point_json(x->pt));
+        cJSON_AddStringToObject(o, "xpath", x->xpath);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 /* Answers one parsed request into ans. Returns 0, or -1 when the browser
  * connection is gone (the caller ends the service after answering). */
 static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
@@ -346,7 +368,14 @@ static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
                             rq->kind == SNAP_INTENT_ANY ? "click" : snap_intent_name(rq->kind));
     cJSON_AddStringToObject(ans, "phase", snap_phase_name(sn.res.phase));
     if (!sn.found) {
-        cJSON_AddBoolToObject(ans, "abstain", 1);
+        /* Ambiguous: nothing pressed, the controls listed for the caller to
+         * name one (by its point or a narrower box); else an abstention. */
+        if (sn.res.ambiguous) {
+            cJSON_AddBoolToObject(ans, "ambiguous", 1);
+            cJSON_AddItemToObject(ans, "candidates", alts_json(&sn));
+        } else {
+            cJSON_AddBoolToObject(ans, "abstain", 1);
+        }
         cJSON_AddStringToObject(ans, "why", sn.res.reason);
         cJSON_AddItemToObject(ans, "box_center", point_json(sn.pt));
         cJSON *ms = cJSON_AddObjectToObject(ans, "ms");
@@ -356,6 +385,8 @@ static int answer(snap_service *sv, const snap_req *rq, cJSON *ans)
     }
     cJSON_AddBoolToObject(ans, "found", 1);
     cJSON_AddItemToObject(ans, "point", point_json(sn.pt));
+    /* What the element's names make of the label: exact, partial, none. */
+    cJSON_AddStringToObject(ans, "match", snap_match_grade(sn.res.match));
     cJSON *el = cJSON_AddObjectToObject(ans, "element");
     cJSON_AddStringToObject(el, "tag", sn.tag);
     cJSON_AddStringToObject(el, "text", sn.text);

@@ -47,18 +47,19 @@ typedef struct cdp_attach_opts {
     int wait_ms;
 } cdp_attach_opts;
 
-/* Purpose: cdp_browser_attach with pool options (o may be NULL). The
- * endpoint may be any ws(s):// URL with path and query ("ws://h:p?token=T",
+/* cdp_browser_attach with pool options (o may be NULL). The endpoint may be
+ * any ws(s):// URL with path and query ("ws://h:p?token=T",
  * "wss://pool/chromium?token=T") or an http endpoint discovered through
  * /json/version (its query kept). A websocket whose path is not
  * /devtools/... is a pool's: when it closes the session, the error says
- * "the pool closed the session after N s". Ownership: *out as
- * cdp_browser_attach. Thread: any but the cdp service thread; blocks up to
- * the wait. Errors: BASE_EBUSY (the pool stayed full for the whole wait;
- * the message says how many times it was asked), BASE_EREMOTE (HTTP 401/403:
- * the token was refused, or another HTTP status), BASE_ETIMEDOUT (queued
- * past the wait), BASE_ECANCELED (a stop signal while waiting), those of
- * cdp_connect. Messages never show a URL's query (it may hold a token). */
+ * "the pool closed the session after N s". *out is the caller's, as with
+ * cdp_browser_attach; o and its headers are only read during the call. Any
+ * thread but the cdp service thread; blocks up to the wait. Errors:
+ * BASE_EBUSY when the pool stayed full for the whole wait (the message says
+ * how many times it was asked), BASE_EREMOTE for HTTP 401/403 (the token was
+ * refused) or another HTTP status, BASE_ETIMEDOUT when queued past the wait,
+ * BASE_ECANCELED on a stop signal while waiting, and those of cdp_connect.
+ * Messages never show a URL's query (it may hold a token). */
 base_err cdp_browser_attach_with(const char *endpoint, const cdp_attach_opts *o,
                                  cdp_browser **out, char *err);
 

@@ -124,9 +124,9 @@ base_err cdp_session_status(cdp_conn *c, const char *session_id, char *why, size
 /* True while the socket is open. Any thread. */
 int cdp_conn_alive(cdp_conn *c);
 
-/* Purpose: why the connection closed ("peer closed the socket", "the pool
- * closed the session after 60 s", ...), copied into why (n bytes); "" while
- * it is open. Thread: any. Errors: none. */
+/* Copies why the connection closed ("peer closed the socket", "the pool
+ * closed the session after 60 s", ...) into why (n bytes); "" while it is
+ * open. Any thread; cannot fail. */
 void cdp_conn_close_reason(cdp_conn *c, char *why, size_t n);
 
 /* Counters for tests and diagnostics. */

@@ -22,7 +22,8 @@
  * the exit status above. argv is borrowed. */
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
-/* fovea batch: many task files at once (tools/cmd_batch.c). */
+/* fovea batch: many task files at once, each a `fovea run` child process
+ * (tools/cmd_batch.c); 128 + N too when signal N stopped it. */
 int cli_cmd_batch(int argc, char **argv);
 /* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
  * whether run's arguments name a task in words (--url, --resume, a task
@@ -51,10 +52,10 @@ typedef struct cli_pool {
     int wait_ms; /* 0: 10 s handshake, no retry */
 } cli_pool;
 
-/* Purpose: consumes --cdp-header 'Name: value' (repeatable) or --cdp-wait S
- * at argv[*i] into p (advancing *i past its value). Returns 1 if it was one,
- * 0 if not, -1 on a bad value (message printed; the header's value never
- * is). Thread: the CLI's main thread. */
+/* Consumes --cdp-header 'Name: value' (repeatable) or --cdp-wait S at
+ * argv[*i] into p, advancing *i past its value; p keeps pointers into argv.
+ * Returns 1 if it was one of them, 0 if not, -1 on a bad value after saying
+ * why on stderr (never with the header's value, which may hold a token). */
 int cli_parse_pool_opt(cli_pool *p, int argc, char **argv, int *i);
 
 /* Help lines for the two options above. */

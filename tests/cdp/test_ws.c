@@ -118,16 +118,35 @@ static void responder_stop(responder *r)
 #define R401 "HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 #define R429 "HTTP/1.1 429 Too Many Requests\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
+/* Answers one connect (discover 0) or discovery (1) to the URL
+ * scheme://127.0.0.1:PORT + rest with reply; r->last then holds the
+ * request, err the message. Returns what the call returned. */
+static base_err ask(responder *r, const char *reply, const char *scheme, const char *rest,
+                    int discover, char *err)
+{
+    if (responder_start(r, reply, 0) != 0)
+        return BASE_EIO;
+    char url[256];
+    snprintf(url, sizeof url, "%s://127.0.0.1:%d%s", scheme, r->port, rest);
+    base_err e;
+    if (discover) {
+        char *ws = NULL;
+        e = cdp_discover_with(url, NULL, &ws, err);
+        base_free(ws);
+    } else {
+        cdp_conn *c = NULL;
+        e = cdp_connect(url, NULL, &c, err);
+        cdp_conn_destroy(c);
+    }
+    responder_stop(r);
+    return e;
+}
+
 static void status_401(void)
 {
     responder r;
-    CHECK_OK(responder_start(&r, R401, 0));
-    char url[256], err[256] = "";
-    snprintf(url, sizeof url, "ws://127.0.0.1:%d/chromium?token=s3cr3t", r.port);
-    cdp_conn *c = NULL;
-    base_err e = cdp_connect(url, NULL, &c, err);
-    responder_stop(&r);
-    CHECK_EQ(e, BASE_EREMOTE);
+    char err[256] = "";
+    CHECK_EQ(ask(&r, R401, "ws", "/chromium?token=s3cr3t", 0, err), BASE_EREMOTE);
     CHECK_MSG(strstr(err, "HTTP 401: the token was refused") != NULL, "err: %s", err);
     CHECK_MSG(strstr(err, "s3cr3t") == NULL, "the token is in the message: %s", err);
     CHECK_MSG(strncmp(r.last, "GET /chromium?token=s3cr3t HTTP/1.1\r\n", 37) == 0, "request: %s",
@@ -232,13 +251,8 @@ static void discover_401(void)
     static const char reply[] = "HTTP/1.1 401 Unauthorized\r\nTransfer-Encoding: chunked\r\n\r\n"
                                 "1e\r\nBad or missing authentication.\r\n0\r\n\r\n";
     responder r;
-    CHECK_OK(responder_start(&r, reply, 0));
-    char url[256], err[256] = "";
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/?token=wr0ng", r.port);
-    char *ws = NULL;
-    base_err e = cdp_discover_with(url, NULL, &ws, err);
-    responder_stop(&r);
-    CHECK_EQ(e, BASE_EREMOTE);
+    char err[256] = "";
+    CHECK_EQ(ask(&r, reply, "http", "/?token=wr0ng", 1, err), BASE_EREMOTE);
     CHECK_MSG(strstr(err, "HTTP 401: the token was refused") != NULL, "err: %s", err);
     CHECK_MSG(strstr(err, "wr0ng") == NULL, "the token is in the message: %s", err);
 }

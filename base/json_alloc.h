@@ -13,20 +13,19 @@
 
 #include "base/err.h"
 
-/* Purpose: routes cJSON's allocations through base_malloc and base_free
- * (cJSON_InitHooks). Idempotent. Thread: call at process start, before any
- * other thread runs (cJSON's hooks are plain globals). Errors: none.
- * Memory cJSON returns (cJSON_Print's text, parsed trees) stays compatible
- * with free(): base_free is free. */
+/* Routes cJSON's allocations through base_malloc and base_free
+ * (cJSON_InitHooks). Idempotent. Call at process start, before any other
+ * thread runs (cJSON's hooks are plain globals). Errors: none. Memory
+ * cJSON returns (cJSON_Print's text, parsed trees) stays compatible with
+ * free(): base_free is free. */
 void base_json_alloc_install(void);
 
-/* Purpose: says why cJSON_Parse* returned NULL on s[0..n), which cJSON
- * itself does not: BASE_EPROTO when s is not one valid JSON text nested at
- * most as deep as cJSON allows (err, optional, gets "invalid JSON near line
- * L, column C: ..."), else BASE_ENOMEM (the text is valid, so the parser
- * ran out of memory; err gets "out of memory parsing JSON"). Call it only on
- * the failure path: it scans s once. Ownership: borrows s. Thread: any.
- * No allocation. */
+/* Says why cJSON_Parse* returned NULL on s[0..n), which cJSON itself does not:
+ * BASE_EPROTO when s is not one valid JSON text nested at most as deep as cJSON
+ * allows (err, optional, gets "invalid JSON near line L, column C: ..."), else
+ * BASE_ENOMEM (the text is valid, so the parser ran out of memory; err gets
+ * "out of memory parsing JSON"). Call it only on the failure path: it scans s
+ * once. Borrows s. Any thread. No allocation. */
 base_err base_json_parse_error(const char *s, size_t n, char *err);
 
 #endif

@@ -141,8 +141,15 @@ int cli_cmd_agent(int argc, char **argv)
     char allow_hosts[2048] = "";
     /* --planner andor and its flags (NULL = not given). */
     const char *planner = "loop", *cand_s = NULL, *check_s = NULL, *intervene = NULL;
+    cli_pool pool;
+    memset(&pool, 0, sizeof pool);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int pr = cli_parse_pool_opt(&pool, argc, argv, &i);
+        if (pr < 0)
+            return 2;
+        if (pr > 0)
+            continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cli_run_usage(stdout);
             return 0;
@@ -326,8 +333,8 @@ int cli_cmd_agent(int argc, char **argv)
     task.scale = 1;
     serve_httpd *srv = NULL;
     cli_session cs;
-    status = cli_task_session_open("fovea run", &task, "(task in words)", site, cdp, headful, &srv,
-                                   &cs);
+    status = cli_task_session_open_start("fovea run", &task, "(task in words)", site, cdp, &pool,
+                                         NULL, headful, &srv, &cs, NULL, NULL);
     if (status != 0) {
         model_llm_destroy(llm);
         goto out;

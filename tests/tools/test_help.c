@@ -12,10 +12,10 @@
  *
  * Which help lists a file's options: tools/cmd_X.c is `fovea X`, except the
  * few files in the table below (run's two forms, capture and serve in one
- * file, bench and its steps subcommand). The file that defines
- * cli_parse_browser_opt (tools/browser_opts.c) holds the browser options
- * every command that calls it accepts: they must be in each such command's
- * help. A tools/ file with options that maps to no
+ * file, bench and its steps subcommand). The shared parsers
+ * (int cli_parse_*_opt in tools/browser_opts.c: the browser options, the pool
+ * options) accept the option literals of their own bodies: every command that
+ * calls one must list those in its help. A tools/ file with options that maps to no
  * command fails too, naming the file to add to the table.
  *
  * Cases:
@@ -46,12 +46,20 @@
 #define MAX_OPTS 256
 #define OPT_LEN 48
 #define BAD_LEN 160
+#define MAX_PARSERS 8
 
 /* The options found in one source file, in order, without repeats. */
 typedef struct opt_list {
     int n;
     char name[MAX_OPTS][OPT_LEN];
 } opt_list;
+
+/* A parser tools/ commands share (cli_parse_browser_opt(...) and the like)
+ * and the options it accepts. */
+typedef struct shared_parser {
+    char call[72];
+    opt_list opts;
+} shared_parser;
 
 /* Files whose options another command's help lists; '|' separates the
  * commands whose helps together must list them ("" is `fovea --help`). */
@@ -382,27 +390,41 @@ static void every_option_listed(void)
 {
     DIR *d = opendir(TOOLS_DIR);
     CHECK_MSG(d != NULL, "cannot open %s", TOOLS_DIR);
-    /* The browser options: the file that defines their parser. */
+    /* The shared option parsers (cli_parse_browser_opt, cli_parse_pool_opt...)
+     * and the options each accepts: the literals of its body. */
+    static shared_parser parsers[MAX_PARSERS];
+    int n_parsers = 0;
     char browser_file[256] = "";
-    opt_list browser;
-    memset(&browser, 0, sizeof browser);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
             continue;
         char *src = read_source(e->d_name);
-        if (src && strstr(src, "\nint cli_parse_browser_opt(")) {
+        for (const char *p = src ? strstr(src, "\nint cli_parse_") : NULL; p && n_parsers < MAX_PARSERS;
+             p = strstr(p + 1, "\nint cli_parse_")) {
+            const char *name = p + 5, *paren = strchr(name, '(');
+            const char *body = strstr(p, "\n{"), *end = body ? strstr(body, "\n}") : NULL;
+            if (!paren || !end || paren - name < 6 || paren - name >= 64 ||
+                strncmp(paren - 4, "_opt", 4) != 0)
+                continue;
+            shared_parser *sp = &parsers[n_parsers++];
+            snprintf(sp->call, sizeof sp->call, "%.*s(", (int)(paren - name), name);
+            char *copy = base_malloc((size_t)(end - body) + 1);
+            if (copy) {
+                memcpy(copy, body, (size_t)(end - body));
+                copy[end - body] = '\0';
+                scan_source(copy, &sp->opts);
+                base_free(copy);
+            }
             snprintf(browser_file, sizeof browser_file, "%s", e->d_name);
-            scan_source(src, &browser);
         }
         base_free(src);
     }
     rewinddir(d);
-    if (!browser_file[0] || browser.n < 8)
+    if (n_parsers == 0)
         closedir(d);
-    CHECK_MSG(browser_file[0], "no tools/ file defines cli_parse_browser_opt");
-    CHECK_MSG(browser.n >= 8, "tools/%s: %d browser options", browser_file, browser.n);
+    CHECK_MSG(n_parsers > 0, "no tools/ file defines a shared parser cli_parse_*_opt");
     int missing = 0, files = 0;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
@@ -417,7 +439,9 @@ static void every_option_listed(void)
         opt_list l;
         scan_source(src, &l);
         int is_browser = strcmp(e->d_name, browser_file) == 0;
-        int uses_browser = strstr(src, "cli_parse_browser_opt(") != NULL && !is_browser;
+        int uses[MAX_PARSERS];
+        for (int k = 0; k < n_parsers; k++)
+            uses[k] = !is_browser && strstr(src, parsers[k].call) != NULL;
         base_free(src);
         char buf[64];
         const char *cmds = is_browser ? NULL : commands_of(e->d_name, buf, sizeof buf);
@@ -444,8 +468,10 @@ static void every_option_listed(void)
         }
         files++;
         missing += report_missing(&l, help, e->d_name, cmds);
-        if (uses_browser)
-            missing += report_missing(&browser, help, browser_file, cmds);
+        for (int k = 0; k < n_parsers; k++) {
+            if (uses[k])
+                missing += report_missing(&parsers[k].opts, help, browser_file, cmds);
+        }
         base_free(help);
     }
     closedir(d);

@@ -1,7 +1,7 @@
 /* perception/snap_json.c: the snapper's answers as JSON, in one form.
  *
  * Every writer of a snap answer (the `fovea snap` protocol in
- * agent/snapserve.c, the run trace in agent/trace.c, `fovea snaptest
+ * cascade/snapserve.c, the run trace in agent/trace.c, `fovea snaptest
  * --json`) builds it here, so the keys and the rounding are the same
  * everywhere: CSS px to 0.1, scores to 0.001. The snapper itself is pure
  * (no JSON); these live beside perc_snap, which carries its result.

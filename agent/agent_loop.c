@@ -169,7 +169,7 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
 
 /* ---- model calls ---------------------------------------------------------- */
 
-static void trace_call(goal_run *g, agent_llm_role role, const agent_llm_reply *rep,
+static void trace_call(goal_run *g, model_llm_role role, const model_llm_reply *rep,
                        const agent_evict_stats *st, const char *error)
 {
     if (!g->s->trace)
@@ -178,7 +178,7 @@ static void trace_call(goal_run *g, agent_llm_role role, const agent_llm_reply *
     if (!j)
         return;
     cJSON_AddStringToObject(j, "type", "model");
-    cJSON_AddStringToObject(j, "role", agent_llm_role_name(role));
+    cJSON_AddStringToObject(j, "role", model_llm_role_name(role));
     cJSON_AddNumberToObject(j, "step", g->step);
     if (rep) {
         cJSON_AddStringToObject(j, "model", rep->model);
@@ -241,12 +241,12 @@ static void call_failed(goal_run *g, base_err e, const char *why)
 
 /* Evicts, sends the wire copy, appends the reply. Returns 0 and sets the
  * run's end on failure. */
-static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_reply *rep,
+static int model_call(goal_run *g, model_llm_role role, cJSON *msgs, model_llm_reply *rep,
                       char *err)
 {
     agent_evict_opts eo;
     agent_evict_opts_default(&eo);
-    eo.role = role == AGENT_LLM_PLANNER ? AGENT_ROLE_PLANNER : AGENT_ROLE_WORKER;
+    eo.role = role == MODEL_LLM_PLANNER ? AGENT_ROLE_PLANNER : AGENT_ROLE_WORKER;
     eo.step = g->step;
     agent_evict_stats st;
     double te = base_monotime_ms();
@@ -259,30 +259,31 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
         call_failed(g, e, err);
         return 0;
     }
-    agent_llm_request rq;
+    model_llm_request rq;
     memset(&rq, 0, sizeof rq);
     rq.role = role;
     rq.messages = wire;
     rq.temperature = -1;
     rq.budget = g->o->budget;
-    if (role == AGENT_LLM_WORKER)
+    if (role == MODEL_LLM_WORKER)
         rq.deadline_ms = g->step_deadline; /* 0 = the client's own timeouts */
-    if (role == AGENT_LLM_PLANNER) {
+    if (role == MODEL_LLM_PLANNER) {
         rq.schema = g->schema;
         rq.schema_name = "planner";
     } else {
         rq.tools = g->tools;
+        rq.check_call = tool_check_call;
     }
     memset(rep, 0, sizeof *rep);
     double t0 = base_monotime_ms();
-    e = agent_llm_chat(g->o->llm, &rq, rep, err);
+    e = model_llm_chat(g->o->llm, &rq, rep, err);
     double ms = base_monotime_ms() - t0;
     cJSON_Delete(wire);
     g->res->model_ms += ms;
     g->res->calls[role]++;
     if (e) {
         trace_call(g, role, NULL, &st, err);
-        agent__progressf(g->out, "call %s FAILED: %s\n", agent_llm_role_name(role), err);
+        agent__progressf(g->out, "call %s FAILED: %s\n", model_llm_role_name(role), err);
         call_failed(g, e, err);
         return 0;
     }
@@ -291,13 +292,13 @@ static int model_call(goal_run *g, agent_llm_role role, cJSON *msgs, agent_llm_r
     g->res->usage.cached += rep->usage.cached;
     trace_call(g, role, rep, &st, NULL);
     char cost[48] = "";
-    double usd = g->o->budget ? agent_budget_cost(g->o->budget, &rep->usage) : -1;
+    double usd = g->o->budget ? model_budget_cost(g->o->budget, &rep->usage) : -1;
     if (usd >= 0)
         snprintf(cost, sizeof cost, " $%.4f", usd);
     agent__progressf(g->out, "call %s tokens in=%ld out=%ld cached=%ld context=%zu->%zu %.0f ms%s\n",
-              agent_llm_role_name(role), rep->usage.prompt, rep->usage.completion,
+              model_llm_role_name(role), rep->usage.prompt, rep->usage.completion,
               rep->usage.cached, st.tokens_before, st.tokens_after, rep->ms, cost);
-    if (agent_llm_add_reply(msgs, rep) != BASE_OK) {
+    if (model_llm_add_reply(msgs, rep) != BASE_OK) {
         call_failed(g, BASE_ENOMEM, "out of memory appending the reply");
         return 0;
     }
@@ -312,7 +313,7 @@ static base_err add_result(cJSON *msgs, const char *id, cJSON *j)
     cJSON_Delete(j);
     if (!s)
         return BASE_ENOMEM;
-    base_err e = agent_llm_add_tool_result(msgs, id, s);
+    base_err e = model_llm_add_tool_result(msgs, id, s);
     cJSON_free(s);
     return e;
 }
@@ -334,7 +335,7 @@ static cJSON *result_json(int ok, const char *reason, const char *message, const
 /* Runs one of the Worker's calls as a step. Returns 1 when the batch goes
  * on, 0 when it ends (a page-changing call, a stop), -1 on an error that
  * ends the run. *claimed_done is set by `done`. */
-static int run_call(goal_run *g, const agent_llm_call *c, int *claimed_done, char *err)
+static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, char *err)
 {
     char url0[1024], url1[1024];
     agent__page_url(g->s, url0, sizeof url0);
@@ -464,8 +465,8 @@ static int planner(goal_run *g, int claimed, char *err)
         call_failed(g, BASE_ENOMEM, err);
         return -1;
     }
-    agent_llm_reply rep;
-    if (!model_call(g, AGENT_LLM_PLANNER, g->pmsgs, &rep, err))
+    model_llm_reply rep;
+    if (!model_call(g, MODEL_LLM_PLANNER, g->pmsgs, &rep, err))
         return -1;
     g->since_planner = 0;
     const cJSON *j = rep.json;
@@ -512,7 +513,7 @@ static int planner(goal_run *g, int claimed, char *err)
                  "The Planner checked the page: the task is NOT complete yet. %s",
                  g->guidance);
     }
-    agent_llm_reply_fini(&rep);
+    model_llm_reply_fini(&rep);
     return end;
 }
 
@@ -613,12 +614,12 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
         call_failed(g, BASE_ENOMEM, err);
         return -1;
     }
-    agent_llm_reply rep;
-    if (!model_call(g, AGENT_LLM_WORKER, g->wmsgs, &rep, err))
+    model_llm_reply rep;
+    if (!model_call(g, MODEL_LLM_WORKER, g->wmsgs, &rep, err))
         return -1;
     int claimed = 0, stop = 0, ran = 0, rc = 0;
     for (int i = 0; i < rep.n_calls; i++) {
-        const agent_llm_call *c = &rep.calls[i];
+        const model_llm_call *c = &rep.calls[i];
         int late = g->step_deadline > 0 && base_monotime_ms() >= g->step_deadline;
         if (stop || late || ran >= AGENT_GOAL_BATCH || g->step >= g->o->max_steps) {
             /* Every call gets its answer, run or not (the API's rule). */
@@ -646,7 +647,7 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
             /* Answer the rest so the conversation stays valid in ledger
              * and trace, then end. */
             for (int m = i + 1; m < rep.n_calls; m++)
-                agent_llm_add_tool_result(g->wmsgs, rep.calls[m].id, "{\"not_run\": \"run ended\"}");
+                model_llm_add_tool_result(g->wmsgs, rep.calls[m].id, "{\"not_run\": \"run ended\"}");
             rc = -1;
             break;
         }
@@ -660,7 +661,7 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
         snprintf(g->worker_claim, sizeof g->worker_claim, "%.700s",
                  rep.content ? rep.content : "");
     }
-    agent_llm_reply_fini(&rep);
+    model_llm_reply_fini(&rep);
     if (rc < 0)
         return -1;
     return claimed;
@@ -764,14 +765,14 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     if (!e)
         e = agent_orch_init(&g.orch, err);
     if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema ||
-               agent_llm_add_message(g.wmsgs, "system", WORKER_PROMPT) ||
-               agent_llm_add_message(g.pmsgs, "system", PLANNER_PROMPT)))
+               model_llm_add_message(g.wmsgs, "system", WORKER_PROMPT) ||
+               model_llm_add_message(g.pmsgs, "system", PLANNER_PROMPT)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     if (!e) {
         /* The goal opens the Worker's conversation too (after the prefix). */
         char task[1200];
         snprintf(task, sizeof task, "TASK: %.1100s", oo.goal);
-        agent_llm_add_message(g.wmsgs, "user", task);
+        model_llm_add_message(g.wmsgs, "user", task);
         int note = first[0] != 0, idle = 0;
         int routed = orchestrate(&g, oo.goal, "start", err);
         for (; routed == 0;) {

@@ -37,8 +37,8 @@
 
 #include <stdio.h>
 
-#include "agent/budget.h"
-#include "agent/llm.h"
+#include "model/budget.h"
+#include "model/llm.h"
 #include "agent/tool.h"
 #include "agent/trace.h"
 #include "base/err.h"
@@ -64,8 +64,8 @@ const char *agent_goal_end_name(agent_goal_end e);
 
 typedef struct agent_goal_opts {
     const char *goal;         /* the task in words (required) */
-    agent_llm *llm;           /* the client (required; borrowed) */
-    agent_budget *budget;     /* NULL = unlimited (borrowed; spent tokens accumulate there) */
+    model_llm *llm;           /* the client (required; borrowed) */
+    model_budget *budget;     /* NULL = unlimited (borrowed; spent tokens accumulate there) */
     const char *out_dir;      /* ledger.json, steps.jsonl...; NULL = memory only */
     int max_steps;            /* tool calls in all; 0 = AGENT_GOAL_MAX_STEPS */
     int planner_every;        /* 0 = AGENT_GOAL_PLANNER_EVERY */
@@ -92,10 +92,10 @@ typedef struct agent_goal_result {
     char answer[2048];        /* the Planner's final answer ("" unless done / gave up) */
     int steps;                /* tool calls run in this process */
     int last_step;            /* the ledger's last finished step */
-    int calls[AGENT_LLM_ROLE_COUNT]; /* model calls per role */
-    agent_budget_usage usage; /* tokens of this run's calls */
+    int calls[MODEL_LLM_ROLE_COUNT]; /* model calls per role */
+    model_budget_usage usage; /* tokens of this run's calls */
     double total_ms;
-    double model_ms;          /* time inside agent_llm_chat */
+    double model_ms;          /* time inside model_llm_chat */
     double tool_ms;           /* time inside tool_call */
     double obs_ms;            /* time building observations (outline, screenshot) */
     double ledger_ms;         /* time in agent_ledger_sync (atomic rewrite + fsync'ed journal) */

@@ -1,7 +1,7 @@
 /* agent/andor_ops.c: the model-backed operators of the AND/OR planner (the
  * operator half of agent/andor_run.h).
  *
- * Every operator is one chat call (agent_llm_chat) with a JSON Schema for
+ * Every operator is one chat call (model_llm_chat) with a JSON Schema for
  * its answer. The call is built fresh each time — a system message (a
  * common part that explains the tree, then the operator's own instructions;
  * both byte-stable during a run, so a server's prompt cache can keep them)
@@ -789,17 +789,17 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
     call.node_id = n ? n->id : "";
     /* Planning decisions go to the planner's model; the summarizer only
      * reads a page, the worker's (often cheaper) model does. */
-    agent_llm_role role = kind == AGENT_ANDOR_OPK_SUMMARIZE ? AGENT_LLM_WORKER : AGENT_LLM_PLANNER;
-    call.model = agent_llm_model(c->o.llm, role);
+    model_llm_role role = kind == AGENT_ANDOR_OPK_SUMMARIZE ? MODEL_LLM_WORKER : MODEL_LLM_PLANNER;
+    call.model = model_llm_model(c->o.llm, role);
     char why[512] = "";
     agent_andor_op_status st = AGENT_ANDOR_OP_FAILED;
     double t0 = base_monotime_ms();
     /* Usage is read back from the budget when there is one (see below). */
-    agent_budget_usage before = c->o.budget ? c->o.budget->total : (agent_budget_usage){0};
+    model_budget_usage before = c->o.budget ? c->o.budget->total : (model_budget_usage){0};
     cJSON *msgs = cJSON_CreateArray();
     char *user = utf8_dup(prompt);
-    if (!msgs || !user || agent_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
-        agent_llm_add_message(msgs, "user", user) != BASE_OK ||
+    if (!msgs || !user || model_llm_add_message(msgs, "system", c->sys[sys]) != BASE_OK ||
+        model_llm_add_message(msgs, "user", user) != BASE_OK ||
         (c->o.screenshot && shot && attach_shot(c, msgs) != BASE_OK)) {
         base_free(user);
         cJSON_Delete(msgs);
@@ -813,7 +813,7 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
             snprintf(why, sizeof why, "%s", c->stop_why);
             break;
         }
-        agent_llm_request rq;
+        model_llm_request rq;
         memset(&rq, 0, sizeof rq);
         rq.role = role;
         rq.messages = msgs;
@@ -826,11 +826,11 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
             rq.deadline_ms = c->step_deadline; /* the step's, as the Worker's call in the loop */
         /* The client reports its estimate only with a reply; an attempt it
          * refused still cost about this much. */
-        long est = agent_budget_estimate(c->o.budget, msgs, NULL, rq.schema);
-        agent_llm_reply rep;
+        long est = model_budget_estimate(c->o.budget, msgs, NULL, rq.schema);
+        model_llm_reply rep;
         memset(&rep, 0, sizeof rep);
         char err[BASE_ERRBUF_SIZE] = "";
-        base_err e = agent_llm_chat(c->o.llm, &rq, &rep, err);
+        base_err e = model_llm_chat(c->o.llm, &rq, &rep, err);
         if (e == BASE_ETOOBIG && strstr(err, "cost_cap_exceeded")) {
             /* Nothing was sent: not an attempt. */
             st = stopf(c, AGENT_GOAL_COST_CAP, "%s", err);
@@ -865,11 +865,11 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
             base_err ce = check(c, t, node, rep.json, out, why);
             if (ce == BASE_OK) {
                 st = AGENT_ANDOR_OP_OK;
-                agent_llm_reply_fini(&rep);
+                model_llm_reply_fini(&rep);
                 break;
             }
             if (ce == BASE_ENOMEM) {
-                agent_llm_reply_fini(&rep);
+                model_llm_reply_fini(&rep);
                 st = stopf(c, AGENT_GOAL_ERROR, "out of memory checking the %s answer",
                            op_names[kind]);
                 snprintf(why, sizeof why, "%s", c->stop_why);
@@ -877,13 +877,13 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
             }
             /* The bad answer stays in the conversation, so the model sees
              * what it wrote next to why it was refused. */
-            if (agent_llm_add_reply(msgs, &rep) != BASE_OK) {
-                agent_llm_reply_fini(&rep);
+            if (model_llm_add_reply(msgs, &rep) != BASE_OK) {
+                model_llm_reply_fini(&rep);
                 st = stopf(c, AGENT_GOAL_ERROR, "out of memory");
                 break;
             }
         }
-        agent_llm_reply_fini(&rep);
+        model_llm_reply_fini(&rep);
         if (attempt == AGENT_ANDOR_OP_RETRIES)
             break;
         /* Ask again, the error quoted: the model can fix what it sees. */
@@ -891,7 +891,7 @@ static agent_andor_op_status op_call(agent_andor_opctx *c, agent_andor_opkind ki
         snprintf(again, sizeof again,
                  "Your answer was not accepted: %s\nAnswer again with the whole JSON object.", why);
         base_utf8_copy(fixed, sizeof fixed, again);
-        if (agent_llm_add_message(msgs, "user", fixed) != BASE_OK) {
+        if (model_llm_add_message(msgs, "user", fixed) != BASE_OK) {
             st = stopf(c, AGENT_GOAL_ERROR, "out of memory");
             break;
         }

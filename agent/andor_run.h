@@ -5,7 +5,7 @@
  * Two parts:
  *
  * 1. The operators (agent/andor_ops.c). Each is one chat call through
- *    agent/llm.h with a strict JSON Schema for its answer; the answer is
+ *    model/llm.h with a strict JSON Schema for its answer; the answer is
  *    parsed, checked (the schema, then what the schema cannot say: ids that
  *    exist, a tool that exists with arguments its schema accepts, scores in
  *    0..1), and on a bad answer asked again with the error quoted, up to
@@ -71,9 +71,9 @@
 
 #include "agent/agent_loop.h"
 #include "agent/andor.h"
-#include "agent/budget.h"
+#include "model/budget.h"
 #include "agent/candidates.h"
-#include "agent/llm.h"
+#include "model/llm.h"
 #include "agent/tool.h"
 #include "agent/trace.h"
 #include "base/err.h"
@@ -99,7 +99,7 @@ typedef struct agent_andor_call {
     agent_andor_opkind kind;
     const char *node_id;        /* "" for constraints / answer */
     const char *model;
-    agent_budget_usage usage;   /* all attempts of the call */
+    model_budget_usage usage;   /* all attempts of the call */
     long estimate;              /* estimated prompt tokens, summed over attempts */
     int attempts;               /* model requests (1 + retries) */
     int ok;                     /* 1: a valid answer was used */
@@ -110,8 +110,8 @@ typedef struct agent_andor_call {
 /* ---- the operators -------------------------------------------------------- */
 
 typedef struct agent_andor_ops_opts {
-    agent_llm *llm;             /* required, borrowed */
-    agent_budget *budget;       /* NULL = unlimited, borrowed */
+    model_llm *llm;             /* required, borrowed */
+    model_budget *budget;       /* NULL = unlimited, borrowed */
     agent_cand_mode candidates; /* AUTO decides with agent_cand_task_wants */
     int top_k;                  /* 0 = AGENT_CAND_TOP_K */
     int max_steps;              /* tool calls in all; 0 = AGENT_GOAL_MAX_STEPS */
@@ -142,7 +142,7 @@ void agent_andor_ops_destroy(agent_andor_opctx *c);
 void agent_andor_ops_bind(agent_andor_opctx *c, agent_andor_ops *ops);
 /* Purpose: the start of a run: decides whether the table is kept and, if
  * so, extracts the task's constraints (one "constraints" call). Errors: as
- * agent_llm_chat when the run must stop (cost cap, signal); a bad answer is
+ * model_llm_chat when the run must stop (cost cap, signal); a bad answer is
  * not an error (the table starts without columns). */
 agent_andor_op_status agent_andor_ops_start(agent_andor_opctx *c, const agent_andor_tree *t,
                                             char *err);
@@ -162,8 +162,8 @@ agent_goal_end agent_andor_ops_stop_reason(const agent_andor_opctx *c, const cha
 
 typedef struct agent_andor_run_opts {
     const char *goal;           /* the task in words (required) */
-    agent_llm *llm;             /* required, borrowed */
-    agent_budget *budget;       /* NULL = unlimited */
+    model_llm *llm;             /* required, borrowed */
+    model_budget *budget;       /* NULL = unlimited */
     const char *out_dir;        /* NULL = memory only */
     int max_steps;              /* tool calls; 0 = AGENT_GOAL_MAX_STEPS */
     int step_timeout_ms;
@@ -190,7 +190,7 @@ typedef struct agent_andor_run_result {
     int interventions;          /* edits applied from --intervene */
     int calls[AGENT_ANDOR_OPK_COUNT];
     int model_calls;            /* requests sent, retries included */
-    agent_budget_usage usage;
+    model_budget_usage usage;
     long estimate;              /* estimated prompt tokens of every request */
     double total_ms, model_ms, tool_ms;
 } agent_andor_run_result;

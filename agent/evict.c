@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/tokens.h"
+#include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/json_get.h"
@@ -773,7 +773,7 @@ base_err agent_evict(cJSON *msgs, agent_ledger *l, const agent_evict_opts *o,
     if (!st)
         st = &local;
     memset(st, 0, sizeof *st);
-    st->tokens_before = agent_tokens_messages(msgs);
+    st->tokens_before = model_tokens_messages(msgs);
     for (int p = 1; p <= AGENT_EVICT_PASSES; p++) {
         base_err e = agent_evict_pass(msgs, p, l, o, st, err);
         if (e != BASE_OK)
@@ -789,7 +789,7 @@ base_err agent_evict(cJSON *msgs, agent_ledger *l, const agent_evict_opts *o,
         if (e != BASE_OK)
             return e;
     }
-    st->tokens_after = agent_tokens_messages(msgs);
+    st->tokens_after = model_tokens_messages(msgs);
     return BASE_OK;
 }
 

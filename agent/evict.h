@@ -75,7 +75,7 @@ typedef struct agent_evict_stats {
     int changed[AGENT_EVICT_PASSES + 1]; /* [p]: items pass p evicted (index 0 unused) */
     int dead_ends;                       /* failures moved into the ledger */
     int ledger_refreshed;                /* 1 when the block's text changed */
-    size_t tokens_before;                /* agent_tokens_messages before / after */
+    size_t tokens_before;                /* model_tokens_messages before / after */
     size_t tokens_after;
 } agent_evict_stats;
 

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "base/alloc.h"
-#include "perception/http_get.h"
+#include "model/http_get.h"
 
 base_err agent_orch_parse_learnings(agent_orch *o, const char *spec, char *err)
 {
@@ -363,7 +363,7 @@ base_err agent_orch_route(agent_orch *o, const char *text, const char *url,
     char *body = NULL;
     size_t len = 0;
     char why[BASE_ERRBUF_SIZE] = "";
-    base_err ge = perc_http_get(d->fetched, AGENT_SEARCH_TIMEOUT_MS, 4u << 20, &body, &len, why);
+    base_err ge = model_http_get(d->fetched, AGENT_SEARCH_TIMEOUT_MS, 4u << 20, &body, &len, why);
     char *txt = ge ? NULL : base_malloc(AGENT_SEARCH_TEXT_MAX + 1);
     if (txt)
         agent_readable_text(body, txt, AGENT_SEARCH_TEXT_MAX + 1);

@@ -17,7 +17,7 @@
 #include "base/log.h"
 #include "base/base64.h"
 #include "perception/capture.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "perception/fingerprint.h"
 
 /* ---- small helpers --------------------------------------------------------- */
@@ -142,12 +142,12 @@ perc_epoch *agent__wait_epoch(fovea_session *se, int timeout_ms)
 /* ---- the page's screenshot for a model ----------------------------------- */
 
 /* Encodes img as a JPEG data: URL (base_free), or NULL. */
-static char *jpeg_url(const perc_image *img)
+static char *jpeg_url(const img_image *img)
 {
     uint8_t *jpg = NULL;
     size_t n = 0;
     char err[BASE_ERRBUF_SIZE];
-    if (perc_image_encode_jpeg(img, 75, &jpg, &n, err) != BASE_OK)
+    if (img_encode_jpeg(img, 75, &jpg, &n, err) != BASE_OK)
         return NULL;
     static const char prefix[] = "data:image/jpeg;base64,";
     char *u = base_malloc(sizeof prefix + base64_encoded_len(n));
@@ -167,18 +167,18 @@ char *agent__shot_data_url(fovea_session *s)
     char err[BASE_ERRBUF_SIZE];
     agent__schedule(s, "observation");
     perc_epoch *ep = agent__wait_epoch(s, 5000);
-    perc_image img = {0};
-    base_err e = ep && ep->shot.px ? perc_image_alloc(&img, ep->shot.w, ep->shot.h) : BASE_ENOTFOUND;
+    img_image img = {0};
+    base_err e = ep && ep->shot.px ? img_alloc(&img, ep->shot.w, ep->shot.h) : BASE_ENOTFOUND;
     for (int y = 0; !e && y < img.h; y++)
         memcpy(img.px + (size_t)y * (size_t)img.stride,
                ep->shot.px + (size_t)y * (size_t)ep->shot.stride, (size_t)img.w * 4);
     if (!e) {
         img.scale = ep->shot.scale > 0 ? ep->shot.scale : 1.0f;
-        perc_mark *marks = ep->n > 0 ? base_calloc((size_t)ep->n, sizeof *marks) : NULL;
+        img_mark *marks = ep->n > 0 ? base_calloc((size_t)ep->n, sizeof *marks) : NULL;
         int n = 0;
         for (int i = 0; marks && i < ep->n; i++)
-            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, NULL, 0};
-        if (n > 0 && perc_som_draw(&img, marks, n, NULL, err) != BASE_OK)
+            marks[n++] = (img_mark){ep->boxes[i].r, ep->boxes[i].id, NULL, 0};
+        if (n > 0 && img_som_draw(&img, marks, n, NULL, err) != BASE_OK)
             fprintf(stderr, "fovea[agent] warn: marks not drawn: %s\n", err);
         base_free(marks);
     } else {
@@ -187,7 +187,7 @@ char *agent__shot_data_url(fovea_session *s)
     }
     perc_epoch_release(ep);
     char *u = e ? NULL : jpeg_url(&img);
-    perc_image_fini(&img);
+    img_fini(&img);
     return u;
 }
 
@@ -370,11 +370,11 @@ void agent__write_overlay(fovea_session *se, agent_step_record *r, const agent__
         return;
     double t0 = base_monotime_ms();
     char err[BASE_ERRBUF_SIZE] = "";
-    perc_image img = {0};
+    img_image img = {0};
     const perc_epoch *ep = g->epoch;
     base_err e = BASE_OK;
     if (ep && ep->shot.px) {
-        e = perc_image_alloc(&img, ep->shot.w, ep->shot.h);
+        e = img_alloc(&img, ep->shot.w, ep->shot.h);
         for (int y = 0; !e && y < img.h; y++)
             memcpy(img.px + (size_t)y * (size_t)img.stride,
                    ep->shot.px + (size_t)y * (size_t)ep->shot.stride, (size_t)img.w * 4);
@@ -382,7 +382,7 @@ void agent__write_overlay(fovea_session *se, agent_step_record *r, const agent__
     } else {
         e = perc_capture(se->page, NULL, &img, NULL, err);
     }
-    perc_mark *marks = NULL;
+    img_mark *marks = NULL;
     char(*labels)[PERC_LABEL_MAX] = NULL;
     int n = 0;
     if (!e && ep && ep->n > 0 && (marks = base_calloc((size_t)ep->n, sizeof *marks)) &&
@@ -390,7 +390,7 @@ void agent__write_overlay(fovea_session *se, agent_step_record *r, const agent__
         /* Each mark is tagged "[Vn] label" (scrubbed: it is drawn). */
         for (int i = 0; i < ep->n; i++) {
             agent__mark_name_masked(se, &ep->boxes[i], labels[i], sizeof labels[i]);
-            marks[n++] = (perc_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
+            marks[n++] = (img_mark){ep->boxes[i].r, ep->boxes[i].id, labels[i], 0};
         }
     }
     /* r->url was read right after the step (run_step). Secret fields, and
@@ -424,7 +424,7 @@ void agent__write_overlay(fovea_session *se, agent_step_record *r, const agent__
         base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "step %d: no overlay: %s", r->index, err);
     base_free(marks);
     base_free(labels);
-    perc_image_fini(&img);
+    img_fini(&img);
     r->ms.overlay += base_monotime_ms() - t0;
 }
 

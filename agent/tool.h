@@ -132,6 +132,14 @@ const tool_def *tool_find(const char *name);
  * thread; pure. */
 base_err tool_args_check(const tool_def *t, const cJSON *args, char *err);
 
+/* Purpose: the model client's check of a call the model made
+ * (model_llm_request.check_call): a tool of the registry by its exact name
+ * through tool_args_check, any other function against params (the
+ * parameters that were sent) plus the common step keys. user is unused.
+ * Errors: as tool_args_check, words for the model in why. Any thread; pure. */
+base_err tool_check_call(const char *name, const cJSON *params, const cJSON *args, char *why,
+                         void *user);
+
 /* Purpose: the OpenAI "tools" array (type function, name, description,
  * parameters = the schema) of every tool the session offers (opt-in tools
  * only when allowed; allow_scripts 0/1). Ownership: caller's (cJSON_Delete).

@@ -4,7 +4,7 @@
  * once, so the file is valid JSONL after every step even if the run dies
  * next. Numbers are rounded to 0.1 ms / 0.1 px to keep lines short and
  * diffable. Overlays reuse the Set-of-Marks and debug drawing of
- * perception/som.h; only the password mask (an opaque fill) is drawn here.
+ * image/som.h; only the password mask (an opaque fill) is drawn here.
  */
 #include "agent/trace.h"
 
@@ -286,7 +286,7 @@ void agent_trace_close_extra(agent_trace *t, int ok, int failed_step, double tot
 
 /* An opaque dark rectangle (CSS px) with no text: what a password field
  * looks like in every overlay after a password went into it. */
-static void paint_mask(perc_image *img, base_rect r)
+static void paint_mask(img_image *img, base_rect r)
 {
     float s = img->scale > 0 ? img->scale : 1.0f;
     /* The rectangle comes from the page: clamp to the image in float before
@@ -307,7 +307,7 @@ static void paint_mask(perc_image *img, base_rect r)
     }
 }
 
-base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *marks,
+base_err agent_trace_overlay(agent_trace *t, img_image *img, const img_mark *marks,
                              int n_marks, const base_rect *masks, int n_masks,
                              agent_step_record *r, char *err)
 {
@@ -315,35 +315,35 @@ base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *m
         return base_errf(err, BASE_EINVAL, "agent_trace_overlay: NULL argument");
     base_err e = BASE_OK;
     if (n_marks > 0) {
-        perc_som_opts o;
-        perc_som_opts_init(&o);
+        img_som_opts o;
+        img_som_opts_init(&o);
         o.fill_alpha = 28;
         /* The tag is the caller's text ("[V3] Cancel order"): a user reading
          * the overlay sees which name to give, not only a number. */
-        o.label_fmt = PERC_LABEL_TEXT;
-        if ((e = perc_som_draw(img, marks, n_marks, &o, err)))
+        o.label_fmt = IMG_LABEL_TEXT;
+        if ((e = img_som_draw(img, marks, n_marks, &o, err)))
             return e;
     }
     /* Masks go over the marks so nothing drawn later shows through. */
     for (int i = 0; i < n_masks; i++)
         paint_mask(img, masks[i]);
     if (r->snap.found && !base_rect_empty(r->snap.rect) &&
-        (e = perc_draw_highlight(img, r->snap.rect, 0x00c853ffu, err)))
+        (e = img_draw_highlight(img, r->snap.rect, 0x00c853ffu, err)))
         return e;
     if (r->hand.n_path > 1 &&
-        (e = perc_draw_polyline(img, r->hand.path, r->hand.n_path, 2, 0xff6d00ffu, err)))
+        (e = img_draw_polyline(img, r->hand.path, r->hand.n_path, 2, 0xff6d00ffu, err)))
         return e;
     if ((r->snap.found || r->hand.n_path > 0) &&
-        (e = perc_draw_crosshair(img, r->pt, 12, r->ok ? 0xd50000ffu : 0xff1744ffu, err)))
+        (e = img_draw_crosshair(img, r->pt, 12, r->ok ? 0xd50000ffu : 0xff1744ffu, err)))
         return e;
     char cap[300];
     snprintf(cap, sizeof cap, "step %d/%d - %s - %s", r->index, r->total, r->desc,
              r->ok ? "ok" : r->reason[0] ? r->reason : "failed");
-    if ((e = perc_draw_caption(img, cap, err)))
+    if ((e = img_draw_caption(img, cap, err)))
         return e;
     uint8_t *png = NULL;
     size_t n = 0;
-    if ((e = perc_image_encode_png(img, 1, &png, &n, err)))
+    if ((e = img_encode_png(img, 1, &png, &n, err)))
         return e;
     char rel[32], path[1024];
     snprintf(rel, sizeof rel, "steps/%03d.png", r->index);

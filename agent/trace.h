@@ -25,9 +25,9 @@
 #include "base/err.h"
 #include "base/geom.h"
 #include "cascade/cascade.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/probe.h"
-#include "perception/som.h"
+#include "image/som.h"
 
 /* Per-stage wall times of one step, in ms. Stages that ran in the prefetch
  * thread (capture, decode, vision, enrich) are those of the epoch the step
@@ -158,7 +158,7 @@ const char *agent_trace_dir(const agent_trace *t);
  * the chosen element, the cursor path, the pressed point and a caption — and
  * writes it as OUT/steps/NNN.png, setting r->overlay. Errors: those of
  * perception drawing, BASE_EIO. */
-base_err agent_trace_overlay(agent_trace *t, perc_image *img, const perc_mark *marks,
+base_err agent_trace_overlay(agent_trace *t, img_image *img, const img_mark *marks,
                              int n_marks, const base_rect *masks, int n_masks,
                              agent_step_record *r, char *err);
 

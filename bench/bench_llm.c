@@ -11,18 +11,18 @@
  *
  * Prints the median and p90 of the overhead, and of the total, in ms, and
  * as the baseline, in the same process, the same request body POSTed raw
- * through the shared transport (perception/endpoint.h) with no JSON built
+ * through the shared transport (model/endpoint.h) with no JSON built
  * or parsed: the ratio is what the client adds to a bare HTTP round trip.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/budget.h"
-#include "agent/llm.h"
+#include "model/budget.h"
+#include "model/llm.h"
 #include "agent/tool.h"
 #include "base/clock.h"
-#include "perception/endpoint.h"
+#include "model/endpoint.h"
 #include "replay.h"
 
 static int cmp(const void *a, const void *b)
@@ -57,17 +57,17 @@ int main(int argc, char **argv)
         .cached_tokens = 5000,
         .times = -1};
     replay_push(r, &rep);
-    agent_llm_config c;
-    agent_llm_config_init(&c);
+    model_llm_config c;
+    model_llm_config_init(&c);
     c.base_url = replay_base_url(r);
-    agent_llm *l = NULL;
-    if (agent_llm_create(&c, &l, err)) {
+    model_llm *l = NULL;
+    if (model_llm_create(&c, &l, err)) {
         fprintf(stderr, "client: %s\n", err);
         return 1;
     }
     cJSON *tools = tool_functions_json(0);
     cJSON *msgs = cJSON_CreateArray();
-    agent_llm_add_message(msgs, "system",
+    model_llm_add_message(msgs, "system",
                           "You operate a web browser through tools. Ground every action in a [Vn] "
                           "box of the current screenshot; one page-changing action per batch.");
     char list[8192];
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     for (int i = 1; i <= 40 && k < sizeof list; i++)
         k += (size_t)snprintf(list + k, sizeof list - k, "[V%d] button \"Item %d: add to cart\"\n",
                               i, i);
-    agent_llm_add_message(msgs, "user", list);
+    model_llm_add_message(msgs, "user", list);
     for (int t = 0; t < 3; t++) {
         cJSON *a = cJSON_CreateObject();
         cJSON_AddStringToObject(a, "role", "assistant");
@@ -91,11 +91,11 @@ int main(int argc, char **argv)
         cJSON_AddStringToObject(fn, "arguments", "{\"direction\":\"down\"}");
         cJSON_AddItemToArray(tcs, tc);
         cJSON_AddItemToArray(msgs, a);
-        agent_llm_add_tool_result(msgs, id, "scrolled 600 px; 12 new boxes");
+        model_llm_add_tool_result(msgs, id, "scrolled 600 px; 12 new boxes");
     }
-    agent_budget b;
-    agent_budget_init(&b, 0);
-    agent_llm_request q;
+    model_budget b;
+    model_budget_init(&b, 0);
+    model_llm_request q;
     memset(&q, 0, sizeof q);
     q.messages = msgs;
     q.tools = tools;
@@ -104,8 +104,8 @@ int main(int argc, char **argv)
     double *over = malloc(sizeof(double) * (size_t)n), *tot = malloc(sizeof(double) * (size_t)n);
     int ok = 0;
     for (int i = 0; i < n + 10; i++) {
-        agent_llm_reply rr;
-        if (agent_llm_chat(l, &q, &rr, err)) {
+        model_llm_reply rr;
+        if (model_llm_chat(l, &q, &rr, err)) {
             fprintf(stderr, "call %d: %s\n", i, err);
             break;
         }
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
             tot[ok] = rr.ms;
             ok++;
         }
-        agent_llm_reply_fini(&rr);
+        model_llm_reply_fini(&rr);
     }
     char *body = cJSON_PrintUnformatted(msgs);
     char *tb = cJSON_PrintUnformatted(tools);
@@ -126,18 +126,18 @@ int main(int argc, char **argv)
     cJSON_AddStringToObject(req, "tool_choice", "auto");
     char *raw = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
-    perc_endpoint_config ec;
+    model_endpoint_config ec;
     memset(&ec, 0, sizeof ec);
     ec.base_url = replay_base_url(r);
     ec.path = "/chat/completions";
-    perc_endpoint *ep = NULL;
+    model_endpoint *ep = NULL;
     double *base = malloc(sizeof(double) * (size_t)n);
     int nb = 0;
-    if (raw && perc_endpoint_create(&ec, &ep, err) == BASE_OK) {
+    if (raw && model_endpoint_create(&ec, &ep, err) == BASE_OK) {
         size_t rl = strlen(raw);
         for (int i = 0; i < n + 10; i++) {
             double t0 = base_monotime_ms();
-            if (perc_endpoint_post(ep, raw, rl, 0, NULL, err)) {
+            if (model_endpoint_post(ep, raw, rl, 0, NULL, err)) {
                 fprintf(stderr, "raw %d: %s\n", i, err);
                 break;
             }
@@ -145,12 +145,12 @@ int main(int argc, char **argv)
                 base[nb++] = base_monotime_ms() - t0;
         }
     }
-    perc_endpoint_destroy(ep);
+    model_endpoint_destroy(ep);
     free(raw);
     printf("bench_llm: %d calls, request %zu bytes of messages + %zu bytes of tools (%d tools), "
            "~%ld tokens estimated\n",
            ok, strlen(body), strlen(tb), cJSON_GetArraySize(tools),
-           agent_budget_estimate(&b, msgs, tools, NULL));
+           model_budget_estimate(&b, msgs, tools, NULL));
     if (ok > 0) {
         double om = pct(over, ok, 0.5), o9 = pct(over, ok, 0.9);
         double tm = pct(tot, ok, 0.5), t9 = pct(tot, ok, 0.9);
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
     free(tot);
     cJSON_Delete(msgs);
     cJSON_Delete(tools);
-    agent_llm_destroy(l);
+    model_llm_destroy(l);
     replay_destroy(r);
     return ok == n ? 0 : 1;
 }

@@ -5,7 +5,7 @@
  * The conversation is tests/agent/synth_convo.h's (a state block, a 40-60
  * row element list and a 1280x800 screenshot per observation, reasoning,
  * one or two tool calls, JSON results; a failure every 5th step, a long
- * extract every 7th). Tokens are agent/tokens.h's estimate. The "shared
+ * extract every 7th). Tokens are model/tokens.h's estimate. The "shared
  * prefix" column is how much of a step's request repeats the previous
  * request byte for byte from the start (what a provider's prompt cache can
  * reuse), in estimated tokens. The tool definitions precede the messages
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "agent/evict.h"
-#include "agent/tokens.h"
+#include "model/tokens.h"
 #include "agent/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -38,7 +38,7 @@ static size_t shared_prefix_tokens(const cJSON *prev, const cJSON *cur)
     const cJSON *a = prev->child;
     const cJSON *b = cur->child;
     for (; a && b && cJSON_Compare(a, b, 1); a = a->next, b = b->next)
-        t += agent_tokens_message(b);
+        t += model_tokens_message(b);
     if (a && b) {
         const cJSON *ca = cJSON_GetObjectItemCaseSensitive(a, "content");
         const cJSON *cb = cJSON_GetObjectItemCaseSensitive(b, "content");
@@ -46,7 +46,7 @@ static size_t shared_prefix_tokens(const cJSON *prev, const cJSON *cur)
             size_t n = 0;
             while (ca->valuestring[n] && ca->valuestring[n] == cb->valuestring[n])
                 n++;
-            t += agent_tokens_text(cb->valuestring, n);
+            t += model_tokens_text(cb->valuestring, n);
         }
     }
     return t;
@@ -130,8 +130,8 @@ int main(int argc, char **argv)
             return 1;
         cJSON *wn = agent_evict_wire(naive);
         cJSON *wl = agent_evict_wire(live);
-        size_t tn = agent_tokens_messages(wn);
-        size_t tl = agent_tokens_messages(wl);
+        size_t tn = model_tokens_messages(wn);
+        size_t tl = model_tokens_messages(wl);
         size_t pn = shared_prefix_tokens(prev_naive, wn);
         size_t pl = shared_prefix_tokens(prev_live, wl);
         printf("%4d  %12zu  %11zu  %8.3f  %19zu  %18zu\n", s, tn, tl, ms[s - 1], pn, pl);
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     }
     cJSON *tools = tool_functions_json(0);
     char *tools_text = tools ? cJSON_PrintUnformatted(tools) : NULL;
-    size_t tools_tok = tools_text ? agent_tokens_text(tools_text, strlen(tools_text)) : 0;
+    size_t tools_tok = tools_text ? model_tokens_text(tools_text, strlen(tools_text)) : 0;
     cJSON_free(tools_text);
     cJSON_Delete(tools);
     base_summary all = base_summarize(ms, steps);

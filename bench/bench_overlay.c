@@ -4,7 +4,7 @@
  * Usage: bench_overlay [PNG [BOXES_JSON [REPS]]] (defaults: the committed
  * 1280x800 screenshot bench/data/page50.png with its 50 boxes, 100 reps).
  * Prints medians of:
- *   1. perc_som_draw with 50 labelled marks, scalar kernel vs the SIMD kernel
+ *   1. img_som_draw with 50 labelled marks, scalar kernel vs the SIMD kernel
  *      chosen at run time, at 1 thread and at the default OpenMP threads;
  *   2. the pipeline a vision call needs: decode PNG -> 50 marks -> resize to
  *      1024 wide -> JPEG q80, with a per-stage breakdown.
@@ -20,24 +20,24 @@
 #include "base/fs.h"
 #include "base/json_alloc.h"
 #include "base/stats.h"
-#include "perception/image.h"
-#include "perception/som.h"
+#include "image/image.h"
+#include "image/som.h"
 
 static double median(double *v, int n)
 {
     return base_summarize(v, n).median;
 }
 
-static double time_draw(const perc_image *pristine, perc_image *work, const perc_mark *m, int n,
-                        perc_kernel k, int reps, double *samples)
+static double time_draw(const img_image *pristine, img_image *work, const img_mark *m, int n,
+                        img_kernel k, int reps, double *samples)
 {
-    perc_som_opts o;
-    perc_som_opts_init(&o);
+    img_som_opts o;
+    img_som_opts_init(&o);
     o.kernel = k;
     for (int r = -3; r < reps; r++) {
         memcpy(work->px, pristine->px, (size_t)pristine->stride * pristine->h);
         double t0 = base_monotime_ms();
-        if (perc_som_draw(work, m, n, &o, NULL) != BASE_OK) {
+        if (img_som_draw(work, m, n, &o, NULL) != BASE_OK) {
             fprintf(stderr, "draw failed\n");
             exit(1);
         }
@@ -66,33 +66,33 @@ int main(int argc, char **argv)
     size_t png_n = 0;
     uint8_t *js = NULL;
     size_t js_n = 0;
-    perc_mark *marks = NULL;
+    img_mark *marks = NULL;
     int n = 0;
-    perc_image pristine = {0};
+    img_image pristine = {0};
     if (base_read_file(png_path, &png, &png_n, 64u << 20, err) ||
         base_read_file(box_path, &js, &js_n, 16u << 20, err) ||
-        perc_marks_parse_json((const char *)js, js_n, 0, 0, &marks, &n, err) ||
-        perc_image_decode(png, png_n, &pristine, err)) {
+        img_marks_parse_json((const char *)js, js_n, 0, 0, &marks, &n, err) ||
+        img_decode(png, png_n, &pristine, err)) {
         fprintf(stderr, "bench_overlay: %s\n", err);
         return 1;
     }
-    perc_image work = {0};
-    if (perc_image_alloc(&work, pristine.w, pristine.h) != BASE_OK)
+    img_image work = {0};
+    if (img_alloc(&work, pristine.w, pristine.h) != BASE_OK)
         return 1;
     double *s = malloc(sizeof(double) * (size_t)reps);
     double *s2 = malloc(sizeof(double) * (size_t)reps * 5);
     if (!s || !s2)
         return 1;
     printf("image %dx%d (%zu bytes PNG), %d marks, %d reps, simd kernel: %s, omp threads: %d\n",
-           pristine.w, pristine.h, png_n, n, reps, perc_som_kernel_name(PERC_KERNEL_AUTO),
+           pristine.w, pristine.h, png_n, n, reps, img_som_kernel_name(IMG_KERNEL_AUTO),
            omp_get_max_threads());
 
     int maxt = omp_get_max_threads();
     for (int pass = 0; pass < 2; pass++) {
         int t = pass == 0 ? 1 : maxt;
         omp_set_num_threads(t);
-        double sc = time_draw(&pristine, &work, marks, n, PERC_KERNEL_SCALAR, reps, s);
-        double si = time_draw(&pristine, &work, marks, n, PERC_KERNEL_AUTO, reps, s);
+        double sc = time_draw(&pristine, &work, marks, n, IMG_KERNEL_SCALAR, reps, s);
+        double si = time_draw(&pristine, &work, marks, n, IMG_KERNEL_AUTO, reps, s);
         printf("overlay %d thread(s): scalar %.3f ms, simd %.3f ms, simd/scalar %.2fx\n", t, sc, si,
                si / sc);
     }
@@ -106,20 +106,20 @@ int main(int argc, char **argv)
     double *tot = s2 + 4 * reps;
     size_t jpeg_len = 0;
     for (int r = -3; r < reps; r++) {
-        perc_image img = {0};
-        perc_image view = {0};
+        img_image img = {0};
+        img_image view = {0};
         uint8_t *jpg = NULL;
         double t0 = base_monotime_ms();
-        base_err e = perc_image_decode(png, png_n, &img, err);
+        base_err e = img_decode(png, png_n, &img, err);
         double t1 = base_monotime_ms();
         if (!e)
-            e = perc_som_draw(&img, marks, n, NULL, err);
+            e = img_som_draw(&img, marks, n, NULL, err);
         double t2 = base_monotime_ms();
         if (!e)
-            e = perc_model_view(&img, 1024, &view, NULL);
+            e = img_model_view(&img, 1024, &view, NULL);
         double t3 = base_monotime_ms();
         if (!e)
-            e = perc_image_encode_jpeg(&view, 80, &jpg, &jpeg_len, err);
+            e = img_encode_jpeg(&view, 80, &jpg, &jpeg_len, err);
         double t4 = base_monotime_ms();
         if (e) {
             fprintf(stderr, "pipeline failed: %s\n", err);
@@ -133,31 +133,31 @@ int main(int argc, char **argv)
             tot[r] = t4 - t0;
         }
         base_free(jpg);
-        perc_image_fini(&view);
-        perc_image_fini(&img);
+        img_fini(&view);
+        img_fini(&img);
     }
     /* BENCH_OVERLAY_OUT=path.png saves one overlay to look at. */
     const char *save = getenv("BENCH_OVERLAY_OUT");
     if (save) {
-        perc_image img = {0};
+        img_image img = {0};
         uint8_t *out = NULL;
         size_t out_n = 0;
-        if (perc_image_decode(png, png_n, &img, err) || perc_som_draw(&img, marks, n, NULL, err) ||
-            perc_draw_caption(&img, "step 3 - click [V4] 'Account 5' - ok", err) ||
-            perc_image_encode_png(&img, 1, &out, &out_n, err) ||
+        if (img_decode(png, png_n, &img, err) || img_som_draw(&img, marks, n, NULL, err) ||
+            img_draw_caption(&img, "step 3 - click [V4] 'Account 5' - ok", err) ||
+            img_encode_png(&img, 1, &out, &out_n, err) ||
             base_write_file(save, out, out_n, err))
             fprintf(stderr, "bench_overlay: %s\n", err);
         base_free(out);
-        perc_image_fini(&img);
+        img_fini(&img);
     }
     printf("pipeline stages (median ms): decode %.3f, marks %.3f, resize %.3f, jpeg %.3f\n",
            median(dec, reps), median(drw, reps), median(rsz, reps), median(enc, reps));
     printf("pipeline fovea: %.3f ms median (jpeg %zu bytes)\n", median(tot, reps), jpeg_len);
     free(s);
     free(s2);
-    perc_marks_free(marks, n);
-    perc_image_fini(&work);
-    perc_image_fini(&pristine);
+    img_marks_free(marks, n);
+    img_fini(&work);
+    img_fini(&pristine);
     base_free(png);
     base_free(js);
     return 0;

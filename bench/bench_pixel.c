@@ -162,7 +162,7 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
 {
     (void)ocr_unused;
     char err[256] = "";
-    perc_image img = {0};
+    img_image img = {0};
     if (perc_capture(p, NULL, &img, NULL, err)) {
         fprintf(stderr, "%s: capture: %s\n", name, err);
         return;
@@ -174,7 +174,7 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     if (perc_vision_dom_create(&dom, err) || perc_vision_detect(dom, p, NULL, NULL, &gt, err)) {
         fprintf(stderr, "%s: dom: %s\n", name, err);
         perc_vision_destroy(dom);
-        perc_image_fini(&img);
+        img_fini(&img);
         return;
     }
     perc_vision_destroy(dom);
@@ -433,7 +433,7 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
     base_free(item_of);
     base_free(el);
     perc_detection_fini(&gt);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 int main(int argc, char **argv)

@@ -60,7 +60,7 @@ typedef struct counting {
     atomic_int calls;
 } counting;
 
-static base_err counting_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err counting_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                                 const perc_vision_ctx *ctx, perc_detection *out, char *err)
 {
     counting *c = (counting *)v;

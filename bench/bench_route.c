@@ -3,7 +3,7 @@
  *   route: agent_orch_route deciding a browser task and a lookup without a
  *     search URL (the classifier's regexes; no I/O), against a baseline of
  *     one strlen of the same task;
- *   search worker: perc_http_get of a ~256 KiB results page from a loopback
+ *   search worker: model_http_get of a ~256 KiB results page from a loopback
  *     server, then agent_readable_text on it, against memcpy of the page.
  * Usage: bench_route [N=200]. */
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "base/json_alloc.h"
 #include "base/stats.h"
-#include "perception/http_get.h"
+#include "model/http_get.h"
 #include "serve/httpd.h"
 
 static char *page;
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
         char *body = NULL;
         size_t len = 0;
         err[0] = '\0';
-        if (perc_http_get(url, 5000, 4u << 20, &body, &len, err) != BASE_OK) {
+        if (model_http_get(url, 5000, 4u << 20, &body, &len, err) != BASE_OK) {
             fprintf(stderr, "%s\n", err);
             return 1;
         }

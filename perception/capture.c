@@ -19,7 +19,7 @@
 void perc_capture_opts_init(perc_capture_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->format = PERC_FMT_PNG;
+    o->format = IMG_FMT_PNG;
     o->optimize_for_speed = -1;
 }
 
@@ -60,18 +60,18 @@ static base_err capture_call(cdp_page *page, cJSON *params, int timeout_ms, cJSO
 }
 
 base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_t **data,
-                              size_t *n, perc_format *fmt, perc_capture_timing *t, char *err)
+                              size_t *n, img_format *fmt, perc_capture_timing *t, char *err)
 {
     perc_capture_opts def;
     if (!o) {
         perc_capture_opts_init(&def);
         o = &def;
     }
-    perc_format f = o->format == PERC_FMT_JPEG ? PERC_FMT_JPEG : PERC_FMT_PNG;
+    img_format f = o->format == IMG_FMT_JPEG ? IMG_FMT_JPEG : IMG_FMT_PNG;
     int quality = o->quality > 0 ? o->quality : 80;
     if (quality > 100)
         quality = 100;
-    int ofs = o->optimize_for_speed < 0 ? (f == PERC_FMT_PNG) : o->optimize_for_speed;
+    int ofs = o->optimize_for_speed < 0 ? (f == IMG_FMT_PNG) : o->optimize_for_speed;
     size_t cap = o->max_bytes ? o->max_bytes : DEFAULT_MAX_BYTES;
 
     cJSON *pa = cJSON_CreateObject();
@@ -79,8 +79,8 @@ base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_
         return base_errf(err, BASE_ENOMEM, "capture: out of memory");
     /* Complete or not sent: a request that lost its format or clip would
      * return another picture than the one asked for. */
-    int ok = cJSON_AddStringToObject(pa, "format", f == PERC_FMT_JPEG ? "jpeg" : "png") &&
-             (f != PERC_FMT_JPEG || cJSON_AddNumberToObject(pa, "quality", quality)) &&
+    int ok = cJSON_AddStringToObject(pa, "format", f == IMG_FMT_JPEG ? "jpeg" : "png") &&
+             (f != IMG_FMT_JPEG || cJSON_AddNumberToObject(pa, "quality", quality)) &&
              (!ofs || cJSON_AddBoolToObject(pa, "optimizeForSpeed", 1)) &&
              cJSON_AddBoolToObject(pa, "fromSurface", 1);
     if (o->use_clip) {
@@ -144,7 +144,7 @@ base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_
     return BASE_OK;
 }
 
-base_err perc_capture(cdp_page *page, const perc_capture_opts *o, perc_image *out,
+base_err perc_capture(cdp_page *page, const perc_capture_opts *o, img_image *out,
                       perc_capture_timing *t, char *err)
 {
     uint8_t *data = NULL;
@@ -155,9 +155,9 @@ base_err perc_capture(cdp_page *page, const perc_capture_opts *o, perc_image *ou
     if (e)
         return e;
     double t0 = base_monotime_ms();
-    perc_image img;
+    img_image img;
     memset(&img, 0, sizeof img);
-    e = perc_image_decode(data, n, &img, err);
+    e = img_decode(data, n, &img, err);
     base_free(data);
     if (e)
         return e;

@@ -1,7 +1,7 @@
 /* perception/capture.h: screenshots of a live page as RGBA images.
  *
  * A capture is Page.captureScreenshot on the page's session, a base64
- * decode of the payload, and a PNG/JPEG decode into a perc_image whose
+ * decode of the payload, and a PNG/JPEG decode into a img_image whose
  * `scale` records the device scale factor, so pixel (x, y) of the image is
  * CSS point (x / scale, y / scale) of the viewport (or of the clip origin).
  *
@@ -21,10 +21,10 @@
 #include "base/err.h"
 #include "base/geom.h"
 #include "cdp/browser.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 typedef struct perc_capture_opts {
-    perc_format format;     /* PERC_FMT_PNG (default when UNKNOWN) or PERC_FMT_JPEG */
+    img_format format;     /* IMG_FMT_PNG (default when UNKNOWN) or IMG_FMT_JPEG */
     int quality;            /* JPEG quality 1..100; 0 = 80 */
     int optimize_for_speed; /* -1 = default (on for PNG), 0 off, 1 on */
     int use_clip;           /* capture only `clip` (CSS px, viewport coordinates) */
@@ -48,11 +48,11 @@ void perc_capture_opts_init(perc_capture_opts *o);
  * BASE_EPROTO (no data in the reply), BASE_EDECODE (bad base64),
  * BASE_ETOOBIG. Out-params untouched on failure. */
 base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_t **data,
-                              size_t *n, perc_format *fmt, perc_capture_timing *t, char *err);
+                              size_t *n, img_format *fmt, perc_capture_timing *t, char *err);
 
-/* Captures and decodes into *out (caller frees with perc_image_fini);
+/* Captures and decodes into *out (caller frees with img_fini);
  * out->scale is the page's device scale factor. t (optional) gets timings. */
-base_err perc_capture(cdp_page *page, const perc_capture_opts *o, perc_image *out,
+base_err perc_capture(cdp_page *page, const perc_capture_opts *o, img_image *out,
                       perc_capture_timing *t, char *err);
 
 #endif

@@ -8,13 +8,13 @@
 #include "base/alloc.h"
 #include "perception/vision.h"
 
-base_err perc_dom_boxes(cdp_page *page, perc_mark **marks, int *n, char *err)
+base_err perc_dom_boxes(cdp_page *page, img_mark **marks, int *n, char *err)
 {
     perc_vision *v = NULL;
     base_err e = perc_vision_dom_create(&v, err);
     if (e)
         return e;
-    perc_image none;
+    img_image none;
     memset(&none, 0, sizeof none);
     perc_detection d;
     memset(&d, 0, sizeof d);
@@ -22,7 +22,7 @@ base_err perc_dom_boxes(cdp_page *page, perc_mark **marks, int *n, char *err)
     perc_vision_destroy(v);
     if (e)
         return e;
-    perc_mark *list = d.n > 0 ? base_calloc((size_t)d.n, sizeof *list) : NULL;
+    img_mark *list = d.n > 0 ? base_calloc((size_t)d.n, sizeof *list) : NULL;
     if (d.n > 0 && !list) {
         perc_detection_fini(&d);
         return base_errf(err, BASE_ENOMEM, "dom boxes: out of memory for %d marks", d.n);
@@ -32,7 +32,7 @@ base_err perc_dom_boxes(cdp_page *page, perc_mark **marks, int *n, char *err)
         list[i].id = d.boxes[i].id > 0 ? d.boxes[i].id : i + 1;
         list[i].label = base_strdup(d.boxes[i].label);
         if (!list[i].label) {
-            perc_marks_free(list, i);
+            img_marks_free(list, i);
             perc_detection_fini(&d);
             return base_errf(err, BASE_ENOMEM, "dom boxes: out of memory");
         }

@@ -10,11 +10,11 @@
 #define FOVEA_PERCEPTION_DOM_BOXES_H
 
 #include "cdp/browser.h"
-#include "perception/som.h"
+#include "image/som.h"
 
-/* On success *marks (labels copied; free with perc_marks_free) and *n.
+/* On success *marks (labels copied; free with img_marks_free) and *n.
  * Errors: those of the dom provider (cdp errors, BASE_EPROTO for a malformed
  * reply), BASE_ENOMEM. */
-base_err perc_dom_boxes(cdp_page *page, perc_mark **marks, int *n, char *err);
+base_err perc_dom_boxes(cdp_page *page, img_mark **marks, int *n, char *err);
 
 #endif

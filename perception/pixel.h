@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "base/err.h"
-#include "perception/image.h"
-#include "perception/som.h"
+#include "image/image.h"
+#include "image/som.h"
 #include "perception/vision.h"
 
 /* Classes of detected elements. */
@@ -44,7 +44,7 @@ typedef struct perc_pixel_elem {
 typedef struct perc_pixel_opts {
     int threads;       /* OpenMP threads for the kernels; 0 = auto: OpenMP's default
                           from 2 Mpx up, 1 below (a 1280x800 frame is ~1 ms) */
-    perc_kernel kernel; /* edge kernel (AUTO = best the CPU has) */
+    img_kernel kernel; /* edge kernel (AUTO = best the CPU has) */
     int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
 
@@ -58,7 +58,7 @@ void perc_pixel_opts_init(perc_pixel_opts *o);
  * no elements, never an error. Thread: any (stateless); distinct calls may run
  * concurrently. Errors: BASE_EINVAL (NULL/empty image), BASE_ENOMEM, BASE_EINVAL
  * for an unavailable kernel. */
-base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
+base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err);
 
 /* Purpose: short class name used as perc_box.kind ("button", "input",
@@ -91,7 +91,7 @@ typedef struct perc_ocr_item {
  * count. Recently read crops (same pixels) are answered from a small cache.
  * Thread: one caller at a time per pool. Errors: BASE_EINVAL, BASE_ENOMEM,
  * BASE_EIO (a worker thread could not start). */
-base_err perc_ocr_read(perc_ocr *o, const perc_image *img, perc_ocr_item *items, int n,
+base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, int n,
                        char *err);
 
 /* ---- the provider ---- */
@@ -120,8 +120,8 @@ void perc_pixel_config_init(perc_pixel_config *c);
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);
 
 /* Purpose: d's boxes as Set-of-Marks marks (labels copied; free with
- * perc_marks_free). Thread: any. Errors: BASE_EINVAL, BASE_ENOMEM; *marks
+ * img_marks_free). Thread: any. Errors: BASE_EINVAL, BASE_ENOMEM; *marks
  * untouched on failure. */
-base_err perc_detection_marks(const perc_detection *d, perc_mark **marks, int *n, char *err);
+base_err perc_detection_marks(const perc_detection *d, img_mark **marks, int *n, char *err);
 
 #endif

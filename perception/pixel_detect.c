@@ -55,7 +55,7 @@ typedef struct phrase {
 void perc_pixel_opts_init(perc_pixel_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->kernel = PERC_KERNEL_AUTO;
+    o->kernel = IMG_KERNEL_AUTO;
 }
 
 const char *perc_pixel_class_name(perc_pixel_class c)
@@ -87,7 +87,7 @@ static int imax(int a, int b)
     return a > b ? a : b;
 }
 
-static const uint8_t *pix(const perc_image *img, int x, int y)
+static const uint8_t *pix(const img_image *img, int x, int y)
 {
     x = x < 0 ? 0 : (x >= img->w ? img->w - 1 : x);
     y = y < 0 ? 0 : (y >= img->h ? img->h - 1 : y);
@@ -96,7 +96,7 @@ static const uint8_t *pix(const perc_image *img, int x, int y)
 
 /* Ink of a mark: the pixel inside its box farthest from the background (the
  * colour at the box's top-left outside corner); saturated ink = link-like. */
-static int ink_colored(const perc_image *img, const mark *m)
+static int ink_colored(const img_image *img, const mark *m)
 {
     const uint8_t *bg = pix(img, m->x0 - 1, m->y0 - 1);
     int best = -1;
@@ -243,7 +243,7 @@ static void merge_groups(const mark *m, int *par, int nm, float s)
 
 /* A text field's inside is white or nearly (a button is filled): the
  * median luma of 5 points just inside the outline, away from its text. */
-static int light_inside(const perc_image *img, const pixel_comp *f)
+static int light_inside(const img_image *img, const pixel_comp *f)
 {
     int cy = (f->y0 + f->y1) / 2, cx = (f->x0 + f->x1) / 2;
     int pts[5][2] = {{f->x0 + 3, cy}, {f->x1 - 4, cy}, {cx, f->y0 + 3}, {cx, f->y1 - 4},
@@ -305,7 +305,7 @@ static int push(elist *l, perc_pixel_elem e)
 }
 
 /* Text box padded to the line box a browser would lay out. */
-static perc_pixel_elem text_elem(const perc_image *img, int x0, int y0, int x1, int y1,
+static perc_pixel_elem text_elem(const img_image *img, int x0, int y0, int x1, int y1,
                                  perc_pixel_class cls, float conf, float s)
 {
     int py = imax((int)(2 * s), (y1 - y0) / 4);
@@ -387,7 +387,7 @@ static int lone_line(const phrase *ph, int np, int p)
  * elements: split at bars and at word gaps (which item a multi-word link
  * spans the pixels cannot say; each word's centre still lies on it). bar[k]
  * says mark k is a separator bar. */
-static void split_line(const perc_image *img, const mark *m, const int *idx, int n, int line_h,
+static void split_line(const img_image *img, const mark *m, const int *idx, int n, int line_h,
                        const char *bar, float s, elist *out)
 {
     int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
@@ -416,7 +416,7 @@ static void split_line(const perc_image *img, const mark *m, const int *idx, int
     }
 }
 
-static base_err classify(const perc_image *img, const pixel_comp *c, int nc, elist *out)
+static base_err classify(const img_image *img, const pixel_comp *c, int nc, elist *out)
 {
     float s = img->scale >= 0.25f ? img->scale : 1.0f;
     int W = img->w;
@@ -764,7 +764,7 @@ static base_err classify(const perc_image *img, const pixel_comp *c, int nc, eli
     return BASE_OK;
 }
 
-base_err perc_pixel_detect(const perc_image *img, const perc_pixel_opts *o,
+base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err)
 {
     if (!img || !img->px || img->w < 1 || img->h < 1 || img->stride < 4 * img->w || !out || !n)

@@ -30,11 +30,11 @@ void perc__pixel_edge_avx2(const uint8_t *cur, const uint8_t *down, uint8_t *out
 int perc__pixel_threads(int threads, int w, int h);
 
 /* The kernel for k, or NULL when the CPU lacks it. */
-pixel_edge_fn perc__pixel_edge_pick(perc_kernel k);
+pixel_edge_fn perc__pixel_edge_pick(img_kernel k);
 
 /* Whole-image edge map into out (w*h bytes, caller's buffer), rows split over
  * perc__pixel_threads(threads, w, h) OpenMP threads. */
-void perc__pixel_edge_map(const perc_image *img, uint8_t *out, pixel_edge_fn fn, int threads);
+void perc__pixel_edge_map(const img_image *img, uint8_t *out, pixel_edge_fn fn, int threads);
 
 /* A horizontal run of edge pixels [x0, x1) on row y. */
 typedef struct pixel_run {

@@ -29,7 +29,7 @@
 
 #include "base/alloc.h"
 #include "perception/pixel_int.h"
-#include "perception/som_int.h"
+#include "image/som.h"
 
 /* Width of the border bands of a component (see pixel_comp.side): an
  * anti-aliased 1.5 px stroke leaves edge pixels 3 deep. */
@@ -125,17 +125,17 @@ int perc__pixel_threads(int threads, int w, int h)
     return (long long)w * h >= PIXEL_PARALLEL_MIN_PX ? omp_get_max_threads() : 1;
 }
 
-pixel_edge_fn perc__pixel_edge_pick(perc_kernel k)
+pixel_edge_fn perc__pixel_edge_pick(img_kernel k)
 {
     switch (k) {
-    case PERC_KERNEL_SCALAR:
+    case IMG_KERNEL_SCALAR:
         return perc__pixel_edge_scalar;
-    case PERC_KERNEL_SSE2:
+    case IMG_KERNEL_SSE2:
         return have_sse2() ? perc__pixel_edge_sse2 : NULL;
-    case PERC_KERNEL_AVX2:
-        return perc__have_avx2() ? perc__pixel_edge_avx2 : NULL;
-    case PERC_KERNEL_AUTO:
-        if (perc__have_avx2())
+    case IMG_KERNEL_AVX2:
+        return img_have_avx2() ? perc__pixel_edge_avx2 : NULL;
+    case IMG_KERNEL_AUTO:
+        if (img_have_avx2())
             return perc__pixel_edge_avx2;
         if (have_sse2())
             return perc__pixel_edge_sse2;
@@ -144,7 +144,7 @@ pixel_edge_fn perc__pixel_edge_pick(perc_kernel k)
     return NULL;
 }
 
-void perc__pixel_edge_map(const perc_image *img, uint8_t *out, pixel_edge_fn fn, int threads)
+void perc__pixel_edge_map(const img_image *img, uint8_t *out, pixel_edge_fn fn, int threads)
 {
     int w = img->w;
     int h = img->h;

@@ -163,7 +163,7 @@ static int clampi(int v, int lo, int hi)
 }
 
 /* FNV-1a over the crop's RGB bytes and size. */
-static uint64_t crop_hash(const perc_image *img, int x0, int y0, int x1, int y1)
+static uint64_t crop_hash(const img_image *img, int x0, int y0, int x1, int y1)
 {
     uint64_t h = 1469598103934665603ull;
     uint32_t dims[2] = {(uint32_t)(x1 - x0), (uint32_t)(y1 - y0)};
@@ -240,7 +240,7 @@ static void clean_text(const char *in, char *out, size_t n)
 
 typedef struct job {
     perc_ocr *o;
-    const perc_image *img;
+    const img_image *img;
     perc_ocr_item *items;
     const int *todo; /* indices of items to read */
     int n;
@@ -254,7 +254,7 @@ typedef struct worker {
 } worker;
 
 /* Reads one item with engine api; buf is the worker's scratch. */
-static int read_one(TessBaseAPI *api, int text_px, const perc_image *img, perc_ocr_item *it,
+static int read_one(TessBaseAPI *api, int text_px, const img_image *img, perc_ocr_item *it,
                     uint8_t **buf, size_t *cap)
 {
     int x0 = clampi(it->x0, 0, img->w), x1 = clampi(it->x1, 0, img->w);
@@ -367,7 +367,7 @@ static void *work(void *arg)
     return NULL;
 }
 
-base_err perc_ocr_read(perc_ocr *o, const perc_image *img, perc_ocr_item *items, int n,
+base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, int n,
                        char *err)
 {
     if (!o || !img || !img->px || n < 0 || (n > 0 && !items))

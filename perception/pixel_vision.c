@@ -185,7 +185,7 @@ static int crop_of(const perc_box *b, const perc_pixel_elem *el, int n, float s,
  * the text line that labels it from outside (perc__pixel_label_of), as a
  * person does: that line becomes its label, and what the box itself shows
  * (a placeholder, a value) is kept after it in parentheses. */
-static base_err read_labels(pixel_prov *p, const perc_image *shot, perc_detection *d,
+static base_err read_labels(pixel_prov *p, const img_image *shot, perc_detection *d,
                             const perc_pixel_elem *el, int n, char *err)
 {
     if (!p->ocr || d->n == 0)
@@ -230,7 +230,7 @@ static base_err read_labels(pixel_prov *p, const perc_image *shot, perc_detectio
     return e;
 }
 
-static base_err pixel_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err pixel_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                              const perc_vision_ctx *ctx, perc_detection *out, char *err)
 {
     (void)ctx;

@@ -80,7 +80,7 @@ void perc_epoch_release(perc_epoch *e)
         return;
     base_free(e->boxes);
     base_free(e->map);
-    perc_image_fini(&e->shot);
+    img_fini(&e->shot);
     base_free(e);
 }
 
@@ -226,7 +226,7 @@ static base_err run_pass(perc_prefetch *pf, uint64_t id, const ctx_copy *cx, per
     e->n = d.n;
     snprintf(e->page_type, sizeof e->page_type, "%s", d.page_type);
     if (!pf->o.keep_shot)
-        perc_image_fini(&e->shot);
+        img_fini(&e->shot);
     *out = e;
     return BASE_OK;
 fail:

@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "perception/fingerprint.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/vision.h"
 
 typedef struct perc_epoch {
@@ -26,7 +26,7 @@ typedef struct perc_epoch {
     char page_type[32];
     double taken_at_ms;      /* base_monotime_ms() at capture */
     double capture_ms, decode_ms, vision_ms, enrich_ms; /* stage timings */
-    perc_image shot;         /* the screenshot the boxes came from (device px) */
+    img_image shot;         /* the screenshot the boxes came from (device px) */
     int refs;                /* private: atomic refcount */
 } perc_epoch;
 

@@ -49,7 +49,7 @@
 #include "base/log.h"
 #include "base/utf8.h"
 #include "base/text.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/js.h"
 
 #define FORMAT_ID "fovea-snapshot/1"

@@ -29,7 +29,7 @@ void perc_detection_fini(perc_detection *d)
     memset(d, 0, sizeof *d);
 }
 
-base_err perc_vision_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+base_err perc_vision_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                             const perc_vision_ctx *ctx, perc_detection *out, char *err)
 {
     if (!v || !v->ops || !v->ops->detect || !out)
@@ -73,7 +73,7 @@ void perc_vision_destroy(perc_vision *v)
 
 /* ---------- the dom provider ---------- */
 
-static base_err dom_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err dom_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                            const perc_vision_ctx *ctx, perc_detection *out, char *err)
 {
     (void)v;

@@ -15,7 +15,7 @@
 #include "base/err.h"
 #include "base/geom.h"
 #include "cdp/browser.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 #define PERC_LABEL_MAX 128
 
@@ -83,7 +83,7 @@ typedef struct perc_vision perc_vision;
  * Must fill *out on BASE_OK (n may be 0). */
 typedef struct perc_vision_ops {
     const char *name;
-    base_err (*detect)(perc_vision *v, cdp_page *page, const perc_image *shot,
+    base_err (*detect)(perc_vision *v, cdp_page *page, const img_image *shot,
                        const perc_vision_ctx *ctx, perc_detection *out, char *err);
     void (*destroy)(perc_vision *v);
     /* 1 when detect reads the screenshot; 0 (the dom provider) lets the
@@ -102,7 +102,7 @@ struct perc_vision {
 };
 
 /* Purpose: runs v's detect. Thread: v's owner. Errors: the provider's. */
-base_err perc_vision_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+base_err perc_vision_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                             const perc_vision_ctx *ctx, perc_detection *out, char *err);
 /* Purpose: cancels (on 1) an in-flight and every later detect of v until
  * called with on 0 (see perc_vision_ops.cancel); a no-op for providers

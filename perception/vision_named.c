@@ -47,11 +47,11 @@ int perc_vision_name_known(const char *name)
     return 0;
 }
 
-base_err perc_detection_marks(const perc_detection *d, perc_mark **marks, int *n, char *err)
+base_err perc_detection_marks(const perc_detection *d, img_mark **marks, int *n, char *err)
 {
     if (!d || !marks || !n)
         return base_errf(err, BASE_EINVAL, "vision: NULL detection or output");
-    perc_mark *list = d->n > 0 ? base_calloc((size_t)d->n, sizeof *list) : NULL;
+    img_mark *list = d->n > 0 ? base_calloc((size_t)d->n, sizeof *list) : NULL;
     if (d->n > 0 && !list)
         return base_errf(err, BASE_ENOMEM, "vision: out of memory for %d marks", d->n);
     for (int i = 0; i < d->n; i++) {
@@ -59,7 +59,7 @@ base_err perc_detection_marks(const perc_detection *d, perc_mark **marks, int *n
         list[i].id = d->boxes[i].id > 0 ? d->boxes[i].id : i + 1;
         list[i].label = base_strdup(d->boxes[i].label);
         if (!list[i].label) {
-            perc_marks_free(list, i);
+            img_marks_free(list, i);
             return base_errf(err, BASE_ENOMEM, "vision: out of memory");
         }
     }

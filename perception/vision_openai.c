@@ -4,7 +4,7 @@
  * Gemini's compatible endpoint, vLLM, llama.cpp server, Ollama) can name the
  * interactive elements of a screenshot. One detect call:
  *
- *   1. shrinks the screenshot to the model width (perc_model_view) and, when
+ *   1. shrinks the screenshot to the model width (img_model_view) and, when
  *      the previous pass is recent and on the same URL, draws its boxes on it
  *      as dashed [Vn] marks (Set-of-Marks anchoring, seed 002 §4.3);
  *   2. sends it as a JPEG data: URL with a prompt asking for
@@ -23,7 +23,7 @@
  * or was cut off) is remembered per provider, which is per session, by URL;
  * later passes on it go straight to the fallback model.
  *
- * Transport: perception/endpoint.c, shared with the agent's LLM client: one
+ * Transport: model/endpoint.c, shared with the agent's LLM client: one
  * libcurl handle per provider (connection reuse), a timeout per attempt cut
  * to the detect's deadline, retries with backoff on 429, 5xx, timeouts and
  * broken connections honouring Retry-After, and every message scrubbed of
@@ -42,9 +42,10 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "perception/endpoint.h"
+#include "model/endpoint.h"
 #include "perception/model_json.h"
-#include "perception/som.h"
+#include "model/chat_json.h"
+#include "image/som.h"
 #include "perception/vision.h"
 
 #define COVERAGE_CAP 60           /* box cap of the coverage pass (seed 002 §4.3) */
@@ -56,7 +57,7 @@ typedef struct oai {
     perc_vision v; /* first, so that the vision pointer is the allocation */
     char *model, *fallback;
     int model_width, max_boxes;
-    perc_endpoint *ep; /* base URL + /chat/completions, key, retries */
+    model_endpoint *ep; /* base URL + /chat/completions, key, retries */
     char *complex_urls[COMPLEX_URLS]; /* ring of URLs (fragment cut) */
     int n_complex, next_complex;
     double deadline_ms; /* of the detect in progress (perc_vision_ctx), 0 = none */
@@ -65,9 +66,9 @@ typedef struct oai {
 /* ---- messages ------------------------------------------------------ */
 
 /* Errors and logs go through the endpoint, which scrubs the key out of
- * them (perception/endpoint.h). */
-#define oerr(o, ...) perc_endpoint_errf((o)->ep, __VA_ARGS__)
-#define olog(o, ...) perc_endpoint_log((o)->ep, __VA_ARGS__)
+ * them (model/endpoint.h). */
+#define oerr(o, ...) model_endpoint_errf((o)->ep, __VA_ARGS__)
+#define olog(o, ...) model_endpoint_log((o)->ep, __VA_ARGS__)
 
 /* ---- configuration --------------------------------------------------- */
 
@@ -232,18 +233,18 @@ static base_err ask(oai *o, const char *model, const char *data_url, const perc_
         e = oerr(o, err, e, "vision request: %s", base_strerror(e));
         goto done;
     }
-    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", perc_endpoint_shown(o->ep),
+    olog(o, BASE_LOG_DEBUG, "POST %s model %s cap %d anchor %d missing %d (%zu bytes)", model_endpoint_shown(o->ep),
          model, cap, anchor, n_missing, n);
     perc_post_info pi;
-    e = perc_endpoint_post(o->ep, body, n, o->deadline_ms, &pi, err);
+    e = model_endpoint_post(o->ep, body, n, o->deadline_ms, &pi, err);
     *calls += pi.attempts;
     if (e)
         goto done;
     size_t rlen = 0;
-    const char *resp = perc_endpoint_body(o->ep, &rlen);
+    const char *resp = model_endpoint_body(o->ep, &rlen);
     char perr[BASE_ERRBUF_SIZE] = "";
     int cut = 0;
-    e = perc_chat_reply_parse(resp, rlen, &content, &cut, perr);
+    e = model_chat_reply_parse(resp, rlen, &content, &cut, perr);
     if (!e)
         e = perc_model_reply_parse(content, strlen(content), cap, rep, perr);
     if (e) {
@@ -387,22 +388,22 @@ static int anchoring_applies(const perc_vision_ctx *ctx)
 
 /* Draws the previous boxes dashed on the model view (CSS px -> view px
  * through view->scale). Returns 1 when drawn. */
-static int draw_anchors(oai *o, perc_image *view, const perc_vision_ctx *ctx)
+static int draw_anchors(oai *o, img_image *view, const perc_vision_ctx *ctx)
 {
-    perc_mark *marks = base_calloc((size_t)ctx->n_previous, sizeof *marks);
+    img_mark *marks = base_calloc((size_t)ctx->n_previous, sizeof *marks);
     if (!marks)
         return 0;
     for (int i = 0; i < ctx->n_previous; i++) {
         marks[i].r = ctx->previous[i].r;
         marks[i].id = ctx->previous[i].id > 0 ? ctx->previous[i].id : i + 1;
         marks[i].label = NULL;
-        marks[i].style = PERC_MARK_DASHED;
+        marks[i].style = IMG_MARK_DASHED;
     }
-    perc_som_opts so;
-    perc_som_opts_init(&so);
-    so.label_fmt = PERC_LABEL_VID;
+    img_som_opts so;
+    img_som_opts_init(&so);
+    so.label_fmt = IMG_LABEL_VID;
     char derr[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_som_draw(view, marks, ctx->n_previous, &so, derr);
+    base_err e = img_som_draw(view, marks, ctx->n_previous, &so, derr);
     base_free(marks);
     if (e)
         olog(o, BASE_LOG_WARN, "anchoring marks not drawn: %s", derr);
@@ -410,11 +411,11 @@ static int draw_anchors(oai *o, perc_image *view, const perc_vision_ctx *ctx)
 }
 
 /* The model view as a JPEG data: URL (base_free). */
-static base_err data_url(const perc_image *view, char **out, char *err)
+static base_err data_url(const img_image *view, char **out, char *err)
 {
     uint8_t *jpg = NULL;
     size_t n = 0;
-    base_err e = perc_image_encode_jpeg(view, JPEG_QUALITY, &jpg, &n, err);
+    base_err e = img_encode_jpeg(view, JPEG_QUALITY, &jpg, &n, err);
     if (e)
         return e;
     static const char prefix[] = "data:image/jpeg;base64,";
@@ -433,7 +434,7 @@ static base_err data_url(const perc_image *view, char **out, char *err)
 
 /* ---- the provider ---------------------------------------------------- */
 
-static base_err oai_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err oai_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                            const perc_vision_ctx *ctx_in, perc_detection *out, char *err)
 {
     (void)page; /* the model sees pixels only; DOM enrichment is separate */
@@ -449,14 +450,14 @@ static base_err oai_detect(perc_vision *v, cdp_page *page, const perc_image *sho
     url_key(ctx->url, key, sizeof key);
     const char *model = o->fallback && is_complex_url(o, key) ? o->fallback : o->model;
 
-    perc_image view = {0};
+    img_image view = {0};
     char *url = NULL;
     perc_model_reply rep, cov;
     memset(&rep, 0, sizeof rep);
     memset(&cov, 0, sizeof cov);
     perc_box *boxes = NULL;
     int calls = 0;
-    base_err e = perc_model_view(shot, o->model_width, &view, NULL);
+    base_err e = img_model_view(shot, o->model_width, &view, NULL);
     if (e) {
         e = base_errf(err, e, "openai detect: model view: %s", base_strerror(e));
         goto done;
@@ -557,7 +558,7 @@ done:
     perc_model_reply_fini(&rep);
     perc_model_reply_fini(&cov);
     base_free(url);
-    perc_image_fini(&view);
+    img_fini(&view);
     return e;
 }
 
@@ -566,7 +567,7 @@ static void oai_destroy(perc_vision *v)
     if (!v)
         return;
     oai *o = v->self;
-    perc_endpoint_destroy(o->ep);
+    model_endpoint_destroy(o->ep);
     for (int i = 0; i < o->n_complex; i++)
         base_free(o->complex_urls[i]);
     base_free(o->model);
@@ -577,7 +578,7 @@ static void oai_destroy(perc_vision *v)
 static void oai_cancel(perc_vision *v, int on)
 {
     oai *o = (oai *)v;
-    perc_endpoint_cancel(o->ep, on);
+    model_endpoint_cancel(o->ep, on);
 }
 
 static const perc_vision_ops oai_ops = {"openai", oai_detect, oai_destroy, 1, oai_cancel};
@@ -594,7 +595,7 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     if (!c->model || !c->model[0])
         return base_errf(err, BASE_EINVAL, "openai provider: no model name");
     if (c->timeout_ms < 0 || c->max_retries < 0 || c->max_retries > 20 || c->model_width < 0 ||
-        c->model_width > PERC_IMAGE_MAX_DIM || c->max_boxes < 0 ||
+        c->model_width > IMG_MAX_DIM || c->max_boxes < 0 ||
         c->max_boxes > PERC_MODEL_BOXES_MAX)
         return base_errf(err, BASE_EINVAL,
                          "openai provider: bad limits (timeout %d ms, retries %d, width %d, "
@@ -615,7 +616,7 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
         oai_destroy(&o->v);
         return base_errf(err, BASE_ENOMEM, "openai provider: out of memory");
     }
-    perc_endpoint_config ec;
+    model_endpoint_config ec;
     memset(&ec, 0, sizeof ec);
     ec.base_url = c->base_url;
     ec.path = "/chat/completions";
@@ -627,12 +628,12 @@ base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **ou
     ec.timeout_ms = c->timeout_ms;
     ec.max_retries = c->max_retries;
     char eerr[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_endpoint_create(&ec, &o->ep, eerr);
+    base_err e = model_endpoint_create(&ec, &o->ep, eerr);
     if (e) {
         oai_destroy(&o->v);
         return base_errf(err, e, "openai provider: %s", eerr);
     }
-    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", perc_endpoint_shown(o->ep),
+    olog(o, BASE_LOG_DEBUG, "endpoint %s model %s fallback %s key %s", model_endpoint_shown(o->ep),
          o->model, o->fallback ? o->fallback : "(none)", c->api_key && c->api_key[0] ? "set" : "unset");
     *out = &o->v;
     return BASE_OK;

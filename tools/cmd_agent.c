@@ -2,7 +2,7 @@
  * out by a model through the agent loop (agent/agent_loop.h). Also a task
  * file with a "goal" and no "steps". The endpoint comes from the
  * environment (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL...,
- * agent/llm.h), the budget from --token-budget / FOVEA_TOKEN_BUDGET.
+ * model/llm.h), the budget from --token-budget / FOVEA_TOKEN_BUDGET.
  *
  * Exit status as for scripted runs: 0 the Planner declared the task done,
  * 1 it did not end done (gave up, loop, cost cap, max steps, endpoint
@@ -134,7 +134,7 @@ int cli_run_is_agent(int argc, char **argv)
 /* --planner andor: the run, its summary lines and report; returns the
  * exit status (0 done, 1 otherwise). The session is the caller's. */
 static int run_andor(fovea_session *se, agent_andor_run_opts *ao, const char *goal,
-                     agent_llm *llm, agent_budget *budget, const agent_run_opts *ro,
+                     model_llm *llm, model_budget *budget, const agent_run_opts *ro,
                      int max_steps, int step_timeout, const char *intervene,
                      const agent_trace_info *info)
 {
@@ -162,7 +162,7 @@ static int run_andor(fovea_session *se, agent_andor_run_opts *ao, const char *go
     char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
     if (ro->out_dir && agent_report_write(ro->out_dir, rerr) == BASE_OK)
         printf("report: %s/report.html\n", ro->out_dir);
-    agent_budget_describe(budget, spent, sizeof spent);
+    model_budget_describe(budget, spent, sizeof spent);
     if (e)
         printf("fovea run: agent FAILED: %s\n", err);
     else if (ok)
@@ -327,10 +327,10 @@ int cli_cmd_agent(int argc, char **argv)
     }
     int status = 2;
     char err[BASE_ERRBUF_SIZE] = "";
-    agent_llm_config lc;
-    agent_llm_config_init(&lc);
-    agent_budget budget;
-    agent_budget_init(&budget, AGENT_BUDGET_DEFAULT);
+    model_llm_config lc;
+    model_llm_config_init(&lc);
+    model_budget budget;
+    model_budget_init(&budget, MODEL_BUDGET_DEFAULT);
     long limit = 0;
     if (!goal || !goal[0]) {
         fprintf(stderr, "fovea run: the task in words is missing\n");
@@ -341,20 +341,20 @@ int cli_cmd_agent(int argc, char **argv)
         fprintf(stderr, "fovea run: --url is required for a task in words\n");
         goto out;
     }
-    if (agent_llm_config_from_env(&lc, err) != BASE_OK ||
-        agent_budget_from_env(&budget, err) != BASE_OK) {
+    if (model_llm_config_from_env(&lc, err) != BASE_OK ||
+        model_budget_from_env(&budget, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
         goto out;
     }
     if (budget_s) {
-        if (agent_budget_parse(budget_s, &limit, err) != BASE_OK) {
+        if (model_budget_parse(budget_s, &limit, err) != BASE_OK) {
             fprintf(stderr, "fovea run: --token-budget: %s\n", err);
             goto out;
         }
         budget.limit = limit;
     }
-    agent_llm *llm = NULL;
-    if (agent_llm_create(&lc, &llm, err) != BASE_OK) {
+    model_llm *llm = NULL;
+    if (model_llm_create(&lc, &llm, err) != BASE_OK) {
         fprintf(stderr, "fovea run: model endpoint: %s\n", err);
         goto out;
     }
@@ -373,7 +373,7 @@ int cli_cmd_agent(int argc, char **argv)
     status = cli_task_session_open("fovea run", &task, "(task in words)", site, cdp, headful, &srv,
                                    &cs);
     if (status != 0) {
-        agent_llm_destroy(llm);
+        model_llm_destroy(llm);
         goto out;
     }
     status = 1;
@@ -391,7 +391,7 @@ int cli_cmd_agent(int argc, char **argv)
         agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
                                  w, h, 1.0, ro.humanize, ro.seed, 0};
         fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens, planner %s)\n",
-                cs.url, agent_llm_model(llm, AGENT_LLM_WORKER), budget.limit, planner);
+                cs.url, model_llm_model(llm, MODEL_LLM_WORKER), budget.limit, planner);
         if (andor) {
             status = run_andor(se, &ao, goal, llm, &budget, &ro, max_steps, step_timeout,
                                intervene, &info);
@@ -419,14 +419,14 @@ int cli_cmd_agent(int argc, char **argv)
         fprintf(stderr,
                 "agent: %d steps, %d model calls, %.0f ms: model %.0f, tools %.0f, observations "
                 "%.0f, agent layer %.1f (%.2f ms per step; ledger writes %.1f, eviction %.1f)\n",
-                res.steps, res.calls[AGENT_LLM_WORKER] + res.calls[AGENT_LLM_PLANNER], res.total_ms,
+                res.steps, res.calls[MODEL_LLM_WORKER] + res.calls[MODEL_LLM_PLANNER], res.total_ms,
                 res.model_ms, res.tool_ms, res.obs_ms, layer,
                 res.steps > 0 ? layer / res.steps : 0.0, res.ledger_ms, res.evict_ms);
         fovea_session_destroy(se);
         char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
         if (agent_report_write(ro.out_dir, rerr) == BASE_OK)
             printf("report: %s/report.html\n", ro.out_dir);
-        agent_budget_describe(&budget, spent, sizeof spent);
+        model_budget_describe(&budget, spent, sizeof spent);
         if (e)
             printf("fovea run: agent FAILED: %s\n", err);
         else if (ok)
@@ -443,7 +443,7 @@ int cli_cmd_agent(int argc, char **argv)
 close:
     cli_session_close(&cs);
     serve_httpd_destroy(srv);
-    agent_llm_destroy(llm);
+    model_llm_destroy(llm);
 out:
     base_free(goal);
     base_free(file_url);

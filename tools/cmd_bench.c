@@ -52,15 +52,15 @@ static stat2 combine(stat2 *r, int n)
 
 typedef struct method {
     const char *name;
-    perc_format fmt;
+    img_format fmt;
     int ofs;
 } method;
 
 static const method methods[] = {
-    {"png", PERC_FMT_PNG, 0},
-    {"png optimizeForSpeed (default)", PERC_FMT_PNG, 1},
-    {"jpeg q80", PERC_FMT_JPEG, 0},
-    {"jpeg q80 optimizeForSpeed", PERC_FMT_JPEG, 1},
+    {"png", IMG_FMT_PNG, 0},
+    {"png optimizeForSpeed (default)", IMG_FMT_PNG, 1},
+    {"jpeg q80", IMG_FMT_JPEG, 0},
+    {"jpeg q80 optimizeForSpeed", IMG_FMT_JPEG, 1},
 };
 #define NMETHODS (int)(sizeof methods / sizeof methods[0])
 
@@ -718,15 +718,15 @@ int cli_cmd_bench(int argc, char **argv)
             const uint8_t *d = which ? jpg : png;
             size_t n = which ? njpg : npng;
             for (int i = -warmup; i < reps; i++) {
-                perc_image img = {0};
+                img_image img = {0};
                 double t0 = base_monotime_ms();
-                if (perc_image_decode(d, n, &img, err)) {
+                if (img_decode(d, n, &img, err)) {
                     rc = 1;
                     break;
                 }
                 if (i >= 0)
                     v[i] = base_monotime_ms() - t0;
-                perc_image_fini(&img);
+                img_fini(&img);
             }
             if (!rc) {
                 if (which)

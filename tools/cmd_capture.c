@@ -14,7 +14,7 @@
 #include "base/clock.h"
 #include "base/fs.h"
 #include "perception/capture.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "tools/cli.h"
 
 static void capture_usage(FILE *f)
@@ -54,9 +54,9 @@ int cli_cmd_capture(int argc, char **argv)
         } else if (strcmp(argv[i], "--format") == 0) {
             const char *f = argv[++i];
             if (strcmp(f, "png") == 0) {
-                co.format = PERC_FMT_PNG;
+                co.format = IMG_FMT_PNG;
             } else if (strcmp(f, "jpeg") == 0 || strcmp(f, "jpg") == 0) {
-                co.format = PERC_FMT_JPEG;
+                co.format = IMG_FMT_JPEG;
             } else {
                 fprintf(stderr, "fovea capture: --format must be png or jpeg, got '%s'\n", f);
                 return 2;
@@ -80,9 +80,9 @@ int cli_cmd_capture(int argc, char **argv)
     size_t n = 0;
     perc_capture_timing tm;
     base_err e = perc_capture_encoded(s.page, &co, &data, &n, NULL, &tm, err);
-    perc_image img = {0};
+    img_image img = {0};
     if (!e)
-        e = perc_image_decode(data, n, &img, err);
+        e = img_decode(data, n, &img, err);
     if (!e)
         e = cli_mkdirs_for(out, err);
     if (!e)
@@ -90,7 +90,7 @@ int cli_cmd_capture(int argc, char **argv)
     int w = img.w, h = img.h;
     char url[sizeof s.url];
     snprintf(url, sizeof url, "%s", s.url);
-    perc_image_fini(&img);
+    img_fini(&img);
     base_free(data);
     cli_session_close(&s);
     if (e) {

@@ -16,9 +16,9 @@
 #include "base/fs.h"
 #include "perception/capture.h"
 #include "perception/dom_boxes.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/pixel.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "tools/cli.h"
 
 static void overlay_usage(FILE *f)
@@ -52,11 +52,11 @@ static base_err read_text(const char *path, char **out, size_t *n, char *err)
     return e;
 }
 
-static base_err write_png(const char *path, const perc_image *img, char *err)
+static base_err write_png(const char *path, const img_image *img, char *err)
 {
     uint8_t *d = NULL;
     size_t n = 0;
-    base_err e = perc_image_encode_png(img, 1, &d, &n, err);
+    base_err e = img_encode_png(img, 1, &d, &n, err);
     if (!e)
         e = cli_mkdirs_for(path, err);
     if (!e)
@@ -67,8 +67,8 @@ static base_err write_png(const char *path, const perc_image *img, char *err)
 
 /* Runs provider `name` on img (and the live page, if any; NULL for --shot),
  * lists its boxes on stderr and returns them as marks. */
-static base_err vision_marks(const char *name, cdp_page *page, const perc_image *img,
-                             perc_mark **marks, int *n, char *err)
+static base_err vision_marks(const char *name, cdp_page *page, const img_image *img,
+                             img_mark **marks, int *n, char *err)
 {
     perc_vision *v = NULL;
     base_err e = perc_vision_create_named(name, &v, err);
@@ -157,8 +157,8 @@ int cli_cmd_overlay(int argc, char **argv)
     }
     char err[BASE_ERRBUF_SIZE] = "";
     base_err e = BASE_OK;
-    perc_image img = {0};
-    perc_mark *marks = NULL;
+    img_image img = {0};
+    img_mark *marks = NULL;
     int n = 0;
     cli_session s;
     memset(&s, 0, sizeof s);
@@ -167,7 +167,7 @@ int cli_cmd_overlay(int argc, char **argv)
         size_t len = 0;
         e = base_read_file(shot, &d, &len, 256u << 20, err);
         if (!e)
-            e = perc_image_decode(d, len, &img, err);
+            e = img_decode(d, len, &img, err);
         base_free(d);
         img.scale = (float)shot_scale;
     } else {
@@ -180,7 +180,7 @@ int cli_cmd_overlay(int argc, char **argv)
         size_t len = 0;
         e = read_text(boxes, &text, &len, err);
         if (!e)
-            e = perc_marks_parse_json(text, len, norm_w, norm_h, &marks, &n, err);
+            e = img_marks_parse_json(text, len, norm_w, norm_h, &marks, &n, err);
         base_free(text);
     } else if (!e && vision) {
         e = vision_marks(vision, s.page, &img, &marks, &n, err);
@@ -188,24 +188,24 @@ int cli_cmd_overlay(int argc, char **argv)
         e = perc_dom_boxes(s.page, &marks, &n, err);
     }
     cli_session_close(&s);
-    perc_som_opts so;
-    perc_som_opts_init(&so);
-    so.label_fmt = plain ? PERC_LABEL_NUM : PERC_LABEL_VID;
-    perc_image view = {0};
+    img_som_opts so;
+    img_som_opts_init(&so);
+    so.label_fmt = plain ? IMG_LABEL_NUM : IMG_LABEL_VID;
+    img_image view = {0};
     if (!e && model) {
         /* The model-bound image: shrink first, then draw at the model's scale
          * so labels stay legible at the size the model sees. */
         float sc = 1;
-        e = perc_model_view(&img, model_w, &view, &sc);
+        e = img_model_view(&img, model_w, &view, &sc);
         if (!e) {
-            perc_som_opts mo = so;
+            img_som_opts mo = so;
             mo.scale = sc;
-            e = perc_som_draw(&view, marks, n, &mo, err);
+            e = img_som_draw(&view, marks, n, &mo, err);
         }
         uint8_t *jd = NULL;
         size_t jn = 0;
         if (!e)
-            e = perc_image_encode_jpeg(&view, 80, &jd, &jn, err);
+            e = img_encode_jpeg(&view, 80, &jd, &jn, err);
         if (!e)
             e = cli_mkdirs_for(model, err);
         if (!e)
@@ -213,12 +213,12 @@ int cli_cmd_overlay(int argc, char **argv)
         base_free(jd);
     }
     if (!e)
-        e = perc_som_draw(&img, marks, n, &so, err);
+        e = img_som_draw(&img, marks, n, &so, err);
     if (!e)
         e = write_png(out, &img, err);
-    perc_image_fini(&view);
-    perc_image_fini(&img);
-    perc_marks_free(marks, n);
+    img_fini(&view);
+    img_fini(&img);
+    img_marks_free(marks, n);
     if (e) {
         fprintf(stderr, "fovea overlay: %s\n", err[0] ? err : base_strerror(e));
         return 1;

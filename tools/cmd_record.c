@@ -22,10 +22,10 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "perception/capture.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/js.h"
 #include "perception/snapshot.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "tools/cli.h"
 
 
@@ -245,11 +245,11 @@ int cli_cmd_record(int argc, char **argv)
     if (boxes) {
         uint8_t *d = NULL;
         size_t n = 0;
-        perc_mark *marks = NULL;
+        img_mark *marks = NULL;
         int nm = 0;
         base_err e = base_read_file(boxes, &d, &n, 16u << 20, err);
         if (!e)
-            e = perc_marks_parse_json((const char *)d, n, norm_w, norm_h, &marks, &nm, err);
+            e = img_marks_parse_json((const char *)d, n, norm_w, norm_h, &marks, &nm, err);
         base_free(d);
         if (e) {
             fprintf(stderr, "fovea record: %s: %s\n", boxes, err);
@@ -260,7 +260,7 @@ int cli_cmd_record(int argc, char **argv)
             k++;
         if (k == nm) {
             fprintf(stderr, "fovea record: %s has no box with id %d\n", boxes, mark);
-            perc_marks_free(marks, nm);
+            img_marks_free(marks, nm);
             return 1;
         }
         box[0] = marks[k].r.x0;
@@ -269,7 +269,7 @@ int cli_cmd_record(int argc, char **argv)
         box[3] = marks[k].r.y1;
         if (!label && marks[k].label)
             label = owned_label = base_strdup(marks[k].label);
-        perc_marks_free(marks, nm);
+        img_marks_free(marks, nm);
     }
     if (!label)
         label = "";
@@ -282,7 +282,7 @@ int cli_cmd_record(int argc, char **argv)
     cJSON *snap = NULL, *cs = NULL;
     uint8_t *png = NULL;
     size_t png_n = 0;
-    perc_format fmt;
+    img_format fmt;
     perc_snapshot model;
     memset(&model, 0, sizeof model);
     base_err e = BASE_OK;

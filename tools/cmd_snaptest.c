@@ -37,10 +37,10 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "perception/kit.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/probe.h"
 #include "perception/snapshot.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "tools/cli.h"
 
 #define MAX_CASES 4096
@@ -246,46 +246,46 @@ static base_err write_overlay(const snapcase *c, const replay *r, const char *ou
     snprintf(path, sizeof path, "%s/shot.png", c->dir);
     uint8_t *d = NULL;
     size_t n = 0;
-    perc_image img;
+    img_image img;
     memset(&img, 0, sizeof img);
     base_err e = base_read_file(path, &d, &n, 256u << 20, err);
     if (!e)
-        e = perc_image_decode(d, n, &img, err);
+        e = img_decode(d, n, &img, err);
     base_free(d);
     if (e)
         return e;
     img.scale = (float)c->dsf;
     int ei = perc_snapshot_find(&c->snap, c->xpath, c->frame);
     if (ei >= 0)
-        e = perc_draw_highlight(&img, c->snap.scene.cand[ei].rect, 0x22aa44ffu, err);
+        e = img_draw_highlight(&img, c->snap.scene.cand[ei].rect, 0x22aa44ffu, err);
     if (!e && r->res.cand >= 0)
-        e = perc_draw_highlight(&img, c->snap.scene.cand[r->res.cand].rect, 0xdd2222ffu, err);
-    perc_mark m = {c->box, 1, c->label, PERC_MARK_DASHED};
-    perc_som_opts so;
-    perc_som_opts_init(&so);
-    so.label_fmt = PERC_LABEL_TEXT;
+        e = img_draw_highlight(&img, c->snap.scene.cand[r->res.cand].rect, 0xdd2222ffu, err);
+    img_mark m = {c->box, 1, c->label, IMG_MARK_DASHED};
+    img_som_opts so;
+    img_som_opts_init(&so);
+    so.label_fmt = IMG_LABEL_TEXT;
     so.fill_alpha = 24;
     if (!e)
-        e = perc_som_draw(&img, &m, 1, &so, err);
+        e = img_som_draw(&img, &m, 1, &so, err);
     for (int k = 0; k < r->probe.n_points && !e; k++)
-        e = perc_draw_crosshair(&img, r->probe.pt[k], 3, k < SNAP_PROBE_NGRID ? 0x2255ffffu : 0xff9900ffu, err);
+        e = img_draw_crosshair(&img, r->probe.pt[k], 3, k < SNAP_PROBE_NGRID ? 0x2255ffffu : 0xff9900ffu, err);
     if (!e && r->res.found)
-        e = perc_draw_crosshair(&img, r->res.pt, 9, 0xdd2222ffu, err);
+        e = img_draw_crosshair(&img, r->res.pt, 9, 0xdd2222ffu, err);
     char cap[256];
     snprintf(cap, sizeof cap, "%s: %s, phase %s, %s", c->name, OUTCOME_NAME[r->out],
              snap_phase_name(r->res.phase), r->res.reason);
     if (!e)
-        e = perc_draw_caption(&img, cap, err);
+        e = img_draw_caption(&img, cap, err);
     uint8_t *png = NULL;
     if (!e)
-        e = perc_image_encode_png(&img, 1, &png, &n, err);
+        e = img_encode_png(&img, 1, &png, &n, err);
     snprintf(path, sizeof path, "%s/%s.png", outdir, c->name);
     if (!e)
         e = cli_mkdirs_for(path, err);
     if (!e)
         e = base_write_file(path, png, n, err);
     base_free(png);
-    perc_image_fini(&img);
+    img_fini(&img);
     return e;
 }
 

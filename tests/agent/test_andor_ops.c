@@ -82,7 +82,7 @@
 typedef struct rec_call {
     agent_andor_opkind kind;
     char node[AGENT_ANDOR_ID_MAX];
-    agent_budget_usage usage;
+    model_budget_usage usage;
     long estimate;
     int attempts, ok;
     char why[256];
@@ -90,13 +90,13 @@ typedef struct rec_call {
 
 typedef struct fx {
     replay *r;
-    agent_llm *l;
+    model_llm *l;
     cdp_page *p;
     fovea_session *s;
     agent_andor_tree *t;
     agent_andor_opctx *c;
     agent_andor_ops ops;
-    agent_budget budget;
+    model_budget budget;
     rec_call calls[MAX_CALLS];
     int n_calls;
     int tools; /* tool calls the operators ran */
@@ -144,14 +144,14 @@ static int fx_start(fx *f, const char *path, const char *task, agent_cand_mode m
         return 0;
     }
     replay_set_chat(f->r, 1);
-    agent_llm_config lc;
-    agent_llm_config_init(&lc);
+    model_llm_config lc;
+    model_llm_config_init(&lc);
     lc.base_url = replay_base_url(f->r);
     lc.model = "replayed-model";
     lc.max_retries = 0;
     lc.timeout_ms = 20000;
-    agent_budget_init(&f->budget, limit);
-    if (agent_llm_create(&lc, &f->l, f->err) != BASE_OK ||
+    model_budget_init(&f->budget, limit);
+    if (model_llm_create(&lc, &f->l, f->err) != BASE_OK ||
         agent_andor_tree_create(task, NULL, &f->t, f->err) != BASE_OK) {
         fprintf(stderr, "setup: %s\n", f->err);
         return 0;
@@ -179,7 +179,7 @@ static void fx_end(fx *f)
 {
     agent_andor_ops_destroy(f->c);
     agent_andor_tree_destroy(f->t);
-    agent_llm_destroy(f->l);
+    model_llm_destroy(f->l);
     replay_destroy(f->r);
     fovea_session_destroy(f->s);
     if (f->p)
@@ -396,7 +396,7 @@ static void no_response_format(void)
     CHECK_STR(e.tool, "click_at");
     CHECK_STR(e.args, "{\"target\":\"Nova 80 details\"}");
     agent_andor_edit_fini(&e);
-    CHECK(agent_llm_schema_fallback(f.l));
+    CHECK(model_llm_schema_fallback(f.l));
     /* The schema went into the system message instead. */
     CHECK(body_has(&f, replay_count(f.r) - 1,
                    "\\\"enum\\\":[\\\"and\\\",\\\"or\\\",\\\"action\\\"]"));

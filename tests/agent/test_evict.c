@@ -17,7 +17,7 @@
 #include "check.h"
 
 #include "agent/evict.h"
-#include "agent/tokens.h"
+#include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/json_alloc.h"
 #include "synth_convo.h"
@@ -328,8 +328,8 @@ static void flat(void)
         agent_evict_opts_default(&o);
         o.step = s;
         CHECK_OK(agent_evict(live, l, &o, NULL, NULL));
-        size_t t = agent_tokens_messages(live);
-        size_t tn = agent_tokens_messages(naive);
+        size_t t = model_tokens_messages(live);
+        size_t tn = model_tokens_messages(naive);
         if (s >= 10) {
             lo = t < lo ? t : lo;
             hi = t > hi ? t : hi;

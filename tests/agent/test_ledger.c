@@ -15,7 +15,7 @@
  * render: the role-sliced views (§5.5) hold what each role sees and no more.
  * ingest: a finished call adds a navigation checkpoint with its call id when
  *   the page moved, a derived fact for a saved value; a failure neither.
- * tokens: the shared estimator (agent/tokens.h), image sizes read from real
+ * tokens: the shared estimator (model/tokens.h), image sizes read from real
  *   encoder output.
  */
 #include "check.h"
@@ -24,12 +24,12 @@
 #include <unistd.h>
 
 #include "agent/ledger.h"
-#include "agent/tokens.h"
+#include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/base64.h"
 #include "base/json_alloc.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 static char *tmpdir(void)
 {
@@ -451,18 +451,18 @@ static void ingest(void)
 
 static void tokens(void)
 {
-    CHECK_EQ(agent_tokens_text("", 0), 0);
-    CHECK_EQ(agent_tokens_text("abcd", 4), 1);
-    CHECK_EQ(agent_tokens_text("abcde", 5), 2);
-    CHECK_EQ(agent_tokens_text("日本語", strlen("日本語")), 3);
-    CHECK_EQ(agent_tokens_image(1280, 800), 1105);
-    CHECK_EQ(agent_tokens_image(512, 512), 255);
-    CHECK_EQ(agent_tokens_image(0, 0), AGENT_TOKENS_IMAGE_DEFAULT);
+    CHECK_EQ(model_tokens_text("", 0), 0);
+    CHECK_EQ(model_tokens_text("abcd", 4), 1);
+    CHECK_EQ(model_tokens_text("abcde", 5), 2);
+    CHECK_EQ(model_tokens_text("日本語", strlen("日本語")), 3);
+    CHECK_EQ(model_tokens_image(1280, 800), 1105);
+    CHECK_EQ(model_tokens_image(512, 512), 255);
+    CHECK_EQ(model_tokens_image(0, 0), MODEL_TOKENS_IMAGE_DEFAULT);
     /* A PNG header of 640x400: 85 + 170 * 2 * 1. */
     const char *png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAoAAAAGQCAYAAAA";
     int w = 0;
     int h = 0;
-    CHECK(agent_tokens_data_url_size(png, &w, &h));
+    CHECK(model_tokens_data_url_size(png, &w, &h));
     CHECK_EQ(w, 640);
     CHECK_EQ(h, 400);
     /* Real encoder output: a JPEG (size in its SOF marker, after JFIF and
@@ -470,12 +470,12 @@ static void tokens(void)
     for (int fmt = 0; fmt < 2; fmt++) {
         int iw = fmt ? 300 : 1280;
         int ih = fmt ? 200 : 720;
-        perc_image img = {base_calloc((size_t)iw * (size_t)ih, 4), iw, ih, iw * 4, 1};
+        img_image img = {base_calloc((size_t)iw * (size_t)ih, 4), iw, ih, iw * 4, 1};
         CHECK(img.px);
         uint8_t *enc = NULL;
         size_t n = 0;
-        base_err e = fmt ? perc_image_encode_png(&img, 1, &enc, &n, NULL)
-                         : perc_image_encode_jpeg(&img, 80, &enc, &n, NULL);
+        base_err e = fmt ? img_encode_png(&img, 1, &enc, &n, NULL)
+                         : img_encode_jpeg(&img, 80, &enc, &n, NULL);
         base_free(img.px);
         CHECK_OK(e);
         char *url = base_malloc(base64_encoded_len(n) + 32);
@@ -484,18 +484,18 @@ static void tokens(void)
         base64_encode(enc, n, url + k);
         base_free(enc);
         w = h = 0;
-        CHECK(agent_tokens_data_url_size(url, &w, &h));
+        CHECK(model_tokens_data_url_size(url, &w, &h));
         base_free(url);
         CHECK_EQ(w, iw);
         CHECK_EQ(h, ih);
-        CHECK_EQ(agent_tokens_image(w, h), fmt ? 255 : 1105);
+        CHECK_EQ(model_tokens_image(w, h), fmt ? 255 : 1105);
     }
-    CHECK(!agent_tokens_data_url_size("data:image/png;base64,!!!!", &w, &h));
-    CHECK(!agent_tokens_data_url_size("https://x/y.png", &w, &h));
+    CHECK(!model_tokens_data_url_size("data:image/png;base64,!!!!", &w, &h));
+    CHECK(!model_tokens_data_url_size("https://x/y.png", &w, &h));
     cJSON *m = cJSON_Parse("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"abcdefgh\"},"
                            "{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\",\"detail\":\"low\"}}]}");
     CHECK(m);
-    CHECK_EQ(agent_tokens_message(m), 4 + 1 + 2 + 85);
+    CHECK_EQ(model_tokens_message(m), 4 + 1 + 2 + 85);
     cJSON_Delete(m);
 }
 

@@ -31,7 +31,7 @@
 #include "base/clock.h"
 #include "base/fs.h"
 #include "cdp/browser.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "cdp/launch.h"
 #include "harness.h"
 
@@ -338,7 +338,7 @@ static void secrets_everywhere(void)
 #define HARD_PW "Tr0ub4dor&3-correct-horse-battery-staple-and-a-few-more-words-to-pass-eighty-chars-xq"
 
 /* 1 when the overlay pixel at CSS (x, y) has the mask's colour. */
-static int masked_at(const perc_image *img, double x, double y)
+static int masked_at(const img_image *img, double x, double y)
 {
     double sc = img->w >= 1280 ? img->w / 1280.0 : 1.0;
     int px = (int)(x * sc), py = (int)(y * sc);
@@ -402,16 +402,16 @@ static void secrets_hard(void)
     snprintf(path, sizeof path, "%s/steps/006.png", c.out);
     uint8_t *png = NULL;
     size_t pn = 0;
-    perc_image img = {0};
+    img_image img = {0};
     int decoded = base_read_file(path, &png, &pn, 64u << 20, NULL) == BASE_OK &&
-                  perc_image_decode(png, pn, &img, NULL) == BASE_OK;
+                  img_decode(png, pn, &img, NULL) == BASE_OK;
     base_free(png);
     int card_field = decoded && masked_at(&img, 60, 193) && masked_at(&img, 300, 193);
     int pw_field = decoded && masked_at(&img, 60, 113) && masked_at(&img, 300, 113);
     /* The echo: 19 monospace glyphs of 24 px from (40, 360). */
     int echo = decoded && masked_at(&img, 50, 372) && masked_at(&img, 150, 372) &&
                masked_at(&img, 250, 372);
-    perc_image_fini(&img);
+    img_fini(&img);
     base_free(out);
     base_free(err);
     base_free(trace);

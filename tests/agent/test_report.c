@@ -40,9 +40,9 @@ static const char *out_dir(void)
 }
 
 /* A 640x400 "page": light background with a dark band, scale 1. */
-static base_err fake_shot(perc_image *img)
+static base_err fake_shot(img_image *img)
 {
-    base_err e = perc_image_alloc(img, 640, 400);
+    base_err e = img_alloc(img, 640, 400);
     if (e)
         return e;
     for (int y = 0; y < img->h; y++)
@@ -104,17 +104,17 @@ static void write_run(void)
     agent_trace *t = NULL;
     CHECK_MSG(agent_trace_open(out_dir(), &info, &t, err) == BASE_OK, "%s", err);
     const char *secrets[] = {SECRET};
-    perc_mark marks[2] = {{{100, 100, 260, 140}, 1, "Accept <all>", 0},
+    img_mark marks[2] = {{{100, 100, 260, 140}, 1, "Accept <all>", 0},
                           {{300, 200, 500, 240}, 2, "Password", 0}};
     agent_step_record r;
-    perc_image img = {0};
+    img_image img = {0};
 
     fill_record(&r, 1, "click", "click 'Accept <all>'");
     snprintf(r.box_label, sizeof r.box_label, "Accept <all>");
     snprintf(r.outcome, sizeof r.outcome, "clicked at (180,120): mutation");
     CHECK_OK(fake_shot(&img));
     CHECK_MSG(agent_trace_overlay(t, &img, marks, 2, NULL, 0, &r, err) == BASE_OK, "%s", err);
-    perc_image_fini(&img);
+    img_fini(&img);
     CHECK_STR(r.overlay, "steps/001.png");
     CHECK_OK(agent_trace_step(t, &r, err));
 
@@ -126,7 +126,7 @@ static void write_run(void)
     CHECK_MSG(strstr(r.outcome, SECRET) == NULL, "%s", r.outcome);
     CHECK_OK(fake_shot(&img));
     CHECK_OK(agent_trace_overlay(t, &img, marks, 2, NULL, 0, &r, err));
-    perc_image_fini(&img);
+    img_fini(&img);
     CHECK_OK(agent_trace_step(t, &r, err));
 
     fill_record(&r, 3, "click", "click 'Book now'");
@@ -149,7 +149,7 @@ static void write_run(void)
     const uint8_t *p = img.px + (size_t)220 * (size_t)img.stride + (size_t)310 * 4;
     CHECK_MSG(p[0] == 0x30 && p[1] == 0x30 && p[3] == 0xff, "mask pixel %d,%d,%d", p[0], p[1],
               p[2]);
-    perc_image_fini(&img);
+    img_fini(&img);
     CHECK_OK(agent_trace_step(t, &r, err));
     agent_trace_close(t, 0, 3, 360, "step 3: covered");
     CHECK_MSG(agent_report_write(out_dir(), err) == BASE_OK, "%s", err);
@@ -258,13 +258,13 @@ static void report_in_browser(void)
     cJSON_Delete(r);
 
     /* A screenshot of the report for people to look at. */
-    perc_image shot = {0};
+    img_image shot = {0};
     e = perc_capture(page, NULL, &shot, NULL, err);
     cdp_page_close(page);
     CHECK_MSG(e == BASE_OK, "%s", err);
     uint8_t *png = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
+    CHECK_OK(img_encode_png(&shot, 1, &png, &n, err));
     char path[1024];
     snprintf(path, sizeof path, "%s/report-screenshot.png", out_dir());
     e = base_write_file(path, png, n, err);
@@ -274,7 +274,7 @@ static void report_in_browser(void)
     for (int y = 0; y < shot.h; y += 4)
         for (int x = 0; x < shot.w; x += 4)
             dark += shot.px[(size_t)y * (size_t)shot.stride + (size_t)x * 4] < 100;
-    perc_image_fini(&shot);
+    img_fini(&shot);
     CHECK_OK(e);
     CHECK_MSG(dark > 200, "report screenshot looks blank (%d dark samples)", dark);
 
@@ -384,9 +384,9 @@ static void overlay_names(void)
     CHECK_MSG(agent_trace_open(FOVEA_BINARY_DIR "/tests/agent/out_names_overlay", &info, &t,
                                err) == BASE_OK,
               "%s", err);
-    perc_mark mark = {{200, 150, 360, 190}, 3, "[V3] Cancel order", 0};
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 640, 400));
+    img_mark mark = {{200, 150, 360, 190}, 3, "[V3] Cancel order", 0};
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 640, 400));
     img.scale = 1;
     memset(img.px, 0xff, (size_t)img.stride * (size_t)img.h);
     agent_step_record r;
@@ -395,14 +395,14 @@ static void overlay_names(void)
     r.total = 1;
     base_err e = agent_trace_overlay(t, &img, &mark, 1, NULL, 0, &r, err);
     agent_trace_close(t, 1, 0, 1, "");
-    perc_som_opts o;
-    perc_som_opts_init(&o);
+    img_som_opts o;
+    img_som_opts_init(&o);
     o.scale = 1;
-    perc_som_label text, vid;
-    o.label_fmt = PERC_LABEL_TEXT;
-    base_err e1 = perc_som_layout(640, 400, &mark, 1, &o, &text, NULL);
-    o.label_fmt = PERC_LABEL_VID;
-    base_err e2 = perc_som_layout(640, 400, &mark, 1, &o, &vid, NULL);
+    img_som_label text, vid;
+    o.label_fmt = IMG_LABEL_TEXT;
+    base_err e1 = img_som_layout(640, 400, &mark, 1, &o, &text, NULL);
+    o.label_fmt = IMG_LABEL_VID;
+    base_err e2 = img_som_layout(640, 400, &mark, 1, &o, &vid, NULL);
     int painted = 0;
     for (int y = text.y0; !e && y < text.y1; y++) {
         for (int x = vid.x0 + (vid.x1 - vid.x0) + 4; x < text.x1 - 2; x++) {
@@ -410,7 +410,7 @@ static void overlay_names(void)
             painted += p[0] != 0xff || p[1] != 0xff || p[2] != 0xff;
         }
     }
-    perc_image_fini(&img);
+    img_fini(&img);
     CHECK_MSG(e == BASE_OK, "%s", err);
     CHECK_OK(e1);
     CHECK_OK(e2);

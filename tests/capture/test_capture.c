@@ -9,7 +9,7 @@
 #include "perception/capture.h"
 
 /* RGBA of the image pixel under CSS point (x, y). */
-static void css_pixel(const perc_image *img, float x, float y, uint8_t out[4])
+static void css_pixel(const img_image *img, float x, float y, uint8_t out[4])
 {
     int px = (int)(x * img->scale), py = (int)(y * img->scale);
     memcpy(out, img->px + (size_t)py * (size_t)img->stride + (size_t)px * 4, 4);
@@ -33,7 +33,7 @@ static const probe probes[] = {
     {300, 50, 0xffffff},
 };
 
-static void check_blocks(double scale, perc_format fmt, int tol)
+static void check_blocks(double scale, img_format fmt, int tol)
 {
     cdp_page *p = harness_open(1280, 800, scale, "/blocks.html");
     CHECK(p != NULL);
@@ -41,7 +41,7 @@ static void check_blocks(double scale, perc_format fmt, int tol)
     perc_capture_opts_init(&o);
     o.format = fmt;
     o.quality = 95;
-    perc_image img = {0};
+    img_image img = {0};
     perc_capture_timing t;
     char err[256] = "";
     base_err ce = perc_capture(p, &o, &img, &t, err);
@@ -52,7 +52,7 @@ static void check_blocks(double scale, perc_format fmt, int tol)
     CHECK(t.encoded_bytes > 0);
     /* The last two probes sit on a block edge: exact only for lossless PNG
      * (JPEG's chroma subsampling blends across the edge). */
-    size_t nprobes = sizeof probes / sizeof probes[0] - (fmt == PERC_FMT_JPEG ? 2 : 0);
+    size_t nprobes = sizeof probes / sizeof probes[0] - (fmt == IMG_FMT_JPEG ? 2 : 0);
     for (size_t i = 0; i < nprobes; i++) {
         uint8_t px[4];
         css_pixel(&img, probes[i].x, probes[i].y, px);
@@ -60,27 +60,27 @@ static void check_blocks(double scale, perc_format fmt, int tol)
                   "scale %g: CSS (%g,%g) is %02x%02x%02x%02x, expected %06x", scale, probes[i].x,
                   probes[i].y, px[0], px[1], px[2], px[3], probes[i].rgb);
     }
-    perc_image_fini(&img);
+    img_fini(&img);
     cdp_page_close(p);
 }
 
 static void blocks_png_scale1(void)
 {
     HARNESS_OR_SKIP(h);
-    check_blocks(1.0, PERC_FMT_PNG, 0);
+    check_blocks(1.0, IMG_FMT_PNG, 0);
 }
 
 static void blocks_png_scale2(void)
 {
     HARNESS_OR_SKIP(h);
-    check_blocks(2.0, PERC_FMT_PNG, 0);
+    check_blocks(2.0, IMG_FMT_PNG, 0);
 }
 
 static void blocks_jpeg_scale1(void)
 {
     HARNESS_OR_SKIP(h);
     /* JPEG is lossy; flat blocks survive within a small tolerance. */
-    check_blocks(1.0, PERC_FMT_JPEG, 12);
+    check_blocks(1.0, IMG_FMT_JPEG, 12);
 }
 
 static void clip_region(void)
@@ -92,7 +92,7 @@ static void clip_region(void)
     perc_capture_opts_init(&o);
     o.use_clip = 1;
     o.clip = base_rect_xywh(90, 0, 20, 10); /* straddles red | green */
-    perc_image img = {0};
+    img_image img = {0};
     char err[256] = "";
     base_err e = perc_capture(p, &o, &img, NULL, err);
     CHECK_MSG(e == BASE_OK, "clip capture: %s", err);
@@ -108,7 +108,7 @@ static void clip_region(void)
     CHECK(near_rgb(px, 0xff0000, 0));
     memcpy(px, img.px + 35 * 4, 4);
     CHECK(near_rgb(px, 0x00ff00, 0));
-    perc_image_fini(&img);
+    img_fini(&img);
     o.clip = base_rect_xywh(10, 10, 0, 5);
     CHECK_EQ(perc_capture(p, &o, &img, NULL, err), BASE_EINVAL);
     cdp_page_close(p);
@@ -121,7 +121,7 @@ static void capture_fresh_after_change(void)
     cdp_page *p = harness_open(800, 600, 1.0, "/blocks.html");
     CHECK(p != NULL);
     char err[256] = "";
-    perc_image img = {0};
+    img_image img = {0};
     for (int i = 0; i < 5; i++) {
         const char *colour = i % 2 ? "rgb(0, 255, 0)" : "rgb(255, 0, 255)";
         char js[160];
@@ -130,7 +130,7 @@ static void capture_fresh_after_change(void)
         CHECK_OK(perc_capture(p, NULL, &img, NULL, err));
         uint8_t px[4];
         css_pixel(&img, 50, 50, px);
-        perc_image_fini(&img);
+        img_fini(&img);
         CHECK(near_rgb(px, i % 2 ? 0x00ff00 : 0xff00ff, 0));
     }
     cdp_page_close(p);

@@ -890,7 +890,7 @@ static void vision_garbage(void)
  * Retry-After longer than the detect's deadline is not waited for. */
 typedef struct cancel_job {
     perc_vision *v;
-    perc_image shot;
+    img_image shot;
     perc_vision_ctx ctx;
     base_err e;
     char err[BASE_ERRBUF_SIZE];
@@ -925,7 +925,7 @@ static void vision_cancel(void)
     cancel_job j;
     memset(&j, 0, sizeof j);
     base_err ce = perc_vision_openai_create(&c, &j.v, err);
-    if (ce == BASE_OK && perc_image_alloc(&j.shot, 320, 200) == BASE_OK) {
+    if (ce == BASE_OK && img_alloc(&j.shot, 320, 200) == BASE_OK) {
         memset(j.shot.px, 255, (size_t)j.shot.stride * 200);
         j.shot.scale = 1;
         pthread_t th;
@@ -948,7 +948,7 @@ static void vision_cancel(void)
         base_err e2 = perc_vision_detect(j.v, NULL, &j.shot, &j.ctx, &d, err2);
         double ms2 = base_monotime_ms() - t0;
         perc_vision_destroy(j.v);
-        perc_image_fini(&j.shot);
+        img_fini(&j.shot);
         replay_destroy(r);
         CHECK_MSG(j.e == BASE_ECANCELED && strstr(j.err, "cancelled"), "%s", j.err);
         CHECK_MSG(ms < 500, "cancel took %.0f ms", ms);

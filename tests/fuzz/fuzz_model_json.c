@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "model/chat_json.h"
 #include "perception/model_json.h"
 
 static void check_reply(const perc_model_reply *r, int cap)
@@ -44,12 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
     char err[BASE_ERRBUF_SIZE] = "";
     char *content = NULL;
     int cut = 0;
-    if (perc_chat_reply_parse((const char *)d, n, &content, &cut, err) == BASE_OK) {
+    if (model_chat_reply_parse((const char *)d, n, &content, &cut, err) == BASE_OK) {
         parse_text(content, strlen(content), cap);
         base_free(content);
     }
     char msg[64];
-    perc_chat_error_message((const char *)d, n, msg, sizeof msg);
+    model_chat_error_message((const char *)d, n, msg, sizeof msg);
     parse_text((const char *)d, n, cap);
     return 0;
 }

@@ -7,27 +7,27 @@
 
 #include <string.h>
 
-#include "perception/som.h"
+#include "image/som.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     if (n > (256u << 10))
         return 0;
-    perc_mark *marks = NULL;
+    img_mark *marks = NULL;
     int count = 0;
     char err[BASE_ERRBUF_SIZE] = "";
     int norm = n > 0 && (d[0] & 1);
-    if (perc_marks_parse_json((const char *)d, n, norm ? 640 : 0, norm ? 480 : 0, &marks, &count,
+    if (img_marks_parse_json((const char *)d, n, norm ? 640 : 0, norm ? 480 : 0, &marks, &count,
                               err) != BASE_OK)
         return 0;
-    perc_image img = {0};
-    if (count <= 2000 && perc_image_alloc(&img, 64, 48) == BASE_OK) {
-        perc_som_opts o;
-        perc_som_opts_init(&o);
-        o.label_fmt = count % 2 ? PERC_LABEL_TEXT : PERC_LABEL_VID;
-        perc_som_draw(&img, marks, count, &o, NULL);
-        perc_image_fini(&img);
+    img_image img = {0};
+    if (count <= 2000 && img_alloc(&img, 64, 48) == BASE_OK) {
+        img_som_opts o;
+        img_som_opts_init(&o);
+        o.label_fmt = count % 2 ? IMG_LABEL_TEXT : IMG_LABEL_VID;
+        img_som_draw(&img, marks, count, &o, NULL);
+        img_fini(&img);
     }
-    perc_marks_free(marks, count);
+    img_marks_free(marks, count);
     return 0;
 }

@@ -20,7 +20,7 @@
 #include "perception/kit.h"
 #include "perception/probe.h"
 #include "perception/snapshot.h"
-#include "perception/som.h"
+#include "image/som.h"
 
 static cJSON *js(cdp_page *p, const char *expr)
 {
@@ -227,7 +227,7 @@ static void popup_layer(void)
 
 
 /* The dom provider's mark whose rect is r (within tol), -1. */
-static int mark_at(const perc_mark *m, int n, base_rect r, float tol)
+static int mark_at(const img_mark *m, int n, base_rect r, float tol)
 {
     for (int i = 0; i < n; i++) {
         if (harness_rect_near(m[i].r, r, tol))
@@ -244,7 +244,7 @@ static void dom_provider_boxes(void)
     cdp_page *p = open_page("/kit/controls.html", 1);
     CHECK(p != NULL);
     char err[256] = "";
-    perc_mark *m = NULL;
+    img_mark *m = NULL;
     int n = 0;
     CHECK_OK(perc_dom_boxes(p, &m, &n, err));
     for (size_t i = 0; i < sizeof listener_only / sizeof listener_only[0]; i++)
@@ -266,7 +266,7 @@ static void dom_provider_boxes(void)
     CHECK(cJSON_IsString(v) && strcmp(v->valuestring, "cover") == 0);
     cJSON_Delete(v);
     CHECK_MSG(mark_at(m, n, harness_rect(p, "#half"), 0.5f) >= 0, "half-covered input dropped");
-    perc_marks_free(m, n);
+    img_marks_free(m, n);
     cdp_page_close(p);
 }
 
@@ -288,7 +288,7 @@ static void clipped_boxes(void)
                      (float)cJSON_GetArrayItem(v, 2)->valuedouble,
                      (float)cJSON_GetArrayItem(v, 3)->valuedouble};
     cJSON_Delete(v);
-    perc_mark *m = NULL;
+    img_mark *m = NULL;
     int n = 0;
     CHECK_OK(perc_dom_boxes(p, &m, &n, err));
     base_rect s2 = harness_rect(p, "#s2"), s5 = harness_rect(p, "#s5"), s1 = harness_rect(p, "#s1");
@@ -301,7 +301,7 @@ static void clipped_boxes(void)
     for (int i = 0; i < n; i++)
         CHECK_MSG(!(m[i].r.x0 >= s1.x0 - 1 && m[i].r.x1 <= s1.x1 + 1 && m[i].r.y1 <= pad.y0 + 0.5f),
                   "a mark above the scroll box's view: %s", m[i].label);
-    perc_marks_free(m, n);
+    img_marks_free(m, n);
     cdp_page_close(p);
 }
 

@@ -1,5 +1,5 @@
-/* tests/llm/test_llm.c: the agent's model client (agent/llm.h) and token
- * budget (agent/budget.h) against a REPLAY server (tests/harness/replay.h).
+/* tests/llm/test_llm.c: the agent's model client (model/llm.h) and token
+ * budget (model/budget.h) against a REPLAY server (tests/harness/replay.h).
  * Every answer here is a replay of scripted chat completions, not a model:
  * the tests check the client — request shape, tool-call round trips with
  * their ids, JSON-schema answers and the fallback to JSON in text, retries,
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "agent/budget.h"
-#include "agent/tokens.h"
-#include "agent/llm.h"
+#include "model/budget.h"
+#include "model/tokens.h"
+#include "model/llm.h"
 #include "agent/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -34,7 +34,7 @@ static const char click_call[] =
 /* A replay server in chat mode and a client on it. */
 typedef struct fx {
     replay *r;
-    agent_llm *l;
+    model_llm *l;
     char err[BASE_ERRBUF_SIZE];
 } fx;
 
@@ -44,15 +44,15 @@ static int fx_start(fx *f, const char *key, int retries, int timeout_ms)
     if (replay_start(&f->r, f->err) != BASE_OK)
         return 0;
     replay_set_chat(f->r, 1);
-    agent_llm_config c;
-    agent_llm_config_init(&c);
+    model_llm_config c;
+    model_llm_config_init(&c);
     c.base_url = replay_base_url(f->r);
     c.api_key = key;
     c.model = "worker-model";
     c.planner_model = "planner-model";
     c.max_retries = retries;
     c.timeout_ms = timeout_ms;
-    if (agent_llm_create(&c, &f->l, f->err) != BASE_OK) {
+    if (model_llm_create(&c, &f->l, f->err) != BASE_OK) {
         fprintf(stderr, "create: %s\n", f->err);
         return 0;
     }
@@ -61,7 +61,7 @@ static int fx_start(fx *f, const char *key, int retries, int timeout_ms)
 
 static void fx_end(fx *f)
 {
-    agent_llm_destroy(f->l);
+    model_llm_destroy(f->l);
     replay_destroy(f->r);
     memset(f, 0, sizeof *f);
 }
@@ -75,8 +75,8 @@ static void push(replay *r, replay_reply rep)
 static cJSON *conversation(const char *task)
 {
     cJSON *m = cJSON_CreateArray();
-    agent_llm_add_message(m, "system", "You operate a web browser through tools.");
-    agent_llm_add_message(m, "user", task);
+    model_llm_add_message(m, "system", "You operate a web browser through tools.");
+    model_llm_add_message(m, "user", task);
     return m;
 }
 
@@ -91,7 +91,7 @@ static cJSON *seen_body(replay *r, int i)
     return b;
 }
 
-static void request_init(agent_llm_request *q, cJSON *msgs, const cJSON *tools)
+static void request_init(model_llm_request *q, cJSON *msgs, const cJSON *tools)
 {
     memset(q, 0, sizeof *q);
     q->messages = msgs;
@@ -113,10 +113,10 @@ static void tool_round_trip(void)
     cJSON *tools = tool_functions_json(0);
     cJSON *msgs = conversation("Search for lamps.");
     CHECK(tools && msgs);
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, tools);
-    agent_llm_reply r;
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK_EQ(r.n_calls, 1);
     CHECK_EQ(r.n_bad_calls, 0);
     CHECK_STR(r.calls[0].id, "call_7Qx");
@@ -137,10 +137,10 @@ static void tool_round_trip(void)
     CHECK(cJSON_GetObjectItem(b0, "response_format") == NULL);
     cJSON_Delete(b0);
     /* Second turn: the assistant message and the tool result, paired. */
-    CHECK_OK(agent_llm_add_reply(msgs, &r));
-    CHECK_OK(agent_llm_add_tool_result(msgs, r.calls[0].id, "clicked 'Search'; the URL changed"));
-    agent_llm_reply_fini(&r);
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    CHECK_OK(model_llm_add_reply(msgs, &r));
+    CHECK_OK(model_llm_add_tool_result(msgs, r.calls[0].id, "clicked 'Search'; the URL changed"));
+    model_llm_reply_fini(&r);
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK_EQ(r.n_calls, 0);
     CHECK_STR(r.content, "The results page is open.");
     CHECK_EQ(r.usage.cached, 1200);
@@ -153,16 +153,16 @@ static void tool_round_trip(void)
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(asst, "content")));
     CHECK_STR(cJSON_GetObjectItem(tool, "tool_call_id")->valuestring, "call_7Qx");
     cJSON_Delete(b1);
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     /* A conversation that drops the tool result is refused by the server
      * (400, as the API does), and the client does not retry it. */
     cJSON *broken = conversation("Search for lamps.");
     cJSON *a = cJSON_Duplicate(cJSON_GetArrayItem(msgs, 2), 1);
     cJSON_AddItemToArray(broken, a);
-    agent_llm_add_message(broken, "user", "go on");
+    model_llm_add_message(broken, "user", "go on");
     q.messages = broken;
     int before = replay_count(f.r);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
     CHECK_MSG(strstr(f.err, "400") && strstr(f.err, "did not have response messages: call_7Qx"),
               "%s", f.err);
     CHECK_EQ(replay_count(f.r), before + 1);
@@ -172,7 +172,7 @@ static void tool_round_trip(void)
     cJSON *fresh = conversation("Search for lamps.");
     q.messages = fresh;
     q.tools = NULL;
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
     CHECK_MSG(strstr(f.err, "carries no tools"), "%s", f.err);
     cJSON_Delete(fresh);
     cJSON_Delete(broken);
@@ -193,24 +193,24 @@ static void recorded_conversation(void)
     CHECK_EQ(replay_load_dir(f.r, FOVEA_SOURCE_DIR "/tests/fixtures/replay_chat", f.err), 3);
     cJSON *tools = tool_functions_json(0);
     cJSON *msgs = conversation("Find the cheapest desk lamp.");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, tools);
-    agent_budget b;
-    agent_budget_init(&b, AGENT_BUDGET_DEFAULT);
+    model_budget b;
+    model_budget_init(&b, MODEL_BUDGET_DEFAULT);
     q.budget = &b;
     static const int calls[] = {1, 2, 0};
     static const long cached[] = {2944, 0, 0};
     for (int turn = 0; turn < 3; turn++) {
-        agent_llm_reply r;
-        CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "turn %d: %s", turn, f.err);
+        model_llm_reply r;
+        CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "turn %d: %s", turn, f.err);
         CHECK_EQ(r.n_calls, calls[turn]);
         CHECK_EQ(r.n_bad_calls, 0);
         CHECK_EQ(r.usage.cached, cached[turn]);
-        CHECK_OK(agent_llm_add_reply(msgs, &r));
+        CHECK_OK(model_llm_add_reply(msgs, &r));
         for (int i = 0; i < r.n_calls; i++) {
             char res[128];
             snprintf(res, sizeof res, "%s: ok", r.calls[i].name);
-            CHECK_OK(agent_llm_add_tool_result(msgs, r.calls[i].id, res));
+            CHECK_OK(model_llm_add_tool_result(msgs, r.calls[i].id, res));
         }
         if (turn == 1) {
             CHECK_STR(r.calls[0].id, "chatcmpl-tool-4a1");
@@ -218,7 +218,7 @@ static void recorded_conversation(void)
         }
         if (turn == 2)
             CHECK(r.content && strstr(r.content, "Arc Mini"));
-        agent_llm_reply_fini(&r);
+        model_llm_reply_fini(&r);
     }
     CHECK_EQ(replay_count(f.r), 3);
     CHECK_EQ(b.calls, 3);
@@ -257,10 +257,10 @@ static void bad_tool_calls(void)
                             "\"arguments\":{\"target\":\"Go\"}}}]"});
     cJSON *tools = tool_functions_json(0);
     cJSON *msgs = conversation("Press Go.");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, tools);
-    agent_llm_reply r;
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK_EQ(r.n_calls, 4);
     CHECK_EQ(r.n_bad_calls, 3);
     CHECK_EQ(r.calls[0].error, BASE_ENOTFOUND);
@@ -277,7 +277,7 @@ static void bad_tool_calls(void)
     /* The history message sends arguments back as strings. */
     const cJSON *tc = cJSON_GetArrayItem(cJSON_GetObjectItem(r.message, "tool_calls"), 3);
     CHECK(cJSON_IsString(cJSON_GetObjectItem(cJSON_GetObjectItem(tc, "function"), "arguments")));
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     cJSON_Delete(msgs);
     cJSON_Delete(tools);
     fx_end(&f);
@@ -300,19 +300,19 @@ static void json_schema(void)
     push(f.r, (replay_reply){.content = "{\"done\":\"yes\",\"next_steps\":[]}"});
     cJSON *schema = cJSON_Parse(planner_schema);
     cJSON *msgs = conversation("How many lamps?");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    q.role = AGENT_LLM_PLANNER;
+    q.role = MODEL_LLM_PLANNER;
     q.schema = schema;
     q.schema_name = "plan";
-    agent_llm_reply r;
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK(r.json != NULL);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r.json, "done")));
     CHECK_STR(cJSON_GetObjectItem(r.json, "final_answer")->valuestring, "42 lamps");
     CHECK_EQ(r.json_in_text, 0);
-    CHECK_EQ(agent_llm_schema_fallback(f.l), 0);
-    agent_llm_reply_fini(&r);
+    CHECK_EQ(model_llm_schema_fallback(f.l), 0);
+    model_llm_reply_fini(&r);
     cJSON *b = seen_body(f.r, 0);
     const cJSON *rf = cJSON_GetObjectItem(b, "response_format");
     CHECK_STR(cJSON_GetObjectItem(rf, "type")->valuestring, "json_schema");
@@ -322,7 +322,7 @@ static void json_schema(void)
     /* The planner's role model. */
     CHECK_STR(cJSON_GetObjectItem(b, "model")->valuestring, "planner-model");
     cJSON_Delete(b);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "planner's answer does not follow its schema") &&
                   strstr(f.err, "'done' must be"),
               "%s", f.err);
@@ -345,19 +345,19 @@ static void schema_fallback(void)
     push(f.r, (replay_reply){.content = "{\"done\": true, \"next_steps\": []}"});
     cJSON *schema = cJSON_Parse(planner_schema);
     cJSON *msgs = conversation("Buy a lamp.");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    q.role = AGENT_LLM_PLANNER;
+    q.role = MODEL_LLM_PLANNER;
     q.schema = schema;
-    agent_llm_reply r;
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK_EQ(replay_count(f.r), 2);
     CHECK_EQ(r.attempts, 2);
-    CHECK_EQ(agent_llm_schema_fallback(f.l), 1);
+    CHECK_EQ(model_llm_schema_fallback(f.l), 1);
     CHECK_EQ(r.json_in_text, 1);
     CHECK_STR(cJSON_GetArrayItem(cJSON_GetObjectItem(r.json, "next_steps"), 0)->valuestring,
               "open the cart");
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     replay_seen s0;
     CHECK_OK(replay_request(f.r, 0, &s0));
     CHECK_EQ(s0.status, 400);
@@ -375,10 +375,10 @@ static void schema_fallback(void)
     CHECK(strstr(cJSON_GetObjectItem(cJSON_GetArrayItem(msgs, 0), "content")->valuestring,
                  "JSON Schema") == NULL);
     /* Remembered: one request this time. */
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK_EQ(replay_count(f.r), 3);
     CHECK_EQ(r.attempts, 1);
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     cJSON_Delete(msgs);
     cJSON_Delete(schema);
     fx_end(&f);
@@ -393,21 +393,21 @@ static void retry_429(void)
     push(f.r, (replay_reply){.status = 429, .retry_after = "1"});
     push(f.r, (replay_reply){.content = "ok"});
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    agent_llm_reply r;
+    model_llm_reply r;
     double t0 = base_monotime_ms();
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     double ms = base_monotime_ms() - t0;
     CHECK_EQ(r.attempts, 2);
     CHECK_MSG(ms >= 990 && r.wait_ms >= 990, "Retry-After 1 s not honoured: %.0f ms", ms);
     CHECK(r.server_ms < 500);
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     /* A Retry-After beyond the call's deadline is not waited for. */
     push(f.r, (replay_reply){.status = 429, .retry_after = "3600"});
     q.deadline_ms = base_monotime_ms() + 2000;
     t0 = base_monotime_ms();
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
     CHECK_MSG(strstr(f.err, "model endpoint: rate-limited (Retry-After 3600 s)") &&
                   strstr(f.err, "not retried") && strstr(f.err, "left for the call"),
               "%s", f.err);
@@ -423,31 +423,31 @@ static void timeout_and_deadline(void)
     CHECK(fx_start(&f, NULL, 0, 300));
     push(f.r, (replay_reply){.content = "late", .delay_ms = 3000, .times = -1});
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    agent_llm_reply r;
+    model_llm_reply r;
     double t0 = base_monotime_ms();
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_ETIMEDOUT);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_ETIMEDOUT);
     CHECK_MSG(strstr(f.err, "model endpoint: timed out after 300 ms"), "%s", f.err);
     CHECK(base_monotime_ms() - t0 < 1500);
-    agent_llm_destroy(f.l);
+    model_llm_destroy(f.l);
     /* Long attempts, short deadline: the deadline wins. */
-    agent_llm_config c;
-    agent_llm_config_init(&c);
+    model_llm_config c;
+    model_llm_config_init(&c);
     c.base_url = replay_base_url(f.r);
     c.timeout_ms = 20000;
-    CHECK_OK(agent_llm_create(&c, &f.l, f.err));
+    CHECK_OK(model_llm_create(&c, &f.l, f.err));
     q.deadline_ms = base_monotime_ms() + 400;
     t0 = base_monotime_ms();
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_ETIMEDOUT);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_ETIMEDOUT);
     CHECK_MSG(base_monotime_ms() - t0 < 1500, "%.0f ms", base_monotime_ms() - t0);
     cJSON_Delete(msgs);
     fx_end(&f);
 }
 
 typedef struct later {
-    agent_llm *l; /* cancel this, or */
+    model_llm *l; /* cancel this, or */
     int sig;      /* raise this signal */
 } later;
 
@@ -456,13 +456,13 @@ static void *fire_later(void *arg)
     later *w = arg;
     base_sleep_ms(200);
     if (w->l)
-        agent_llm_cancel(w->l, 1);
+        model_llm_cancel(w->l, 1);
     else
         kill(getpid(), w->sig);
     return NULL;
 }
 
-/* A call waiting for a slow answer ends at once on agent_llm_cancel from
+/* A call waiting for a slow answer ends at once on model_llm_cancel from
  * another thread, and on Ctrl-C (SIGINT through base/interrupt.h). */
 static void cancel(void)
 {
@@ -470,14 +470,14 @@ static void cancel(void)
     CHECK(fx_start(&f, NULL, 2, 10000));
     push(f.r, (replay_reply){.content = "late", .delay_ms = 4000, .times = -1});
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    agent_llm_reply r;
+    model_llm_reply r;
     later w = {f.l, 0};
     pthread_t th;
     pthread_create(&th, NULL, fire_later, &w);
     double t0 = base_monotime_ms();
-    base_err e = agent_llm_chat(f.l, &q, &r, f.err);
+    base_err e = model_llm_chat(f.l, &q, &r, f.err);
     double ms = base_monotime_ms() - t0;
     pthread_join(th, NULL);
     CHECK_EQ(e, BASE_ECANCELED);
@@ -485,15 +485,15 @@ static void cancel(void)
     CHECK_MSG(ms < 1500, "%.0f ms", ms);
     /* Cancelled stays cancelled until cleared. */
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_ECANCELED);
-    agent_llm_cancel(f.l, 0);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_ECANCELED);
+    model_llm_cancel(f.l, 0);
     /* Ctrl-C. */
     base_interrupt_install(NULL);
     later s = {NULL, SIGINT};
     pthread_create(&th, NULL, fire_later, &s);
     t0 = base_monotime_ms();
     base_errclear(f.err);
-    e = agent_llm_chat(f.l, &q, &r, f.err);
+    e = model_llm_chat(f.l, &q, &r, f.err);
     ms = base_monotime_ms() - t0;
     pthread_join(th, NULL);
     base_interrupt_reset();
@@ -517,37 +517,37 @@ static void garbage(void)
     push(f.r, (replay_reply){.body = "{\"error\":{\"message\":\"model overloaded\"}}"});
     push(f.r, (replay_reply){.body = "{\"choices\":[]}"});
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    agent_llm_reply r;
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    model_llm_reply r;
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "not JSON"), "%s", f.err);
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EIO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EIO);
     CHECK_MSG(strstr(f.err, "closed the connection mid-reply") && strstr(f.err, "after 2 attempts"),
               "%s", f.err);
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "cut off") && strstr(f.err, "I will cli"), "%s", f.err);
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
     CHECK_MSG(strstr(f.err, "model overloaded"), "%s", f.err);
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "no choices[0].message"), "%s", f.err);
     /* Prose with no JSON where a schema was asked for. */
     push(f.r, (replay_reply){.content = "I'm not sure what to do next."});
     cJSON *schema = cJSON_Parse(planner_schema);
     q.schema = schema;
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "no JSON object") && strstr(f.err, "not sure"), "%s", f.err);
     /* Bad requests never reach the server. */
     int n = replay_count(f.r);
     cJSON *empty = cJSON_CreateArray();
     q.messages = empty;
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EINVAL);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EINVAL);
     CHECK_EQ(replay_count(f.r), n);
     cJSON_Delete(empty);
     cJSON_Delete(schema);
@@ -562,8 +562,8 @@ static void budget(void)
 {
     fx f;
     CHECK(fx_start(&f, NULL, 0, 5000));
-    agent_budget b;
-    agent_budget_init(&b, 100000);
+    model_budget b;
+    model_budget_init(&b, 100000);
     b.price_in = 2.5;
     b.price_out = 10;
     b.price_cached = 1.25;
@@ -573,29 +573,29 @@ static void budget(void)
                              .cached_tokens = 40000});
     push(f.r, (replay_reply){.content = "never sent"});
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
     q.budget = &b;
-    agent_llm_reply r;
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
     CHECK(r.estimate > 0);
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     CHECK_EQ(b.spent, 40500);
     CHECK_EQ(b.total.cached, 30000);
     CHECK_EQ(b.calls, 1);
-    CHECK_MSG(agent_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
-    agent_llm_reply_fini(&r);
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply_fini(&r);
     CHECK_EQ(b.spent, 91000);
     /* $: (90000-70000)*2.5 + 70000*1.25 + 1000*10, per million. */
-    CHECK_NEAR(agent_budget_cost(&b, &b.total), (20000 * 2.5 + 70000 * 1.25 + 1000 * 10) / 1e6,
+    CHECK_NEAR(model_budget_cost(&b, &b.total), (20000 * 2.5 + 70000 * 1.25 + 1000 * 10) / 1e6,
                1e-9);
     /* A large request now would pass 100,000: refused, nothing sent. */
     char big[40001];
     memset(big, 'x', sizeof big - 1);
     big[sizeof big - 1] = '\0';
-    agent_llm_add_message(msgs, "user", big);
+    model_llm_add_message(msgs, "user", big);
     int n = replay_count(f.r);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_ETOOBIG);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_ETOOBIG);
     CHECK_MSG(strncmp(f.err, "cost_cap_exceeded: 91000 tokens spent of the 100000-token budget",
                       64) == 0,
               "%s", f.err);
@@ -603,7 +603,7 @@ static void budget(void)
     CHECK_EQ(replay_pending(f.r), 1);
     CHECK_EQ(b.spent, 91000);
     char line[200];
-    agent_budget_describe(&b, line, sizeof line);
+    model_budget_describe(&b, line, sizeof line);
     CHECK_MSG(strstr(line, "91000 / 100000 tokens") && strstr(line, "$0.1475"), "%s", line);
     cJSON_Delete(msgs);
     fx_end(&f);
@@ -613,14 +613,14 @@ static void budget(void)
  * the ratio learned from the server's prompt counts. */
 static void estimator(void)
 {
-    agent_budget b;
-    agent_budget_init(&b, 0);
+    model_budget b;
+    model_budget_init(&b, 0);
     cJSON *m = cJSON_CreateArray();
     char text[4001];
     memset(text, 'a', 4000);
     text[4000] = '\0';
-    agent_llm_add_message(m, "user", text);
-    long e1 = agent_budget_estimate(&b, m, NULL, NULL);
+    model_llm_add_message(m, "user", text);
+    long e1 = model_budget_estimate(&b, m, NULL, NULL);
     CHECK_MSG(e1 >= 1000 && e1 <= 1020, "%ld", e1);
     /* A 200 KB image data: URL counts as one image, not 50,000 tokens. */
     cJSON *parts = cJSON_CreateArray();
@@ -637,28 +637,28 @@ static void estimator(void)
     cJSON_AddStringToObject(um, "role", "user");
     cJSON_AddItemToObject(um, "content", parts);
     cJSON_AddItemToArray(m, um);
-    long e2 = agent_budget_estimate(&b, m, NULL, NULL);
-    CHECK_MSG(e2 - e1 >= AGENT_TOKENS_IMAGE_DEFAULT && e2 - e1 < AGENT_TOKENS_IMAGE_DEFAULT + 30,
+    long e2 = model_budget_estimate(&b, m, NULL, NULL);
+    CHECK_MSG(e2 - e1 >= MODEL_TOKENS_IMAGE_DEFAULT && e2 - e1 < MODEL_TOKENS_IMAGE_DEFAULT + 30,
               "%ld", e2 - e1);
     /* The server counted 1.5x the estimate: later estimates follow. */
-    agent_budget_usage u = {(long)(e2 * 1.5), 10, 0, 1};
-    agent_budget_charge(&b, &u, e2);
+    model_budget_usage u = {(long)(e2 * 1.5), 10, 0, 1};
+    model_budget_charge(&b, &u, e2);
     CHECK_NEAR(b.ratio, 1.5, 0.01);
-    long e3 = agent_budget_estimate(&b, m, NULL, NULL);
+    long e3 = model_budget_estimate(&b, m, NULL, NULL);
     CHECK_NEAR((double)e3, e2 * 1.5, 2);
     /* Without reported usage the estimate is charged. */
-    agent_budget_usage none = {0, 0, 0, 0};
+    model_budget_usage none = {0, 0, 0, 0};
     long before = b.spent;
-    agent_budget_charge(&b, &none, 77);
+    model_budget_charge(&b, &none, 77);
     CHECK_EQ(b.spent - before, 77);
     /* No limit: never refused. */
-    CHECK_OK(agent_budget_check(&b, 1L << 40, NULL));
+    CHECK_OK(model_budget_check(&b, 1L << 40, NULL));
     long v = 0;
-    CHECK_OK(agent_budget_parse("100k", &v, NULL));
+    CHECK_OK(model_budget_parse("100k", &v, NULL));
     CHECK_EQ(v, 100000);
-    CHECK_OK(agent_budget_parse("1.5M", &v, NULL));
+    CHECK_OK(model_budget_parse("1.5M", &v, NULL));
     CHECK_EQ(v, 1500000);
-    CHECK_EQ(agent_budget_parse("lots", &v, NULL), BASE_EINVAL);
+    CHECK_EQ(model_budget_parse("lots", &v, NULL), BASE_EINVAL);
     cJSON_Delete(m);
 }
 
@@ -672,12 +672,12 @@ static void run_with_key(void *arg)
 {
     key_run *k = arg;
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
-    agent_llm_reply r;
-    k->e = agent_llm_chat(k->f->l, &q, &r, k->f->err);
+    model_llm_reply r;
+    k->e = model_llm_chat(k->f->l, &q, &r, k->f->err);
     if (k->e == BASE_OK)
-        agent_llm_reply_fini(&r);
+        model_llm_reply_fini(&r);
     cJSON_Delete(msgs);
 }
 
@@ -722,12 +722,12 @@ static void key_never_printed(void)
     push(f.r, (replay_reply){.content = "my key is " KEY " ok"});
     cJSON *schema = cJSON_Parse(planner_schema);
     cJSON *msgs = conversation("hi");
-    agent_llm_request q;
+    model_llm_request q;
     request_init(&q, msgs, NULL);
     q.schema = schema;
-    agent_llm_reply r;
+    model_llm_reply r;
     base_errclear(f.err);
-    CHECK_EQ(agent_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
+    CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EPROTO);
     CHECK_MSG(strstr(f.err, "my key is ***") && !leaks(f.err, KEY), "%s", f.err);
     cJSON_Delete(schema);
     cJSON_Delete(msgs);
@@ -746,15 +746,15 @@ static void config(void)
                                        "FOVEA_PRICE_IN", "FOVEA_PRICE_OUT", "FOVEA_PRICE_CACHED"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
-    agent_llm_config c;
-    agent_llm_config_init(&c);
+    model_llm_config c;
+    model_llm_config_init(&c);
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(agent_llm_config_from_env(&c, err), BASE_ENOTFOUND);
+    CHECK_EQ(model_llm_config_from_env(&c, err), BASE_ENOTFOUND);
     CHECK_MSG(strstr(err, "FOVEA_LLM_BASE_URL") && strstr(err, "OPENAI_BASE_URL"), "%s", err);
     setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1", 1);
     setenv("OPENAI_API_KEY", "k-openai", 1);
     setenv("OPENAI_MODEL", "m-openai", 1);
-    CHECK_OK(agent_llm_config_from_env(&c, err));
+    CHECK_OK(model_llm_config_from_env(&c, err));
     CHECK_STR(c.base_url, "http://127.0.0.1:9/v1");
     CHECK_STR(c.api_key, "k-openai");
     CHECK_STR(c.model, "m-openai");
@@ -762,38 +762,38 @@ static void config(void)
     setenv("FOVEA_LLM_API_KEY", "k-fovea", 1);
     setenv("FOVEA_LLM_MODEL", "m-fovea", 1);
     setenv("FOVEA_PLANNER_MODEL", "m-planner", 1);
-    CHECK_OK(agent_llm_config_from_env(&c, err));
+    CHECK_OK(model_llm_config_from_env(&c, err));
     CHECK_STR(c.base_url, "http://127.0.0.1:10/v1");
     CHECK_STR(c.api_key, "k-fovea");
     CHECK_STR(c.model, "m-fovea");
-    agent_llm *l = NULL;
-    CHECK_OK(agent_llm_create(&c, &l, err));
-    CHECK_STR(agent_llm_model(l, AGENT_LLM_WORKER), "m-fovea");
-    CHECK_STR(agent_llm_model(l, AGENT_LLM_PLANNER), "m-planner");
-    CHECK_STR(agent_llm_model(l, AGENT_LLM_ORCHESTRATOR), "m-fovea");
-    agent_llm_destroy(l);
+    model_llm *l = NULL;
+    CHECK_OK(model_llm_create(&c, &l, err));
+    CHECK_STR(model_llm_model(l, MODEL_LLM_WORKER), "m-fovea");
+    CHECK_STR(model_llm_model(l, MODEL_LLM_PLANNER), "m-planner");
+    CHECK_STR(model_llm_model(l, MODEL_LLM_ORCHESTRATOR), "m-fovea");
+    model_llm_destroy(l);
     setenv("FOVEA_LLM_TIMEOUT_MS", "soon", 1);
     base_errclear(err);
-    CHECK_EQ(agent_llm_config_from_env(&c, err), BASE_EINVAL);
+    CHECK_EQ(model_llm_config_from_env(&c, err), BASE_EINVAL);
     CHECK(strstr(err, "FOVEA_LLM_TIMEOUT_MS") != NULL);
     c.base_url = "ftp://x";
-    CHECK_EQ(agent_llm_create(&c, &l, err), BASE_EINVAL);
+    CHECK_EQ(model_llm_create(&c, &l, err), BASE_EINVAL);
     /* The budget's variables. */
-    agent_budget b;
-    agent_budget_init(&b, AGENT_BUDGET_DEFAULT);
-    CHECK_OK(agent_budget_from_env(&b, err));
+    model_budget b;
+    model_budget_init(&b, MODEL_BUDGET_DEFAULT);
+    CHECK_OK(model_budget_from_env(&b, err));
     CHECK_EQ(b.limit, 100000);
     CHECK(b.price_in < 0);
     setenv("FOVEA_TOKEN_BUDGET", "250k", 1);
     setenv("FOVEA_PRICE_IN", "0.15", 1);
     setenv("FOVEA_PRICE_OUT", "0.6", 1);
-    CHECK_OK(agent_budget_from_env(&b, err));
+    CHECK_OK(model_budget_from_env(&b, err));
     CHECK_EQ(b.limit, 250000);
     CHECK_NEAR(b.price_in, 0.15, 1e-12);
     CHECK_NEAR(b.price_cached, 0.15, 1e-12);
     setenv("FOVEA_PRICE_OUT", "cheap", 1);
     base_errclear(err);
-    CHECK_EQ(agent_budget_from_env(&b, err), BASE_EINVAL);
+    CHECK_EQ(model_budget_from_env(&b, err), BASE_EINVAL);
     CHECK(strstr(err, "FOVEA_PRICE_OUT") != NULL);
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
@@ -818,7 +818,7 @@ static void parsing(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cJSON *v = NULL;
         char err[BASE_ERRBUF_SIZE] = "";
-        base_err e = agent_llm_json_from_text(cases[i].text, strlen(cases[i].text), &v, err);
+        base_err e = model_llm_json_from_text(cases[i].text, strlen(cases[i].text), &v, err);
         if (cases[i].key) {
             CHECK_MSG(e == BASE_OK && cJSON_GetObjectItem(v, cases[i].key), "case %zu: %s", i, err);
             cJSON_Delete(v);
@@ -829,7 +829,7 @@ static void parsing(void)
     char err[BASE_ERRBUF_SIZE] = "";
     cJSON *v = NULL;
     const char *cut = "{\"e\": [1, 2, ";
-    CHECK_EQ(agent_llm_json_from_text(cut, strlen(cut), &v, err), BASE_EPROTO);
+    CHECK_EQ(model_llm_json_from_text(cut, strlen(cut), &v, err), BASE_EPROTO);
     CHECK_MSG(strstr(err, "cut off"), "%s", err);
     /* Content parts, a legacy function_call without id, reasoning, cached
      * tokens clamped to the prompt. */
@@ -839,8 +839,8 @@ static void parsing(void)
         "\"text\":\"b\"}],\"reasoning_content\":\"hmm\",\"function_call\":{\"name\":\"scroll\","
         "\"arguments\":\"\"}}}],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":2,"
         "\"prompt_tokens_details\":{\"cached_tokens\":99}}}";
-    agent_llm_reply r;
-    CHECK_OK(agent_llm_parse_reply(body, strlen(body), &r, err));
+    model_llm_reply r;
+    CHECK_OK(model_llm_parse_reply(body, strlen(body), &r, err));
     CHECK_STR(r.content, "a\nb");
     CHECK_STR(r.reasoning, "hmm");
     CHECK_EQ(r.truncated, 1);
@@ -848,7 +848,7 @@ static void parsing(void)
     CHECK_STR(r.calls[0].id, "call_0");
     CHECK_EQ(r.calls[0].error, BASE_OK);
     CHECK_EQ(r.usage.cached, 10);
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
 }
 
 /* Every allocation of the reply parser failing in turn: a clean
@@ -862,21 +862,21 @@ static void out_of_memory(void)
         "\"function\",\"function\":{\"name\":\"scroll\",\"arguments\":\"{}\"}},{\"type\":"
         "\"function\",\"function\":{\"name\":\"done\",\"arguments\":{\"x\":1}}}]}}],"
         "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":1}}";
-    agent_llm_reply r;
+    model_llm_reply r;
     char err[BASE_ERRBUF_SIZE] = "";
     base_alloc_fail_after(0);
-    CHECK_OK(agent_llm_parse_reply(body, strlen(body), &r, err));
-    agent_llm_reply_fini(&r);
+    CHECK_OK(model_llm_parse_reply(body, strlen(body), &r, err));
+    model_llm_reply_fini(&r);
     unsigned long n = base_alloc_fail_after(0);
     CHECK(n >= 6);
     for (unsigned long k = 1; k <= n; k++) {
         base_errclear(err);
         base_alloc_fail_after(k);
-        base_err e = agent_llm_parse_reply(body, strlen(body), &r, err);
+        base_err e = model_llm_parse_reply(body, strlen(body), &r, err);
         base_alloc_fail_after(0);
         CHECK_MSG(e == BASE_OK || e == BASE_ENOMEM, "allocation %lu: %s", k, err);
         if (e == BASE_OK)
-            agent_llm_reply_fini(&r);
+            model_llm_reply_fini(&r);
         else
             CHECK_MSG(strstr(err, "out of memory"), "allocation %lu: %s", k, err);
     }
@@ -884,7 +884,7 @@ static void out_of_memory(void)
     const char *text = "Plan:\n```json\n{\"done\": false, \"next_steps\": [\"a\", \"b\"]}\n```";
     cJSON *v = NULL;
     base_alloc_fail_after(0);
-    CHECK_OK(agent_llm_json_from_text(text, strlen(text), &v, err));
+    CHECK_OK(model_llm_json_from_text(text, strlen(text), &v, err));
     cJSON_Delete(v);
     n = base_alloc_fail_after(0);
     CHECK(n >= 3);
@@ -892,7 +892,7 @@ static void out_of_memory(void)
         base_errclear(err);
         v = NULL;
         base_alloc_fail_after(k);
-        base_err e = agent_llm_json_from_text(text, strlen(text), &v, err);
+        base_err e = model_llm_json_from_text(text, strlen(text), &v, err);
         base_alloc_fail_after(0);
         CHECK_MSG(e == BASE_OK || e == BASE_ENOMEM, "allocation %lu: %s", k, err);
         cJSON_Delete(v);

@@ -6,6 +6,7 @@
 #include "base/err.h"
 #include "check.h"
 #include "perception/model_json.h"
+#include "model/chat_json.h"
 
 #define OBJ                                                                                        \
     "{\"page_type\": \"form\", \"boxes\": ["                                                       \
@@ -213,7 +214,7 @@ static void envelope(void)
     char err[BASE_ERRBUF_SIZE] = "";
     const char *ok = "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},"
                      "\"finish_reason\":\"length\"}]}";
-    CHECK_OK(perc_chat_reply_parse(ok, strlen(ok), &content, &cut, err));
+    CHECK_OK(model_chat_reply_parse(ok, strlen(ok), &content, &cut, err));
     CHECK_STR(content, "hi");
     CHECK_EQ(cut, 1);
     base_free(content);
@@ -221,13 +222,13 @@ static void envelope(void)
     const char *parts =
         "{\"choices\":[{\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"a\"},"
         "{\"type\":\"text\",\"text\":\"b\"}]},\"finish_reason\":\"stop\"}]}";
-    CHECK_OK(perc_chat_reply_parse(parts, strlen(parts), &content, &cut, err));
+    CHECK_OK(model_chat_reply_parse(parts, strlen(parts), &content, &cut, err));
     CHECK_STR(content, "a\nb");
     CHECK_EQ(cut, 0);
     base_free(content);
     content = NULL;
     const char *eb = "{\"error\":{\"message\":\"Rate limit reached\",\"type\":\"x\"}}";
-    CHECK_EQ(perc_chat_reply_parse(eb, strlen(eb), &content, &cut, err), BASE_EREMOTE);
+    CHECK_EQ(model_chat_reply_parse(eb, strlen(eb), &content, &cut, err), BASE_EREMOTE);
     CHECK_MSG(strstr(err, "Rate limit reached") != NULL, "err: %s", err);
     static const char *const bad[] = {"<html>502</html>", "{}", "{\"choices\":[]}",
                                       "{\"choices\":[{\"message\":{\"content\":null}}]}",
@@ -235,14 +236,14 @@ static void envelope(void)
                                        "\"refusal\":\"I can't\"}}]}")};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         base_errclear(err);
-        CHECK_EQ(perc_chat_reply_parse(bad[i], strlen(bad[i]), &content, &cut, err), BASE_EPROTO);
+        CHECK_EQ(model_chat_reply_parse(bad[i], strlen(bad[i]), &content, &cut, err), BASE_EPROTO);
         CHECK(content == NULL);
         CHECK_MSG(err[0], "case %zu: no message", i);
     }
     char msg[64];
-    CHECK_EQ(perc_chat_error_message("{\"error\":\"plain\"}", 17, msg, sizeof msg), 1);
+    CHECK_EQ(model_chat_error_message("{\"error\":\"plain\"}", 17, msg, sizeof msg), 1);
     CHECK_STR(msg, "plain");
-    CHECK_EQ(perc_chat_error_message("nope", 4, msg, sizeof msg), 0);
+    CHECK_EQ(model_chat_error_message("nope", 4, msg, sizeof msg), 0);
     CHECK_STR(msg, "");
 }
 

@@ -16,7 +16,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "check.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/vision.h"
 #include "harness.h"
 #include "replay.h"
@@ -25,9 +25,9 @@
 #define KEY "sk-test-9f8e7d6c5b4a3210ZZsecretKEYfovea"
 
 /* A white w x h screenshot at device scale dsf. */
-static int white_shot(perc_image *img, int w, int h, float dsf)
+static int white_shot(img_image *img, int w, int h, float dsf)
 {
-    if (perc_image_alloc(img, w, h) != BASE_OK)
+    if (img_alloc(img, w, h) != BASE_OK)
         return 0;
     memset(img->px, 255, (size_t)img->stride * (size_t)h);
     img->scale = dsf;
@@ -56,7 +56,7 @@ static perc_vision *provider(replay *r, const char *key, const char *fallback, i
     return v;
 }
 
-static base_err detect(perc_vision *v, const perc_image *shot, const perc_vision_ctx *ctx,
+static base_err detect(perc_vision *v, const img_image *shot, const perc_vision_ctx *ctx,
                        perc_detection *d, char *err)
 {
     memset(d, 0, sizeof *d);
@@ -74,7 +74,7 @@ static void push(replay *r, replay_reply rep)
 typedef struct fx {
     replay *r;
     perc_vision *v;
-    perc_image shot;
+    img_image shot;
     char err[BASE_ERRBUF_SIZE];
 } fx;
 
@@ -89,7 +89,7 @@ static int fx_start(fx *f, const char *fallback, int retries, int timeout_ms, in
 
 static void fx_end(fx *f)
 {
-    perc_image_fini(&f->shot);
+    img_fini(&f->shot);
     perc_vision_destroy(f->v);
     replay_destroy(f->r);
     memset(f, 0, sizeof *f);
@@ -116,11 +116,11 @@ static void mapping(void)
         push(r, (replay_reply){.content = one_box});
         perc_vision *v = provider(r, NULL, NULL, 0, 5000, cases[i].width);
         CHECK(v != NULL);
-        perc_image shot = {0};
+        img_image shot = {0};
         CHECK(white_shot(&shot, cases[i].w, cases[i].h, cases[i].dsf));
         perc_detection d;
         base_err e = detect(v, &shot, NULL, &d, err);
-        perc_image_fini(&shot);
+        img_fini(&shot);
         perc_vision_destroy(v);
         CHECK_MSG(e == BASE_OK, "case %zu: %s", i, err);
         CHECK_EQ(d.n, 1);
@@ -141,14 +141,14 @@ static void mapping(void)
          * (never upscaled), aspect kept. */
         replay_seen s;
         CHECK_OK(replay_request(r, (int)i, &s));
-        perc_image got = {0};
-        CHECK_OK(perc_image_decode(s.image, s.image_len, &got, err));
+        img_image got = {0};
+        CHECK_OK(img_decode(s.image, s.image_len, &got, err));
         int want_w = cases[i].width < cases[i].w ? cases[i].width : cases[i].w;
         CHECK_EQ(got.w, want_w);
         CHECK_NEAR(got.h, cases[i].h * (double)want_w / cases[i].w, 0.51);
         CHECK_STR(s.model, "small-vision");
         CHECK_STR(s.auth, "");
-        perc_image_fini(&got);
+        img_fini(&got);
         replay_seen_fini(&s);
         perc_detection_fini(&d);
     }
@@ -293,13 +293,13 @@ static void run_with_key(void *arg)
     perc_vision *v = provider(k->r, k->key, NULL, 1, 5000, 640);
     if (!v)
         return;
-    perc_image shot = {0};
+    img_image shot = {0};
     white_shot(&shot, 640, 400, 1);
     perc_detection d;
     k->e = detect(v, &shot, NULL, &d, k->err);
     if (k->e == BASE_OK)
         perc_detection_fini(&d);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     perc_vision_destroy(v);
 }
 
@@ -452,7 +452,7 @@ static void coverage(void)
 }
 
 /* Number of non-white runs along row y of img between x0 and x1. */
-static int runs_on_row(const perc_image *img, int y, int x0, int x1)
+static int runs_on_row(const img_image *img, int y, int x0, int x1)
 {
     int runs = 0, in = 0;
     for (int x = x0; x < x1; x++) {
@@ -465,7 +465,7 @@ static int runs_on_row(const perc_image *img, int y, int x0, int x1)
     return runs;
 }
 
-static int ink_pixels(const perc_image *img)
+static int ink_pixels(const img_image *img)
 {
     int n = 0;
     for (int y = 0; y < img->h; y++)
@@ -510,8 +510,8 @@ static void anchoring(void)
         perc_detection_fini(&d);
         replay_seen s;
         CHECK_OK(replay_request(f.r, replay_count(f.r) - 1, &s));
-        perc_image got = {0};
-        CHECK_OK(perc_image_decode(s.image, s.image_len, &got, f.err));
+        img_image got = {0};
+        CHECK_OK(img_decode(s.image, s.image_len, &got, f.err));
         int ink = ink_pixels(&got);
         /* The mark's top edge is at CSS y 200 -> view y 100 (scale 0.5);
          * a dashed outline crosses that row as many short runs. */
@@ -527,7 +527,7 @@ static void anchoring(void)
             CHECK_MSG(ink == 0, "case %zu: %d marked pixels", i, ink);
             CHECK(strstr(s.prompt, "Dashed rectangles") == NULL);
         }
-        perc_image_fini(&got);
+        img_fini(&got);
         replay_seen_fini(&s);
     }
     fx_end(&f);
@@ -550,7 +550,7 @@ static void replay_validates(void)
     c.max_retries = 2;
     perc_vision *v = NULL;
     CHECK_OK(perc_vision_openai_create(&c, &v, err));
-    perc_image shot = {0};
+    img_image shot = {0};
     CHECK(white_shot(&shot, 64, 64, 1));
     perc_detection d;
     CHECK_EQ(detect(v, &shot, NULL, &d, err), BASE_EREMOTE);
@@ -564,7 +564,7 @@ static void replay_validates(void)
     CHECK_OK(perc_vision_openai_create(&c, &v, err));
     CHECK_EQ(detect(v, &shot, NULL, &d, err), BASE_EREMOTE);
     CHECK_MSG(!strstr(err, "PASSW0RDX") && strstr(err, "bob:********@"), "err: %s", err);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     perc_vision_destroy(v);
     replay_destroy(r);
 }
@@ -611,13 +611,13 @@ static void config(void)
     snprintf(dead, sizeof dead, "http://127.0.0.1:%d/v1", check_closed_port());
     c.base_url = dead;
     CHECK_OK(perc_vision_openai_create(&c, &v, err));
-    perc_image shot = {0};
+    img_image shot = {0};
     CHECK(white_shot(&shot, 64, 64, 1));
     perc_detection d;
     base_errclear(err);
     CHECK_EQ(detect(v, &shot, NULL, &d, err), BASE_EIO);
     CHECK_MSG(strstr(err, "refused") && !strstr(err, "k2"), "err: %s", err);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     perc_vision_destroy(v);
     unsetenv("OPENAI_BASE_URL");
     unsetenv("OPENAI_API_KEY");

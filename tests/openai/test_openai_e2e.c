@@ -47,7 +47,7 @@ static void run(double dsf, int model_width)
                               err));
     cdp_page *p = harness_open(1280, 800, dsf, "/blocks.html");
     CHECK(p != NULL);
-    perc_image shot = {0};
+    img_image shot = {0};
     base_err e = perc_capture(p, NULL, &shot, NULL, err);
     CHECK_MSG(e == BASE_OK, "capture: %s", err);
     CHECK_NEAR(shot.scale, dsf, 1e-6);
@@ -70,7 +70,7 @@ static void run(double dsf, int model_width)
     memset(&d, 0, sizeof d);
     e = perc_vision_detect(v, p, &shot, &ctx, &d, err);
     perc_vision_destroy(v);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     CHECK_MSG(e == BASE_OK, "detect: %s", err);
     CHECK_EQ(d.n, 5);
     CHECK_EQ(d.calls, 1);
@@ -105,13 +105,13 @@ static void run(double dsf, int model_width)
     /* What the endpoint saw: the model view of the live capture. */
     replay_seen s;
     CHECK_OK(replay_request(r, 0, &s));
-    perc_image got = {0};
-    CHECK_OK(perc_image_decode(s.image, s.image_len, &got, err));
+    img_image got = {0};
+    CHECK_OK(img_decode(s.image, s.image_len, &got, err));
     CHECK_EQ(got.w, model_width < 1280 * dsf ? model_width : (int)(1280 * dsf));
     /* Top-left pixel is the red block. */
     CHECK(got.px[0] > 200 && got.px[1] < 60 && got.px[2] < 60);
     CHECK(strstr(s.prompt, "click the blue block") != NULL);
-    perc_image_fini(&got);
+    img_fini(&got);
     replay_seen_fini(&s);
     cdp_page_close(p);
     replay_destroy(r);

@@ -16,7 +16,7 @@
 #include "base/rng.h"
 #include "check.h"
 #include "test_util.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 #define DATA FOVEA_SOURCE_DIR "/tests/perception/data/"
 
@@ -34,36 +34,36 @@ static uint8_t *load(const char *name, size_t *n)
 static void png_roundtrip(void)
 {
     for (int fast = 0; fast < 2; fast++) {
-        perc_image a = {0};
+        img_image a = {0};
         random_image(&a, 37, 19, 7 + fast);
         CHECK(a.px);
         uint8_t *enc = NULL;
         size_t n = 0;
         char err[BASE_ERRBUF_SIZE] = "";
-        CHECK_OK(perc_image_encode_png(&a, fast, &enc, &n, err));
-        perc_format f = PERC_FMT_UNKNOWN;
+        CHECK_OK(img_encode_png(&a, fast, &enc, &n, err));
+        img_format f = IMG_FMT_UNKNOWN;
         int w = 0;
         int h = 0;
-        CHECK_OK(perc_image_info(enc, n, &f, &w, &h, err));
-        CHECK_EQ(f, PERC_FMT_PNG);
+        CHECK_OK(img_info(enc, n, &f, &w, &h, err));
+        CHECK_EQ(f, IMG_FMT_PNG);
         CHECK_EQ(w, 37);
         CHECK_EQ(h, 19);
-        perc_image b = {0};
-        CHECK_OK(perc_image_decode(enc, n, &b, err));
+        img_image b = {0};
+        CHECK_OK(img_decode(enc, n, &b, err));
         CHECK_EQ(b.w, 37);
         CHECK_EQ(b.h, 19);
         for (int y = 0; y < 19; y++)
             CHECK(memcmp(a.px + y * a.stride, b.px + y * b.stride, 37 * 4) == 0);
         base_free(enc);
-        perc_image_fini(&a);
-        perc_image_fini(&b);
+        img_fini(&a);
+        img_fini(&b);
     }
 }
 
 static void jpeg_roundtrip(void)
 {
-    perc_image a = {0};
-    CHECK_OK(perc_image_alloc(&a, 64, 48));
+    img_image a = {0};
+    CHECK_OK(img_alloc(&a, 64, 48));
     for (int y = 0; y < 48; y++)
         for (int x = 0; x < 64; x++) {
             uint8_t *p = a.px + y * a.stride + x * 4;
@@ -74,12 +74,12 @@ static void jpeg_roundtrip(void)
         }
     uint8_t *enc = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_encode_jpeg(&a, 95, &enc, &n, NULL));
-    perc_format f = PERC_FMT_UNKNOWN;
-    CHECK_OK(perc_image_info(enc, n, &f, NULL, NULL, NULL));
-    CHECK_EQ(f, PERC_FMT_JPEG);
-    perc_image b = {0};
-    CHECK_OK(perc_image_decode(enc, n, &b, NULL));
+    CHECK_OK(img_encode_jpeg(&a, 95, &enc, &n, NULL));
+    img_format f = IMG_FMT_UNKNOWN;
+    CHECK_OK(img_info(enc, n, &f, NULL, NULL, NULL));
+    CHECK_EQ(f, IMG_FMT_JPEG);
+    img_image b = {0};
+    CHECK_OK(img_decode(enc, n, &b, NULL));
     CHECK_EQ(b.w, 64);
     CHECK_EQ(b.h, 48);
     long sum = 0;
@@ -92,13 +92,13 @@ static void jpeg_roundtrip(void)
         }
     CHECK_MSG(sum / (64 * 48 * 4) <= 2, "mean abs error %ld", sum / (64 * 48 * 4));
     CHECK_MSG(maxd <= 24, "max error %d", maxd);
-    CHECK_EQ(perc_image_encode_jpeg(&a, 0, &enc, &n, NULL), BASE_EINVAL);
+    CHECK_EQ(img_encode_jpeg(&a, 0, &enc, &n, NULL), BASE_EINVAL);
     base_free(enc);
-    perc_image_fini(&a);
-    perc_image_fini(&b);
+    img_fini(&a);
+    img_fini(&b);
 }
 
-static const uint8_t *pix(const perc_image *img, int x, int y)
+static const uint8_t *pix(const img_image *img, int x, int y)
 {
     return img->px + (size_t)y * img->stride + (size_t)x * 4;
 }
@@ -111,9 +111,9 @@ static void png_colour_types(void)
         size_t n = 0;
         uint8_t *d = load(names[k], &n);
         CHECK_MSG(d, "cannot read %s", names[k]);
-        perc_image img = {0};
+        img_image img = {0};
         char err[BASE_ERRBUF_SIZE] = "";
-        base_err e = perc_image_decode(d, n, &img, err);
+        base_err e = img_decode(d, n, &img, err);
         base_free(d);
         CHECK_MSG(e == BASE_OK, "%s: %s", names[k], err);
         CHECK_EQ(img.w, 7);
@@ -161,7 +161,7 @@ static void png_colour_types(void)
                     CHECK_MSG(abs(p[c] - exp[c]) <= (k == 3 ? 1 : 0),
                               "%s (%d,%d) channel %d: %d != %d", names[k], x, y, c, p[c], exp[c]);
             }
-        perc_image_fini(&img);
+        img_fini(&img);
     }
 }
 
@@ -174,11 +174,11 @@ static void jpeg_fixtures(void)
         CHECK(d);
         int w = 0;
         int h = 0;
-        CHECK_OK(perc_image_info(d, n, NULL, &w, &h, NULL));
+        CHECK_OK(img_info(d, n, NULL, &w, &h, NULL));
         CHECK_EQ(w, 32);
         CHECK_EQ(h, 24);
-        perc_image img = {0};
-        CHECK_OK(perc_image_decode(d, n, &img, NULL));
+        img_image img = {0};
+        CHECK_OK(img_decode(d, n, &img, NULL));
         base_free(d);
         /* Pixel (16, 12) was (128, 120, 128); grey is its luma. */
         const uint8_t *p = pix(&img, 16, 12);
@@ -189,17 +189,17 @@ static void jpeg_fixtures(void)
                       "%s: %d %d %d", names[k], p[0], p[1], p[2]);
         }
         CHECK_EQ(p[3], 255);
-        perc_image_fini(&img);
+        img_fini(&img);
     }
 }
 
 /* A failing decode leaves *out exactly as it was. */
 static int decode_fails(const uint8_t *d, size_t n, base_err want, char *err)
 {
-    perc_image out;
+    img_image out;
     memset(&out, 0xa5, sizeof(out));
-    perc_image ref = out;
-    base_err e = perc_image_decode(d, n, &out, err);
+    img_image ref = out;
+    base_err e = img_decode(d, n, &out, err);
     if (e != want)
         return 0;
     return memcmp(&out, &ref, sizeof(out)) == 0 && err[0] != 0;
@@ -252,33 +252,33 @@ static void forged_jpeg(void)
         }
         base_free(d);
     }
-    perc_image flat = {0};
-    CHECK_OK(perc_image_alloc(&flat, 2000, 1500));
+    img_image flat = {0};
+    CHECK_OK(img_alloc(&flat, 2000, 1500));
     memset(flat.px, 0xff, (size_t)flat.stride * (size_t)flat.h);
     uint8_t *jpg = NULL;
     size_t jn = 0;
-    CHECK_OK(perc_image_encode_jpeg(&flat, 80, &jpg, &jn, NULL));
-    perc_image_fini(&flat);
-    perc_image back = {0};
+    CHECK_OK(img_encode_jpeg(&flat, 80, &jpg, &jn, NULL));
+    img_fini(&flat);
+    img_image back = {0};
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_MSG(perc_image_decode(jpg, jn, &back, err) == BASE_OK, "flat 2000x1500 (%zu bytes): %s",
+    CHECK_MSG(img_decode(jpg, jn, &back, err) == BASE_OK, "flat 2000x1500 (%zu bytes): %s",
               jn, err);
     printf("  flat white 2000x1500 at q80: %zu bytes (bound %d)\n", jn, 250 * 188 / 8);
-    perc_image_fini(&back);
+    img_fini(&back);
     base_free(jpg);
 }
 
 static void truncated_inputs(void)
 {
-    perc_image a = {0};
+    img_image a = {0};
     random_image(&a, 40, 30, 3);
     uint8_t *png = NULL;
     size_t pn = 0;
-    CHECK_OK(perc_image_encode_png(&a, 0, &png, &pn, NULL));
+    CHECK_OK(img_encode_png(&a, 0, &png, &pn, NULL));
     uint8_t *jpg = NULL;
     size_t jn = 0;
-    CHECK_OK(perc_image_encode_jpeg(&a, 80, &jpg, &jn, NULL));
-    perc_image_fini(&a);
+    CHECK_OK(img_encode_jpeg(&a, 80, &jpg, &jn, NULL));
+    img_fini(&a);
     int saw_row = 0;
     for (size_t cut = 0; cut < pn - 12; cut += 1 + cut / 8) {
         char err[BASE_ERRBUF_SIZE] = "";
@@ -303,8 +303,8 @@ static void garbage_inputs(void)
     const uint8_t junk[] = "GIF89a not an image at all";
     CHECK(decode_fails(junk, sizeof(junk), BASE_EDECODE, err));
     CHECK(strstr(err, "not a PNG or JPEG"));
-    CHECK_EQ(perc_image_info(junk, sizeof(junk), NULL, NULL, NULL, NULL), BASE_EDECODE);
-    CHECK_EQ(perc_image_decode(NULL, 0, NULL, NULL), BASE_EINVAL);
+    CHECK_EQ(img_info(junk, sizeof(junk), NULL, NULL, NULL, NULL), BASE_EDECODE);
+    CHECK_EQ(img_decode(NULL, 0, NULL, NULL), BASE_EINVAL);
     /* Bit flips all over a valid PNG and JPEG: any result is fine as long as
      * it is OK or a decode error (ASan checks the rest). */
     size_t pn = 0;
@@ -321,10 +321,10 @@ static void garbage_inputs(void)
         memcpy(copy, src, n);
         for (int k = 0; k < 3; k++)
             copy[base_rng_below(&r, n)] ^= (uint8_t)(1u << base_rng_below(&r, 8));
-        perc_image img = {0};
-        base_err e = perc_image_decode(copy, n, &img, NULL);
+        img_image img = {0};
+        base_err e = img_decode(copy, n, &img, NULL);
         CHECK_MSG(e == BASE_OK || e == BASE_EDECODE || e == BASE_ETOOBIG, "flip %d: %d", i, e);
-        perc_image_fini(&img);
+        img_fini(&img);
         base_free(copy);
     }
     base_free(png);
@@ -349,7 +349,7 @@ static void oversized(void)
         put32(png + 16, dims[i][0]);
         put32(png + 20, dims[i][1]);
         char err[BASE_ERRBUF_SIZE] = "";
-        CHECK_EQ(perc_image_info(png, pn, NULL, NULL, NULL, err), BASE_ETOOBIG);
+        CHECK_EQ(img_info(png, pn, NULL, NULL, NULL, err), BASE_ETOOBIG);
         CHECK(strstr(err, "png:"));
         err[0] = 0;
         CHECK(decode_fails(png, pn, BASE_ETOOBIG, err));
@@ -371,18 +371,18 @@ static void oversized(void)
     jpg[sof + 7] = 0xfe;
     jpg[sof + 8] = 0x00;
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(perc_image_info(jpg, jn, NULL, NULL, NULL, err), BASE_ETOOBIG);
+    CHECK_EQ(img_info(jpg, jn, NULL, NULL, NULL, err), BASE_ETOOBIG);
     CHECK(strstr(err, "jpeg:"));
     err[0] = 0;
     CHECK(decode_fails(jpg, jn, BASE_ETOOBIG, err));
     base_free(jpg);
 
-    perc_image img = {0};
-    CHECK_EQ(perc_image_alloc(&img, 0, 5), BASE_EINVAL);
-    CHECK_EQ(perc_image_alloc(&img, 16385, 1), BASE_ETOOBIG);
-    CHECK_EQ(perc_image_alloc(&img, 16384, 16384), BASE_ETOOBIG);
+    img_image img = {0};
+    CHECK_EQ(img_alloc(&img, 0, 5), BASE_EINVAL);
+    CHECK_EQ(img_alloc(&img, 16385, 1), BASE_ETOOBIG);
+    CHECK_EQ(img_alloc(&img, 16384, 16384), BASE_ETOOBIG);
     CHECK(img.px == NULL);
-    perc_image_fini(NULL);
+    img_fini(NULL);
 }
 
 /* Every allocation of a decode/encode, failed in turn, gives ENOMEM. */
@@ -391,14 +391,14 @@ static void alloc_failures(void)
     size_t pn = 0;
     uint8_t *png = load("rgba8.png", &pn);
     CHECK(png);
-    perc_image img = {0};
+    img_image img = {0};
     base_alloc_fail_after(0);
-    CHECK_OK(perc_image_decode(png, pn, &img, NULL));
+    CHECK_OK(img_decode(png, pn, &img, NULL));
     unsigned long count = base_alloc_fail_after(0);
     for (unsigned long i = 1; i <= count; i++) {
-        perc_image t = {0};
+        img_image t = {0};
         base_alloc_fail_after(i);
-        base_err e = perc_image_decode(png, pn, &t, NULL);
+        base_err e = img_decode(png, pn, &t, NULL);
         base_alloc_fail_after(0);
         CHECK_EQ(e, BASE_ENOMEM);
         CHECK(t.px == NULL);
@@ -407,22 +407,22 @@ static void alloc_failures(void)
         uint8_t *out = NULL;
         size_t n = 0;
         base_alloc_fail_after(0);
-        CHECK_OK(fmt ? perc_image_encode_jpeg(&img, 80, &out, &n, NULL)
-                     : perc_image_encode_png(&img, 1, &out, &n, NULL));
+        CHECK_OK(fmt ? img_encode_jpeg(&img, 80, &out, &n, NULL)
+                     : img_encode_png(&img, 1, &out, &n, NULL));
         base_free(out);
         count = base_alloc_fail_after(0);
         for (unsigned long i = 1; i <= count; i++) {
             uint8_t *o = NULL;
             base_alloc_fail_after(i);
-            base_err e = fmt ? perc_image_encode_jpeg(&img, 80, &o, &n, NULL)
-                             : perc_image_encode_png(&img, 1, &o, &n, NULL);
+            base_err e = fmt ? img_encode_jpeg(&img, 80, &o, &n, NULL)
+                             : img_encode_png(&img, 1, &o, &n, NULL);
             base_alloc_fail_after(0);
             /* A failed shrinking realloc is not an error. */
             CHECK(e == BASE_ENOMEM || e == BASE_OK);
             base_free(o);
         }
     }
-    perc_image_fini(&img);
+    img_fini(&img);
     base_free(png);
 }
 

@@ -6,11 +6,11 @@
  * several levels and cut into IDAT chunks of random sizes - so every filter
  * is exercised for 3 and 4 bytes per pixel at awkward widths. Each file is
  * decoded by the fast path with the SSE2 and the scalar kernels and by
- * libpng (perc__png_decode_libpng, the fallback), and the RGBA bytes must be
+ * libpng (img__png_decode_libpng, the fallback), and the RGBA bytes must be
  * identical. Hostile variants (bad CRCs, invalid filters, short or trailing
  * data, truncation at every byte, huge or zero dimensions, small zlib
  * windows, tRNS) must give a clear error or be handed to libpng, whose
- * verdict perc_image_decode then returns.
+ * verdict img_decode then returns.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +24,8 @@
 #include "base/fs.h"
 #include "base/rng.h"
 #include "check.h"
-#include "perception/image.h"
-#include "perception/png_int.h"
+#include "image/image.h"
+#include "image/png_int.h"
 #include "test_util.h"
 
 /* ---- a small PNG writer ---------------------------------------------- */
@@ -91,7 +91,7 @@ static int paeth_ref(int a, int b, int c)
 /* Filters img (bpp 3 drops alpha) into rows of 1 + w*bpp bytes. ftype 0..4
  * is used for every row, 5 picks one at random per row, 6 writes the
  * invalid type 5 into row h/2. */
-static uint8_t *filter_rows(const perc_image *img, int bpp, int ftype, base_rng *r, size_t *n)
+static uint8_t *filter_rows(const img_image *img, int bpp, int ftype, base_rng *r, size_t *n)
 {
     size_t rl = (size_t)img->w * bpp + 1;
     uint8_t *out = malloc(rl * img->h);
@@ -146,7 +146,7 @@ static void w_idats(pngw *w, const uint8_t *z, size_t zn, size_t chunk_max, base
 }
 
 /* A whole RGB (bpp 3) or RGBA PNG of img. */
-static pngw make_png(const perc_image *img, int bpp, int ftype, int level, size_t chunk_max,
+static pngw make_png(const img_image *img, int bpp, int ftype, int level, size_t chunk_max,
                      base_rng *r)
 {
     pngw w = {0};
@@ -164,9 +164,9 @@ static pngw make_png(const perc_image *img, int bpp, int ftype, int level, size_
 
 /* Smooth gradients with noise: neighbouring pixels differ a little, so
  * Paeth and Avg choose between all their predictors. */
-static void gradient_image(perc_image *img, int w, int h, base_rng *r)
+static void gradient_image(img_image *img, int w, int h, base_rng *r)
 {
-    if (perc_image_alloc(img, w, h) != BASE_OK)
+    if (img_alloc(img, w, h) != BASE_OK)
         return;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -179,7 +179,7 @@ static void gradient_image(perc_image *img, int w, int h, base_rng *r)
 }
 
 /* First differing byte of two images, or -1 when equal. */
-static long first_diff(const perc_image *a, const perc_image *b)
+static long first_diff(const img_image *a, const img_image *b)
 {
     if (a->w != b->w || a->h != b->h)
         return 0;
@@ -192,38 +192,38 @@ static long first_diff(const perc_image *a, const perc_image *b)
 
 /* Decodes d with both fast kernels and with libpng; all must agree and the
  * fast path must have taken the file. */
-static int fast_equals_libpng(const uint8_t *d, size_t n, perc_image *ref_out, char *why,
+static int fast_equals_libpng(const uint8_t *d, size_t n, img_image *ref_out, char *why,
                               size_t why_n)
 {
-    perc_image ref = {0};
+    img_image ref = {0};
     char err[BASE_ERRBUF_SIZE] = "";
-    if (perc__png_decode_libpng(d, n, &ref, err) != BASE_OK) {
+    if (img__png_decode_libpng(d, n, &ref, err) != BASE_OK) {
         snprintf(why, why_n, "libpng: %s", err);
         return 0;
     }
     for (int k = 0; k < 2; k++) {
-        perc_image img = {0};
+        img_image img = {0};
         base_err e = BASE_EINVAL;
         err[0] = 0;
-        if (!perc__png_fast_decode(d, n, k ? PERC_PNG_KERNEL_SCALAR : PERC_PNG_KERNEL_AUTO, &img,
+        if (!img__png_fast_decode(d, n, k ? IMG_PNG_KERNEL_SCALAR : IMG_PNG_KERNEL_AUTO, &img,
                                    &e, err)) {
             snprintf(why, why_n, "fast path declined");
-            perc_image_fini(&ref);
+            img_fini(&ref);
             return 0;
         }
         long at = e == BASE_OK ? first_diff(&img, &ref) : 0;
-        perc_image_fini(&img);
+        img_fini(&img);
         if (e != BASE_OK || at >= 0) {
             snprintf(why, why_n, "%s kernel: error %d '%s', first difference at byte %ld",
                      k ? "scalar" : "auto", e, err, at);
-            perc_image_fini(&ref);
+            img_fini(&ref);
             return 0;
         }
     }
     if (ref_out)
         *ref_out = ref;
     else
-        perc_image_fini(&ref);
+        img_fini(&ref);
     return 1;
 }
 
@@ -238,7 +238,7 @@ static void filters_vs_libpng(void)
         for (int bpp = 3; bpp <= 4; bpp++)
             for (int ft = 0; ft <= 5; ft++)
                 for (int content = 0; content < 2; content++) {
-                    perc_image img = {0};
+                    img_image img = {0};
                     int w = sizes[s][0];
                     int h = sizes[s][1];
                     if (content)
@@ -251,7 +251,7 @@ static void filters_vs_libpng(void)
                     size_t chunk = base_rng_below(&r, 3) ? 0 : 1 + base_rng_below(&r, 64);
                     pngw p = make_png(&img, bpp, ft, level, chunk, &r);
                     char why[200] = "";
-                    perc_image ref = {0};
+                    img_image ref = {0};
                     int ok = fast_equals_libpng(p.p, p.n, &ref, why, sizeof(why));
                     CHECK_MSG(ok, "%dx%d bpp %d filter %d content %d level %d chunk %zu: %s", w,
                               h, bpp, ft, content, level, chunk, why);
@@ -263,8 +263,8 @@ static void filters_vs_libpng(void)
                             CHECK(memcmp(a, b, 3) == 0 && b[3] == (bpp == 4 ? a[3] : 255));
                         }
                     free(p.p);
-                    perc_image_fini(&ref);
-                    perc_image_fini(&img);
+                    img_fini(&ref);
+                    img_fini(&img);
                     cases++;
                 }
     CHECK_EQ(cases, 9 * 2 * 6 * 2);
@@ -272,7 +272,7 @@ static void filters_vs_libpng(void)
 
 #define DATA FOVEA_SOURCE_DIR "/tests/perception/data/"
 
-/* Every committed PNG decodes to libpng's bytes through perc_image_decode;
+/* Every committed PNG decodes to libpng's bytes through img_decode;
  * the 8-bit RGB(A) ones through the fast path. */
 static void fixtures_vs_libpng(void)
 {
@@ -294,45 +294,45 @@ static void fixtures_vs_libpng(void)
             CHECK_MSG(fast_equals_libpng(d, n, NULL, why, sizeof(why)), "%s: %s", files[i].path,
                       why);
         } else {
-            perc_image t = {0};
+            img_image t = {0};
             base_err e = BASE_OK;
-            CHECK_MSG(!perc__png_fast_decode(d, n, PERC_PNG_KERNEL_AUTO, &t, &e, NULL),
+            CHECK_MSG(!img__png_fast_decode(d, n, IMG_PNG_KERNEL_AUTO, &t, &e, NULL),
                       "%s should be left to libpng", files[i].path);
         }
-        perc_image a = {0};
-        perc_image b = {0};
-        CHECK_OK(perc_image_decode(d, n, &a, NULL));
-        CHECK_OK(perc__png_decode_libpng(d, n, &b, NULL));
+        img_image a = {0};
+        img_image b = {0};
+        CHECK_OK(img_decode(d, n, &a, NULL));
+        CHECK_OK(img__png_decode_libpng(d, n, &b, NULL));
         CHECK_MSG(first_diff(&a, &b) < 0, "%s differs from libpng", files[i].path);
-        perc_image_fini(&a);
-        perc_image_fini(&b);
+        img_fini(&a);
+        img_fini(&b);
         base_free(d);
     }
 }
 
-/* perc_image_decode fails with want, a message containing needle and an
+/* img_decode fails with want, a message containing needle and an
  * untouched *out. */
 static int decode_fails(const uint8_t *d, size_t n, base_err want, const char *needle, char *err)
 {
-    perc_image out;
+    img_image out;
     memset(&out, 0xa5, sizeof(out));
-    perc_image ref = out;
-    base_err e = perc_image_decode(d, n, &out, err);
+    img_image ref = out;
+    base_err e = img_decode(d, n, &out, err);
     return e == want && memcmp(&out, &ref, sizeof(out)) == 0 && err[0] &&
            (!needle || strstr(err, needle));
 }
 
-/* perc_image_decode and libpng agree: both fail, or both give the same
+/* img_decode and libpng agree: both fail, or both give the same
  * bytes. Returns 1 when they agree. */
 static int same_verdict(const uint8_t *d, size_t n)
 {
-    perc_image a = {0};
-    perc_image b = {0};
-    base_err ea = perc_image_decode(d, n, &a, NULL);
-    base_err eb = perc__png_decode_libpng(d, n, &b, NULL);
+    img_image a = {0};
+    img_image b = {0};
+    base_err ea = img_decode(d, n, &a, NULL);
+    base_err eb = img__png_decode_libpng(d, n, &b, NULL);
     int same = (ea != BASE_OK) == (eb != BASE_OK) && (ea != BASE_OK || first_diff(&a, &b) < 0);
-    perc_image_fini(&a);
-    perc_image_fini(&b);
+    img_fini(&a);
+    img_fini(&b);
     return same;
 }
 
@@ -340,7 +340,7 @@ static void hostile(void)
 {
     base_rng r;
     base_rng_seed(&r, 99);
-    perc_image img = {0};
+    img_image img = {0};
     gradient_image(&img, 23, 11, &r);
     CHECK(img.px);
     size_t rn = 0;
@@ -449,16 +449,16 @@ static void hostile(void)
         }
         if (v != 6)
             w_chunk(&p, "IEND", NULL, 0, 0);
-        perc_image t = {0};
+        img_image t = {0};
         base_err e = BASE_OK;
-        CHECK_MSG(!perc__png_fast_decode(p.p, p.n, PERC_PNG_KERNEL_AUTO, &t, &e, NULL),
+        CHECK_MSG(!img__png_fast_decode(p.p, p.n, IMG_PNG_KERNEL_AUTO, &t, &e, NULL),
                   "variant %d should be declined", v);
         CHECK_MSG(same_verdict(p.p, p.n), "variant %d: decode differs from libpng", v);
         if (v == 3) {
-            perc_image a = {0};
-            CHECK_OK(perc_image_decode(p.p, p.n, &a, NULL));
+            img_image a = {0};
+            CHECK_OK(img_decode(p.p, p.n, &a, NULL));
             CHECK_EQ(a.px[3], 0); /* the keyed pixel went transparent */
-            perc_image_fini(&a);
+            img_fini(&a);
         }
         free(p.p);
     }
@@ -473,10 +473,10 @@ static void hostile(void)
         err[0] = 0;
         CHECK_MSG(decode_fails(p.p, p.n, i < 3 ? BASE_ETOOBIG : BASE_EDECODE, "png: ", err),
                   "%ux%u: '%s'", dims[i][0], dims[i][1], err);
-        perc_image t = {0};
+        img_image t = {0};
         base_err e = BASE_OK;
         err[0] = 0;
-        CHECK(perc__png_fast_decode(p.p, p.n, PERC_PNG_KERNEL_AUTO, &t, &e, err) == 1);
+        CHECK(img__png_fast_decode(p.p, p.n, IMG_PNG_KERNEL_AUTO, &t, &e, err) == 1);
         CHECK(e == (i < 3 ? BASE_ETOOBIG : BASE_EDECODE) && t.px == NULL && err[0]);
         free(p.p);
     }
@@ -498,7 +498,7 @@ static void hostile(void)
     free(full.p);
     free(raw);
     free(z);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* The libdeflate encoder: RGB for opaque images, RGBA otherwise; both decode
@@ -506,7 +506,7 @@ static void hostile(void)
 static void encode_fast(void)
 {
     for (int opaque = 0; opaque < 2; opaque++) {
-        perc_image img = {0};
+        img_image img = {0};
         random_image(&img, 45, 13, 5 + opaque);
         CHECK(img.px);
         if (opaque)
@@ -514,29 +514,29 @@ static void encode_fast(void)
                 img.px[i] = 255;
         uint8_t *d = NULL;
         size_t n = 0;
-        CHECK_OK(perc_image_encode_png(&img, 1, &d, &n, NULL));
+        CHECK_OK(img_encode_png(&img, 1, &d, &n, NULL));
         CHECK_EQ(d[25], opaque ? 2 : 6); /* IHDR colour type */
         char why[200] = "";
-        perc_image ref = {0};
+        img_image ref = {0};
         CHECK_MSG(fast_equals_libpng(d, n, &ref, why, sizeof(why)), "%s", why);
         CHECK(first_diff(&img, &ref) < 0);
-        perc_image_fini(&ref);
+        img_fini(&ref);
         base_free(d);
         /* A padded stride is honoured. */
-        perc_image pad = {.w = 20, .h = 6, .stride = img.stride, .px = img.px, .scale = 1};
-        CHECK_OK(perc__png_fast_encode(&pad, 6, &d, &n, NULL));
-        CHECK_OK(perc_image_decode(d, n, &ref, NULL));
+        img_image pad = {.w = 20, .h = 6, .stride = img.stride, .px = img.px, .scale = 1};
+        CHECK_OK(img__png_fast_encode(&pad, 6, &d, &n, NULL));
+        CHECK_OK(img_decode(d, n, &ref, NULL));
         for (int y = 0; y < 6; y++)
             CHECK(memcmp(ref.px + y * ref.stride, img.px + y * img.stride, 80) == 0);
-        perc_image_fini(&ref);
+        img_fini(&ref);
         base_free(d);
-        perc_image_fini(&img);
+        img_fini(&img);
     }
     uint8_t *d = NULL;
     size_t n = 0;
     uint8_t one_px[4] = {0};
-    perc_image bad = {.w = 4, .h = 4, .stride = 8, .px = one_px};
-    CHECK_EQ(perc__png_fast_encode(&bad, 1, &d, &n, NULL), BASE_EINVAL);
+    img_image bad = {.w = 4, .h = 4, .stride = 8, .px = one_px};
+    CHECK_EQ(img__png_fast_encode(&bad, 1, &d, &n, NULL), BASE_EINVAL);
 }
 
 /* Every allocation of the fast decoder, failed in turn, gives ENOMEM and
@@ -545,25 +545,25 @@ static void fast_alloc_failures(void)
 {
     base_rng r;
     base_rng_seed(&r, 3);
-    perc_image img = {0};
+    img_image img = {0};
     gradient_image(&img, 30, 9, &r);
     CHECK(img.px);
     pngw p = make_png(&img, 4, 5, 6, 50, &r);
-    perc_image t = {0};
+    img_image t = {0};
     base_alloc_fail_after(0);
-    CHECK_OK(perc_image_decode(p.p, p.n, &t, NULL));
+    CHECK_OK(img_decode(p.p, p.n, &t, NULL));
     unsigned long count = base_alloc_fail_after(0);
-    perc_image_fini(&t);
+    img_fini(&t);
     CHECK(count >= 4); /* IDAT copy, rows, zero row, image, decompressor */
     for (unsigned long i = 1; i <= count; i++) {
         base_alloc_fail_after(i);
-        base_err e = perc_image_decode(p.p, p.n, &t, NULL);
+        base_err e = img_decode(p.p, p.n, &t, NULL);
         base_alloc_fail_after(0);
         CHECK_EQ(e, BASE_ENOMEM);
         CHECK(t.px == NULL);
     }
     free(p.p);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* A tiny PNG whose header claims depth x ctype at w x h, followed by
@@ -613,11 +613,11 @@ static void forged_dims_body(void)
                             v[i].extra_len);
         for (int path = 0; path < 2; path++) {
             char err[BASE_ERRBUF_SIZE] = "";
-            perc_image out = {0};
-            base_err e = path ? perc__png_decode_libpng(p.p, p.n, &out, err)
-                              : perc_image_decode(p.p, p.n, &out, err);
+            img_image out = {0};
+            base_err e = path ? img__png_decode_libpng(p.p, p.n, &out, err)
+                              : img_decode(p.p, p.n, &out, err);
             printf("  case %zu (%zu bytes) %s: %d %s\n", i, p.n, path ? "libpng" : "auto", e, err);
-            perc_image_fini(&out);
+            img_fini(&out);
             if (v[i].extra) {
                 /* The truncated chunk may be what is reported first. */
                 CHECK_MSG(e == BASE_EDECODE, "case %zu path %d: %d %s", i, path, e, err);
@@ -640,10 +640,10 @@ static void forged_dims_body(void)
         w_bytes(&t, tail, sizeof tail);
         for (int path = 0; path < 2; path++) {
             char terr[BASE_ERRBUF_SIZE] = "";
-            perc_image tout = {0};
-            base_err e = path ? perc__png_decode_libpng(t.p, t.n, &tout, terr)
-                              : perc_image_decode(t.p, t.n, &tout, terr);
-            perc_image_fini(&tout);
+            img_image tout = {0};
+            base_err e = path ? img__png_decode_libpng(t.p, t.n, &tout, terr)
+                              : img_decode(t.p, t.n, &tout, terr);
+            img_fini(&tout);
             printf("  tEXt claiming 1.36 GB (%zu bytes) %s: %d %s\n", t.n,
                    path ? "libpng" : "auto", e, terr);
             CHECK_MSG(e == BASE_EDECODE && strstr(terr, "chunk 'tEXt' claims 1358954499 bytes"),
@@ -654,10 +654,10 @@ static void forged_dims_body(void)
     /* A real image still decodes under the same ceiling. */
     pngw ok = forged_png(64, 1, 8, 6, 0, NULL, 0);
     char err[BASE_ERRBUF_SIZE] = "";
-    perc_image out = {0};
+    img_image out = {0};
     /* 64x1 RGBA from 8 bytes of zlib is short of data, but not forged:
      * the error is the ordinary one. */
-    CHECK(perc_image_decode(ok.p, ok.n, &out, err) == BASE_EDECODE);
+    CHECK(img_decode(ok.p, ok.n, &out, err) == BASE_EDECODE);
     CHECK_MSG(strstr(err, "needs at least") == NULL, "%s", err);
     free(ok.p);
 }

@@ -18,26 +18,26 @@
 #include "base/rng.h"
 #include "check.h"
 #include "test_util.h"
-#include "perception/font.h"
-#include "perception/som.h"
-#include "perception/som_int.h"
+#include "image/font.h"
+#include "image/som.h"
+#include "image/som_int.h"
 
 
-static perc_image clone(const perc_image *a)
+static img_image clone(const img_image *a)
 {
-    perc_image b = {0};
-    if (perc_image_alloc(&b, a->w, a->h) == BASE_OK) {
+    img_image b = {0};
+    if (img_alloc(&b, a->w, a->h) == BASE_OK) {
         memcpy(b.px, a->px, (size_t)a->stride * a->h);
         b.scale = a->scale;
     }
     return b;
 }
 
-static perc_mark *random_marks(int n, int w, int h, uint64_t seed)
+static img_mark *random_marks(int n, int w, int h, uint64_t seed)
 {
     base_rng r;
     base_rng_seed(&r, seed);
-    perc_mark *m = base_calloc(n ? (size_t)n : 1, sizeof(*m));
+    img_mark *m = base_calloc(n ? (size_t)n : 1, sizeof(*m));
     for (int i = 0; i < n; i++) {
         float x = (float)base_rng_uniform(&r, -60, w + 20);
         float y = (float)base_rng_uniform(&r, -60, h + 20);
@@ -47,7 +47,7 @@ static perc_mark *random_marks(int n, int w, int h, uint64_t seed)
             bw = 0; /* zero-size */
         m[i].r = (base_rect){x, y, x + bw, y + bh};
         m[i].id = i + 1;
-        m[i].style = i % 5 == 3 ? PERC_MARK_DASHED : PERC_MARK_SOLID;
+        m[i].style = i % 5 == 3 ? IMG_MARK_DASHED : IMG_MARK_SOLID;
         m[i].label = "x";
     }
     return m;
@@ -72,11 +72,11 @@ static void span_kernels_exact(void)
         int n = 1 + alpha % 37;
         for (int i = 0; i < 4 * n; i++)
             a[i] = b[i] = c[i] = (uint8_t)(i * 251 + alpha * 3);
-        perc__span_scalar(a, n, rgb, alpha);
-        perc__span_sse2(b, n, rgb, alpha);
+        img__span_scalar(a, n, rgb, alpha);
+        img__span_sse2(b, n, rgb, alpha);
         CHECK_MSG(memcmp(a, b, 4 * (size_t)n) == 0, "sse2 differs at alpha %d n %d", alpha, n);
-        if (perc__have_avx2()) {
-            perc__span_avx2(c, n, rgb, alpha);
+        if (img_have_avx2()) {
+            img__span_avx2(c, n, rgb, alpha);
             CHECK_MSG(memcmp(a, c, 4 * (size_t)n) == 0, "avx2 differs at alpha %d", alpha);
         }
     }
@@ -86,51 +86,51 @@ static void simd_matches_scalar(void)
 {
     const int sizes[][2] = {{97, 61}, {333, 257}, {1, 1}, {640, 37}};
     const int counts[] = {0, 1, 17, 500};
-    const perc_kernel ks[] = {PERC_KERNEL_SSE2, PERC_KERNEL_AVX2, PERC_KERNEL_AUTO,
-                              PERC_KERNEL_SCALAR};
+    const img_kernel ks[] = {IMG_KERNEL_SSE2, IMG_KERNEL_AVX2, IMG_KERNEL_AUTO,
+                              IMG_KERNEL_SCALAR};
     int max_threads = omp_get_max_threads();
     for (int si = 0; si < 4; si++)
         for (int ci = 0; ci < 4; ci++) {
             int w = sizes[si][0];
             int h = sizes[si][1];
             int n = counts[ci];
-            perc_image base = {0};
+            img_image base = {0};
             random_image(&base, w, h, (uint64_t)(si * 10 + ci));
             CHECK(base.px);
             base.scale = ci == 2 ? 1.5f : 1.0f;
-            perc_mark *marks = random_marks(n, w, h, (uint64_t)(si * 100 + ci));
-            perc_som_opts o;
-            perc_som_opts_init(&o);
-            o.kernel = PERC_KERNEL_SCALAR;
+            img_mark *marks = random_marks(n, w, h, (uint64_t)(si * 100 + ci));
+            img_som_opts o;
+            img_som_opts_init(&o);
+            o.kernel = IMG_KERNEL_SCALAR;
             o.font_px = 10 + ci;
-            perc_image ref = clone(&base);
+            img_image ref = clone(&base);
             omp_set_num_threads(1);
             char err[BASE_ERRBUF_SIZE] = "";
-            base_err e = perc_som_draw(&ref, marks, n, &o, err);
+            base_err e = img_som_draw(&ref, marks, n, &o, err);
             CHECK_MSG(e == BASE_OK, "draw: %s", err);
             if (n == 0)
                 CHECK(memcmp(ref.px, base.px, (size_t)ref.stride * h) == 0);
             for (int t = 1; t <= 2; t++)
                 for (int k = 0; k < 4; k++) {
-                    if (ks[k] == PERC_KERNEL_AVX2 && !perc__have_avx2())
+                    if (ks[k] == IMG_KERNEL_AVX2 && !img_have_avx2())
                         continue;
-                    perc_image out = clone(&base);
+                    img_image out = clone(&base);
                     omp_set_num_threads(t);
                     o.kernel = ks[k];
-                    CHECK_OK(perc_som_draw(&out, marks, n, &o, err));
+                    CHECK_OK(img_som_draw(&out, marks, n, &o, err));
                     CHECK_MSG(memcmp(out.px, ref.px, (size_t)ref.stride * h) == 0,
                               "%dx%d, %d marks, kernel %s, %d threads differ from scalar", w, h, n,
-                              perc_som_kernel_name(ks[k]), t);
-                    perc_image_fini(&out);
+                              img_som_kernel_name(ks[k]), t);
+                    img_fini(&out);
                 }
             omp_set_num_threads(max_threads);
-            perc_image_fini(&ref);
-            perc_image_fini(&base);
+            img_fini(&ref);
+            img_fini(&base);
             base_free(marks);
         }
 }
 
-static int rects_overlap(const perc_som_label *a, const perc_som_label *b)
+static int rects_overlap(const img_som_label *a, const img_som_label *b)
 {
     return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
 }
@@ -139,25 +139,25 @@ static void label_placement(void)
 {
     /* Four well separated marks with room around them: tags go outside the
      * marks (placement < 6), stay inside the image and do not overlap. */
-    perc_mark m[5] = {
+    img_mark m[5] = {
         {.r = {0, 0, 60, 20}, .id = 1}, /* top-left corner: no room above */
         {.r = {100, 40, 180, 70}, .id = 2},    {.r = {20, 80, 90, 110}, .id = 12},
         {.r = {150, 95, 200, 120}, .id = 123}, /* bottom-right corner */
         {.r = {100, 72, 180, 90}, .id = 5},    /* right under mark 2 */
     };
-    perc_som_label L[5];
+    img_som_label L[5];
     char err[BASE_ERRBUF_SIZE] = "";
-    perc_som_opts o;
-    perc_som_opts_init(&o);
+    img_som_opts o;
+    img_som_opts_init(&o);
     o.font_px = 11;
-    CHECK_OK(perc_som_layout(200, 120, m, 5, &o, L, err));
+    CHECK_OK(img_som_layout(200, 120, m, 5, &o, L, err));
     for (int i = 0; i < 5; i++) {
         CHECK_MSG(L[i].placement >= 0, "mark %d unplaced", i);
         CHECK(L[i].x0 >= 0 && L[i].y0 >= 0 && L[i].x1 <= 200 && L[i].y1 <= 120);
         CHECK(L[i].x1 > L[i].x0 && L[i].y1 > L[i].y0);
         for (int j = 0; j < i; j++)
             CHECK_MSG(!rects_overlap(&L[i], &L[j]), "tags %d and %d overlap", i, j);
-        perc_som_label own = {
+        img_som_label own = {
             .x0 = (int)m[i].r.x0, .y0 = (int)m[i].r.y0, .x1 = (int)m[i].r.x1, .y1 = (int)m[i].r.y1};
         CHECK_MSG(!rects_overlap(&L[i], &own), "tag %d covers its own mark (placement %d)", i,
                   L[i].placement);
@@ -172,9 +172,9 @@ static void label_placement(void)
     CHECK(memcmp(L[1].rgb, L[4].rgb, 3) != 0);
 
     /* Crowded: 60 marks on a small image still keep every tag inside. */
-    perc_mark *many = random_marks(60, 160, 90, 5);
-    perc_som_label *LL = base_malloc(60 * sizeof(*LL));
-    CHECK_OK(perc_som_layout(160, 90, many, 60, &o, LL, err));
+    img_mark *many = random_marks(60, 160, 90, 5);
+    img_som_label *LL = base_malloc(60 * sizeof(*LL));
+    CHECK_OK(img_som_layout(160, 90, many, 60, &o, LL, err));
     for (int i = 0; i < 60; i++)
         if (LL[i].placement >= 0)
             CHECK(LL[i].x0 >= 0 && LL[i].y0 >= 0 && LL[i].x1 <= 160 && LL[i].y1 <= 90);
@@ -183,7 +183,7 @@ static void label_placement(void)
 
     /* The scale maps CSS boxes to image pixels. */
     o.scale = 2.0f;
-    CHECK_OK(perc_som_layout(400, 240, &m[1], 1, &o, L, err));
+    CHECK_OK(img_som_layout(400, 240, &m[1], 1, &o, L, err));
     CHECK_EQ(L[0].x0, 200);
     CHECK_EQ(L[0].y1, 80);
 }
@@ -203,7 +203,7 @@ static void label_placement(void)
 
 /* A page-like background: light left part with grey rules, dark right part,
  * so tags and fills are seen on both. */
-static void golden_background(perc_image *img)
+static void golden_background(img_image *img)
 {
     for (int y = 0; y < img->h; y++)
         for (int x = 0; x < img->w; x++) {
@@ -220,13 +220,13 @@ static void golden_background(perc_image *img)
 
 /* Compares img with the golden NAME (or rewrites it). Returns 1 when they
  * match; otherwise explains, saves the actual image and returns 0. */
-static int golden_compare(const char *name, const perc_image *img, char *why, size_t why_n)
+static int golden_compare(const char *name, const img_image *img, char *why, size_t why_n)
 {
     char gpath[512];
     snprintf(gpath, sizeof(gpath), GOLDEN_DIR "som_%s.png", name);
     uint8_t *enc = NULL;
     size_t en = 0;
-    if (perc_image_encode_png(img, 0, &enc, &en, NULL) != BASE_OK) {
+    if (img_encode_png(img, 0, &enc, &en, NULL) != BASE_OK) {
         snprintf(why, why_n, "cannot encode the actual image");
         return 0;
     }
@@ -243,11 +243,11 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
     }
     uint8_t *gd = NULL;
     size_t gn = 0;
-    perc_image g = {0};
+    img_image g = {0};
     char err[BASE_ERRBUF_SIZE] = "";
     int ok = 0;
     if (base_read_file(gpath, &gd, &gn, 1u << 20, err) != BASE_OK ||
-        perc_image_decode(gd, gn, &g, err) != BASE_OK) {
+        img_decode(gd, gn, &g, err) != BASE_OK) {
         snprintf(why, why_n, "golden %s unusable (%s); run with FOVEA_UPDATE_GOLDEN=1", gpath,
                  err);
     } else if (g.w != img->w || g.h != img->h) {
@@ -285,7 +285,7 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
             snprintf(why + l, why_n - l, "; actual image written to %s", apath);
         }
     }
-    perc_image_fini(&g);
+    img_fini(&g);
     base_free(gd);
     base_free(enc);
     return ok;
@@ -293,7 +293,7 @@ static int golden_compare(const char *name, const perc_image *img, char *why, si
 
 typedef struct golden_scene {
     const char *name;
-    perc_mark marks[24];
+    img_mark marks[24];
     int n;
     int label_fmt;
     float scale;
@@ -317,27 +317,27 @@ static const golden_scene scenes[] = {
       {.r = {0, 86, 30, 100}, .id = 3},
       {.r = {130, 86, 160, 100}, .id = 4},
       {.r = {-10, 40, 20, 60}, .id = 5},
-      {.r = {148, 44, 175, 58}, .id = 6, .style = PERC_MARK_DASHED}},
-     6, PERC_LABEL_VID, 1.0f, 1},
+      {.r = {148, 44, 175, 58}, .id = 6, .style = IMG_MARK_DASHED}},
+     6, IMG_LABEL_VID, 1.0f, 1},
     /* A toolbar of eight small buttons: the tags do not fit above them
      * side by side, so some must go below. */
     {"toolbar",
      TOOLBAR_MARKS,
-     8, PERC_LABEL_VID, 1.0f, 1},
+     8, IMG_LABEL_VID, 1.0f, 1},
     /* The same toolbar with bare numbers, which fit above every button. */
     {"toolbar_num",
      TOOLBAR_MARKS,
-     8, PERC_LABEL_NUM, 1.0f, 1},
+     8, IMG_LABEL_NUM, 1.0f, 1},
     /* A container with marks inside, an overlapping pair, a zero-size mark
      * (no tag) and a dashed previous-pass mark. */
     {"nested",
      {{.r = {8, 20, 150, 92}, .id = 10},
       {.r = {16, 30, 60, 48}, .id = 11},
-      {.r = {70, 30, 140, 48}, .id = 12, .style = PERC_MARK_DASHED},
+      {.r = {70, 30, 140, 48}, .id = 12, .style = IMG_MARK_DASHED},
       {.r = {16, 60, 80, 84}, .id = 13},
       {.r = {60, 66, 120, 88}, .id = 14},
       {.r = {130, 70, 130, 70}, .id = 15}},
-     6, PERC_LABEL_VID, 1.0f, 0},
+     6, IMG_LABEL_VID, 1.0f, 0},
     /* Too many marks for the canvas: tags must still stay inside. */
     {"dense",
      {{.r = {2, 2, 26, 22}, .id = 1},      {.r = {28, 2, 52, 22}, .id = 2},
@@ -352,18 +352,18 @@ static const golden_scene scenes[] = {
       {.r = {2, 74, 26, 98}, .id = 19},    {.r = {28, 74, 52, 98}, .id = 20},
       {.r = {54, 74, 78, 98}, .id = 21},   {.r = {80, 74, 104, 98}, .id = 22},
       {.r = {106, 74, 130, 98}, .id = 23}, {.r = {132, 74, 158, 98}, .id = 24}},
-     24, PERC_LABEL_VID, 1.0f, 0},
+     24, IMG_LABEL_VID, 1.0f, 0},
     /* Text labels at device scale 2 (CSS boxes on an 80x50 viewport). */
     {"text_scale2",
      {{.r = {4, 12, 40, 22}, .id = 1, .label = "Search"},
       {.r = {44, 12, 76, 22}, .id = 2, .label = "Go"},
       {.r = {4, 30, 76, 40}, .id = 3, .label = "Results"}},
-     3, PERC_LABEL_TEXT, 2.0f, 1},
+     3, IMG_LABEL_TEXT, 2.0f, 1},
 };
 
-static perc_som_label box_of(const perc_mark *m, float scale)
+static img_som_label box_of(const img_mark *m, float scale)
 {
-    perc_som_label b = {.x0 = (int)floorf(m->r.x0 * scale),
+    img_som_label b = {.x0 = (int)floorf(m->r.x0 * scale),
                         .y0 = (int)floorf(m->r.y0 * scale),
                         .x1 = (int)ceilf(m->r.x1 * scale),
                         .y1 = (int)ceilf(m->r.y1 * scale)};
@@ -378,19 +378,19 @@ static void label_golden(void)
     int max_threads = omp_get_max_threads();
     for (size_t si = 0; si < sizeof(scenes) / sizeof(scenes[0]); si++) {
         const golden_scene *sc = &scenes[si];
-        perc_som_opts o;
-        perc_som_opts_init(&o);
-        o.kernel = PERC_KERNEL_SCALAR;
+        img_som_opts o;
+        img_som_opts_init(&o);
+        o.kernel = IMG_KERNEL_SCALAR;
         o.font_px = 11;
         o.scale = sc->scale;
         o.label_fmt = sc->label_fmt;
         char err[BASE_ERRBUF_SIZE] = "";
 
         /* Placement properties, asserted on the layout itself. */
-        perc_som_label L[24];
-        CHECK_OK(perc_som_layout(GW, GH, sc->marks, sc->n, &o, L, err));
+        img_som_label L[24];
+        CHECK_OK(img_som_layout(GW, GH, sc->marks, sc->n, &o, L, err));
         for (int i = 0; i < sc->n; i++) {
-            perc_som_label own = box_of(&sc->marks[i], sc->scale);
+            img_som_label own = box_of(&sc->marks[i], sc->scale);
             int empty = own.x1 <= own.x0 || own.y1 <= own.y0;
             CHECK_MSG(empty ? L[i].placement < 0 : L[i].placement >= 0,
                       "%s: mark %d placement %d", sc->name, sc->marks[i].id, L[i].placement);
@@ -411,45 +411,45 @@ static void label_golden(void)
         }
 
         /* The drawing, pixel for pixel. */
-        perc_image img = {0};
-        CHECK_OK(perc_image_alloc(&img, GW, GH));
+        img_image img = {0};
+        CHECK_OK(img_alloc(&img, GW, GH));
         golden_background(&img);
-        perc_image simd = clone(&img);
+        img_image simd = clone(&img);
         omp_set_num_threads(1);
-        base_err e = perc_som_draw(&img, sc->marks, sc->n, &o, err);
+        base_err e = img_som_draw(&img, sc->marks, sc->n, &o, err);
         omp_set_num_threads(max_threads);
         CHECK_MSG(e == BASE_OK, "%s: %s", sc->name, err);
         char why[768] = "";
         int same = golden_compare(sc->name, &img, why, sizeof(why));
         /* The SIMD kernels draw the same bytes, so the goldens hold for them. */
-        o.kernel = PERC_KERNEL_AUTO;
-        CHECK_OK(perc_som_draw(&simd, sc->marks, sc->n, &o, err));
+        o.kernel = IMG_KERNEL_AUTO;
+        CHECK_OK(img_som_draw(&simd, sc->marks, sc->n, &o, err));
         int simd_same = memcmp(simd.px, img.px, (size_t)img.stride * GH) == 0;
-        perc_image_fini(&simd);
-        perc_image_fini(&img);
+        img_fini(&simd);
+        img_fini(&img);
         CHECK_MSG(same, "%s: %s", sc->name, why);
         CHECK_MSG(simd_same, "%s: the %s kernel differs from scalar", sc->name,
-                  perc_som_kernel_name(PERC_KERNEL_AUTO));
+                  img_som_kernel_name(IMG_KERNEL_AUTO));
     }
 }
 
 static void draw_effects(void)
 {
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 120, 80));
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 120, 80));
     memset(img.px, 255, (size_t)img.stride * img.h); /* white page */
-    perc_mark m = {.r = {30, 30, 90, 60}, .id = 7};
-    perc_som_opts o;
-    perc_som_opts_init(&o);
-    CHECK_OK(perc_som_draw(&img, &m, 1, &o, NULL));
+    img_mark m = {.r = {30, 30, 90, 60}, .id = 7};
+    img_som_opts o;
+    img_som_opts_init(&o);
+    CHECK_OK(img_som_draw(&img, &m, 1, &o, NULL));
     /* Inside: tinted, not white; outline pixel: fully the mark colour;
      * outside far away: untouched. */
     const uint8_t *in = img.px + 45 * img.stride + 60 * 4;
     const uint8_t *edge = img.px + 30 * img.stride + 60 * 4;
     const uint8_t *far = img.px + 75 * img.stride + 5 * 4;
     CHECK(in[0] != 255 || in[1] != 255 || in[2] != 255);
-    perc_som_label L;
-    CHECK_OK(perc_som_layout(120, 80, &m, 1, &o, &L, NULL));
+    img_som_label L;
+    CHECK_OK(img_som_layout(120, 80, &m, 1, &o, &L, NULL));
     CHECK(memcmp(edge, L.rgb, 3) == 0);
     CHECK(far[0] == 255 && far[1] == 255 && far[2] == 255 && far[3] == 255);
     /* The tag holds both its colour and contrasting text pixels. */
@@ -466,94 +466,94 @@ static void draw_effects(void)
         }
     CHECK(bg > 0 && text > 0);
     /* Errors leave the image alone. */
-    CHECK_EQ(perc_som_draw(&img, &m, -1, &o, NULL), BASE_EINVAL);
+    CHECK_EQ(img_som_draw(&img, &m, -1, &o, NULL), BASE_EINVAL);
     o.fill_alpha = 300;
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(perc_som_draw(&img, &m, 1, &o, err), BASE_EINVAL);
+    CHECK_EQ(img_som_draw(&img, &m, 1, &o, err), BASE_EINVAL);
     CHECK(strstr(err, "som:"));
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 static void debug_draw(void)
 {
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 200, 120));
-    CHECK_OK(perc_draw_crosshair(&img, (base_point){100, 60}, 10, 0xff0000ffu, NULL));
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 200, 120));
+    CHECK_OK(img_draw_crosshair(&img, (base_point){100, 60}, 10, 0xff0000ffu, NULL));
     CHECK_EQ(img.px[60 * img.stride + 100 * 4], 255); /* centre dot */
     CHECK_EQ(img.px[60 * img.stride + 92 * 4], 255);  /* left arm */
     base_point path[] = {{0, 0}, {50, 20}, {120, 100}, {400, 400}};
-    CHECK_OK(perc_draw_polyline(&img, path, 4, 3, 0x00ff00ffu, NULL));
+    CHECK_OK(img_draw_polyline(&img, path, 4, 3, 0x00ff00ffu, NULL));
     CHECK_EQ(img.px[20 * img.stride + 50 * 4 + 1], 255);
-    CHECK_OK(perc_draw_highlight(&img, (base_rect){10, 10, 40, 30}, 0x0000ffffu, NULL));
+    CHECK_OK(img_draw_highlight(&img, (base_rect){10, 10, 40, 30}, 0x0000ffffu, NULL));
     CHECK_EQ(img.px[8 * img.stride + 20 * 4 + 2], 255);
-    CHECK_OK(perc_draw_caption(&img,
+    CHECK_OK(img_draw_caption(&img,
                                "step 3 - click [V4] 'United States' - ok, and a long tail "
                                "that cannot possibly fit in two hundred pixels",
                                NULL));
     /* The strip darkened the bottom rows. */
     CHECK(img.px[118 * img.stride + 199 * 4 + 3] >= 190);
-    CHECK_EQ(perc_draw_polyline(&img, NULL, 3, 1, 0, NULL), BASE_EINVAL);
-    perc_image_fini(&img);
+    CHECK_EQ(img_draw_polyline(&img, NULL, 3, 1, 0, NULL), BASE_EINVAL);
+    img_fini(&img);
 }
 
 static void font_missing(void)
 {
-    perc_font_shutdown();
+    img_font_shutdown();
     setenv("FOVEA_FONT", "/nonexistent/DejaVuSans-Bold.ttf", 1);
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 50, 50));
-    perc_mark m = {.r = {5, 5, 20, 20}, .id = 1};
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 50, 50));
+    img_mark m = {.r = {5, 5, 20, 20}, .id = 1};
     char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_som_draw(&img, &m, 1, NULL, err);
+    base_err e = img_som_draw(&img, &m, 1, NULL, err);
     unsetenv("FOVEA_FONT");
     CHECK_EQ(e, BASE_ENOTFOUND);
     CHECK(strstr(err, "/nonexistent/DejaVuSans-Bold.ttf") && strstr(err, "fonts-dejavu-core"));
     for (int i = 0; i < 50 * 50 * 4; i++)
         CHECK_EQ(img.px[i], 0);
     /* Without labels no font is needed; with it restored, labels work. */
-    perc_som_opts o;
-    perc_som_opts_init(&o);
-    o.label_fmt = PERC_LABEL_NONE;
-    CHECK_OK(perc_som_draw(&img, &m, 1, &o, NULL));
-    CHECK_OK(perc_som_draw(&img, &m, 1, NULL, NULL));
-    perc_image_fini(&img);
+    img_som_opts o;
+    img_som_opts_init(&o);
+    o.label_fmt = IMG_LABEL_NONE;
+    CHECK_OK(img_som_draw(&img, &m, 1, &o, NULL));
+    CHECK_OK(img_som_draw(&img, &m, 1, NULL, NULL));
+    img_fini(&img);
 }
 
 static void model_view(void)
 {
-    perc_image src = {0};
+    img_image src = {0};
     random_image(&src, 1280, 800, 1);
     CHECK(src.px);
-    perc_image out = {0};
+    img_image out = {0};
     float s = 0;
-    CHECK_OK(perc_model_view(&src, 1024, &out, &s));
+    CHECK_OK(img_model_view(&src, 1024, &out, &s));
     CHECK_EQ(out.w, 1024);
     CHECK_EQ(out.h, 640);
     CHECK_NEAR(s, 0.8, 1e-6);
     CHECK_NEAR(out.scale, 0.8, 1e-6);
-    perc_image_fini(&out);
+    img_fini(&out);
     src.scale = 2.0f; /* HiDPI: 2 device px per CSS px */
-    CHECK_OK(perc_model_view(&src, 0, &out, &s));
+    CHECK_OK(img_model_view(&src, 0, &out, &s));
     CHECK_NEAR(s, 1.6, 1e-6);
-    perc_image_fini(&out);
+    img_fini(&out);
     /* Narrower than the target: an exact copy. */
-    CHECK_OK(perc_model_view(&src, 4000, &out, NULL));
+    CHECK_OK(img_model_view(&src, 4000, &out, NULL));
     CHECK_EQ(out.w, 1280);
     CHECK(memcmp(out.px, src.px, (size_t)src.stride * src.h) == 0);
-    perc_image_fini(&out);
+    img_fini(&out);
     /* Round trip of an overlay through PNG is exact. */
-    perc_mark *marks = random_marks(50, 1280, 800, 3);
-    CHECK_OK(perc_som_draw(&src, marks, 50, NULL, NULL));
+    img_mark *marks = random_marks(50, 1280, 800, 3);
+    CHECK_OK(img_som_draw(&src, marks, 50, NULL, NULL));
     uint8_t *png = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_encode_png(&src, 1, &png, &n, NULL));
-    perc_image back = {0};
-    CHECK_OK(perc_image_decode(png, n, &back, NULL));
+    CHECK_OK(img_encode_png(&src, 1, &png, &n, NULL));
+    img_image back = {0};
+    CHECK_OK(img_decode(png, n, &back, NULL));
     CHECK(memcmp(back.px, src.px, (size_t)src.stride * src.h) == 0);
     base_free(png);
     base_free(marks);
-    perc_image_fini(&back);
-    perc_image_fini(&src);
+    img_fini(&back);
+    img_fini(&src);
 }
 
 /* The fixed-point downscaler matches stbir (the reference) closely, and is
@@ -563,7 +563,7 @@ static void model_view_vs_stbir(void)
     const int sizes[][3] = {{1280, 800, 1024}, {333, 97, 100}, {2560, 1600, 1024}, {5, 3, 2}};
     int max_threads = omp_get_max_threads();
     for (int i = 0; i < 4; i++) {
-        perc_image src = {0};
+        img_image src = {0};
         random_image(&src, sizes[i][0], sizes[i][1], (uint64_t)i);
         CHECK(src.px);
         /* Smooth the noise a little so the test measures the filter, not
@@ -572,15 +572,15 @@ static void model_view_vs_stbir(void)
             for (int x = 0; x < src.w * 4; x++)
                 src.px[y * src.stride + x] =
                     (uint8_t)((src.px[y * src.stride + x] >> 2) + x / 4 % 128);
-        perc_image a = {0};
-        perc_image b = {0};
-        perc_image c = {0};
+        img_image a = {0};
+        img_image b = {0};
+        img_image c = {0};
         omp_set_num_threads(1);
-        CHECK_OK(perc_model_view(&src, sizes[i][2], &a, NULL));
+        CHECK_OK(img_model_view(&src, sizes[i][2], &a, NULL));
         omp_set_num_threads(2);
-        CHECK_OK(perc_model_view(&src, sizes[i][2], &c, NULL));
+        CHECK_OK(img_model_view(&src, sizes[i][2], &c, NULL));
         omp_set_num_threads(max_threads);
-        CHECK_OK(perc_image_resize(&src, a.w, a.h, &b));
+        CHECK_OK(img_resize(&src, a.w, a.h, &b));
         CHECK(memcmp(a.px, c.px, (size_t)a.stride * a.h) == 0);
         int maxd = 0;
         long sum = 0;
@@ -592,42 +592,42 @@ static void model_view_vs_stbir(void)
             }
         CHECK_MSG(maxd <= 2, "%dx%d -> %d: max diff %d vs stbir (sum %ld)", src.w, src.h, a.w, maxd,
                   sum);
-        perc_image_fini(&a);
-        perc_image_fini(&b);
-        perc_image_fini(&c);
-        perc_image_fini(&src);
+        img_fini(&a);
+        img_fini(&b);
+        img_fini(&c);
+        img_fini(&src);
     }
 }
 
 static void boxes_json(void)
 {
-    perc_mark *m = NULL;
+    img_mark *m = NULL;
     int n = 0;
     char err[BASE_ERRBUF_SIZE] = "";
     const char *a = "[{\"x0\":1,\"y0\":2,\"x1\":30,\"y1\":40,\"label\":\"Search\",\"id\":4},"
                     "{\"x0\":50,\"y0\":60,\"x1\":5,\"y1\":6,\"style\":\"dashed\"}]";
-    CHECK_OK(perc_marks_parse_json(a, strlen(a), 0, 0, &m, &n, err));
+    CHECK_OK(img_marks_parse_json(a, strlen(a), 0, 0, &m, &n, err));
     CHECK_EQ(n, 2);
     CHECK_EQ(m[0].id, 4);
     CHECK_STR(m[0].label, "Search");
     CHECK_NEAR(m[0].r.x1, 30, 0);
     CHECK_EQ(m[1].id, 2);
     CHECK(m[1].label == NULL);
-    CHECK_EQ(m[1].style, PERC_MARK_DASHED);
+    CHECK_EQ(m[1].style, IMG_MARK_DASHED);
     CHECK_NEAR(m[1].r.x0, 5, 0); /* corners normalised */
-    perc_marks_free(m, n);
+    img_marks_free(m, n);
 
     const char *b = "{\"boxes\":[{\"box\":[100,200,300,400],\"label\":\"OK\"}]}";
-    CHECK_OK(perc_marks_parse_json(b, strlen(b), 1280, 800, &m, &n, err));
+    CHECK_OK(img_marks_parse_json(b, strlen(b), 1280, 800, &m, &n, err));
     CHECK_EQ(n, 1);
     CHECK_NEAR(m[0].r.x0, 256, 1e-3);
     CHECK_NEAR(m[0].r.y0, 80, 1e-3);
     CHECK_NEAR(m[0].r.x1, 512, 1e-3);
     CHECK_NEAR(m[0].r.y1, 240, 1e-3);
-    perc_marks_free(m, n);
-    CHECK_OK(perc_marks_parse_json(b, strlen(b), 0, 0, &m, &n, err));
+    img_marks_free(m, n);
+    CHECK_OK(img_marks_parse_json(b, strlen(b), 0, 0, &m, &n, err));
     CHECK_NEAR(m[0].r.x0, 200, 0);
-    perc_marks_free(m, n);
+    img_marks_free(m, n);
 
     struct {
         const char *json;
@@ -659,14 +659,14 @@ static void boxes_json(void)
         err[0] = 0;
         m = NULL;
         n = -1;
-        base_err e = perc_marks_parse_json(bad[i].json, strlen(bad[i].json), 0, 0, &m, &n, err);
+        base_err e = img_marks_parse_json(bad[i].json, strlen(bad[i].json), 0, 0, &m, &n, err);
         CHECK_MSG(e == BASE_EPROTO, "case %zu: error %d", i, e);
         CHECK_MSG(strstr(err, bad[i].msg), "case %zu: '%s' lacks '%s'", i, err, bad[i].msg);
         CHECK(m == NULL && n == -1);
     }
-    CHECK_OK(perc_marks_parse_json("[]", 2, 0, 0, &m, &n, err));
+    CHECK_OK(img_marks_parse_json("[]", 2, 0, 0, &m, &n, err));
     CHECK_EQ(n, 0);
-    perc_marks_free(m, n);
+    img_marks_free(m, n);
 }
 
 static const check_case cases[] = {
@@ -686,6 +686,6 @@ static const check_case cases[] = {
 int main(int argc, char **argv)
 {
     int rc = check_main(argc, argv, cases);
-    perc_font_shutdown();
+    img_font_shutdown();
     return rc;
 }

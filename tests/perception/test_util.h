@@ -5,15 +5,15 @@
 #include <stdint.h>
 
 #include "base/rng.h"
-#include "perception/image.h"
+#include "image/image.h"
 
 /* Allocates img (w x h) and fills every byte from a seeded stream; img stays
  * empty if the allocation fails. */
-static inline void random_image(perc_image *img, int w, int h, uint64_t seed)
+static inline void random_image(img_image *img, int w, int h, uint64_t seed)
 {
     base_rng r;
     base_rng_seed(&r, seed);
-    if (perc_image_alloc(img, w, h) != BASE_OK)
+    if (img_alloc(img, w, h) != BASE_OK)
         return;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w * 4; x++)

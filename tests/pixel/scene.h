@@ -1,16 +1,16 @@
 /* tests/pixel/scene.h: a tiny raster painter for the pixel detector's unit
  * tests — flat rectangles, 1 px outlines and text in DejaVu Sans Bold
- * (perception/font.h) — so a test can draw a page whose controls sit at known
+ * (image/font.h) — so a test can draw a page whose controls sit at known
  * rectangles without a browser. */
 #ifndef FOVEA_TESTS_PIXEL_SCENE_H
 #define FOVEA_TESTS_PIXEL_SCENE_H
 
 #include <stdint.h>
 
-#include "perception/font.h"
-#include "perception/image.h"
+#include "image/font.h"
+#include "image/image.h"
 
-static inline void sc_fill(perc_image *img, int x0, int y0, int x1, int y1, uint32_t rgb)
+static inline void sc_fill(img_image *img, int x0, int y0, int x1, int y1, uint32_t rgb)
 {
     for (int y = y0 < 0 ? 0 : y0; y < y1 && y < img->h; y++) {
         for (int x = x0 < 0 ? 0 : x0; x < x1 && x < img->w; x++) {
@@ -23,7 +23,7 @@ static inline void sc_fill(perc_image *img, int x0, int y0, int x1, int y1, uint
     }
 }
 
-static inline void sc_stroke(perc_image *img, int x0, int y0, int x1, int y1, uint32_t rgb)
+static inline void sc_stroke(img_image *img, int x0, int y0, int x1, int y1, uint32_t rgb)
 {
     sc_fill(img, x0, y0, x1, y0 + 1, rgb);
     sc_fill(img, x0, y1 - 1, x1, y1, rgb);
@@ -33,14 +33,14 @@ static inline void sc_stroke(perc_image *img, int x0, int y0, int x1, int y1, ui
 
 /* Draws s with its baseline at y, pen starting at x; returns the pen's end
  * (x when the font is missing). */
-static inline int sc_text(perc_image *img, int x, int y, int px, const char *s, uint32_t rgb)
+static inline int sc_text(img_image *img, int x, int y, int px, const char *s, uint32_t rgb)
 {
-    const perc_font *f = NULL;
-    if (perc_font_get(px, &f, NULL) != BASE_OK)
+    const img_font *f = NULL;
+    if (img_font_get(px, &f, NULL) != BASE_OK)
         return x;
     int c[3] = {(int)(rgb >> 16) & 255, (int)(rgb >> 8) & 255, (int)rgb & 255};
     for (; *s; s++) {
-        const perc_glyph *g = perc_font_glyph(f, (unsigned char)*s);
+        const img_glyph *g = img_font_glyph(f, (unsigned char)*s);
         for (int gy = 0; g->cov && gy < g->h; gy++) {
             for (int gx = 0; gx < g->w; gx++) {
                 int X = x + g->xoff + gx, Y = y + g->yoff + gy;

@@ -37,7 +37,7 @@
 #include "perception/pixel_int.h"
 #include "scene.h"
 
-static void random_fill(perc_image *img, uint64_t seed)
+static void random_fill(img_image *img, uint64_t seed)
 {
     base_rng r;
     base_rng_seed(&r, seed);
@@ -48,14 +48,14 @@ static void random_fill(perc_image *img, uint64_t seed)
 
 static void edge_kernels_exact(void)
 {
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 1280, 2));
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 1280, 2));
     random_fill(&img, 7);
     /* Some equal neighbours too, so zero differences are exercised. */
     memmove(img.px + 4 * 100, img.px + 4 * 101, 64);
     uint8_t ref[1280], got[1280];
-    pixel_edge_fn k[2] = {perc__pixel_edge_pick(PERC_KERNEL_SSE2),
-                          perc__pixel_edge_pick(PERC_KERNEL_AVX2)};
+    pixel_edge_fn k[2] = {perc__pixel_edge_pick(IMG_KERNEL_SSE2),
+                          perc__pixel_edge_pick(IMG_KERNEL_AVX2)};
     int tested = 0;
     for (int w = 1; w <= 1280; w = w < 80 ? w + 1 : 1280) {
         const uint8_t *cur = img.px;
@@ -87,7 +87,7 @@ static void edge_kernels_exact(void)
     perc__pixel_edge_scalar(px, dn, ref, 2);
     CHECK_EQ(ref[0], 70); /* max(|10-40|, |200-150|, 0; vertical |30-100|) */
     CHECK_EQ(ref[1], 0);  /* last pixel: right = itself; down equal */
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 static void components(void)
@@ -130,9 +130,9 @@ static void components(void)
 }
 
 /* The drawn test page (640x400): returns 0 when the font is missing. */
-static int draw_scene(perc_image *img)
+static int draw_scene(img_image *img)
 {
-    if (perc_image_alloc(img, 640, 400) != BASE_OK)
+    if (img_alloc(img, 640, 400) != BASE_OK)
         return 0;
     sc_fill(img, 0, 0, 640, 400, 0xffffff);
     sc_stroke(img, 20, 20, 620, 330, 0xd0d0d0); /* a card: a container */
@@ -165,9 +165,9 @@ static const perc_pixel_elem *find_elem(const perc_pixel_elem *e, int n, int x0,
 
 static void scene(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     if (!draw_scene(&img)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     perc_pixel_elem *e = NULL;
@@ -199,14 +199,14 @@ static void scene(void)
         CHECK_MSG(!(e[i].x0 <= 22 && e[i].x1 >= 618), "the card became element %d", i);
     }
     base_free(e);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 static void threads_and_kernels(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     if (!draw_scene(&img)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     /* A noisy band too, so the run and component passes have real work. */
@@ -218,12 +218,12 @@ static void threads_and_kernels(void)
     perc_pixel_opts o;
     perc_pixel_opts_init(&o);
     o.threads = 1;
-    o.kernel = PERC_KERNEL_SCALAR;
+    o.kernel = IMG_KERNEL_SCALAR;
     perc_pixel_elem *ref = NULL;
     int nref = 0;
     CHECK_OK(perc_pixel_detect(&img, &o, &ref, &nref, NULL));
     CHECK(nref > 3);
-    perc_kernel ks[3] = {PERC_KERNEL_SCALAR, PERC_KERNEL_SSE2, PERC_KERNEL_AVX2};
+    img_kernel ks[3] = {IMG_KERNEL_SCALAR, IMG_KERNEL_SSE2, IMG_KERNEL_AVX2};
     for (int t = 1; t <= 3; t++) {
         for (int k = 0; k < 3; k++) {
             if (!perc__pixel_edge_pick(ks[k]))
@@ -239,11 +239,11 @@ static void threads_and_kernels(void)
         }
     }
     base_free(ref);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* Elements found in img; -1 (and a message) when detect fails. */
-static int detect_count(const perc_image *img)
+static int detect_count(const img_image *img)
 {
     perc_pixel_elem *e = NULL;
     int n = -1;
@@ -258,48 +258,48 @@ static int detect_count(const perc_image *img)
 
 static void hostile_images(void)
 {
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 1280, 800)); /* transparent black */
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 1280, 800)); /* transparent black */
     CHECK_EQ(detect_count(&img), 0);
     random_fill(&img, 11); /* noise: one busy blob or too many runs */
     int n = detect_count(&img);
     CHECK(n >= 0 && n < 50);
-    perc_image_fini(&img);
-    CHECK_OK(perc_image_alloc(&img, 6000, 6000));
+    img_fini(&img);
+    CHECK_OK(img_alloc(&img, 6000, 6000));
     sc_fill(&img, 0, 0, 6000, 6000, 0x336699);
     CHECK_EQ(detect_count(&img), 0);
-    perc_image_fini(&img);
+    img_fini(&img);
     int dims[][2] = {{1, 1}, {1, 500}, {500, 1}, {2, 3}, {33, 17}};
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
-        CHECK_OK(perc_image_alloc(&img, dims[i][0], dims[i][1]));
+        CHECK_OK(img_alloc(&img, dims[i][0], dims[i][1]));
         random_fill(&img, i);
         CHECK(detect_count(&img) >= 0);
-        perc_image_fini(&img);
+        img_fini(&img);
     }
     /* A padded stride: the padding must not be read as pixels. */
-    perc_image big = {0};
-    CHECK_OK(perc_image_alloc(&big, 300, 100));
+    img_image big = {0};
+    CHECK_OK(img_alloc(&big, 300, 100));
     random_fill(&big, 5);
-    perc_image view = big;
+    img_image view = big;
     view.w = 200;
     sc_fill(&view, 0, 0, 200, 100, 0xffffff);
     CHECK_EQ(detect_count(&view), 0);
-    perc_image_fini(&big);
+    img_fini(&big);
     /* Bad arguments. */
     perc_pixel_elem *e = NULL;
     int k = 0;
-    perc_image empty = {0};
+    img_image empty = {0};
     CHECK_EQ(perc_pixel_detect(&empty, NULL, &e, &k, NULL), BASE_EINVAL);
     CHECK_EQ(perc_pixel_detect(NULL, NULL, &e, &k, NULL), BASE_EINVAL);
 }
 
 static void ocr_labels(void)
 {
-    perc_image img = {0};
-    CHECK_OK(perc_image_alloc(&img, 400, 120));
+    img_image img = {0};
+    CHECK_OK(img_alloc(&img, 400, 120));
     sc_fill(&img, 0, 0, 400, 120, 0xffffff);
     if (sc_text(&img, 10, 30, 15, "Search flights", 0x202020) == 10) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     sc_fill(&img, 200, 60, 380, 100, 0x1a73e8); /* light text on a filled button */
@@ -333,7 +333,7 @@ static void ocr_labels(void)
     perc_ocr_destroy(o1);
     perc_ocr_destroy(o2);
     perc_ocr_destroy(NULL);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 static const perc_box *box_labelled(const perc_detection *d, const char *label)
@@ -348,9 +348,9 @@ static const perc_box *box_labelled(const perc_detection *d, const char *label)
  * OCR, boxes are in CSS px (device px / scale), ids are 1..n. */
 static void provider_offline(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     if (!draw_scene(&img)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     img.scale = 2; /* the same pixels taken as a 2x shot of a 320x200 page */
@@ -377,7 +377,7 @@ static void provider_offline(void)
     CHECK_STR(b->kind, "input");
     perc_detection_fini(&d);
     /* No screenshot: a clear error, nothing returned. */
-    perc_image none = {0};
+    img_image none = {0};
     memset(&d, 0, sizeof d);
     err[0] = '\0';
     CHECK_EQ(perc_vision_detect(v, NULL, &none, NULL, &d, err), BASE_EINVAL);
@@ -407,14 +407,14 @@ static void provider_offline(void)
     CHECK_MSG(box_labelled(&d, "Search") != NULL, "pixel-ocr read no 'Search' among %d", d.n);
     perc_detection_fini(&d);
     perc_vision_destroy(v);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* A form as most sites draw it (640x360): fields named by text outside
  * their boxes. Returns 0 when the font is missing. */
-static int draw_form(perc_image *img)
+static int draw_form(img_image *img)
 {
-    if (perc_image_alloc(img, 640, 360) != BASE_OK)
+    if (img_alloc(img, 640, 360) != BASE_OK)
         return 0;
     sc_fill(img, 0, 0, 640, 360, 0xffffff);
     /* Label above a field holding a placeholder. */
@@ -458,9 +458,9 @@ static const perc_pixel_elem *label_at(const perc_pixel_elem *e, int n, int x0, 
  * same with 1 and 4 kernel threads. */
 static void form_labels(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     if (!draw_form(&img)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     perc_pixel_elem *e = NULL;
@@ -513,16 +513,16 @@ static void form_labels(void)
         base_free(e2);
     }
     base_free(e);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* The provider reads those labels by OCR: the label line names the field,
  * the placeholder is kept after it, an unlabelled field keeps its own text. */
 static void form_provider(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     if (!draw_form(&img)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     char err[256] = "";
@@ -550,14 +550,14 @@ static void form_provider(void)
     }
     perc_detection_fini(&d);
     perc_vision_destroy(v);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* Lines as pages draw them (640x240), for phrase grouping. Returns 0 when
  * the font is missing; pen ends in end[]. */
-static int draw_lines(perc_image *img, int end[4])
+static int draw_lines(img_image *img, int end[4])
 {
-    if (perc_image_alloc(img, 640, 240) != BASE_OK)
+    if (img_alloc(img, 640, 240) != BASE_OK)
         return 0;
     sc_fill(img, 0, 0, 640, 240, 0xffffff);
     /* Autocomplete rows: the highlighted one a light fill holding the
@@ -607,10 +607,10 @@ static const perc_pixel_elem *text_at(const perc_pixel_elem *e, int n, int x, in
  * 1 and 3 kernel threads. */
 static void grouping(void)
 {
-    perc_image img = {0};
+    img_image img = {0};
     int end[4];
     if (!draw_lines(&img, end)) {
-        perc_image_fini(&img);
+        img_fini(&img);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     perc_pixel_elem *ref = NULL;
@@ -660,7 +660,7 @@ static void grouping(void)
         }
     }
     base_free(ref);
-    perc_image_fini(&img);
+    img_fini(&img);
 }
 
 /* The provider without a page on two drawn screens: 1 and 2 OCR engines
@@ -668,11 +668,11 @@ static void grouping(void)
  * labels, label by label — every box read. */
 static void provider_threads(void)
 {
-    perc_image img[2] = {{0}, {0}};
+    img_image img[2] = {{0}, {0}};
     int end[4];
     if (!draw_scene(&img[0]) || !draw_lines(&img[1], end)) {
-        perc_image_fini(&img[0]);
-        perc_image_fini(&img[1]);
+        img_fini(&img[0]);
+        img_fini(&img[1]);
         SKIP("DejaVu Sans Bold missing (fonts-dejavu-core)");
     }
     char err[256] = "";
@@ -700,8 +700,8 @@ static void provider_threads(void)
         perc_detection_fini(&d[0]);
         perc_detection_fini(&d[1]);
     }
-    perc_image_fini(&img[0]);
-    perc_image_fini(&img[1]);
+    img_fini(&img[0]);
+    img_fini(&img[1]);
 }
 
 static const check_case cases[] = {
@@ -722,6 +722,6 @@ static const check_case cases[] = {
 int main(int argc, char **argv)
 {
     int rc = check_main(argc, argv, cases);
-    perc_font_shutdown();
+    img_font_shutdown();
     return rc;
 }

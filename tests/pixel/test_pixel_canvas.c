@@ -158,7 +158,7 @@ static void pixel_boxes_at(double scale)
     int nc = controls(p, c, 16);
     CHECK_EQ(nc, 8);
     char err[256] = "";
-    perc_image shot = {0};
+    img_image shot = {0};
     CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
     CHECK_NEAR(shot.scale, scale, 1e-6);
     perc_vision *v = NULL;
@@ -217,7 +217,7 @@ static void pixel_boxes_at(double scale)
     }
     perc_detection_fini(&d);
     perc_vision_destroy(v);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     cdp_page_close(p);
 }
 
@@ -276,7 +276,7 @@ static void provider_on_page(void)
     CHECK(p != NULL);
     CHECK_OK(perc_kit_install(p, err));
     CHECK_OK(cdp_page_navigate(p, url, 15000, err));
-    perc_image shot = {0};
+    img_image shot = {0};
     CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
     for (int names = 1; names >= 0; names--) {
         perc_pixel_config c;
@@ -309,7 +309,7 @@ static void provider_on_page(void)
         perc_detection_fini(&d);
         perc_vision_destroy(v);
     }
-    perc_image_fini(&shot);
+    img_fini(&shot);
     cdp_page_close(p);
 }
 
@@ -334,19 +334,19 @@ static void overlay_cli(void)
     (void)h;
     cdp_page *p = open_canvas(1);
     CHECK(p != NULL);
-    perc_image shot = {0};
+    img_image shot = {0};
     char err[256] = "";
     CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
     cdp_page_close(p);
     uint8_t *png = NULL;
     size_t n = 0;
-    CHECK_OK(perc_image_encode_png(&shot, 1, &png, &n, err));
+    CHECK_OK(img_encode_png(&shot, 1, &png, &n, err));
     const char *shot_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_shot.png";
     const char *out_path = FOVEA_BINARY_DIR "/tests/pixel/canvas_overlay.png";
     const char *log_path = FOVEA_BINARY_DIR "/tests/pixel/overlay.log";
     CHECK_OK(base_write_file(shot_path, png, n, err));
     base_free(png);
-    perc_image_fini(&shot);
+    img_fini(&shot);
     remove(out_path);
     char cmd[2048], *log = NULL;
     snprintf(cmd, sizeof cmd, "'%s/tools/fovea' overlay --shot '%s' --vision pixel --out '%s'",
@@ -445,7 +445,7 @@ static void ocr_labels_on_page(void)
     base_rect li1, li2, go;
     CHECK(rect_of(p, "#list li:nth-child(1)", &li1) && rect_of(p, "#list li:nth-child(2)", &li2) &&
           rect_of(p, "#go", &go));
-    perc_image shot = {0};
+    img_image shot = {0};
     CHECK_OK(perc_capture(p, NULL, &shot, NULL, err));
     for (int names = 0; names <= 1; names++) {
         perc_vision *v = NULL;
@@ -490,7 +490,7 @@ static void ocr_labels_on_page(void)
         perc_detection_fini(&d);
         perc_vision_destroy(v);
     }
-    perc_image_fini(&shot);
+    img_fini(&shot);
     cdp_page_close(p);
 }
 

@@ -22,7 +22,7 @@
 #include "base/fs.h"
 #include "check.h"
 #include "harness.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "perception/snapshot.h"
 
 static char *read_js(void)

@@ -20,7 +20,7 @@ typedef struct slow_provider {
     atomic_int calls;
 } slow_provider;
 
-static base_err slow_detect(perc_vision *v, cdp_page *page, const perc_image *shot,
+static base_err slow_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                             const perc_vision_ctx *ctx, perc_detection *out, char *err)
 {
     slow_provider *s = (slow_provider *)v;

@@ -1,4 +1,4 @@
-/* perception/endpoint.c: the HTTP part of every OpenAI-compatible client
+/* model/endpoint.c: the HTTP part of every OpenAI-compatible client
  * (see endpoint.h): one libcurl easy handle driven through a multi handle,
  * retries with backoff, deadlines, cancel and key scrubbing.
  *
@@ -20,7 +20,7 @@
  * logs or returns goes through perc_secret_scrub first. Redirects are never
  * followed: they would carry the header to wherever they point.
  */
-#include "perception/endpoint.h"
+#include "model/endpoint.h"
 
 #include <curl/curl.h>
 #include <math.h>
@@ -39,7 +39,7 @@
 #include "base/http.h"
 #include "base/interrupt.h"
 #include "base/rng.h"
-#include "perception/model_json.h"
+#include "model/chat_json.h"
 
 #define RESP_MAX_DEFAULT (8u << 20)
 #define BACKOFF_BASE_MS 500.0
@@ -47,7 +47,7 @@
 #define RETRY_AFTER_MAX_MS 60000L
 #define MSG_MAX 512
 
-struct perc_endpoint {
+struct model_endpoint {
     char *url, *shown, *key, *what, *budget, *tag;
     base_log_comp comp;
     int timeout_ms, max_retries, stop_on_interrupt;
@@ -111,15 +111,15 @@ char *perc_url_shown(const char *url)
     return s;
 }
 
-static void vformat(const perc_endpoint *ep, char *msg, const char *fmt, va_list ap)
+static void vformat(const model_endpoint *ep, char *msg, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
-static void vformat(const perc_endpoint *ep, char *msg, const char *fmt, va_list ap)
+static void vformat(const model_endpoint *ep, char *msg, const char *fmt, va_list ap)
 {
     vsnprintf(msg, MSG_MAX, fmt, ap);
     perc_secret_scrub(ep->key, msg, MSG_MAX);
 }
 
-base_err perc_endpoint_errf(const perc_endpoint *ep, char *err, base_err e, const char *fmt, ...)
+base_err model_endpoint_errf(const model_endpoint *ep, char *err, base_err e, const char *fmt, ...)
 {
     char msg[MSG_MAX];
     va_list ap;
@@ -129,7 +129,7 @@ base_err perc_endpoint_errf(const perc_endpoint *ep, char *err, base_err e, cons
     return base_errf(err, e, "%s", msg);
 }
 
-void perc_endpoint_log(const perc_endpoint *ep, base_log_level lvl, const char *fmt, ...)
+void model_endpoint_log(const model_endpoint *ep, base_log_level lvl, const char *fmt, ...)
 {
     if (!base_log_enabled(ep->comp, lvl))
         return;
@@ -153,14 +153,14 @@ static void curl_init(void)
 
 static size_t on_body(char *p, size_t sz, size_t nm, void *user)
 {
-    perc_endpoint *ep = user;
+    model_endpoint *ep = user;
     size_t n = sz * nm;
     /* Returning less than n aborts the transfer with CURLE_WRITE_ERROR. */
     return base_buf_append(&ep->resp, p, n) == BASE_OK ? n : 0;
 }
 
 /* Retry-After is delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-static void parse_retry_after(perc_endpoint *ep, const char *v, size_t n)
+static void parse_retry_after(model_endpoint *ep, const char *v, size_t n)
 {
     char s[64];
     if (n >= sizeof s)
@@ -188,7 +188,7 @@ static void parse_retry_after(perc_endpoint *ep, const char *v, size_t n)
 
 static size_t on_header(char *p, size_t sz, size_t nm, void *user)
 {
-    perc_endpoint *ep = user;
+    model_endpoint *ep = user;
     size_t n = sz * nm;
     /* A new status line (after 100 Continue or a redirect) starts afresh. */
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
@@ -201,7 +201,7 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *user)
     return n;
 }
 
-static int stopped(const perc_endpoint *ep)
+static int stopped(const model_endpoint *ep)
 {
     return atomic_load(&ep->cancel) || (ep->stop_on_interrupt && base_interrupted());
 }
@@ -233,7 +233,7 @@ static void describe_status(long status, const base_buf *b, char *msg, size_t n)
 {
     char emsg[200];
     const char *body = b->data ? (const char *)b->data : "";
-    if (!perc_chat_error_message(body, b->len, emsg, sizeof emsg)) {
+    if (!model_chat_error_message(body, b->len, emsg, sizeof emsg)) {
         /* Not an error envelope (an HTML page from a proxy, say): quote its
          * start, one line. */
         size_t k = 0;
@@ -249,7 +249,7 @@ static void describe_status(long status, const base_buf *b, char *msg, size_t n)
 
 /* curl_easy_perform on the multi handle, polled in 100 ms slices (see the
  * file comment). */
-static CURLcode perform(perc_endpoint *ep)
+static CURLcode perform(model_endpoint *ep)
 {
     if (!ep->multi || curl_multi_add_handle(ep->multi, ep->curl) != CURLM_OK)
         return curl_easy_perform(ep->curl);
@@ -282,7 +282,7 @@ static CURLcode perform(perc_endpoint *ep)
 }
 
 /* Sleeps ms in short slices; returns 1 early when cancelled. */
-static int sleep_cancellable(perc_endpoint *ep, double ms)
+static int sleep_cancellable(model_endpoint *ep, double ms)
 {
     double end = base_monotime_ms() + ms;
     for (;;) {
@@ -296,13 +296,13 @@ static int sleep_cancellable(perc_endpoint *ep, double ms)
 }
 
 /* Milliseconds left before the post's deadline (a large number without). */
-static double time_left(const perc_endpoint *ep)
+static double time_left(const model_endpoint *ep)
 {
     return ep->deadline_ms > 0 ? ep->deadline_ms - base_monotime_ms() : 1e12;
 }
 
 /* "request cancelled" or, for a stop signal, which one. */
-static const char *cancel_why(const perc_endpoint *ep)
+static const char *cancel_why(const model_endpoint *ep)
 {
     static _Thread_local char why[64];
     int sig = ep->stop_on_interrupt ? base_interrupted() : 0;
@@ -313,7 +313,7 @@ static const char *cancel_why(const perc_endpoint *ep)
     return "request cancelled";
 }
 
-base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, double deadline_ms,
+base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, double deadline_ms,
                             perc_post_info *info, char *err)
 {
     perc_post_info scratch;
@@ -328,14 +328,14 @@ base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, doubl
         ep->retry_after_ms = -1;
         ep->retry_after_s = -1;
         if (stopped(ep))
-            return perc_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
+            return model_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
                                       cancel_why(ep), ep->shown);
         double left = time_left(ep);
         if (left < 1) {
             if (last[0])
-                return perc_endpoint_errf(ep, err, last_e, "%s: %s (%s; no time left to retry)",
+                return model_endpoint_errf(ep, err, last_e, "%s: %s (%s; no time left to retry)",
                                           ep->what, last, ep->shown);
-            return perc_endpoint_errf(ep, err, BASE_ETIMEDOUT,
+            return model_endpoint_errf(ep, err, BASE_ETIMEDOUT,
                                       "%s: timed out: the %s's time ran out before the "
                                       "request (%s)",
                                       ep->what, ep->budget, ep->shown);
@@ -357,7 +357,7 @@ base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, doubl
         in->status = status;
         attempt_kind k;
         if (cc == CURLE_OK && status >= 200 && status < 300) {
-            perc_endpoint_log(ep, BASE_LOG_DEBUG, "%ld in %.0f ms (%zu bytes)", status, ms,
+            model_endpoint_log(ep, BASE_LOG_DEBUG, "%ld in %.0f ms (%zu bytes)", status, ms,
                               ep->resp.len);
             return BASE_OK;
         } else if (cc == CURLE_OK && status == 429) {
@@ -372,7 +372,7 @@ base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, doubl
             last_e = BASE_EREMOTE;
             k = status >= 500 ? ATT_RETRY : ATT_FATAL;
         } else if (cc == CURLE_ABORTED_BY_CALLBACK) {
-            return perc_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
+            return model_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
                                       cancel_why(ep), ep->shown);
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {
             snprintf(last, sizeof last, "timed out after %ld ms", tmo);
@@ -395,9 +395,9 @@ base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, doubl
         }
         if (k == ATT_FATAL || a + 1 == attempts) {
             if (a == 0)
-                return perc_endpoint_errf(ep, err, last_e, "%s: %s (%s)", ep->what, last,
+                return model_endpoint_errf(ep, err, last_e, "%s: %s (%s)", ep->what, last,
                                           ep->shown);
-            return perc_endpoint_errf(ep, err, last_e, "%s: %s (%s, after %d attempts)", ep->what,
+            return model_endpoint_errf(ep, err, last_e, "%s: %s (%s, after %d attempts)", ep->what,
                                       last, ep->shown, a + 1);
         }
         /* Exponential backoff with jitter, unless the server said when. */
@@ -411,29 +411,29 @@ base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, doubl
         double room = time_left(ep);
         long ra_s = ep->retry_after_s;
         if (wait >= room || (ra_s >= 0 && (double)ra_s * 1000.0 >= room))
-            return perc_endpoint_errf(ep, err, last_e,
+            return model_endpoint_errf(ep, err, last_e,
                                       "%s: %s (%s; not retried: %.0f ms left for the %s)",
                                       ep->what, last, ep->shown, room > 0 ? room : 0, ep->budget);
-        perc_endpoint_log(ep, BASE_LOG_INFO, "%s; retry %d/%d in %.0f ms", last, a + 1,
+        model_endpoint_log(ep, BASE_LOG_INFO, "%s; retry %d/%d in %.0f ms", last, a + 1,
                           ep->max_retries, wait);
         double w0 = base_monotime_ms();
         int cancelled = sleep_cancellable(ep, wait);
         in->wait_ms += base_monotime_ms() - w0;
         if (cancelled)
-            return perc_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s; %s)", ep->what, last,
+            return model_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s; %s)", ep->what, last,
                                       ep->shown, cancel_why(ep));
     }
-    return perc_endpoint_errf(ep, err, last_e, "%s: %s (%s)", ep->what, last, ep->shown);
+    return model_endpoint_errf(ep, err, last_e, "%s: %s (%s)", ep->what, last, ep->shown);
 }
 
-const char *perc_endpoint_body(const perc_endpoint *ep, size_t *len)
+const char *model_endpoint_body(const model_endpoint *ep, size_t *len)
 {
     if (len)
         *len = ep->resp.len;
     return ep->resp.data ? (const char *)ep->resp.data : "";
 }
 
-void perc_endpoint_cancel(perc_endpoint *ep, int on)
+void model_endpoint_cancel(model_endpoint *ep, int on)
 {
     if (!ep)
         return;
@@ -444,14 +444,14 @@ void perc_endpoint_cancel(perc_endpoint *ep, int on)
         curl_multi_wakeup(ep->multi);
 }
 
-const char *perc_endpoint_shown(const perc_endpoint *ep)
+const char *model_endpoint_shown(const model_endpoint *ep)
 {
     return ep->shown;
 }
 
 /* ---- life cycle ------------------------------------------------------ */
 
-void perc_endpoint_destroy(perc_endpoint *ep)
+void model_endpoint_destroy(model_endpoint *ep)
 {
     if (!ep)
         return;
@@ -477,7 +477,7 @@ void perc_endpoint_destroy(perc_endpoint *ep)
 }
 
 /* Adds a header line; 0 on out of memory. */
-static int add_header(perc_endpoint *ep, const char *line)
+static int add_header(model_endpoint *ep, const char *line)
 {
     struct curl_slist *l = curl_slist_append(ep->headers, line);
     if (!l)
@@ -486,7 +486,7 @@ static int add_header(perc_endpoint *ep, const char *line)
     return 1;
 }
 
-base_err perc_endpoint_create(const perc_endpoint_config *c, perc_endpoint **out, char *err)
+base_err model_endpoint_create(const model_endpoint_config *c, model_endpoint **out, char *err)
 {
     if (!c || !out)
         return base_errf(err, BASE_EINVAL, "endpoint: NULL argument");
@@ -504,7 +504,7 @@ base_err perc_endpoint_create(const perc_endpoint_config *c, perc_endpoint **out
     if (curl_init_rc != CURLE_OK)
         return base_errf(err, BASE_EIO, "%s: curl_global_init: %s", what,
                          curl_easy_strerror(curl_init_rc));
-    perc_endpoint *ep = base_calloc(1, sizeof *ep);
+    model_endpoint *ep = base_calloc(1, sizeof *ep);
     if (!ep)
         return base_errf(err, BASE_ENOMEM, "%s: out of memory", what);
     ep->comp = c->log_comp;
@@ -551,7 +551,7 @@ base_err perc_endpoint_create(const perc_endpoint_config *c, perc_endpoint **out
     CURL *h = ep->curl;
     int connect_ms = ep->timeout_ms < 10000 ? ep->timeout_ms : 10000;
     if (curl_easy_setopt(h, CURLOPT_URL, ep->url) != CURLE_OK) {
-        perc_endpoint_destroy(ep);
+        model_endpoint_destroy(ep);
         return base_errf(err, BASE_EINVAL, "%s: curl rejected the endpoint URL", what);
     }
     curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -572,6 +572,6 @@ base_err perc_endpoint_create(const perc_endpoint_config *c, perc_endpoint **out
     *out = ep;
     return BASE_OK;
 nomem:
-    perc_endpoint_destroy(ep);
+    model_endpoint_destroy(ep);
     return base_errf(err, BASE_ENOMEM, "%s: out of memory", what);
 }

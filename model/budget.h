@@ -1,4 +1,4 @@
-/* agent/budget.h: the hard per-task token budget (seed 003: 100,000 tokens
+/* model/budget.h: the hard per-task token budget (seed 003: 100,000 tokens
  * by default, a task that would exceed it stops with cost_cap_exceeded) and
  * what the tokens cost when prices are configured.
  *
@@ -6,7 +6,7 @@
  * request's prompt tokens, and charged AFTER with the usage the server
  * reports. A call is refused when spent + estimate > limit: nothing is sent.
  *
- * The estimator is the one of agent/tokens.h (the eviction counts with it
+ * The estimator is the one of model/tokens.h (the eviction counts with it
  * too): the messages' text, tool calls and results, images by their pixel
  * size read from the data: URL (OpenAI's tile rule), plus the tools array and
  * the answer schema, then scaled by the ratio the server's own prompt counts
@@ -15,66 +15,66 @@
  *
  * Thread: a budget belongs to its task's thread.
  */
-#ifndef FOVEA_AGENT_BUDGET_H
-#define FOVEA_AGENT_BUDGET_H
+#ifndef FOVEA_MODEL_BUDGET_H
+#define FOVEA_MODEL_BUDGET_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
 #include "base/err.h"
 
-#define AGENT_BUDGET_DEFAULT 100000L
+#define MODEL_BUDGET_DEFAULT 100000L
 
 /* Tokens of one call (or a sum of calls). */
-typedef struct agent_budget_usage {
+typedef struct model_budget_usage {
     long prompt, completion, cached; /* cached is part of prompt */
     int reported;                    /* 1 when the server sent usage */
-} agent_budget_usage;
+} model_budget_usage;
 
-typedef struct agent_budget {
+typedef struct model_budget {
     long limit;       /* tokens per task; 0 = no limit */
     long spent;       /* prompt + completion so far */
-    agent_budget_usage total;
+    model_budget_usage total;
     int calls;
     /* Prices in dollars per million tokens; < 0 = not configured. */
     double price_in, price_out, price_cached;
     double ratio;     /* actual / estimated prompt tokens, learned */
-} agent_budget;
+} model_budget;
 
 /* A budget of limit tokens (0 = none), no prices. */
-void agent_budget_init(agent_budget *b, long limit);
+void model_budget_init(model_budget *b, long limit);
 
 /* Purpose: reads FOVEA_TOKEN_BUDGET (tokens; 0 = no limit) and the prices
  * FOVEA_PRICE_IN, FOVEA_PRICE_OUT, FOVEA_PRICE_CACHED ($ per 1M tokens;
  * cached defaults to the input price) into b. Thread: any, while nobody
  * changes the environment. Errors: BASE_EINVAL naming the variable; b
  * untouched then. */
-base_err agent_budget_from_env(agent_budget *b, char *err);
+base_err model_budget_from_env(model_budget *b, char *err);
 
 /* Purpose: parses a token count as --token-budget takes it ("100000",
  * "100k", "1.5M"; 0 = no limit). Errors: BASE_EINVAL. Pure. */
-base_err agent_budget_parse(const char *text, long *out, char *err);
+base_err model_budget_parse(const char *text, long *out, char *err);
 
 /* Purpose: the estimated prompt tokens of a request (see the file
  * comment); messages, tools and schema may be NULL. Pure, any thread. */
-long agent_budget_estimate(const agent_budget *b, const cJSON *messages, const cJSON *tools,
+long model_budget_estimate(const model_budget *b, const cJSON *messages, const cJSON *tools,
                            const cJSON *schema);
 
 /* Purpose: refuses a call of estimate tokens that would pass the limit.
  * Errors: BASE_ETOOBIG with "cost_cap_exceeded: N tokens spent of the
  * L-token budget; this call needs about E more (--token-budget /
  * FOVEA_TOKEN_BUDGET)". */
-base_err agent_budget_check(const agent_budget *b, long estimate, char *err);
+base_err model_budget_check(const model_budget *b, long estimate, char *err);
 
 /* Charges one call's usage (u->prompt 0 and not reported: the estimate is
  * charged instead) and learns the estimator's ratio from it. */
-void agent_budget_charge(agent_budget *b, const agent_budget_usage *u, long estimate);
+void model_budget_charge(model_budget *b, const model_budget_usage *u, long estimate);
 
 /* Dollars for u at b's prices, or -1 when no price is configured. */
-double agent_budget_cost(const agent_budget *b, const agent_budget_usage *u);
+double model_budget_cost(const model_budget *b, const model_budget_usage *u);
 
 /* One line for people: "12,345 / 100,000 tokens (in 11,000, cached 8,000,
  * out 1,345), $0.0123" into out. */
-void agent_budget_describe(const agent_budget *b, char *out, size_t n);
+void model_budget_describe(const model_budget *b, char *out, size_t n);
 
 #endif

@@ -1,10 +1,10 @@
-/* agent/budget.c: the per-task token budget (see budget.h for the rule and
+/* model/budget.c: the per-task token budget (see budget.h for the rule and
  * the estimator). Counting is plain arithmetic over the request's cJSON;
  * nothing here allocates, so a check can never fail for want of memory.
  */
-#include "agent/budget.h"
+#include "model/budget.h"
 
-#include "agent/tokens.h"
+#include "model/tokens.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,7 +14,7 @@
 #define RATIO_MIN 0.5
 #define RATIO_MAX 2.0
 
-void agent_budget_init(agent_budget *b, long limit)
+void model_budget_init(model_budget *b, long limit)
 {
     if (!b)
         return;
@@ -24,7 +24,7 @@ void agent_budget_init(agent_budget *b, long limit)
     b->ratio = 1.0;
 }
 
-base_err agent_budget_parse(const char *text, long *out, char *err)
+base_err model_budget_parse(const char *text, long *out, char *err)
 {
     if (!text || !out || !*text)
         return base_errf(err, BASE_EINVAL, "token budget: expected a number of tokens");
@@ -57,15 +57,15 @@ static double env_price(const char *name, double def)
     return *end || !(x >= 0) || x > 1e6 ? -2 : x;
 }
 
-base_err agent_budget_from_env(agent_budget *b, char *err)
+base_err model_budget_from_env(model_budget *b, char *err)
 {
     if (!b)
         return base_errf(err, BASE_EINVAL, "budget: NULL argument");
-    agent_budget t = *b;
+    model_budget t = *b;
     const char *v = getenv("FOVEA_TOKEN_BUDGET");
     if (v && *v) {
         char perr[BASE_ERRBUF_SIZE] = "";
-        if (agent_budget_parse(v, &t.limit, perr))
+        if (model_budget_parse(v, &t.limit, perr))
             return base_errf(err, BASE_EINVAL, "FOVEA_TOKEN_BUDGET: %s", perr);
     }
     static const char *const names[] = {"FOVEA_PRICE_IN", "FOVEA_PRICE_OUT", "FOVEA_PRICE_CACHED"};
@@ -86,14 +86,14 @@ base_err agent_budget_from_env(agent_budget *b, char *err)
 
 /* Tokens of a JSON value that is not a message list (the tools array, an
  * answer schema): every key and string by the one text estimate
- * (agent/tokens.h), numbers and literals one token each. */
+ * (model/tokens.h), numbers and literals one token each. */
 static size_t json_tokens(const cJSON *v, int depth)
 {
     if (!v || depth > 64)
         return 0;
-    size_t t = v->string ? agent_tokens_text(v->string, strlen(v->string)) + 1 : 0;
+    size_t t = v->string ? model_tokens_text(v->string, strlen(v->string)) + 1 : 0;
     if (cJSON_IsString(v) && v->valuestring)
-        t += agent_tokens_text(v->valuestring, strlen(v->valuestring)) + 1;
+        t += model_tokens_text(v->valuestring, strlen(v->valuestring)) + 1;
     else if (cJSON_IsNumber(v) || cJSON_IsBool(v) || cJSON_IsNull(v))
         t += 1;
     for (const cJSON *c = (cJSON_IsArray(v) || cJSON_IsObject(v)) ? v->child : NULL; c;
@@ -102,18 +102,18 @@ static size_t json_tokens(const cJSON *v, int depth)
     return t;
 }
 
-long agent_budget_estimate(const agent_budget *b, const cJSON *messages, const cJSON *tools,
+long model_budget_estimate(const model_budget *b, const cJSON *messages, const cJSON *tools,
                            const cJSON *schema)
 {
     /* Messages (text, tool calls, images by their pixel size) by the one
-     * estimator the eviction also uses (agent/tokens.h). */
-    double tokens = (double)agent_tokens_messages(messages) + (double)json_tokens(tools, 0) +
+     * estimator the eviction also uses (model/tokens.h). */
+    double tokens = (double)model_tokens_messages(messages) + (double)json_tokens(tools, 0) +
                     (double)json_tokens(schema, 0);
     double ratio = b && b->ratio > 0 ? b->ratio : 1.0;
     return (long)ceil(tokens * ratio);
 }
 
-base_err agent_budget_check(const agent_budget *b, long estimate, char *err)
+base_err model_budget_check(const model_budget *b, long estimate, char *err)
 {
     if (!b || b->limit <= 0)
         return BASE_OK;
@@ -125,11 +125,11 @@ base_err agent_budget_check(const agent_budget *b, long estimate, char *err)
                      b->spent, b->limit, estimate);
 }
 
-void agent_budget_charge(agent_budget *b, const agent_budget_usage *u, long estimate)
+void model_budget_charge(model_budget *b, const model_budget_usage *u, long estimate)
 {
     if (!b || !u)
         return;
-    agent_budget_usage c = *u;
+    model_budget_usage c = *u;
     if (!c.reported && c.prompt <= 0)
         c.prompt = estimate;
     if (c.reported && c.prompt > 0 && estimate > 0) {
@@ -146,7 +146,7 @@ void agent_budget_charge(agent_budget *b, const agent_budget_usage *u, long esti
     b->calls++;
 }
 
-double agent_budget_cost(const agent_budget *b, const agent_budget_usage *u)
+double model_budget_cost(const model_budget *b, const model_budget_usage *u)
 {
     if (!b || !u || (b->price_in < 0 && b->price_out < 0))
         return -1;
@@ -158,7 +158,7 @@ double agent_budget_cost(const agent_budget *b, const agent_budget_usage *u)
            1e6;
 }
 
-void agent_budget_describe(const agent_budget *b, char *out, size_t n)
+void model_budget_describe(const model_budget *b, char *out, size_t n)
 {
     if (!out || n == 0)
         return;
@@ -171,7 +171,7 @@ void agent_budget_describe(const agent_budget *b, char *out, size_t n)
         snprintf(lim, sizeof lim, "%ld", b->limit);
     int k = snprintf(out, n, "%ld / %s tokens (in %ld, cached %ld, out %ld)", b->spent, lim,
                      b->total.prompt, b->total.cached, b->total.completion);
-    double cost = agent_budget_cost(b, &b->total);
+    double cost = model_budget_cost(b, &b->total);
     if (cost >= 0 && k >= 0 && (size_t)k < n)
         snprintf(out + k, n - (size_t)k, ", $%.4f", cost);
 }

@@ -1,7 +1,7 @@
-/* perception/http_get.h: one plain HTTP GET (the agent's search worker
+/* model/http_get.h: one plain HTTP GET (the agent's search worker
  * fetches a page's text through it; agent/ does not call curl itself). */
-#ifndef FOVEA_PERCEPTION_HTTP_GET_H
-#define FOVEA_PERCEPTION_HTTP_GET_H
+#ifndef FOVEA_MODEL_HTTP_GET_H
+#define FOVEA_MODEL_HTTP_GET_H
 
 #include <stddef.h>
 
@@ -13,7 +13,7 @@
  * any (its own handle). Errors: BASE_EINVAL (NULL/empty url, a scheme other
  * than http/https), BASE_EIO (connection, timeout, an HTTP status >= 400:
  * err names it), BASE_ETOOBIG (the body passed max_bytes), BASE_ENOMEM. */
-base_err perc_http_get(const char *url, long timeout_ms, size_t max_bytes, char **body,
+base_err model_http_get(const char *url, long timeout_ms, size_t max_bytes, char **body,
                        size_t *len, char *err);
 
 #endif

@@ -1,7 +1,7 @@
-/* perception/som.c: Set-of-Marks layout and drawing, plus debug drawing.
+/* image/som.c: Set-of-Marks layout and drawing, plus debug drawing.
  *
- * perc_som_draw works in three steps: map each mark from CSS to image
- * pixels, lay out colours and label tags (perc_som_layout), and emit ops
+ * img_som_draw works in three steps: map each mark from CSS to image
+ * pixels, lay out colours and label tags (img_som_layout), and emit ops
  * (fills, then outlines, then tags, so tags are never covered) that one
  * compositor pass applies (som_kernels.c).
  *
@@ -17,14 +17,14 @@
  * already placed costs most, then overlap with the mark's own box, then
  * with other marks. Ties keep the earlier candidate, so layout is stable.
  */
-#include "perception/som.h"
+#include "image/som.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
-#include "perception/som_int.h"
+#include "image/som_int.h"
 
 static const uint8_t palette[12][3] = {
     {230, 25, 75},  {60, 180, 75},  {67, 99, 216},  {245, 130, 49},
@@ -34,16 +34,16 @@ static const uint8_t palette[12][3] = {
 #define NPAL 12
 #define NCAND 10
 
-void perc_som_opts_init(perc_som_opts *opts)
+void img_som_opts_init(img_som_opts *opts)
 {
     memset(opts, 0, sizeof(*opts));
     opts->scale = 0.0f;
-    opts->label_fmt = PERC_LABEL_VID;
+    opts->label_fmt = IMG_LABEL_VID;
     opts->fill_alpha = 64;
     opts->outline_px = 2;
     opts->font_px = 14;
     opts->dash_px = 6;
-    opts->kernel = PERC_KERNEL_AUTO;
+    opts->kernel = IMG_KERNEL_AUTO;
 }
 
 typedef struct irect {
@@ -72,7 +72,7 @@ static int to_px(float v, float s)
 }
 
 /* Mark box in image pixels, clipped to the image (may be empty). */
-static irect mark_box(const perc_mark *m, float s, int w, int h)
+static irect mark_box(const img_mark *m, float s, int w, int h)
 {
     irect r = {to_px(m->r.x0, s), to_px(m->r.y0, s), to_px(m->r.x1, s), to_px(m->r.y1, s)};
     r.x0 = r.x0 < 0 ? 0 : r.x0;
@@ -87,11 +87,11 @@ static int rect_empty(irect r)
     return r.x1 <= r.x0 || r.y1 <= r.y0;
 }
 
-static void label_text(const perc_mark *m, int fmt, char *out, size_t cap)
+static void label_text(const img_mark *m, int fmt, char *out, size_t cap)
 {
-    if (fmt == PERC_LABEL_NUM || (fmt == PERC_LABEL_TEXT && !m->label))
+    if (fmt == IMG_LABEL_NUM || (fmt == IMG_LABEL_TEXT && !m->label))
         snprintf(out, cap, "%d", m->id);
-    else if (fmt == PERC_LABEL_TEXT)
+    else if (fmt == IMG_LABEL_TEXT)
         snprintf(out, cap, "%.40s", m->label);
     else
         snprintf(out, cap, "[V%d]", m->id);
@@ -104,30 +104,30 @@ static int text_dark(const uint8_t rgb[3])
 
 typedef struct som_ctx {
     float scale;
-    perc_som_opts o;
-    const perc_font *font;
+    img_som_opts o;
+    const img_font *font;
     int pad_x, pad_y;
 } som_ctx;
 
-static base_err ctx_init(som_ctx *c, const perc_som_opts *opts, float img_scale, char *err)
+static base_err ctx_init(som_ctx *c, const img_som_opts *opts, float img_scale, char *err)
 {
     if (opts)
         c->o = *opts;
     else
-        perc_som_opts_init(&c->o);
+        img_som_opts_init(&c->o);
     c->scale = c->o.scale > 0 ? c->o.scale : (img_scale > 0 ? img_scale : 1.0f);
     if (!(c->scale < 1000.0f))
         return base_errf(err, BASE_EINVAL, "som: scale %g out of range", (double)c->scale);
     if (c->o.fill_alpha < 0 || c->o.fill_alpha > 255 || c->o.outline_px < 0 ||
         c->o.outline_px > 64 || c->o.dash_px < 0)
         return base_errf(err, BASE_EINVAL, "som: invalid options");
-    if (c->o.label_fmt < PERC_LABEL_VID || c->o.label_fmt > PERC_LABEL_NONE)
+    if (c->o.label_fmt < IMG_LABEL_VID || c->o.label_fmt > IMG_LABEL_NONE)
         return base_errf(err, BASE_EINVAL, "som: invalid label format %d", c->o.label_fmt);
     if (c->o.font_px <= 0)
         c->o.font_px = 14;
     c->font = NULL;
-    if (c->o.label_fmt != PERC_LABEL_NONE) {
-        base_err e = perc_font_get(c->o.font_px, &c->font, err);
+    if (c->o.label_fmt != IMG_LABEL_NONE) {
+        base_err e = img_font_get(c->o.font_px, &c->font, err);
         if (e)
             return e;
     }
@@ -137,8 +137,8 @@ static base_err ctx_init(som_ctx *c, const perc_som_opts *opts, float img_scale,
 }
 
 /* Layout with a resolved context; out has n entries. */
-static base_err layout(const som_ctx *c, int w, int h, const perc_mark *marks, int n,
-                       perc_som_label *out, char *err)
+static base_err layout(const som_ctx *c, int w, int h, const img_mark *marks, int n,
+                       img_som_label *out, char *err)
 {
     irect *boxes = base_malloc(((size_t)n + 1) * sizeof(*boxes));
     irect *tags = base_malloc(((size_t)n + 1) * sizeof(*tags));
@@ -151,7 +151,7 @@ static base_err layout(const som_ctx *c, int w, int h, const perc_mark *marks, i
         boxes[i] = mark_box(&marks[i], c->scale, w, h);
     int ntags = 0;
     for (int i = 0; i < n; i++) {
-        perc_som_label *L = &out[i];
+        img_som_label *L = &out[i];
         irect b = boxes[i];
         /* Colour: the id's own, unless a nearby earlier mark took it. */
         unsigned used = 0;
@@ -175,7 +175,7 @@ static base_err layout(const som_ctx *c, int w, int h, const perc_mark *marks, i
             continue;
         char text[SOM_TEXT_MAX];
         label_text(&marks[i], c->o.label_fmt, text, sizeof(text));
-        int lw = perc_font_text_width(c->font, text, -1) + 2 * c->pad_x;
+        int lw = img_font_text_width(c->font, text, -1) + 2 * c->pad_x;
         int lh = c->font->line_h + 2 * c->pad_y;
         const int cand[NCAND][2] = {
             {b.x0, b.y0 - lh}, {b.x1 - lw, b.y0 - lh}, {b.x0, b.y1},      {b.x1 - lw, b.y1},
@@ -213,8 +213,8 @@ static base_err layout(const som_ctx *c, int w, int h, const perc_mark *marks, i
     return BASE_OK;
 }
 
-base_err perc_som_layout(int w, int h, const perc_mark *marks, int n, const perc_som_opts *opts,
-                         perc_som_label *out, char *err)
+base_err img_som_layout(int w, int h, const img_mark *marks, int n, const img_som_opts *opts,
+                         img_som_label *out, char *err)
 {
     if (w < 1 || h < 1 || n < 0 || (n > 0 && (!marks || !out)))
         return base_errf(err, BASE_EINVAL, "som: invalid layout arguments");
@@ -225,7 +225,7 @@ base_err perc_som_layout(int w, int h, const perc_mark *marks, int n, const perc
     return layout(&c, w, h, marks, n, out, err);
 }
 
-static base_err check_image(const perc_image *img, char *err)
+static base_err check_image(const img_image *img, char *err)
 {
     if (!img || !img->px || img->w < 1 || img->h < 1 || img->stride < img->w * 4)
         return base_errf(err, BASE_EINVAL, "som: invalid image");
@@ -233,7 +233,7 @@ static base_err check_image(const perc_image *img, char *err)
 }
 
 /* Pushes a tag: opaque background and contrasting text. */
-static base_err push_tag(som_oplist *l, const som_ctx *c, const perc_som_label *L,
+static base_err push_tag(som_oplist *l, const som_ctx *c, const img_som_label *L,
                          const char *text)
 {
     static const uint8_t black[3] = {0, 0, 0};
@@ -241,7 +241,7 @@ static base_err push_tag(som_oplist *l, const som_ctx *c, const perc_som_label *
     som_op bg = {.kind = SOM_OP_FILL, .x0 = L->x0, .y0 = L->y0, .x1 = L->x1, .y1 = L->y1,
                  .alpha = 255};
     memcpy(bg.rgb, L->rgb, 3);
-    base_err e = perc__ops_push(l, &bg);
+    base_err e = img__ops_push(l, &bg);
     if (e)
         return e;
     som_op t = {.kind = SOM_OP_TEXT, .x0 = L->x0, .y0 = L->y0, .x1 = L->x1, .y1 = L->y1,
@@ -249,10 +249,10 @@ static base_err push_tag(som_oplist *l, const som_ctx *c, const perc_som_label *
                 .base_y = L->y0 + c->pad_y + c->font->ascent, .font = c->font};
     memcpy(t.rgb, text_dark(L->rgb) ? black : white, 3);
     snprintf(t.text, sizeof(t.text), "%s", text);
-    return perc__ops_push(l, &t);
+    return img__ops_push(l, &t);
 }
 
-base_err perc_som_draw(perc_image *img, const perc_mark *marks, int n, const perc_som_opts *opts,
+base_err img_som_draw(img_image *img, const img_mark *marks, int n, const img_som_opts *opts,
                        char *err)
 {
     base_err e = check_image(img, err);
@@ -266,7 +266,7 @@ base_err perc_som_draw(perc_image *img, const perc_mark *marks, int n, const per
         return e;
     if (n == 0)
         return BASE_OK;
-    perc_som_label *labels = base_malloc((size_t)n * sizeof(*labels));
+    img_som_label *labels = base_malloc((size_t)n * sizeof(*labels));
     if (!labels)
         return base_errf(err, BASE_ENOMEM, "som: out of memory");
     e = layout(&c, img->w, img->h, marks, n, labels, err);
@@ -275,18 +275,18 @@ base_err perc_som_draw(perc_image *img, const perc_mark *marks, int n, const per
     /* Fills first, outlines over them, tags on top of everything. */
     for (int i = 0; i < n && !e; i++) {
         irect b = mark_box(&marks[i], c.scale, img->w, img->h);
-        int a = marks[i].style == PERC_MARK_DASHED ? c.o.fill_alpha / 2 : c.o.fill_alpha;
+        int a = marks[i].style == IMG_MARK_DASHED ? c.o.fill_alpha / 2 : c.o.fill_alpha;
         if (rect_empty(b) || a == 0)
             continue;
         som_op f = {.kind = SOM_OP_FILL, .x0 = b.x0, .y0 = b.y0, .x1 = b.x1, .y1 = b.y1,
                     .alpha = (uint8_t)a};
         memcpy(f.rgb, labels[i].rgb, 3);
-        e = perc__ops_push(&l, &f);
+        e = img__ops_push(&l, &f);
     }
     for (int i = 0; i < n && !e; i++) {
         irect b = mark_box(&marks[i], c.scale, img->w, img->h);
-        int dash = marks[i].style == PERC_MARK_DASHED ? (c.o.dash_px > 0 ? c.o.dash_px : 6) : 0;
-        e = perc__ops_outline(&l, b.x0, b.y0, b.x1, b.y1, t, dash, labels[i].rgb, 255);
+        int dash = marks[i].style == IMG_MARK_DASHED ? (c.o.dash_px > 0 ? c.o.dash_px : 6) : 0;
+        e = img__ops_outline(&l, b.x0, b.y0, b.x1, b.y1, t, dash, labels[i].rgb, 255);
     }
     for (int i = 0; i < n && !e && c.font; i++) {
         if (labels[i].placement < 0)
@@ -298,15 +298,15 @@ base_err perc_som_draw(perc_image *img, const perc_mark *marks, int n, const per
     if (e == BASE_ENOMEM || e == BASE_ETOOBIG)
         base_errf(err, e, "som: out of memory for %d marks", n);
     if (!e)
-        e = perc__ops_apply(img, &l, c.o.kernel, err);
-    perc__ops_fini(&l);
+        e = img__ops_apply(img, &l, c.o.kernel, err);
+    img__ops_fini(&l);
     base_free(labels);
     return e;
 }
 
 /* ---- debug drawing ------------------------------------------------------ */
 
-static float img_scale(const perc_image *img)
+static float img_scale(const img_image *img)
 {
     return img->scale > 0 ? img->scale : 1.0f;
 }
@@ -326,20 +326,20 @@ static base_err push_rect(som_oplist *l, int x0, int y0, int x1, int y1, const u
         return BASE_OK;
     som_op f = {.kind = SOM_OP_FILL, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .alpha = (uint8_t)a};
     memcpy(f.rgb, rgb, 3);
-    return perc__ops_push(l, &f);
+    return img__ops_push(l, &f);
 }
 
-static base_err finish(perc_image *img, som_oplist *l, base_err e, char *err)
+static base_err finish(img_image *img, som_oplist *l, base_err e, char *err)
 {
     if (e)
         e = base_errf(err, e, "draw: out of memory");
     else
-        e = perc__ops_apply(img, l, PERC_KERNEL_AUTO, err);
-    perc__ops_fini(l);
+        e = img__ops_apply(img, l, IMG_KERNEL_AUTO, err);
+    img__ops_fini(l);
     return e;
 }
 
-base_err perc_draw_crosshair(perc_image *img, base_point p, int radius_px, uint32_t rgba,
+base_err img_draw_crosshair(img_image *img, base_point p, int radius_px, uint32_t rgba,
                              char *err)
 {
     base_err e = check_image(img, err);
@@ -366,7 +366,7 @@ base_err perc_draw_crosshair(perc_image *img, base_point p, int radius_px, uint3
     return finish(img, &l, e, err);
 }
 
-base_err perc_draw_polyline(perc_image *img, const base_point *pts, int n, int width_px,
+base_err img_draw_polyline(img_image *img, const base_point *pts, int n, int width_px,
                             uint32_t rgba, char *err)
 {
     base_err e = check_image(img, err);
@@ -401,7 +401,7 @@ base_err perc_draw_polyline(perc_image *img, const base_point *pts, int n, int w
     return finish(img, &l, e, err);
 }
 
-base_err perc_draw_highlight(perc_image *img, base_rect r, uint32_t rgba, char *err)
+base_err img_draw_highlight(img_image *img, base_rect r, uint32_t rgba, char *err)
 {
     base_err e = check_image(img, err);
     if (e)
@@ -409,25 +409,25 @@ base_err perc_draw_highlight(perc_image *img, base_rect r, uint32_t rgba, char *
     uint8_t rgb[3];
     int a = 0;
     unpack(rgba, rgb, &a);
-    perc_mark m = {.r = r};
+    img_mark m = {.r = r};
     irect b = mark_box(&m, img_scale(img), img->w, img->h);
     som_oplist l = {0};
     e = push_rect(&l, b.x0, b.y0, b.x1, b.y1, rgb, a / 5);
     if (!e)
-        e = perc__ops_outline(&l, b.x0 - 2, b.y0 - 2, b.x1 + 2, b.y1 + 2, 4, 0, rgb, a);
+        e = img__ops_outline(&l, b.x0 - 2, b.y0 - 2, b.x1 + 2, b.y1 + 2, 4, 0, rgb, a);
     return finish(img, &l, e, err);
 }
 
-base_err perc_draw_caption(perc_image *img, const char *text, char *err)
+base_err img_draw_caption(img_image *img, const char *text, char *err)
 {
     base_err e = check_image(img, err);
     if (e)
         return e;
     if (!text)
         return base_errf(err, BASE_EINVAL, "draw: no caption text");
-    const perc_font *f = NULL;
+    const img_font *f = NULL;
     int fpx = img->h / 40 > 12 ? img->h / 40 : 12;
-    e = perc_font_get(fpx > 24 ? 24 : fpx, &f, err);
+    e = img_font_get(fpx > 24 ? 24 : fpx, &f, err);
     if (e)
         return e;
     int pad = 4;
@@ -439,14 +439,14 @@ base_err perc_draw_caption(perc_image *img, const char *text, char *err)
     size_t len = strlen(text);
     size_t keep = len < SOM_TEXT_MAX - 1 ? len : SOM_TEXT_MAX - 1;
     int avail = img->w - 2 * pad;
-    int dots = perc_font_text_width(f, "...", -1);
-    while (keep > 0 && perc_font_text_width(f, text, (int)keep) + (keep < len ? dots : 0) > avail)
+    int dots = img_font_text_width(f, "...", -1);
+    while (keep > 0 && img_font_text_width(f, text, (int)keep) + (keep < len ? dots : 0) > avail)
         keep--;
     snprintf(t.text, sizeof(t.text), "%.*s%s", (int)keep, text, keep < len ? "..." : "");
     static const uint8_t black[3] = {0, 0, 0};
     som_oplist l = {0};
     e = push_rect(&l, 0, img->h - sh, img->w, img->h, black, 190);
     if (!e)
-        e = perc__ops_push(&l, &t);
+        e = img__ops_push(&l, &t);
     return finish(img, &l, e, err);
 }

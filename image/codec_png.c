@@ -1,4 +1,4 @@
-/* perception/codec_png.c: PNG decode and encode through libpng.
+/* image/codec_png.c: PNG decode and encode through libpng.
  *
  * Screenshots (non-interlaced 8-bit RGB/RGBA) first go through the native
  * fast path of png_fast.c, which inflates with libdeflate and gives the
@@ -25,15 +25,15 @@
 
 #include "base/alloc.h"
 #include "base/buf.h"
-#include "perception/image_int.h"
-#include "perception/png_int.h"
+#include "image/image_int.h"
+#include "image/png_int.h"
 
 typedef struct png_rd {
     const uint8_t *data;
     size_t n, off;
     int truncated;
     int row; /* row being decoded, -1 while reading headers */
-    int forged; /* msg holds perc__png_check_data's full message */
+    int forged; /* msg holds img__png_check_data's full message */
     char msg[BASE_ERRBUF_SIZE];
 } png_rd;
 
@@ -70,7 +70,7 @@ static void on_read(png_structp png, png_bytep dst, size_t len)
 #define DEFLATE_MAX_RATIO 1032u
 #define DEFLATE_SLACK 1024u
 
-base_err perc__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64_t idat_bytes,
+base_err img__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64_t idat_bytes,
                               char *err)
 {
     /* w, h <= 2^31 and bits <= 64: the product fits in 64 bits only after
@@ -86,7 +86,7 @@ base_err perc__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64
                      (unsigned long long)idat_bytes);
 }
 
-uint64_t perc__png_idat_bytes(const uint8_t *data, size_t n)
+uint64_t img__png_idat_bytes(const uint8_t *data, size_t n)
 {
     uint64_t sum = 0;
     size_t off = 8;
@@ -108,7 +108,7 @@ uint64_t perc__png_idat_bytes(const uint8_t *data, size_t n)
  * whose messages say where the data ran out. */
 #define CLAIM_SLACK (64u << 10)
 
-base_err perc__png_check_chunks(const uint8_t *data, size_t n, char *err)
+base_err img__png_check_chunks(const uint8_t *data, size_t n, char *err)
 {
     size_t off = 8;
     while (data && off <= n && n - off >= 8) {
@@ -134,9 +134,9 @@ base_err perc__png_check_chunks(const uint8_t *data, size_t n, char *err)
     return BASE_OK;
 }
 
-/* The read state lives in the caller's frame (see perc__png_decode) so that
+/* The read state lives in the caller's frame (see img__png_decode) so that
  * its fields, updated between setjmp and a longjmp, stay well defined. */
-static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
+static base_err png_decode(png_rd *rdp, img_image *out, char *err)
 {
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, rdp, on_error, on_warning);
     if (!png)
@@ -169,7 +169,7 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
         return e;
     }
     png_set_read_fn(png, rdp, on_read);
-    png_set_user_limits(png, PERC_IMAGE_MAX_DIM, PERC_IMAGE_MAX_DIM);
+    png_set_user_limits(png, IMG_MAX_DIM, IMG_MAX_DIM);
     png_set_chunk_malloc_max(png, 8u << 20);
     /* At most this many ancillary chunks (text, sPLT, unknown) are kept:
      * without a cap, many small chunks add up to unbounded memory. */
@@ -186,7 +186,7 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
     int ctype = 0;
     int ilace = 0;
     png_get_IHDR(png, info, &w32, &h32, &depth, &ctype, &ilace, NULL, NULL);
-    base_err de = perc__check_dims((int)w32, (int)h32, "png", NULL);
+    base_err de = img__check_dims((int)w32, (int)h32, "png", NULL);
     if (de) {
         snprintf(rdp->msg, sizeof(rdp->msg), "dimensions %ux%u exceed the limits", (unsigned)w32,
                  (unsigned)h32);
@@ -197,8 +197,8 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
      * enough compressed data to fill it (a forged header must not cost
      * hundreds of MB). */
     rdp->msg[0] = '\0';
-    if (perc__png_check_data(w32, h32, depth * png_get_channels(png, info),
-                             perc__png_idat_bytes(rdp->data, rdp->n), rdp->msg)) {
+    if (img__png_check_data(w32, h32, depth * png_get_channels(png, info),
+                             img__png_idat_bytes(rdp->data, rdp->n), rdp->msg)) {
         rdp->forged = 1;
         png_longjmp(png, 1);
     }
@@ -245,21 +245,21 @@ static base_err png_decode(png_rd *rdp, perc_image *out, char *err)
     return BASE_OK;
 }
 
-base_err perc__png_decode(const uint8_t *data, size_t n, perc_image *out, char *err)
+base_err img__png_decode(const uint8_t *data, size_t n, img_image *out, char *err)
 {
     base_err e = BASE_OK;
-    if (perc__png_fast_decode(data, n, PERC_PNG_KERNEL_AUTO, out, &e, err))
+    if (img__png_fast_decode(data, n, IMG_PNG_KERNEL_AUTO, out, &e, err))
         return e;
-    return perc__png_decode_libpng(data, n, out, err);
+    return img__png_decode_libpng(data, n, out, err);
 }
 
-base_err perc__png_decode_libpng(const uint8_t *data, size_t n, perc_image *out, char *err)
+base_err img__png_decode_libpng(const uint8_t *data, size_t n, img_image *out, char *err)
 {
     /* libpng allocates a chunk's declared length before reading it (a
      * 48-byte file whose tEXt chunk claims 1.3 GB made it allocate 1.3 GB,
      * whatever png_set_chunk_malloc_max says), so lengths are checked
      * against the data first. */
-    base_err ce = perc__png_check_chunks(data, n, err);
+    base_err ce = img__png_check_chunks(data, n, err);
     if (ce)
         return ce;
     png_rd rd = {.data = data, .n = n, .row = -1};
@@ -295,7 +295,7 @@ static void on_flush(png_structp png)
 }
 
 /* As for decoding, the writer state lives in the caller's frame. */
-static base_err png_encode(png_wr *wr, const perc_image *img, uint8_t **out,
+static base_err png_encode(png_wr *wr, const img_image *img, uint8_t **out,
                            size_t *out_len, char *err)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, wr, on_werror, on_warning);
@@ -330,18 +330,18 @@ static base_err png_encode(png_wr *wr, const perc_image *img, uint8_t **out,
     return BASE_OK;
 }
 
-base_err perc_image_encode_png(const perc_image *img, int fast, uint8_t **out, size_t *out_len,
+base_err img_encode_png(const img_image *img, int fast, uint8_t **out, size_t *out_len,
                                char *err)
 {
     if (!img || !img->px || !out || !out_len || img->stride < img->w * 4)
         return base_errf(err, BASE_EINVAL, "png: invalid image");
-    base_err de = perc__check_dims(img->w, img->h, "png", err);
+    base_err de = img__check_dims(img->w, img->h, "png", err);
     if (de)
         return de == BASE_EDECODE ? BASE_EINVAL : de;
     /* libdeflate's level 1 is several times faster than zlib's and still
      * compresses screenshots better. */
     if (fast)
-        return perc__png_fast_encode(img, 1, out, out_len, err);
+        return img__png_fast_encode(img, 1, out, out_len, err);
     png_wr wr = {.e = BASE_OK};
     /* Worst case of deflate's stored blocks plus headers; generous cap. */
     base_buf_init(&wr.buf, (size_t)img->h * ((size_t)img->w * 4 + 1) * 2 + (1u << 20));

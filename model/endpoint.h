@@ -1,10 +1,10 @@
-/* perception/endpoint.h: one OpenAI-compatible HTTP endpoint, shared by the
+/* model/endpoint.h: one OpenAI-compatible HTTP endpoint, shared by the
  * vision provider (perception/vision_openai.c) and the agent's LLM client
- * (agent/llm.c), so that both retry, back off, time out, cancel and keep the
+ * (model/llm.c), so that both retry, back off, time out, cancel and keep the
  * API key out of every message in exactly one way.
  *
- * A perc_endpoint is a base URL + path, an optional bearer key and one
- * libcurl easy handle (connection reuse). perc_endpoint_post sends one JSON
+ * A model_endpoint is a base URL + path, an optional bearer key and one
+ * libcurl easy handle (connection reuse). model_endpoint_post sends one JSON
  * body and retries transient failures (429, 5xx, timeouts, broken
  * connections) with exponential backoff and jitter, honouring Retry-After,
  * never past the caller's deadline. Every message it writes (errors, logs)
@@ -12,10 +12,10 @@
  * user:password@ password masked.
  *
  * Threads: one endpoint belongs to one thread at a time, except
- * perc_endpoint_cancel, which any thread may call.
+ * model_endpoint_cancel, which any thread may call.
  */
-#ifndef FOVEA_PERCEPTION_ENDPOINT_H
-#define FOVEA_PERCEPTION_ENDPOINT_H
+#ifndef FOVEA_MODEL_ENDPOINT_H
+#define FOVEA_MODEL_ENDPOINT_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,9 +23,9 @@
 #include "base/err.h"
 #include "base/log.h"
 
-typedef struct perc_endpoint perc_endpoint;
+typedef struct model_endpoint model_endpoint;
 
-typedef struct perc_endpoint_config {
+typedef struct model_endpoint_config {
     const char *base_url; /* http:// or https://, trailing slashes ignored */
     const char *path;     /* appended to base_url, e.g. "/chat/completions" */
     const char *api_key;  /* NULL or "" = no Authorization header */
@@ -36,10 +36,10 @@ typedef struct perc_endpoint_config {
     int timeout_ms;       /* per attempt; 0 = 30000 */
     int max_retries;      /* 0..20 */
     size_t max_response;  /* cap on a response body; 0 = 8 MiB */
-    int stop_on_interrupt; /* a stop signal (base/interrupt.h) cancels like perc_endpoint_cancel */
-} perc_endpoint_config;
+    int stop_on_interrupt; /* a stop signal (base/interrupt.h) cancels like model_endpoint_cancel */
+} model_endpoint_config;
 
-/* What one perc_endpoint_post did. */
+/* What one model_endpoint_post did. */
 typedef struct perc_post_info {
     int attempts;       /* requests sent */
     long status;        /* HTTP status of the last attempt, 0 when none came */
@@ -48,44 +48,44 @@ typedef struct perc_post_info {
 } perc_post_info;
 
 /* Purpose: checks c and makes an endpoint. Ownership: strings are copied;
- * *out is the caller's (perc_endpoint_destroy). Thread: any.
+ * *out is the caller's (model_endpoint_destroy). Thread: any.
  * Errors: BASE_EINVAL (URL not http(s), bad limits, a key with a line
  * break), BASE_EIO (curl_global_init), BASE_ENOMEM. */
-base_err perc_endpoint_create(const perc_endpoint_config *c, perc_endpoint **out, char *err);
+base_err model_endpoint_create(const model_endpoint_config *c, model_endpoint **out, char *err);
 
 /* Frees ep and wipes its key. NULL: no-op. The owner's thread. */
-void perc_endpoint_destroy(perc_endpoint *ep);
+void model_endpoint_destroy(model_endpoint *ep);
 
 /* Purpose: POSTs body (n bytes, JSON) and retries transient failures,
  * never past deadline_ms (base_monotime_ms() clock; 0 = none): each
  * attempt's timeout is cut to the time left, and a backoff that would end
- * after it is not started. On BASE_OK the 2xx body is perc_endpoint_body.
+ * after it is not started. On BASE_OK the 2xx body is model_endpoint_body.
  * On a non-retryable HTTP error the error body stays readable too.
  * Ownership: body borrowed; info (may be NULL) filled in every case.
  * Thread: the owner's. Errors (err scrubbed, naming the endpoint):
  * BASE_EREMOTE (an HTTP error status: "answered 400 Bad Request: <the
  * server's message>", or rate-limited), BASE_ETIMEDOUT, BASE_EIO (refused,
  * closed mid-reply), BASE_ETOOBIG (body over the cap), BASE_ECANCELED. */
-base_err perc_endpoint_post(perc_endpoint *ep, const char *body, size_t n, double deadline_ms,
+base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, double deadline_ms,
                             perc_post_info *info, char *err);
 
 /* The last response body (NUL-terminated; *len without the NUL; may be
  * NULL). Borrowed until the next post. */
-const char *perc_endpoint_body(const perc_endpoint *ep, size_t *len);
+const char *model_endpoint_body(const model_endpoint *ep, size_t *len);
 
 /* Purpose: cancels (on) a post in progress and every later one until
  * called with on = 0. Thread: any. Errors: none. */
-void perc_endpoint_cancel(perc_endpoint *ep, int on);
+void model_endpoint_cancel(model_endpoint *ep, int on);
 
 /* The endpoint URL as messages show it (password masked). Borrowed. */
-const char *perc_endpoint_shown(const perc_endpoint *ep);
+const char *model_endpoint_shown(const model_endpoint *ep);
 
 /* base_errf, with the message scrubbed of the endpoint's key. Returns e. */
-base_err perc_endpoint_errf(const perc_endpoint *ep, char *err, base_err e, const char *fmt, ...)
+base_err model_endpoint_errf(const model_endpoint *ep, char *err, base_err e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* base_log under the endpoint's component and tag, scrubbed of the key. */
-void perc_endpoint_log(const perc_endpoint *ep, base_log_level lvl, const char *fmt, ...)
+void model_endpoint_log(const model_endpoint *ep, base_log_level lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Purpose: replaces, in place, every run of >= 8 characters of msg (or the

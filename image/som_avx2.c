@@ -1,4 +1,4 @@
-/* perception/som_avx2.c: the AVX2 span kernel (8 pixels per step).
+/* image/som_avx2.c: the AVX2 span kernel (8 pixels per step).
  *
  * Compiled for the baseline target; only this function is built for AVX2
  * via the target attribute, and it is called only after a run-time check
@@ -7,7 +7,7 @@
  * som_kernels.c), lane for lane: unpack and pack both work within 128-bit
  * halves, so the byte order survives the round trip.
  */
-#include "perception/som_int.h"
+#include "image/som_int.h"
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -19,7 +19,7 @@ __attribute__((target("avx2"))) static inline __m256i blend16_avx2(__m256i d, __
     return _mm256_srli_epi16(_mm256_add_epi16(v, _mm256_srli_epi16(v, 8)), 8);
 }
 
-__attribute__((target("avx2"))) void perc__span_avx2(uint8_t *px, int n, const uint8_t rgb[3],
+__attribute__((target("avx2"))) void img__span_avx2(uint8_t *px, int n, const uint8_t rgb[3],
                                                      int a)
 {
     const __m256i zero = _mm256_setzero_si256();
@@ -37,21 +37,21 @@ __attribute__((target("avx2"))) void perc__span_avx2(uint8_t *px, int n, const u
         __m256i hi = blend16_avx2(_mm256_unpackhi_epi8(d, zero), ia, ac, k128);
         _mm256_storeu_si256((__m256i *)(void *)(px + 4 * i), _mm256_packus_epi16(lo, hi));
     }
-    perc__span_sse2(px + 4 * i, n - i, rgb, a);
+    img__span_sse2(px + 4 * i, n - i, rgb, a);
 }
 
-int perc__have_avx2(void)
+int img_have_avx2(void)
 {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") ? 1 : 0;
 }
 #else
-void perc__span_avx2(uint8_t *px, int n, const uint8_t rgb[3], int a)
+void img__span_avx2(uint8_t *px, int n, const uint8_t rgb[3], int a)
 {
-    perc__span_scalar(px, n, rgb, a);
+    img__span_scalar(px, n, rgb, a);
 }
 
-int perc__have_avx2(void)
+int img_have_avx2(void)
 {
     return 0;
 }

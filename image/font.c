@@ -1,4 +1,4 @@
-/* perception/font.c: the glyph cache behind overlay labels.
+/* image/font.c: the glyph cache behind overlay labels.
  *
  * The TTF file is read once into memory (stb_truetype parses it in place)
  * and each requested pixel size is rasterised for all of printable ASCII in
@@ -10,7 +10,7 @@
  * The implementation of stb_truetype comes from Debian's libstb; this file
  * only includes the header.
  */
-#include "perception/font.h"
+#include "image/font.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -19,7 +19,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
-#include "perception/image.h"
+#include "image/image.h"
 #include "stb_truetype.h"
 
 #define MAX_SIZES 16
@@ -27,7 +27,7 @@
 static pthread_mutex_t font_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint8_t *font_data;
 static stbtt_fontinfo font_info;
-static perc_font *sizes[MAX_SIZES];
+static img_font *sizes[MAX_SIZES];
 static int nsizes;
 
 /* Loads the TTF under font_lock. */
@@ -35,7 +35,7 @@ static base_err load_font(char *err)
 {
     const char *path = getenv("FOVEA_FONT");
     if (!path || !*path)
-        path = PERC_FONT_DEFAULT_PATH;
+        path = IMG_FONT_DEFAULT_PATH;
     uint8_t *data = NULL;
     size_t n = 0;
     char ioerr[BASE_ERRBUF_SIZE] = "";
@@ -55,7 +55,7 @@ static base_err load_font(char *err)
     return BASE_OK;
 }
 
-static void free_size(perc_font *f)
+static void free_size(img_font *f)
 {
     if (!f)
         return;
@@ -65,9 +65,9 @@ static void free_size(perc_font *f)
 }
 
 /* Rasterises printable ASCII at px under font_lock. */
-static base_err rasterise(int px, perc_font **out, char *err)
+static base_err rasterise(int px, img_font **out, char *err)
 {
-    perc_font *f = base_calloc(1, sizeof(*f));
+    img_font *f = base_calloc(1, sizeof(*f));
     if (!f)
         return base_errf(err, BASE_ENOMEM, "font: out of memory");
     float s = stbtt_ScaleForPixelHeight(&font_info, (float)px);
@@ -79,7 +79,7 @@ static base_err rasterise(int px, perc_font **out, char *err)
     f->ascent = (int)(asc * s + 0.5f);
     f->line_h = f->ascent + (int)(-desc * s + 0.5f);
     for (int c = 32; c < 127; c++) {
-        perc_glyph *g = &f->glyphs[c - 32];
+        img_glyph *g = &f->glyphs[c - 32];
         int adv = 0;
         int lsb = 0;
         stbtt_GetCodepointHMetrics(&font_info, c, &adv, &lsb);
@@ -107,17 +107,17 @@ static base_err rasterise(int px, perc_font **out, char *err)
     return BASE_OK;
 }
 
-base_err perc_font_get(int px, const perc_font **out, char *err)
+base_err img_font_get(int px, const img_font **out, char *err)
 {
     if (!out)
         return base_errf(err, BASE_EINVAL, "font: no output");
-    if (px < PERC_FONT_MIN_PX)
-        px = PERC_FONT_MIN_PX;
-    if (px > PERC_FONT_MAX_PX)
-        px = PERC_FONT_MAX_PX;
+    if (px < IMG_FONT_MIN_PX)
+        px = IMG_FONT_MIN_PX;
+    if (px > IMG_FONT_MAX_PX)
+        px = IMG_FONT_MAX_PX;
     base_err e = BASE_OK;
     pthread_mutex_lock(&font_lock);
-    perc_font *found = NULL;
+    img_font *found = NULL;
     for (int i = 0; i < nsizes && !found; i++)
         if (sizes[i]->px == px)
             found = sizes[i];
@@ -136,22 +136,22 @@ base_err perc_font_get(int px, const perc_font **out, char *err)
     return e;
 }
 
-const perc_glyph *perc_font_glyph(const perc_font *f, unsigned char c)
+const img_glyph *img_font_glyph(const img_font *f, unsigned char c)
 {
     if (c < 32 || c > 126)
         c = '?';
     return &f->glyphs[c - 32];
 }
 
-int perc_font_text_width(const perc_font *f, const char *s, int n)
+int img_font_text_width(const img_font *f, const char *s, int n)
 {
     int w = 0;
     for (int i = 0; s[i] && (n < 0 || i < n); i++)
-        w += perc_font_glyph(f, (unsigned char)s[i])->advance;
+        w += img_font_glyph(f, (unsigned char)s[i])->advance;
     return w;
 }
 
-void perc_font_shutdown(void)
+void img_font_shutdown(void)
 {
     pthread_mutex_lock(&font_lock);
     for (int i = 0; i < nsizes; i++)

@@ -1,4 +1,4 @@
-/* perception/som_kernels.c: op lists and the row compositor for overlays.
+/* image/som_kernels.c: op lists and the row compositor for overlays.
  *
  * The compositor walks the image row by row; each row looks up the ops that
  * touch its 32-row band (an index built before the parallel region, the
@@ -26,7 +26,7 @@
 #endif
 
 #include "base/alloc.h"
-#include "perception/som_int.h"
+#include "image/som_int.h"
 
 #define BAND 32
 
@@ -36,7 +36,7 @@ static inline unsigned div255(unsigned v)
     return (v + (v >> 8)) >> 8;
 }
 
-void perc__span_scalar(uint8_t *px, int n, const uint8_t rgb[3], int a)
+void img__span_scalar(uint8_t *px, int n, const uint8_t rgb[3], int a)
 {
     unsigned ia = 255u - (unsigned)a;
     unsigned c0 = (unsigned)a * rgb[0];
@@ -60,7 +60,7 @@ static inline __m128i blend16_sse2(__m128i d, __m128i ia, __m128i ac, __m128i k1
     return _mm_srli_epi16(_mm_add_epi16(v, _mm_srli_epi16(v, 8)), 8);
 }
 
-void perc__span_sse2(uint8_t *px, int n, const uint8_t rgb[3], int a)
+void img__span_sse2(uint8_t *px, int n, const uint8_t rgb[3], int a)
 {
     const __m128i zero = _mm_setzero_si128();
     /* Products up to 65025 are stored as their 16-bit pattern; the lanes are
@@ -79,26 +79,26 @@ void perc__span_sse2(uint8_t *px, int n, const uint8_t rgb[3], int a)
         __m128i hi = blend16_sse2(_mm_unpackhi_epi8(d, zero), ia, ac, k128);
         _mm_storeu_si128((__m128i *)(void *)(px + 4 * i), _mm_packus_epi16(lo, hi));
     }
-    perc__span_scalar(px + 4 * i, n - i, rgb, a);
+    img__span_scalar(px + 4 * i, n - i, rgb, a);
 }
 
-int perc__have_sse2(void)
+int img_have_sse2(void)
 {
     return 1; /* part of the x86-64 baseline; i386 builds assume it too */
 }
 #else
-void perc__span_sse2(uint8_t *px, int n, const uint8_t rgb[3], int a)
+void img__span_sse2(uint8_t *px, int n, const uint8_t rgb[3], int a)
 {
-    perc__span_scalar(px, n, rgb, a);
+    img__span_scalar(px, n, rgb, a);
 }
 
-int perc__have_sse2(void)
+int img_have_sse2(void)
 {
     return 0;
 }
 #endif
 
-base_err perc__ops_push(som_oplist *l, const som_op *op)
+base_err img__ops_push(som_oplist *l, const som_op *op)
 {
     if (l->n == l->cap) {
         int ncap = l->cap ? l->cap * 2 : 64;
@@ -114,7 +114,7 @@ base_err perc__ops_push(som_oplist *l, const som_op *op)
     return BASE_OK;
 }
 
-void perc__ops_fini(som_oplist *l)
+void img__ops_fini(som_oplist *l)
 {
     base_free(l->ops);
     memset(l, 0, sizeof(*l));
@@ -128,10 +128,10 @@ static base_err push_fill(som_oplist *l, int x0, int y0, int x1, int y1, int das
     som_op op = {.kind = SOM_OP_FILL, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1,
                  .alpha = (uint8_t)alpha, .dash = dash, .dash_axis = axis};
     memcpy(op.rgb, rgb, 3);
-    return perc__ops_push(l, &op);
+    return img__ops_push(l, &op);
 }
 
-base_err perc__ops_outline(som_oplist *l, int x0, int y0, int x1, int y1, int t, int dash,
+base_err img__ops_outline(som_oplist *l, int x0, int y0, int x1, int y1, int t, int dash,
                            const uint8_t rgb[3], int alpha)
 {
     if (x1 <= x0 || y1 <= y0 || t < 1)
@@ -188,7 +188,7 @@ static void row_text(const som_op *op, uint8_t *row, int y, int w)
     int xe = op->x1 > w ? w : op->x1;
     int pen = op->pen_x;
     for (int i = 0; op->text[i]; i++) {
-        const perc_glyph *g = perc_font_glyph(op->font, (unsigned char)op->text[i]);
+        const img_glyph *g = img_font_glyph(op->font, (unsigned char)op->text[i]);
         int gy = y - (op->base_y + g->yoff);
         if (g->cov && gy >= 0 && gy < g->h) {
             const uint8_t *cov = g->cov + (size_t)gy * (size_t)g->w;
@@ -204,33 +204,33 @@ static void row_text(const som_op *op, uint8_t *row, int y, int w)
     }
 }
 
-static som_span_fn pick_kernel(perc_kernel k)
+static som_span_fn pick_kernel(img_kernel k)
 {
     switch (k) {
-    case PERC_KERNEL_SCALAR:
-        return perc__span_scalar;
-    case PERC_KERNEL_SSE2:
-        return perc__have_sse2() ? perc__span_sse2 : NULL;
-    case PERC_KERNEL_AVX2:
-        return perc__have_avx2() ? perc__span_avx2 : NULL;
-    case PERC_KERNEL_AUTO:
-        if (perc__have_avx2())
-            return perc__span_avx2;
-        if (perc__have_sse2())
-            return perc__span_sse2;
-        return perc__span_scalar;
+    case IMG_KERNEL_SCALAR:
+        return img__span_scalar;
+    case IMG_KERNEL_SSE2:
+        return img_have_sse2() ? img__span_sse2 : NULL;
+    case IMG_KERNEL_AVX2:
+        return img_have_avx2() ? img__span_avx2 : NULL;
+    case IMG_KERNEL_AUTO:
+        if (img_have_avx2())
+            return img__span_avx2;
+        if (img_have_sse2())
+            return img__span_sse2;
+        return img__span_scalar;
     }
     return NULL;
 }
 
-const char *perc_som_kernel_name(perc_kernel k)
+const char *img_som_kernel_name(img_kernel k)
 {
     som_span_fn f = pick_kernel(k);
-    if (f == perc__span_avx2)
+    if (f == img__span_avx2)
         return "avx2";
-    if (f == perc__span_sse2)
+    if (f == img__span_sse2)
         return "sse2";
-    if (f == perc__span_scalar)
+    if (f == img__span_scalar)
         return "scalar";
     return "unavailable";
 }
@@ -243,7 +243,7 @@ static int op_rows(const som_op *op, int w, int h, int *y0, int *y1)
     return *y1 > *y0 && op->x1 > 0 && op->x0 < w;
 }
 
-base_err perc__ops_apply(perc_image *img, const som_oplist *l, perc_kernel k, char *err)
+base_err img__ops_apply(img_image *img, const som_oplist *l, img_kernel k, char *err)
 {
     som_span_fn span = pick_kernel(k);
     if (!span)

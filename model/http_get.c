@@ -1,5 +1,5 @@
-/* perception/http_get.c: one plain HTTP GET with libcurl (http_get.h). */
-#include "perception/http_get.h"
+/* model/http_get.c: one plain HTTP GET with libcurl (http_get.h). */
+#include "model/http_get.h"
 
 #include <curl/curl.h>
 #include <string.h>
@@ -25,7 +25,7 @@ static size_t on_body(char *p, size_t sz, size_t n, void *u)
     return base_buf_append(&s->b, p, k) == BASE_OK ? k : 0;
 }
 
-base_err perc_http_get(const char *url, long timeout_ms, size_t max_bytes, char **body,
+base_err model_http_get(const char *url, long timeout_ms, size_t max_bytes, char **body,
                        size_t *len, char *err)
 {
     if (body)

@@ -1,5 +1,5 @@
-/* agent/llm_parse.c: reading what a chat-completions endpoint answers
- * (agent/llm.h): the envelope with its tool calls and usage, and a JSON
+/* model/llm_parse.c: reading what a chat-completions endpoint answers
+ * (model/llm.h): the envelope with its tool calls and usage, and a JSON
  * object out of a model's free text. Pure functions, no I/O: the fuzz
  * target tests/fuzz/fuzz_llm_reply.c drives them with arbitrary bytes.
  *
@@ -20,13 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/llm.h"
+#include "model/llm.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/json_alloc.h"
 #include "base/json_get.h"
 #include "base/text.h"
-#include "perception/model_json.h"
+#include "model/chat_json.h"
 
 #define MAX_CALLS 64
 #define SCAN_TRIES 64
@@ -48,7 +48,7 @@ static char *print_dup(const cJSON *v)
     return d;
 }
 
-void agent_llm_reply_fini(agent_llm_reply *r)
+void model_llm_reply_fini(model_llm_reply *r)
 {
     if (!r)
         return;
@@ -67,7 +67,7 @@ void agent_llm_reply_fini(agent_llm_reply *r)
 }
 
 /* Fills call c from one tool_calls entry (or a legacy function_call). */
-static base_err read_call(const cJSON *tc, const cJSON *fn, int index, agent_llm_call *c)
+static base_err read_call(const cJSON *tc, const cJSON *fn, int index, model_llm_call *c)
 {
     char gen[32];
     const cJSON *id = tc ? cJSON_GetObjectItemCaseSensitive(tc, "id") : NULL;
@@ -118,7 +118,7 @@ static base_err read_call(const cJSON *tc, const cJSON *fn, int index, agent_llm
 
 /* The assistant message for the conversation: content and tool calls as
  * the API wants them back (arguments as strings). */
-static cJSON *history_message(const agent_llm_reply *r)
+static cJSON *history_message(const model_llm_reply *r)
 {
     cJSON *m = cJSON_CreateObject();
     if (!m || !cJSON_AddStringToObject(m, "role", "assistant"))
@@ -156,13 +156,13 @@ static long num(const cJSON *o, const char *k)
                                                                              : 0;
 }
 
-base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *out, char *err)
+base_err model_llm_parse_reply(const char *body, size_t len, model_llm_reply *out, char *err)
 {
     if (!body || !out)
         return base_errf(err, BASE_EINVAL, "model reply: NULL argument");
-    if (len > AGENT_LLM_BODY_MAX)
+    if (len > MODEL_LLM_BODY_MAX)
         return base_errf(err, BASE_ETOOBIG, "model reply: %zu bytes (the limit is %u)", len,
-                         AGENT_LLM_BODY_MAX);
+                         MODEL_LLM_BODY_MAX);
     char ex[100];
     cJSON *root = cJSON_ParseWithLength(body, len);
     if (!root && base_json_parse_error(body, len, NULL) == BASE_ENOMEM)
@@ -180,12 +180,12 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
         base_text_excerpt(body, len > 60 ? 60 : len, ex, sizeof ex);
         return base_errf(err, BASE_EPROTO, "model reply is not JSON (starts with \"%s\")", ex);
     }
-    agent_llm_reply r;
+    model_llm_reply r;
     memset(&r, 0, sizeof r);
     base_err e = BASE_OK;
     if (!cJSON_IsObject(root) || cJSON_GetObjectItemCaseSensitive(root, "error")) {
         char msg[200];
-        if (perc_chat_error_message(body, len, msg, sizeof msg))
+        if (model_chat_error_message(body, len, msg, sizeof msg))
             e = base_errf(err, BASE_EREMOTE, "the endpoint answered an error: %s", msg);
         else
             e = base_errf(err, BASE_EPROTO, "model reply is not a chat completion");
@@ -200,8 +200,8 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
                       ex);
         goto fail;
     }
-    if ((e = perc_chat_content_text(cJSON_GetObjectItemCaseSensitive(msg, "content"),
-                                    AGENT_LLM_BODY_MAX, &r.content)))
+    if ((e = model_chat_content_text(cJSON_GetObjectItemCaseSensitive(msg, "content"),
+                                    MODEL_LLM_BODY_MAX, &r.content)))
         goto nomem;
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(msg, "reasoning_content");
     if (!cJSON_IsString(rs))
@@ -223,12 +223,12 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
         cJSON_ArrayForEach(tc, tcs)
         {
             const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
-            agent_llm_call *c = &r.calls[r.n_calls++];
+            model_llm_call *c = &r.calls[r.n_calls++];
             if ((e = read_call(tc, cJSON_IsObject(fn) ? fn : tc, r.n_calls - 1, c)))
                 goto nomem;
         }
     } else if (n == 1) {
-        agent_llm_call *c = &r.calls[r.n_calls++];
+        model_llm_call *c = &r.calls[r.n_calls++];
         if ((e = read_call(NULL, legacy, 0, c)))
             goto nomem;
     }
@@ -259,7 +259,7 @@ base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *ou
 nomem:
     e = base_errf(err, BASE_ENOMEM, "model reply: out of memory");
 fail:
-    agent_llm_reply_fini(&r);
+    model_llm_reply_fini(&r);
     cJSON_Delete(root);
     return e;
 }
@@ -294,13 +294,13 @@ static cJSON *parse_object(const char *s, size_t n, int *oom)
     return v;
 }
 
-base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, char *err)
+base_err model_llm_json_from_text(const char *text, size_t len, cJSON **out, char *err)
 {
     if (!text || !out)
         return base_errf(err, BASE_EINVAL, "JSON answer: NULL argument");
-    if (len > AGENT_LLM_BODY_MAX)
+    if (len > MODEL_LLM_BODY_MAX)
         return base_errf(err, BASE_ETOOBIG, "JSON answer: %zu bytes (the limit is %u)", len,
-                         AGENT_LLM_BODY_MAX);
+                         MODEL_LLM_BODY_MAX);
     /* 1. The whole text. */
     int oom = 0;
     cJSON *v = parse_object(text, len, &oom);

@@ -1,4 +1,4 @@
-/* agent/tokens.h: one token estimator for everything the agent sends a model.
+/* model/tokens.h: one token estimator for everything the agent sends a model.
  *
  * The agent needs a token count before a call (the budget check, the
  * eviction's measurements) and no tokenizer ships with fovea, so this is an
@@ -18,34 +18,34 @@
  * Real counts come from the server's usage figures; this estimate is for
  * decisions made before a call. All functions are pure and thread-safe.
  */
-#ifndef FOVEA_AGENT_TOKENS_H
-#define FOVEA_AGENT_TOKENS_H
+#ifndef FOVEA_MODEL_TOKENS_H
+#define FOVEA_MODEL_TOKENS_H
 
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
 
 /* Tokens of an image whose size is unknown: a 1280x800 screenshot, high detail. */
-#define AGENT_TOKENS_IMAGE_DEFAULT 1105
+#define MODEL_TOKENS_IMAGE_DEFAULT 1105
 
 /* Purpose: estimated tokens of n bytes of UTF-8 text (NULL: 0). Pure. */
-size_t agent_tokens_text(const char *s, size_t n);
+size_t model_tokens_text(const char *s, size_t n);
 
 /* Purpose: estimated tokens of a w x h image at detail "high" (w or h <= 0:
- * AGENT_TOKENS_IMAGE_DEFAULT). Pure. */
-size_t agent_tokens_image(int w, int h);
+ * MODEL_TOKENS_IMAGE_DEFAULT). Pure. */
+size_t model_tokens_image(int w, int h);
 
 /* Purpose: the pixel size of a "data:image/png;base64,..." or JPEG data URL
  * from its header bytes; 0 when it cannot be read (then *w, *h untouched).
  * Pure, no allocation. */
-int agent_tokens_data_url_size(const char *url, int *w, int *h);
+int model_tokens_data_url_size(const char *url, int *w, int *h);
 
 /* Purpose: estimated tokens of one OpenAI-style chat message (an object
  * with role, content, tool_calls, tool_call_id; other keys such as
  * reasoning_content count as text). Pure; NULL: 0. */
-size_t agent_tokens_message(const cJSON *msg);
+size_t model_tokens_message(const cJSON *msg);
 
-/* Purpose: the sum of agent_tokens_message over an array of messages. Pure. */
-size_t agent_tokens_messages(const cJSON *msgs);
+/* Purpose: the sum of model_tokens_message over an array of messages. Pure. */
+size_t model_tokens_messages(const cJSON *msgs);
 
 #endif

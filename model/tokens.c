@@ -1,11 +1,11 @@
-/* agent/tokens.c: the token estimate (see tokens.h for the method). */
-#include "agent/tokens.h"
+/* model/tokens.c: the token estimate (see tokens.h for the method). */
+#include "model/tokens.h"
 
 #include <string.h>
 
 #include "base/base64.h"
 
-size_t agent_tokens_text(const char *s, size_t n)
+size_t model_tokens_text(const char *s, size_t n)
 {
     if (!s)
         return 0;
@@ -21,10 +21,10 @@ size_t agent_tokens_text(const char *s, size_t n)
     return (ascii + 3) / 4 + other;
 }
 
-size_t agent_tokens_image(int w, int h)
+size_t model_tokens_image(int w, int h)
 {
     if (w <= 0 || h <= 0)
-        return AGENT_TOKENS_IMAGE_DEFAULT;
+        return MODEL_TOKENS_IMAGE_DEFAULT;
     double fw = w;
     double fh = h;
     if (fw > 2048 || fh > 2048) {
@@ -48,7 +48,7 @@ static unsigned be16(const unsigned char *p)
     return (unsigned)p[0] << 8 | p[1];
 }
 
-int agent_tokens_data_url_size(const char *url, int *w, int *h)
+int model_tokens_data_url_size(const char *url, int *w, int *h)
 {
     if (!url || strncmp(url, "data:image/", 11) != 0)
         return 0;
@@ -106,7 +106,7 @@ int agent_tokens_data_url_size(const char *url, int *w, int *h)
 static size_t str_tokens(const cJSON *j)
 {
     return cJSON_IsString(j) && j->valuestring
-               ? agent_tokens_text(j->valuestring, strlen(j->valuestring))
+               ? model_tokens_text(j->valuestring, strlen(j->valuestring))
                : 0;
 }
 
@@ -126,13 +126,13 @@ static size_t part_tokens(const cJSON *p)
         int w = 0;
         int h = 0;
         if (cJSON_IsString(url))
-            agent_tokens_data_url_size(url->valuestring, &w, &h);
-        return agent_tokens_image(w, h);
+            model_tokens_data_url_size(url->valuestring, &w, &h);
+        return model_tokens_image(w, h);
     }
     return str_tokens(cJSON_GetObjectItemCaseSensitive(p, "text"));
 }
 
-size_t agent_tokens_message(const cJSON *msg)
+size_t model_tokens_message(const cJSON *msg)
 {
     if (!cJSON_IsObject(msg))
         return 0;
@@ -161,11 +161,11 @@ size_t agent_tokens_message(const cJSON *msg)
     return t;
 }
 
-size_t agent_tokens_messages(const cJSON *msgs)
+size_t model_tokens_messages(const cJSON *msgs)
 {
     size_t t = 0;
     if (cJSON_IsArray(msgs))
         for (const cJSON *m = msgs->child; m; m = m->next)
-            t += agent_tokens_message(m);
+            t += model_tokens_message(m);
     return t;
 }

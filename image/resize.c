@@ -1,12 +1,12 @@
-/* perception/resize.c: the model's view of a screenshot.
+/* image/resize.c: the model's view of a screenshot.
  *
  * Models take images of a fixed width (1024 px by default), so screenshots
  * are shrunk before encoding. Two resamplers live here:
  *
- * - perc_image_resize: stb_image_resize (implementation from Debian's
+ * - img_resize: stb_image_resize (implementation from Debian's
  *   libstb; only the header is included), any size up or down. It is the
  *   reference, and the general tool.
- * - the downscaler behind perc_model_view: the same triangle filter (tent of
+ * - the downscaler behind img_model_view: the same triangle filter (tent of
  *   half-width = scale factor, i.e. area-weighted like stbir's triangle
  *   filter when minifying), but in 14-bit fixed point, separable, and split
  *   by output rows over OpenMP. stbir works in float on one thread and was
@@ -25,23 +25,23 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "perception/som.h"
+#include "image/som.h"
 #include "stb_image_resize.h"
 
 #define WBITS 14
 
-base_err perc_image_resize(const perc_image *src, int w, int h, perc_image *out)
+base_err img_resize(const img_image *src, int w, int h, img_image *out)
 {
     if (!src || !src->px || !out || src->w < 1 || src->h < 1 || src->stride < src->w * 4)
         return BASE_EINVAL;
-    perc_image dst = {0};
-    base_err e = perc_image_alloc(&dst, w, h);
+    img_image dst = {0};
+    base_err e = img_alloc(&dst, w, h);
     if (e)
         return e;
     if (!stbir_resize_uint8_generic(src->px, src->w, src->h, src->stride, dst.px, w, h,
                                     dst.stride, 4, STBIR_ALPHA_CHANNEL_NONE, 0, STBIR_EDGE_CLAMP,
                                     STBIR_FILTER_TRIANGLE, STBIR_COLORSPACE_LINEAR, NULL)) {
-        perc_image_fini(&dst);
+        img_fini(&dst);
         return BASE_ENOMEM; /* stbir fails only when its scratch allocation does */
     }
     float in_scale = src->scale > 0 ? src->scale : 1.0f;
@@ -191,7 +191,7 @@ static void hpass_sse2(const int16_t *acc16, const int *first, const uint32_t *w
 #define HAVE_SSE2 0
 #endif
 
-static base_err downscale(const perc_image *src, perc_image *dst)
+static base_err downscale(const img_image *src, img_image *dst)
 {
     int sw = src->w;
     int sh = src->h;
@@ -282,7 +282,7 @@ static base_err downscale(const perc_image *src, perc_image *dst)
     return BASE_OK;
 }
 
-base_err perc_model_view(const perc_image *src, int target_w, perc_image *out, float *scale_out)
+base_err img_model_view(const img_image *src, int target_w, img_image *out, float *scale_out)
 {
     if (!src || !src->px || !out || src->w < 1 || src->h < 1 || src->stride < src->w * 4)
         return BASE_EINVAL;
@@ -292,8 +292,8 @@ base_err perc_model_view(const perc_image *src, int target_w, perc_image *out, f
     int tw = target_w < src->w ? target_w : src->w;
     int th = (int)floor((double)src->h * tw / src->w + 0.5);
     th = th < 1 ? 1 : th;
-    perc_image dst = {0};
-    base_err e = perc_image_alloc(&dst, tw, th);
+    img_image dst = {0};
+    base_err e = img_alloc(&dst, tw, th);
     if (e)
         return e;
     if (tw == src->w) {
@@ -303,7 +303,7 @@ base_err perc_model_view(const perc_image *src, int target_w, perc_image *out, f
     } else {
         e = downscale(src, &dst);
         if (e) {
-            perc_image_fini(&dst);
+            img_fini(&dst);
             return e;
         }
     }

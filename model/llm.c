@@ -1,9 +1,9 @@
-/* agent/llm.c: the agent's chat-completions client (see llm.h).
+/* model/llm.c: the agent's chat-completions client (see llm.h).
  *
  * One call: check the request, estimate its tokens and refuse it before
  * anything is sent when the budget would pass its limit; build the body
  * (model, messages, tools, tool_choice, response_format); POST it through
- * perception/endpoint.c (retries, Retry-After, deadline, cancel, key
+ * model/endpoint.c (retries, Retry-After, deadline, cancel, key
  * scrubbing); charge the budget with the usage the server reports (the
  * estimate when it reports none); parse the reply (llm_parse.c); check each
  * tool call against the tools that were sent and the JSON answer against
@@ -18,7 +18,7 @@
  * Every later call goes straight to the fallback. A 400 that does not name
  * response_format is the caller's error and is reported as it is.
  */
-#include "agent/llm.h"
+#include "model/llm.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -26,31 +26,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/tool.h"
+#include "base/json_schema.h"
 #include "base/alloc.h"
 #include "base/env.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/log.h"
-#include "perception/endpoint.h"
+#include "model/endpoint.h"
 
 #define BODY_MAX (8u << 20)
 
-struct agent_llm {
-    perc_endpoint *ep;
-    char *model[AGENT_LLM_ROLE_COUNT];
+struct model_llm {
+    model_endpoint *ep;
+    char *model[MODEL_LLM_ROLE_COUNT];
     int no_schema; /* the endpoint refused response_format once */
 };
 
-const char *agent_llm_role_name(agent_llm_role r)
+const char *model_llm_role_name(model_llm_role r)
 {
     static const char *const names[] = {"worker", "planner", "orchestrator"};
-    return r >= 0 && r < AGENT_LLM_ROLE_COUNT ? names[r] : "?";
+    return r >= 0 && r < MODEL_LLM_ROLE_COUNT ? names[r] : "?";
 }
 
 /* ---- configuration --------------------------------------------------------------- */
 
-void agent_llm_config_init(agent_llm_config *c)
+void model_llm_config_init(model_llm_config *c)
 {
     if (!c)
         return;
@@ -60,11 +60,11 @@ void agent_llm_config_init(agent_llm_config *c)
     c->max_retries = 3;
 }
 
-base_err agent_llm_config_from_env(agent_llm_config *c, char *err)
+base_err model_llm_config_from_env(model_llm_config *c, char *err)
 {
     if (!c)
         return base_errf(err, BASE_EINVAL, "model config: NULL argument");
-    agent_llm_config t = *c;
+    model_llm_config t = *c;
     t.base_url = base_env("FOVEA_LLM_BASE_URL", "OPENAI_BASE_URL");
     if (!t.base_url)
         return base_errf(err, BASE_ENOTFOUND,
@@ -87,34 +87,34 @@ base_err agent_llm_config_from_env(agent_llm_config *c, char *err)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
-void agent_llm_destroy(agent_llm *l)
+void model_llm_destroy(model_llm *l)
 {
     if (!l)
         return;
-    perc_endpoint_destroy(l->ep);
-    for (int i = 0; i < AGENT_LLM_ROLE_COUNT; i++)
+    model_endpoint_destroy(l->ep);
+    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++)
         base_free(l->model[i]);
     base_free(l);
 }
 
-base_err agent_llm_create(const agent_llm_config *c, agent_llm **out, char *err)
+base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
 {
     if (!c || !out)
         return base_errf(err, BASE_EINVAL, "model client: NULL argument");
     if (!c->model || !c->model[0])
         return base_errf(err, BASE_EINVAL, "model client: no model name (FOVEA_LLM_MODEL)");
-    agent_llm *l = base_calloc(1, sizeof *l);
+    model_llm *l = base_calloc(1, sizeof *l);
     if (!l)
         return base_errf(err, BASE_ENOMEM, "model client: out of memory");
-    const char *m[AGENT_LLM_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
-    for (int i = 0; i < AGENT_LLM_ROLE_COUNT; i++) {
+    const char *m[MODEL_LLM_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
+    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++) {
         l->model[i] = base_strdup(m[i] && m[i][0] ? m[i] : c->model);
         if (!l->model[i]) {
-            agent_llm_destroy(l);
+            model_llm_destroy(l);
             return base_errf(err, BASE_ENOMEM, "model client: out of memory");
         }
     }
-    perc_endpoint_config ec;
+    model_endpoint_config ec;
     memset(&ec, 0, sizeof ec);
     ec.base_url = c->base_url;
     ec.path = "/chat/completions";
@@ -127,37 +127,37 @@ base_err agent_llm_create(const agent_llm_config *c, agent_llm **out, char *err)
     ec.max_retries = c->max_retries;
     ec.max_response = BODY_MAX;
     ec.stop_on_interrupt = 1;
-    base_err e = perc_endpoint_create(&ec, &l->ep, err);
+    base_err e = model_endpoint_create(&ec, &l->ep, err);
     if (e) {
-        agent_llm_destroy(l);
+        model_llm_destroy(l);
         return e;
     }
-    perc_endpoint_log(l->ep, BASE_LOG_DEBUG, "endpoint %s models %s/%s/%s key %s",
-                      perc_endpoint_shown(l->ep), l->model[0], l->model[1], l->model[2],
+    model_endpoint_log(l->ep, BASE_LOG_DEBUG, "endpoint %s models %s/%s/%s key %s",
+                      model_endpoint_shown(l->ep), l->model[0], l->model[1], l->model[2],
                       c->api_key && c->api_key[0] ? "set" : "unset");
     *out = l;
     return BASE_OK;
 }
 
-void agent_llm_cancel(agent_llm *l, int on)
+void model_llm_cancel(model_llm *l, int on)
 {
     if (l)
-        perc_endpoint_cancel(l->ep, on);
+        model_endpoint_cancel(l->ep, on);
 }
 
-const char *agent_llm_model(const agent_llm *l, agent_llm_role r)
+const char *model_llm_model(const model_llm *l, model_llm_role r)
 {
-    return l->model[r >= 0 && r < AGENT_LLM_ROLE_COUNT ? r : 0];
+    return l->model[r >= 0 && r < MODEL_LLM_ROLE_COUNT ? r : 0];
 }
 
-int agent_llm_schema_fallback(const agent_llm *l)
+int model_llm_schema_fallback(const model_llm *l)
 {
     return l->no_schema;
 }
 
 /* ---- messages -------------------------------------------------------------------- */
 
-base_err agent_llm_add_message(cJSON *messages, const char *role, const char *text)
+base_err model_llm_add_message(cJSON *messages, const char *role, const char *text)
 {
     if (!cJSON_IsArray(messages) || !role || !text)
         return BASE_EINVAL;
@@ -171,7 +171,7 @@ base_err agent_llm_add_message(cJSON *messages, const char *role, const char *te
     return BASE_OK;
 }
 
-base_err agent_llm_add_tool_result(cJSON *messages, const char *id, const char *text)
+base_err model_llm_add_tool_result(cJSON *messages, const char *id, const char *text)
 {
     if (!cJSON_IsArray(messages) || !id || !text)
         return BASE_EINVAL;
@@ -186,7 +186,7 @@ base_err agent_llm_add_tool_result(cJSON *messages, const char *id, const char *
     return BASE_OK;
 }
 
-base_err agent_llm_add_reply(cJSON *messages, const agent_llm_reply *r)
+base_err model_llm_add_reply(cJSON *messages, const model_llm_reply *r)
 {
     if (!cJSON_IsArray(messages) || !r || !r->message)
         return BASE_EINVAL;
@@ -200,7 +200,7 @@ base_err agent_llm_add_reply(cJSON *messages, const agent_llm_reply *r)
 /* ---- the request ----------------------------------------------------------------- */
 
 /* Checks the request's shape before anything is estimated or sent. */
-static base_err check_request(const agent_llm_request *q, char *err)
+static base_err check_request(const model_llm_request *q, char *err)
 {
     if (!cJSON_IsArray(q->messages) || cJSON_GetArraySize(q->messages) == 0)
         return base_errf(err, BASE_EINVAL, "model request: no messages");
@@ -217,7 +217,7 @@ static base_err check_request(const agent_llm_request *q, char *err)
         return base_errf(err, BASE_EINVAL, "model request: tools must be an array");
     if (q->schema && !cJSON_IsObject(q->schema))
         return base_errf(err, BASE_EINVAL, "model request: the answer schema must be an object");
-    if (q->role < 0 || q->role >= AGENT_LLM_ROLE_COUNT)
+    if (q->role < 0 || q->role >= MODEL_LLM_ROLE_COUNT)
         return base_errf(err, BASE_EINVAL, "model request: unknown role %d", (int)q->role);
     return BASE_OK;
 }
@@ -271,7 +271,7 @@ fail:
 
 /* The request body (a cJSON_Print string, free()). messages/tools/schema
  * are referenced, not copied, while the body is printed. */
-static char *build_body(const agent_llm_request *q, const char *model, const cJSON *messages,
+static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
                         int with_format)
 {
     cJSON *root = cJSON_CreateObject();
@@ -305,12 +305,12 @@ done:
 }
 
 /* Did the server refuse response_format? A 400/422 whose message names it. */
-static int refused_format(const perc_endpoint *ep, const perc_post_info *pi)
+static int refused_format(const model_endpoint *ep, const perc_post_info *pi)
 {
     if (pi->status != 400 && pi->status != 422)
         return 0;
     size_t n = 0;
-    const char *body = perc_endpoint_body(ep, &n);
+    const char *body = model_endpoint_body(ep, &n);
     char low[2048];
     size_t k = 0;
     for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
@@ -336,13 +336,14 @@ static const cJSON *find_tool(const cJSON *tools, const char *name)
     return NULL;
 }
 
-/* Checks one tool call against the tools that were sent: the registry's
- * checker (schema + the tool's own checks) for fovea's tools, the sent
- * schema for any other function. Sets c->error and c->why. */
-static void check_call(const cJSON *tools, agent_llm_call *c)
+/* Checks one tool call against the tools that were sent: the request's
+ * checker when it has one (the tool layer's: schema + the tool's own
+ * checks), else the sent schema. Sets c->error and c->why. */
+static void check_call(const model_llm_request *q, model_llm_call *c)
 {
     if (c->error)
         return;
+    const cJSON *tools = q->tools;
     const cJSON *params = tools ? find_tool(tools, c->name) : NULL;
     if (!params) {
         char known[200] = "";
@@ -361,17 +362,12 @@ static void check_call(const cJSON *tools, agent_llm_call *c)
                  known[0] ? known : "none");
         goto bad;
     }
-    const tool_def *reg = tool_find(c->name);
     char why[BASE_ERRBUF_SIZE] = "";
     base_err e;
-    if (reg && strcmp(reg->name, c->name) == 0) {
-        e = tool_args_check(reg, c->args, why);
-    } else {
-        char *sch = cJSON_PrintUnformatted(params);
-        tool_def tmp = {c->name, "", sch ? sch : "{}", 0, NULL, NULL};
-        e = sch ? tool_args_check(&tmp, c->args, why) : BASE_ENOMEM;
-        free(sch);
-    }
+    if (q->check_call)
+        e = q->check_call(c->name, params, c->args, why, q->check_user);
+    else
+        e = base_json_schema_check(c->name, params, c->args, NULL, why);
     if (!e)
         return;
     c->error = e;
@@ -382,10 +378,10 @@ bad:
 }
 
 /* Reads and checks the JSON answer into r->json. */
-static base_err read_answer(const agent_llm_request *q, int fallback, agent_llm_reply *r,
+static base_err read_answer(const model_llm_request *q, int fallback, model_llm_reply *r,
                             char *err)
 {
-    const char *who = agent_llm_role_name(q->role);
+    const char *who = model_llm_role_name(q->role);
     if (!r->content || !r->content[0]) {
         if (r->n_calls > 0)
             return BASE_OK; /* it chose to act instead of answering */
@@ -401,17 +397,14 @@ static base_err read_answer(const agent_llm_request *q, int fallback, agent_llm_
     if (!cJSON_IsObject(v)) {
         cJSON_Delete(v);
         v = NULL;
-        base_err e = agent_llm_json_from_text(r->content, n, &v, perr);
+        base_err e = model_llm_json_from_text(r->content, n, &v, perr);
         if (e)
             return base_errf(err, e, "the %s's answer: %s%s", who, perr,
                              r->truncated ? " (cut off by the token limit)" : "");
         r->json_in_text = 1;
     }
     r->json_in_text |= fallback;
-    char *sch = cJSON_PrintUnformatted(q->schema);
-    tool_def tmp = {who, "", sch ? sch : "{}", 0, NULL, NULL};
-    base_err e = sch ? tool_args_check(&tmp, v, perr) : BASE_ENOMEM;
-    free(sch);
+    base_err e = base_json_schema_check(who, q->schema, v, NULL, perr);
     if (e) {
         cJSON_Delete(v);
         return base_errf(err, e == BASE_ENOMEM ? e : BASE_EPROTO,
@@ -421,7 +414,7 @@ static base_err read_answer(const agent_llm_request *q, int fallback, agent_llm_
     return BASE_OK;
 }
 
-base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_reply *out, char *err)
+base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_reply *out, char *err)
 {
     if (!l || !q || !out)
         return base_errf(err, BASE_EINVAL, "model request: NULL argument");
@@ -439,8 +432,8 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
             return base_errf(err, BASE_ENOMEM, "model request: out of memory");
         const cJSON *msgs = alt ? alt : q->messages;
         /* The budget first: a refused call sends nothing. */
-        long est = agent_budget_estimate(q->budget, msgs, q->tools, fallback ? NULL : q->schema);
-        e = agent_budget_check(q->budget, est, err);
+        long est = model_budget_estimate(q->budget, msgs, q->tools, fallback ? NULL : q->schema);
+        e = model_budget_check(q->budget, est, err);
         char *body = e ? NULL : build_body(q, model, msgs, !fallback);
         if (!e && !body)
             e = base_errf(err, BASE_ENOMEM, "model request: out of memory");
@@ -449,12 +442,12 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
             return e;
         }
         size_t n = strlen(body);
-        perc_endpoint_log(l->ep, BASE_LOG_DEBUG, "POST %s %s model %s (%zu bytes, ~%ld tokens%s)",
-                          perc_endpoint_shown(l->ep), agent_llm_role_name(q->role), model, n, est,
+        model_endpoint_log(l->ep, BASE_LOG_DEBUG, "POST %s %s model %s (%zu bytes, ~%ld tokens%s)",
+                          model_endpoint_shown(l->ep), model_llm_role_name(q->role), model, n, est,
                           fallback ? ", schema in text" : "");
         perc_post_info pi;
         char perr[BASE_ERRBUF_SIZE] = "";
-        e = perc_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
+        e = model_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
         free(body);
         cJSON_Delete(alt);
         total.attempts += pi.attempts;
@@ -463,7 +456,7 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
         if (e && q->schema && !fallback && refused_format(l->ep, &pi)) {
             /* Remembered for this endpoint; the same request again at once. */
             l->no_schema = 1;
-            perc_endpoint_log(l->ep, BASE_LOG_INFO,
+            model_endpoint_log(l->ep, BASE_LOG_INFO,
                               "the endpoint refused response_format (%s); JSON answers come as "
                               "text from now on",
                               perr);
@@ -472,35 +465,35 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
         if (e)
             return base_errf(err, e, "%s", perr);
         size_t len = 0;
-        const char *resp = perc_endpoint_body(l->ep, &len);
-        agent_llm_reply r;
-        e = agent_llm_parse_reply(resp, len, &r, perr);
+        const char *resp = model_endpoint_body(l->ep, &len);
+        model_llm_reply r;
+        e = model_llm_parse_reply(resp, len, &r, perr);
         if (e) {
             /* The server worked on it: what it cost is unknown, so the
              * estimate is charged. */
-            agent_budget_usage none = {0, 0, 0, 0};
-            agent_budget_charge(q->budget, &none, est);
-            return perc_endpoint_errf(l->ep, err, e, "model endpoint: %s (%s)", perr,
-                                      perc_endpoint_shown(l->ep));
+            model_budget_usage none = {0, 0, 0, 0};
+            model_budget_charge(q->budget, &none, est);
+            return model_endpoint_errf(l->ep, err, e, "model endpoint: %s (%s)", perr,
+                                      model_endpoint_shown(l->ep));
         }
         r.estimate = est;
         if (!r.usage.reported)
             r.usage.prompt = est;
-        agent_budget_charge(q->budget, &r.usage, est);
+        model_budget_charge(q->budget, &r.usage, est);
         for (int i = 0; i < r.n_calls; i++)
-            check_call(q->tools, &r.calls[i]);
+            check_call(q, &r.calls[i]);
         r.n_bad_calls = 0;
         for (int i = 0; i < r.n_calls; i++) {
             r.n_bad_calls += r.calls[i].error != BASE_OK;
             /* Out of memory is the client's failure, not the model's. */
             if (r.calls[i].error == BASE_ENOMEM) {
-                agent_llm_reply_fini(&r);
+                model_llm_reply_fini(&r);
                 return base_errf(err, BASE_ENOMEM, "model reply: out of memory");
             }
         }
         if (q->schema && (e = read_answer(q, fallback, &r, perr)) != BASE_OK) {
-            agent_llm_reply_fini(&r);
-            return perc_endpoint_errf(l->ep, err, e, "%s", perr);
+            model_llm_reply_fini(&r);
+            return model_endpoint_errf(l->ep, err, e, "%s", perr);
         }
         if (!r.model[0])
             snprintf(r.model, sizeof r.model, "%s", model);
@@ -508,9 +501,9 @@ base_err agent_llm_chat(agent_llm *l, const agent_llm_request *q, agent_llm_repl
         r.server_ms = total.transfer_ms;
         r.wait_ms = total.wait_ms;
         r.ms = base_monotime_ms() - t0;
-        perc_endpoint_log(l->ep, BASE_LOG_DEBUG,
+        model_endpoint_log(l->ep, BASE_LOG_DEBUG,
                           "%s: %d tool call(s) (%d bad), %ld in (%ld cached) / %ld out, %.0f ms",
-                          agent_llm_role_name(q->role), r.n_calls, r.n_bad_calls, r.usage.prompt,
+                          model_llm_role_name(q->role), r.n_calls, r.n_bad_calls, r.usage.prompt,
                           r.usage.cached, r.usage.completion, r.ms);
         *out = r;
         return BASE_OK;

@@ -1,12 +1,12 @@
-/* agent/llm.h: the agent's model client — chat completions on any
+/* model/llm.h: the agent's model client — chat completions on any
  * OpenAI-compatible endpoint (OpenAI, Gemini's compatible endpoint, vLLM,
  * llama.cpp's server, Ollama), with function calling and JSON-schema
  * answers, usage and latency per call, and a hard token budget.
  *
  * The conversation is a cJSON array of OpenAI-format messages that the
  * caller owns ({"role": "system"|"user"|"assistant"|"tool", ...}); one call
- * sends it with the tools (tool_functions_json() of agent/tool.h) and an
- * optional JSON Schema for the answer, and returns an agent_llm_reply: the
+ * sends it with the tools (tool_functions_json() of agent/session/tool.h) and an
+ * optional JSON Schema for the answer, and returns an model_llm_reply: the
  * text, the parsed JSON answer, the tool calls (id, name, arguments parsed
  * and checked against the tool's schema: an unknown tool or bad arguments
  * is an error on that call, worded for the model), the assistant message to
@@ -20,33 +20,33 @@
  * against the schema either way.
  *
  * Transport (retries, Retry-After, deadline, cancel, key scrubbing) is the
- * vision provider's, perception/endpoint.h. A stop signal (Ctrl-C,
+ * vision provider's, model/endpoint.h. A stop signal (Ctrl-C,
  * base/interrupt.h) cancels a call in flight.
  *
- * Threads: a client belongs to one thread (the agent's); agent_llm_cancel
+ * Threads: a client belongs to one thread (the agent's); model_llm_cancel
  * may be called from any thread.
  */
-#ifndef FOVEA_AGENT_LLM_H
-#define FOVEA_AGENT_LLM_H
+#ifndef FOVEA_MODEL_LLM_H
+#define FOVEA_MODEL_LLM_H
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
-#include "agent/budget.h"
+#include "model/budget.h"
 #include "base/err.h"
 
 /* Who is asking: each role may use its own model (seed 002 §4.1). */
-typedef enum agent_llm_role {
-    AGENT_LLM_WORKER = 0,
-    AGENT_LLM_PLANNER,
-    AGENT_LLM_ORCHESTRATOR,
-    AGENT_LLM_ROLE_COUNT
-} agent_llm_role;
+typedef enum model_llm_role {
+    MODEL_LLM_WORKER = 0,
+    MODEL_LLM_PLANNER,
+    MODEL_LLM_ORCHESTRATOR,
+    MODEL_LLM_ROLE_COUNT
+} model_llm_role;
 
 /* "worker", "planner", "orchestrator". */
-const char *agent_llm_role_name(agent_llm_role r);
+const char *model_llm_role_name(model_llm_role r);
 
-typedef struct agent_llm_config {
+typedef struct model_llm_config {
     const char *base_url;           /* http(s)://host/v1 (…/chat/completions is appended) */
     const char *api_key;            /* NULL = no Authorization header (local servers) */
     const char *model;              /* the worker's model, and every role's default */
@@ -54,10 +54,10 @@ typedef struct agent_llm_config {
     const char *orchestrator_model; /* NULL = model */
     int timeout_ms;                 /* per attempt; default 120000 */
     int max_retries;                /* default 3 */
-} agent_llm_config;
+} model_llm_config;
 
 /* Defaults: no endpoint, model "gpt-4o-mini", 120 s, 3 retries. */
-void agent_llm_config_init(agent_llm_config *c);
+void model_llm_config_init(model_llm_config *c);
 
 /* Purpose: reads FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL
  * (each falling back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
@@ -66,47 +66,55 @@ void agent_llm_config_init(agent_llm_config *c);
  * environment (valid until it changes). Thread: any, while nobody changes
  * the environment. Errors: BASE_ENOTFOUND (no base URL, naming the
  * variables), BASE_EINVAL (a number that is not one); c untouched then. */
-base_err agent_llm_config_from_env(agent_llm_config *c, char *err);
+base_err model_llm_config_from_env(model_llm_config *c, char *err);
 
-typedef struct agent_llm agent_llm;
+typedef struct model_llm model_llm;
 
 /* Purpose: a client for c's endpoint. Ownership: strings copied; *out is
- * the caller's (agent_llm_destroy). Thread: any. Errors: BASE_EINVAL (URL
+ * the caller's (model_llm_destroy). Thread: any. Errors: BASE_EINVAL (URL
  * not http(s), no model, bad limits, a key with a line break), BASE_EIO,
  * BASE_ENOMEM. */
-base_err agent_llm_create(const agent_llm_config *c, agent_llm **out, char *err);
+base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err);
 
 /* Frees l (wiping the key). NULL: no-op. The owner's thread. */
-void agent_llm_destroy(agent_llm *l);
+void model_llm_destroy(model_llm *l);
 
 /* Purpose: cancels (on = 1) the call in flight and every later one until
  * called with on = 0. Thread: any. Errors: none. */
-void agent_llm_cancel(agent_llm *l, int on);
+void model_llm_cancel(model_llm *l, int on);
 
 /* The model role r uses. Borrowed (the client's). */
-const char *agent_llm_model(const agent_llm *l, agent_llm_role r);
+const char *model_llm_model(const model_llm *l, model_llm_role r);
 
 /* 1 once the endpoint refused response_format (answers then come as JSON
  * in text). */
-int agent_llm_schema_fallback(const agent_llm *l);
+int model_llm_schema_fallback(const model_llm *l);
 
 /* One request. Everything is borrowed for the call. */
-typedef struct agent_llm_request {
-    agent_llm_role role;
+typedef struct model_llm_request {
+    model_llm_role role;
     const char *model;       /* NULL = the role's model */
     const cJSON *messages;   /* the conversation (array, at least one message) */
     const cJSON *tools;      /* NULL = none; else an OpenAI "tools" array */
     const char *tool_choice; /* NULL = "auto" when tools are given; "required", "none" */
+    /* Checks a call the model made to one of `tools` (params: the
+     * "parameters" that were sent for it; args parsed, may be NULL for {}):
+     * BASE_OK, or an error with words for the model in why
+     * (BASE_ERRBUF_SIZE). NULL = against params (base/json_schema.h). The
+     * tool layer passes tool_check_call. Runs on the calling thread. */
+    base_err (*check_call)(const char *name, const cJSON *params, const cJSON *args, char *why,
+                           void *user);
+    void *check_user;
     const cJSON *schema;     /* JSON Schema (object) the answer must follow; NULL = free text */
     const char *schema_name; /* its name for response_format ([A-Za-z0-9_-]); NULL = "answer" */
     int max_tokens;          /* 0 = the server's default */
     double temperature;      /* < 0 = the server's default */
     double deadline_ms;      /* absolute, base_monotime_ms(); 0 = per-attempt timeouts only */
-    agent_budget *budget;    /* NULL = unlimited; checked before, charged after (agent/budget.h) */
-} agent_llm_request;
+    model_budget *budget;    /* NULL = unlimited; checked before, charged after (model/budget.h) */
+} model_llm_request;
 
 /* One tool call the model asked for. */
-typedef struct agent_llm_call {
+typedef struct model_llm_call {
     char *id;        /* the model's tool_call id (a tool result must name it) */
     char *name;      /* the function name */
     char *arguments; /* the arguments as the model wrote them (JSON text) */
@@ -114,30 +122,30 @@ typedef struct agent_llm_call {
     base_err error;  /* BASE_OK, or why the call cannot run: */
     char why[256];   /* "unknown tool 'clik_at' (known: click_at, ...)", "click_at: 'target'
                         is required", "arguments are not valid JSON: ..." — for the model */
-} agent_llm_call;
+} model_llm_call;
 
-typedef struct agent_llm_reply {
+typedef struct model_llm_reply {
     char *content;      /* the assistant's text, NULL when none */
     char *reasoning;    /* reasoning_content / reasoning when the server sends it, or NULL */
     cJSON *json;        /* the answer to request.schema, parsed and checked; NULL otherwise */
     int json_in_text;   /* 1 when json was read out of free text (fallback or a lax server) */
-    agent_llm_call *calls;
+    model_llm_call *calls;
     int n_calls;
     int n_bad_calls;    /* calls with error set */
     char finish_reason[32];
     int truncated;      /* finish_reason "length": the answer was cut off */
     cJSON *message;     /* the assistant message to append to the conversation (owned) */
     char model[128];    /* the model that answered (as the server names it) */
-    agent_budget_usage usage; /* reported by the server (estimated when it sent none) */
-    long estimate;      /* the request's estimated prompt tokens (agent/budget.h) */
+    model_budget_usage usage; /* reported by the server (estimated when it sent none) */
+    long estimate;      /* the request's estimated prompt tokens (model/budget.h) */
     double ms;          /* wall time of the call (all attempts and waits) */
     double server_ms;   /* time inside HTTP transfers: the server's and the network's */
     double wait_ms;     /* backoff between attempts (Retry-After, 5xx) */
     int attempts;       /* HTTP requests sent (retries and the schema fallback count) */
-} agent_llm_reply;
+} model_llm_reply;
 
 /* Frees what r holds and zeroes it. NULL: no-op. */
-void agent_llm_reply_fini(agent_llm_reply *r);
+void model_llm_reply_fini(model_llm_reply *r);
 
 /* Purpose: one chat-completions call (see the file comment). The budget,
  * when given, is checked before any request with the request's estimated
@@ -145,35 +153,35 @@ void agent_llm_reply_fini(agent_llm_reply *r);
  * the tools sent (an unknown name, arguments that are not a JSON object or
  * that fail the tool's schema set that call's error; the call itself still
  * succeeds so that the agent can tell the model). Ownership: *out is the
- * caller's (agent_llm_reply_fini), filled on BASE_OK only. Thread: the
+ * caller's (model_llm_reply_fini), filled on BASE_OK only. Thread: the
  * client's. Errors (one line, scrubbed of the key): BASE_ETOOBIG
  * "cost_cap_exceeded: ..." (nothing was sent), BASE_EINVAL (bad request
  * fields), the transport's (BASE_EREMOTE, BASE_ETIMEDOUT, BASE_EIO,
  * BASE_ECANCELED), BASE_EPROTO (a body that is not a chat completion, a
  * truncated body, a JSON answer that is missing, invalid or fails the
  * schema; the message quotes the model), BASE_ENOMEM. */
-base_err agent_llm_chat(agent_llm *l, const agent_llm_request *req, agent_llm_reply *out,
+base_err model_llm_chat(model_llm *l, const model_llm_request *req, model_llm_reply *out,
                         char *err);
 
 /* ---- messages ------------------------------------------------------------------- */
 
 /* Purpose: appends {"role": role, "content": text} to messages. Ownership:
  * text copied. Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
-base_err agent_llm_add_message(cJSON *messages, const char *role, const char *text);
+base_err model_llm_add_message(cJSON *messages, const char *role, const char *text);
 
 /* Purpose: appends a tool result {"role": "tool", "tool_call_id": id,
- * "content": text} (text: the tool's outcome, or an agent_llm_call's why).
+ * "content": text} (text: the tool's outcome, or an model_llm_call's why).
  * Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
-base_err agent_llm_add_tool_result(cJSON *messages, const char *id, const char *text);
+base_err model_llm_add_tool_result(cJSON *messages, const char *id, const char *text);
 
 /* Purpose: appends a copy of the reply's assistant message (with its tool
  * calls) to messages. Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
-base_err agent_llm_add_reply(cJSON *messages, const agent_llm_reply *r);
+base_err model_llm_add_reply(cJSON *messages, const model_llm_reply *r);
 
 /* ---- parsing (pure; tests/fuzz/fuzz_llm_reply.c) ------------------------------------ */
 
 /* Largest response body or model text parsed (bytes). */
-#define AGENT_LLM_BODY_MAX (8u << 20)
+#define MODEL_LLM_BODY_MAX (8u << 20)
 
 /* Purpose: reads a chat-completions response body into out: content,
  * reasoning, tool calls (ids, names, raw arguments; args parsed when they
@@ -184,13 +192,13 @@ base_err agent_llm_add_reply(cJSON *messages, const agent_llm_reply *r);
  * Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_EREMOTE (an error envelope: the
  * server's message), BASE_EPROTO (not JSON or truncated, quoting the end;
  * no choices; no message), BASE_ENOMEM. */
-base_err agent_llm_parse_reply(const char *body, size_t len, agent_llm_reply *out, char *err);
+base_err model_llm_parse_reply(const char *body, size_t len, model_llm_reply *out, char *err);
 
 /* Purpose: the first JSON object in a model's text: the whole text, else
  * inside ``` fences, else the first balanced {...} that parses. Ownership:
  * *out is the caller's (cJSON_Delete), set on BASE_OK only. Thread: any.
  * Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_EPROTO ("no JSON object in the
  * answer (starts with ...)", "the JSON answer is cut off"), BASE_ENOMEM. */
-base_err agent_llm_json_from_text(const char *text, size_t len, cJSON **out, char *err);
+base_err model_llm_json_from_text(const char *text, size_t len, cJSON **out, char *err);
 
 #endif

@@ -1,4 +1,4 @@
-/* perception/codec_jpeg.c: JPEG decode and encode through TurboJPEG.
+/* image/codec_jpeg.c: JPEG decode and encode through TurboJPEG.
  *
  * Uses the TurboJPEG 2.x API (tjDecompressHeader3 / tjDecompress2 /
  * tjCompress2) that Debian's libturbojpeg 2.1 provides. The header is read
@@ -19,7 +19,7 @@
 #include <turbojpeg.h>
 
 #include "base/alloc.h"
-#include "perception/image_int.h"
+#include "image/image_int.h"
 
 /* tjGetErrorStr2 returns a char * it owns; copy it into a short message. */
 static base_err tj_fail(tjhandle tj, base_err e, const char *what, char *err)
@@ -81,7 +81,7 @@ static base_err jpeg_header(tjhandle tj, const uint8_t *data, size_t n, int *w, 
     int cs = 0;
     if (tjDecompressHeader3(tj, data, (unsigned long)n, &iw, &ih, &sub, &cs) != 0)
         return tj_fail(tj, BASE_EDECODE, "bad header", err);
-    base_err e = perc__check_dims(iw, ih, "jpeg", err);
+    base_err e = img__check_dims(iw, ih, "jpeg", err);
     if (!e)
         e = jpeg_plausible(data, n, iw, ih, err);
     if (e)
@@ -91,7 +91,7 @@ static base_err jpeg_header(tjhandle tj, const uint8_t *data, size_t n, int *w, 
     return BASE_OK;
 }
 
-base_err perc__jpeg_info(const uint8_t *data, size_t n, int *w, int *h, char *err)
+base_err img__jpeg_info(const uint8_t *data, size_t n, int *w, int *h, char *err)
 {
     tjhandle tj = tjInitDecompress();
     if (!tj)
@@ -101,7 +101,7 @@ base_err perc__jpeg_info(const uint8_t *data, size_t n, int *w, int *h, char *er
     return e;
 }
 
-base_err perc__jpeg_decode(const uint8_t *data, size_t n, perc_image *out, char *err)
+base_err img__jpeg_decode(const uint8_t *data, size_t n, img_image *out, char *err)
 {
     tjhandle tj = tjInitDecompress();
     if (!tj)
@@ -141,14 +141,14 @@ done:
     return e;
 }
 
-base_err perc_image_encode_jpeg(const perc_image *img, int quality, uint8_t **out,
+base_err img_encode_jpeg(const img_image *img, int quality, uint8_t **out,
                                 size_t *out_len, char *err)
 {
     if (!img || !img->px || !out || !out_len || img->stride < img->w * 4)
         return base_errf(err, BASE_EINVAL, "jpeg: invalid image");
     if (quality < 1 || quality > 100)
         return base_errf(err, BASE_EINVAL, "jpeg: quality %d outside 1..100", quality);
-    base_err de = perc__check_dims(img->w, img->h, "jpeg", err);
+    base_err de = img__check_dims(img->w, img->h, "jpeg", err);
     if (de)
         return de == BASE_EDECODE ? BASE_EINVAL : de;
     unsigned long cap = tjBufSize(img->w, img->h, TJSAMP_420);

@@ -1,4 +1,4 @@
-/* perception/png_fast.c: the native PNG path for screenshots.
+/* image/png_fast.c: the native PNG path for screenshots.
  *
  * Chromium sends its screenshots as non-interlaced 8-bit RGB (opaque pages)
  * or RGBA PNGs, and decoding them through libpng was the slowest stage of
@@ -37,8 +37,8 @@
 #include <libdeflate.h>
 
 #include "base/alloc.h"
-#include "perception/image_int.h"
-#include "perception/png_int.h"
+#include "image/image_int.h"
+#include "image/png_int.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -331,8 +331,8 @@ static void row_sse2(int ft, const uint8_t *src, const uint8_t *prev, uint8_t *d
  * within a row each pixel is read before the output pixel at or before it
  * is written, so no byte is overwritten before it is read. This saves a
  * 3 MB allocation (and its page faults) per screenshot. */
-static int decode_rows(const uint8_t *zs, size_t zn, const png_scan *s, perc_png_kernel k,
-                       perc_image *out, base_err *e, char *err)
+static int decode_rows(const uint8_t *zs, size_t zn, const png_scan *s, img_png_kernel k,
+                       img_image *out, base_err *e, char *err)
 {
     int w = (int)s->w;
     int h = (int)s->h;
@@ -391,7 +391,7 @@ static int decode_rows(const uint8_t *zs, size_t zn, const png_scan *s, perc_png
         const uint8_t *prev = y ? px + stride * (size_t)(y - 1) : zrow;
         uint8_t *dst = px + stride * (size_t)y;
 #if HAVE_SSE2
-        if (k != PERC_PNG_KERNEL_SCALAR) {
+        if (k != IMG_PNG_KERNEL_SCALAR) {
             row_sse2(row[0], row + 1, prev, dst, w, s->bpp);
             continue;
         }
@@ -413,7 +413,7 @@ done:
     return handled;
 }
 
-int perc__png_fast_decode(const uint8_t *data, size_t n, perc_png_kernel k, perc_image *out,
+int img__png_fast_decode(const uint8_t *data, size_t n, img_png_kernel k, img_image *out,
                           base_err *e, char *err)
 {
     if (!data || !out || !e)
@@ -427,12 +427,12 @@ int perc__png_fast_decode(const uint8_t *data, size_t n, perc_png_kernel k, perc
     }
     if (sc != SCAN_OK)
         return 0;
-    if (s.w > (uint32_t)PERC_IMAGE_MAX_DIM || s.h > (uint32_t)PERC_IMAGE_MAX_DIM) {
+    if (s.w > (uint32_t)IMG_MAX_DIM || s.h > (uint32_t)IMG_MAX_DIM) {
         *e = base_errf(err, BASE_ETOOBIG, "png: dimensions %ux%u exceed the %d pixel limit",
-                       (unsigned)s.w, (unsigned)s.h, PERC_IMAGE_MAX_DIM);
+                       (unsigned)s.w, (unsigned)s.h, IMG_MAX_DIM);
         return 1;
     }
-    base_err de = perc__check_dims((int)s.w, (int)s.h, "png", err);
+    base_err de = img__check_dims((int)s.w, (int)s.h, "png", err);
     if (de) {
         *e = de;
         return 1;
@@ -440,7 +440,7 @@ int perc__png_fast_decode(const uint8_t *data, size_t n, perc_png_kernel k, perc
     /* Before decode_rows allocates the pixels: a header forged to claim
      * far more pixels than the compressed data can hold is an error here,
      * with the same bound and message as the libpng path. */
-    de = perc__png_check_data(s.w, s.h, s.bpp * 8, s.idat_len, err);
+    de = img__png_check_data(s.w, s.h, s.bpp * 8, s.idat_len, err);
     if (de) {
         *e = de;
         return 1;
@@ -474,13 +474,13 @@ static uint8_t *put_chunk(uint8_t *p, const char *type, const uint8_t *body, siz
     return p + 12 + len;
 }
 
-base_err perc__png_fast_encode(const perc_image *img, int level, uint8_t **out, size_t *out_len,
+base_err img__png_fast_encode(const img_image *img, int level, uint8_t **out, size_t *out_len,
                                char *err)
 {
     if (!img || !img->px || !out || !out_len || img->stride < img->w * 4 || level < 1 ||
         level > 12)
         return base_errf(err, BASE_EINVAL, "png: invalid image");
-    base_err de = perc__check_dims(img->w, img->h, "png", err);
+    base_err de = img__check_dims(img->w, img->h, "png", err);
     if (de)
         return de == BASE_EDECODE ? BASE_EINVAL : de;
     pthread_once(&alloc_once, set_allocator);

@@ -1,4 +1,4 @@
-/* perception/som_json.c: boxes JSON for `fovea overlay` and tests.
+/* image/som_json.c: boxes JSON for `fovea overlay` and tests.
  *
  * Accepts what people and models actually write: a bare array or an object
  * with "boxes", each box as x0/y0/x1/y1 or as "box":[ymin,xmin,ymax,xmax]
@@ -13,12 +13,12 @@
 
 #include "base/alloc.h"
 #include "base/num.h"
-#include "perception/som.h"
+#include "image/som.h"
 
 #define MAX_JSON (16u << 20)
 #define MAX_BOXES 10000
 
-void perc_marks_free(perc_mark *marks, int n)
+void img_marks_free(img_mark *marks, int n)
 {
     if (!marks)
         return;
@@ -50,7 +50,7 @@ static float clampf(double v)
     return (float)v;
 }
 
-static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_mark *m, char *err)
+static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, img_mark *m, char *err)
 {
     if (!cJSON_IsObject(o))
         return base_errf(err, BASE_EPROTO, "boxes[%d]: expected an object", i);
@@ -103,10 +103,10 @@ static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_ma
                              "boxes[%d].id: expected an integer in -1000000000..1000000000", i);
     }
     const cJSON *style = cJSON_GetObjectItemCaseSensitive(o, "style");
-    m->style = PERC_MARK_SOLID;
+    m->style = IMG_MARK_SOLID;
     if (style) {
         if (cJSON_IsString(style) && strcmp(style->valuestring, "dashed") == 0)
-            m->style = PERC_MARK_DASHED;
+            m->style = IMG_MARK_DASHED;
         else if (!cJSON_IsString(style) || strcmp(style->valuestring, "solid") != 0)
             return base_errf(err, BASE_EPROTO, "boxes[%d].style: expected \"solid\" or \"dashed\"",
                              i);
@@ -123,8 +123,8 @@ static base_err parse_box(const cJSON *o, int i, int norm_w, int norm_h, perc_ma
     return BASE_OK;
 }
 
-base_err perc_marks_parse_json(const char *json, size_t len, int norm_w, int norm_h,
-                               perc_mark **marks, int *n, char *err)
+base_err img_marks_parse_json(const char *json, size_t len, int norm_w, int norm_h,
+                               img_mark **marks, int *n, char *err)
 {
     if (!json || !marks || !n)
         return base_errf(err, BASE_EINVAL, "boxes: no input");
@@ -156,7 +156,7 @@ base_err perc_marks_parse_json(const char *json, size_t len, int norm_w, int nor
         return base_errf(err, BASE_ETOOBIG, "boxes: %d boxes exceed the cap of %d", count,
                          MAX_BOXES);
     }
-    perc_mark *list = base_calloc(count > 0 ? (size_t)count : 1, sizeof(*list));
+    img_mark *list = base_calloc(count > 0 ? (size_t)count : 1, sizeof(*list));
     if (!list) {
         cJSON_Delete(root);
         return base_errf(err, BASE_ENOMEM, "boxes: out of memory");
@@ -173,7 +173,7 @@ base_err perc_marks_parse_json(const char *json, size_t len, int norm_w, int nor
     }
     cJSON_Delete(root);
     if (e) {
-        perc_marks_free(list, count);
+        img_marks_free(list, count);
         return e;
     }
     *marks = list;

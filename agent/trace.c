@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "base/fs.h"
 #include "base/utf8.h"
 
@@ -159,17 +160,16 @@ static cJSON *step_json(const agent_step_record *r)
          * step), path, the point it pressed and the hand's verdict. */
         const perc_snap *sn = &r->snap;
         cJSON *s = perc_snap_json(sn);
-        cJSON_AddItemToObject(j, "snap", s);
-        cJSON_ReplaceItemInObjectCaseSensitive(s, "phase", cJSON_CreateString(r->phase));
+        base_json_replace(s, "phase", cJSON_CreateString(r->phase));
         if (r->snap_path[0]) /* procedural steps: epoch, fallback or snapper */
             cJSON_AddStringToObject(s, "path", r->snap_path);
-        cJSON_ReplaceItemInObjectCaseSensitive(s, "point", perc_json_point(r->pt));
+        base_json_replace(s, "point", perc_json_point(r->pt));
         if (!cJSON_GetObjectItemCaseSensitive(s, "element")) {
             /* report.html shows the element of every step */
             cJSON *el = cJSON_AddObjectToObject(s, "element");
             cJSON_AddStringToObject(el, "tag", sn->tag);
             cJSON_AddStringToObject(el, "text", sn->text);
-            cJSON_AddItemToObject(el, "rect", perc_json_rect(sn->rect));
+            base_json_add(el, "rect", perc_json_rect(sn->rect));
         }
         /* The hit-target check is the hand's, made right before the press. */
         cJSON_AddStringToObject(s, "verdict", r->hand.reason == CASCADE_COVERED ? "covered"
@@ -179,17 +179,18 @@ static cJSON *step_json(const agent_step_record *r)
             cJSON_AddBoolToObject(s, "partial", sn->res.match < SNAP_MATCH_WORD);
         else
             cJSON_DeleteItemFromObjectCaseSensitive(s, "match");
+        base_json_add(j, "snap", s); /* last: on failure it frees s */
     }
     if (r->reason[0]) {
         /* The hand's result in its one JSON form (cascade/cascade.h); the
          * step's reason code replaces the hand's, and the nearest names
          * follow the hand's concrete alternatives. */
         cJSON *c = cascade_result_json(&r->hand);
-        cJSON_AddItemToObject(j, "cascade", c);
-        cJSON_ReplaceItemInObjectCaseSensitive(c, "reason", cJSON_CreateString(r->reason));
+        base_json_replace(c, "reason", cJSON_CreateString(r->reason));
         cJSON *alt = cJSON_GetObjectItemCaseSensitive(c, "alternatives");
         for (int i = 0; alt && i < r->n_alternatives && i < 4; i++)
-            cJSON_AddItemToArray(alt, cJSON_CreateString(r->alternatives[i]));
+            base_json_push(alt, cJSON_CreateString(r->alternatives[i]));
+        base_json_add(j, "cascade", c); /* last: on failure it frees c */
     }
     if (r->n_marks > 0) {
         cJSON *mk = cJSON_AddArrayToObject(j, "marks");

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "perception/probe.h"
 
 /* The effect bits by name, for clients that do not know the enum. */
@@ -20,7 +21,7 @@ static cJSON *effects_json(unsigned fx)
     for (unsigned i = 0; i < 32; i++) {
         const char *name = (fx >> i) & 1u ? cascade_effect_name(1u << i) : NULL;
         if (name)
-            cJSON_AddItemToArray(a, cJSON_CreateString(name));
+            base_json_push(a, cJSON_CreateString(name));
     }
     return a;
 }
@@ -43,12 +44,12 @@ cJSON *cascade_result_json(const cascade_result *c)
         cJSON_AddBoolToObject(t, "success", c->tried[i].success);
         cJSON_AddNumberToObject(t, "ms", perc_json_score(c->tried[i].ms));
         cJSON_AddStringToObject(t, "outcome", c->tried[i].outcome);
-        cJSON_AddItemToArray(tr, t);
+        base_json_push(tr, t);
     }
     cJSON *al = cJSON_AddArrayToObject(o, "alternatives");
     for (int i = 0; i < c->n_alternatives && i < 4; i++)
-        cJSON_AddItemToArray(al, cJSON_CreateString(c->alternatives[i]));
-    cJSON_AddItemToObject(o, "effects", effects_json(c->effects));
+        base_json_push(al, cJSON_CreateString(c->alternatives[i]));
+    base_json_add(o, "effects", effects_json(c->effects));
     if (c->effects & CASCADE_FX_NEW_TAB)
         cJSON_AddStringToObject(o, "new_target", c->new_target_id);
     if (c->effects & CASCADE_FX_DIALOG) {
@@ -57,7 +58,7 @@ cJSON *cascade_result_json(const cascade_result *c)
         cJSON_AddStringToObject(d, "message", c->dialog_message);
     }
     if (c->n_tried > 0)
-        cJSON_AddItemToObject(o, "clicked_at", perc_json_point(c->clicked_at));
+        base_json_add(o, "clicked_at", perc_json_point(c->clicked_at));
     cJSON_AddNumberToObject(o, "path_points", c->n_path);
     cJSON_AddNumberToObject(o, "ms", perc_json_score(c->ms));
     if (o && base_alloc_thread_failures() != fails0) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "perception/kit.h"
@@ -249,7 +250,7 @@ static void move_item(cJSON *from, const char *k, cJSON *to, const char *as)
 {
     cJSON *x = cJSON_DetachItemFromObjectCaseSensitive(from, k);
     if (x)
-        cJSON_AddItemToObject(to, as ? as : k, x);
+        base_json_add(to, as ? as : k, x);
 }
 
 /* Answers one parsed request into ans. Returns 0, or -1 when the browser
@@ -346,7 +347,7 @@ static int answer(cascade_snapserve *sv, const snap_req *rq, cJSON *ans)
                                                                            : "unchecked");
         if (c.reason == CASCADE_COVERED)
             cJSON_AddStringToObject(hit, "covering", c.message);
-        cJSON_AddItemToObject(ans, "click", cascade_result_json(&c));
+        base_json_add(ans, "click", cascade_result_json(&c));
         if (e) {
             cJSON_AddStringToObject(ans, "error", err);
             rc = conn_gone(sv) ? -1 : 0;
@@ -373,7 +374,7 @@ cJSON *cascade_snapserve_answer(cascade_snapserve *sv, const cJSON *req, int *go
      * match answers even when it pipelines requests. */
     const cJSON *id = cJSON_IsObject(req) ? cJSON_GetObjectItemCaseSensitive(req, "id") : NULL;
     if (id)
-        cJSON_AddItemToObject(ans, "id", cJSON_Duplicate(id, 1));
+        base_json_add(ans, "id", cJSON_Duplicate(id, 1));
     char why[256] = "";
     snap_req rq;
     int rc = 0;

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 
 double perc_json_px(double v)
 {
@@ -50,7 +51,7 @@ cJSON *perc_snap_result_json(const snap_result *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "phase", snap_phase_name(r->phase));
     cJSON_AddBoolToObject(o, "found", r->found);
-    cJSON_AddItemToObject(o, "point", perc_json_point(r->pt));
+    base_json_add(o, "point", perc_json_point(r->pt));
     cJSON *sc = cJSON_AddObjectToObject(o, "score");
     cJSON_AddNumberToObject(sc, "area", perc_json_score(r->score.area));
     cJSON_AddNumberToObject(sc, "label", perc_json_score(r->score.label));
@@ -76,8 +77,8 @@ cJSON *perc_snap_json(const perc_snap *sn)
         return NULL;
     /* The live answer's point may differ from the pure result's (an
      * iframe descent maps it to the top viewport). */
-    cJSON_ReplaceItemInObjectCaseSensitive(o, "found", cJSON_CreateBool(sn->found));
-    cJSON_ReplaceItemInObjectCaseSensitive(o, "point", perc_json_point(sn->pt));
+    base_json_replace(o, "found", cJSON_CreateBool(sn->found));
+    base_json_replace(o, "point", perc_json_point(sn->pt));
     if (sn->found) {
         if (!cJSON_GetObjectItemCaseSensitive(o, "match"))
             cJSON_AddStringToObject(o, "match", snap_match_name(sn->res.match));
@@ -87,7 +88,7 @@ cJSON *perc_snap_json(const perc_snap *sn)
         cJSON_AddStringToObject(el, "name", sn->name);
         cJSON_AddStringToObject(el, "xpath", sn->xpath);
         cJSON_AddStringToObject(el, "frame", sn->frame_id);
-        cJSON_AddItemToObject(el, "rect", perc_json_rect(sn->rect));
+        base_json_add(el, "rect", perc_json_rect(sn->rect));
         cJSON_AddBoolToObject(el, "disabled", sn->disabled);
     }
     if (base_alloc_thread_failures() != fails0) {

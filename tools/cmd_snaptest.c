@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "base/fs.h"
 #include "perception/kit.h"
 #include "image/image.h"
@@ -374,7 +375,7 @@ static cJSON *result_json(const snapcase *c, const replay *r)
     cJSON *sj = perc_snap_result_json(&r->res);
     for (cJSON *x = sj ? sj->child : NULL; x;) {
         cJSON *next = x->next;
-        cJSON_AddItemToObject(o, x->string, cJSON_DetachItemViaPointer(sj, x));
+        base_json_add(o, x->string, cJSON_DetachItemViaPointer(sj, x));
         x = next;
     }
     cJSON_Delete(sj);

@@ -1,5 +1,5 @@
 /* bench/bench_candidates.c: what the AND/OR planner's candidate table costs
- * (agent/candidates.h). Medians of N runs, in one process:
+ * (agent/plan/candidates.h). Medians of N runs, in one process:
  *   wants: agent_cand_task_wants on a constraint task (the --candidates
  *     auto decision), against strlen of the same task;
  *   apply: agent_cand_apply of a summarizer's update (8 rows x 6 cells, the
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/candidates.h"
+#include "agent/plan/candidates.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_alloc.h"

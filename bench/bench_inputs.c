@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "base/json_alloc.h"
-#include "agent/task.h"
+#include "agent/script/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"

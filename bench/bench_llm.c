@@ -20,7 +20,7 @@
 
 #include "model/budget.h"
 #include "model/llm.h"
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "base/clock.h"
 #include "model/endpoint.h"
 #include "replay.h"

@@ -1,8 +1,8 @@
 /* bench/bench_memory.c: live-context tokens over a 50-step synthetic agent
- * conversation, naive accumulation against the memory hook (agent/evict.h,
+ * conversation, naive accumulation against the memory hook (agent/plan/evict.h,
  * Algorithm 3), both curves from one run, plus the hook's cost per step.
  *
- * The conversation is tests/agent/synth_convo.h's (a state block, a 40-60
+ * The conversation is tests/agent/plan/synth_convo.h's (a state block, a 40-60
  * row element list and a 1280x800 screenshot per observation, reasoning,
  * one or two tool calls, JSON results; a failure every 5th step, a long
  * extract every 7th). Tokens are model/tokens.h's estimate. The "shared
@@ -19,14 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/evict.h"
+#include "agent/plan/evict.h"
 #include "model/tokens.h"
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/json_alloc.h"
 #include "base/stats.h"
-#include "tests/agent/synth_convo.h"
+#include "tests/agent/plan/synth_convo.h"
 
 /* Tokens of cur that repeat prev from the start: whole equal messages,
  * plus the common start of the first differing message's text content. */

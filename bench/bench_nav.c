@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/guard.h"
-#include "agent/js.h"
-#include "agent/tool.h"
+#include "agent/session/guard.h"
+#include "agent/session/js.h"
+#include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"
@@ -57,8 +57,8 @@ int main(int argc, char **argv)
     fovea_session *s = NULL;
     fovea_session_opts o;
     fovea_session_opts_init(&o);
-    o.run.humanize = 0;
-    o.run.overlays = AGENT_OVERLAYS_NONE;
+    o.humanize = 0;
+    o.overlays = AGENT_OVERLAYS_NONE;
     if (!raw || !watched || !tooled || cdp_netwatch_create(watched, &w, err) ||
         fovea_session_create(tooled, &o, &s, err)) {
         fprintf(stderr, "bench_nav: set-up: %s\n", err);

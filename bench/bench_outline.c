@@ -1,6 +1,6 @@
 /* bench/bench_outline.c: what the model reads of real documentation pages
  * nobody here wrote (Debian's python3-doc, served on loopback): flat page
- * text vs the landmark outline (agent/outline.h) at the first step and at a
+ * text vs the landmark outline (agent/session/outline.h) at the first step and at a
  * later step of the same page, the share of definition/code lines the
  * budget keeps, and the cost of one read.
  *
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "base/clock.h"
 #include "harness.h"
 #include "serve/httpd.h"
@@ -117,8 +117,8 @@ int main(int argc, char **argv)
         }
         fovea_session_opts so;
         fovea_session_opts_init(&so);
-        so.run.humanize = 0;
-        so.run.overlays = AGENT_OVERLAYS_NONE;
+        so.humanize = 0;
+        so.overlays = AGENT_OVERLAYS_NONE;
         fovea_session *s = NULL;
         if (fovea_session_create(p, &so, &s, err)) {
             fprintf(stderr, "bench_outline: %s\n", err);
@@ -223,8 +223,8 @@ int main(int argc, char **argv)
         snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), EX[i].path);
         fovea_session_opts so;
         fovea_session_opts_init(&so);
-        so.run.humanize = 0;
-        so.run.overlays = AGENT_OVERLAYS_NONE;
+        so.humanize = 0;
+        so.overlays = AGENT_OVERLAYS_NONE;
         fovea_session *s = NULL;
         if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
             fprintf(stderr, "bench_outline: %s: %s\n", url, err);

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/js.h"
-#include "agent/js_read.h"
+#include "agent/session/js.h"
+#include "agent/session/js_read.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"

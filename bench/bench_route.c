@@ -1,4 +1,4 @@
-/* bench/bench_route.c: what the Orchestrator costs (agent/orchestrator.h).
+/* bench/bench_route.c: what the Orchestrator costs (agent/plan/orchestrator.h).
  * Medians of N runs, in one process:
  *   route: agent_orch_route deciding a browser task and a lookup without a
  *     search URL (the classifier's regexes; no I/O), against a baseline of
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/orchestrator.h"
+#include "agent/plan/orchestrator.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"

@@ -18,16 +18,16 @@
 #include <string.h>
 
 #include "base/json_alloc.h"
-#include "agent/agent_int.h"
-#include "agent/secrets.h"
-#include "agent/trace.h"
+#include "agent/session/agent_int.h"
+#include "agent/session/secrets.h"
+#include "agent/session/trace.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"
 #include "cascade/cascade.h"
 #include "harness.h"
 
-#include "agent/js.h"
+#include "agent/session/js.h"
 
 static const char *const texts[] = {
     "type 'Card number' <- '4111111111111111'",

@@ -1,6 +1,6 @@
 /* bench/bench_snap.c: answer time of `fovea snap` on a 2,000-element page.
  *
- * Starts Chromium itself (not through fovea: tests/service/svc_util.c),
+ * Starts Chromium itself (not through fovea: tests/tools/svc_util.c),
  * opens tests/fixtures/pages/probe/big.html in a tab at 1280x800 (the
  * bench's own device-metrics override), starts the real `fovea snap --cdp EP
  * --target probe/big.html` process and sends it one request per line, a box

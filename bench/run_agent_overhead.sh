@@ -3,7 +3,7 @@
 # excluded, on the demo site against the REPLAY of a recorded conversation
 # (tests/fixtures/replay/agent/demo: 13 model calls, 10 tool steps; the replay
 # answers in ~1 ms, so nearly all time is fovea's). Runs the demo case of
-# build/tests/agent/test_agent_loop N times (default 5) and prints the median
+# build/tests/agent/plan/test_goal N times (default 5) and prints the median
 # of each part of the run from its "agent:" summary line:
 #   tools         the tools' own work (grounding, the hand, settling)
 #   observations  reading the page for each model call (get_outline)
@@ -13,8 +13,8 @@
 set -eu
 B=${1:-build}
 N=${2:-5}
-T="$B/tests/agent/test_agent_loop"
-E="$B/tests/agent/out_agent/demo.stderr"
+T="$B/tests/agent/plan/test_goal"
+E="$B/tests/agent/plan/out_agent/demo.stderr"
 rows=""
 i=0
 while [ "$i" -lt "$N" ]; do

@@ -74,7 +74,7 @@ function serveFovea() {
   });
 }
 
-// fovea's label normalisation and score (agent/run.c label_score).
+// fovea's label normalisation and score (agent/script/run.c label_score).
 const norm = (s) => String(s || '').replace(/\s+/g, ' ').trim().toLowerCase();
 function labelScore(want, have) {
   const w = norm(want), h = norm(have);

@@ -7,7 +7,7 @@
  * scrubbing); charge the budget with the usage the server reports (the
  * estimate when it reports none); parse the reply (llm_parse.c); check each
  * tool call against the tools that were sent and the JSON answer against
- * its schema with the tool layer's checker (agent/tool.c), so that the
+ * its schema with the tool layer's checker (agent/session/tool.c), so that the
  * model is told the same words a task file's author would be.
  *
  * The schema fallback: response_format is an extension several servers

@@ -4,7 +4,7 @@
  * the page kit is embedded as (() => { <assets/js/lib/kit.js>; return
  * (<script>); })(), so its text is still one expression of the same shape.
  * Read-only, any thread. Other modules embed their own scripts (cascade/js.h,
- * agent/js.h). */
+ * agent/session/js.h). */
 #ifndef FOVEA_PERCEPTION_JS_H
 #define FOVEA_PERCEPTION_JS_H
 

@@ -5,8 +5,12 @@
 # threaded tests (label `tsan`) in a ThreadSanitizer build. Any failure
 # or skipped integration test (with CI set) fails the run.
 #
-#   scripts/test.sh            both builds
-#   scripts/test.sh --quick    normal build only
+#   scripts/test.sh            all three builds, every test
+#   scripts/test.sh --quick    normal build; the unit tests and a browser smoke
+#                              test (labels unit, smoke): a few minutes
+#
+# Labels (tests/CMakeLists.txt): every test is `unit` (no browser) or
+# `browser` (a real Chromium), some also `slow` (over ~10 s); plus its module.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -23,17 +27,20 @@ run_suite() {
   (cd "$dir" && ctest --output-on-failure -j"$jobs" --timeout 600 "${filter[@]}")
 }
 
-run_suite build
-if [ "${1:-}" != "--quick" ]; then
-  # Leaks are reported but Chromium-facing tests exit through atexit with
-  # threads joined, so detect_leaks stays on.
-  # This build uses clang (the normal one gcc), so code and tests that only
-  # one compiler rejects are seen, both with -Werror.
-  CC=clang ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_suite build-asan -DFOVEA_ASAN=ON -DFOVEA_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug
-  # The threaded parts (cdp service thread, prefetch epochs) once more under
-  # ThreadSanitizer: the tests labelled `tsan`.
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-    run_suite build-tsan -L tsan -- -DFOVEA_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+if [ "${1:-}" = "--quick" ]; then
+  run_suite build -L 'unit|smoke' --
+  echo "== quick suite passed (unit + smoke)" >&2
+  exit 0
 fi
+run_suite build
+# Leaks are reported but Chromium-facing tests exit through atexit with
+# threads joined, so detect_leaks stays on.
+# This build uses clang (the normal one gcc), so code and tests that only
+# one compiler rejects are seen, both with -Werror.
+CC=clang ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  run_suite build-asan -DFOVEA_ASAN=ON -DFOVEA_UBSAN=ON -DCMAKE_BUILD_TYPE=Debug
+# The threaded parts (cdp service thread, prefetch epochs) once more under
+# ThreadSanitizer: the tests labelled `tsan`.
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  run_suite build-tsan -L tsan -- -DFOVEA_TSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== all test suites passed" >&2

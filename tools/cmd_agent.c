@@ -1,5 +1,5 @@
 /* tools/cmd_agent.c: `fovea run "TASK" --url URL` — a task in words, carried
- * out by a model through the agent loop (agent/agent_loop.h). Also a task
+ * out by a model through the agent loop (agent/plan/goal.h). Also a task
  * file with a "goal" and no "steps". The endpoint comes from the
  * environment (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL...,
  * model/llm.h), the budget from --token-budget / FOVEA_TOKEN_BUDGET.
@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/agent_loop.h"
-#include "agent/andor_run.h"
-#include "agent/run.h"
-#include "agent/task.h"
-#include "agent/trace.h"
+#include "agent/plan/goal.h"
+#include "agent/plan/andor_run.h"
+#include "agent/script/run.h"
+#include "agent/script/task.h"
+#include "agent/session/trace.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
@@ -192,7 +192,7 @@ int cli_cmd_agent(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--no-humanize") == 0) {
-            ro.humanize = 0;
+            ro.session.humanize = 0;
             continue;
         }
         if (strcmp(a, "--headful") == 0) {
@@ -200,7 +200,7 @@ int cli_cmd_agent(int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--allow-scripts") == 0) {
-            ro.allow_scripts = 1;
+            ro.session.allow_scripts = 1;
             continue;
         }
         if (strcmp(a, "--screenshot") == 0) {
@@ -230,7 +230,7 @@ int cli_cmd_agent(int argc, char **argv)
         else if (strcmp(a, "--out") == 0)
             ro.out_dir = v;
         else if (strcmp(a, "--vision") == 0)
-            ro.vision = v;
+            ro.session.vision = v;
         else if (strcmp(a, "--resume") == 0) {
             ro.out_dir = v; /* the run folder to continue */
             resume = 1;
@@ -253,7 +253,7 @@ int cli_cmd_agent(int argc, char **argv)
         } else if (strcmp(a, "--allow-host") == 0) {
             if (cli_add_allow_host(allow_hosts, sizeof allow_hosts, v) < 0)
                 return 2;
-            ro.allow_hosts = allow_hosts;
+            ro.session.allow_hosts = allow_hosts;
         } else {
             fprintf(stderr, "fovea run: unknown option %s\n", a);
             agent_usage(stderr);
@@ -379,17 +379,17 @@ int cli_cmd_agent(int argc, char **argv)
     status = 1;
     ro.browser = cdp_browser_product(cs.browser);
     ro.task_file = "(task in words)";
-    ro.overlays = AGENT_OVERLAYS_NONE;
+    ro.session.overlays = AGENT_OVERLAYS_NONE;
     fovea_session_opts so;
     fovea_session_opts_init(&so);
-    so.run = ro;
+    so = ro.session;
     so.first_subgoal = goal;
     fovea_session *se = NULL;
     if (fovea_session_create(cs.page, &so, &se, err) != BASE_OK) {
         fprintf(stderr, "fovea run: %s\n", err);
     } else {
-        agent_trace_info info = {"agent", ro.task_file, cs.url, ro.vision, ro.browser,
-                                 w, h, 1.0, ro.humanize, ro.seed, 0};
+        agent_trace_info info = {"agent", ro.task_file, cs.url, ro.session.vision, ro.browser,
+                                 w, h, 1.0, ro.session.humanize, ro.session.seed, 0};
         fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens, planner %s)\n",
                 cs.url, model_llm_model(llm, MODEL_LLM_WORKER), budget.limit, planner);
         if (andor) {

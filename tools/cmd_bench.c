@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "agent/run.h"
+#include "agent/script/run.h"
 #include "perception/vision.h"
-#include "agent/task.h"
+#include "agent/script/task.h"
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/stats.h"
@@ -359,8 +359,8 @@ static int bench_steps(int argc, char **argv)
     const char *task_path = "assets/tasks/bench.json", *site = "assets/site", *cdp = NULL;
     agent_run_opts ro;
     agent_run_opts_init(&ro);
-    ro.humanize = 0;
-    ro.overlays = AGENT_OVERLAYS_NONE;
+    ro.session.humanize = 0;
+    ro.session.overlays = AGENT_OVERLAYS_NONE;
     ro.out_dir = "out/bench";
     ro.no_summary = 1;
     int n = 0, warmup = 1, json = 0, verbose = 0, seed = 1, task_given = 0;
@@ -379,7 +379,7 @@ static int bench_steps(int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--no-humanize") == 0 || strcmp(a, "--humanize") == 0) {
-            ro.humanize = strcmp(a, "--humanize") == 0;
+            ro.session.humanize = strcmp(a, "--humanize") == 0;
             continue;
         }
         if (i + 1 >= argc || a[0] != '-') {
@@ -399,7 +399,7 @@ static int bench_steps(int argc, char **argv)
         else if (strcmp(a, "--out") == 0)
             ro.out_dir = v;
         else if (strcmp(a, "--vision") == 0)
-            ro.vision = v;
+            ro.session.vision = v;
         else if (strcmp(a, "--n") == 0)
             bad = cli_parse_int("--n", v, 1, AGENT_TASK_MAX_STEPS - 1, &n) < 0;
         else if (strcmp(a, "--warmup") == 0)
@@ -413,7 +413,7 @@ static int bench_steps(int argc, char **argv)
             bad = 1;
             for (int k = 0; k < 3; k++) {
                 if (strcmp(v, modes[k]) == 0) {
-                    ro.procedural = (agent_proc_mode)k;
+                    ro.session.procedural = (agent_proc_mode)k;
                     bad = 0;
                 }
             }
@@ -422,7 +422,7 @@ static int bench_steps(int argc, char **argv)
                                 "got '%s'\n", v);
         }
         else if (strcmp(a, "--overlays") == 0) {
-            if (agent_overlays_parse(v, &ro.overlays) < 0) {
+            if (agent_overlays_parse(v, &ro.session.overlays) < 0) {
                 fprintf(stderr, "fovea bench steps: --overlays must be all, failures or none, "
                                 "got '%s'\n", v);
                 bad = 1;
@@ -435,9 +435,9 @@ static int bench_steps(int argc, char **argv)
         if (bad)
             return 2;
     }
-    if (!perc_vision_name_known(ro.vision)) {
+    if (!perc_vision_name_known(ro.session.vision)) {
         fprintf(stderr, "fovea bench steps: --vision must be " PERC_VISION_NAMES ", got '%s'\n",
-                ro.vision);
+                ro.session.vision);
         return 2;
     }
     char err[BASE_ERRBUF_SIZE] = "";
@@ -493,9 +493,9 @@ static int bench_steps(int argc, char **argv)
     }
     for (int i = 0; i < run.n_steps; i++)
         run.steps[i] = task->steps[i < warmup ? i : warmup + (i - warmup) % cycle];
-    ro.seed = (uint64_t)seed;
+    ro.session.seed = (uint64_t)seed;
     ro.task_file = task_path;
-    ro.progress = verbose ? stderr : devnull;
+    ro.session.progress = verbose ? stderr : devnull;
     ro.on_step = steps_on_step;
     ro.on_step_user = &b;
 
@@ -543,10 +543,10 @@ static int bench_steps(int argc, char **argv)
             cJSON_AddStringToObject(j, "task", task->name);
             cJSON_AddStringToObject(j, "file", task_path);
             cJSON_AddStringToObject(j, "browser", product);
-            cJSON_AddStringToObject(j, "vision", ro.vision);
-            cJSON_AddBoolToObject(j, "humanize", ro.humanize);
-            cJSON_AddStringToObject(j, "overlays", ro.overlays == AGENT_OVERLAYS_ALL ? "all"
-                                                   : ro.overlays == AGENT_OVERLAYS_FAILURES
+            cJSON_AddStringToObject(j, "vision", ro.session.vision);
+            cJSON_AddBoolToObject(j, "humanize", ro.session.humanize);
+            cJSON_AddStringToObject(j, "overlays", ro.session.overlays == AGENT_OVERLAYS_ALL ? "all"
+                                                   : ro.session.overlays == AGENT_OVERLAYS_FAILURES
                                                        ? "failures"
                                                        : "none");
             cJSON_AddNumberToObject(j, "n", n);
@@ -575,9 +575,9 @@ static int bench_steps(int argc, char **argv)
         } else {
             printf("fovea bench steps: %s, %d steps timed after %d warm-up, vision %s, %s, "
                    "overlays %s\n%s on %s\n",
-                   task->name, n, warmup, ro.vision, ro.humanize ? "humanized" : "no humanization",
-                   ro.overlays == AGENT_OVERLAYS_ALL        ? "all"
-                   : ro.overlays == AGENT_OVERLAYS_FAILURES ? "failures"
+                   task->name, n, warmup, ro.session.vision, ro.session.humanize ? "humanized" : "no humanization",
+                   ro.session.overlays == AGENT_OVERLAYS_ALL        ? "all"
+                   : ro.session.overlays == AGENT_OVERLAYS_FAILURES ? "failures"
                                                             : "none",
                    product, url);
             printf("%-12s %10s %10s  %s\n", "stage", "median ms", "p90 ms", "what");

@@ -1,5 +1,5 @@
 /* tools/cmd_outline.c: `fovea outline URL` — prints what the model reads
- * of a page (agent/outline.h, the get_outline tool): landmark regions,
+ * of a page (agent/session/outline.h, the get_outline tool): landmark regions,
  * headings, lines with [n]<tag>name</tag> elements (n = the vision mark
  * [Vn]), within the page-text budget. --steps 2 reads the page twice, as
  * the agent's second step would: unchanged regions collapse to one line.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tools/cli.h"
 
 static void usage(FILE *f)
@@ -77,8 +77,8 @@ int cli_cmd_outline(int argc, char **argv)
         return 1;
     fovea_session_opts so;
     fovea_session_opts_init(&so);
-    so.run.overlays = AGENT_OVERLAYS_NONE;
-    so.run.humanize = 0;
+    so.overlays = AGENT_OVERLAYS_NONE;
+    so.humanize = 0;
     fovea_session *s = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     if (fovea_session_create(cs.page, &so, &s, err) != BASE_OK) {

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/run.h"
-#include "agent/tool.h"
+#include "agent/script/run.h"
+#include "agent/session/tool.h"
 #include "perception/vision.h"
-#include "agent/task.h"
-#include "agent/trace.h"
+#include "agent/script/task.h"
+#include "agent/session/trace.h"
 #include "cascade/cascade.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
@@ -181,8 +181,8 @@ static int start_failed(const agent_task *task, const agent_run_opts *ro, const 
                  base_signal_name(sig), why);
     else
         snprintf(reason, sizeof reason, "start URL: %s", why);
-    agent_trace_info info = {task->name, ro->task_file, url, ro->vision, NULL, task->width,
-                             task->height, task->scale, ro->humanize, ro->seed, task->n_steps};
+    agent_trace_info info = {task->name, ro->task_file, url, ro->session.vision, NULL, task->width,
+                             task->height, task->scale, ro->session.humanize, ro->session.seed, task->n_steps};
     agent_trace *t = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
     if (agent_trace_open(ro->out_dir, &info, &t, err) == BASE_OK) {
@@ -221,7 +221,7 @@ int cli_cmd_run(int argc, char **argv)
             return 0;
         }
         if (strcmp(a, "--no-humanize") == 0) {
-            ro.humanize = 0;
+            ro.session.humanize = 0;
             continue;
         }
         if (strcmp(a, "--headful") == 0) {
@@ -229,11 +229,11 @@ int cli_cmd_run(int argc, char **argv)
             continue;
         }
         if (strcmp(a, "--allow-untrusted") == 0) {
-            ro.allow_untrusted = 1;
+            ro.session.allow_untrusted = 1;
             continue;
         }
         if (strcmp(a, "--allow-scripts") == 0) {
-            ro.allow_scripts = 1;
+            ro.session.allow_scripts = 1;
             continue;
         }
         if (a[0] != '-') {
@@ -258,27 +258,27 @@ int cli_cmd_run(int argc, char **argv)
         else if (strcmp(a, "--target") == 0)
             target = v;
         else if (strcmp(a, "--vision") == 0)
-            ro.vision = v;
+            ro.session.vision = v;
         else if (strcmp(a, "--out") == 0)
             ro.out_dir = v;
         else if (strcmp(a, "--learnings") == 0)
-            ro.learnings = v;
+            ro.session.learnings = v;
         else if (strcmp(a, "--allow-host") == 0) {
             if (cli_add_allow_host(allow_hosts, sizeof allow_hosts, v) < 0)
                 return 2;
-            ro.allow_hosts = allow_hosts;
+            ro.session.allow_hosts = allow_hosts;
         }
         else if (strcmp(a, "--page-text") == 0) {
             if (strcmp(v, "outline") == 0)
-                ro.page_text = AGENT_PAGE_TEXT_OUTLINE;
+                ro.session.page_text = AGENT_PAGE_TEXT_OUTLINE;
             else if (strcmp(v, "flat") == 0)
-                ro.page_text = AGENT_PAGE_TEXT_FLAT;
+                ro.session.page_text = AGENT_PAGE_TEXT_FLAT;
             else {
                 fprintf(stderr, "fovea run: --page-text must be outline or flat, got '%s'\n", v);
                 return 2;
             }
         } else if (strcmp(a, "--overlays") == 0) {
-            if (agent_overlays_parse(v, &ro.overlays) < 0) {
+            if (agent_overlays_parse(v, &ro.session.overlays) < 0) {
                 fprintf(stderr, "fovea run: --overlays must be all, failures or none, got '%s'\n",
                         v);
                 return 2;
@@ -296,12 +296,12 @@ int cli_cmd_run(int argc, char **argv)
         run_usage(stderr);
         return 2;
     }
-    if (!perc_vision_name_known(ro.vision)) {
+    if (!perc_vision_name_known(ro.session.vision)) {
         fprintf(stderr, "fovea run: --vision must be " PERC_VISION_NAMES ", got '%s'\n",
-                ro.vision);
+                ro.session.vision);
         return 2;
     }
-    ro.seed = (uint64_t)seed;
+    ro.session.seed = (uint64_t)seed;
     ro.task_file = task_path;
     /* A stop signal ends the run gracefully from here on: the runner checks
      * base_interrupted() (handlers installed by cli_signals_install). */
@@ -313,7 +313,7 @@ int cli_cmd_run(int argc, char **argv)
     }
     /* A step that runs page scripts without --allow-scripts would fail
      * after the steps before it acted: refused now, before a browser. */
-    for (int i = 0; !ro.allow_scripts && i < task->n_steps; i++) {
+    for (int i = 0; !ro.session.allow_scripts && i < task->n_steps; i++) {
         const tool_def *t = tool_find(task->steps[i].tool);
         if (t && (t->flags & TOOL_OPT_IN)) {
             fprintf(stderr, "fovea run: steps[%d]: %s runs page JavaScript: add --allow-scripts "
@@ -326,9 +326,9 @@ int cli_cmd_run(int argc, char **argv)
     /* The learnings file is read now, before a browser starts: an
      * unreadable or foreign file is a usage error (exit 2), not a run that
      * fails at its first click. The cascade opens it again for real. */
-    if (ro.learnings) {
+    if (ro.session.learnings) {
         cascade_learnings *l = NULL;
-        if (cascade_learnings_open(ro.learnings, &l, err) != BASE_OK) {
+        if (cascade_learnings_open(ro.session.learnings, &l, err) != BASE_OK) {
             fprintf(stderr, "fovea run: --learnings: %s\n", err);
             agent_task_free(task);
             return 2;

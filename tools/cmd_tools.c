@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/tool.h"
+#include "agent/session/tool.h"
 #include "tools/cli.h"
 
 static void usage(FILE *f)

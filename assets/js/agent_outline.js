@@ -1,4 +1,4 @@
-// assets/js/agent_outline.js: the page as the model reads it (agent/outline.c,
+// assets/js/agent_outline.js: the page as the model reads it (agent/session/outline.c,
 // seed 000 "Plan 3"): landmark regions, headings, block-level lines of text
 // with the interactive elements inline. Evaluated as an expression after the
 // page kit, once per document the C side visits (the top document, and each

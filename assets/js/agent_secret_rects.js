@@ -1,7 +1,7 @@
 // assets/js/agent_secret_rects.js: where the run's secrets are visible on
 // the page, so that the step overlays (screenshots) can paint over them. A
 // function expression; the runner calls it with the secret forms it knows
-// (agent/secrets.h) and gets back up to 64 viewport rects [x0, y0, x1, y1]
+// (agent/session/secrets.h) and gets back up to 64 viewport rects [x0, y0, x1, y1]
 // in CSS px: every text node and every input/textarea value that holds a
 // secret as written, case-folded, URL-decoded (a page that echoes its query
 // string) or, for number-like secrets, with its digits grouped any way.

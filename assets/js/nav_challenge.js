@@ -2,7 +2,7 @@
 // a captcha, an anti-bot interstitial, an access-denied or geo block, a
 // cookie wall. Detection only: fovea says what is there and never tries to
 // solve or dismiss it (the navigate and detect_challenge tools of
-// agent/tools_nav.c). Embedded after the page kit (kit.norm).
+// agent/session/tools_nav.c). Embedded after the page kit (kit.norm).
 //
 // Returns {found: [{kind, vendor, evidence, blocking}], blocking}, where kind
 // is "captcha" (a widget: an iframe or container of a known provider),

@@ -1,5 +1,5 @@
 // assets/js/nav_selector.js: the state of a CSS selector in the document,
-// for wait_for_condition (agent/tools_nav.c), which polls it until it is
+// for wait_for_condition (agent/session/tools_nav.c), which polls it until it is
 // present, visible, hidden or absent. Called as (this)(selector).
 //
 // "visible" means rendered with a non-empty box, not visibility:hidden and

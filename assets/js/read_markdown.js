@@ -1,5 +1,5 @@
 // assets/js/read_markdown.js: the readable text of a document, or of one
-// region of it, as Markdown (the extract_markdown tool, agent/tools_read.c).
+// region of it, as Markdown (the extract_markdown tool, agent/session/tools_read.c).
 // A function expression after the page kit and lib/dom.js; called with
 //   q = {css?: selector, xpath?: kit xpath, x?, y?: a point in this
 //        document's viewport (a grounded target), max: chars}

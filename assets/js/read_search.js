@@ -1,11 +1,11 @@
 // assets/js/read_search.js: finds elements by text and/or CSS selector (the
-// dom_search tool, agent/tools_read.c). A function expression after the page
+// dom_search tool, agent/session/tools_read.c). A function expression after the page
 // kit and lib/dom.js; called with
 //   q = {text?: string, css?: selector, max: 1..80, visibleOnly?: bool,
 //        selectors?: bool}
 // and returns {total, matches: [{tag, text, attrs, xpath, frame, visible,
 // box: {x, y, w, h}, selector?}]}; an invalid selector throws a SyntaxError.
-// visibleOnly (extract_with_index, agent/tools_outline.c) skips hidden
+// visibleOnly (extract_with_index, agent/session/tools_outline.c) skips hidden
 // elements before counting and reports (and also matches) the rendered
 // text; selectors adds a stable CSS selector for each
 // match, unique within its document or shadow root: #id, else a unique

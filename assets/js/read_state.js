@@ -1,6 +1,6 @@
 // assets/js/read_state.js: reads one state of one element, or counts a
 // selector's matches (the assert_state and assert_absent tools,
-// agent/tools_read.c). A function expression after the page kit and
+// agent/session/tools_read.c). A function expression after the page kit and
 // lib/dom.js; called with
 //   q = {css?: selector | xpath?: kit xpath | x?, y?: a grounded target's
 //        point in this document's viewport,

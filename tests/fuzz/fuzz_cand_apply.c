@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_cand_apply.c: a model's candidate-table update
- * (agent_cand_apply, agent/candidates.h) on arbitrary bytes. The input is
+ * (agent_cand_apply, agent/plan/candidates.h) on arbitrary bytes. The input is
  * parsed as JSON and applied twice, the second time onto the table the
  * first made (a model repeating itself must merge, not grow the table).
  * Whatever the update says, the table keeps its promises: within its row
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/candidates.h"
+#include "agent/plan/candidates.h"
 #include "base/alloc.h"
 #include "base/utf8.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/ledger.h"
+#include "agent/plan/ledger.h"
 #include "base/alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)

@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 
-#include "agent/task.h"
+#include "agent/script/task.h"
 #include "base/json_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)

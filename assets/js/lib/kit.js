@@ -10,7 +10,7 @@
 // The definitions below are the only ones: `fovea record` stores their
 // answers in a snapshot (assets/js/kit_dump.js, perception/snapshot.c), so the
 // offline replay uses them too. norm is mirrored by base/text.c (the snapper
-// folds text with it; tests/kit kit_text_classes checks both agree):
+// folds text with it; tests/perception/test_kit kit_text_classes checks both agree):
 //   norm(s)        NBSP and the other Unicode spaces become spaces, zero-width
 //                  characters and soft hyphens vanish, whitespace runs fold to
 //                  one space, the ends are trimmed.

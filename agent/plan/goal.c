@@ -1,0 +1,838 @@
+/* agent/plan/goal.c: the agent loop (agent/plan/goal.h) — Worker turns,
+ * the Planner, and the memory, budget and loop safeguards around them. */
+#include "agent/plan/goal.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/plan/evict.h"
+#include "agent/plan/ledger.h"
+#include "agent/plan/loop.h"
+#include "agent/plan/orchestrator.h"
+#include "agent/session/session.h"
+#include "base/alloc.h"
+#include "base/json_get.h"
+#include "base/clock.h"
+#include "base/interrupt.h"
+#include "agent/session/secrets.h"
+
+#define OUTLINE_MAX 6000 /* characters of outline per observation */
+
+const char *agent_goal_end_name(agent_goal_end e)
+{
+    static const char *const n[] = {"done",  "gave_up", AGENT_LOOP_STOPPED, "cost_cap_exceeded",
+                                    "max_steps", "error", "interrupted"};
+    return (unsigned)e < sizeof n / sizeof n[0] ? n[e] : "?";
+}
+
+void agent_goal_opts_init(agent_goal_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_steps = AGENT_GOAL_MAX_STEPS;
+    o->planner_every = AGENT_GOAL_PLANNER_EVERY;
+}
+
+/* The byte-stable prefixes: never changed during a run (prompt cache). */
+static const char WORKER_PROMPT[] =
+    "You are the Worker of a web agent. Each turn you get the page as an outline: landmark "
+    "regions, headings and the interactive elements as [n]<tag>name</tag>, where [n] is the "
+    "mark [Vn] (target \"[Vn]\" or the element's visible name). Carry out the current subgoal "
+    "with the tools: up to 5 calls per turn; a call that changes the page ends the turn, and "
+    "you get a new outline. Tool results are JSON with ok, reason and message. Never repeat a "
+    "call that failed unchanged: try another element, scroll, or read the page. When you "
+    "believe the whole task is complete, call done with a short summary: the Planner checks it "
+    "and gives the final answer. Facts, dead ends and the plan are in the [LEDGER] blocks.";
+
+static const char PLANNER_PROMPT[] =
+    "You are the Planner of a web agent. You see the task, the ledger (plan, recent steps, "
+    "facts, dead ends) and the current page. Answer with a JSON object: done (true only when "
+    "the page shows the task is complete), give_up (true when it cannot be done), answer (the "
+    "final answer for the user when done, with its evidence), plan (the remaining subgoals, "
+    "short imperative sentences), subgoal (index of the current one) and guidance (one line for "
+    "the Worker). Do not declare done on the Worker's word: check the page.";
+
+static const char PLANNER_SCHEMA[] =
+    "{\"type\": \"object\", \"properties\": {\"done\": {\"type\": \"boolean\"}, \"give_up\": "
+    "{\"type\": \"boolean\"}, \"answer\": {\"type\": \"string\"}, \"plan\": {\"type\": "
+    "\"array\", \"items\": {\"type\": \"string\"}}, \"subgoal\": {\"type\": \"integer\"}, "
+    "\"guidance\": {\"type\": \"string\"}}, \"required\": [\"done\"]}";
+
+typedef struct goal_run {
+    fovea_session *s;
+    const agent_goal_opts *o;
+    agent_goal_result *res;
+    FILE *out;
+    agent_ledger *l;
+    agent_loop lp;
+    cJSON *wmsgs;           /* the Worker's conversation */
+    cJSON *pmsgs;           /* the Planner's */
+    cJSON *tools;
+    cJSON *schema;
+    char nudge[1024];       /* loop nudge for the next observation */
+    char guidance[768];     /* the Planner's line for the Worker */
+    char worker_claim[768]; /* the Worker's done summary, for the Planner */
+    char outline_fp_text[64];
+    uint64_t page_fp;
+    int step;               /* the ledger's step counter */
+    int since_planner;
+    char *outline;          /* last outline text (owned) */
+    agent_orch orch;        /* the Orchestrator: routing, breaker, search worker */
+    char subgoal[512];      /* the Planner's active subgoal (re-routed when it changes) */
+    int replanned;          /* the last Planner call moved to another subgoal */
+    const char *search_text; /* the search worker's text for the next Planner call */
+    const char *search_from; /* the URL it came from */
+    double step_deadline;   /* this Worker step's end (base_monotime_ms), 0 = none */
+} goal_run;
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The ledger's write, timed (fsync dominates the agent layer's own cost). */
+static base_err timed_sync(goal_run *g, char *err)
+{
+    double t0 = base_monotime_ms();
+    base_err e = agent_ledger_sync(g->l, err);
+    g->res->ledger_ms += base_monotime_ms() - t0;
+    return e;
+}
+
+/* ---- observation ---------------------------------------------------------- */
+
+/* Appends the observation (a user message) to msgs: page state, outline,
+ * extra text; the screenshot as an image part when asked. */
+static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_shot, char *err)
+{
+    double t0 = base_monotime_ms();
+    char url[1024];
+    fovea_session_page_url(g->s, url, sizeof url);
+    tool_result r;
+    memset(&r, 0, sizeof r);
+    /* Reading the page is not a step of the task: the session numbers it. */
+    fovea_session_set_step(g->s, &(fovea_step_info){0});
+    agent_trace *tr = fovea_session_trace(g->s); /* not a step: no trace line, no overlay */
+    fovea_session_set_trace(g->s, NULL);
+    tool_call(g->s, "get_outline", "{\"fresh\": true, \"max_chars\": 6000}", &r);
+    fovea_session_set_trace(g->s, tr);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+    const char *ol = r.success && cJSON_IsString(v) ? v->valuestring : "";
+    base_free(g->outline);
+    g->outline = base_strdup(ol);
+    g->page_fp = fnv(fnv(1469598103934665603ULL, url), ol);
+    size_t cap = strlen(ol) + strlen(url) + (extra ? strlen(extra) : 0) + 512;
+    char *text = base_malloc(cap);
+    if (!text || !g->outline) {
+        base_free(text);
+        tool_result_fini(&r);
+        return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
+    }
+    snprintf(text, cap, "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%.*s%s\n[/ELEMENTS]%s%s",
+             url, OUTLINE_MAX, r.success ? ol : "", r.success ? "" : r.message,
+             extra && extra[0] ? "\n" : "", extra ? extra : "");
+    tool_result_fini(&r);
+    cJSON *m = cJSON_CreateObject();
+    cJSON *content = m ? cJSON_AddArrayToObject(m, "content") : NULL;
+    cJSON *part = cJSON_CreateObject();
+    int ok = content && part && cJSON_AddStringToObject(m, "role", "user") &&
+             cJSON_AddStringToObject(part, "type", "text") &&
+             cJSON_AddStringToObject(part, "text", text);
+    base_free(text);
+    if (ok) {
+        cJSON_AddItemToArray(content, part);
+        part = NULL;
+    }
+    if (ok && with_shot) {
+        char *du = fovea_session_shot_data_url(g->s);
+        cJSON *img = du ? cJSON_CreateObject() : NULL;
+        cJSON *iu = img ? cJSON_AddObjectToObject(img, "image_url") : NULL;
+        if (iu && cJSON_AddStringToObject(img, "type", "image_url") &&
+            cJSON_AddStringToObject(iu, "url", du))
+            cJSON_AddItemToArray(content, img);
+        else
+            cJSON_Delete(img);
+        base_free(du);
+    }
+    cJSON_Delete(part);
+    if (!ok) {
+        cJSON_Delete(m);
+        return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
+    }
+    cJSON_AddItemToArray(msgs, m);
+    g->res->obs_ms += base_monotime_ms() - t0;
+    return BASE_OK;
+}
+
+/* ---- model calls ---------------------------------------------------------- */
+
+static void trace_call(goal_run *g, model_llm_role role, const model_llm_reply *rep,
+                       const agent_evict_stats *st, const char *error)
+{
+    if (!fovea_session_trace(g->s))
+        return;
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return;
+    cJSON_AddStringToObject(j, "type", "model");
+    cJSON_AddStringToObject(j, "role", model_llm_role_name(role));
+    cJSON_AddNumberToObject(j, "step", g->step);
+    if (rep) {
+        cJSON_AddStringToObject(j, "model", rep->model);
+        cJSON_AddNumberToObject(j, "prompt_tokens", (double)rep->usage.prompt);
+        cJSON_AddNumberToObject(j, "completion_tokens", (double)rep->usage.completion);
+        cJSON_AddNumberToObject(j, "cached_tokens", (double)rep->usage.cached);
+        cJSON_AddNumberToObject(j, "estimate", (double)rep->estimate);
+        cJSON_AddNumberToObject(j, "ms", rep->ms);
+        cJSON_AddNumberToObject(j, "attempts", rep->attempts);
+        cJSON_AddStringToObject(j, "finish_reason", rep->finish_reason);
+        /* The decision and its reasoning, for report.html; scrubbed like the
+         * arguments below and capped so one chatty reply cannot swell the
+         * trace. */
+        char text[4096];
+        if (rep->content && rep->content[0]) {
+            agent_secrets_scrub_copy(fovea_session_secrets(g->s), text, sizeof text, rep->content);
+            cJSON_AddStringToObject(j, "content", text);
+        }
+        if (rep->reasoning && rep->reasoning[0]) {
+            agent_secrets_scrub_copy(fovea_session_secrets(g->s), text, sizeof text, rep->reasoning);
+            cJSON_AddStringToObject(j, "reasoning", text);
+        }
+        if (g->l->subgoal >= 0 && g->l->subgoal < g->l->n_plan)
+            cJSON_AddStringToObject(j, "subgoal", g->l->plan[g->l->subgoal]);
+        cJSON *calls = cJSON_AddArrayToObject(j, "tool_calls");
+        for (int i = 0; calls && i < rep->n_calls; i++) {
+            cJSON *c = cJSON_CreateObject();
+            if (!c)
+                break;
+            cJSON_AddStringToObject(c, "name", rep->calls[i].name ? rep->calls[i].name : "");
+            /* A secret the run knows (a typed password) is masked here as in
+             * every other record. */
+            char args[2048];
+            agent_secrets_scrub_copy(fovea_session_secrets(g->s), args, sizeof args,
+                                     rep->calls[i].arguments ? rep->calls[i].arguments : "");
+            cJSON_AddStringToObject(c, "arguments", args);
+            if (rep->calls[i].error)
+                cJSON_AddStringToObject(c, "error", rep->calls[i].why);
+            cJSON_AddItemToArray(calls, c);
+        }
+    }
+    if (st) {
+        cJSON_AddNumberToObject(j, "context_tokens_before", (double)st->tokens_before);
+        cJSON_AddNumberToObject(j, "context_tokens_after", (double)st->tokens_after);
+        cJSON_AddNumberToObject(j, "dead_ends_added", st->dead_ends);
+    }
+    if (error)
+        cJSON_AddStringToObject(j, "error", error);
+    agent_trace_line(fovea_session_trace(g->s), j, NULL);
+}
+
+/* Sets how the run ended from a failed call. */
+static void call_failed(goal_run *g, base_err e, const char *why)
+{
+    g->res->end = e == BASE_ETOOBIG && strstr(why, "cost_cap_exceeded") ? AGENT_GOAL_COST_CAP
+                  : e == BASE_ECANCELED || base_interrupted()         ? AGENT_GOAL_INTERRUPTED
+                                                                       : AGENT_GOAL_ERROR;
+    snprintf(g->res->reason, sizeof g->res->reason, "%s", why);
+}
+
+/* Evicts, sends the wire copy, appends the reply. Returns 0 and sets the
+ * run's end on failure. */
+static int model_call(goal_run *g, model_llm_role role, cJSON *msgs, model_llm_reply *rep,
+                      char *err)
+{
+    agent_evict_opts eo;
+    agent_evict_opts_default(&eo);
+    eo.role = role == MODEL_LLM_PLANNER ? AGENT_ROLE_PLANNER : AGENT_ROLE_WORKER;
+    eo.step = g->step;
+    agent_evict_stats st;
+    double te = base_monotime_ms();
+    base_err e = agent_evict(msgs, g->l, &eo, &st, err);
+    cJSON *wire = e ? NULL : agent_evict_wire(msgs);
+    g->res->evict_ms += base_monotime_ms() - te;
+    if (!e && !wire)
+        e = base_errf(err, BASE_ENOMEM, "out of memory for the request");
+    if (e) {
+        call_failed(g, e, err);
+        return 0;
+    }
+    model_llm_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.role = role;
+    rq.messages = wire;
+    rq.temperature = -1;
+    rq.budget = g->o->budget;
+    if (role == MODEL_LLM_WORKER)
+        rq.deadline_ms = g->step_deadline; /* 0 = the client's own timeouts */
+    if (role == MODEL_LLM_PLANNER) {
+        rq.schema = g->schema;
+        rq.schema_name = "planner";
+    } else {
+        rq.tools = g->tools;
+        rq.check_call = tool_check_call;
+    }
+    memset(rep, 0, sizeof *rep);
+    double t0 = base_monotime_ms();
+    e = model_llm_chat(g->o->llm, &rq, rep, err);
+    double ms = base_monotime_ms() - t0;
+    cJSON_Delete(wire);
+    g->res->model_ms += ms;
+    g->res->calls[role]++;
+    if (e) {
+        trace_call(g, role, NULL, &st, err);
+        agent_progressf(g->out, "call %s FAILED: %s\n", model_llm_role_name(role), err);
+        call_failed(g, e, err);
+        return 0;
+    }
+    g->res->usage.prompt += rep->usage.prompt;
+    g->res->usage.completion += rep->usage.completion;
+    g->res->usage.cached += rep->usage.cached;
+    trace_call(g, role, rep, &st, NULL);
+    char cost[48] = "";
+    double usd = g->o->budget ? model_budget_cost(g->o->budget, &rep->usage) : -1;
+    if (usd >= 0)
+        snprintf(cost, sizeof cost, " $%.4f", usd);
+    agent_progressf(g->out, "call %s tokens in=%ld out=%ld cached=%ld context=%zu->%zu %.0f ms%s\n",
+              model_llm_role_name(role), rep->usage.prompt, rep->usage.completion,
+              rep->usage.cached, st.tokens_before, st.tokens_after, rep->ms, cost);
+    if (model_llm_add_reply(msgs, rep) != BASE_OK) {
+        call_failed(g, BASE_ENOMEM, "out of memory appending the reply");
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- tool calls ----------------------------------------------------------- */
+
+static base_err add_result(cJSON *msgs, const char *id, cJSON *j)
+{
+    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    if (!s)
+        return BASE_ENOMEM;
+    base_err e = model_llm_add_tool_result(msgs, id, s);
+    cJSON_free(s);
+    return e;
+}
+
+static cJSON *result_json(int ok, const char *reason, const char *message, const char *url,
+                          int step)
+{
+    cJSON *j = cJSON_CreateObject();
+    if (j && (!cJSON_AddBoolToObject(j, "ok", ok) ||
+              !cJSON_AddStringToObject(j, "reason", reason) ||
+              !cJSON_AddStringToObject(j, "message", message) ||
+              !cJSON_AddStringToObject(j, "url", url) || !cJSON_AddNumberToObject(j, "step", step))) {
+        cJSON_Delete(j);
+        j = NULL;
+    }
+    return j;
+}
+
+/* Runs one of the Worker's calls as a step. Returns 1 when the batch goes
+ * on, 0 when it ends (a page-changing call, a stop), -1 on an error that
+ * ends the run. *claimed_done is set by `done`. */
+static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, char *err)
+{
+    char url0[1024], url1[1024];
+    fovea_session_page_url(g->s, url0, sizeof url0);
+    if (c->error) {
+        cJSON *j = result_json(0, "bad_args", c->why, url0, g->step);
+        return add_result(g->wmsgs, c->id, j) == BASE_OK ? 1 : -1;
+    }
+    char *args = cJSON_PrintUnformatted(c->args);
+    if (!args)
+        return base_errf(err, BASE_ENOMEM, "out of memory"), -1;
+    int step = ++g->step;
+    base_err e = agent_ledger_step_begin(g->l, step, c->name, c->id, args);
+    if (!e)
+        e = timed_sync(g, err);
+    if (e) {
+        cJSON_free(args);
+        snprintf(g->res->reason, sizeof g->res->reason, "ledger: %s", err);
+        g->res->end = AGENT_GOAL_ERROR;
+        return -1;
+    }
+    const tool_def *t = tool_find(c->name);
+    tool_result r;
+    memset(&r, 0, sizeof r);
+    double t0 = base_monotime_ms();
+    char desc[200];
+    snprintf(desc, sizeof desc, "%s %.150s", c->name, args);
+    fovea_session_set_step(g->s, &(fovea_step_info){step, g->o->max_steps, 1, 0, NULL, desc});
+    int ok = tool_call_json(g->s, c->name, c->args, &r);
+    double ms = base_monotime_ms() - t0;
+    g->res->tool_ms += ms;
+    g->res->steps++;
+    g->since_planner++;
+    fovea_session_page_url(g->s, url1, sizeof url1);
+    if (strcmp(c->name, "done") == 0) {
+        *claimed_done = 1;
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+        snprintf(g->worker_claim, sizeof g->worker_claim, "%s",
+                 cJSON_IsString(v) ? v->valuestring : "");
+    }
+    /* The step's line: what ran, how it ended. */
+    agent_progressf(g->out, "step %d worker %s %.120s %s %.0f ms%s%s\n", step, c->name, args,
+              ok ? "ok" : "FAILED", ms, ok ? "" : " reason: ", ok ? "" : r.message);
+    const cJSON *sv = cJSON_GetObjectItemCaseSensitive(r.data, "value");
+    const char *save_as = base_json_str(c->args, "save_as", NULL);
+    agent_step_report rep = {step, "worker", c->name, c->id, args, ok, r.delivered,
+                             tool_reason_name(r.reason), r.message, url1};
+    agent_ingest in = {&rep, url0, ok && save_as && cJSON_IsString(sv) ? save_as : NULL,
+                       ok && save_as && cJSON_IsString(sv) ? sv->valuestring : NULL};
+    e = agent_ledger_ingest(g->l, &in);
+    if (!e)
+        e = timed_sync(g, err);
+    /* The result for the model: the outcome, and what the tool read. */
+    cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message, url1, step);
+    if (j && r.data) {
+        cJSON *d = cJSON_Duplicate(r.data, 1);
+        if (d)
+            cJSON_AddItemToObject(j, "data", d);
+    }
+    if (j && strcmp(c->name, "done") == 0)
+        cJSON_AddStringToObject(j, "note", "the Planner checks the page before the task ends");
+    base_err e2 = add_result(g->wmsgs, c->id, j);
+    /* Loop detection on the action and the page it ran on. */
+    agent_loop_verdict v;
+    const char *alt = r.rec.hand.n_alternatives > 0 ? r.rec.hand.alternatives[0]
+                      : r.rec.n_alternatives > 0    ? r.rec.alternatives[0]
+                                                    : NULL;
+    agent_loop_observe(&g->lp, step, c->name, args, g->page_fp, alt, &v);
+    cJSON_free(args);
+    /* A page-changing call that acted (some, like a native select, change the
+     * page without a pointer press): the rest of the batch was planned on the
+     * old page. */
+    int mutates = t && (t->flags & TOOL_MUTATES) && (ok || r.delivered || r.changed.url_changed);
+    tool_result_fini(&r);
+    if (e || e2) {
+        g->res->end = AGENT_GOAL_ERROR;
+        snprintf(g->res->reason, sizeof g->res->reason, "%s", e ? err : "out of memory");
+        return -1;
+    }
+    if (v.level == AGENT_LOOP_STOP) {
+        g->res->end = AGENT_GOAL_LOOP;
+        snprintf(g->res->reason, sizeof g->res->reason, "%s", v.message);
+        agent_progressf(g->out, "%s\n", v.message);
+        return -1;
+    }
+    if (v.level != AGENT_LOOP_OK) {
+        snprintf(g->nudge, sizeof g->nudge, "%s", v.message);
+        agent_progressf(g->out, "  nudge: %s\n", v.message);
+    }
+    if (base_interrupted()) {
+        g->res->end = AGENT_GOAL_INTERRUPTED;
+        snprintf(g->res->reason, sizeof g->res->reason, "interrupted by %s after step %d",
+                 base_signal_name(base_interrupted()), step);
+        return -1;
+    }
+    return mutates ? 0 : 1;
+}
+
+/* ---- the Planner ---------------------------------------------------------- */
+
+/* One Planner call. Returns 1 when the run ends (done / gave up), 0 to go
+ * on, -1 when the call failed (the run's end is set). */
+static int planner(goal_run *g, int claimed, char *err)
+{
+    size_t xcap = strlen(g->o->goal) + 1400 +
+                  (g->search_text ? strlen(g->search_text) + strlen(g->search_from) + 400 : 0);
+    char *extra = base_malloc(xcap);
+    if (!extra) {
+        call_failed(g, BASE_ENOMEM, "out of memory for the planner's observation");
+        return -1;
+    }
+    if (g->search_text)
+        snprintf(extra, xcap,
+                 "TASK: %s\nThe Orchestrator routed this to the search worker, which fetched "
+                 "%s; its readable text is below. If it answers the task, declare done with "
+                 "the answer and quote the text as evidence; if not, plan the browser steps.\n"
+                 "[SEARCH_RESULT]\n%s\n[/SEARCH_RESULT]",
+                 g->o->goal, g->search_from, g->search_text);
+    else
+        snprintf(extra, xcap, "TASK: %s\n%s%.700s", g->o->goal,
+                 claimed ? "The Worker says the task is complete: " : "Periodic check.",
+                 claimed ? g->worker_claim : "");
+    base_err oe = observe(g, g->pmsgs, extra, 0, err);
+    base_free(extra);
+    if (oe != BASE_OK) {
+        call_failed(g, BASE_ENOMEM, err);
+        return -1;
+    }
+    model_llm_reply rep;
+    if (!model_call(g, MODEL_LLM_PLANNER, g->pmsgs, &rep, err))
+        return -1;
+    g->since_planner = 0;
+    const cJSON *j = rep.json;
+    int done = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "done"));
+    int give_up = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "give_up"));
+    const cJSON *ans = cJSON_GetObjectItemCaseSensitive(j, "answer");
+    const cJSON *gd = cJSON_GetObjectItemCaseSensitive(j, "guidance");
+    const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan");
+    const cJSON *sg = cJSON_GetObjectItemCaseSensitive(j, "subgoal");
+    int n = cJSON_IsArray(plan) ? cJSON_GetArraySize(plan) : 0;
+    if (n > 0 && n <= 32) {
+        const char *items[32];
+        int k = 0;
+        for (const cJSON *it = plan->child; it && k < 32; it = it->next)
+            if (cJSON_IsString(it))
+                items[k++] = it->valuestring;
+        int active = cJSON_IsNumber(sg) && sg->valueint >= 0 && sg->valueint < k ? sg->valueint
+                                                                                 : (k ? 0 : -1);
+        if (k)
+            agent_ledger_set_plan(g->l, items, k, active);
+        timed_sync(g, NULL);
+        /* A new active subgoal is a re-plan: the Orchestrator routes it. */
+        if (active >= 0 && strcmp(items[active], g->subgoal) != 0) {
+            snprintf(g->subgoal, sizeof g->subgoal, "%s", items[active]);
+            g->replanned = 1;
+        }
+    }
+    snprintf(g->guidance, sizeof g->guidance, "%s",
+             cJSON_IsString(gd) ? gd->valuestring : "");
+    agent_progressf(g->out, "step %d planner %s%s%.200s\n", g->step,
+              done ? "done" : give_up ? "gave up" : "continue", cJSON_IsString(ans) ? ": " : "",
+              cJSON_IsString(ans) ? ans->valuestring : "");
+    int end = 0;
+    if (done || give_up) {
+        g->res->end = done ? AGENT_GOAL_DONE : AGENT_GOAL_GAVE_UP;
+        snprintf(g->res->answer, sizeof g->res->answer, "%s",
+                 cJSON_IsString(ans) ? ans->valuestring : "");
+        snprintf(g->res->reason, sizeof g->res->reason, "%s by the planner after %d steps",
+                 done ? "done" : "gave up", g->step);
+        end = 1;
+    } else if (claimed) {
+        /* The Worker's claim was refused: it hears why next turn. */
+        snprintf(g->nudge, sizeof g->nudge,
+                 "The Planner checked the page: the task is NOT complete yet. %s",
+                 g->guidance);
+    }
+    model_llm_reply_fini(&rep);
+    return end;
+}
+
+/* ---- the Orchestrator ----------------------------------------------------- */
+
+/* One trace line for a routing decision (the text scrubbed of secrets). */
+static void trace_route(goal_run *g, const char *when, const char *text,
+                        const agent_orch_decision *d)
+{
+    if (!fovea_session_trace(g->s))
+        return;
+    cJSON *j = cJSON_CreateObject();
+    if (!j)
+        return;
+    char t[600];
+    agent_secrets_scrub_copy(fovea_session_secrets(g->s), t, sizeof t, text);
+    cJSON_AddStringToObject(j, "type", "route");
+    cJSON_AddNumberToObject(j, "step", g->step);
+    cJSON_AddStringToObject(j, "when", when);
+    cJSON_AddStringToObject(j, "text", t);
+    cJSON_AddStringToObject(j, "route", d->route.kind == AGENT_ROUTE_SEARCH ? "search" : "browser");
+    cJSON_AddStringToObject(j, "worker", d->worker == AGENT_ROUTE_SEARCH ? "search" : "browser");
+    cJSON_AddNumberToObject(j, "browser_score", d->route.browser);
+    cJSON_AddNumberToObject(j, "search_score", d->route.search);
+    cJSON_AddBoolToObject(j, "from_learning", d->route.from_learning);
+    cJSON_AddStringToObject(j, "breaker", d->breaker == AGENT_BREAKER_ANSWERED  ? "answered"
+                                          : d->breaker == AGENT_BREAKER_TRIPPED ? "tripped"
+                                                                                : "allow");
+    if (d->fetched[0])
+        cJSON_AddStringToObject(j, "fetched", d->fetched);
+    cJSON_AddStringToObject(j, "why", d->why);
+    agent_trace_line(fovea_session_trace(g->s), j, NULL);
+}
+
+/* Routes text (the task at start, the new subgoal after a re-plan): records
+ * the decision (progress line, ledger note, trace line); on a search
+ * delegation the Planner judges the search worker's text, and a re-plan
+ * from it is routed again (the breaker bounds the rounds). Returns 1 when
+ * the run ended, 0 to go on with the browser Worker, -1 when a call failed
+ * (the run's end is set). */
+static int orchestrate(goal_run *g, const char *text, const char *when, char *err)
+{
+    char cur[512];
+    snprintf(cur, sizeof cur, "%s", text);
+    for (int round = 0; round <= AGENT_BREAKER_MAX_TRIES; round++) {
+        char url[1024];
+        fovea_session_page_url(g->s, url, sizeof url);
+        agent_orch_decision d;
+        char why[BASE_ERRBUF_SIZE] = "";
+        if (agent_orch_route(&g->orch, cur, url, &d, why) != BASE_OK) {
+            /* Routing is advice: the browser Worker can do any task. */
+            agent_progressf(g->out, "step %d orchestrator cannot route (%s): the browser Worker goes on\n",
+                      g->step, why);
+            return 0;
+        }
+        agent_progressf(g->out, "step %d orchestrator %s: %s (browser %.2f, search %.2f)\n", g->step, when,
+                  d.why, d.route.browser, d.route.search);
+        char note[900], t[400];
+        agent_secrets_scrub_copy(fovea_session_secrets(g->s), t, sizeof t, cur);
+        snprintf(note, sizeof note, "orchestrator %s: \"%.300s\": %s", when, t, d.why);
+        agent_ledger_note(g->l, g->step, note);
+        timed_sync(g, NULL);
+        trace_route(g, when, cur, &d);
+        if (d.worker != AGENT_ROUTE_SEARCH) {
+            agent_orch_decision_fini(&d);
+            return 0;
+        }
+        agent_progressf(g->out, "step %d search GET %s: %zu characters\n", g->step, d.fetched,
+                  strlen(d.text));
+        g->search_text = d.text;
+        g->search_from = d.fetched;
+        g->replanned = 0;
+        int p = planner(g, 0, err);
+        g->search_text = NULL;
+        g->search_from = NULL;
+        agent_orch_decision_fini(&d);
+        if (p != 0 || !g->replanned)
+            return p;
+        g->replanned = 0;
+        snprintf(cur, sizeof cur, "%s", g->subgoal);
+        when = "replan";
+    }
+    return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+static int worker_turn(goal_run *g, const char *first_note, char *err)
+{
+    char extra[2600];
+    snprintf(extra, sizeof extra, "%s%s%s%s%s%s", first_note ? first_note : "",
+             first_note ? "\n" : "", g->guidance[0] ? "Planner: " : "", g->guidance,
+             g->guidance[0] && g->nudge[0] ? "\n" : "", g->nudge);
+    g->nudge[0] = '\0';
+    g->step_deadline =
+        g->o->step_timeout_ms > 0 ? base_monotime_ms() + g->o->step_timeout_ms : 0;
+    if (observe(g, g->wmsgs, extra, g->o->screenshot, err) != BASE_OK) {
+        call_failed(g, BASE_ENOMEM, err);
+        return -1;
+    }
+    model_llm_reply rep;
+    if (!model_call(g, MODEL_LLM_WORKER, g->wmsgs, &rep, err))
+        return -1;
+    int claimed = 0, stop = 0, ran = 0, rc = 0;
+    for (int i = 0; i < rep.n_calls; i++) {
+        const model_llm_call *c = &rep.calls[i];
+        int late = g->step_deadline > 0 && base_monotime_ms() >= g->step_deadline;
+        if (stop || late || ran >= AGENT_GOAL_BATCH || g->step >= g->o->max_steps) {
+            /* Every call gets its answer, run or not (the API's rule). */
+            cJSON *j = cJSON_CreateObject();
+            if (late && !stop)
+                agent_progressf(g->out, "step %d worker %s not run: the step's %d ms are spent\n",
+                          g->step + 1, c->name, g->o->step_timeout_ms);
+            if (j && !cJSON_AddStringToObject(
+                         j, "not_run",
+                         stop   ? "the turn ended after a call that changed the page: read the "
+                                  "new page first"
+                         : late ? "the step's time (--step-timeout) was spent before this call"
+                                : "over this turn's limit of calls"))
+                cJSON_Delete(j), j = NULL;
+            if (add_result(g->wmsgs, c->id, j) != BASE_OK) {
+                call_failed(g, BASE_ENOMEM, "out of memory");
+                rc = -1;
+                break;
+            }
+            continue;
+        }
+        int k = run_call(g, c, &claimed, err);
+        ran++;
+        if (k < 0) {
+            /* Answer the rest so the conversation stays valid in ledger
+             * and trace, then end. */
+            for (int m = i + 1; m < rep.n_calls; m++)
+                model_llm_add_tool_result(g->wmsgs, rep.calls[m].id, "{\"not_run\": \"run ended\"}");
+            rc = -1;
+            break;
+        }
+        if (k == 0)
+            stop = 1;
+    }
+    if (rc == 0 && rep.n_calls == 0) {
+        /* Text without a call: the Worker thinks it is finished or is stuck;
+         * the Planner decides. */
+        claimed = 1;
+        snprintf(g->worker_claim, sizeof g->worker_claim, "%.700s",
+                 rep.content ? rep.content : "");
+    }
+    model_llm_reply_fini(&rep);
+    if (rc < 0)
+        return -1;
+    return claimed;
+}
+
+/* Opens the run's trace on the session (see agent_goal_opts.trace). */
+static base_err open_trace(fovea_session *s, const agent_goal_opts *o, char *err)
+{
+    if (o->resume) {
+        /* This run rewrites trace.jsonl: the earlier part is kept beside
+         * it (trace.1.jsonl, trace.2.jsonl...). */
+        char from[1200], to[1200];
+        snprintf(from, sizeof from, "%s/trace.jsonl", o->out_dir);
+        for (int k = 1; k < 1000; k++) {
+            snprintf(to, sizeof to, "%s/trace.%d.jsonl", o->out_dir, k);
+            if (access(to, F_OK) == 0)
+                continue;
+            if (access(from, F_OK) == 0 && rename(from, to) != 0)
+                return base_errf(err, BASE_EIO, "cannot keep %s as %s: %s", from, to,
+                                 strerror(errno));
+            break;
+        }
+    }
+    agent_trace *tr = NULL;
+    base_err e = agent_trace_open(o->out_dir, o->trace, &tr, err);
+    if (!e)
+        fovea_session_set_trace(s, tr);
+    return e;
+}
+
+static void close_trace(fovea_session *s, const agent_goal_result *res)
+{
+    agent_trace *tr = fovea_session_trace(s);
+    if (!tr)
+        return;
+    fovea_session_set_trace(s, NULL);
+    int ok = res->end == AGENT_GOAL_DONE;
+    if (res->end == AGENT_GOAL_INTERRUPTED && base_interrupted())
+        agent_trace_close_interrupted(tr, res->last_step, res->total_ms, res->reason,
+                                      base_signal_name(base_interrupted()));
+    else
+        agent_trace_close(tr, ok, ok ? 0 : res->last_step, res->total_ms, res->reason);
+}
+
+base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_result *res,
+                        char *err)
+{
+    memset(res, 0, sizeof *res);
+    res->end = AGENT_GOAL_ERROR;
+    if (!s || !o || !o->goal || !o->goal[0] || !o->llm)
+        return base_errf(err, BASE_EINVAL, "agent_goal_run: a session, a goal and a client");
+    agent_goal_opts oo = *o;
+    if (oo.max_steps <= 0)
+        oo.max_steps = AGENT_GOAL_MAX_STEPS;
+    if (oo.planner_every <= 0)
+        oo.planner_every = AGENT_GOAL_PLANNER_EVERY;
+    goal_run g;
+    memset(&g, 0, sizeof g);
+    g.s = s;
+    g.o = &oo;
+    g.res = res;
+    g.out = oo.progress ? oo.progress : stderr;
+    agent_loop_init(&g.lp);
+    double t0 = base_monotime_ms();
+    char first[700] = "";
+    base_err e = oo.trace && oo.out_dir ? open_trace(s, &oo, err) : BASE_OK;
+    if (!e && oo.resume) {
+        e = agent_ledger_load(oo.out_dir, fovea_session_secrets(s), &g.l, err);
+        if (!e) {
+            int next = 0, uncertain = 0;
+            agent_ledger_resume_point(g.l, &next, &uncertain);
+            g.step = next - 1;
+            if (uncertain) {
+                /* It may have reached the page: the Worker looks first. The
+                 * ledger closes it as uncertain so the numbering goes on. */
+                snprintf(first, sizeof first,
+                         "RESUMED: the run stopped during step %d (%s %.200s); it may or may "
+                         "not have taken effect. Check the page before doing it again.",
+                         uncertain, g.l->pending_tool ? g.l->pending_tool : "?",
+                         g.l->pending_args ? g.l->pending_args : "");
+                agent_step_report rep = {uncertain, "worker", g.l->pending_tool,
+                                         g.l->pending_call_id, g.l->pending_args, 0, 1,
+                                         "interrupted", "the process died during this step",
+                                         ""};
+                e = agent_ledger_step_end(g.l, &rep);
+                g.step = uncertain;
+            } else {
+                snprintf(first, sizeof first,
+                         "RESUMED after step %d: the steps before are done (see the ledger); "
+                         "do not repeat them.",
+                         g.step);
+            }
+            if (!e)
+                e = timed_sync(&g, err);
+            agent_progressf(g.out, "resume: %s\n", first);
+        }
+    } else if (!e) {
+        e = agent_ledger_create(oo.goal, oo.out_dir, fovea_session_secrets(s), &g.l, err);
+        if (!e)
+            e = timed_sync(&g, err);
+    }
+    g.wmsgs = cJSON_CreateArray();
+    g.pmsgs = cJSON_CreateArray();
+    g.tools = tool_functions_json(fovea_session_options(s)->allow_scripts);
+    g.schema = cJSON_Parse(PLANNER_SCHEMA);
+    if (!e)
+        e = agent_orch_init(&g.orch, err);
+    if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema ||
+               model_llm_add_message(g.wmsgs, "system", WORKER_PROMPT) ||
+               model_llm_add_message(g.pmsgs, "system", PLANNER_PROMPT)))
+        e = base_errf(err, BASE_ENOMEM, "out of memory");
+    if (!e) {
+        /* The goal opens the Worker's conversation too (after the prefix). */
+        char task[1200];
+        snprintf(task, sizeof task, "TASK: %.1100s", oo.goal);
+        model_llm_add_message(g.wmsgs, "user", task);
+        int note = first[0] != 0, idle = 0;
+        int routed = orchestrate(&g, oo.goal, "start", err);
+        for (; routed == 0;) {
+            if (base_interrupted()) {
+                res->end = AGENT_GOAL_INTERRUPTED;
+                snprintf(res->reason, sizeof res->reason, "interrupted by %s after step %d",
+                         base_signal_name(base_interrupted()), g.step);
+                break;
+            }
+            if (g.step >= oo.max_steps) {
+                res->end = AGENT_GOAL_STEPS_OUT;
+                snprintf(res->reason, sizeof res->reason,
+                         "max_steps: %d steps without the planner declaring the task done",
+                         g.step);
+                break;
+            }
+            int before = g.step;
+            int claimed = worker_turn(&g, note ? first : NULL, err);
+            note = 0;
+            if (claimed < 0)
+                break;
+            /* Turns without a tool call do not count as steps: a model
+             * that only talks would never reach --max-steps. */
+            idle = g.step == before ? idle + 1 : 0;
+            if (idle >= 3) {
+                res->end = AGENT_GOAL_LOOP;
+                snprintf(res->reason, sizeof res->reason,
+                         "%s: the Worker made no tool call in %d turns in a row",
+                         AGENT_LOOP_STOPPED, idle);
+                break;
+            }
+            if (claimed || g.since_planner >= oo.planner_every) {
+                g.replanned = 0;
+                int p = planner(&g, claimed, err);
+                if (p == 0 && g.replanned) {
+                    g.replanned = 0;
+                    p = orchestrate(&g, g.subgoal, "replan", err);
+                }
+                if (p != 0)
+                    break;
+            }
+        }
+    }
+    if (g.l)
+        res->last_step = g.l->last_step;
+    res->total_ms = base_monotime_ms() - t0;
+    base_free(g.outline);
+    cJSON_Delete(g.wmsgs);
+    cJSON_Delete(g.pmsgs);
+    cJSON_Delete(g.tools);
+    cJSON_Delete(g.schema);
+    agent_ledger_destroy(g.l);
+    agent_orch_fini(&g.orch);
+    if (e)
+        snprintf(res->reason, sizeof res->reason, "%s", err);
+    if (oo.trace)
+        close_trace(s, res);
+    return e;
+}

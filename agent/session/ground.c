@@ -1,0 +1,401 @@
+/* agent/session/ground.c: the grounding path of a named target — gate, box
+ * (snap_pick_box), fresh vision while the page still changes, snap — and
+ * what the hand's answer becomes in the record; the page's rendered text
+ * for text tools.
+ *
+ * agent__ground: the gate decides procedural or declarative and hands back
+ * an epoch; the box is chosen in it by vision index and/or label; when the
+ * epoch does not hold it (an autocomplete list after its debounce, a new
+ * page after a navigation) a new prefetch is scheduled and waited for,
+ * until the call's timeout. The box then goes to perc_snap_box with the
+ * intent derived from the verb; when the gate said procedural, the epoch's
+ * element for the box is tried first (agent/session/ground_epoch.c) and the snapper
+ * probes only when that element is refused.
+ */
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#include "agent/session/agent_int.h"
+#include "agent/session/js.h"
+#include "agent/session/ground_int.h"
+#include "agent/session/session_int.h"
+#include "base/alloc.h"
+#include "base/clock.h"
+#include "base/interrupt.h"
+#include "cascade/gate.h"
+
+/* ---- grounding -------------------------------------------------------------- */
+
+/* Rank of a label match for choosing a box, as snap_pick_box ranks it
+ * (0 = none). */
+static int match_rank(const char *want, const char *have)
+{
+    snap_match m = snap_match_kind(want, have);
+    return m >= SNAP_MATCH_FUZZY ? (int)m - (int)SNAP_MATCH_FUZZY + 1 : 0;
+}
+
+/* The name of the element enrichment matched to box b, when b's centre lies
+ * on it; NULL otherwise. */
+static const char *element_name(const perc_epoch *e, const perc_box *b)
+{
+    int di = b->dom_index;
+    if (!e->map || di < 0 || di >= e->n_map ||
+        !base_rect_contains(e->map[di].r, base_rect_center(b->r)))
+        return NULL;
+    return e->map[di].label;
+}
+
+/* Index of the best box for t in e, or -1; *source says how it was chosen
+ * (the snapper's box chooser, snap_pick_box). A provider that labels what
+ * it sees (pixel's OCR) can leave a target with no box reading as it (an
+ * icon button reads as nothing) or with several reading alike (a "Select"
+ * on every result row): then the element enrichment matched to each box
+ * decides, by its name ("element"; the box's label stays as it was read). */
+static int choose_box(const perc_epoch *e, const agent_target *t, const char **source)
+{
+    if (!e || e->n <= 0)
+        return -1;
+    snap_box_cand *c = base_calloc((size_t)e->n, sizeof *c);
+    if (!c)
+        return -1;
+    for (int i = 0; i < e->n; i++)
+        c[i] = (snap_box_cand){e->boxes[i].label, e->boxes[i].r, e->boxes[i].id};
+    int k = snap_pick_box(c, e->n, t->label, t->index, source);
+    if (!t->label || !t->label[0] || !e->map || (k >= 0 && strcmp(*source, "label") != 0)) {
+        base_free(c);
+        return k;
+    }
+    /* The boxes tied with the best label match (all of them when none
+     * matches), by their elements' names. */
+    int best = k >= 0 ? match_rank(t->label, e->boxes[k].label) : 0;
+    int tied = 0, any = 0;
+    for (int i = 0; i < e->n; i++) {
+        const char *name = element_name(e, &e->boxes[i]);
+        int same = (k < 0 || match_rank(t->label, e->boxes[i].label) == best) && name;
+        c[i].label = same ? name : "";
+        tied += k >= 0 && match_rank(t->label, e->boxes[i].label) == best;
+        any |= same;
+    }
+    if (any && (k < 0 || (tied > 1 && best < match_rank(t->label, t->label)))) {
+        const char *by = NULL;
+        int j = snap_pick_box(c, e->n, t->label, 0, &by);
+        if (j >= 0) {
+            k = j;
+            *source = "element";
+        }
+    }
+    base_free(c);
+    return k;
+}
+
+void agent__grounded_fini(agent__grounded *g)
+{
+    perc_epoch_release(g->epoch);
+    memset(g, 0, sizeof *g);
+}
+
+
+
+/* Gate, box, snap for target t. do_snap 0 stops after the box (wait_for).
+ * Returns 1 with *g filled, 0 with r's failure set. */
+int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t, snap_intent_kind kind,
+                  int do_snap, agent_step_record *r, agent__grounded *g)
+{
+    memset(g, 0, sizeof *g);
+    char err[BASE_ERRBUF_SIZE] = "";
+    double deadline = base_monotime_ms() + s->timeout_ms;
+    double t0 = base_monotime_ms();
+    cascade_gate_result gr;
+    memset(&gr, 0, sizeof gr);
+    base_err e = cascade_gate(se->page, se->pf, se->ticket, s->critical, NULL, &gr, err);
+    r->ms.gate += base_monotime_ms() - t0;
+    if (e) {
+        agent__failf(r, "error", "gate: %s", err);
+        return 0;
+    }
+    agent__copy(r->gate, sizeof r->gate,
+         gr.mode == CASCADE_GATE_PROCEDURAL ? "procedural" : "declarative");
+    agent__copy(r->gate_why, sizeof r->gate_why, gr.why);
+    r->vision_lag = gr.vision_lag;
+    r->ms.fingerprint += gr.now.ms;
+    perc_epoch *ep = gr.epoch;
+    const char *source = "";
+    int bi = choose_box(ep, t, &source);
+    /* Not in this epoch: the page may still be changing. Ask for fresh
+     * vision until the box shows up or the step's time is spent. */
+    int revealed = 0;
+    while (bi < 0 && base_monotime_ms() < deadline && agent__page_ok(se) && !base_interrupted()) {
+        /* Once per step: an item scrolled out inside a list box has no box
+         * until the box is scrolled (agent/session/reveal.c). */
+        if (!revealed && t->label && t->label[0]) {
+            revealed = 1;
+            agent__reveal(se->page, t->label);
+        }
+        agent__schedule_until(se, r->desc, deadline);
+        double w0 = base_monotime_ms();
+        perc_epoch *next = fovea_session_wait_epoch(se, (int)(deadline - base_monotime_ms()) + 1);
+        r->ms.gate += base_monotime_ms() - w0;
+        if (!next && base_interrupted())
+            break;
+        if (!next) {
+            char why[200] = "";
+            perc_prefetch_last_error(se->pf, why, sizeof why);
+            if (why[0]) {
+                perc_epoch_release(ep);
+                /* "vision endpoint: timed out after N ms" / "rate-limited
+                 * (Retry-After N s)" already names the part that failed. */
+                int endpoint = strncmp(why, "vision ", 7) == 0; /* the openai provider's */
+                agent__failf(r, endpoint ? "vision" : "error", "%s%s", endpoint ? "" : "vision: ", why);
+                return 0;
+            }
+            break;
+        }
+        perc_epoch_release(ep);
+        ep = next;
+        agent__copy(r->gate, sizeof r->gate, "declarative");
+        agent__copy(r->gate_why, sizeof r->gate_why, "target not in the epoch: waited for fresh vision");
+        bi = choose_box(ep, t, &source);
+        if (bi < 0)
+            base_interrupt_sleep_ms(50);
+    }
+    if (ep) {
+        agent__shot_masks(se, ep);
+        r->epoch_id = ep->id;
+        r->n_boxes = ep->n;
+        /* Stage times of the vision pass count when this step needed it. */
+        if (ep->id != se->last_epoch && strcmp(r->gate, "declarative") == 0) {
+            r->ms.capture = ep->capture_ms;
+            r->ms.decode = ep->decode_ms;
+            r->ms.vision = ep->vision_ms + ep->enrich_ms;
+        }
+        se->last_epoch = ep->id;
+    }
+    if (bi < 0 && agent__stopped(r)) {
+        g->epoch = ep;
+        g->box = -1;
+        return 0;
+    }
+    if (bi < 0) {
+        if (ep)
+            agent__suggest(ep, t, r);
+        agent__failf(r, "not_found", "no box for %s%s%s in %d vision boxes (epoch %llu)",
+              t->label ? "'" : "", t->label ? t->label : "", t->label ? "'" : "",
+              ep ? ep->n : 0, ep ? (unsigned long long)ep->id : 0ULL);
+        if (t->index > 0 && !t->label)
+            snprintf(r->outcome + strlen(r->outcome), sizeof r->outcome - strlen(r->outcome),
+                     " [V%d]", t->index);
+        g->epoch = ep;
+        g->box = -1;
+        return 0;
+    }
+    const perc_box *b = &ep->boxes[bi];
+    r->box_id = b->id;
+    agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
+    agent__copy(r->box_source, sizeof r->box_source, source);
+    r->box = b->r;
+    g->epoch = ep;
+    g->box = bi;
+    if (!do_snap)
+        return 1;
+    snap_intent in = {t->label ? t->label : b->label, kind};
+    agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
+    t0 = base_monotime_ms();
+    /* The page still equals the epoch: its element, checked in one
+     * evaluate, before the snapper's probe (agent/session/ground_epoch.c). */
+    int took = 0;
+    perc_proc pv = {PERC_PROC_HIT, "", 0};
+    if (strcmp(r->gate, "procedural") == 0) {
+        took = agent__snap_procedural(se->page, ep, bi, &in, se->o.procedural, se->o.seed,
+                                      r, &g->snap, &pv, err);
+        if (took < 0) {
+            r->ms.snap += base_monotime_ms() - t0;
+            agent__failf(r, "error", "snap: %s", err);
+            return 0;
+        }
+    }
+    e = took ? BASE_OK : perc_snap_box(se->page, b->r, &in, 0, &g->snap, err);
+    r->ms.snap += base_monotime_ms() - t0;
+    if (e) {
+        agent__failf(r, "error", "snap: %s", err);
+        return 0;
+    }
+    const perc_snap *sn = &g->snap;
+    r->snap = *sn; /* the record keeps the snapper's answer whole */
+    agent__copy(r->phase, sizeof r->phase, snap_phase_name(sn->res.phase));
+    r->pt = sn->pt;
+    if (!sn->found && pv.outcome == PERC_PROC_COVERED) {
+        /* The epoch's element is there, in place, under something that
+         * takes the click: the snapper's empty box says less than that. */
+        agent__failf(r, "covered", "%.200s", pv.detail);
+        return 0;
+    }
+    if (!sn->found) {
+        agent__failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
+              sn->res.reason);
+        return 0;
+    }
+    return 1;
+}
+
+cascade_target agent__target_of(const agent__grounded *g, const char *label)
+{
+    cascade_target t;
+    memset(&t, 0, sizeof t);
+    t.xpath = g->snap.xpath;
+    t.frame_id = g->snap.frame_id;
+    t.pt = g->snap.pt;
+    t.have_pt = 1;
+    t.origin = g->snap.frame_offset;
+    t.have_origin = 1;
+    t.label = label;
+    return t;
+}
+
+/* The hand's answer goes into the record whole; returns its success. */
+static int take_result(agent_step_record *r, const cascade_result *c)
+{
+    r->hand = *c;
+    agent__copy(r->reason, sizeof r->reason, c->success ? "ok" : cascade_reason_name(c->reason));
+    if (c->n_tried > 0)
+        r->pt = c->clicked_at;
+    r->ms.motion += c->motion_ms;
+    r->ms.dispatch += c->ms - c->motion_ms;
+    r->ok = c->success;
+    if (!c->success)
+        snprintf(r->outcome, sizeof r->outcome, "%.24s: %.220s", cascade_reason_name(c->reason),
+                 c->message);
+    return c->success;
+}
+
+/* The verdict of a cascade call: a transport or argument error with no
+ * tier tried becomes an "error" failure; anything else is the result's. */
+int agent__cascade_outcome(fovea_session *se, agent_step_record *r, base_err e, const cascade_result *c,
+                           const char *err)
+{
+    if (e && c->n_tried == 0) {
+        agent__failf(r, "error", "cascade: %s%s%s", base_strerror(e), err[0] ? ": " : "", err);
+        return 0;
+    }
+    se->effects |= c->effects;
+    return take_result(r, c);
+}
+
+/* ---- page text ----------------------------------------------------------------- */
+
+/* The rendered text of the page and all its frames, one line per line. */
+base_err agent__page_text(fovea_session *se, base_buf *out, char *err)
+{
+    cJSON *v = NULL;
+    base_err e = cdp_page_evaluate(se->page, (const char *)fovea_js_agent_text, &v, 5000, err);
+    if (e)
+        return e;
+    if (cJSON_IsString(v)) {
+        base_buf_append_str(out, v->valuestring);
+        base_buf_append_str(out, "\n");
+    }
+    cJSON_Delete(v);
+    cdp_frame frames[32];
+    int n = cdp_page_frames(se->page, frames, 32);
+    for (int i = 1; i < n && i < 32; i++) {
+        if (!frames[i].oopif || !frames[i].session[0])
+            continue;
+        cJSON *fv = NULL;
+        if (cdp_page_evaluate_in(se->page, frames[i].session, 0, (const char *)fovea_js_agent_text,
+                                 &fv, 5000, NULL) == BASE_OK &&
+            cJSON_IsString(fv)) {
+            base_buf_append_str(out, fv->valuestring);
+            base_buf_append_str(out, "\n");
+        }
+        cJSON_Delete(fv);
+    }
+    return BASE_OK;
+}
+
+/* The deadline a pattern match gets: the step's, but never less than a
+ * quarter second from now, so a match started just before the step's end
+ * (after a slow page read) is not called catastrophic for being late. */
+double agent__re_deadline(double step_deadline)
+{
+    double floor_ms = base_monotime_ms() + 250;
+    return step_deadline > floor_ms ? step_deadline : floor_ms;
+}
+
+/* Does text contain the step's text (case-insensitive) and match its
+ * pattern (compiled at load)? 1 yes, 0 no, -1 when the match hit one of the
+ * regex limits (why says which; retrying cannot help). */
+int agent__text_matches(const agent_step *s, const char *text, double deadline, char *why)
+{
+    if (s->re) {
+        int m = 0;
+        base_err e = base_regex_match_until(s->re, text, strlen(text), agent__re_deadline(deadline), &m,
+                                            why);
+        if (e == BASE_ETOOBIG)
+            return -1;
+        if (e || !m)
+            return 0;
+    }
+    if (s->text)
+        return snap_text_contains(text, s->text);
+    return 1;
+}
+
+int agent__ground_arg(fovea_session *s, const cJSON *args, const char *key, const char *tool,
+                      const char *verb, int timeout_ms, int do_snap, agent_step_record *rec,
+                      agent_step *st_out)
+{
+    static const char *const keys[] = {"timeout_ms", "retries", "critical", "verb"};
+    char err[BASE_ERRBUF_SIZE] = "";
+    agent_step st;
+    memset(&st, 0, sizeof st);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, key);
+    if (!t) {
+        agent__failf(rec, "bad_args", "%s: '%s' is needed (a label, \"[V4]\" or {label, index})",
+                     tool, key);
+        return 0;
+    }
+    /* The step the task parser would read: the target under "target",
+     * and the keys that steer grounding. */
+    cJSON *sub = cJSON_CreateObject();
+    cJSON *tc = cJSON_Duplicate(t, 1);
+    int built = sub && tc && cJSON_AddItemToObject(sub, "target", tc);
+    if (!built)
+        cJSON_Delete(tc); /* not owned by sub */
+    for (size_t i = 0; built && i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, keys[i]);
+        if (!v || (i == 0 && timeout_ms > 0))
+            continue;
+        cJSON *d = cJSON_Duplicate(v, 1);
+        if (!d || !cJSON_AddItemToObject(sub, keys[i], d)) {
+            cJSON_Delete(d);
+            built = 0;
+        }
+    }
+    if (built && timeout_ms > 0 && !cJSON_AddNumberToObject(sub, "timeout_ms", timeout_ms))
+        built = 0;
+    if (!built) {
+        cJSON_Delete(sub);
+        agent__failf(rec, "error", "%s: out of memory", tool);
+        return 0;
+    }
+    base_err e = agent_step_from_args(sub, AGENT_WAIT_FOR, tool, &st, err);
+    cJSON_Delete(sub);
+    if (e) {
+        agent_step_fini(&st);
+        agent__failf(rec, "bad_args", "%s", err);
+        return 0;
+    }
+    if (st.target.index > 0)
+        rec->target_index = st.target.index;
+    if (st.target.label)
+        agent__copy(rec->target_label, sizeof rec->target_label, st.target.label);
+    snap_intent_kind k = verb || st.verb ? snap_classify_intent(st.verb ? st.verb : verb,
+                                                                st.target.label)
+                                         : SNAP_INTENT_ANY;
+    agent__grounded_fini(&s->call_g);
+    int ok = agent__ground(s, &st, &st.target, k, do_snap, rec, &s->call_g);
+    if (st_out)
+        *st_out = st;
+    else
+        agent_step_fini(&st);
+    return ok;
+}

@@ -1,0 +1,89 @@
+/* agent/session/session.h: the session as a runner sees it.
+ *
+ * A runner — the scripted runner (agent/script/run.c) or a planner
+ * (agent/plan/) — opens a session (agent/session/tool.h:
+ * fovea_session_create), numbers the calls it makes, gives the session its
+ * trace, and reads back what it needs for its own output (the page URL, the
+ * screenshot for a model, progress lines). This header is all a runner may
+ * use of a session; the struct itself stays private to agent/session/.
+ *
+ * Thread: every function here runs on the session's thread (the runner's),
+ * like tool_call, unless it says otherwise.
+ */
+#ifndef FOVEA_AGENT_SESSION_SESSION_H
+#define FOVEA_AGENT_SESSION_SESSION_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "agent/session/secrets.h"
+#include "agent/session/tool.h"
+#include "agent/session/trace.h"
+#include "base/err.h"
+#include "perception/prefetch.h"
+
+/* The call a runner is about to make, as it numbers it, for the trace,
+ * progress lines and overlays. */
+typedef struct fovea_step_info {
+    int index;          /* 1-based; 0 = tool_call numbers calls itself (a model's session) */
+    int total;          /* how many steps the runner may take (0 = unknown) */
+    int attempt;        /* 1-based */
+    int pass_budget_ms; /* a vision pass may take this long (0 = leave as it is) */
+    const char *action; /* the task file's word for the tool ("click"); NULL/"" = the tool's name */
+    const char *desc;   /* one line describing the call (copied, cut at 199 bytes); NULL = "" */
+} fovea_step_info;
+
+/* Purpose: the call that follows is st (copied). Errors: none. */
+void fovea_session_set_step(fovea_session *s, const fovea_step_info *st);
+
+/* Purpose: the trace the session writes each call's record and overlay
+ * into (NULL = none). Ownership: the session borrows t; the runner closes it
+ * after fovea_session_set_trace(s, NULL) or after destroying the session. */
+void fovea_session_set_trace(fovea_session *s, agent_trace *t);
+agent_trace *fovea_session_trace(fovea_session *s);
+
+/* The session's secrets (agent/session/secrets.h): the one masking facility
+ * every output goes through. Borrowed for the session's life. */
+agent_secrets *fovea_session_secrets(fovea_session *s);
+
+/* Where progress lines go (the options' progress file, or stderr). */
+FILE *fovea_session_progress(fovea_session *s);
+
+/* The options the session was created with (read-only, borrowed). */
+const fovea_session_opts *fovea_session_options(const fovea_session *s);
+
+/* 1 when the last call's action reached its element (it must never be
+ * repeated), else 0. */
+int fovea_session_delivered(const fovea_session *s);
+
+/* The page's URL with secrets masked, into buf (n bytes); "" when the page
+ * does not answer. */
+void fovea_session_page_url(fovea_session *s, char *buf, size_t n);
+
+/* Purpose: the page's screenshot with Set-of-Marks ([Vn] boxes of a fresh
+ * vision pass, the numbers get_outline shows as [n]) as a JPEG data: URL; a
+ * plain capture when no pass arrives within 5 s. Ownership: the caller's
+ * (base_free). Errors: NULL when the session holds a secret (a model must
+ * never see a typed password) or on failure. */
+char *fovea_session_shot_data_url(fovea_session *s);
+
+/* Schedules a vision pass for subgoal (its deadline: now + the pass budget). */
+void fovea_session_schedule(fovea_session *s, const char *subgoal);
+
+/* Waits up to timeout_ms for the last scheduled vision pass, in 50 ms
+ * slices (a stop signal is seen at once). Ownership: the epoch is acquired
+ * for the caller (perc_epoch_release). Errors: NULL on timeout. */
+perc_epoch *fovea_session_wait_epoch(fovea_session *s, int timeout_ms);
+
+/* Purpose: source runs before the page's own scripts on every later page
+ * load of every tab the session opens or follows, and now on the open tabs
+ * when on_current_pages. Ownership: source is copied. Errors: BASE_ETOOBIG
+ * past 8 scripts, BASE_ENOMEM, CDP errors (err says which). */
+base_err fovea_session_add_init_script(fovea_session *s, const char *source, int on_current_pages,
+                                       char *err);
+
+/* A progress line on f (a run's stderr or --progress file), flushed at once
+ * so a person watching sees each step as it ends. Any thread that owns f. */
+void agent_progressf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

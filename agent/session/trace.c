@@ -175,10 +175,15 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON_AddStringToObject(s, "verdict", r->hand.reason == CASCADE_COVERED ? "covered"
                                               : r->hand.n_tried > 0            ? "hit ok"
                                                                                : "");
-        if (r->target_label[0] && sn->found)
+        /* With a target label, "match" and then "partial" (readers of the
+         * trace text find them side by side); without one, no match. */
+        cJSON *match = cJSON_DetachItemFromObjectCaseSensitive(s, "match");
+        if (r->target_label[0] && sn->found && match) {
+            base_json_add(s, "match", match);
             cJSON_AddBoolToObject(s, "partial", sn->res.match < SNAP_MATCH_WORD);
-        else
-            cJSON_DeleteItemFromObjectCaseSensitive(s, "match");
+        } else {
+            cJSON_Delete(match);
+        }
         base_json_add(j, "snap", s); /* last: on failure it frees s */
     }
     if (r->reason[0]) {

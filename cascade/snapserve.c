@@ -310,7 +310,14 @@ static int answer(cascade_snapserve *sv, const snap_req *rq, cJSON *ans)
         return 0; /* the caller sees the failed allocation and answers so */
     move_item(sj, "phase", ans, NULL);
     if (!sn.found) {
-        cJSON_AddBoolToObject(ans, "abstain", 1);
+        /* Ambiguous: nothing pressed, the controls listed for the caller to
+         * name one (by its point or a narrower box); else an abstention. */
+        if (sn.res.ambiguous) {
+            move_item(sj, "ambiguous", ans, NULL);
+            move_item(sj, "candidates", ans, NULL);
+        } else {
+            cJSON_AddBoolToObject(ans, "abstain", 1);
+        }
         move_item(sj, "reason", ans, "why");
         move_item(sj, "point", ans, "box_center");
         cJSON_Delete(sj);
@@ -319,6 +326,8 @@ static int answer(cascade_snapserve *sv, const snap_req *rq, cJSON *ans)
     }
     move_item(sj, "found", ans, NULL);
     move_item(sj, "point", ans, NULL);
+    /* What the element's names make of the label: exact, partial, none. */
+    move_item(sj, "match", ans, NULL);
     move_item(sj, "element", ans, NULL);
     move_item(sj, "score", ans, NULL);
     move_item(sj, "reason", ans, NULL);

@@ -13,8 +13,10 @@
  * select", "target":"tab id or URL substring", "id":any, "click":bool}, box
  * in CSS px of the tab's viewport, only box required. Answer (README, "fovea
  * snap"): "id" (echoed), "target", "intent", "phase", then either "found",
- * "point", "element", "score", "reason", "hit" and with a click "click"
- * (cascade_result_json); or "abstain", "why", "box_center"; or "error". Every
+ * "point", "match", "element", "score", "reason", "hit" and with a click
+ * "click" (cascade_result_json); or "ambiguous", "candidates", "why",
+ * "box_center" (nothing clicked); or "abstain", "why", "box_center"; or
+ * "error". Every
  * answer carries "ms" {probe, total} unless it is an error. The keys and
  * rounding of the snap answer and the click are those of perc_snap_json and
  * cascade_result_json.
@@ -60,11 +62,11 @@ typedef struct cascade_snapserve_opts {
 
 typedef struct cascade_snapserve cascade_snapserve;
 
-/* Purpose: defaults: no click, verify on, cascade_opts_init, no target
+/* Sets the defaults: no click, verify on, cascade_opts_init, no target
  * resolution. Thread: any. Errors: none. */
 void cascade_snapserve_opts_init(cascade_snapserve_opts *o);
 
-/* Purpose: a service answering for page (its first tab; requests without
+/* Creates a service answering for page (its first tab; requests without
  * "target" go there) in browser b. Ownership: b and page are borrowed and
  * must outlive the service; opts is copied; *out is freed with
  * cascade_snapserve_destroy. Thread: the caller's, which then owns the
@@ -73,12 +75,12 @@ void cascade_snapserve_opts_init(cascade_snapserve_opts *o);
 base_err cascade_snapserve_create(cdp_browser *b, cdp_page *page, const cascade_snapserve_opts *opts,
                                 cascade_snapserve **out, char *err);
 
-/* Purpose: frees the service: its hands and its sessions on adopted tabs
+/* Frees the service: its hands and its sessions on adopted tabs
  * (the tabs stay open); page given to create stays the caller's. NULL is a
  * no-op. Thread: the owner. Errors: none. */
 void cascade_snapserve_destroy(cascade_snapserve *sv);
 
-/* Purpose: answers one parsed request (any JSON value; a non-object gets an
+/* Answers one parsed request (any JSON value; a non-object gets an
  * error answer). Ownership: req is borrowed; the answer is a new object the
  * caller frees, NULL only when out of memory (the caller then answers
  * {"error":"out of memory"}; never a partial answer). *gone (optional) is
@@ -86,14 +88,14 @@ void cascade_snapserve_destroy(cascade_snapserve *sv);
  * after sending the answer), else 0. Thread: the owner. */
 cJSON *cascade_snapserve_answer(cascade_snapserve *sv, const cJSON *req, int *gone);
 
-/* Purpose: answers one request line (len bytes, need not be NUL-terminated,
+/* Answers one request line (len bytes, need not be NUL-terminated,
  * no newline): blank lines get no answer (NULL, *blank = 1); text that is
  * not one JSON value, or a line over CASCADE_SNAPSERVE_LINE_MAX, gets an
  * error answer. Ownership and the rest: as cascade_snapserve_answer. */
 cJSON *cascade_snapserve_answer_line(cascade_snapserve *sv, const char *line, size_t len, int *blank,
                                    int *gone);
 
-/* Purpose: the protocol over a stream: reads request lines from in until
+/* Runs the protocol over a stream: reads request lines from in until
  * EOF and writes one answer line per request to out, flushed at once (an
  * over-long line is refused and skipped). Counts go to *n_req and *n_err
  * (optional). Thread: the owner. Errors: BASE_OK at EOF; BASE_EIO when out

@@ -40,10 +40,13 @@ typedef struct img_font {
  * TrueType font), BASE_ENOMEM, BASE_ETOOBIG (too many sizes cached). */
 base_err img_font_get(int px, const img_font **out, char *err);
 
-/* The glyph for a byte of text ('?' for anything not printable ASCII). */
+/* The glyph for a byte of text ('?' for anything not printable ASCII).
+ * Borrowed from f (valid until img_font_shutdown). Any thread; cannot
+ * fail. */
 const img_glyph *img_font_glyph(const img_font *f, unsigned char c);
 
-/* Width in pixels of the first n bytes of s (n < 0: the whole string). */
+/* Width in pixels of the first n bytes of s (n < 0: the whole string).
+ * Any thread; cannot fail. */
 int img_font_text_width(const img_font *f, const char *s, int n);
 
 /* Frees every cached size and the font file. Only for leak-checked tests at

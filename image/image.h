@@ -67,11 +67,14 @@ base_err img_encode_png(const img_image *img, int fast, uint8_t **out, size_t *o
                                char *err);
 
 /* Encodes img as a baseline 4:2:0 JPEG at quality 1..100 (alpha dropped).
- * Output ownership and errors as img_encode_png. Any thread. */
+ * Output ownership and errors as img_encode_png, plus BASE_EINVAL for a
+ * quality outside 1..100 and BASE_ETOOBIG for an image TurboJPEG cannot
+ * take. Any thread. */
 base_err img_encode_jpeg(const img_image *img, int quality, uint8_t **out,
                                 size_t *out_len, char *err);
 
-/* Sniffs the format from the first bytes (PNG signature or JPEG SOI). */
+/* Sniffs the format from the first bytes (PNG signature or JPEG SOI);
+ * IMG_FMT_UNKNOWN for anything else. Pure; any thread. */
 img_format img_sniff(const uint8_t *data, size_t n);
 
 #endif

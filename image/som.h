@@ -38,9 +38,10 @@ typedef enum img_kernel {
     IMG_KERNEL_AVX2
 } img_kernel;
 
-/* Purpose: whether the AVX2 (SSE2) kernels are compiled in and this CPU runs
- * them: 1 or 0. The pixel kernels of other modules pick their SIMD path by
- * the same answer. Thread: any (the answer is computed once). */
+/* Whether the AVX2 (img_have_sse2: SSE2) kernels are compiled in and this
+ * CPU runs them: 1 or 0. The pixel kernels of other modules pick their SIMD
+ * path by the same answer. Any thread (the answer is computed once);
+ * cannot fail. */
 int img_have_avx2(void);
 int img_have_sse2(void);
 
@@ -68,7 +69,8 @@ typedef struct img_som_label {
     uint8_t rgb[3];
 } img_som_label;
 
-/* Fills opts with the defaults above. */
+/* Fills opts (the caller's) with the defaults above. Any thread; cannot
+ * fail. */
 void img_som_opts_init(img_som_opts *opts);
 
 /* Computes colours and label rectangles for n marks on a w x h image without
@@ -86,12 +88,16 @@ base_err img_som_layout(int w, int h, const img_mark *marks, int n, const img_so
 base_err img_som_draw(img_image *img, const img_mark *marks, int n, const img_som_opts *opts,
                        char *err);
 
-/* Name of the kernel AUTO resolves to on this CPU ("avx2", "sse2", "scalar"). */
+/* Name of the kernel k resolves to on this CPU ("avx2", "sse2", "scalar";
+ * "unavailable" for a kernel this build or CPU lacks). A static string. Any
+ * thread. */
 const char *img_som_kernel_name(img_kernel k);
 
 /* Debug drawing for run reports. Coordinates are CSS px mapped with
  * img->scale (1 when 0); rgba is 0xRRGGBBAA. Same threading and error
- * contract as img_som_draw. */
+ * contract as img_som_draw (one thread per image; BASE_EINVAL for a bad
+ * image or points, BASE_ENOMEM; img_draw_caption also the font's errors).
+ * pts and text are borrowed for the call. */
 base_err img_draw_crosshair(img_image *img, base_point p, int radius_px, uint32_t rgba,
                              char *err);
 base_err img_draw_polyline(img_image *img, const base_point *pts, int n, int width_px,
@@ -129,7 +135,7 @@ base_err img_model_view(const img_image *src, int target_w, img_image *out, floa
 base_err img_marks_parse_json(const char *json, size_t len, int norm_w, int norm_h,
                                img_mark **marks, int *n, char *err);
 
-/* Frees a list from img_marks_parse_json (NULL-safe). */
+/* Frees a list from img_marks_parse_json (NULL-safe). Any thread. */
 void img_marks_free(img_mark *marks, int n);
 
 #endif

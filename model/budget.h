@@ -13,7 +13,8 @@
  * showed on earlier calls (actual / estimated, kept between 0.5 and 2), so it
  * follows the model's tokenizer after the first call.
  *
- * Thread: a budget belongs to its task's thread.
+ * A budget belongs to its task's thread: every function that takes one runs
+ * there. Nothing here allocates or fails except where Errors: says so.
  */
 #ifndef FOVEA_MODEL_BUDGET_H
 #define FOVEA_MODEL_BUDGET_H
@@ -41,40 +42,45 @@ typedef struct model_budget {
     double ratio;     /* actual / estimated prompt tokens, learned */
 } model_budget;
 
-/* A budget of limit tokens (0 = none), no prices. */
+/* Sets b to a budget of limit tokens (0 = none), no prices. b is the
+ * caller's. On the budget's thread; cannot fail. */
 void model_budget_init(model_budget *b, long limit);
 
-/* Purpose: reads FOVEA_TOKEN_BUDGET (tokens; 0 = no limit) and the prices
+/* Reads FOVEA_TOKEN_BUDGET (tokens; 0 = no limit) and the prices
  * FOVEA_PRICE_IN, FOVEA_PRICE_OUT, FOVEA_PRICE_CACHED ($ per 1M tokens;
- * cached defaults to the input price) into b. Thread: any, while nobody
+ * cached defaults to the input price) into b. Any thread, while nobody
  * changes the environment. Errors: BASE_EINVAL naming the variable; b
  * untouched then. */
 base_err model_budget_from_env(model_budget *b, char *err);
 
-/* Purpose: parses a token count as --token-budget takes it ("100000",
- * "100k", "1.5M"; 0 = no limit). Errors: BASE_EINVAL. Pure. */
+/* Parses a token count as --token-budget takes it ("100000", "100k", "1.5M";
+ * 0 = no limit). Errors: BASE_EINVAL (err quotes the text); *out untouched
+ * then. Pure; any thread. */
 base_err model_budget_parse(const char *text, long *out, char *err);
 
-/* Purpose: the estimated prompt tokens of a request (see the file
- * comment); messages, tools and schema may be NULL. Pure, any thread. */
+/* The estimated prompt tokens of a request (see the file comment); messages,
+ * tools and schema may be NULL. Pure, any thread. */
 long model_budget_estimate(const model_budget *b, const cJSON *messages, const cJSON *tools,
                            const cJSON *schema);
 
-/* Purpose: refuses a call of estimate tokens that would pass the limit.
- * Errors: BASE_ETOOBIG with "cost_cap_exceeded: N tokens spent of the
- * L-token budget; this call needs about E more (--token-budget /
- * FOVEA_TOKEN_BUDGET)". */
+/* Refuses a call of estimate tokens that would pass the limit. Errors:
+ * BASE_ETOOBIG with "cost_cap_exceeded: N tokens spent of the L-token budget;
+ * this call needs about E more (--token-budget / FOVEA_TOKEN_BUDGET)". On the
+ * budget's thread. */
 base_err model_budget_check(const model_budget *b, long estimate, char *err);
 
 /* Charges one call's usage (u->prompt 0 and not reported: the estimate is
- * charged instead) and learns the estimator's ratio from it. */
+ * charged instead) and learns the estimator's ratio from it. u is borrowed.
+ * On the budget's thread; cannot fail. */
 void model_budget_charge(model_budget *b, const model_budget_usage *u, long estimate);
 
-/* Dollars for u at b's prices, or -1 when no price is configured. */
+/* Dollars for u at b's prices, or -1 when no price is configured. Pure; any
+ * thread. */
 double model_budget_cost(const model_budget *b, const model_budget_usage *u);
 
 /* One line for people: "12,345 / 100,000 tokens (in 11,000, cached 8,000,
- * out 1,345), $0.0123" into out. */
+ * out 1,345), $0.0123" into out (n bytes, always NUL-terminated, cut when
+ * short). On the budget's thread; cannot fail. */
 void model_budget_describe(const model_budget *b, char *out, size_t n);
 
 #endif

@@ -23,8 +23,8 @@
  * vision provider's, model/endpoint.h. A stop signal (Ctrl-C,
  * base/interrupt.h) cancels a call in flight.
  *
- * Threads: a client belongs to one thread (the agent's); model_llm_cancel
- * may be called from any thread.
+ * A client belongs to one thread (the agent's); model_llm_cancel may be
+ * called from any thread.
  */
 #ifndef FOVEA_MODEL_LLM_H
 #define FOVEA_MODEL_LLM_H
@@ -43,7 +43,8 @@ typedef enum model_llm_role {
     MODEL_LLM_ROLE_COUNT
 } model_llm_role;
 
-/* "worker", "planner", "orchestrator". */
+/* The name of r: "worker", "planner", "orchestrator" ("?" when out of
+ * range). A static string. Pure; any thread. */
 const char *model_llm_role_name(model_llm_role r);
 
 typedef struct model_llm_config {
@@ -56,38 +57,39 @@ typedef struct model_llm_config {
     int max_retries;                /* default 3 */
 } model_llm_config;
 
-/* Defaults: no endpoint, model "gpt-4o-mini", 120 s, 3 retries. */
+/* Sets c to the defaults: no endpoint, model "gpt-4o-mini", 120 s, 3
+ * retries. c is the caller's. Any thread; cannot fail. */
 void model_llm_config_init(model_llm_config *c);
 
-/* Purpose: reads FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL
- * (each falling back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
+/* Reads FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL (each falling
+ * back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
  * FOVEA_PLANNER_MODEL, FOVEA_ORCHESTRATOR_MODEL, FOVEA_LLM_TIMEOUT_MS and
- * FOVEA_LLM_MAX_RETRIES into c. Ownership: c's strings point into the
- * environment (valid until it changes). Thread: any, while nobody changes
- * the environment. Errors: BASE_ENOTFOUND (no base URL, naming the
- * variables), BASE_EINVAL (a number that is not one); c untouched then. */
+ * FOVEA_LLM_MAX_RETRIES into c. c's strings point into the environment (valid
+ * until it changes). Any thread, while nobody changes the environment.
+ * Errors: BASE_ENOTFOUND (no base URL, naming the variables), BASE_EINVAL (a
+ * number that is not one); c untouched then. */
 base_err model_llm_config_from_env(model_llm_config *c, char *err);
 
 typedef struct model_llm model_llm;
 
-/* Purpose: a client for c's endpoint. Ownership: strings copied; *out is
- * the caller's (model_llm_destroy). Thread: any. Errors: BASE_EINVAL (URL
- * not http(s), no model, bad limits, a key with a line break), BASE_EIO,
- * BASE_ENOMEM. */
+/* A client for c's endpoint. Strings copied; *out is the caller's
+ * (model_llm_destroy). Any thread. Errors: BASE_EINVAL (URL not http(s), no
+ * model, bad limits, a key with a line break), BASE_EIO, BASE_ENOMEM. */
 base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err);
 
 /* Frees l (wiping the key). NULL: no-op. The owner's thread. */
 void model_llm_destroy(model_llm *l);
 
-/* Purpose: cancels (on = 1) the call in flight and every later one until
- * called with on = 0. Thread: any. Errors: none. */
+/* Cancels (on = 1) the call in flight and every later one until called with
+ * on = 0. Any thread. Errors: none. */
 void model_llm_cancel(model_llm *l, int on);
 
-/* The model role r uses. Borrowed (the client's). */
+/* The model role r uses. Borrowed (the client's, valid until
+ * model_llm_destroy). On the client's thread; cannot fail. */
 const char *model_llm_model(const model_llm *l, model_llm_role r);
 
 /* 1 once the endpoint refused response_format (answers then come as JSON
- * in text). */
+ * in text), else 0. On the client's thread. */
 int model_llm_schema_fallback(const model_llm *l);
 
 /* One request. Everything is borrowed for the call. */
@@ -144,38 +146,38 @@ typedef struct model_llm_reply {
     int attempts;       /* HTTP requests sent (retries and the schema fallback count) */
 } model_llm_reply;
 
-/* Frees what r holds and zeroes it. NULL: no-op. */
+/* Frees what r holds and zeroes it; r itself stays the caller's. NULL:
+ * no-op. The thread that owns r. */
 void model_llm_reply_fini(model_llm_reply *r);
 
-/* Purpose: one chat-completions call (see the file comment). The budget,
- * when given, is checked before any request with the request's estimated
- * tokens, and charged with the usage after. Tool calls are checked against
- * the tools sent (an unknown name, arguments that are not a JSON object or
- * that fail the tool's schema set that call's error; the call itself still
- * succeeds so that the agent can tell the model). Ownership: *out is the
- * caller's (model_llm_reply_fini), filled on BASE_OK only. Thread: the
- * client's. Errors (one line, scrubbed of the key): BASE_ETOOBIG
- * "cost_cap_exceeded: ..." (nothing was sent), BASE_EINVAL (bad request
- * fields), the transport's (BASE_EREMOTE, BASE_ETIMEDOUT, BASE_EIO,
- * BASE_ECANCELED), BASE_EPROTO (a body that is not a chat completion, a
- * truncated body, a JSON answer that is missing, invalid or fails the
- * schema; the message quotes the model), BASE_ENOMEM. */
+/* One chat-completions call (see the file comment). The budget, when given,
+ * is checked before any request with the request's estimated tokens, and
+ * charged with the usage after. Tool calls are checked against the tools sent
+ * (an unknown name, arguments that are not a JSON object or that fail the
+ * tool's schema set that call's error; the call itself still succeeds so that
+ * the agent can tell the model). *out is the caller's (model_llm_reply_fini),
+ * filled on BASE_OK only. On the client's thread. Errors (one line, scrubbed
+ * of the key): BASE_ETOOBIG "cost_cap_exceeded: ..." (nothing was sent),
+ * BASE_EINVAL (bad request fields), the transport's (BASE_EREMOTE,
+ * BASE_ETIMEDOUT, BASE_EIO, BASE_ECANCELED), BASE_EPROTO (a body that is not
+ * a chat completion, a truncated body, a JSON answer that is missing, invalid
+ * or fails the schema; the message quotes the model), BASE_ENOMEM. */
 base_err model_llm_chat(model_llm *l, const model_llm_request *req, model_llm_reply *out,
                         char *err);
 
 /* ---- messages ------------------------------------------------------------------- */
 
-/* Purpose: appends {"role": role, "content": text} to messages. Ownership:
- * text copied. Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
+/* Appends {"role": role, "content": text} to messages. text copied. Errors:
+ * BASE_EINVAL, BASE_ENOMEM. Any thread. */
 base_err model_llm_add_message(cJSON *messages, const char *role, const char *text);
 
-/* Purpose: appends a tool result {"role": "tool", "tool_call_id": id,
- * "content": text} (text: the tool's outcome, or an model_llm_call's why).
- * Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
+/* Appends a tool result {"role": "tool", "tool_call_id": id, "content": text}
+ * (text: the tool's outcome, or an model_llm_call's why). Errors:
+ * BASE_EINVAL, BASE_ENOMEM. Any thread. */
 base_err model_llm_add_tool_result(cJSON *messages, const char *id, const char *text);
 
-/* Purpose: appends a copy of the reply's assistant message (with its tool
- * calls) to messages. Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
+/* Appends a copy of the reply's assistant message (with its tool calls) to
+ * messages. Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
 base_err model_llm_add_reply(cJSON *messages, const model_llm_reply *r);
 
 /* ---- parsing (pure; tests/fuzz/fuzz_llm_reply.c) ------------------------------------ */
@@ -183,22 +185,21 @@ base_err model_llm_add_reply(cJSON *messages, const model_llm_reply *r);
 /* Largest response body or model text parsed (bytes). */
 #define MODEL_LLM_BODY_MAX (8u << 20)
 
-/* Purpose: reads a chat-completions response body into out: content,
- * reasoning, tool calls (ids, names, raw arguments; args parsed when they
- * are a JSON object, else error set), finish_reason, usage (prompt,
- * completion, cached from prompt_tokens_details.cached_tokens) and the
- * assistant message. Nothing is checked against tools or schemas here.
- * Ownership: body borrowed; *out filled on BASE_OK only. Thread: any.
- * Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_EREMOTE (an error envelope: the
- * server's message), BASE_EPROTO (not JSON or truncated, quoting the end;
- * no choices; no message), BASE_ENOMEM. */
+/* Reads a chat-completions response body into out: content, reasoning, tool
+ * calls (ids, names, raw arguments; args parsed when they are a JSON object,
+ * else error set), finish_reason, usage (prompt, completion, cached from
+ * prompt_tokens_details.cached_tokens) and the assistant message. Nothing is
+ * checked against tools or schemas here. body borrowed; *out filled on
+ * BASE_OK only. Any thread. Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_EREMOTE
+ * (an error envelope: the server's message), BASE_EPROTO (not JSON or
+ * truncated, quoting the end; no choices; no message), BASE_ENOMEM. */
 base_err model_llm_parse_reply(const char *body, size_t len, model_llm_reply *out, char *err);
 
-/* Purpose: the first JSON object in a model's text: the whole text, else
- * inside ``` fences, else the first balanced {...} that parses. Ownership:
- * *out is the caller's (cJSON_Delete), set on BASE_OK only. Thread: any.
- * Errors: BASE_EINVAL, BASE_ETOOBIG, BASE_EPROTO ("no JSON object in the
- * answer (starts with ...)", "the JSON answer is cut off"), BASE_ENOMEM. */
+/* The first JSON object in a model's text: the whole text, else inside ```
+ * fences, else the first balanced {...} that parses. *out is the caller's
+ * (cJSON_Delete), set on BASE_OK only. Any thread. Errors: BASE_EINVAL,
+ * BASE_ETOOBIG, BASE_EPROTO ("no JSON object in the answer (starts with
+ * ...)", "the JSON answer is cut off"), BASE_ENOMEM. */
 base_err model_llm_json_from_text(const char *text, size_t len, cJSON **out, char *err);
 
 #endif

@@ -28,24 +28,24 @@
 /* Tokens of an image whose size is unknown: a 1280x800 screenshot, high detail. */
 #define MODEL_TOKENS_IMAGE_DEFAULT 1105
 
-/* Purpose: estimated tokens of n bytes of UTF-8 text (NULL: 0). Pure. */
+/* Estimated tokens of n bytes of UTF-8 text (NULL: 0). Pure; any thread. */
 size_t model_tokens_text(const char *s, size_t n);
 
-/* Purpose: estimated tokens of a w x h image at detail "high" (w or h <= 0:
- * MODEL_TOKENS_IMAGE_DEFAULT). Pure. */
+/* Estimated tokens of a w x h image at detail "high" (w or h <= 0:
+ * MODEL_TOKENS_IMAGE_DEFAULT). Pure; any thread. */
 size_t model_tokens_image(int w, int h);
 
-/* Purpose: the pixel size of a "data:image/png;base64,..." or JPEG data URL
- * from its header bytes; 0 when it cannot be read (then *w, *h untouched).
- * Pure, no allocation. */
+/* The pixel size of a "data:image/png;base64,..." or JPEG data URL from its
+ * header bytes; 0 when it cannot be read (then *w, *h untouched). Pure, no
+ * allocation. */
 int model_tokens_data_url_size(const char *url, int *w, int *h);
 
-/* Purpose: estimated tokens of one OpenAI-style chat message (an object
- * with role, content, tool_calls, tool_call_id; other keys such as
- * reasoning_content count as text). Pure; NULL: 0. */
+/* Estimated tokens of one OpenAI-style chat message (an object with role,
+ * content, tool_calls, tool_call_id; other keys such as reasoning_content
+ * count as text). Pure; NULL: 0. */
 size_t model_tokens_message(const cJSON *msg);
 
-/* Purpose: the sum of model_tokens_message over an array of messages. Pure. */
+/* The sum of model_tokens_message over an array of messages. Pure; any thread. */
 size_t model_tokens_messages(const cJSON *msgs);
 
 #endif

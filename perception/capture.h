@@ -9,8 +9,8 @@
  * PNG with optimizeForSpeed, on a browser launched with
  * CDPScreenshotNewSurface, gives a fresh frame fastest and is lossless.
  *
- * Threads: any thread except the cdp service thread; one capture at a time
- * per page is the expected use but concurrent captures are safe.
+ * Any thread except the cdp service thread; one capture at a time per page is
+ * the expected use but concurrent captures are safe.
  */
 #ifndef FOVEA_PERCEPTION_CAPTURE_H
 #define FOVEA_PERCEPTION_CAPTURE_H
@@ -40,18 +40,24 @@ typedef struct perc_capture_timing {
     size_t encoded_bytes;
 } perc_capture_timing;
 
-/* Fills opts with the defaults described above. */
+/* Fills o (the caller's) with the defaults described above. Any thread;
+ * cannot fail. */
 void perc_capture_opts_init(perc_capture_opts *o);
 
 /* Captures the viewport (or clip) of page into the encoded image bytes:
- * *data (caller frees with base_free), *n, *fmt. Errors: those of cdp_call,
+ * *data (caller frees with base_free), *n, *fmt; page and o are borrowed
+ * (o may be NULL: defaults), t (optional) gets timings. Any thread except the
+ * cdp service thread. Errors: those of cdp_call,
  * BASE_EPROTO (no data in the reply), BASE_EDECODE (bad base64),
  * BASE_ETOOBIG. Out-params untouched on failure. */
 base_err perc_capture_encoded(cdp_page *page, const perc_capture_opts *o, uint8_t **data,
                               size_t *n, img_format *fmt, perc_capture_timing *t, char *err);
 
 /* Captures and decodes into *out (caller frees with img_fini);
- * out->scale is the page's device scale factor. t (optional) gets timings. */
+ * out->scale is the page's device scale factor. t (optional) gets timings.
+ * Any thread except the cdp service thread. Errors: those of
+ * perc_capture_encoded, then those of img_decode (BASE_EDECODE,
+ * BASE_ETOOBIG, BASE_ENOMEM); *out untouched on failure. */
 base_err perc_capture(cdp_page *page, const perc_capture_opts *o, img_image *out,
                       perc_capture_timing *t, char *err);
 

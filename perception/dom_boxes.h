@@ -12,9 +12,10 @@
 #include "cdp/browser.h"
 #include "image/som.h"
 
-/* On success *marks (labels copied; free with img_marks_free) and *n.
- * Errors: those of the dom provider (cdp errors, BASE_EPROTO for a malformed
- * reply), BASE_ENOMEM. */
+/* Detects the page's interactive boxes with the `dom` provider. On success
+ * *marks (labels copied; free with img_marks_free) and *n; page is borrowed.
+ * Any thread except the cdp service thread. Errors: those of the dom
+ * provider (cdp errors, BASE_EPROTO for a malformed reply), BASE_ENOMEM. */
 base_err perc_dom_boxes(cdp_page *page, img_mark **marks, int *n, char *err);
 
 #endif

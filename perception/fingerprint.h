@@ -23,14 +23,19 @@ typedef struct perc_fingerprint {
     double ms;               /* time the evaluate(s) took */
 } perc_fingerprint;
 
-/* Purpose: installs the observer for this and every later document of page
- * (Page.addScriptToEvaluateOnNewDocument + one evaluate now). Idempotent. */
+/* Installs the observer for this and every later document of page
+ * (Page.addScriptToEvaluateOnNewDocument + one evaluate now). Idempotent.
+ * page is borrowed. Any thread except the cdp service thread. Errors:
+ * BASE_EINVAL (NULL page), BASE_ENOMEM, those of cdp_call. */
 base_err perc_fingerprint_install(cdp_page *page, char *err);
 
-/* Purpose: takes the page's fingerprint now. */
+/* Takes the page's fingerprint now into *out (the caller's). Any thread
+ * except the cdp service thread. Errors: BASE_EINVAL (NULL argument),
+ * BASE_ENOMEM, BASE_EPROTO (a malformed probe reply), those of cdp_call. */
 base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err);
 
-/* 1 when the hashes and URL are equal (mutation_count is compared by the gate). */
+/* 1 when the hashes and URL are equal, else 0 (mutation_count is compared by
+ * the gate). Pure; any thread. */
 int perc_fingerprint_equal(const perc_fingerprint *a, const perc_fingerprint *b);
 
 #endif

@@ -5,6 +5,8 @@
  * words, xpaths, frame boxes and hit testing. Knowing which elements have
  * click-like listeners needs a script that runs before the page's own
  * (assets/js/lib/listen.js); perc_kit_install sets it up.
+ *
+ * Blocking CDP calls: any thread except the cdp service thread.
  */
 #ifndef FOVEA_PERCEPTION_KIT_H
 #define FOVEA_PERCEPTION_KIT_H
@@ -12,15 +14,15 @@
 #include "base/err.h"
 #include "cdp/browser.h"
 
-/* Purpose: makes every later document of the page (its main frame, its
- * in-process iframes and the out-of-process iframes present now) record
+/* Makes every later document of the page (its main frame, its in-process
+ * iframes and the out-of-process iframes present now) record
  * click/mouse/pointer/touch/key listeners from document start, and installs
- * the recorder in the current document too (where listeners added before
- * this call stay unknown: the registry says so, and the probe then asks
- * DOMDebugger). Idempotent per document. Ownership: borrows page. Thread:
- * the caller's (blocking CDP calls, not the service thread). Errors:
- * BASE_EINVAL for NULL page, CDP errors of the main frame (a failing
- * out-of-process frame is only logged: it may be going away). */
+ * the recorder in the current document too (where listeners added before this
+ * call stay unknown: the registry says so, and the probe then asks
+ * DOMDebugger). Idempotent per document. Borrows page. On the caller's thread
+ * (blocking CDP calls, not the service thread). Errors: BASE_EINVAL for NULL
+ * page, CDP errors of the main frame (a failing out-of-process frame is only
+ * logged: it may be going away). */
 base_err perc_kit_install(cdp_page *page, char *err);
 
 #endif

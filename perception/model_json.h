@@ -1,6 +1,6 @@
 /* perception/model_json.h: parsing what a vision model answers.
  *
- * Two layers. model_chat_reply_parse reads an OpenAI-compatible
+ * Two layers. model_chat_reply_parse (model/chat_json.h) reads an OpenAI-compatible
  * chat-completions response body (the envelope) and hands back the
  * assistant's text, or the endpoint's own error message. perc_model_reply_parse
  * reads that text, which a model writes loosely: JSON inside code fences,
@@ -50,18 +50,18 @@ typedef struct perc_model_reply {
     char note[160];     /* the first drop reason, e.g. "boxes[3]: box_2d has 3 values" */
 } perc_model_reply;
 
-/* Purpose: parses a model's text answer (see the file comment). max_boxes
- * caps the boxes kept (<= 0 or above PERC_MODEL_BOXES_MAX: that maximum);
- * the rest count as dropped. Ownership: text is borrowed; *out is filled on
- * BASE_OK only and released with perc_model_reply_fini. An empty "boxes"
- * list is a success with n = 0. Thread: any. Errors: BASE_EINVAL (NULL
- * arguments), BASE_ETOOBIG (len > PERC_MODEL_TEXT_MAX), BASE_EPROTO with a
- * message quoting the start of the text when it holds no JSON or no box list,
- * BASE_ENOMEM. */
+/* Parses a model's text answer (see the file comment). max_boxes caps the
+ * boxes kept (<= 0 or above PERC_MODEL_BOXES_MAX: that maximum); the rest
+ * count as dropped. text is borrowed; *out is filled on BASE_OK only and
+ * released with perc_model_reply_fini. An empty "boxes" list is a success
+ * with n = 0. Any thread. Errors: BASE_EINVAL (NULL arguments), BASE_ETOOBIG
+ * (len > PERC_MODEL_TEXT_MAX), BASE_EPROTO with a message quoting the start
+ * of the text when it holds no JSON or no box list, BASE_ENOMEM. */
 base_err perc_model_reply_parse(const char *text, size_t len, int max_boxes, perc_model_reply *out,
                                 char *err);
 
-/* Frees the boxes and zeroes *r. NULL-safe. */
+/* Frees the boxes and zeroes *r; r itself stays the caller's. NULL-safe.
+ * The thread that owns r. */
 void perc_model_reply_fini(perc_model_reply *r);
 
 #endif

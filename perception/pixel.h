@@ -10,6 +10,10 @@
  * (above, left, or a checkbox's right: perception/pixel_label.c).
  * The detector's output is identical for any thread count and any kernel.
  * See perception/DESIGN.md "Pixel provider".
+ *
+ * Threads: the detector is stateless (any thread, calls may overlap); an OCR
+ * pool and a provider are used by one thread at a time. Failures are a
+ * base_err with the reason in err; a picture with nothing to find is not one.
  */
 #ifndef FOVEA_PERCEPTION_PIXEL_H
 #define FOVEA_PERCEPTION_PIXEL_H
@@ -48,34 +52,34 @@ typedef struct perc_pixel_opts {
     int edge_min;      /* edge strength threshold, 0 = default (8) */
 } perc_pixel_opts;
 
-/* Purpose: defaults (auto threads, AUTO kernel, default threshold) into the
- * caller's *o. Thread: any. Errors: none. */
+/* Defaults (auto threads, AUTO kernel, default threshold) into the caller's
+ * *o. Any thread. Errors: none. */
 void perc_pixel_opts_init(perc_pixel_opts *o);
 
-/* Purpose: detects elements in img (RGBA). *out (base_free) and *n are set
- * on success; the list is sorted top-to-bottom, left-to-right. Output does not
- * depend on o->threads or o->kernel. A blank, noisy or huge image gives few or
- * no elements, never an error. Thread: any (stateless); distinct calls may run
- * concurrently. Errors: BASE_EINVAL (NULL/empty image), BASE_ENOMEM, BASE_EINVAL
- * for an unavailable kernel. */
+/* Detects elements in img (RGBA). *out (base_free) and *n are set on success;
+ * the list is sorted top-to-bottom, left-to-right. Output does not depend on
+ * o->threads or o->kernel. A blank, noisy or huge image gives few or no
+ * elements, never an error. Any thread (stateless); distinct calls may run
+ * concurrently. Errors: BASE_EINVAL (NULL/empty image), BASE_ENOMEM,
+ * BASE_EINVAL for an unavailable kernel. */
 base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
                            perc_pixel_elem **out, int *n, char *err);
 
-/* Purpose: short class name used as perc_box.kind ("button", "input",
- * "link", "text", "icon", "checkbox"); static storage. Thread: any. */
+/* Short class name used as perc_box.kind ("button", "input", "link", "text",
+ * "icon", "checkbox"); static storage. Any thread. */
 const char *perc_pixel_class_name(perc_pixel_class c);
 
 /* ---- OCR (Tesseract) ---- */
 
 typedef struct perc_ocr perc_ocr;
 
-/* Purpose: an OCR pool of `threads` Tesseract engines (English, LSTM), one per
- * worker thread, loaded once. Owned by the caller (perc_ocr_destroy). Thread:
- * any. Errors: BASE_ENOTFOUND (no eng.traineddata: names tesseract-ocr-eng),
+/* An OCR pool of `threads` Tesseract engines (English, LSTM), one per worker
+ * thread, loaded once. Owned by the caller (perc_ocr_destroy). Any thread.
+ * Errors: BASE_ENOTFOUND (no eng.traineddata: names tesseract-ocr-eng),
  * BASE_ENOMEM. */
 base_err perc_ocr_create(int threads, perc_ocr **out, char *err);
-/* Purpose: ends the engines and frees o (NULL: no-op). Thread: the owner's,
- * with no perc_ocr_read in flight. */
+/* Ends the engines and frees o (NULL: no-op). On the owner's thread, with no
+ * perc_ocr_read in flight. */
 void perc_ocr_destroy(perc_ocr *o);
 
 /* One OCR request: the rectangle (image px, half-open) to read; the answer is
@@ -86,11 +90,11 @@ typedef struct perc_ocr_item {
     float conf;
 } perc_ocr_item;
 
-/* Purpose: reads every item's rectangle from img, the items spread over the
- * pool's threads (each its own engine); results do not depend on the thread
- * count. Recently read crops (same pixels) are answered from a small cache.
- * Thread: one caller at a time per pool. Errors: BASE_EINVAL, BASE_ENOMEM,
- * BASE_EIO (a worker thread could not start). */
+/* Reads every item's rectangle from img, the items spread over the pool's
+ * threads (each its own engine); results do not depend on the thread count.
+ * Recently read crops (same pixels) are answered from a small cache. One
+ * caller at a time per pool. Errors: BASE_EINVAL, BASE_ENOMEM, BASE_EIO (a
+ * worker thread could not start). */
 base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, int n,
                        char *err);
 
@@ -105,23 +109,23 @@ typedef struct perc_pixel_config {
                          element with an accessible name takes that name */
 } perc_pixel_config;
 
-/* Purpose: defaults (2 OCR threads, OCR on, DOM names off) into the caller's
- * *c. Thread: any. Errors: none. */
+/* Defaults (2 OCR threads, OCR on, DOM names off) into the caller's *c. Any
+ * thread. Errors: none. */
 void perc_pixel_config_init(perc_pixel_config *c);
 
-/* Purpose: the `pixel` provider: boxes from the screenshot alone, labelled by
- * OCR (every box is read; a box with no readable text has an empty label);
- * with a live page the boxes are DOM-enriched inside detect (the selector
- * map is handed over, as the dom provider does) and plain-text/icon boxes on
- * no interactive element are dropped; only with c->dom_names do they take
- * the names of the elements they lie on (see pixel_vision.c). c may be NULL
- * (defaults). Thread: the returned provider is used by one thread at a time.
- * Errors: BASE_ENOMEM, the OCR pool's errors. */
+/* The `pixel` provider: boxes from the screenshot alone, labelled by OCR
+ * (every box is read; a box with no readable text has an empty label); with a
+ * live page the boxes are DOM-enriched inside detect (the selector map is
+ * handed over, as the dom provider does) and plain-text/icon boxes on no
+ * interactive element are dropped; only with c->dom_names do they take the
+ * names of the elements they lie on (see pixel_vision.c). c may be NULL
+ * (defaults; c is borrowed for the call). *out is the caller's
+ * (perc_vision_destroy); it is used by one thread at a time. Errors:
+ * BASE_EINVAL (NULL out), BASE_ENOMEM, the OCR pool's errors. */
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);
 
-/* Purpose: d's boxes as Set-of-Marks marks (labels copied; free with
- * img_marks_free). Thread: any. Errors: BASE_EINVAL, BASE_ENOMEM; *marks
- * untouched on failure. */
+/* d's boxes as Set-of-Marks marks (labels copied; free with img_marks_free).
+ * Any thread. Errors: BASE_EINVAL, BASE_ENOMEM; *marks untouched on failure. */
 base_err perc_detection_marks(const perc_detection *d, img_mark **marks, int *n, char *err);
 
 #endif

@@ -669,6 +669,29 @@ static void fill_found(cdp_page *page, const perc__reply *r, const snap_result *
     }
 }
 
+/* Fills out->alt from an ambiguous result of reply r at level l. */
+static void fill_alts(const perc__reply *r, const snap_result *res, const level *l,
+                      base_rect clip, perc_snap *out)
+{
+    out->n_alt = 0;
+    for (int k = 0; k < res->n_alt && k < SNAP_MAX_ALT; k++) {
+        const snap_candidate *c = &r->p.cands[res->alt[k]];
+        perc_snap_alt *a = &out->alt[out->n_alt++];
+        base_utf8_copy(a->tag, sizeof a->tag, c->tag);
+        base_utf8_copy(a->role, sizeof a->role, c->role);
+        base_utf8_copy(a->name, sizeof a->name,
+                       c->name && c->name[0]               ? c->name
+                       : c->text && c->text[0]             ? c->text
+                       : c->aria_label && c->aria_label[0] ? c->aria_label
+                                                           : c->title);
+        base_utf8_copy(a->xpath, sizeof a->xpath, c->xpath);
+        base_rect rect = {c->rect.x0 + l->origin.x, c->rect.y0 + l->origin.y,
+                          c->rect.x1 + l->origin.x, c->rect.y1 + l->origin.y};
+        a->rect = base_rect_intersect(rect, clip);
+        a->pt = (base_point){res->alt_pt[k].x + l->origin.x, res->alt_pt[k].y + l->origin.y};
+    }
+}
+
 base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify_pt,
                        perc_snap *out, char *err)
 {
@@ -762,6 +785,8 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
             }
             continue;
         }
+        if (!res.found && res.ambiguous)
+            fill_alts(&r, &res, l, clip, &s);
         if (res.found) {
             fill_found(page, &r, &res, l, clip, &s);
             xp = base_strdup(r.p.cands[res.cand].xpath);

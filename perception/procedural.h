@@ -14,6 +14,11 @@
  * iframe (its own process, or the same process but another origin) is left
  * to the snapper (PERC_PROC_FRAME), which descends through the frame's CDP
  * session.
+ *
+ * Threads: perc_snap_from_epoch makes blocking CDP calls (any thread but the
+ * cdp service thread, one call at a time per page). Failure model: a target
+ * that no longer holds is not an error (a verdict and a reason); only a
+ * failed evaluate or a malformed reply is.
  */
 #ifndef FOVEA_PERCEPTION_PROCEDURAL_H
 #define FOVEA_PERCEPTION_PROCEDURAL_H
@@ -46,28 +51,27 @@ typedef struct perc_proc {
     double eval_ms;   /* the page evaluate (0 when decided without one) */
 } perc_proc;
 
-/* Purpose: "hit", "unmapped", "mismatch", "cross-origin frame", "gone",
- * "hidden", "moved", "covered". Static strings. Thread: any. */
+/* "hit", "unmapped", "mismatch", "cross-origin frame", "gone", "hidden",
+ * "moved", "covered". Static strings. Any thread. */
 const char *perc_proc_name(perc_proc_outcome o);
 
-/* Purpose: the click target for box ep->boxes[box] from the epoch's selector
- * map, verified on the live page in one evaluate (see above). intent (may be
- * NULL: any, no label) must agree with the element: its label has to match
- * the element's name, text, aria-label or title (snap_match_kind above
- * NONE), and an expand intent needs an expand control (aria-expanded, or a
- * chevron box). On PERC_PROC_HIT *out is what perc_snap_box(page, box, intent,
- * verify 1, ...) gives for the same element: found, pt (the first of the
- * centre and eight spread points a click reaches), rect, tag, text, name,
- * xpath, frame id ("" top), session "" (same-origin frames share the page's),
- * frame offset, disabled, verdict SNAP_VERIFY_OK, probe_ms, and res with
- * phase SNAP_PHASE_P, cand -1, match as above. Otherwise *out is untouched and
- * the caller asks the snapper (perc_snap_box).
- * Ownership: borrows everything; ep must stay acquired for the call.
- * Thread: any but the cdp service thread; one call at a time per page.
- * Errors: BASE_EINVAL (NULL arguments, box out of range), cdp errors of the
- * evaluate (BASE_ETIMEDOUT, page gone, BASE_EREMOTE when the script threw),
- * BASE_EPROTO for a reply that is not the script's JSON; *why is filled
- * whenever BASE_OK is returned. */
+/* The click target for box ep->boxes[box] from the epoch's selector map,
+ * verified on the live page in one evaluate (see above). intent (may be NULL:
+ * any, no label) must agree with the element: its label has to match the
+ * element's name, text, aria-label or title (snap_match_kind above NONE), and
+ * an expand intent needs an expand control (aria-expanded, or a chevron box).
+ * On PERC_PROC_HIT *out is what perc_snap_box(page, box, intent, verify 1,
+ * ...) gives for the same element: found, pt (the first of the centre and
+ * eight spread points a click reaches), rect, tag, text, name, xpath, frame
+ * id ("" top), session "" (same-origin frames share the page's), frame
+ * offset, disabled, verdict SNAP_VERIFY_OK, probe_ms, and res with phase
+ * SNAP_PHASE_P, cand -1, match as above. Otherwise *out is untouched and the
+ * caller asks the snapper (perc_snap_box). Borrows everything; ep must stay
+ * acquired for the call. Any thread but the cdp service thread; one call at a
+ * time per page. Errors: BASE_EINVAL (NULL arguments, box out of range), cdp
+ * errors of the evaluate (BASE_ETIMEDOUT, page gone, BASE_EREMOTE when the
+ * script threw), BASE_EPROTO for a reply that is not the script's JSON; *why
+ * is filled whenever BASE_OK is returned. */
 base_err perc_snap_from_epoch(cdp_page *page, const perc_epoch *ep, int box,
                               const snap_intent *intent, perc_snap *out, perc_proc *why,
                               char *err);

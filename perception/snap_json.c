@@ -57,8 +57,13 @@ cJSON *perc_snap_result_json(const snap_result *r)
     cJSON_AddNumberToObject(sc, "label", perc_json_score(r->score.label));
     cJSON_AddNumberToObject(sc, "chevron", perc_json_score(r->score.chevron));
     cJSON_AddNumberToObject(sc, "total", perc_json_score(r->score.total));
-    if (r->found)
-        cJSON_AddStringToObject(o, "match", snap_match_name(r->match));
+    if (r->found) {
+        /* The documented grade (exact|partial|none), then the finer kind. */
+        cJSON_AddStringToObject(o, "match", snap_match_grade(r->match));
+        cJSON_AddStringToObject(o, "match_kind", snap_match_name(r->match));
+    }
+    if (r->ambiguous)
+        cJSON_AddBoolToObject(o, "ambiguous", 1);
     cJSON_AddStringToObject(o, "reason", r->reason ? r->reason : "");
     if (o && base_alloc_thread_failures() != fails0) {
         cJSON_Delete(o);
@@ -79,9 +84,23 @@ cJSON *perc_snap_json(const perc_snap *sn)
      * iframe descent maps it to the top viewport). */
     base_json_replace(o, "found", cJSON_CreateBool(sn->found));
     base_json_replace(o, "point", perc_json_point(sn->pt));
+    if (!sn->found && sn->res.ambiguous) {
+        /* The controls the label cannot tell apart, best first: nothing
+         * was chosen, the caller names one. */
+        cJSON *ca = cJSON_AddArrayToObject(o, "candidates");
+        for (int k = 0; k < sn->n_alt && k < SNAP_MAX_ALT; k++) {
+            const perc_snap_alt *x = &sn->alt[k];
+            cJSON *c = cJSON_CreateObject();
+            cJSON_AddStringToObject(c, "name", x->name);
+            cJSON_AddStringToObject(c, "role", x->role);
+            cJSON_AddStringToObject(c, "tag", x->tag);
+            base_json_add(c, "rect", perc_json_rect(x->rect));
+            base_json_add(c, "point", perc_json_point(x->pt));
+            cJSON_AddStringToObject(c, "xpath", x->xpath);
+            base_json_push(ca, c);
+        }
+    }
     if (sn->found) {
-        if (!cJSON_GetObjectItemCaseSensitive(o, "match"))
-            cJSON_AddStringToObject(o, "match", snap_match_name(sn->res.match));
         cJSON *el = cJSON_AddObjectToObject(o, "element");
         cJSON_AddStringToObject(el, "tag", sn->tag);
         cJSON_AddStringToObject(el, "text", sn->text);

@@ -841,6 +841,21 @@ static double px(const char *s)
     return isfinite(v) ? v : 0.0;
 }
 
+/* The length of b[0..n) without a UTF-8 sequence the cap cut short, so a
+ * capped text stays valid UTF-8 (a "‹" cut after its first byte made the
+ * snapshot file unreadable to strict JSON readers). */
+static size_t utf8_whole(const char *b, size_t n)
+{
+    size_t i = n;
+    while (i > 0 && ((unsigned char)b[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0)
+        return n;
+    unsigned char lead = (unsigned char)b[i - 1];
+    size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    return (i - 1) + want > n ? i - 1 : n;
+}
+
 /* Appends text t to the text accumulator of node i (cap TEXT_CAP). Returns 0
  * when the buffer was already full (ancestors are full too). */
 static int text_add(char **acc, int i, const char *t)
@@ -864,6 +879,7 @@ static int text_add(char **acc, int i, const char *t)
             continue;
         b[n++] = ch;
     }
+    n = utf8_whole(b, n);
     b[n] = '\0';
     return 1;
 }
@@ -975,7 +991,7 @@ static char *labelledby(const raw_doc *d, const flat *f, const char *ids)
                 int w = snprintf(buf + n, sizeof buf - n, "%s%s", n ? " " : "", t);
                 n = w > 0 ? n + (size_t)w : n;
                 if (n > TEXT_CAP)
-                    n = TEXT_CAP;
+                    n = utf8_whole(buf, TEXT_CAP);
             }
         }
         p += k;

@@ -24,6 +24,10 @@
  * followed by `/#shadow-root` and the steps inside it. frame_chain is the
  * xpaths of the iframe elements from the top document down to the element's
  * document joined by '|', "" for the top document.
+ *
+ * Threads: capture makes blocking CDP calls (any thread but the cdp service
+ * thread, one capture per page at a time); loading and lookups are pure and
+ * run on any thread.
  */
 #ifndef FOVEA_PERCEPTION_SNAPSHOT_H
 #define FOVEA_PERCEPTION_SNAPSHOT_H
@@ -54,48 +58,45 @@ typedef struct perc_snapshot {
     int n_strs, cap_strs;
 } perc_snapshot;
 
-/* Purpose: captures the page (all frames, open shadow roots) into the
- * compact JSON model described above. Ownership: *out is a new cJSON tree the
- * caller frees with cJSON_Delete. Thread: any except the cdp service thread;
- * one capture per page at a time. Errors: cdp errors (BASE_ETIMEDOUT,
- * BASE_EREMOTE, BASE_ECLOSED), BASE_EPROTO (reply not shaped like a
- * DOMSnapshot), BASE_ETOOBIG (more than PERC_SNAPSHOT_MAX_NODES elements),
- * BASE_ENOMEM; err (optional, BASE_ERRBUF_SIZE) says which. Out-params are
- * untouched on failure. A cross-origin iframe whose session cannot be
- * captured is not an error: it stays an is_iframe candidate and
- * "missing_frames" counts it. */
+/* Captures the page (all frames, open shadow roots) into the compact JSON
+ * model described above. *out is a new cJSON tree the caller frees with
+ * cJSON_Delete. Any thread except the cdp service thread; one capture per
+ * page at a time. Errors: cdp errors (BASE_ETIMEDOUT, BASE_EREMOTE,
+ * BASE_ECLOSED), BASE_EPROTO (reply not shaped like a DOMSnapshot),
+ * BASE_ETOOBIG (more than PERC_SNAPSHOT_MAX_NODES elements), BASE_ENOMEM; err
+ * (optional, BASE_ERRBUF_SIZE) says which. Out-params are untouched on
+ * failure. A cross-origin iframe whose session cannot be captured is not an
+ * error: it stays an is_iframe candidate and "missing_frames" counts it. */
 base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err);
 
-/* Purpose: loads a model from its JSON tree. Ownership: borrows root; *out
- * (caller's struct, need not be initialised) owns copies of every string and
- * is released with perc_snapshot_fini. Thread: any. Errors: BASE_EPROTO with
- * a message naming the field ("nodes[12].r: expected [x0,y0,x1,y1]"),
- * BASE_ETOOBIG (too many nodes, a string too long), BASE_ENOMEM. *out is
- * untouched on failure. */
+/* Loads a model from its JSON tree. Borrows root; *out (caller's struct, need
+ * not be initialised) owns copies of every string and is released with
+ * perc_snapshot_fini. Any thread. Errors: BASE_EPROTO with a message naming
+ * the field ("nodes[12].r: expected [x0,y0,x1,y1]"), BASE_ETOOBIG (too many
+ * nodes, a string too long), BASE_ENOMEM. *out is untouched on failure. */
 base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err);
 
-/* Purpose: as perc_snapshot_load from JSON text of len bytes (need not be
+/* As perc_snapshot_load from JSON text of len bytes (need not be
  * NUL-terminated). Errors: also BASE_EPROTO for text that is not JSON,
- * BASE_ETOOBIG above PERC_SNAPSHOT_MAX_BYTES. */
+ * BASE_ETOOBIG above PERC_SNAPSHOT_MAX_BYTES. Any thread. */
 base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, char *err);
 
-/* Purpose: reads and parses a snapshot.json file. Errors: as
- * perc_snapshot_parse, plus BASE_EIO naming the path. Thread: any. */
+/* Reads and parses a snapshot.json file. Errors: as perc_snapshot_parse, plus
+ * BASE_EIO naming the path. Any thread. */
 base_err perc_snapshot_read_file(const char *path, perc_snapshot *out, char *err);
 
-/* Purpose: frees everything a load produced and zeroes s. NULL or a zeroed
- * struct is a no-op. Thread: the owner's. Errors: none. */
+/* Frees everything a load produced and zeroes s. NULL or a zeroed struct is a
+ * no-op. On the owner's thread. Errors: none. */
 void perc_snapshot_fini(perc_snapshot *s);
 
-/* Purpose: the scene index of the element with this xpath in the document
- * reached by frame_chain (NULL reads ""), or -1. Thread: any (read only).
- * Errors: none. */
+/* The scene index of the element with this xpath in the document reached by
+ * frame_chain (NULL reads ""), or -1. Any thread (read only). Errors: none. */
 int perc_snapshot_find(const perc_snapshot *s, const char *xpath, const char *frame_chain);
 
-/* Purpose: 1 when element `cand` of the scene is the element (xpath,
- * frame_chain) or inside it: a descendant in the same document (also through
- * open shadow roots), or anywhere in the document of an iframe that is it or
- * inside it. Thread: any. Errors: 0 for bad indices or NULL. */
+/* 1 when element `cand` of the scene is the element (xpath, frame_chain) or
+ * inside it: a descendant in the same document (also through open shadow
+ * roots), or anywhere in the document of an iframe that is it or inside it.
+ * Any thread. Errors: 0 for bad indices or NULL. */
 int perc_snapshot_within(const perc_snapshot *s, int cand, const char *xpath,
                          const char *frame_chain);
 

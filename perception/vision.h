@@ -59,6 +59,8 @@ typedef struct perc_detection {
     int n_map;
 } perc_detection;
 
+/* Frees what d holds (boxes, map) and zeroes it; d itself stays the
+ * caller's. NULL: no-op. The thread that owns d. */
 void perc_detection_fini(perc_detection *d);
 
 /* What the provider is told about the step. All strings borrowed. */
@@ -101,17 +103,18 @@ struct perc_vision {
     void *self;
 };
 
-/* Purpose: runs v's detect. Thread: v's owner. Errors: the provider's. */
+/* Runs v's detect. On v's owner's thread. Errors: the provider's. */
 base_err perc_vision_detect(perc_vision *v, cdp_page *page, const img_image *shot,
                             const perc_vision_ctx *ctx, perc_detection *out, char *err);
-/* Purpose: cancels (on 1) an in-flight and every later detect of v until
- * called with on 0 (see perc_vision_ops.cancel); a no-op for providers
- * without network calls. Any thread. */
+/* Cancels (on 1) an in-flight and every later detect of v until called with
+ * on 0 (see perc_vision_ops.cancel); a no-op for providers without network
+ * calls. Any thread. */
 void perc_vision_cancel(perc_vision *v, int on);
-/* Purpose: destroys v (NULL: no-op). Thread: v's owner. */
+/* Destroys v (NULL: no-op). On v's owner's thread. */
 void perc_vision_destroy(perc_vision *v);
 
-/* Purpose: the `dom` provider. Errors: BASE_ENOMEM. */
+/* The `dom` provider. *out is the caller's (perc_vision_destroy). Any
+ * thread. Errors: BASE_EINVAL (NULL out), BASE_ENOMEM. */
 base_err perc_vision_dom_create(perc_vision **out, char *err);
 
 /* Configuration of the `openai` provider; perc_openai_config_from_env fills
@@ -129,17 +132,26 @@ typedef struct perc_openai_config {
     int max_boxes;              /* cap asked of the model (default 40; coverage pass 60) */
 } perc_openai_config;
 
+/* Sets c (the caller's) to the defaults: model "gpt-4o-mini", 30 s, 3
+ * retries, width 1024, 40 boxes, no endpoint. NULL: no-op. Any thread. */
 void perc_openai_config_init(perc_openai_config *c);
-/* Returns BASE_ENOTFOUND (with a message) when no base URL is configured. */
+/* Fills c from the environment (see above); c's strings point into the
+ * environment. Any thread, while nobody changes the environment. Errors:
+ * BASE_EINVAL (NULL c), BASE_ENOTFOUND (with a message) when no base URL is
+ * configured; c untouched on failure. */
 base_err perc_openai_config_from_env(perc_openai_config *c, char *err);
+/* The `openai` provider for c (strings copied). *out is the caller's
+ * (perc_vision_destroy). Any thread. Errors: BASE_EINVAL (NULL argument, URL
+ * not http(s), no model, bad limits, a key with a line break), BASE_ENOMEM,
+ * the endpoint's (model_endpoint_create). */
 base_err perc_vision_openai_create(const perc_openai_config *c, perc_vision **out, char *err);
 
-/* Purpose: the provider called name: "dom", "pixel" (perception/pixel.h),
- * or "openai" configured from the environment (perc_openai_config_from_env). The one place a provider is
- * chosen by name (fovea run, overlay, the session). Ownership: *out is the
- * caller's. Thread: any. Errors: BASE_EINVAL naming the known providers,
- * the provider's own (BASE_ENOTFOUND: openai without a base URL). Defined in
- * perception/vision_named.c. */
+/* The provider called name: "dom", "pixel" (perception/pixel.h), or "openai"
+ * configured from the environment (perc_openai_config_from_env). The one
+ * place a provider is chosen by name (fovea run, overlay, the session). *out
+ * is the caller's. Any thread. Errors: BASE_EINVAL naming the known
+ * providers, the provider's own (BASE_ENOTFOUND: openai without a base URL).
+ * Defined in perception/vision_named.c. */
 base_err perc_vision_create_named(const char *name, perc_vision **out, char *err);
 
 /* The provider names perc_vision_create_named knows, for messages:
@@ -147,18 +159,20 @@ base_err perc_vision_create_named(const char *name, perc_vision **out, char *err
  * is still accepted). */
 #define PERC_VISION_NAMES "dom, openai, pixel or pixel-dom"
 
-/* Purpose: 1 when name is one of PERC_VISION_NAMES (commands check their
- * --vision before a browser starts). Thread: any. Errors: none. */
+/* 1 when name is one of PERC_VISION_NAMES (commands check their --vision
+ * before a browser starts). Any thread. Errors: none. */
 int perc_vision_name_known(const char *name);
 
-/* Purpose: DOM enrichment of boxes (in place) from the live page: nearest
- * interactive element per box (dom_index into *map), aria-expanded, active
- * state, aria-labelledby text, parent expand control; a box holding a chip
- * and a chevron is split in two (d->boxes may be reallocated, n grows).
- * *map / *n_map receive the selector map (caller frees with base_free).
- * When d->map is set (the dom provider), nothing is probed: the map is
- * handed over (d->map becomes NULL) and the boxes are left as they are.
- * Thread: any but the cdp service thread. */
+/* DOM enrichment of boxes (in place) from the live page: nearest interactive
+ * element per box (dom_index into *map), aria-expanded, active state,
+ * aria-labelledby text, parent expand control; a box holding a chip and a
+ * chevron is split in two (d->boxes may be reallocated, n grows). *map /
+ * *n_map receive the selector map (caller frees with base_free). When d->map
+ * is set (the dom provider), nothing is probed: the map is handed over
+ * (d->map becomes NULL) and the boxes are left as they are. Any thread but
+ * the cdp service thread. Errors: BASE_EINVAL (bad arguments), cdp errors
+ * of the probe, BASE_EPROTO (a probe reply that does not match the boxes),
+ * BASE_ENOMEM. */
 base_err perc_vision_enrich(cdp_page *page, perc_detection *d, perc_selector **map, int *n_map,
                             char *err);
 

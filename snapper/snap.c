@@ -40,6 +40,17 @@
 /* Quality of an icon-only match (icons.c): below every text match, used only
  * when no element in the box carries the label by text or name. */
 #define ICON_QUALITY 0.6f
+/* Quality of a label carried by the text of the row a control is alone in
+ * (row_text_carries): below a whole-word match of its own names. */
+#define ROW_TEXT_QUALITY 0.8f
+/* Ambiguity (DESIGN.md "Ambiguity"): when two or more controls in the box
+ * carry the label equally (or there is no label, or nothing named otherwise
+ * is left), geometry settles the tie only when it is decisive: the control at
+ * the box centre covers at least DECISIVE_SHARE of the box and every other
+ * tied control at most DECISIVE_RATIO of the centre control's part of it.
+ * Measured on the perturbed benchmark (bench/RESULTS.md, issue 21). */
+#define DECISIVE_SHARE 0.3f
+#define DECISIVE_RATIO 0.25f
 
 void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID])
 {
@@ -370,6 +381,49 @@ static const snap_candidate *as_named(const snap_candidate *cands, int n, int i,
 }
 #define NAMED(i) as_named(cands, n, (i), &named_tmp)
 
+/* 1 when candidates a and b are one control for the purpose of ambiguity:
+ * nested (an <li> and the <a> inside it with the same text, a button and its
+ * icon), or a <label> and the form control it wraps or names. */
+static int same_unit(const snap_candidate *cands, int n, int a, int b)
+{
+    if (a == b || snap_is_ancestor(cands, n, a, b) || snap_is_ancestor(cands, n, b, a))
+        return 1;
+    for (int k = 0; k < 2; k++) {
+        const snap_candidate *l = &cands[k ? b : a], *c = &cands[k ? a : b];
+        if (str_eq(l->tag, "label") && form_control(c) && c->name && c->name[0] &&
+            snap_match_kind(l->text, c->name) >= SNAP_MATCH_WORD)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when the text a person reads beside control i carries the label: its
+ * nearest non-clickable ancestors (up to 3, each at most a row tall: twice
+ * its height or 24 px more) whose text carries the label as whole words
+ * (>= SNAP_MATCH_WORD) while no other clickable candidate lies inside them.
+ * The chevron of a row "Canada ▾" named "Show provinces" is the row's
+ * control; "Delete account" in a toolbar "Save | Delete account" is not
+ * "Save"'s (the toolbar holds Save too). */
+static int row_text_carries(const snap_candidate *cands, int n, int i, const char *label)
+{
+    const snap_candidate *c = &cands[i];
+    float h = base_rect_h(c->rect);
+    int a = c->parent;
+    for (int steps = 0; a >= 0 && a < n && steps < 3; steps++, a = cands[a].parent) {
+        const snap_candidate *p = &cands[a];
+        if (snap__clickable(p) || base_rect_h(p->rect) > fmaxf(2.0f * h, h + 24.0f))
+            return 0;
+        if (snap_match_kind(label, p->text) < SNAP_MATCH_WORD)
+            continue;
+        for (int j = 0; j < n; j++) {
+            if (j != i && snap__clickable(&cands[j]) && snap_is_ancestor(cands, n, a, j))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 static float fit_of(base_rect r, base_rect box)
 {
     float inter = base_rect_area(base_rect_intersect(r, box));
@@ -442,7 +496,12 @@ static int refine(const snap_candidate *cands, int n, const snap_probe *probe, c
         }
         if (d >= 0) {
             float fw = fit_of(cands[w].rect, probe->box), fd = fit_of(cands[d].rect, probe->box);
-            if (fd >= fw) {
+            /* One control, two elements (issue 21, class 7): an <li> and the
+             * <a> filling it, both named the label exactly, press the inner. */
+            int one = snap__match_of(NAMED(d), label) == SNAP_MATCH_EXACT &&
+                      snap__match_of(NAMED(w), label) == SNAP_MATCH_EXACT &&
+                      base_rect_area(cands[d].rect) >= 0.5f * base_rect_area(cands[w].rect);
+            if (fd >= fw || one) {
                 w = d;
                 *why = "the smallest control inside the container that carries the label";
             }
@@ -501,6 +560,114 @@ static void set_found(snap_result *r, const snap_candidate *cands, const snap_pr
     r->n_scored = ns;
 }
 
+/* Reading order of two rects: top to bottom (rows overlapping by half the
+ * smaller height count as one row), then left to right. */
+static int reads_before(base_rect a, base_rect b)
+{
+    float hmin = fminf(base_rect_h(a), base_rect_h(b));
+    float overlap = fminf(a.y1, b.y1) - fmaxf(a.y0, b.y0);
+    if (overlap >= 0.5f * hmin)
+        return a.x0 < b.x0;
+    return a.y0 < b.y0;
+}
+
+/* Settles a tie among the scored candidates with tied[i] set (indices into
+ * s[]; `best` is one of them, the caller's choice). The tied candidates are
+ * grouped into controls (same_unit). One control: returns best. Several:
+ * when geometry is decisive (the control holding the box centre covers at
+ * least DECISIVE_SHARE of the box, every other at most DECISIVE_RATIO of
+ * its part) returns best if it is that control's, else that control's
+ * highest-scored member; otherwise returns -1 and writes the ambiguous
+ * answer to *r, listing each control's inner member (a form control rather
+ * than its <label>) with a click point. */
+static int settle_tie(const snap_candidate *cands, int n, const snap_probe *probe,
+                      const scored *s, int ns, const int *tied, int best, int ea,
+                      const char *reason, snap_result *r)
+{
+    int unit[SNAP_PROBE_MAX_POINTS];
+    int nu = 0;
+    for (int i = 0; i < ns; i++) {
+        unit[i] = -1;
+        if (!tied[i])
+            continue;
+        for (int j = 0; j < i; j++) {
+            if (unit[j] < 0 || !same_unit(cands, n, s[i].idx, s[j].idx))
+                continue;
+            if (unit[i] < 0) {
+                unit[i] = unit[j];
+            } else if (unit[j] != unit[i]) {
+                /* i joins two groups: they are one control. */
+                int from = unit[j];
+                for (int k = 0; k < i; k++) {
+                    if (unit[k] == from)
+                        unit[k] = unit[i];
+                }
+            }
+        }
+        if (unit[i] < 0)
+            unit[i] = nu++;
+    }
+    /* Compact the unit numbers and take each unit's figures. */
+    int map[SNAP_PROBE_MAX_POINTS], rep[SNAP_PROBE_MAX_POINTS], top[SNAP_PROBE_MAX_POINTS];
+    float inter[SNAP_PROBE_MAX_POINTS];
+    for (int u = 0; u < nu; u++)
+        map[u] = -1;
+    int m = 0, centre = -1;
+    for (int i = 0; i < ns; i++) {
+        if (unit[i] < 0)
+            continue;
+        if (map[unit[i]] < 0) {
+            map[unit[i]] = m;
+            rep[m] = top[m] = i;
+            inter[m] = 0.0f;
+            m++;
+        }
+        int u = map[unit[i]];
+        const snap_candidate *c = &cands[s[i].idx];
+        inter[u] = fmaxf(inter[u], base_rect_area(base_rect_intersect(c->rect, probe->box)));
+        /* The inner member is the one pressed: not a <label> when its
+         * control is there, else the smaller. */
+        const snap_candidate *rc = &cands[s[rep[u]].idx];
+        int lab_c = str_eq(c->tag, "label"), lab_r = str_eq(rc->tag, "label");
+        if (lab_c < lab_r ||
+            (lab_c == lab_r && base_rect_area(c->rect) < base_rect_area(rc->rect)))
+            rep[u] = i;
+        if (s[i].sigma > s[top[u]].sigma)
+            top[u] = i;
+        if (ea >= 0 && same_unit(cands, n, ea, s[i].idx))
+            centre = u;
+    }
+    if (m <= 1)
+        return best;
+    float box_area = base_rect_area(probe->box);
+    int decisive = centre >= 0 && inter[centre] >= DECISIVE_SHARE * box_area;
+    for (int u = 0; decisive && u < m; u++) {
+        if (u != centre && inter[u] > DECISIVE_RATIO * inter[centre])
+            decisive = 0;
+    }
+    if (decisive)
+        return unit[best] >= 0 && map[unit[best]] == centre ? best : top[centre];
+    /* Ambiguous: list the controls in reading order. */
+    int order[SNAP_PROBE_MAX_POINTS];
+    for (int u = 0; u < m; u++) {
+        int k = u;
+        while (k > 0 && reads_before(cands[s[rep[u]].idx].rect, cands[s[order[k - 1]].idx].rect)) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = rep[u];
+    }
+    set_none(r, probe->box, SNAP_PHASE_B, -1, ns, reason);
+    r->ambiguous = 1;
+    r->n_alt = m < SNAP_MAX_ALT ? m : SNAP_MAX_ALT;
+    for (int k = 0; k < r->n_alt; k++) {
+        const scored *a = &s[order[k]];
+        r->alt[k] = a->idx;
+        r->alt_pt[k] = choose_point(probe, &cands[a->idx], a->hits);
+    }
+    return -1;
+}
+
 base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
                       const snap_intent *intent, snap_result *out, char *err)
 {
@@ -551,7 +718,14 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     if (ea >= 0 && label_len >= PHASE_A_MIN_LABEL) {
         float qa = snap__label_quality(NAMED(ea), label);
         for (int i = 0; i < ns && centre_best; i++) {
-            if (s[i].idx != ea && snap__label_quality(NAMED(s[i].idx), label) > qa + QUALITY_MARGIN)
+            if (s[i].idx == ea)
+                continue;
+            float qi = snap__label_quality(NAMED(s[i].idx), label);
+            if (qi > qa + QUALITY_MARGIN)
+                centre_best = 0;
+            /* Another control carrying the label as well: a tie, which
+             * phase B settles by geometry only when it is decisive. */
+            else if (qi > 0.0f && qi >= qa - QUALITY_MARGIN && !same_unit(cands, n, ea, s[i].idx))
                 centre_best = 0;
         }
     }
@@ -627,6 +801,16 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
         if (q[i] > qmax)
             qmax = q[i];
     }
+    /* The only control of a row whose text is the label (a chevron beside
+     * "Canada") carries it as a person reads it, below its own name. */
+    for (int i = 0; label_len > 0 && i < ns; i++) {
+        if (q[i] == 0.0f && row_text_carries(cands, n, s[i].idx, label)) {
+            q[i] = ROW_TEXT_QUALITY;
+            s[i].lambda = fmaxf(s[i].lambda, 1.0f);
+            if (q[i] > qmax)
+                qmax = q[i];
+        }
+    }
     /* A container whose long text holds the label (a card and its heading)
      * carries it weakly: it beats elements that do not, never a match. */
     for (int i = 0; label_len > 0 && qmax < CONTAINED_QUALITY && i < ns; i++) {
@@ -673,11 +857,24 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     for (int i = 0; qmax > 0.0f && i < ns; i++) {
         if (q[i] >= qmax - QUALITY_MARGIN)
             continue;
+        /* Only a glyph-only expand control (its text has no words: "▾", "⋮")
+         * is the labelled row's chevron; a card ending in "›" whose text
+         * names another city is not. */
+        char ft[SNAP__FOLD_CAP];
+        int glyph_only = snap__fold(cands[s[i].idx].text, ft, sizeof ft) == 0 ||
+                         snap__symbol_word(cands[s[i].idx].text) != NULL;
         int keep = 0;
-        for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && j < ns && !keep; j++)
+        for (int j = 0; kind != SNAP_INTENT_SELECT && s[i].k >= 1 && glyph_only && j < ns && !keep;
+             j++)
             keep = q[j] >= qmax - QUALITY_MARGIN && compound(cands, n, s[i].idx, s[j].idx);
+        /* A control whose name says something else is never pressed for
+         * this label (issue 21, class 2): not by area, not as a neighbour
+         * of the match. An unnamed one keeps the weak share. */
         if (!keep)
-            s[i].lambda *= NONMATCH_WEIGHT;
+            s[i].lambda *= (q[i] == 0.0f && !snap__unnamed(NAMED(s[i].idx))) ||
+                                   (q[i] > 0.0f && qmax >= 1.0f)
+                               ? 0.0f
+                               : NONMATCH_WEIGHT;
     }
 
     int row = base_rect_w(box) >= ROW_MIN_W_PX && base_rect_h(box) >= ROW_MIN_H_PX;
@@ -710,6 +907,9 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     }
 
     int best = -1;
+    int tied[SNAP_PROBE_MAX_POINTS];
+    memset(tied, 0, sizeof tied);
+    int named_otherwise = 0;
     if (geometry) {
         /* Nothing in the box carries the label: trust where the box is. The
          * control at the box centre wins (the centre click), else the one
@@ -726,6 +926,13 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                                 snap__unnamed(NAMED(s[i].idx));
             if ((prefer_expand && s[i].k < 1) || (s[i].sigma <= 0.0f && !unknown_field))
                 continue;
+            /* A control named otherwise contradicts the label (issue 21,
+             * class 2): geometry only chooses among controls with no
+             * words of their own. */
+            if (label_len > 0 && !unknown_field && !snap__unnamed(NAMED(s[i].idx))) {
+                named_otherwise = 1;
+                continue;
+            }
             /* A row around the box whose control of that exact name lies
              * outside the box: the box missed that control; clicking the row
              * would act on something else. */
@@ -737,6 +944,7 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
             float dx = fmaxf(0.0f, fmaxf(rr.x0 - ctr.x, ctr.x - rr.x1));
             float dy = fmaxf(0.0f, fmaxf(rr.y0 - ctr.y, ctr.y - rr.y1));
             float d = s[i].idx == ea ? -1.0f : sqrtf(dx * dx + dy * dy);
+            tied[i] = 1;
             if (best < 0 || d < best_d ||
                 (d == best_d && base_rect_area(rr) < base_rect_area(cands[s[best].idx].rect))) {
                 best = i;
@@ -750,15 +958,34 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
                 continue;
             if (s[i].sigma > 0.0f && (best < 0 || s[i].sigma > s[best].sigma))
                 best = i;
+            /* Tied: as good a carrier of the label as the best (any
+             * control when there is no label). */
+            tied[i] = s[i].sigma > 0.0f && (label_len == 0 || q[i] >= qmax - QUALITY_MARGIN);
         }
     }
     if (best < 0) {
         set_none(&r, box, SNAP_PHASE_NONE, -1, ns,
                  icon_elsewhere ? "the element the label names lies outside the box (only its "
                                   "container is in it)"
-                                : "no candidate in the box matches the label");
+                 : named_otherwise ? "no control in the box carries the label; the ones in it "
+                                     "are named otherwise"
+                                   : "no candidate in the box matches the label");
         *out = r;
         return BASE_OK;
+    }
+    /* Several controls carry the label alike (or there is none): geometry
+     * settles it only when decisive, else the answer is ambiguous. */
+    if (tied[best]) {
+        const char *why_amb =
+            label_len == 0 ? "ambiguous: no label, and the box holds several controls"
+            : geometry     ? "ambiguous: nothing in the box carries the label, and it holds "
+                             "several unnamed controls"
+                           : "ambiguous: the label does not tell the controls in the box apart";
+        best = settle_tie(cands, n, probe, s, ns, tied, best, ea, why_amb, &r);
+        if (best < 0) {
+            *out = r;
+            return BASE_OK;
+        }
     }
 
     const char *why = NULL;

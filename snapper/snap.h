@@ -16,6 +16,8 @@
 #ifndef FOVEA_SNAPPER_SNAP_H
 #define FOVEA_SNAPPER_SNAP_H
 
+#include <stddef.h>
+
 #include "base/err.h"
 #include "base/geom.h"
 
@@ -154,6 +156,13 @@ typedef enum snap_match {
  * "prefix", "word", "exact". Static strings. Thread: any. Errors: none. */
 const char *snap_match_name(snap_match m);
 
+/* Purpose: the grade a result reports beside "clicked <what was clicked>":
+ * "exact" (SNAP_MATCH_EXACT), "partial" (WORD down to ICON: some of the
+ * element's words or icon words carry the label) or "none" (GEOMETRY, NONE:
+ * nothing of the element carries it). Static strings. Thread: any.
+ * Errors: none ("none" for out-of-range values). */
+const char *snap_match_grade(snap_match m);
+
 /* Purpose: how the text `have` carries the label `want` (the one label
  * matcher: the snapper's per-field rule, also used by the runner to choose a
  * vision box by label). Both are folded (snap_text_normalize, punctuation
@@ -186,6 +195,17 @@ typedef struct snap_box_cand {
  * "index" or "label". Ownership: borrows. Thread: any. Errors: none. */
 int snap_pick_box(const snap_box_cand *c, int n, const char *label, int index, const char **by);
 
+/* Purpose: splits an ordinal qualifier off a target label (the target
+ * grammar, docs/grounding.md): "[the] ORD REST" where ORD is first..tenth,
+ * 1st/2nd/3rd/Nth (up to 99th) or last, case-insensitive. Returns the
+ * ordinal (1-based; -1 for last) and writes REST into rest (cap bytes, cut
+ * when longer); 0 when the label has no ordinal or nothing after it, and
+ * rest is untouched then. The parse is syntactic: "First name" gives 1 and
+ * "name", so a caller first checks whether the whole label names a control.
+ * Ownership: borrows label. Thread: any.
+ * Errors: none (0 for NULL arguments). */
+int snap_parse_ordinal(const char *label, char *rest, size_t cap);
+
 /* ---- Text normalisation: ONE definition for every text comparison ---------- */
 
 /* Purpose: the normalised form of s into out (cap bytes including the NUL):
@@ -213,8 +233,11 @@ typedef struct snap_score {
     float area, label, chevron, total;
 } snap_score;
 
+/* At most this many candidates are listed in an ambiguous answer. */
+#define SNAP_MAX_ALT 8
+
 typedef struct snap_result {
-    int found;     /* 1: click pt on cand. 0: see phase and reason */
+    int found;     /* 1: click pt on cand. 0: see phase and reason (and ambiguous) */
     base_point pt; /* always strictly inside the box (the centre when !found) */
     int cand;      /* chosen candidate, the iframe for A_ALT, else -1 */
     snap_phase phase;
@@ -222,6 +245,17 @@ typedef struct snap_result {
     int n_scored;       /* distinct candidates scored in phase B */
     snap_match match;   /* how the chosen element carries the label (NONE without one) */
     const char *reason; /* static string, never NULL */
+    /* Ambiguous (found == 0, ambiguous == 1): the box holds n_alt (>= 2)
+     * controls that the label does not tell apart (no label, the same label
+     * on each, a label only their shared words), and the box geometry is not
+     * decisive (DESIGN.md "Ambiguity"). alt[] are candidate indices in
+     * reading order (top to bottom, then left to right), each the inner
+     * element of its unit; alt_pt[k] is a click point on alt[k] inside the
+     * box. Nothing is pressed: the caller lists them. */
+    int ambiguous;
+    int n_alt;
+    int alt[SNAP_MAX_ALT];
+    base_point alt_pt[SNAP_MAX_ALT];
 } snap_result;
 
 /* Purpose: runs phase A, A-alt and B (DESIGN.md) over cands[0..n-1] and the

@@ -38,6 +38,12 @@ void snap__lower_char(const char *s, size_t len, char out[4]);
  * folded length. */
 size_t snap__fold(const char *s, char *buf, size_t cap);
 
+/* The word a text means when it is one symbol in full ("+" plus, "-" or
+ * "−" minus, "×" or "x" close, "✓" check, "★" star, "›" next, "‹" previous,
+ * "…" more), surrounding ASCII whitespace ignored; NULL otherwise. snap__fold
+ * folds such a text to that word (issue 21, class 3). */
+const char *snap__symbol_word(const char *s);
+
 /* The generic match "a ~ b" of DESIGN.md on raw strings (folded inside). */
 int snap__text_match(const char *a, const char *b);
 

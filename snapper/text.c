@@ -81,12 +81,61 @@ static int is_ascii_word(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+/* Symbols a label or a control may be in full (issue 21, class 3): each
+ * folds to the word of its meaning, so "-" is not "+" and "×" is "close". */
+static const struct {
+    const char *word;
+    const char *sym[8];
+} SYMBOLS[] = {
+    {"plus", {"+", "\xef\xbc\x8b", "\xe2\x9e\x95", NULL}},
+    {"minus",
+     {"-", "\xe2\x88\x92", "\xe2\x80\x93", "\xe2\x80\x94", "\xe2\x9e\x96", "\xe2\x80\x90",
+      NULL}},
+    {"close",
+     {"x", "X", "\xc3\x97", "\xe2\x9c\x95", "\xe2\x9c\x96", "\xe2\xa8\xaf", NULL}},
+    {"check", {"\xe2\x9c\x93", "\xe2\x9c\x94", NULL}},
+    {"star", {"\xe2\x98\x85", "\xe2\x98\x86", "\xe2\xad\x90", NULL}},
+    {"next", {"\xe2\x80\xba", "\xc2\xbb", ">", "\xe2\x86\x92", "\xe2\x9d\xaf", NULL}},
+    {"previous", {"\xe2\x80\xb9", "\xc2\xab", "<", "\xe2\x86\x90", "\xe2\x9d\xae", NULL}},
+    {"more", {"\xe2\x80\xa6", "...", "\xe2\x8b\xaf", "\xe2\x8b\xae", NULL}},
+};
+
+const char *snap__symbol_word(const char *s)
+{
+    if (!s)
+        return NULL;
+    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+        n--;
+    if (n == 0 || n > 4)
+        return NULL;
+    for (size_t i = 0; i < sizeof SYMBOLS / sizeof SYMBOLS[0]; i++) {
+        for (int k = 0; SYMBOLS[i].sym[k]; k++) {
+            if (strlen(SYMBOLS[i].sym[k]) == n && memcmp(SYMBOLS[i].sym[k], s, n) == 0)
+                return SYMBOLS[i].word;
+        }
+    }
+    return NULL;
+}
+
 size_t snap__fold(const char *s, char *buf, size_t cap)
 {
     size_t n = 0;
     int pending_space = 0;
     if (cap == 0)
         return 0;
+    /* A text that is one symbol in full reads as its meaning. */
+    const char *sw = snap__symbol_word(s);
+    if (sw) {
+        size_t l = strlen(sw);
+        if (l >= cap)
+            l = cap - 1;
+        memcpy(buf, sw, l);
+        buf[l] = '\0';
+        return l;
+    }
     while (s && *s) {
         size_t g = glyph_at(s);
         if (g) {
@@ -485,6 +534,13 @@ const char *snap_match_name(snap_match m)
     static const char *const names[] = {"none",      "geometry", "icon", "fuzzy",
                                         "substring", "prefix",   "word", "exact"};
     return (unsigned)m < sizeof names / sizeof names[0] ? names[m] : "none";
+}
+
+const char *snap_match_grade(snap_match m)
+{
+    if (m == SNAP_MATCH_EXACT)
+        return "exact";
+    return m >= SNAP_MATCH_ICON && m < SNAP_MATCH_EXACT ? "partial" : "none";
 }
 
 static int count_words(const char *folded)

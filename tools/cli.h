@@ -1,5 +1,13 @@
 /* tools/cli.h: subcommands of the fovea CLI and their shared helpers.
- * Main thread only. */
+ *
+ * tools/fovea.c dispatches `fovea CMD ARGS...` to cli_cmd_CMD with argv
+ * starting at CMD. A command returns the process exit status: 0 success, 1
+ * the operation failed, 2 usage error (fovea run adds 128 + N when signal N
+ * stopped it). Failures are reported on stderr as one line naming the
+ * command; nothing here sets a global error.
+ *
+ * Main thread only, unless a function says otherwise.
+ */
 #ifndef FOVEA_TOOLS_CLI_H
 #define FOVEA_TOOLS_CLI_H
 
@@ -9,6 +17,9 @@
 #include "serve/httpd.h"
 #include "cdp/browser.h"
 
+/* The subcommands: each parses its own options (argv[0] is the command's
+ * name), prints its output on stdout and its errors on stderr, and returns
+ * the exit status above. argv is borrowed. */
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
 /* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
@@ -45,23 +56,25 @@ typedef struct cli_browser_opts {
                                 "init_script"), added before the first navigation; NULL = none */
 } cli_browser_opts;
 
+/* Sets o (the caller's) to the defaults: launch, 1280x800, scale 1. Cannot
+ * fail. */
 void cli_browser_opts_init(cli_browser_opts *o);
 
-/* Consumes one shared option at argv[*i] (advancing *i past its value).
- * Returns 1 if it was one, 0 if not, -1 on a bad value (message printed). */
+/* Consumes one shared option at argv[*i] (advancing *i past its value); o
+ * keeps pointers into argv. Returns 1 if it was one, 0 if not, -1 on a bad
+ * value (message printed). */
 int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i);
 
 /* Parses v as a decimal integer in lo..hi into *out. Returns 1 on success,
  * -1 (after printing "fovea: NAME must be …") when v is not one. */
 int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out);
 
-/* Purpose: appends one --allow-host value to the comma-separated list
- * (cap bytes) that agent_run_opts.allow_hosts points at. Returns 0, or -1
- * after saying on stderr why (empty, a comma in it, the list full). Thread:
- * the CLI's. */
+/* Appends one --allow-host value to the comma-separated list (cap bytes) that
+ * agent_run_opts.allow_hosts points at. Returns 0, or -1 after saying on
+ * stderr why (empty, a comma in it, the list full). On the CLI's thread. */
 int cli_add_allow_host(char *list, size_t cap, const char *host);
 
-/* Help text for the shared options. */
+/* Help text for the shared options (static, read-only). */
 extern const char cli_browser_opts_help[];
 
 /* A live session: optional loopback server, browser, one page on the URL. */
@@ -76,18 +89,23 @@ typedef struct cli_session {
  * navigates to the URL. With cdp and a target, or with cdp and no URL, it
  * adopts an existing tab instead (cli_find_target; default the first page
  * tab), keeps its viewport, and navigates it only when a URL or site was
- * given; closing the session then leaves that tab open. Prints a one-line
- * error and returns non-zero on failure, leaving nothing running. */
+ * given; closing the session then leaves that tab open. *s is the caller's
+ * (cli_session_close), zeroed first; o is borrowed for the call. Prints a
+ * one-line error and returns a base_err on failure (BASE_EINVAL for --target
+ * without --cdp; the server's, the browser's or the navigation's error
+ * otherwise), leaving nothing running. */
 base_err cli_session_open(cli_session *s, const cli_browser_opts *o);
+/* Closes the page, the browser (or the attachment) and the server, and
+ * zeroes s; a zeroed session is a no-op. Cannot fail. */
 void cli_session_close(cli_session *s);
 
-/* Purpose: resolves a --target spec in browser b to a tab's target id: an
- * exact target id, else the one tab (cdp_target_is_tab) whose URL contains
- * spec; NULL or "" names the first tab in the browser's order. Writes the id
- * into id (64 bytes). Returns 0 on success; 1 when nothing or several tabs
- * match, with a message listing the candidate tabs (id, url, title, one per
- * line) in why; -1 on a browser error (message in why). why is always
- * NUL-terminated (why_n > 0). Thread: any but the cdp service thread. */
+/* Resolves a --target spec in browser b to a tab's target id: an exact target
+ * id, else the one tab (cdp_target_is_tab) whose URL contains spec; NULL or
+ * "" names the first tab in the browser's order. Writes the id into id (64
+ * bytes). Returns 0 on success; 1 when nothing or several tabs match, with a
+ * message listing the candidate tabs (id, url, title, one per line) in why;
+ * -1 on a browser error (message in why). why is always NUL-terminated (why_n
+ * > 0). Any thread but the cdp service thread. */
 int cli_find_target(cdp_browser *b, const char *spec, char *id, char *why, size_t why_n);
 
 /* Opens the session a task runs in (fovea run, fovea bench steps): serves
@@ -126,7 +144,9 @@ int cli_task_session_open_start(const char *cmd, const struct agent_task *task,
  * Main thread, before any browser is started. */
 void cli_signals_install(int graceful);
 
-/* Creates the parent directories of path (mkdir -p of its dirname). */
+/* Creates the parent directories of path (mkdir -p of its dirname). Any
+ * thread. Errors: those of base_mkdirs (BASE_EINVAL for a path over 1023
+ * bytes, BASE_EIO naming the directory and the reason); err is optional. */
 base_err cli_mkdirs_for(const char *path, char *err);
 
 #endif

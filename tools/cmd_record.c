@@ -56,6 +56,9 @@ static void record_usage(FILE *f)
             "  --note TEXT           what the case is about\n"
             "  --known-failure WHY   the snapper is known to miss this case (reported as XFAIL)\n"
             "  --class NAME          failure class for per-class accuracy (snaptest --perturb)\n"
+            "  --expect-outcome O    ambiguous: the label cannot tell the element from others in\n"
+            "                        the box (snaptest expects an ambiguous answer listing it);\n"
+            "                        abstain: nothing in the box may be pressed\n"
             "  --out DIR             case folder (created)\n");
     fputs(cli_browser_opts_help, f);
 }
@@ -159,6 +162,7 @@ int cli_cmd_record(int argc, char **argv)
     const char *box_s = NULL, *boxes = NULL, *label = NULL, *intent = "click", *xp = NULL;
     const char *frame = "", *sel = NULL, *pt_s = NULL, *scroll_s = NULL, *eval = NULL;
     const char *out = NULL, *name = NULL, *note = NULL, *known = NULL, *cls = NULL;
+    const char *outcome = NULL; /* --expect-outcome: ambiguous or abstain */
     int mark = -1, wait_ms = 300, norm_w = 0, norm_h = 0;
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_browser_opt(&bo, argc, argv, &i);
@@ -220,7 +224,13 @@ int cli_cmd_record(int argc, char **argv)
             known = v;
         else if (strcmp(a, "--class") == 0)
             cls = v;
-        else {
+        else if (strcmp(a, "--expect-outcome") == 0) {
+            if (strcmp(v, "ambiguous") != 0 && strcmp(v, "abstain") != 0) {
+                fprintf(stderr, "fovea record: --expect-outcome must be ambiguous or abstain\n");
+                return 2;
+            }
+            outcome = v;
+        } else {
             fprintf(stderr, "fovea record: unknown option %s\n", a);
             return 2;
         }
@@ -374,6 +384,10 @@ int cli_cmd_record(int argc, char **argv)
     char short_text[81];
     snprintf(short_text, sizeof short_text, "%s", ec->text[0] ? ec->text : ec->aria_label);
     cJSON_AddStringToObject(ex, "text", short_text);
+    /* The element meant stays named (the perturbed benchmark boxes it), but
+     * the right answer for this box is no click. */
+    if (outcome)
+        cJSON_AddBoolToObject(ex, outcome, 1);
     /* Members are added unchecked: a failed allocation on the way means one
      * may be missing, and a case file without it would replay as another
      * case. Nothing is written then. */

@@ -52,6 +52,8 @@ typedef struct snapcase {
     char *url, *path, *eval, *label, *xpath, *frame; /* owned */
     char *known; /* owned; non-empty: a known snapper miss (XFAIL) */
     char cls[48]; /* failure class of the case ("class" in case.json), "-" if none */
+    int expect_amb;  /* expect.ambiguous: the label cannot tell the target from others */
+    int expect_none; /* expect.abstain: no control in the box may be pressed */
     snap_intent_kind kind;
     base_rect box;
     int vw, vh;
@@ -59,8 +61,10 @@ typedef struct snapcase {
     perc_snapshot snap;
 } snapcase;
 
-typedef enum outcome { OUT_RIGHT = 0, OUT_WRONG, OUT_NONE } outcome;
-static const char *const OUTCOME_NAME[] = {"right", "wrong", "none"};
+/* right: the expected element (landed); wrong: another element; none: no
+ * answer (abstain); ambiguous: no click, the candidates listed. */
+typedef enum outcome { OUT_RIGHT = 0, OUT_WRONG, OUT_NONE, OUT_AMBIG, OUT_COUNT } outcome;
+static const char *const OUTCOME_NAME[] = {"right", "wrong", "none", "ambiguous"};
 
 typedef struct replay {
     snap_result res;
@@ -163,6 +167,8 @@ static base_err load_case(const char *dir, snapcase *c, char *err)
     c->xpath = dup_field(ex, "xpath");
     c->frame = dup_field(ex, "frame");
     c->known = dup_field(j, "known_failure");
+    c->expect_amb = cJSON_IsTrue(get(ex, "ambiguous"));
+    c->expect_none = cJSON_IsTrue(get(ex, "abstain"));
     const cJSON *cl = get(j, "class");
     snprintf(c->cls, sizeof c->cls, "%s",
              cJSON_IsString(cl) && cl->valuestring[0] ? cl->valuestring : "-");
@@ -205,7 +211,7 @@ static base_err replay_box(const snapcase *c, base_rect box, replay *r, char *er
         return e;
     r->covering = -1;
     if (!r->res.found) {
-        r->out = OUT_NONE;
+        r->out = r->res.ambiguous ? OUT_AMBIG : OUT_NONE;
         return BASE_OK;
     }
     r->out = perc_snapshot_within(&c->snap, r->res.cand, c->xpath, c->frame) ? OUT_RIGHT
@@ -231,6 +237,27 @@ static outcome naive_centre(const snapcase *c, base_rect box)
     return OUT_NONE;
 }
 
+
+/* 1 when an ambiguous answer lists the expected element. */
+static int amb_lists_target(const snapcase *c, const replay *r)
+{
+    for (int k = 0; r->out == OUT_AMBIG && k < r->res.n_alt; k++) {
+        if (perc_snapshot_within(&c->snap, r->res.alt[k], c->xpath, c->frame))
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when the replay is what the case expects: the element, or (expect
+ * ambiguous) an ambiguous answer listing it, or (expect abstain) no answer. */
+static int case_passes(const snapcase *c, const replay *r)
+{
+    if (c->expect_amb)
+        return amb_lists_target(c, r);
+    if (c->expect_none)
+        return r->out == OUT_NONE;
+    return r->out == OUT_RIGHT;
+}
 
 /* "<tag> 'text'" of a candidate into buf. */
 static void describe(const snap_candidate *c, char *buf, size_t cap)
@@ -355,6 +382,18 @@ static cJSON *result_json(const snapcase *c, const replay *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", c->name);
     cJSON_AddStringToObject(o, "outcome", OUTCOME_NAME[r->out]);
+    cJSON_AddBoolToObject(o, "pass", case_passes(c, r));
+    if (r->out == OUT_AMBIG) {
+        cJSON *al = cJSON_AddArrayToObject(o, "candidates");
+        for (int k = 0; k < r->res.n_alt; k++) {
+            const snap_candidate *a = &c->snap.scene.cand[r->res.alt[k]];
+            cJSON *ao = cJSON_CreateObject();
+            cJSON_AddStringToObject(ao, "xpath", a->xpath);
+            cJSON_AddStringToObject(ao, "tag", a->tag);
+            cJSON_AddStringToObject(ao, "name", a->name && a->name[0] ? a->name : a->text);
+            cJSON_AddItemToArray(al, ao);
+        }
+    }
     if (c->known[0])
         cJSON_AddStringToObject(o, "known_failure", c->known);
     cJSON *ex = cJSON_AddObjectToObject(o, "expected");
@@ -400,9 +439,10 @@ static void print_row(FILE *f, const snapcase *c, const replay *r)
     else
         snprintf(got, sizeof got, "-");
     fprintf(f, "%-5s %-28.28s %-34.34s %-34.34s %-5s a=%.2f l=%.2f c=%.2f s=%.3f%s\n",
-            c->known[0] ? (r->out == OUT_RIGHT ? "XPASS" : "XFAIL")
-            : r->out == OUT_RIGHT ? "ok"
+            c->known[0] ? (case_passes(c, r) ? "XPASS" : "XFAIL")
+            : case_passes(c, r)   ? "ok"
             : r->out == OUT_WRONG ? "WRONG"
+            : r->out == OUT_AMBIG ? "AMBIG"
                                   : "NONE",
             c->name, exp,
             got, snap_phase_name(r->res.phase), r->res.score.area, r->res.score.label,
@@ -420,7 +460,7 @@ int cli_snaptest_case(const char *dir, FILE *out)
         return -1;
     }
     print_row(out, &c, &r);
-    int rc = r.out == OUT_RIGHT || c.known[0] ? 0 : 1;
+    int rc = case_passes(&c, &r) || c.known[0] ? 0 : 1;
     if (c.known[0])
         fprintf(out, "      known failure: %s\n", c.known);
     case_fini(&c);
@@ -437,8 +477,10 @@ static const char *const PK_NAME[] = {"exact",     "jitter10", "jitter20", "scal
 #define PK_ISSUE4 PK_ROWBOX
 
 typedef struct tally {
-    int snap[3], naive[3];
-    int reach[3]; /* snapper, boxes where the target still covers a probe point */
+    int snap[OUT_COUNT], naive[OUT_COUNT];
+    int reach[OUT_COUNT]; /* snapper, boxes where the target still covers a probe point */
+    int amb_ok; /* no click where none is right: ambiguous answers listing the target on
+                   cases that expect ambiguity, abstentions on cases that expect one */
 } tally;
 
 /* The nearest interactive element that is not the target, inside it or
@@ -490,6 +532,8 @@ static void score(tally *t, const snapcase *c, base_rect box, int *fails, FILE *
     }
     t->snap[r.out]++;
     t->naive[naive_centre(c, box)]++;
+    if ((c->expect_amb && amb_lists_target(c, &r)) || (c->expect_none && r.out == OUT_NONE))
+        t->amb_ok++;
     /* Reachable: some lattice point of the box lies on the target, so a
      * snapper could find it without guessing outside the box. */
     int ti = perc_snapshot_find(&c->snap, c->xpath, c->frame);
@@ -501,7 +545,8 @@ static void score(tally *t, const snapcase *c, base_rect box, int *fails, FILE *
             break;
         }
     }
-    if (r.out != OUT_RIGHT) {
+    if (r.out != OUT_RIGHT && !(c->expect_amb && r.out == OUT_AMBIG) &&
+        !(c->expect_none && r.out == OUT_NONE)) {
         (*fails)++;
         if (log) {
             char got[96] = "-";
@@ -592,9 +637,17 @@ static class_tally *class_of(class_tally *ct, int *n, const char *name)
     return c;
 }
 
+static int total_of(const int *v)
+{
+    int n = 0;
+    for (int o = 0; o < OUT_COUNT; o++)
+        n += v[o];
+    return n;
+}
+
 static double pct_of(const int *v, int o)
 {
-    int n = v[0] + v[1] + v[2];
+    int n = total_of(v);
     return n > 0 ? 100.0 * v[o] / n : 0.0;
 }
 
@@ -606,10 +659,12 @@ typedef struct floor_req {
 
 static void pct_line(FILE *f, const char *what, const int *v)
 {
-    int n = v[0] + v[1] + v[2];
+    int n = total_of(v);
     double d = n > 0 ? 100.0 / n : 0.0;
-    fprintf(f, "%-12s %5d boxes  right %6.2f %%  wrong %6.2f %%  none %6.2f %%\n", what, n,
-            v[0] * d, v[1] * d, v[2] * d);
+    fprintf(f,
+            "%-12s %5d boxes  right %6.2f %%  wrong %6.2f %%  ambiguous %6.2f %%  abstain %6.2f "
+            "%%\n",
+            what, n, v[OUT_RIGHT] * d, v[OUT_WRONG] * d, v[OUT_AMBIG] * d, v[OUT_NONE] * d);
 }
 
 /* Prints the per-class tables and applies --check and --floor; returns the
@@ -617,24 +672,26 @@ static void pct_line(FILE *f, const char *what, const int *v)
 static int report_classes(class_tally *ct, int n, const floor_req *floors, int n_floor, int check,
                           const tally *all, int quiet)
 {
-    printf("\nper class, all perturbations (snapper | centre click), right / wrong / none %%:\n");
-    printf("%-14s %5s %6s  %6s %6s %6s | %6s %6s %6s\n", "class", "cases", "boxes", "right",
-           "wrong", "none", "right", "wrong", "none");
+    printf("\nper class, all perturbations (snapper | centre click), right / wrong / ambiguous / "
+           "abstain %%:\n");
+    printf("%-14s %5s %6s  %6s %6s %6s %6s | %6s %6s %6s\n", "class", "cases", "boxes", "right",
+           "wrong", "ambig", "abst", "right", "wrong", "none");
     int bad = 0;
     for (int i = 0; i < n; i++) {
         tally sum;
         memset(&sum, 0, sizeof sum);
         for (int p = 0; p < PK_COUNT; p++) {
-            for (int o = 0; o < 3; o++) {
+            for (int o = 0; o < OUT_COUNT; o++) {
                 sum.snap[o] += ct[i].t[p].snap[o];
                 sum.naive[o] += ct[i].t[p].naive[o];
             }
         }
-        int nb = sum.snap[0] + sum.snap[1] + sum.snap[2];
+        int nb = total_of(sum.snap);
         const char *label = ct[i].name;
-        printf("%-14s %5d %6d  %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f\n", label, ct[i].cases, nb,
-               pct_of(sum.snap, 0), pct_of(sum.snap, 1), pct_of(sum.snap, 2), pct_of(sum.naive, 0),
-               pct_of(sum.naive, 1), pct_of(sum.naive, 2));
+        printf("%-14s %5d %6d  %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f\n", label, ct[i].cases,
+               nb, pct_of(sum.snap, OUT_RIGHT), pct_of(sum.snap, OUT_WRONG),
+               pct_of(sum.snap, OUT_AMBIG), pct_of(sum.snap, OUT_NONE), pct_of(sum.naive, OUT_RIGHT),
+               pct_of(sum.naive, OUT_WRONG), pct_of(sum.naive, OUT_NONE));
         for (int f = 0; f < n_floor; f++) {
             if (strcmp(floors[f].cls, ct[i].name) != 0)
                 continue;
@@ -667,7 +724,7 @@ static int report_classes(class_tally *ct, int n, const floor_req *floors, int n
         for (int i = 0; i < n; i++) {
             printf("%-14s", ct[i].name);
             for (int p = 0; p < PK_COUNT; p++) {
-                int nb = ct[i].t[p].snap[0] + ct[i].t[p].snap[1] + ct[i].t[p].snap[2];
+                int nb = total_of(ct[i].t[p].snap);
                 if (nb == 0)
                     printf(" %13s", "-");
                 else
@@ -686,9 +743,13 @@ static int report_classes(class_tally *ct, int n, const floor_req *floors, int n
         const int kinds[] = {PK_EXACT, PK_SCALE};
         for (int k = 0; k < 2; k++) {
             const tally *x = &ct[i].t[kinds[k]];
-            if (x->snap[0] < x->naive[0]) {
-                printf("CHECK %s %s: snapper right %d < centre click right %d\n", ct[i].name,
-                       PK_NAME[kinds[k]], x->snap[0], x->naive[0]);
+            /* Where the label cannot tell the target apart (the case expects
+             * ambiguity) or names nothing in the box (expects abstain), no
+             * click is not worse than the centre click's guess. */
+            if (x->snap[OUT_RIGHT] + x->amb_ok < x->naive[OUT_RIGHT]) {
+                printf("CHECK %s %s: snapper right %d (+%d as expected) < centre click right %d\n",
+                       ct[i].name, PK_NAME[kinds[k]], x->snap[OUT_RIGHT], x->amb_ok,
+                       x->naive[OUT_RIGHT]);
                 bad++;
             }
         }
@@ -837,7 +898,9 @@ int cli_cmd_snaptest(int argc, char **argv)
                 memset(one, 0, sizeof one);
                 perturb_case(cases[i], one, plog);
                 for (int p = 0; p < PK_COUNT; p++) {
-                    for (int o = 0; o < 3; o++) {
+                    t[p].amb_ok += one[p].amb_ok;
+                    k->t[p].amb_ok += one[p].amb_ok;
+                    for (int o = 0; o < OUT_COUNT; o++) {
                         t[p].snap[o] += one[p].snap[o];
                         t[p].naive[o] += one[p].naive[o];
                         t[p].reach[o] += one[p].reach[o];
@@ -849,9 +912,10 @@ int cli_cmd_snaptest(int argc, char **argv)
             }
             continue;
         }
-        if (res[i].out != OUT_RIGHT && cases[i]->known[0]) {
+        int pass = case_passes(cases[i], &res[i]);
+        if (!pass && cases[i]->known[0]) {
             xfail++;
-        } else if (res[i].out != OUT_RIGHT) {
+        } else if (!pass) {
             failed++;
             if (overlays && write_overlay(cases[i], &res[i], overlays, err))
                 fprintf(stderr, "fovea snaptest: overlay for %s: %s\n", cases[i]->name, err);
@@ -867,7 +931,7 @@ int cli_cmd_snaptest(int argc, char **argv)
         printf("\nsnapper (per perturbation):\n");
         for (int k = 0; k < PK_COUNT; k++) {
             pct_line(stdout, PK_NAME[k], t[k].snap);
-            for (int o = 0; o < 3; o++) {
+            for (int o = 0; o < OUT_COUNT; o++) {
                 all.snap[o] += t[k].snap[o];
                 all.naive[o] += t[k].naive[o];
                 all.reach[o] += t[k].reach[o];
@@ -886,7 +950,7 @@ int cli_cmd_snaptest(int argc, char **argv)
         tally i4;
         memset(&i4, 0, sizeof i4);
         for (int k = 0; k < PK_ISSUE4; k++) {
-            for (int o = 0; o < 3; o++) {
+            for (int o = 0; o < OUT_COUNT; o++) {
                 i4.snap[o] += t[k].snap[o];
                 i4.naive[o] += t[k].naive[o];
             }
@@ -1058,14 +1122,17 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         }
         done++;
         int k = ls.found ? scene_match(c, &ls) : -1;
-        outcome lo_out = !ls.found ? OUT_NONE
+        outcome lo_out = !ls.found ? (ls.res.ambiguous ? OUT_AMBIG : OUT_NONE)
                          : k >= 0 && perc_snapshot_within(&c->snap, k, c->xpath, c->frame)
                              ? OUT_RIGHT
                              : OUT_WRONG;
         int agree = lo_out == off[i].out &&
                     (!ls.found || (off[i].res.found && k == off[i].res.cand));
         disagree += !agree;
-        wrong += lo_out != OUT_RIGHT && !c->known[0];
+        int live_ok = c->expect_amb    ? lo_out == OUT_AMBIG
+                      : c->expect_none ? lo_out == OUT_NONE
+                                       : lo_out == OUT_RIGHT;
+        wrong += !live_ok && !c->known[0];
         if (!json || !agree)
             printf("%-8s %-28s live %-5s <%s> '%.20s' (%s)  offline %s\n",
                    agree ? "agree" : "DIFFER", c->name, OUTCOME_NAME[lo_out], ls.tag, ls.text,

@@ -71,8 +71,12 @@
  * "1.2", ... in creation order (an injected or repaired child takes the
  * next free number, so ids are never reused).
  *
- * The tree is pure data: no I/O, no model, no page. Thread: a tree and its
- * ops belong to one thread (the session's); nothing here is shared.
+ * The tree is pure data: no I/O, no model, no page. A tree and its ops belong
+ * to one thread (the session's); nothing here is shared. Every function that
+ * takes a tree runs on that thread ("the tree's thread" below); the names,
+ * agent_andor_scope_parse and the edit lists (filled by the operators on the
+ * same thread) touch no tree. Failures are a base_err (BASE_ENOMEM,
+ * BASE_EINVAL, BASE_ENOTFOUND) with err saying why.
  */
 #ifndef FOVEA_AGENT_PLAN_ANDOR_H
 #define FOVEA_AGENT_PLAN_ANDOR_H
@@ -113,12 +117,12 @@ typedef enum agent_andor_check_scope {
 } agent_andor_check_scope;
 
 /* "and", "or", "action", "unknown"; "unvisited", ...; "entering", ...;
- * "root", "all", "none". Static strings. */
+ * "root", "all", "none". Static strings. Pure; any thread. */
 const char *agent_andor_type_name(agent_andor_type t);
 const char *agent_andor_status_name(agent_andor_status s);
 const char *agent_andor_state_name(agent_andor_state s);
 const char *agent_andor_scope_name(agent_andor_check_scope s);
-/* Purpose: parses "root" | "all" | "none". Errors: BASE_EINVAL. Pure. */
+/* Parses "root" | "all" | "none". Errors: BASE_EINVAL. Pure. */
 base_err agent_andor_scope_parse(const char *text, agent_andor_check_scope *out, char *err);
 
 #define AGENT_ANDOR_ID_MAX 48
@@ -137,8 +141,8 @@ typedef struct agent_andor_config {
     agent_andor_check_scope scope;
 } agent_andor_config;
 
-/* Purpose: fills c with the defaults (the AGENT_ANDOR_* limits above, scope
- * ROOT). Ownership: c is the caller's. Thread: any. Errors: none. */
+/* Fills c with the defaults (the AGENT_ANDOR_* limits above, scope ROOT). c
+ * is the caller's. Any thread. Errors: none. */
 void agent_andor_config_init(agent_andor_config *c);
 
 /* One node (Table 9). Read through agent_andor_node_at; changed only by the
@@ -201,14 +205,14 @@ typedef struct agent_andor_edit {
 
 /* Frees what e holds and zeroes it. NULL: no-op. Any thread. */
 void agent_andor_edit_fini(agent_andor_edit *e);
-/* Purpose: appends a proposed child (description copied). Errors:
- * BASE_EINVAL (empty description), BASE_ENOMEM. */
+/* Appends a proposed child (description copied). On the thread that owns e.
+ * Errors: BASE_EINVAL (empty description), BASE_ENOMEM. */
 base_err agent_andor_edit_add(agent_andor_edit *e, const char *description, double score);
-/* Purpose: appends a node index to prune (one already listed is not added
- * again). Errors: BASE_ENOMEM. */
+/* Appends a node index to prune (one already listed is not added again). On
+ * the thread that owns e. Errors: BASE_ENOMEM. */
 base_err agent_andor_edit_prune(agent_andor_edit *e, int node);
-/* Purpose: appends a description rewrite (text copied). Errors:
- * BASE_EINVAL, BASE_ENOMEM. */
+/* Appends a description rewrite (text copied). On the thread that owns e.
+ * Errors: BASE_EINVAL, BASE_ENOMEM. */
 base_err agent_andor_edit_rewrite(agent_andor_edit *e, int node, const char *text);
 
 /* What executing an ACTION did. */
@@ -276,28 +280,31 @@ typedef struct agent_andor_event {
     int stop;                    /* an operator asked to stop (the run ends) */
 } agent_andor_event;
 
-/* Purpose: a tree whose root "1" (UNKNOWN, UNVISITED) describes the task,
- * on the stack in ENTERING. cfg NULL = defaults. Ownership: strings copied;
- * *out is the caller's (agent_andor_tree_destroy). Errors: BASE_EINVAL
- * (empty task), BASE_ENOMEM. Any thread. */
+/* A tree whose root "1" (UNKNOWN, UNVISITED) describes the task, on the stack
+ * in ENTERING. cfg NULL = defaults. Strings copied; *out is the caller's
+ * (agent_andor_tree_destroy). Errors: BASE_EINVAL (empty task), BASE_ENOMEM.
+ * Any thread. */
 base_err agent_andor_tree_create(const char *task, const agent_andor_config *cfg,
                                  agent_andor_tree **out, char *err);
-/* Frees the tree. NULL: no-op. */
+/* Frees the tree and everything it holds. NULL: no-op. On the tree's
+ * thread. */
 void agent_andor_tree_destroy(agent_andor_tree *t);
 
-/* Purpose: one iteration of Algorithm 1 (see the file comment): pops the
- * top entry, processes it through ops, fills ev. Ownership: the edits the
- * operators fill are applied and freed here. Thread: the tree's. Errors:
- * BASE_EINVAL (no expand/execute, the stack is empty, the budget is spent
- * or the run was stopped), BASE_ENOMEM (inside a step the run then ends:
- * agent_andor_finished is 1); an
- * edit that names nodes outside the allowed set (a repair pruning a node
- * that is not its child, an update pruning the root or a node already
- * closed, an expansion with no children or an ACTION without a tool) is not
- * an error: the bad parts are dropped and ev records the rest; an
- * expansion left with nothing usable counts as a failed expansion. */
+/* One iteration of Algorithm 1 (see the file comment): pops the top entry,
+ * processes it through ops, fills ev. The edits the operators fill are
+ * applied and freed here. On the tree's thread. Errors: BASE_EINVAL (no
+ * expand/execute, the stack is empty, the budget is spent or the run was
+ * stopped), BASE_ENOMEM (inside a step the run then ends:
+ * agent_andor_finished is 1); an edit that names nodes outside the allowed
+ * set (a repair pruning a node that is not its child, an update pruning the
+ * root or a node already closed, an expansion with no children or an ACTION
+ * without a tool) is not an error: the bad parts are dropped and ev records
+ * the rest; an expansion left with nothing usable counts as a failed
+ * expansion. */
 base_err agent_andor_step(agent_andor_tree *t, const agent_andor_ops *ops, agent_andor_event *ev,
                           char *err);
+
+/* The accessors below run on the tree's thread and cannot fail. */
 
 /* 1 when the run is over: the stack is empty, the budget is spent, or an
  * operator asked to stop. */
@@ -306,6 +313,8 @@ int agent_andor_finished(const agent_andor_tree *t);
 agent_andor_status agent_andor_outcome(const agent_andor_tree *t);
 /* Stack pops so far. */
 int agent_andor_iterations(const agent_andor_tree *t);
+/* The tree's configuration and task (borrowed for the tree's life; NULL /
+ * "" for a NULL tree). */
 const agent_andor_config *agent_andor_tree_config(const agent_andor_tree *t);
 const char *agent_andor_task(const agent_andor_tree *t);
 
@@ -320,56 +329,61 @@ int agent_andor_stack_len(const agent_andor_tree *t);
 /* Entry i (0 = bottom): its node index and state. Returns -1 when out of
  * range, else the node index. */
 int agent_andor_stack_at(const agent_andor_tree *t, int i, agent_andor_state *state);
-/* The page URL the engine last heard of (from execute / set_url). */
+/* The page URL the engine last heard of (from execute / set_url); "" before
+ * any. Borrowed until the next set_url or step. */
 const char *agent_andor_url(const agent_andor_tree *t);
-/* Purpose: tells the tree the page's current URL (the runner, at start and
- * after a rollback). Errors: BASE_ENOMEM. */
+/* Tells the tree the page's current URL (the runner, at start and after a
+ * rollback). url is copied (NULL: ""). On the tree's thread. Errors:
+ * BASE_EINVAL (NULL t), BASE_ENOMEM; the URL is unchanged then. */
 base_err agent_andor_set_url(agent_andor_tree *t, const char *url);
 
-/* Purpose: the tree as text for an operator's prompt: one line per node
- * ("1.2 [OR, visited] Choose a city (score 0.9)"), indented by depth;
- * focus >= 0 marks that node with "<-" and, when local is 1, shows only its
- * ancestors, siblings and subtree (the seed's LOCAL TREE INFORMATION).
- * Closed subtrees below a SUCCESS node show as one line. Ownership: the
- * caller's (base_free). Errors: NULL on allocation failure. Pure. */
+/* The tree as text for an operator's prompt: one line per node ("1.2 [OR,
+ * visited] Choose a city (score 0.9)"), indented by depth; focus >= 0 marks
+ * that node with "<-" and, when local is 1, shows only its ancestors,
+ * siblings and subtree (the seed's LOCAL TREE INFORMATION). Closed subtrees
+ * below a SUCCESS node show as one line. The caller's (base_free). Errors:
+ * NULL on allocation failure. Pure. */
 char *agent_andor_tree_text(const agent_andor_tree *t, int focus, int local);
 
-/* Purpose: the tree as JSON for the report and the run's files: {"task",
- * "outcome", "iterations", "nodes": [{"id", "type", "status",
- * "description", "tool", "args", "score", "parent", "children": [ids],
- * "depth", "executions", "retries", "revisions", "url", "reasoning",
- * "result", "first_iter", "last_iter"}], "stack": [["1", "exiting"], ...]}.
- * Ownership: the caller's (cJSON_Delete). NULL on allocation failure. */
+/* The tree as JSON for the report and the run's files: {"task", "outcome",
+ * "iterations", "nodes": [{"id", "type", "status", "description", "tool",
+ * "args", "score", "parent", "children": [ids], "depth", "executions",
+ * "retries", "revisions", "url", "reasoning", "result", "first_iter",
+ * "last_iter"}], "stack": [["1", "exiting"], ...]}. The caller's
+ * (cJSON_Delete). NULL on allocation failure. On the tree's thread. */
 cJSON *agent_andor_tree_json(const agent_andor_tree *t);
-/* Purpose: one step as JSON: {"iter", "node" (id), "state", "skipped",
- * "ops": ["expand", ...], "pushed", "purged", "changes": [{"node", "from",
- * "to"}], "stop"}. Ownership: the caller's. NULL on allocation failure. */
+/* One step as JSON: {"iter", "node" (id), "state", "skipped", "ops":
+ * ["expand", ...], "pushed", "purged", "changes": [{"node", "from", "to"}],
+ * "stop"}. The caller's (cJSON_Delete). NULL on allocation failure. On the
+ * tree's thread. */
 cJSON *agent_andor_event_json(const agent_andor_tree *t, const agent_andor_event *ev);
 
 /* ---- a person's edits (--intervene), applied between steps ---------------- */
 
-/* Purpose: adds a subgoal under parent (any open AND or OR node, or an
- * UNKNOWN node, which becomes an AND). In an AND it goes before the first
- * child not yet processed when position < 0, else at position (0-based,
- * clamped after the processed ones); in an OR it is an alternative with
- * this score (position ignored). It is processed when the DFS reaches it:
- * an AND parent in progress gets its stack entry in its place in the order
- * (without one, the AND picks it up in EXITING), an OR parent tries it when
- * its current alternative fails. Ownership: text copied. Errors: BASE_ENOTFOUND
- * (no such id), BASE_EINVAL (empty text; a closed parent — "1.1 already
- * succeeded" — or an ACTION parent), BASE_ENOMEM. *new_index (may be NULL)
- * is the new node's index. */
+/* Adds a subgoal under parent (any open AND or OR node, or an UNKNOWN node,
+ * which becomes an AND). In an AND it goes before the first child not yet
+ * processed when position < 0, else at position (0-based, clamped after the
+ * processed ones); in an OR it is an alternative with this score (position
+ * ignored). It is processed when the DFS reaches it: an AND parent in
+ * progress gets its stack entry in its place in the order (without one, the
+ * AND picks it up in EXITING), an OR parent tries it when its current
+ * alternative fails. text copied. Errors: BASE_ENOTFOUND (no such id),
+ * BASE_EINVAL (empty text; a closed parent — "1.1 already succeeded" — or an
+ * ACTION parent), BASE_ENOMEM. *new_index (may be NULL) is the new node's
+ * index. On the tree's thread. */
 base_err agent_andor_inject(agent_andor_tree *t, const char *parent_id, const char *description,
                             int position, double score, int *new_index, char *err);
-/* Purpose: replaces an open node's description and starts it afresh: its
- * subtree is DELETED and leaves the stack, it becomes UNKNOWN and
- * UNVISITED, and if it was in progress its stack entry becomes ENTERING.
- * Errors: BASE_ENOTFOUND, BASE_EINVAL (empty text, a closed node), ENOMEM. */
+/* Replaces an open node's description and starts it afresh: its subtree is
+ * DELETED and leaves the stack, it becomes UNKNOWN and UNVISITED, and if it
+ * was in progress its stack entry becomes ENTERING. Errors: BASE_ENOTFOUND,
+ * BASE_EINVAL (empty text, a closed node), BASE_ENOMEM. On the tree's
+ * thread. */
 base_err agent_andor_replace(agent_andor_tree *t, const char *id, const char *description,
                              char *err);
-/* Purpose: a person removes an open node that is not the root: it and its
- * subtree become DELETED (not a failure: no backtracking) and leave the
- * stack. Errors: BASE_ENOTFOUND, BASE_EINVAL (the root, a closed node). */
+/* A person removes an open node that is not the root: it and its subtree
+ * become DELETED (not a failure: no backtracking) and leave the stack.
+ * On the tree's thread. Errors: BASE_ENOTFOUND, BASE_EINVAL (the root, a
+ * closed node). */
 base_err agent_andor_remove(agent_andor_tree *t, const char *id, char *err);
 
 #endif

@@ -62,7 +62,9 @@
  * place) is read again from its start, and its lines read before are not
  * applied again.
  *
- * Thread: the session's.
+ * Everything here runs on the session's thread unless it says otherwise.
+ * A run that cannot go on ends with an agent_goal_end and one line saying
+ * why; only a failure to start (no client, no memory) is a base_err.
  */
 #ifndef FOVEA_AGENT_PLAN_ANDOR_RUN_H
 #define FOVEA_AGENT_PLAN_ANDOR_RUN_H
@@ -92,6 +94,8 @@ typedef enum agent_andor_opkind {
     AGENT_ANDOR_OPK_COUNT
 } agent_andor_opkind;
 
+/* "expand", "repair", "update", "complete", "summarize", "constraints",
+ * "answer". A static string. Pure; any thread. */
 const char *agent_andor_opkind_name(agent_andor_opkind k);
 
 /* One operator call as the runner logs it. */
@@ -129,33 +133,36 @@ typedef struct agent_andor_ops_opts {
 
 typedef struct agent_andor_opctx agent_andor_opctx;
 
-/* Purpose: the model-backed operators for one run on session s. Ownership:
- * everything in o borrowed (must outlive the context); *out is the
- * caller's (agent_andor_ops_destroy). Thread: the session's. Errors:
- * BASE_EINVAL (no client), BASE_ENOMEM. */
+/* The model-backed operators for one run on session s. Everything in o
+ * borrowed (must outlive the context); *out is the caller's
+ * (agent_andor_ops_destroy). On the session's thread. Errors: BASE_EINVAL (no
+ * client), BASE_ENOMEM. */
 base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
                                 agent_andor_opctx **out, char *err);
-/* Purpose: frees the operators' context (memory, table, prompts). NULL: no-op.
- * Ownership: c is consumed. Thread: the session's. Errors: none. */
+/* Frees the operators' context (memory, table, prompts). NULL: no-op. c is
+ * consumed. On the session's thread. Errors: none. */
 void agent_andor_ops_destroy(agent_andor_opctx *c);
-/* Fills ops with c's callbacks (ops->ctx = c). */
+/* Fills ops (the caller's) with c's callbacks (ops->ctx = c, borrowed).
+ * Cannot fail. */
 void agent_andor_ops_bind(agent_andor_opctx *c, agent_andor_ops *ops);
-/* Purpose: the start of a run: decides whether the table is kept and, if
- * so, extracts the task's constraints (one "constraints" call). Errors: as
- * model_llm_chat when the run must stop (cost cap, signal); a bad answer is
- * not an error (the table starts without columns). */
+/* The start of a run: decides whether the table is kept and, if so, extracts
+ * the task's constraints (one "constraints" call). Errors: as model_llm_chat
+ * when the run must stop (cost cap, signal); a bad answer is not an error
+ * (the table starts without columns). */
 agent_andor_op_status agent_andor_ops_start(agent_andor_opctx *c, const agent_andor_tree *t,
                                             char *err);
-/* Purpose: the final answer (one "answer" call) into answer (cap bytes). */
+/* The final answer (one "answer" call) into answer (cap bytes). */
 agent_andor_op_status agent_andor_ops_answer(agent_andor_opctx *c, const agent_andor_tree *t,
                                              char *answer, size_t cap, char *err);
-/* The memory, borrowed: NULL when the table is not kept. */
+/* Reading the operators' state, all borrowed from c (valid until the next
+ * operator call or agent_andor_ops_destroy); none can fail. The memory: NULL
+ * when the table is not kept. */
 const agent_cand_table *agent_andor_ops_table(const agent_andor_opctx *c);
 const char *agent_andor_ops_progress(const agent_andor_opctx *c); /* "" at first */
 const char *agent_andor_ops_notes(const agent_andor_opctx *c);    /* newline-joined */
 int agent_andor_ops_steps(const agent_andor_opctx *c);            /* tool calls run */
 /* Why the last AGENT_ANDOR_OP_STOP happened: the agent_goal_end to report
- * and one line. */
+ * and one line in *why (may be NULL; borrowed from c). */
 agent_goal_end agent_andor_ops_stop_reason(const agent_andor_opctx *c, const char **why);
 
 /* ---- the runner ----------------------------------------------------------- */
@@ -175,9 +182,8 @@ typedef struct agent_andor_run_opts {
     const agent_trace_info *trace; /* as agent_goal_opts.trace */
 } agent_andor_run_opts;
 
-/* Purpose: o zeroed with the defaults (max_steps AGENT_GOAL_MAX_STEPS, the
- * tree's defaults, candidates AUTO). Ownership: o is the caller's. Thread:
- * any. Errors: none. */
+/* o zeroed with the defaults (max_steps AGENT_GOAL_MAX_STEPS, the tree's
+ * defaults, candidates AUTO). o is the caller's. Any thread. Errors: none. */
 void agent_andor_run_opts_init(agent_andor_run_opts *o);
 
 typedef struct agent_andor_run_result {
@@ -195,11 +201,10 @@ typedef struct agent_andor_run_result {
     double total_ms, model_ms, tool_ms;
 } agent_andor_run_result;
 
-/* Purpose: runs o->goal on s with the AND/OR planner (see the file
- * comment). Ownership: everything borrowed; res filled always. Thread: the
- * session's. Errors: BASE_EINVAL (missing goal/client, a bad intervention
- * path), BASE_EIO (the output folder), BASE_ENOMEM; how the task ended is
- * res->end. */
+/* Runs o->goal on s with the AND/OR planner (see the file comment).
+ * Everything borrowed; res filled always. On the session's thread. Errors:
+ * BASE_EINVAL (missing goal/client, a bad intervention path), BASE_EIO (the
+ * output folder), BASE_ENOMEM; how the task ended is res->end. */
 base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
                          agent_andor_run_result *res, char *err);
 

@@ -17,7 +17,11 @@
  * table without end: AGENT_CAND_MAX_ROWS, AGENT_CAND_MAX_COLS, and texts
  * are cut at AGENT_CAND_TEXT_MAX bytes (on a UTF-8 boundary).
  *
- * Pure data: no I/O, no model. Thread: a table belongs to one thread.
+ * Pure data: no I/O, no model. A table belongs to one thread: every function
+ * that takes one runs there (the names, the parsers and agent_cand_task_wants
+ * touch no table and run on any thread). The table is the caller's struct
+ * (agent_cand_init / agent_cand_fini) and owns every string in it; functions
+ * that take text copy it. Failures are a base_err (or -1) with err saying why.
  */
 #ifndef FOVEA_AGENT_PLAN_CANDIDATES_H
 #define FOVEA_AGENT_PLAN_CANDIDATES_H
@@ -39,16 +43,15 @@ typedef enum agent_cand_mode {
     AGENT_CAND_OFF
 } agent_cand_mode;
 
-/* "auto", "on", "off". */
+/* "auto", "on", "off". A static string. Pure; any thread. */
 const char *agent_cand_mode_name(agent_cand_mode m);
-/* Purpose: parses "auto" | "on" | "off". Errors: BASE_EINVAL. Pure. */
+/* Parses "auto" | "on" | "off". Errors: BASE_EINVAL. Pure. */
 base_err agent_cand_mode_parse(const char *text, agent_cand_mode *out, char *err);
 
-/* Purpose: the `auto` decision from the task's words alone (no model call):
- * 1 when the task asks to find or pick items against two or more
- * constraints (prices and limits, ratings, "at least"/"under"/"with",
- * comparatives, lists of required features), 0 for a plain procedure
- * ("log in and open settings"). Pure. */
+/* The `auto` decision from the task's words alone (no model call): 1 when the
+ * task asks to find or pick items against two or more constraints (prices and
+ * limits, ratings, "at least"/"under"/"with", comparatives, lists of required
+ * features), 0 for a plain procedure ("log in and open settings"). Pure. */
 int agent_cand_task_wants(const char *task);
 
 typedef enum agent_cand_value {
@@ -91,58 +94,57 @@ typedef struct agent_cand_table {
     int n_rows;
 } agent_cand_table;
 
-/* An empty table. */
+/* An empty table in t (the caller's). Cannot fail. */
 void agent_cand_init(agent_cand_table *t);
-/* Frees everything and leaves t empty. */
+/* Frees everything the table holds and leaves t empty. NULL: no-op. */
 void agent_cand_fini(agent_cand_table *t);
 
-/* Purpose: the column with this name, added when new (description copied;
- * an existing column keeps its kind and gets the description when it had
- * none). Returns its index, or -1 with err set: BASE_EINVAL (empty name),
- * BASE_ETOOBIG (AGENT_CAND_MAX_COLS reached), BASE_ENOMEM. */
+/* The column with this name, added when new (description copied; an existing
+ * column keeps its kind and gets the description when it had none). Returns
+ * its index, or -1 with err set: BASE_EINVAL (empty name), BASE_ETOOBIG
+ * (AGENT_CAND_MAX_COLS reached), BASE_ENOMEM. */
 int agent_cand_column_get(agent_cand_table *t, const char *name, const char *description,
                           int constraint, char *err);
-/* Purpose: the row with this name, added (status candidate) when new.
- * Returns its index or -1 (err: EINVAL, ETOOBIG, ENOMEM). */
+/* The row with this name, added (status candidate) when new. Returns its
+ * index or -1 (err: EINVAL, ETOOBIG, ENOMEM). */
 int agent_cand_row_get(agent_cand_table *t, const char *name, int step, char *err);
-/* Purpose: sets one cell (texts copied; value for a constraint column, text
- * for an attribute). Errors: BASE_EINVAL (indices), BASE_ENOMEM. */
+/* Sets one cell (texts copied; value for a constraint column, text for an
+ * attribute). Errors: BASE_EINVAL (indices), BASE_ENOMEM. */
 base_err agent_cand_set(agent_cand_table *t, int row, int col, agent_cand_value value,
                         const char *text, const char *evidence, int step, char *err);
-/* Purpose: a row's status and note (note copied; NULL keeps the old one).
- * Errors: BASE_EINVAL, BASE_ENOMEM. */
+/* A row's status and note (note copied; NULL keeps the old one). Errors:
+ * BASE_EINVAL, BASE_ENOMEM. */
 base_err agent_cand_status(agent_cand_table *t, int row, agent_cand_row_status status,
                            const char *note, char *err);
 
-/* Constraints a row satisfies (yes) and fails (no). */
+/* Constraints a row satisfies (yes) and fails (no); 0 for a row out of
+ * range. Pure. */
 int agent_cand_row_yes(const agent_cand_table *t, int row);
 int agent_cand_row_no(const agent_cand_table *t, int row);
-/* Purpose: the indices of the best k rows (see the file comment) into out
- * (k entries); rejected rows come after every other row, so they take a
- * place only when fewer than k other rows exist (the model then sees what
- * not to revisit). Returns how many were written. Pure. */
+/* The indices of the best k rows (see the file comment) into out (k entries);
+ * rejected rows come after every other row, so they take a place only when
+ * fewer than k other rows exist (the model then sees what not to revisit).
+ * Returns how many were written. Pure. */
 int agent_cand_top(const agent_cand_table *t, int k, int *out);
 
-/* Purpose: applies a model's table update: {"new_columns": [{"name",
- * "description", "constraint": bool}], "rows": [{"name", "status":
- * "candidate"|"to_explore"|"rejected", "note", "cells": [{"column",
- * "value": "yes"|"no"|"unknown"|TEXT, "evidence"}]}]}. A cell naming an
- * unknown column adds it (an attribute unless its value is yes/no).
- * Invalid parts (a row without a name, a bad status, a cell that is not an
- * object) are skipped and counted in *skipped (may be NULL); limits are
- * enforced as in the functions above. Ownership: u borrowed. Errors:
- * BASE_EINVAL (u not an object), BASE_ENOMEM. */
+/* Applies a model's table update: {"new_columns": [{"name", "description",
+ * "constraint": bool}], "rows": [{"name", "status":
+ * "candidate"|"to_explore"|"rejected", "note", "cells": [{"column", "value":
+ * "yes"|"no"|"unknown"|TEXT, "evidence"}]}]}. A cell naming an unknown column
+ * adds it (an attribute unless its value is yes/no). Invalid parts (a row
+ * without a name, a bad status, a cell that is not an object) are skipped and
+ * counted in *skipped (may be NULL); limits are enforced as in the functions
+ * above. u borrowed. Errors: BASE_EINVAL (u not an object), BASE_ENOMEM. */
 base_err agent_cand_apply(agent_cand_table *t, const cJSON *u, int step, int *skipped, char *err);
 
-/* Purpose: the table as a markdown table for a prompt (the top k rows when
- * k > 0, else all), with the columns' descriptions above it; "" when the
- * table has no rows. Ownership: the caller's (base_free); NULL on
- * allocation failure. Pure. */
+/* The table as a markdown table for a prompt (the top k rows when k > 0, else
+ * all), with the columns' descriptions above it; "" when the table has no
+ * rows. The caller's (base_free); NULL on allocation failure. Pure. */
 char *agent_cand_text(const agent_cand_table *t, int k);
-/* Purpose: {"columns": [{"name", "description", "constraint"}], "rows":
- * [{"name", "status", "note", "yes", "no", "first_step", "cells": [{"value",
- * "text", "evidence", "step"}]}]} for the report and andor.json. Ownership:
- * the caller's (cJSON_Delete); NULL on allocation failure. */
+/* {"columns": [{"name", "description", "constraint"}], "rows": [{"name",
+ * "status", "note", "yes", "no", "first_step", "cells": [{"value", "text",
+ * "evidence", "step"}]}]} for the report and andor.json. The caller's
+ * (cJSON_Delete); NULL on allocation failure. */
 cJSON *agent_cand_json(const agent_cand_table *t);
 
 #endif

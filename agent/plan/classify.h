@@ -11,6 +11,10 @@
  *              (unless visual-only);
  * a per-domain learning with confidence above 0.8 for the task's URL
  * overrides the scores; otherwise browser wins ties. Deterministic.
+ *
+ * Threads: a classifier is read-only once created and may be shared by any
+ * threads; a breaker is plain data of its owner's thread. Failures are a
+ * base_err with err saying why.
  */
 #ifndef FOVEA_AGENT_PLAN_CLASSIFY_H
 #define FOVEA_AGENT_PLAN_CLASSIFY_H
@@ -57,23 +61,24 @@ typedef struct agent_route_result {
 
 typedef struct agent_classifier agent_classifier;
 
-/* Purpose: compiles the pattern table. Ownership: *out is the caller's
- * (agent_classifier_destroy). Thread: any; the classifier is then
- * read-only and may be shared. Errors: BASE_ENOMEM, BASE_EINVAL (a table
- * pattern does not compile: a bug, err names it). */
+/* Compiles the pattern table. *out is the caller's
+ * (agent_classifier_destroy). Any thread; the classifier is then read-only
+ * and may be shared. Errors: BASE_ENOMEM, BASE_EINVAL (a table pattern does
+ * not compile: a bug, err names it). */
 base_err agent_classifier_create(agent_classifier **out, char *err);
+/* Frees c. NULL: no-op. Once no thread uses it. */
 void agent_classifier_destroy(agent_classifier *c);
 
-/* Purpose: routes task (with its optional start url, and n learnings,
- * either may be NULL/0). Ownership: borrows all. Thread: any. Errors:
- * BASE_EINVAL (NULL task), BASE_ETOOBIG (a pattern hit its match limits on
- * a huge task; err says which). */
+/* Routes task (with its optional start url, and n learnings, either may be
+ * NULL/0). Borrows all. Any thread. Errors: BASE_EINVAL (NULL task),
+ * BASE_ETOOBIG (a pattern hit its match limits on a huge task; err says
+ * which). */
 base_err agent_classify(const agent_classifier *c, const char *task, const char *url,
                         const agent_route_learning *learnings, int n, agent_route_result *out,
                         char *err);
 
-/* Purpose: the registrable-ish host of url for learnings: lower-cased, no
- * port, no leading "www."; "" when url has no host. Pure. */
+/* The registrable-ish host of url for learnings: lower-cased, no port, no
+ * leading "www."; "" when url has no host. Pure. */
 void agent_route_domain(const char *url, char *out, size_t cap);
 
 /* ---- circuit breaker on repeated delegation ---- */
@@ -100,22 +105,23 @@ typedef struct agent_breaker {
     long clock;
 } agent_breaker;
 
-/* Purpose: an empty breaker (caller-owned struct). Pure. */
+/* An empty breaker (caller-owned struct). Pure. */
 void agent_breaker_init(agent_breaker *b);
 
-/* Purpose: may the Orchestrator delegate task (on domain, may be "") again?
- * Pure (reads b). */
+/* May the Orchestrator delegate task (on domain, may be "") again? Pure
+ * (reads b). */
 agent_breaker_verdict agent_breaker_check(const agent_breaker *b, const char *domain,
                                           const char *task);
 
-/* Purpose: records a delegation and its result text (NULL: none yet);
- * a result of AGENT_BREAKER_SUBSTANTIVE or more non-space characters that
- * is not an error/empty answer marks the task answered. The least recently
- * used slot is reused when all are taken. */
+/* Records a delegation and its result text (NULL: none yet); a result of
+ * AGENT_BREAKER_SUBSTANTIVE or more non-space characters that is not an
+ * error/empty answer marks the task answered. The least recently used slot is
+ * reused when all are taken. Strings are hashed, not kept. On b's owner's
+ * thread; cannot fail. */
 void agent_breaker_record(agent_breaker *b, const char *domain, const char *task,
                           const char *result);
 
-/* Purpose: 1 when result counts as a substantive answer (see above). Pure. */
+/* 1 when result counts as a substantive answer (see above). Pure. */
 int agent_breaker_substantive(const char *result);
 
 #endif

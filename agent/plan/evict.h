@@ -79,48 +79,50 @@ typedef struct agent_evict_stats {
     size_t tokens_after;
 } agent_evict_stats;
 
-/* Purpose: the paper's constants (2, 1, 2, 3, 30, 5, 1), the Worker's view.
- * Pure. */
+/* The paper's constants (2, 1, 2, 3, 30, 5, 1), the Worker's view. Pure. */
 void agent_evict_opts_default(agent_evict_opts *o);
 
-/* Purpose: runs one pass (1..6) over msgs in place; pass 2 adds a dead end
- * to l (may be NULL: none recorded) per collapsed failure, pass 5 a note.
- * st (may be NULL) accumulates counts. Idempotent: running a pass twice
- * leaves what running it once left. Ownership: msgs and l stay the
- * caller's. Thread: the owner's. Errors: BASE_EINVAL (msgs not an array,
- * pass out of range), BASE_ENOMEM (the list may then hold some of the
- * pass's replacements, every one complete: never a half-edited message). */
+/* Runs one pass (1..6) over msgs in place; pass 2 adds a dead end to l (may
+ * be NULL: none recorded) per collapsed failure, pass 5 a note. st (may be
+ * NULL) accumulates counts. Idempotent: running a pass twice leaves what
+ * running it once left. msgs and l stay the caller's. On the owner's thread.
+ * Errors: BASE_EINVAL (msgs not an array, pass out of range), BASE_ENOMEM
+ * (the list may then hold some of the pass's replacements, every one
+ * complete: never a half-edited message). */
 base_err agent_evict_pass(cJSON *msgs, int pass, agent_ledger *l, const agent_evict_opts *o,
                           agent_evict_stats *st, char *err);
 
-/* Purpose: puts the ledger's render for role (and url) into the ledger
- * block at index 1 (after the prefix; inserted when missing) and the
- * newest user/tool message ([LEDGER_NOW]); messages whose text is already
- * right are left untouched. Sets *changed (may be NULL) when any changed. Errors: BASE_EINVAL (msgs empty or not an
- * array), BASE_ENOMEM. */
+/* Puts the ledger's render for role (and url) into the ledger block at index
+ * 1 (after the prefix; inserted when missing) and the newest user/tool
+ * message ([LEDGER_NOW]); messages whose text is already right are left
+ * untouched. Sets *changed (may be NULL) when any changed. msgs and l stay
+ * the caller's. On the agent loop's thread. Errors: BASE_EINVAL (msgs empty
+ * or not an array), BASE_ENOMEM. */
 base_err agent_evict_refresh_ledger(cJSON *msgs, const agent_ledger *l, agent_role role,
                                     const char *url, int *changed, char *err);
 
-/* Purpose: Algorithm 3 — the six passes in order, then the ledger refresh.
- * o may be NULL (defaults). st (may be NULL) is filled (zeroed first).
- * Errors: as agent_evict_pass. */
+/* Algorithm 3 — the six passes in order, then the ledger refresh. o may be
+ * NULL (defaults). st (may be NULL) is filled (zeroed first). msgs and l
+ * stay the caller's. On the agent loop's thread. Errors: as
+ * agent_evict_pass. */
 base_err agent_evict(cJSON *msgs, agent_ledger *l, const agent_evict_opts *o,
                      agent_evict_stats *st, char *err);
 
-/* Purpose: a copy of msgs for the wire: keys starting with '_' dropped.
- * Ownership: a new cJSON the caller deletes. Errors: NULL on ENOMEM. */
+/* A copy of msgs for the wire: keys starting with '_' dropped. A new cJSON
+ * the caller deletes (msgs is only read). On the agent loop's thread. Errors:
+ * NULL on ENOMEM. */
 cJSON *agent_evict_wire(const cJSON *msgs);
 
-/* Purpose: checks the API's pairing rule: every tool call id of an
- * assistant message is answered by exactly one later tool message before
- * the next assistant message, and every tool message answers such a call.
- * Returns 1 when it holds; else 0 with why (cap bytes, may be NULL) naming
- * the message index and id. Pure. */
+/* Checks the API's pairing rule: every tool call id of an assistant message
+ * is answered by exactly one later tool message before the next assistant
+ * message, and every tool message answers such a call. Returns 1 when it
+ * holds; else 0 with why (cap bytes, may be NULL) naming the message index
+ * and id. Pure. */
 int agent_evict_pairs_ok(const cJSON *msgs, char *why, size_t cap);
 
-/* Purpose: the current page's (url, title) from the newest SESSION_STATE
- * block, copied into url/title (cap bytes each; "" when none). Returns 1
- * when a block was found. Pure. */
+/* The current page's (url, title) from the newest SESSION_STATE block, copied
+ * into url/title (cap bytes each; "" when none). Returns 1 when a block was
+ * found. Pure. */
 int agent_evict_current_page(const cJSON *msgs, char *url, size_t url_cap, char *title,
                              size_t title_cap);
 

@@ -30,7 +30,7 @@
  * per step and per model call; one trace.jsonl line per model call (role,
  * model, tokens, latency, tool calls — never a key).
  *
- * Thread: the session's (one agent loop per session).
+ * On the session's thread (one agent loop per session).
  */
 #ifndef FOVEA_AGENT_PLAN_GOAL_H
 #define FOVEA_AGENT_PLAN_GOAL_H
@@ -59,7 +59,8 @@ typedef enum agent_goal_end {
 } agent_goal_end;
 
 /* "done", "gave_up", "stopped: loop", "cost_cap_exceeded", "max_steps",
- * "error", "interrupted". */
+ * "error", "interrupted"; "?" out of range. A static string. Pure; any
+ * thread. */
 const char *agent_goal_end_name(agent_goal_end e);
 
 typedef struct agent_goal_opts {
@@ -84,6 +85,9 @@ typedef struct agent_goal_opts {
     const agent_trace_info *trace;
 } agent_goal_opts;
 
+/* o (the caller's) zeroed with the defaults (max_steps
+ * AGENT_GOAL_MAX_STEPS, planner_every AGENT_GOAL_PLANNER_EVERY). Any
+ * thread; cannot fail. */
 void agent_goal_opts_init(agent_goal_opts *o);
 
 typedef struct agent_goal_result {
@@ -102,14 +106,14 @@ typedef struct agent_goal_result {
     double evict_ms;          /* time in agent_evict + agent_evict_wire */
 } agent_goal_result;
 
-/* Purpose: runs o->goal on session s until the Planner ends it, the budget
- * or the step limit stops it, a loop is detected, the endpoint fails or a
- * stop signal arrives (see the file comment). The session's trace (when it
- * has one) gets the tool steps and one line per model call. Ownership:
- * everything borrowed; res filled always. Thread: the session's. Errors:
- * BASE_EINVAL (missing goal or client), ledger errors (BASE_EIO,
- * BASE_ENOTFOUND / BASE_EPROTO on --resume), BASE_ENOMEM; how the task
- * ended is res->end, not the return value. */
+/* Runs o->goal on session s until the Planner ends it, the budget or the step
+ * limit stops it, a loop is detected, the endpoint fails or a stop signal
+ * arrives (see the file comment). The session's trace (when it has one) gets
+ * the tool steps and one line per model call. Everything borrowed; res filled
+ * always. On the session's thread. Errors: BASE_EINVAL (missing goal or
+ * client), ledger errors (BASE_EIO, BASE_ENOTFOUND / BASE_EPROTO on
+ * --resume), BASE_ENOMEM; how the task ended is res->end, not the return
+ * value. */
 base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_result *res,
                         char *err);
 

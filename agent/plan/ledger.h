@@ -34,7 +34,11 @@
  * A torn last line of a JSONL file (a crash mid-append) is ignored; any
  * other malformed line is an error naming file and line.
  *
- * Not thread-safe: one ledger belongs to the thread running the agent loop.
+ * Not thread-safe: one ledger belongs to the thread running the agent loop,
+ * and every function taking one runs there unless it says otherwise (the
+ * names and agent_cause_from_reason take no ledger: pure, any thread).
+ * Failures are a base_err; the functions that take err say there why (a
+ * load names the file and the position).
  */
 #ifndef FOVEA_AGENT_PLAN_LEDGER_H
 #define FOVEA_AGENT_PLAN_LEDGER_H
@@ -161,77 +165,74 @@ typedef struct agent_ledger {
     cJSON *owed[3];              /* journal lines not yet appended: steps, facts, episodic */
 } agent_ledger;
 
-/* Purpose: a new ledger for goal. dir (may be NULL: memory only) is the
- * run's output folder, created if missing; secrets (may be NULL) is
- * borrowed and must outlive the ledger. Nothing is written until
- * agent_ledger_sync. Ownership: *out is the caller's
- * (agent_ledger_destroy). Thread: the agent loop's. Errors: BASE_EINVAL
- * (NULL goal or out), BASE_ENOMEM, BASE_EIO (dir cannot be created). */
+/* A new ledger for goal. dir (may be NULL: memory only) is the run's output
+ * folder, created if missing; secrets (may be NULL) is borrowed and must
+ * outlive the ledger. Nothing is written until agent_ledger_sync. *out is the
+ * caller's (agent_ledger_destroy). On the agent loop's thread. Errors:
+ * BASE_EINVAL (NULL goal or out), BASE_ENOMEM, BASE_EIO (dir cannot be
+ * created). */
 base_err agent_ledger_create(const char *goal, const char *dir, const agent_secrets *secrets,
                              agent_ledger **out, char *err);
 
-/* Purpose: frees l (NULL: no-op). Nothing is written. Thread: owner's. */
+/* Frees l (NULL: no-op). Nothing is written. On the owner's thread. */
 void agent_ledger_destroy(agent_ledger *l);
 
-/* Purpose: restores the ledger of a run folder (ledger.json, reconciled
- * with steps.jsonl as described above; facts and notes come from
- * ledger.json). Strict: a missing, truncated or malformed file, a wrong
- * type or an unknown key is an error naming the file and the position
- * (line and column, or the JSON path such as facts[2].confidence); never a
- * crash. Ownership: *out is the caller's; untouched on failure; secrets as
- * in agent_ledger_create. Thread: any. Errors: BASE_ENOTFOUND (no
- * ledger.json), BASE_EPROTO (malformed), BASE_EIO, BASE_ENOMEM,
- * BASE_ETOOBIG (over AGENT_LEDGER_MAX_FILE). */
+/* Restores the ledger of a run folder (ledger.json, reconciled with
+ * steps.jsonl as described above; facts and notes come from ledger.json).
+ * Strict: a missing, truncated or malformed file, a wrong type or an unknown
+ * key is an error naming the file and the position (line and column, or the
+ * JSON path such as facts[2].confidence); never a crash. *out is the
+ * caller's; untouched on failure; secrets as in agent_ledger_create. Any
+ * thread. Errors: BASE_ENOTFOUND (no ledger.json), BASE_EPROTO (malformed),
+ * BASE_EIO, BASE_ENOMEM, BASE_ETOOBIG (over AGENT_LEDGER_MAX_FILE). */
 base_err agent_ledger_load(const char *dir, const agent_secrets *secrets, agent_ledger **out,
                            char *err);
 
-/* Purpose: parses a ledger.json text (what agent_ledger_load does after
- * reading it; also the fuzz target's entry). name labels errors. No
- * reconciliation with steps.jsonl, no folder. Ownership, errors: as
- * agent_ledger_load, minus I/O. Thread: any. */
+/* Parses a ledger.json text (what agent_ledger_load does after reading it;
+ * also the fuzz target's entry). name labels errors. No reconciliation with
+ * steps.jsonl, no folder. Ownership, errors: as agent_ledger_load, minus I/O.
+ * Any thread. */
 base_err agent_ledger_parse(const char *text, size_t n, const char *name,
                             const agent_secrets *secrets, agent_ledger **out, char *err);
 
-/* Purpose: where a resumed run continues: *next_step = last_step + 1;
- * *uncertain = the pending step's number when a step was begun and never
- * finished (it may have reached the page: look before repeating), else 0.
- * Pure. */
+/* Where a resumed run continues: *next_step = last_step + 1; *uncertain = the
+ * pending step's number when a step was begun and never finished (it may have
+ * reached the page: look before repeating), else 0. Pure. */
 void agent_ledger_resume_point(const agent_ledger *l, int *next_step, int *uncertain);
 
-/* Purpose: the whole ledger as JSON (the ledger.json document, scrubbed).
- * Ownership: a new cJSON the caller deletes. Errors: NULL on ENOMEM. */
+/* The whole ledger as JSON (the ledger.json document, scrubbed). A new cJSON
+ * the caller deletes; l is only read. Errors: NULL on ENOMEM. */
 cJSON *agent_ledger_to_json(const agent_ledger *l);
 
-/* Purpose: writes ledger.json atomically and appends the journal lines
- * owed to steps.jsonl, facts.jsonl and episodic.jsonl (each fsync'ed),
- * JSONL first. No-op without a folder. Thread: owner's. Errors: BASE_EIO
- * (err names the file), BASE_ENOMEM; on an error the lines still owed are
- * kept and written by the next sync. */
+/* Writes ledger.json atomically and appends the journal lines owed to
+ * steps.jsonl, facts.jsonl and episodic.jsonl (each fsync'ed), JSONL first.
+ * No-op without a folder. On the owner's thread. Errors: BASE_EIO (err names
+ * the file), BASE_ENOMEM; on an error the lines still owed are kept and
+ * written by the next sync. */
 base_err agent_ledger_sync(agent_ledger *l, char *err);
 
 /* --- changes (memory only; the next agent_ledger_sync writes them) --- */
 
-/* Purpose: replaces the plan with n subgoals (copied) and makes subgoal
- * `active` current (-1: none). Errors: BASE_EINVAL, BASE_ENOMEM (l
- * unchanged). */
+/* Replaces the plan with n subgoals (copied) and makes subgoal `active`
+ * current (-1: none). Errors: BASE_EINVAL, BASE_ENOMEM (l unchanged). */
 base_err agent_ledger_set_plan(agent_ledger *l, const char *const *subgoals, int n, int active);
 
-/* Purpose: makes plan[index] the active subgoal (-1: none). Errors:
- * BASE_EINVAL (out of range). */
+/* Makes plan[index] the active subgoal (-1: none). Errors: BASE_EINVAL (out
+ * of range). */
 base_err agent_ledger_set_subgoal(agent_ledger *l, int index);
 
-/* Purpose: records that `step` is about to call `tool` (call_id and the
- * compact JSON args may be NULL): the pending step of a resume. Call
- * agent_ledger_sync right after, before the tool runs. Errors:
- * BASE_EINVAL (step <= last_step, another step pending), BASE_ENOMEM. */
+/* Records that `step` is about to call `tool` (call_id and the compact JSON
+ * args may be NULL): the pending step of a resume. Call agent_ledger_sync
+ * right after, before the tool runs. Errors: BASE_EINVAL (step <= last_step,
+ * another step pending), BASE_ENOMEM. */
 base_err agent_ledger_step_begin(agent_ledger *l, int step, const char *tool,
                                  const char *call_id, const char *args);
 
-/* Purpose: finishes the pending step with its outcome (o->step must be
- * the pending step's; o's strings are copied): pushed onto recent (the
- * oldest falls off), queued for steps.jsonl, last_step/last_call_id set,
- * pending cleared. Call agent_ledger_sync right after. Errors:
- * BASE_EINVAL, BASE_ENOMEM (l unchanged). */
+/* Finishes the pending step with its outcome (o->step must be the pending
+ * step's; o's strings are copied): pushed onto recent (the oldest falls off),
+ * queued for steps.jsonl, last_step/last_call_id set, pending cleared. Call
+ * agent_ledger_sync right after. Errors: BASE_EINVAL, BASE_ENOMEM (l
+ * unchanged). */
 base_err agent_ledger_step_end(agent_ledger *l, const agent_step_report *o);
 
 /* Algorithm 1's Ingest: what one finished tool call adds to the ledger. */
@@ -242,55 +243,56 @@ typedef struct agent_ingest {
     const char *saved_value;
 } agent_ingest;
 
-/* Purpose: finishes the pending step (agent_ledger_step_end), then, when
- * the call succeeded and the page moved to another URL (fragment
- * ignored), adds a "navigation" checkpoint with the step and its call id
- * (what a resume or a regression check looks for), and when it saved a
- * value, a derived fact saved_name = saved_value (confidence 1). Failures
- * are not dead ends here: the memory hook makes them dead ends once a
- * newer failure replaces them in the context. Errors: as
- * agent_ledger_step_end (nothing changed); BASE_ENOMEM after the step was
- * recorded means the checkpoint or fact is missing. */
+/* Finishes the pending step (agent_ledger_step_end), then, when the call
+ * succeeded and the page moved to another URL (fragment ignored), adds a
+ * "navigation" checkpoint with the step and its call id (what a resume or a
+ * regression check looks for), and when it saved a value, a derived fact
+ * saved_name = saved_value (confidence 1). Failures are not dead ends here:
+ * the memory hook makes them dead ends once a newer failure replaces them in
+ * the context. Errors: as agent_ledger_step_end (nothing changed);
+ * BASE_ENOMEM after the step was recorded means the checkpoint or fact is
+ * missing. */
 base_err agent_ledger_ingest(agent_ledger *l, const agent_ingest *in);
 
-/* Purpose: sets fact key to value (both copied, scrubbed) with its
- * category, confidence (clamped to 0..1) and source step; an existing key
- * is updated (its first source step kept when the value is unchanged). A
- * credential fact's value is never stored: it becomes "********". Errors:
- * BASE_EINVAL, BASE_ENOMEM. */
+/* Sets fact key to value (both copied, scrubbed) with its category,
+ * confidence (clamped to 0..1) and source step; an existing key is updated
+ * (its first source step kept when the value is unchanged). A credential
+ * fact's value is never stored: it becomes "********". Errors: BASE_EINVAL,
+ * BASE_ENOMEM. */
 base_err agent_ledger_set_fact(agent_ledger *l, const char *key, const char *value,
                                agent_fact_cat cat, double confidence, int step);
 
-/* Purpose: marks fact key as referred to at step (it renders earlier);
- * returns 1 when the key exists. */
+/* Marks fact key as referred to at step (it renders earlier); returns 1 when
+ * the key exists, else 0 (also for NULL l or key). Cannot fail. */
 int agent_ledger_touch_fact(agent_ledger *l, const char *key, int step);
 
-/* Purpose: adds a dead end unless one with the same what, url and cause is
- * there. Errors: BASE_EINVAL, BASE_ENOMEM. */
+/* Adds a dead end unless one with the same what, url and cause is there.
+ * Errors: BASE_EINVAL, BASE_ENOMEM. */
 base_err agent_ledger_dead_end(agent_ledger *l, const char *what, const char *url,
                                agent_cause cause, int step);
 
-/* Purpose: adds a checkpoint (kind, label, url, call_id copied; any but
- * kind may be NULL). Errors: BASE_EINVAL, BASE_ENOMEM. */
+/* Adds a checkpoint (kind, label, url, call_id copied; any but kind may be
+ * NULL). Errors: BASE_EINVAL, BASE_ENOMEM. */
 base_err agent_ledger_checkpoint(agent_ledger *l, int step, const char *kind, const char *label,
                                  const char *url, const char *call_id);
 
-/* Purpose: appends an episodic note. Errors: BASE_EINVAL, BASE_ENOMEM. */
+/* Appends an episodic note. Errors: BASE_EINVAL, BASE_ENOMEM. */
 base_err agent_ledger_note(agent_ledger *l, int step, const char *text);
 
 /* --- names --- */
 
-/* Lower-case names ("observation", "stale_selector"); "?" out of range. */
+/* Lower-case names ("observation", "stale_selector"); "?" out of range.
+ * Static strings. Pure; any thread. */
 const char *agent_fact_cat_name(agent_fact_cat c);
 const char *agent_cause_name(agent_cause c);
-/* The enum of a name; -1 when unknown. */
+/* The enum of a name; -1 when unknown (or NULL). Pure; any thread. */
 int agent_fact_cat_from_name(const char *name);
 int agent_cause_from_name(const char *name);
 
-/* Purpose: the cause tag of a failed tool call, from its tool_reason name
- * ("not_found" -> stale_selector, "challenge" -> bot_block, "blocked" ->
- * policy_block, "timeout" -> postcondition_miss, "http_error" with 429 in
- * message -> rate_limit...). message may be NULL. Pure. */
+/* The cause tag of a failed tool call, from its tool_reason name ("not_found"
+ * -> stale_selector, "challenge" -> bot_block, "blocked" -> policy_block,
+ * "timeout" -> postcondition_miss, "http_error" with 429 in message ->
+ * rate_limit...). message may be NULL. Pure. */
 agent_cause agent_cause_from_reason(const char *reason, const char *message);
 
 /* --- rendering (§5.5 role-sliced views) --- */
@@ -305,22 +307,21 @@ typedef enum agent_role {
 #define AGENT_PLANNER_DEAD_ENDS 10
 #define AGENT_PLANNER_NOTES 5
 
-/* Purpose: the ledger as text for a model, sliced for role. url is the
- * current page (the Worker sees the dead ends recorded there; NULL: none).
- * Deterministic (same ledger, same text) and ordered stable-first: the
- * goal and plan open the block, the slots that change every step close it,
- * so consecutive renders share a long prefix. Ownership: a base_malloc'd
- * string the caller frees. Errors: NULL on ENOMEM. Pure. */
+/* The ledger as text for a model, sliced for role. url is the current page
+ * (the Worker sees the dead ends recorded there; NULL: none). Deterministic
+ * (same ledger, same text) and ordered stable-first: the goal and plan open
+ * the block, the slots that change every step close it, so consecutive
+ * renders share a long prefix. A base_malloc'd string the caller frees.
+ * Errors: NULL on ENOMEM. Pure. */
 char *agent_ledger_render(const agent_ledger *l, agent_role role, const char *url);
 
-/* Purpose: the same render cut in two for the prompt cache: *stable is
- * "[LEDGER view=...] ... [/LEDGER]" with the slots that change rarely
- * (goal, plan, checkpoints, dead ends, facts, notes), *now is
- * "[LEDGER_NOW view=...] ... [/LEDGER_NOW]" with those that change every
- * step (subgoal, recent steps, an unfinished step). The memory hook puts
- * the first after the prefix and the second into the newest observation.
- * Ownership: both base_malloc'd, the caller's; untouched on failure.
- * Errors: BASE_EINVAL, BASE_ENOMEM. Pure. */
+/* The same render cut in two for the prompt cache: *stable is "[LEDGER
+ * view=...] ... [/LEDGER]" with the slots that change rarely (goal, plan,
+ * checkpoints, dead ends, facts, notes), *now is "[LEDGER_NOW view=...] ...
+ * [/LEDGER_NOW]" with those that change every step (subgoal, recent steps, an
+ * unfinished step). The memory hook puts the first after the prefix and the
+ * second into the newest observation. Both base_malloc'd, the caller's;
+ * untouched on failure. Errors: BASE_EINVAL, BASE_ENOMEM. Pure. */
 base_err agent_ledger_render_split(const agent_ledger *l, agent_role role, const char *url,
                                    char **stable, char **now);
 

@@ -13,7 +13,8 @@
  *   3rd time: a firmer nudge that says the next repeat ends the run;
  *   4th time: stop — the run ends as "stopped: loop" (never "done").
  * A changed page (another fingerprint) is a fresh start for that action.
- * Pure (no I/O, no allocation): one caller-owned struct per run.
+ * Pure (no I/O, no allocation): one caller-owned struct per run, used by the
+ * thread that owns it; nothing here can fail.
  */
 #ifndef FOVEA_AGENT_PLAN_LOOP_H
 #define FOVEA_AGENT_PLAN_LOOP_H
@@ -50,19 +51,18 @@ typedef struct agent_loop_verdict {
     char message[768];              /* for the model (NUDGE, WARN) or the run's end (STOP) */
 } agent_loop_verdict;
 
-/* Purpose: an empty detector. Pure. */
+/* An empty detector. Pure. */
 void agent_loop_init(agent_loop *lp);
 
-/* Purpose: the normalised form of a call (tool and its compact JSON
- * arguments; args may be NULL or not JSON: then used as text) into out
- * (cap bytes, cut if longer). Pure. Returns the length written. */
+/* The normalised form of a call (tool and its compact JSON arguments; args
+ * may be NULL or not JSON: then used as text) into out (cap bytes, cut if
+ * longer). Pure. Returns the length written. */
 size_t agent_loop_normalise(const char *tool, const char *args, char *out, size_t cap);
 
-/* Purpose: records that `step` ran tool(args) on a page with fingerprint
- * page_fp, and says whether that makes a loop. alternative (may be NULL)
- * is a concrete next move to name in the nudge (e.g. the tool result's
- * first alternative); without one a move suited to the tool is named.
- * Pure. */
+/* Records that `step` ran tool(args) on a page with fingerprint page_fp, and
+ * says whether that makes a loop. alternative (may be NULL) is a concrete
+ * next move to name in the nudge (e.g. the tool result's first alternative);
+ * without one a move suited to the tool is named. Pure. */
 void agent_loop_observe(agent_loop *lp, int step, const char *tool, const char *args,
                         uint64_t page_fp, const char *alternative, agent_loop_verdict *out);
 

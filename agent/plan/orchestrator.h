@@ -16,7 +16,7 @@
  * Learnings come from FOVEA_ROUTE_LEARNINGS: "domain=search:0.9,
  * other.org=browser:0.95" (a confidence above 0.8 overrides the scores).
  *
- * Thread: the agent loop's (one orchestrator per run).
+ * On the agent loop's thread (one orchestrator per run).
  */
 #ifndef FOVEA_AGENT_PLAN_ORCHESTRATOR_H
 #define FOVEA_AGENT_PLAN_ORCHESTRATOR_H
@@ -40,16 +40,18 @@ typedef struct agent_orch {
     int delegations;        /* search worker runs in this run */
 } agent_orch;
 
-/* Purpose: compiles the classifier, reads FOVEA_SEARCH_URL and
- * FOVEA_ROUTE_LEARNINGS. Ownership: o is the caller's struct; release with
- * agent_orch_fini. Thread: any. Errors: BASE_EINVAL (FOVEA_SEARCH_URL is not
- * http(s), or a learning is malformed: err quotes it), BASE_ENOMEM. */
+/* Compiles the classifier, reads FOVEA_SEARCH_URL and FOVEA_ROUTE_LEARNINGS.
+ * o is the caller's struct; release with agent_orch_fini. Any thread. Errors:
+ * BASE_EINVAL (FOVEA_SEARCH_URL is not http(s), or a learning is malformed:
+ * err quotes it), BASE_ENOMEM. */
 base_err agent_orch_init(agent_orch *o, char *err);
+/* Frees what o holds (classifier, learnings); o itself stays the caller's.
+ * NULL: no-op. On the loop's thread. */
 void agent_orch_fini(agent_orch *o);
 
-/* Purpose: parses a learnings list ("dom=search:0.9,dom2=browser:0.95")
- * into o's table (replacing it). Pure but for o. Errors: BASE_EINVAL with
- * the bad item quoted; o's table is then empty. */
+/* Parses a learnings list ("dom=search:0.9,dom2=browser:0.95") into o's table
+ * (replacing it). Pure but for o. Errors: BASE_EINVAL with the bad item
+ * quoted; o's table is then empty. */
 base_err agent_orch_parse_learnings(agent_orch *o, const char *spec, char *err);
 
 /* Which worker runs, and why. */
@@ -63,22 +65,23 @@ typedef struct agent_orch_decision {
     char error[256];            /* its failure, when it failed (then worker is browser) */
 } agent_orch_decision;
 
-/* Purpose: routes text (the task or a subgoal) on the page url (may be NULL)
- * and, on a search route that may run, runs the search worker and records
- * the delegation in the breaker. A failed fetch is not an error of the run:
- * the decision falls back to the browser and says why. Ownership: d is
- * filled (agent_orch_decision_fini). Thread: the loop's. Errors:
- * BASE_EINVAL (NULL text), the classifier's (BASE_ETOOBIG). */
+/* Routes text (the task or a subgoal) on the page url (may be NULL) and, on a
+ * search route that may run, runs the search worker and records the
+ * delegation in the breaker. A failed fetch is not an error of the run: the
+ * decision falls back to the browser and says why. d is filled
+ * (agent_orch_decision_fini). On the loop's thread. Errors: BASE_EINVAL (NULL
+ * text), the classifier's (BASE_ETOOBIG). */
 base_err agent_orch_route(agent_orch *o, const char *text, const char *url,
                           agent_orch_decision *d, char *err);
+/* Frees d->text; d itself stays the caller's. NULL: no-op. Any thread. */
 void agent_orch_decision_fini(agent_orch_decision *d);
 
-/* Purpose: the search URL for query: each "{q}" in tmpl replaced by the
+/* The search URL for query: each "{q}" in tmpl replaced by the
  * percent-encoded query, or "q=<query>" appended when tmpl has none. Pure.
  * Returns 0, or -1 when it does not fit in cap. */
 int agent_search_url(const char *tmpl, const char *query, char *out, size_t cap);
 
-/* Purpose: the readable text of an HTML page (tags dropped, script/style/
+/* The readable text of an HTML page (tags dropped, script/style/
  * template/noscript contents skipped, block ends as line breaks, common
  * entities decoded, runs of blanks collapsed), at most cap-1 bytes. Pure. */
 void agent_readable_text(const char *html, char *out, size_t cap);

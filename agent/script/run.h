@@ -10,6 +10,10 @@
  * ends the run with the cascade's reason and alternatives, keeping
  * everything written so far. The caller writes report.html afterwards
  * (agent_report_write) so that it covers failed runs too.
+ *
+ * A run makes blocking CDP calls on the caller's thread (never the cdp
+ * service thread). A failing step is not an error of agent_run: it is
+ * reported in the result; only a run that cannot start returns a base_err.
  */
 #ifndef FOVEA_AGENT_SCRIPT_RUN_H
 #define FOVEA_AGENT_SCRIPT_RUN_H
@@ -42,7 +46,8 @@ typedef struct agent_run_opts {
     int think_ms;
 } agent_run_opts;
 
-/* Defaults: out/run, and the session's defaults (fovea_session_opts_init). */
+/* Sets o (the caller's) to the defaults: out/run, and the session's
+ * defaults (fovea_session_opts_init). Any thread; cannot fail. */
 void agent_run_opts_init(agent_run_opts *o);
 
 typedef struct agent_run_result {
@@ -55,12 +60,14 @@ typedef struct agent_run_result {
     double total_ms;
 } agent_run_result;
 
-/* Purpose: runs task on page (already navigated to the task's start URL).
- * Ownership: borrows page and task; *res is the caller's and always filled.
- * Thread: the caller's (not the cdp service thread); one run per page.
- * Returns BASE_OK when the run happened, whether or not every step passed
- * (res->ok); an error when it could not run at all (output folder not
- * writable, vision provider not configured, page gone). */
+/* Runs task on page (already navigated to the task's start URL). Borrows page
+ * and task; *res is the caller's and always filled. On the caller's thread
+ * (not the cdp service thread); one run per page. Returns BASE_OK when the
+ * run happened, whether or not every step passed (res->ok); an error when it
+ * could not run at all. Errors: BASE_EINVAL (a NULL argument), those of
+ * fovea_session_create (vision provider not configured, page gone), of the
+ * task's secrets and init script, of agent_trace_open (BASE_EIO: output
+ * folder not writable), BASE_ENOMEM; err says which. */
 base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts *o,
                    agent_run_result *res, char *err);
 

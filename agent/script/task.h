@@ -18,7 +18,8 @@
  * skipped); syntax errors name the line, the column and what was expected,
  * and a key given twice in one object is an error. Patterns are PCRE2
  * (base/regex.h), not POSIX ERE as before, compiled once at load with
- * bounded size and matching. Parsing is pure (no I/O except agent_task_load reading the file) and reentrant.
+ * bounded size and matching. Parsing is pure (no I/O except agent_task_load
+ * reading the file) and reentrant: any thread.
  */
 #ifndef FOVEA_AGENT_SCRIPT_TASK_H
 #define FOVEA_AGENT_SCRIPT_TASK_H
@@ -43,18 +44,21 @@ typedef struct agent_task {
 #define AGENT_TASK_MAX_STEPS 1000
 #define AGENT_TASK_MAX_BYTES (4u << 20)
 
-/* Purpose: parses a task from JSON text (len bytes, no NUL needed). `src`
- * names the input in messages (e.g. "demo.json"; NULL = "task").
- * Ownership: *out is the caller's on success (agent_task_free); untouched on
- * failure. Thread: any. Errors: BASE_EPROTO with "SRC: steps[3].target:
- * expected a string or {label, index}", "SRC: invalid JSON near line L,
- * column C: expected ..., got ...", "SRC: steps[0].target: duplicated key"
- * or "SRC: steps[2].pattern: bad regular expression ..."), BASE_ETOOBIG (input or step count over the caps), BASE_ENOMEM. */
+/* Parses a task from JSON text (len bytes, no NUL needed). `src` names the
+ * input in messages (e.g. "demo.json"; NULL = "task"). *out is the caller's
+ * on success (agent_task_free); untouched on failure. Any thread. Errors:
+ * BASE_EPROTO with "SRC: steps[3].target: expected a string or {label,
+ * index}", "SRC: invalid JSON near line L, column C: expected ..., got ...",
+ * "SRC: steps[0].target: duplicated key" or "SRC: steps[2].pattern: bad
+ * regular expression ..."), BASE_ETOOBIG (input or step count over the caps),
+ * BASE_ENOMEM. */
 base_err agent_task_parse(const char *json, size_t len, const char *src, agent_task **out,
                           char *err);
 
-/* Purpose: reads and parses a task file; messages use the file's base name.
- * Errors: BASE_EIO (unreadable file, message names the path), as parse. */
+/* Reads and parses a task file; messages use the file's base name. *out is
+ * the caller's on success (agent_task_free); untouched on failure. Any
+ * thread. Errors: BASE_EIO (unreadable file, message names the path), as
+ * parse. */
 base_err agent_task_load(const char *path, agent_task **out, char *err);
 
 /* Frees a task (NULL: no-op). Any thread. */

@@ -13,6 +13,7 @@
  * probes only when that element is refused.
  */
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <string.h>
 
 #include "agent/session/agent_int.h"
@@ -88,6 +89,51 @@ static int choose_box(const perc_epoch *e, const agent_target *t, const char **s
     return k;
 }
 
+/* The boxes of e that a label names as well as box k (same match rank, by
+ * the box label or, when source is "element", by the element's name), one
+ * per control (a box whose centre lies in another's rect is that control:
+ * an <li> and its <a>; plain text beside a control named alike is its label
+ * and left out). Writes up to SNAP_MAX_ALT box indices and returns their
+ * number (k may be left out for the control its text names): 2 or more
+ * means the label does not single out one control (issue 21, class 1). */
+static int box_ties(const perc_epoch *e, int k, const char *label, const char *source, int *out)
+{
+    int by_el = strcmp(source, "element") == 0;
+    const char *nk = by_el ? element_name(e, &e->boxes[k]) : e->boxes[k].label;
+    int best = match_rank(label, nk);
+    int n = 0;
+    out[n++] = k;
+    if (best <= 0)
+        return n;
+    for (int i = 0; i < e->n && n < SNAP_MAX_ALT; i++) {
+        const char *ni = by_el ? element_name(e, &e->boxes[i]) : e->boxes[i].label;
+        if (i == k || !ni || match_rank(label, ni) != best)
+            continue;
+        int same = 0;
+        for (int j = 0; j < n && !same; j++) {
+            base_rect a = e->boxes[i].r, b = e->boxes[out[j]].r;
+            same = base_rect_contains(a, base_rect_center(b)) ||
+                   base_rect_contains(b, base_rect_center(a));
+        }
+        if (!same)
+            out[n++] = i;
+    }
+    /* Plain text named like a control is that control's label (the words
+     * beside a painted checkbox): the controls are the candidates. */
+    int controls = 0;
+    for (int j = 0; j < n; j++)
+        controls += strcmp(e->boxes[out[j]].kind, "text") != 0;
+    if (controls > 0 && controls < n) {
+        int m = 0;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(e->boxes[out[j]].kind, "text") != 0)
+                out[m++] = out[j];
+        }
+        n = m;
+    }
+    return n;
+}
+
 void agent__grounded_fini(agent__grounded *g)
 {
     perc_epoch_release(g->epoch);
@@ -102,6 +148,11 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                   int do_snap, agent_step_record *r, agent__grounded *g)
 {
     memset(g, 0, sizeof *g);
+    /* "second Delete", "the last Delete": the ordinal picks one of the
+     * controls the rest of the label names alike, in reading order. */
+    char qrest[256];
+    agent_target tq;
+    int ordinal = t->label && t->index <= 0 ? snap_parse_ordinal(t->label, qrest, sizeof qrest) : 0;
     char err[BASE_ERRBUF_SIZE] = "";
     double deadline = base_monotime_ms() + s->timeout_ms;
     double t0 = base_monotime_ms();
@@ -119,6 +170,19 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     r->vision_lag = gr.vision_lag;
     r->ms.fingerprint += gr.now.ms;
     perc_epoch *ep = gr.epoch;
+    /* "First name" and "Last name" are names, not ordinals: the ordinal
+     * reading applies only when no box carries the whole label. */
+    for (int i = 0; ordinal != 0 && ep && i < ep->n; i++) {
+        const char *en = element_name(ep, &ep->boxes[i]);
+        if (snap_text_contains(ep->boxes[i].label, t->label) ||
+            (en && snap_text_contains(en, t->label)))
+            ordinal = 0;
+    }
+    if (ordinal != 0) {
+        tq = *t;
+        tq.label = qrest;
+        t = &tq;
+    }
     const char *source = "";
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
@@ -197,6 +261,79 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     g->box = bi;
     if (!do_snap)
         return 1;
+    /* Named by label alone and several controls carry it alike ("Delete"
+     * on every row): nothing is pressed; the step fails "ambiguous" and
+     * lists them by mark, for the caller to name one ([Vn], a qualifier). */
+    int ties[SNAP_MAX_ALT];
+    int nt = (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
+                     (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
+                 ? box_ties(ep, bi, t->label, source, ties)
+                 : 1;
+    if (nt >= 2 || ordinal != 0) {
+        /* In reading order, like the snapper's list. */
+        for (int a = 1; a < nt; a++) {
+            for (int b2 = a; b2 > 0; b2--) {
+                base_rect p = ep->boxes[ties[b2 - 1]].r, q = ep->boxes[ties[b2]].r;
+                if (q.y0 < p.y0 - 0.5f * base_rect_h(p) ||
+                    (fabsf(q.y0 - p.y0) <= 0.5f * base_rect_h(p) && q.x0 < p.x0)) {
+                    int tmp = ties[b2];
+                    ties[b2] = ties[b2 - 1];
+                    ties[b2 - 1] = tmp;
+                }
+            }
+        }
+    }
+    if (ordinal == 0 && nt == 1 && ties[0] != bi) {
+        /* The box chosen was the text that names a control: take the control. */
+        bi = ties[0];
+        b = &ep->boxes[bi];
+        r->box_id = b->id;
+        agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
+        r->box = b->r;
+        g->box = bi;
+    }
+    if (ordinal != 0) {
+        int pick = ordinal > 0 ? ordinal - 1 : nt - 1;
+        if (pick >= nt) {
+            agent__failf(r, "not_found", "'%.60s' names %d control%s; there is no %d%s", t->label,
+                         nt, nt == 1 ? "" : "s", ordinal,
+                         ordinal == 1 ? "st" : ordinal == 2 ? "nd" : ordinal == 3 ? "rd" : "th");
+            return 0;
+        }
+        bi = ties[pick];
+        b = &ep->boxes[bi];
+        r->box_id = b->id;
+        agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
+        r->box = b->r;
+        g->box = bi;
+        nt = 1;
+    }
+    if (nt >= 2) {
+        perc_snap *sn = &g->snap;
+        memset(sn, 0, sizeof *sn);
+        sn->res.ambiguous = 1;
+        sn->res.reason = "ambiguous: the label names several controls alike";
+        char list[160] = "";
+        size_t used = 0;
+        r->n_alternatives = 0;
+        for (int k = 0; k < nt; k++) {
+            const perc_box *x = &ep->boxes[ties[k]];
+            perc_snap_alt *al = &sn->alt[sn->n_alt++];
+            agent__copy(al->tag, sizeof al->tag, x->kind);
+            agent__copy(al->role, sizeof al->role, x->kind);
+            agent_secrets_scrub_copy(se->sec, al->name, sizeof al->name, x->label);
+            al->rect = x->r;
+            al->pt = base_rect_center(x->r);
+            int n = snprintf(list + used, sizeof list - used, "%s[V%d]", k ? ", " : "", x->id);
+            used = n > 0 && (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
+            if (r->n_alternatives < 4)
+                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                         "[V%d] '%.100s' at (%.0f,%.0f)", x->id, al->name, al->pt.x, al->pt.y);
+        }
+        agent__failf(r, "ambiguous", "'%.60s' names %d controls alike: %s; name one by its mark",
+                     t->label, nt, list);
+        return 0;
+    }
     snap_intent in = {t->label ? t->label : b->label, kind};
     agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = base_monotime_ms();
@@ -229,12 +366,85 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         agent__failf(r, "covered", "%.200s", pv.detail);
         return 0;
     }
+    if (!sn->found && sn->res.ambiguous && sn->n_alt > 0) {
+        /* Nothing pressed: the label does not say which of these was
+         * meant. The step fails "ambiguous" and names them, so the model
+         * (or the task's author) can pick one by its mark or point. */
+        char list[200] = "";
+        size_t used = 0;
+        for (int k = 0; k < sn->n_alt && used + 1 < sizeof list; k++) {
+            const perc_snap_alt *a = &sn->alt[k];
+            int n = snprintf(list + used, sizeof list - used, "%s<%s> '%.24s'", k ? ", " : "",
+                             a->tag, a->name);
+            used = n > 0 && (size_t)n < sizeof list - used ? used + (size_t)n : sizeof list - 1;
+        }
+        agent__failf(r, "ambiguous", "'%.40s' does not tell apart %d controls in [V%d]: %s",
+                     in.label ? in.label : "", sn->n_alt, b->id, list);
+        r->n_alternatives = 0;
+        for (int k = 0; k < sn->n_alt && r->n_alternatives < 4; k++) {
+            const perc_snap_alt *a = &sn->alt[k];
+            int v = agent__mark_of(ep, a->rect);
+            char mark[16] = "";
+            if (v > 0)
+                snprintf(mark, sizeof mark, "[V%d] ", v);
+            snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                     "%s<%s> '%.80s' at (%.0f,%.0f)", mark, a->tag, a->name, a->pt.x, a->pt.y);
+        }
+        return 0;
+    }
     if (!sn->found) {
         agent__failf(r, "not_found", "snapper found no element in [V%d] '%.60s': %s", b->id, b->label,
               sn->res.reason);
         return 0;
     }
     return 1;
+}
+
+int agent__mark_of(const perc_epoch *e, base_rect rect)
+{
+    /* The smallest vision box whose centre lies on the element. */
+    int best = 0;
+    float best_a = 0.0f;
+    for (int k = 0; e && k < e->n; k++) {
+        const perc_box *b = &e->boxes[k];
+        if (!base_rect_contains(rect, base_rect_center(b->r)))
+            continue;
+        float a = base_rect_area(b->r);
+        if (!best || a < best_a) {
+            best = b->id;
+            best_a = a;
+        }
+    }
+    return best;
+}
+
+cJSON *agent__ambiguous_json(const perc_snap *sn, const perc_epoch *e)
+{
+    cJSON *d = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(d, "candidates");
+    for (int k = 0; arr && k < sn->n_alt; k++) {
+        const perc_snap_alt *a = &sn->alt[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", a->name);
+        cJSON_AddStringToObject(o, "role", a->role[0] ? a->role : a->tag);
+        int v = agent__mark_of(e, a->rect);
+        if (v > 0) {
+            char mark[16];
+            snprintf(mark, sizeof mark, "[V%d]", v);
+            cJSON_AddStringToObject(o, "mark", mark);
+        }
+        cJSON *rc = cJSON_AddArrayToObject(o, "rect");
+        const float rv[4] = {a->rect.x0, a->rect.y0, a->rect.x1, a->rect.y1};
+        for (int i = 0; rc && i < 4; i++)
+            cJSON_AddItemToArray(rc, cJSON_CreateNumber((double)(int)rv[i]));
+        cJSON *pt = cJSON_AddArrayToObject(o, "point");
+        if (pt) {
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)(int)a->pt.x));
+            cJSON_AddItemToArray(pt, cJSON_CreateNumber((double)(int)a->pt.y));
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return d;
 }
 
 cascade_target agent__target_of(const agent__grounded *g, const char *label)

@@ -47,46 +47,47 @@ typedef struct agent_url {
     char query[AGENT_URL_MAX]; /* after '?', without it */
 } agent_url;
 
-/* Purpose: splits an absolute URL (scheme ':' ...). User info before '@'
- * is skipped ("https://bank.com@evil.example/" has host evil.example), the
- * host is lower-cased, the fragment dropped. Ownership: borrows url; *out
- * untouched on failure. Thread: any. Errors: BASE_EINVAL with err saying
- * why (no scheme, bad port, empty host for http(s), control characters),
- * BASE_ETOOBIG (longer than AGENT_URL_MAX - 1 bytes). */
+/* Splits an absolute URL (scheme ':' ...). User info before '@' is skipped
+ * ("https://bank.com@evil.example/" has host evil.example), the host is
+ * lower-cased, the fragment dropped. Borrows url; *out untouched on failure.
+ * Any thread. Errors: BASE_EINVAL with err saying why (no scheme, bad port,
+ * empty host for http(s), control characters), BASE_ETOOBIG (longer than
+ * AGENT_URL_MAX - 1 bytes). */
 base_err agent_url_parse(const char *url, agent_url *out, char *err);
 
-/* Purpose: resolves reference ref against the absolute URL base the way a
- * browser resolves a link (RFC 3986 §5.2: "../x", "/x", "?q", "#f", "//host/x",
- * or an absolute URL as is), with leading and trailing blanks trimmed.
- * Writes at most n bytes (NUL-terminated) to out. Ownership: borrows all.
- * Thread: any. Errors: BASE_EINVAL (empty ref, control characters, a
- * relative ref when base is missing or not hierarchical, e.g. about:blank),
- * BASE_ETOOBIG (the result does not fit); out untouched on failure. */
+/* Resolves reference ref against the absolute URL base the way a browser
+ * resolves a link (RFC 3986 §5.2: "../x", "/x", "?q", "#f", "//host/x", or an
+ * absolute URL as is), with leading and trailing blanks trimmed. Writes at
+ * most n bytes (NUL-terminated) to out. Borrows all. Any thread. Errors:
+ * BASE_EINVAL (empty ref, control characters, a relative ref when base is
+ * missing or not hierarchical, e.g. about:blank), BASE_ETOOBIG (the result
+ * does not fit); out untouched on failure. */
 base_err agent_url_resolve(const char *base, const char *ref, char *out, size_t n, char *err);
 
-/* Purpose: the form two URLs are compared in to tell a revisit: scheme and
- * host lower case, default port and fragment dropped, empty path "/".
- * Writes at most n bytes to out (cut when longer). Thread: any. Errors:
- * BASE_EINVAL when url does not parse (out then holds url as given). */
+/* The form two URLs are compared in to tell a revisit: scheme and host lower
+ * case, default port and fragment dropped, empty path "/". Writes at most n
+ * bytes to out (cut when longer). Any thread. Errors: BASE_EINVAL when url
+ * does not parse (out then holds url as given). */
 base_err agent_url_normalize(const char *url, char *out, size_t n);
 
-/* 1 when host is an IPv4 dotted quad or a bracketed IPv6 literal. */
+/* 1 when host is an IPv4 dotted quad or a bracketed IPv6 literal, else 0.
+ * Pure; any thread. */
 int agent_host_is_ip(const char *host);
 
-/* Purpose: the registrable domain of a host name ("a.b.example.com" ->
- * "example.com", "x.example.co.uk" -> "example.co.uk", "me.github.io" stays);
- * an IP literal or a one-label host is returned as is. Writes at most n
- * bytes to out. Thread: any. Errors: none. */
+/* The registrable domain of a host name ("a.b.example.com" -> "example.com",
+ * "x.example.co.uk" -> "example.co.uk", "me.github.io" stays); an IP literal
+ * or a one-label host is returned as is. Writes at most n bytes to out. Any
+ * thread. Errors: none. */
 void agent_registrable_domain(const char *host, char *out, size_t n);
 
-/* Purpose: the site key of u (see the file comment): the registrable
- * domain, or "host:port" for an IP or one-label host; "" for a URL without
- * a host (file:, about:). Writes at most n bytes. Thread: any. */
+/* The site key of u (see the file comment): the registrable domain, or
+ * "host:port" for an IP or one-label host; "" for a URL without a host
+ * (file:, about:). Writes at most n bytes. Any thread. */
 void agent_url_site(const agent_url *u, char *out, size_t n);
 
-/* Purpose: the name of the general web search engine u points at (its home
- * page or a results page: "Google", "Bing", ...), or NULL. Maps, mail and
- * the engines' other products are not search pivots. Thread: any. */
+/* The name of the general web search engine u points at (its home page or a
+ * results page: "Google", "Bing", ...), or NULL. Maps, mail and the engines'
+ * other products are not search pivots. A static string. Any thread. */
 const char *agent_search_engine(const agent_url *u);
 
 /* Which rule a verdict is about. */
@@ -98,7 +99,8 @@ typedef enum agent_guard_rule {
     AGENT_GUARD_OFF_SITE,  /* another site, neither safe-listed nor allowed */
 } agent_guard_rule;
 
-/* "ok", "bad_url", "scheme", "search_engine", "off_site"; "?" out of range. */
+/* The name of r: "ok", "bad_url", "scheme", "search_engine", "off_site"; "?"
+ * out of range. A static string. Pure; any thread. */
 const char *agent_guard_rule_name(agent_guard_rule r);
 
 /* What agent_guard_check decided. */
@@ -110,15 +112,14 @@ typedef struct agent_guard_verdict {
     char message[320];       /* for a refusal: one line naming the rule and what to do */
 } agent_guard_verdict;
 
-/* Purpose: decides whether the session may go to url. pin_url is the page
- * whose site the session is pinned to (its start page; NULL or a URL
- * without a host such as about:blank = no pin: any http(s) site but a
- * search engine). allow_hosts (NULL = none) is a comma-separated list of
- * hosts also allowed: "example.org" (and its subdomains), "*.example.org",
- * "127.0.0.1:8081" (that port only), or "*" (anywhere but a search engine).
- * current_url resolves a relative url (NULL: url must be absolute).
- * Returns v->rule and fills *v. Ownership: borrows all. Thread: any.
- * Errors: none beyond the verdict. */
+/* Decides whether the session may go to url. pin_url is the page whose site
+ * the session is pinned to (its start page; NULL or a URL without a host such
+ * as about:blank = no pin: any http(s) site but a search engine). allow_hosts
+ * (NULL = none) is a comma-separated list of hosts also allowed:
+ * "example.org" (and its subdomains), "*.example.org", "127.0.0.1:8081" (that
+ * port only), or "*" (anywhere but a search engine). current_url resolves a
+ * relative url (NULL: url must be absolute). Returns v->rule and fills *v.
+ * Borrows all. Any thread. Errors: none beyond the verdict. */
 agent_guard_rule agent_guard_check(const char *pin_url, const char *allow_hosts,
                                    const char *current_url, const char *url,
                                    agent_guard_verdict *v);

@@ -45,7 +45,7 @@ typedef enum agent_ol_kind {
     AGENT_OL_KIND_COUNT
 } agent_ol_kind;
 
-/* "heading", "term", ... ("?" out of range). Any thread. */
+/* "heading", "term", ... ("?" out of range). A static string. Any thread. */
 const char *agent_ol_kind_name(int kind);
 
 typedef struct agent_ol_el {
@@ -93,17 +93,17 @@ typedef struct agent_outline {
 void agent_outline_init(agent_outline *o);
 void agent_outline_fini(agent_outline *o);
 
-/* Purpose: appends one document's reply of assets/js/agent_outline.js to o
- * (the top document first, then each cross-origin frame's). Ownership:
- * page is borrowed; o keeps copies. Errors: BASE_EPROTO naming the bad
- * field (o unchanged), BASE_ENOMEM. Any thread; pure. */
+/* Appends one document's reply of assets/js/agent_outline.js to o (the top
+ * document first, then each cross-origin frame's). page is borrowed; o keeps
+ * copies. Errors: BASE_EPROTO naming the bad field (o unchanged),
+ * BASE_ENOMEM. Any thread; pure. */
 base_err agent_outline_parse(const cJSON *page, agent_outline *o, char *err);
 
-/* Purpose: the marks of epoch ep joined to o's elements (same xpath within
- * the same kind of frame, the nearest rect among several), then the printed
- * indices: a marked element gets its mark, the others max_mark+1, +2, ... in
- * reading order; the region digests and counts. ep NULL, or an epoch of
- * another URL (fragments aside): no marks. Any thread; pure. */
+/* The marks of epoch ep joined to o's elements (same xpath within the same
+ * kind of frame, the nearest rect among several), then the printed indices: a
+ * marked element gets its mark, the others max_mark+1, +2, ... in reading
+ * order; the region digests and counts. ep NULL, or an epoch of another URL
+ * (fragments aside): no marks. Any thread; pure. */
 void agent_outline_join(agent_outline *o, const perc_epoch *ep);
 
 /* Signatures of a read's regions, kept for the next read's collapsing. */
@@ -118,12 +118,13 @@ typedef struct agent_outline_sig {
     } *r;
 } agent_outline_sig;
 
-/* Empty signatures (init); fini frees them (NULL: no-op). Caller-owned. */
+/* Empty signatures (init); fini frees them (NULL: no-op). Caller-owned. Any
+ * thread; neither can fail. */
 void agent_outline_sig_init(agent_outline_sig *s);
 void agent_outline_sig_fini(agent_outline_sig *s);
 
-/* Purpose: replaces *s with o's region signatures. Errors: BASE_ENOMEM (s
- * unchanged). Any thread. */
+/* Replaces *s with o's region signatures. Errors: BASE_ENOMEM (s unchanged).
+ * Any thread. */
 base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, char *err);
 
 /* One output line and its budget priority (lower = kept first). */
@@ -146,10 +147,10 @@ enum {
     AGENT_OL_OUTLINE = 1 /* regions, collapsing */
 };
 
-/* Purpose: renders o as lines: flat, or the outline with the regions prev
- * has unchanged collapsed (prev NULL: none). focus >= 0 renders only that
- * region (never collapsed). Ownership: *out is the caller's
- * (agent_ol_lines_fini). Errors: BASE_ENOMEM. Any thread; pure. */
+/* Renders o as lines: flat, or the outline with the regions prev has
+ * unchanged collapsed (prev NULL: none). focus >= 0 renders only that region
+ * (never collapsed). *out is the caller's (agent_ol_lines_fini). Errors:
+ * BASE_ENOMEM. Any thread; pure. */
 base_err agent_outline_render(const agent_outline *o, const agent_outline_sig *prev, int mode,
                               int focus, agent_ol_lines *out, char *err);
 
@@ -174,44 +175,44 @@ int agent_ol_prio(int kind, int marked);
 #define AGENT_OL_CAP_FIRST 24000
 #define AGENT_OL_CAP_SAME 8000
 
-/* Purpose: writes the lines to out within cap_chars (0 = no cap): the
- * lowest priorities first (structure; headings, terms and lines with an
- * on-screen mark; definitions, code and preformatted lines; paragraphs;
- * controls; list items and cells; other text), ties in reading order; the
- * kept lines in reading order, each run of dropped lines as one "… N lines
- * omitted" marker, the markers counted in the cap (structure lines are
- * always kept, so a cap smaller than them is exceeded by them alone). st (optional) says what was
+/* Writes the lines to out within cap_chars (0 = no cap): the lowest
+ * priorities first (structure; headings, terms and lines with an on-screen
+ * mark; definitions, code and preformatted lines; paragraphs; controls; list
+ * items and cells; other text), ties in reading order; the kept lines in
+ * reading order, each run of dropped lines as one "… N lines omitted" marker,
+ * the markers counted in the cap (structure lines are always kept, so a cap
+ * smaller than them is exceeded by them alone). st (optional) says what was
  * kept. Errors: BASE_ENOMEM, BASE_ETOOBIG (out's cap). Any thread; pure. */
 base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *out,
                               agent_ol_budget *st, char *err);
 
-/* Purpose: the table of contents: one line per heading, "## Text (MAIN, 4
- * elements)", the elements counted up to the next heading of the same or a
- * higher level. Errors: BASE_ENOMEM, BASE_ETOOBIG. Any thread; pure. */
+/* The table of contents: one line per heading, "## Text (MAIN, 4 elements)",
+ * the elements counted up to the next heading of the same or a higher level.
+ * Errors: BASE_ENOMEM, BASE_ETOOBIG. Any thread; pure. */
 base_err agent_outline_headings(const agent_outline *o, base_buf *out, char *err);
 
-/* Purpose: the region spec names ("MAIN", "nav", "NAV:Primary",
- * "NAV: \"Primary\"", "navigation Primary", or "#3" for the third region
- * listed): its index, -1 when none, -2 when several match equally (why
- * lists them). Any thread; pure. */
+/* The region spec names ("MAIN", "nav", "NAV:Primary", "NAV: \"Primary\"",
+ * "navigation Primary", or "#3" for the third region listed): its index, -1
+ * when none, -2 when several match equally (why lists them). Any thread;
+ * pure. */
 int agent_outline_find_region(const agent_outline *o, const char *spec, char *why, size_t n);
 
 /* The upper-case label of a role ("NAV" for navigation, ...; "REGION" for
  * an unknown one). Static storage; any thread. */
 const char *agent_ol_role_label(const char *role);
 
-/* Purpose: is text something an agent may treat as an answer? 0 when it is
- * NULL, empty, only whitespace, a null-like literal ("null", "undefined",
- * "{}", "[]", "\"\""), a JSON object or array of only such values, or only
+/* Is text something an agent may treat as an answer? 0 when it is NULL,
+ * empty, only whitespace, a null-like literal ("null", "undefined", "{}",
+ * "[]", "\"\""), a JSON object or array of only such values, or only
  * boilerplate lines (cookie notices, "loading…", copyright, "skip to
  * content", ...); then why says which. 1 otherwise. Any thread; pure. */
 int agent_text_meaningful(const char *text, char *why, size_t n);
 
-/* Purpose: reads page's outline: the page script in the top document and in
- * each cross-origin frame (through its session), joined with epoch ep's
- * marks (NULL = none). Ownership: *o is the caller's (agent_outline_fini),
- * filled on success only. Thread: any but the cdp service thread.
- * Errors: CDP errors (page gone, script error), BASE_EPROTO, BASE_ENOMEM. */
+/* Reads page's outline: the page script in the top document and in each
+ * cross-origin frame (through its session), joined with epoch ep's marks
+ * (NULL = none). *o is the caller's (agent_outline_fini), filled on success
+ * only. Any thread but the cdp service thread. Errors: CDP errors (page gone,
+ * script error), BASE_EPROTO, BASE_ENOMEM. */
 base_err agent_outline_read(cdp_page *page, const perc_epoch *ep, agent_outline *o, char *err);
 
 #endif

@@ -37,67 +37,66 @@
 
 typedef struct agent_secrets agent_secrets;
 
-/* Purpose: an empty set. Ownership: *out is the caller's
- * (agent_secrets_destroy). Errors: BASE_EINVAL, BASE_ENOMEM. Any thread. */
+/* An empty set. *out is the caller's (agent_secrets_destroy). Errors:
+ * BASE_EINVAL, BASE_ENOMEM. Any thread. */
 base_err agent_secrets_create(agent_secrets **out, char *err);
 
-/* Purpose: frees the set, wiping the values first. Ownership: s is
- * consumed (NULL: no-op). Thread: any, once no other thread uses s; clear
- * a log filter using it (base_log_set_filter) first. Errors: none. */
+/* Frees the set, wiping the values first. s is consumed (NULL: no-op). Any
+ * thread, once no other thread uses s; clear a log filter using it
+ * (base_log_set_filter) first. Errors: none. */
 void agent_secrets_destroy(agent_secrets *s);
 
-/* Purpose: adds value (copied) and its case variants; empty or NULL values
- * and duplicates are ignored. Ownership: value stays the caller's. Thread:
- * any. Errors: BASE_ENOMEM; BASE_ETOOBIG when value is longer than 65536
- * bytes or the set already holds 6144 forms (about 2000 secrets). On an
- * error nothing of value is held: the caller must not write value (or
- * type it where it will be echoed) and should fail the step or run. */
+/* Adds value (copied) and its case variants; empty or NULL values and
+ * duplicates are ignored. value stays the caller's. Any thread. Errors:
+ * BASE_ENOMEM; BASE_ETOOBIG when value is longer than 65536 bytes or the set
+ * already holds 6144 forms (about 2000 secrets). On an error nothing of value
+ * is held: the caller must not write value (or type it where it will be
+ * echoed) and should fail the step or run. */
 base_err agent_secrets_add(agent_secrets *s, const char *value);
 
-/* Purpose: the number of distinct forms held (up to three per secret), for
- * tests and the trace. Thread: any. Errors: none (NULL s: 0). */
+/* The number of distinct forms held (up to three per secret), for tests and
+ * the trace. Any thread. Errors: none (NULL s: 0). */
 int agent_secrets_count(const agent_secrets *s);
 
-/* Purpose: replaces, in place, every appearance of every secret in buf (a
+/* Replaces, in place, every appearance of every secret in buf (a
  * NUL-terminated string with cap bytes of room) with "********", in all the
  * forms listed above; when the mask is longer than the match and room runs
- * out, the tail is cut rather than the mask. Ownership: buf stays the
- * caller's. NULL s or buf: no-op. Thread: any. Errors: none. */
+ * out, the tail is cut rather than the mask. buf stays the caller's. NULL s
+ * or buf: no-op. Any thread. Errors: none. */
 void agent_secrets_scrub(const agent_secrets *s, char *buf, size_t cap);
 
-/* Purpose: the forms held, as a JSON array of strings (for the page-side
- * search of agent_secret_rects.js, run in an isolated world only).
- * Ownership: a base_malloc'd string the caller wipes, frees and never logs.
- * Thread: any. Errors: NULL on ENOMEM or an empty set. */
+/* The forms held, as a JSON array of strings (for the page-side search of
+ * agent_secret_rects.js, run in an isolated world only). A base_malloc'd
+ * string the caller wipes, frees and never logs. Any thread. Errors: NULL on
+ * ENOMEM or an empty set. */
 char *agent_secrets_json(const agent_secrets *s);
 
-/* Purpose: copies src into dst (cap bytes of room) with every secret
- * masked in the WHOLE of src first, so that cutting to cap never leaves a
- * secret's prefix. Ownership: both stay the caller's. Thread: any. Errors:
- * BASE_EINVAL (NULL dst, cap 0), BASE_ENOMEM (dst is then empty, never the
- * unmasked source). NULL src: dst empty. */
+/* Copies src into dst (cap bytes of room) with every secret masked in the
+ * WHOLE of src first, so that cutting to cap never leaves a secret's prefix.
+ * Both stay the caller's. Any thread. Errors: BASE_EINVAL (NULL dst, cap 0),
+ * BASE_ENOMEM (dst is then empty, never the unmasked source). NULL src: dst
+ * empty. */
 base_err agent_secrets_scrub_copy(const agent_secrets *s, char *dst, size_t cap, const char *src);
 
-/* Purpose: base_log_filter_fn adapter; scrubs msg (cap bytes of room) in
- * place. Ownership: user is an agent_secrets that must outlive the filter.
- * Thread: whichever logs. Errors: none. */
+/* base_log_filter_fn adapter; scrubs msg (cap bytes of room) in place. user
+ * is an agent_secrets that must outlive the filter. Runs on whichever thread
+ * logs. Errors: none. */
 void agent_secrets_log_filter(char *msg, size_t cap, void *user);
 
-/* Purpose: 1 when a form field with this type and autocomplete attribute
- * (either may be NULL) holds a secret: type=password, or an autocomplete
- * token cc-* (card data), current-password, new-password or one-time-code.
- * Pure; any thread. */
+/* 1 when a form field with this type and autocomplete attribute (either may
+ * be NULL) holds a secret: type=password, or an autocomplete token cc-* (card
+ * data), current-password, new-password or one-time-code. Pure; any thread. */
 int agent_field_sensitive(const char *type, const char *autocomplete);
 
 struct cJSON;
 
-/* Purpose: masks every secret s knows in every string of j (j itself,
- * members and items, recursively), for a record about to be written.
- * Fail-closed: a string that cannot be masked for want of memory is
- * emptied in place, never left as it was. Ownership: j stays the caller's
- * and must own its strings (no cJSON references). Thread: any. Errors:
- * BASE_ENOMEM when some string was emptied (the record lost text but holds
- * no secret); NULL s or j, or an empty set: BASE_OK, nothing changed. */
+/* Masks every secret s knows in every string of j (j itself, members and
+ * items, recursively), for a record about to be written. Fail-closed: a
+ * string that cannot be masked for want of memory is emptied in place, never
+ * left as it was. j stays the caller's and must own its strings (no cJSON
+ * references). Any thread. Errors: BASE_ENOMEM when some string was emptied
+ * (the record lost text but holds no secret); NULL s or j, or an empty set:
+ * BASE_OK, nothing changed. */
 base_err agent_secrets_scrub_json(const agent_secrets *s, struct cJSON *j);
 
 #endif

@@ -350,6 +350,9 @@ void agent__scrub_record(fovea_session *se, agent_step_record *r)
                      sizeof r->new_tab,   sizeof h->dialog_message};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         agent_secrets_scrub(se->sec, fields[i], caps[i]);
+    /* The controls of an ambiguous answer are named by the page. */
+    for (int k = 0; k < sn->n_alt && k < SNAP_MAX_ALT; k++)
+        agent_secrets_scrub(se->sec, sn->alt[k].name, sizeof sn->alt[k].name);
     for (int i = 0; i < r->n_alternatives; i++)
         agent_secrets_scrub(se->sec, r->alternatives[i], sizeof r->alternatives[i]);
     for (int i = 0; i < r->n_extracted; i++)

@@ -7,8 +7,8 @@
  * screenshot for a model, progress lines). This header is all a runner may
  * use of a session; the struct itself stays private to agent/session/.
  *
- * Thread: every function here runs on the session's thread (the runner's),
- * like tool_call, unless it says otherwise.
+ * Every function here runs on the session's thread (the runner's), like
+ * tool_call, unless it says otherwise.
  */
 #ifndef FOVEA_AGENT_SESSION_SESSION_H
 #define FOVEA_AGENT_SESSION_SESSION_H
@@ -33,20 +33,22 @@ typedef struct fovea_step_info {
     const char *desc;   /* one line describing the call (copied, cut at 199 bytes); NULL = "" */
 } fovea_step_info;
 
-/* Purpose: the call that follows is st (copied). Errors: none. */
+/* The call that follows is st (copied). Errors: none. */
 void fovea_session_set_step(fovea_session *s, const fovea_step_info *st);
 
-/* Purpose: the trace the session writes each call's record and overlay
- * into (NULL = none). Ownership: the session borrows t; the runner closes it
- * after fovea_session_set_trace(s, NULL) or after destroying the session. */
+/* The trace the session writes each call's record and overlay into (NULL =
+ * none). The session borrows t; the runner closes it after
+ * fovea_session_set_trace(s, NULL) or after destroying the session. */
 void fovea_session_set_trace(fovea_session *s, agent_trace *t);
+/* The trace set last (borrowed; NULL = none). */
 agent_trace *fovea_session_trace(fovea_session *s);
 
 /* The session's secrets (agent/session/secrets.h): the one masking facility
  * every output goes through. Borrowed for the session's life. */
 agent_secrets *fovea_session_secrets(fovea_session *s);
 
-/* Where progress lines go (the options' progress file, or stderr). */
+/* Where progress lines go (the options' progress file, or stderr).
+ * Borrowed: the session never closes it. */
 FILE *fovea_session_progress(fovea_session *s);
 
 /* The options the session was created with (read-only, borrowed). */
@@ -60,25 +62,27 @@ int fovea_session_delivered(const fovea_session *s);
  * does not answer. */
 void fovea_session_page_url(fovea_session *s, char *buf, size_t n);
 
-/* Purpose: the page's screenshot with Set-of-Marks ([Vn] boxes of a fresh
- * vision pass, the numbers get_outline shows as [n]) as a JPEG data: URL; a
- * plain capture when no pass arrives within 5 s. Ownership: the caller's
- * (base_free). Errors: NULL when the session holds a secret (a model must
- * never see a typed password) or on failure. */
+/* The page's screenshot with Set-of-Marks ([Vn] boxes of a fresh vision pass,
+ * the numbers get_outline shows as [n]) as a JPEG data: URL; a plain capture
+ * when no pass arrives within 5 s. The caller's (base_free). Errors: NULL
+ * when the session holds a secret (a model must never see a typed password)
+ * or on failure. */
 char *fovea_session_shot_data_url(fovea_session *s);
 
-/* Schedules a vision pass for subgoal (its deadline: now + the pass budget). */
+/* Schedules a vision pass for subgoal (copied; may be NULL), its deadline
+ * now + the pass budget. Does not wait. Errors: none (a pass that fails
+ * publishes no epoch; fovea_session_wait_epoch then returns NULL). */
 void fovea_session_schedule(fovea_session *s, const char *subgoal);
 
-/* Waits up to timeout_ms for the last scheduled vision pass, in 50 ms
- * slices (a stop signal is seen at once). Ownership: the epoch is acquired
- * for the caller (perc_epoch_release). Errors: NULL on timeout. */
+/* Waits up to timeout_ms for the last scheduled vision pass, in 50 ms slices
+ * (a stop signal is seen at once). The epoch is acquired for the caller
+ * (perc_epoch_release). Errors: NULL on timeout. */
 perc_epoch *fovea_session_wait_epoch(fovea_session *s, int timeout_ms);
 
-/* Purpose: source runs before the page's own scripts on every later page
- * load of every tab the session opens or follows, and now on the open tabs
- * when on_current_pages. Ownership: source is copied. Errors: BASE_ETOOBIG
- * past 8 scripts, BASE_ENOMEM, CDP errors (err says which). */
+/* source runs before the page's own scripts on every later page load of every
+ * tab the session opens or follows, and now on the open tabs when
+ * on_current_pages. source is copied. Errors: BASE_ETOOBIG past 8 scripts,
+ * BASE_ENOMEM, CDP errors (err says which). */
 base_err fovea_session_add_init_script(fovea_session *s, const char *source, int on_current_pages,
                                        char *err);
 

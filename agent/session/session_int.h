@@ -109,6 +109,17 @@ void agent__watch_begin(fovea_session *s, agent__settle *w);
 void agent__watch_end(fovea_session *s, agent__settle *w, agent_step_record *r,
                       const char *subgoal);
 
+/* The [Vn] of the smallest vision box of e whose centre lies in rect, 0 when
+ * none (or e is NULL). Borrows both; the session's thread; no errors. */
+int agent__mark_of(const perc_epoch *e, base_rect rect);
+
+/* The tool data of an ambiguous grounding: {"candidates":[{name, role, mark
+ * "[Vn]" when a vision box of e lies on it, rect, point}..]} in the
+ * snapper's reading order. The caller owns the result: NULL on allocation
+ * failure, or members missing (tool_call drops data built while an
+ * allocation failed). The session's thread. */
+cJSON *agent__ambiguous_json(const perc_snap *sn, const perc_epoch *e);
+
 /* Gate, box, snap for target t of step st (its timeout, critical). do_snap
  * 0 stops after the box. Returns 1 with *g filled, 0 with r's failure set
  * (g may still hold the epoch for the overlay). */

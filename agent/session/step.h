@@ -8,6 +8,9 @@
  * extract, dialog) keep their own field rules. A task file's steps and a
  * model's tool calls are parsed by the same rules (agent/session/step.c);
  * the task file around them is agent/script/task.h.
+ *
+ * Steps are plain data: parsing and freeing are pure and run on any thread;
+ * a parse error is a base_err with err naming the step and the field.
  */
 #ifndef FOVEA_AGENT_SESSION_STEP_H
 #define FOVEA_AGENT_SESSION_STEP_H
@@ -35,7 +38,8 @@ typedef enum agent_action {
     AGENT_ACTION_COUNT
 } agent_action;
 
-/* Lower-case action name ("click"); "?" for out-of-range values. */
+/* Lower-case action name ("click"); "?" for out-of-range values. A static
+ * string. Pure; any thread. */
 const char *agent_action_name(agent_action a);
 
 /* A target as an agent names it. label NULL = none; index 0 = none. */
@@ -44,7 +48,8 @@ typedef struct agent_target {
     int index;   /* n of [Vn], 1-based */
 } agent_target;
 
-/* 1 when the target names something (a label or an index). */
+/* 1 when the target names something (a label or an index), else 0. Pure;
+ * any thread. */
 int agent_target_set(const agent_target *t);
 
 typedef struct agent_step {
@@ -83,30 +88,30 @@ typedef struct agent_step {
     char *save_as;    /* the value the tool returns is kept as variable ${save_as} */
 } agent_step;
 
-/* Purpose: parses steps[index] of a task (j: the step's object, with
- * "action" naming a tool or an alias of one) by the task file's rules; src
- * names the input in messages ("demo.json: steps[3].target: expected a
- * string or {label, index}"). Ownership: *out is the caller's (agent_step_fini,
- * also after a failure: a partial step is freed the same way), zeroed first.
- * Thread: any. Errors: BASE_EPROTO naming the field, BASE_ENOMEM. */
+/* Parses steps[index] of a task (j: the step's object, with "action" naming a
+ * tool or an alias of one) by the task file's rules; src names the input in
+ * messages ("demo.json: steps[3].target: expected a string or {label,
+ * index}"). *out is the caller's (agent_step_fini, also after a failure: a
+ * partial step is freed the same way), zeroed first. Any thread. Errors:
+ * BASE_EPROTO naming the field, BASE_ENOMEM. */
 base_err agent_step_parse(const struct cJSON *j, const char *src, int index, agent_step *out,
                           char *err);
 
-/* Purpose: parses a tool's arguments (args: the step's object without
- * "action", borrowed) as a step of action a, by the same rules as task
- * files; src names the call in messages ("click_at: text: expected a
- * string"). Ownership: *out is the caller's (agent_step_fini), zeroed
- * first. Thread: any. Errors: BASE_EPROTO naming the argument, BASE_ENOMEM. */
+/* Parses a tool's arguments (args: the step's object without "action",
+ * borrowed) as a step of action a, by the same rules as task files; src names
+ * the call in messages ("click_at: text: expected a string"). *out is the
+ * caller's (agent_step_fini), zeroed first. Any thread. Errors: BASE_EPROTO
+ * naming the argument, BASE_ENOMEM. */
 base_err agent_step_from_args(const struct cJSON *args, agent_action a, const char *src,
                               agent_step *out, char *err);
 
 /* Frees what a step owns (not s itself). NULL: no-op. Any thread. */
 void agent_step_fini(agent_step *s);
 
-/* Purpose: one-line description of a step for progress lines and captions,
- * e.g. "click 'Accept cookies'", "type 'Email' <- 'ann@x.org'", "type
- * 'Password' <- ********". Passwords are always masked. Writes at most n
- * bytes (NUL-terminated). Thread: any. */
+/* One-line description of a step for progress lines and captions, e.g. "click
+ * 'Accept cookies'", "type 'Email' <- 'ann@x.org'", "type 'Password' <-
+ * ********". Passwords are always masked. Writes at most n bytes
+ * (NUL-terminated). Any thread. */
 void agent_step_describe(const agent_step *s, char *buf, size_t n);
 
 #endif

@@ -493,6 +493,10 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
      * have acted, and must not be retried as failed. */
     unsigned long fails0 = base_alloc_thread_failures();
     int ok = t->run(s, args, out);
+    /* A target the label could not single out: the controls it may mean
+     * go back with the result, for the caller to name one. */
+    if (!ok && !out->data && s->call_g.snap.n_alt > 0 && strcmp(r->reason, "ambiguous") == 0)
+        out->data = agent__ambiguous_json(&s->call_g.snap, s->call_g.epoch);
     if (out->data && base_alloc_thread_failures() != fails0) {
         cJSON_Delete(out->data);
         out->data = NULL;

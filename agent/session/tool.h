@@ -15,8 +15,8 @@
  * verb: {"action": "send_keys", "keys": "Control+A"}) and the model (each
  * tool's schema goes out as a function definition: tool_functions_json).
  *
- * Threads: a session and its tool calls belong to one thread (the
- * runner's or the agent's), never the cdp service thread.
+ * A session and its tool calls belong to one thread (the runner's or the
+ * agent's), never the cdp service thread.
  */
 #ifndef FOVEA_AGENT_SESSION_TOOL_H
 #define FOVEA_AGENT_SESSION_TOOL_H
@@ -59,11 +59,13 @@ typedef enum tool_reason {
     TOOL_REASON_COUNT
 } tool_reason;
 
-/* Lower-case snake name of r ("not_found"); "?" out of range. Any thread. */
+/* Lower-case snake name of r ("not_found"); "?" out of range. A static
+ * string. Any thread. */
 const char *tool_reason_name(tool_reason r);
 
 /* The reason for a record's reason name (the cascade's and the runner's
- * names, "ok", "page_gone", ...); TOOL_ERROR for an unknown name. */
+ * names, "ok", "page_gone", ...); TOOL_ERROR for an unknown name. Pure; any
+ * thread. */
 tool_reason tool_reason_from_name(const char *name);
 
 /* What a call changed on the browser side. */
@@ -117,33 +119,33 @@ typedef struct tool_def {
     base_err (*check)(const cJSON *args, char *err);
 } tool_def;
 
-/* The tools, in table order: tool_count() of them. Any thread. */
+/* The tools, in table order: tool_count() of them; tool_at gives the i-th
+ * (static, never freed) or NULL out of range. Any thread. */
 int tool_count(void);
 const tool_def *tool_at(int i);
 
 /* The tool named name, or NULL. Task-file aliases ("click" for click_at,
- * "type" for type_at, ...) resolve too. Any thread. */
+ * "type" for type_at, ...) resolve too. Static, never freed. Any thread. */
 const tool_def *tool_find(const char *name);
 
-/* Purpose: checks args (NULL = {}) against t's schema, and the common
- * step keys every tool takes (timeout_ms, retries, critical, note,
- * save_as). Errors: BASE_EINVAL with "click_at: argument 'targte' is not
- * known (target, verb, ...)" / "send_keys: 'keys' must be a string". Any
- * thread; pure. */
+/* Checks args (NULL = {}) against t's schema, and the common step keys every
+ * tool takes (timeout_ms, retries, critical, note, save_as). Errors:
+ * BASE_EINVAL with "click_at: argument 'targte' is not known (target, verb,
+ * ...)" / "send_keys: 'keys' must be a string". Any thread; pure. */
 base_err tool_args_check(const tool_def *t, const cJSON *args, char *err);
 
-/* Purpose: the model client's check of a call the model made
+/* The model client's check of a call the model made
  * (model_llm_request.check_call): a tool of the registry by its exact name
- * through tool_args_check, any other function against params (the
- * parameters that were sent) plus the common step keys. user is unused.
- * Errors: as tool_args_check, words for the model in why. Any thread; pure. */
+ * through tool_args_check, any other function against params (the parameters
+ * that were sent) plus the common step keys. user is unused. Errors: as
+ * tool_args_check, words for the model in why. Any thread; pure. */
 base_err tool_check_call(const char *name, const cJSON *params, const cJSON *args, char *why,
                          void *user);
 
-/* Purpose: the OpenAI "tools" array (type function, name, description,
- * parameters = the schema) of every tool the session offers (opt-in tools
- * only when allowed; allow_scripts 0/1). Ownership: caller's (cJSON_Delete).
- * Errors: NULL on allocation failure. Any thread. */
+/* The OpenAI "tools" array (type function, name, description, parameters =
+ * the schema) of every tool the session offers (opt-in tools only when
+ * allowed; allow_scripts 0/1). Caller's (cJSON_Delete). Errors: NULL on
+ * allocation failure. Any thread. */
 cJSON *tool_functions_json(int allow_scripts);
 
 /* Which steps get an overlay (OUT/steps/NNN.png). Drawing and encoding
@@ -154,7 +156,8 @@ typedef enum agent_overlays {
     AGENT_OVERLAYS_NONE,
 } agent_overlays;
 
-/* Parses "all", "failures" or "none"; returns 0, or -1 for anything else. */
+/* Parses "all", "failures" or "none" into *out; returns 0, or -1 for
+ * anything else (*out untouched). Pure; any thread. */
 int agent_overlays_parse(const char *s, agent_overlays *out);
 
 /* How a procedural step (the gate found the page equal to the vision epoch)
@@ -200,39 +203,44 @@ typedef struct fovea_session_opts {
 /* Defaults: vision "dom", humanize 1, overlays all, the rest zero. Any thread. */
 void fovea_session_opts_init(fovea_session_opts *o);
 
-/* Purpose: a session on page (already on its start URL): vision provider,
- * prefetcher, hand, secrets, fingerprint observer. The first prefetch is
- * scheduled. Ownership: borrows page (the caller closes it after
- * fovea_session_destroy); *out is the caller's. Thread: the caller's.
- * Errors: BASE_EINVAL (unknown provider), the provider's configuration
- * errors, BASE_ENOMEM, CDP errors (page gone). */
+/* A session on page (already on its start URL): vision provider, prefetcher,
+ * hand, secrets, fingerprint observer. The first prefetch is scheduled.
+ * Borrows page (the caller closes it after fovea_session_destroy); *out is
+ * the caller's. On the caller's thread. Errors: BASE_EINVAL (unknown
+ * provider), the provider's configuration errors, BASE_ENOMEM, CDP errors
+ * (page gone). */
 base_err fovea_session_create(cdp_page *page, const fovea_session_opts *o, fovea_session **out,
                               char *err);
 
-/* Closes the tabs the session opened and frees it. NULL: no-op. */
+/* Closes the tabs the session opened and frees it; the page given to
+ * fovea_session_create stays the caller's. NULL: no-op. On the session's
+ * thread. */
 void fovea_session_destroy(fovea_session *s);
 
-/* The page the session acts on now (a followed popup, a switched tab). Borrowed. */
+/* The page the session acts on now (a followed popup, a switched tab).
+ * Borrowed until the next tool call. On the session's thread. */
 cdp_page *fovea_session_page(fovea_session *s);
 
-/* Purpose: runs tool name with args (JSON text, NULL or "" = {}). Always
- * fills *out (tool_result_fini after); returns out->success. Bad JSON,
- * an unknown tool or bad arguments fail with TOOL_BAD_ARGS /
- * TOOL_UNKNOWN_TOOL before anything touches the page. Every string of the
- * result is scrubbed of the session's secrets. Thread: the session's. */
+/* Runs tool name with args (JSON text, NULL or "" = {}). Always fills *out
+ * (tool_result_fini after); returns out->success. Bad JSON, an unknown tool
+ * or bad arguments fail with TOOL_BAD_ARGS / TOOL_UNKNOWN_TOOL before
+ * anything touches the page. Every string of the result is scrubbed of the
+ * session's secrets. On the session's thread. */
 int tool_call(fovea_session *s, const char *name, const char *args_json, tool_result *out);
 
-/* Like tool_call with parsed arguments (borrowed). */
+/* Like tool_call with parsed arguments (borrowed). On the session's thread. */
 int tool_call_json(fovea_session *s, const char *name, const cJSON *args, tool_result *out);
 
 /* Variables: "${name}" in any string argument is replaced by the value a
  * previous call saved ("save_as": "name" on extract, evaluate_script,
  * get_clipboard, ...). Set one by hand with this (value copied; a secret
- * value should also go through the session's secrets). Errors:
- * BASE_EINVAL (bad name: [A-Za-z_][A-Za-z0-9_]*), BASE_ENOMEM. */
+ * value should also go through the session's secrets). On the session's
+ * thread. Errors: BASE_EINVAL (bad name: [A-Za-z_][A-Za-z0-9_]*),
+ * BASE_ENOMEM. */
 base_err fovea_session_set_var(fovea_session *s, const char *name, const char *value, char *err);
 
-/* The value of variable name, or NULL. Borrowed until the next set. */
+/* The value of variable name, or NULL. Borrowed until the next set. On the
+ * session's thread. */
 const char *fovea_session_var(const fovea_session *s, const char *name);
 
 #endif

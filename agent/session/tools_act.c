@@ -83,9 +83,12 @@ static int act_click_like(fovea_session *se, const agent_step *s, agent_step_rec
         /* Masked whole before the '%.60s' cut. */
         char el[64];
         agent_secrets_scrub_copy(se->sec, el, sizeof el, g->snap.text);
-        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%s' at (%.0f,%.0f): %s",
-                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, el, r->pt.x,
-                 r->pt.y, c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+        /* What was pressed, by its own name, and how that name carries the
+         * label (exact, partial, none): never the label it did not match. */
+        snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%s' (match %s) at (%.0f,%.0f): %s",
+                 s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, el,
+                 snap_match_grade(g->snap.res.match), r->pt.x, r->pt.y,
+                 c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
     }
     agent__watch_end(se, &w, r, r->desc);
     return ok;

@@ -183,6 +183,7 @@ static cJSON *step_json(const agent_step_record *r)
             cJSON_AddBoolToObject(s, "partial", sn->res.match < SNAP_MATCH_WORD);
         } else {
             cJSON_Delete(match);
+            cJSON_DeleteItemFromObjectCaseSensitive(s, "match_kind");
         }
         base_json_add(j, "snap", s); /* last: on failure it frees s */
     }

@@ -12,7 +12,9 @@
  * descriptions and scrubs every string with agent_scrub before writing), and
  * overlays paint over the fields passwords went into.
  *
- * An agent_trace is used by one thread (the runner's).
+ * An agent_trace is used by one thread (the runner's): every function taking
+ * one runs there. A write that fails is reported as BASE_EIO naming the path;
+ * the lines already flushed stay.
  */
 #ifndef FOVEA_AGENT_SESSION_TRACE_H
 #define FOVEA_AGENT_SESSION_TRACE_H
@@ -117,67 +119,70 @@ typedef struct agent_trace_info {
 
 typedef struct agent_trace agent_trace;
 
-/* Purpose: creates OUT (and OUT/steps), truncates OUT/trace.jsonl and writes
- * the task line. Ownership: *out is the caller's (agent_trace_close).
+/* Creates OUT (and OUT/steps), truncates OUT/trace.jsonl and writes the task
+ * line. *out is the caller's (agent_trace_close); out_dir and info are
+ * borrowed for the call. Any thread (the one that then owns the trace).
  * Errors: BASE_EIO naming the path, BASE_ENOMEM. */
 base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, agent_trace **out,
                           char *err);
 
-/* Purpose: appends one step line and flushes it. Errors: BASE_EIO, BASE_ENOMEM. */
+/* Appends one step line and flushes it; r is borrowed. On the run's thread.
+ * Errors: BASE_EIO, BASE_ENOMEM. */
 base_err agent_trace_step(agent_trace *t, const agent_step_record *r, char *err);
 
-/* Purpose: writes the end line (ok, the failing step or 0, total ms, a
- * one-line reason) and closes the file; t is freed. NULL: no-op. */
+/* Writes the end line (ok, the failing step or 0, total ms, a one-line
+ * reason) and closes the file; t is freed, reason borrowed. NULL: no-op. On
+ * the run's thread. Errors: none returned (a failed write only loses the end
+ * line). */
 void agent_trace_close(agent_trace *t, int ok, int failed_step, double total_ms,
                        const char *reason);
 
-/* Purpose: like agent_trace_close for a run a stop signal ended: the end
- * line has ok false, "interrupted": signal ("SIGINT", ...) and the reason.
- * Ownership: t is freed (the caller's pointer is then invalid); reason and
- * signal are borrowed. Thread: the run's thread (the one that wrote the
- * steps). Errors: none returned (the run is ending; like agent_trace_close,
- * a failed write only loses the end line). NULL t: no-op. */
+/* Like agent_trace_close for a run a stop signal ended: the end line has ok
+ * false, "interrupted": signal ("SIGINT", ...) and the reason. t is freed
+ * (the caller's pointer is then invalid); reason and signal are borrowed. On
+ * the run's thread (the one that wrote the steps). Errors: none returned (the
+ * run is ending; like agent_trace_close, a failed write only loses the end
+ * line). NULL t: no-op. */
 void agent_trace_close_interrupted(agent_trace *t, int failed_step, double total_ms,
                                    const char *reason, const char *signal);
 
-/* Purpose: like agent_trace_close (signal NULL) or
- * agent_trace_close_interrupted (signal set), with extra's members added to
- * the end line (a planner's final state: the AND/OR tree, the candidate
- * table, the answer). Ownership: t is freed; extra is taken (freed here,
- * written or not; NULL = none). Thread: the run's. Errors: none returned,
- * as agent_trace_close. NULL t: extra is freed. */
+/* Like agent_trace_close (signal NULL) or agent_trace_close_interrupted
+ * (signal set), with extra's members added to the end line (a planner's final
+ * state: the AND/OR tree, the candidate table, the answer). t is freed; extra
+ * is taken (freed here, written or not; NULL = none). On the run's thread.
+ * Errors: none returned, as agent_trace_close. NULL t: extra is freed. */
 void agent_trace_close_extra(agent_trace *t, int ok, int failed_step, double total_ms,
                              const char *reason, const char *signal, cJSON *extra);
 
-/* Output directory (borrowed). */
+/* Output directory (borrowed for the trace's life). On the run's thread. */
 const char *agent_trace_dir(const agent_trace *t);
 
-/* Purpose: draws the overlay of record r onto img in place — marks (borrowed,
- * CSS px; each tagged with its label text as given, e.g. "[V3] Cancel
- * order"), masks (rects painted over: fields that received a password),
- * the chosen element, the cursor path, the pressed point and a caption — and
- * writes it as OUT/steps/NNN.png, setting r->overlay. Errors: those of
- * perception drawing, BASE_EIO. */
+/* Draws the overlay of record r onto img in place — marks (borrowed, CSS px;
+ * each tagged with its label text as given, e.g. "[V3] Cancel order"), masks
+ * (rects painted over: fields that received a password), the chosen element,
+ * the cursor path, the pressed point and a caption — and writes it as
+ * OUT/steps/NNN.png, setting r->overlay. On the run's thread. Errors: those
+ * of image drawing (image/som.h), BASE_EIO. */
 base_err agent_trace_overlay(agent_trace *t, img_image *img, const img_mark *marks,
                              int n_marks, const base_rect *masks, int n_masks,
                              agent_step_record *r, char *err);
 
-/* Purpose: replaces, in place, every occurrence of each secret in s (a NUL
- * terminated buffer) with "********" as far as room allows, so a password
- * echoed by a page never reaches a file. Thread: any. */
+/* Replaces, in place, every occurrence of each secret in s (a NUL terminated
+ * buffer) with "********" as far as room allows, so a password echoed by a
+ * page never reaches a file. Any thread. */
 void agent_scrub(char *s, size_t cap, const char *const *secrets, int n_secrets);
 
-/* Purpose: builds OUT/report.html from OUT/trace.jsonl and the PNGs in OUT/steps:
- * one self-contained page (styles, script and images inline) with a summary
- * table and every step. Can be re-run on any finished or partial output
- * folder. Errors: BASE_EIO (missing/unreadable trace), BASE_EPROTO (a
- * malformed trace line, named by number), BASE_ENOMEM. */
+/* Builds OUT/report.html from OUT/trace.jsonl and the PNGs in OUT/steps: one
+ * self-contained page (styles, script and images inline) with a summary table
+ * and every step. Can be re-run on any finished or partial output folder.
+ * Any thread (it shares nothing with a live trace; run it after the trace is
+ * closed to see the end line). Errors: BASE_EIO (missing/unreadable trace),
+ * BASE_EPROTO (a malformed trace line, named by number), BASE_ENOMEM. */
 base_err agent_report_write(const char *out_dir, char *err);
 
-/* Purpose: appends one line of another kind (the agent's model calls:
- * {"type": "model", ...}) and flushes it. Ownership: line is taken (freed
- * here, written or not). Thread: the run's. Errors: BASE_EINVAL, BASE_EIO,
- * BASE_ENOMEM. */
+/* Appends one line of another kind (the agent's model calls: {"type":
+ * "model", ...}) and flushes it. line is taken (freed here, written or not).
+ * On the run's thread. Errors: BASE_EINVAL, BASE_EIO, BASE_ENOMEM. */
 base_err agent_trace_line(agent_trace *t, cJSON *line, char *err);
 
 #endif

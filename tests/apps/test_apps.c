@@ -63,17 +63,34 @@ static int run(const char *name, const char *extra, char **log)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The trace of the last run of task NAME (base_free it), NULL if none. */
+static char *read_trace(const char *name)
+{
+    char tp[1200];
+    snprintf(tp, sizeof tp, "%s/tests/apps/out_%s/trace.jsonl", FOVEA_BINARY_DIR, name);
+    uint8_t *td = NULL;
+    size_t tn = 0;
+    return base_read_file(tp, &td, &tn, 64u << 20, NULL) == BASE_OK ? (char *)td : NULL;
+}
+
+/* Runs task NAME and copies its output into copy (cap bytes); the exit
+ * status. */
+static int run_copy(const char *name, const char *extra, char *copy, size_t cap)
+{
+    char *log = NULL;
+    int st = run(name, extra, &log);
+    snprintf(copy, cap, "%s", log ? log : "");
+    base_free(log);
+    return st;
+}
+
 /* A task that must pass every step; `also` (may be NULL) must be in its
  * trace (a step's outcome). */
 static void pass(const char *name, const char *extra, const char *also)
 {
     char *log = NULL;
     int st = run(name, extra, &log);
-    char tp[1200];
-    snprintf(tp, sizeof tp, "%s/tests/apps/out_%s/trace.jsonl", FOVEA_BINARY_DIR, name);
-    uint8_t *td = NULL;
-    size_t tn = 0;
-    char *trace = base_read_file(tp, &td, &tn, 64u << 20, NULL) == BASE_OK ? (char *)td : NULL;
+    char *trace = read_trace(name);
     int ok = st == 0 && log && strstr(log, " passed: ") && (!also || (trace && strstr(trace, also)));
     base_free(trace);
     const char *aw = awaited(name);
@@ -136,21 +153,44 @@ static void guid(void)
 /* A delivered press without the required effect fails and is not retried. */
 static void norepeat(void)
 {
-    char *log = NULL;
-    int st = run("norepeat", "--no-humanize", &log);
     char copy[4096];
-    snprintf(copy, sizeof copy, "%s", log ? log : "");
-    base_free(log);
+    int st = run_copy("norepeat", "--no-humanize", copy, sizeof copy);
     CHECK_MSG(st == 1, "exit %d:\n%s", st, copy);
     CHECK_MSG(strstr(copy, "not retried: the action reached the element"), "%s", copy);
     CHECK_MSG(!strstr(copy, "retrying"), "retried a delivered press:\n%s", copy);
     CHECK_MSG(strstr(copy, "an effect was expected"), "%s", copy);
 }
 
+/* Issue 21: "Save" beside a larger "Delete account" presses Save, and the
+ * step says what it clicked by its own name and how it matched; "second
+ * Delete" presses the second row's; "-" the stepper's minus, not its plus;
+ * "x" the toast's "×". */
+static void board(void)
+{
+    pass("board", "--no-humanize", "clicked <button> 'Save' (match exact)");
+}
+
+/* Issue 21: "Delete" on every row is ambiguous: the step fails with reason
+ * ambiguous naming each control by its mark, and nothing is deleted. */
+static void ambiguous(void)
+{
+    char copy[4096];
+    int st = run_copy("ambiguous", "--no-humanize", copy, sizeof copy);
+    CHECK_MSG(st == 1, "exit %d:\n%s", st, copy);
+    CHECK_MSG(strstr(copy, "'Delete' names 3 controls alike: [V"), "%s", copy);
+    CHECK_MSG(strstr(copy, "ambiguous"), "%s", copy);
+    CHECK_MSG(strstr(copy, "try: [V"), "%s", copy);
+    char *trace = read_trace("ambiguous");
+    CHECK_MSG(trace && strstr(trace, "\"reason\":\"ambiguous\""), "%s", trace ? trace : "(none)");
+    /* Nothing was pressed: no cascade tier ran. */
+    CHECK_MSG(trace && !strstr(trace, "\"tier\":1"), "a tier ran:\n%s", trace ? trace : "");
+    base_free(trace);
+}
+
 static const check_case cases[] = {
     {"todo", todo},     {"form", form},     {"table", table}, {"scroll", scroll},
     {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
-    {"norepeat", norepeat}, {NULL, NULL},
+    {"norepeat", norepeat}, {"board", board}, {"ambiguous", ambiguous}, {NULL, NULL},
 };
 
 int main(int argc, char **argv)

@@ -73,7 +73,8 @@ static void answers(void)
     CHECK(get(get(a, "score"), "total") != NULL);
     CHECK_STR(cJSON_GetStringValue(get(get(a, "hit"), "verdict")), "ok");
     CHECK(get(get(a, "ms"), "probe") != NULL && get(get(a, "ms"), "total") != NULL);
-    CHECK(get(a, "match") == NULL); /* perc_snap_json's, not part of the protocol */
+    CHECK_STR(cJSON_GetStringValue(get(a, "match")), "exact");
+    CHECK(get(a, "match_kind") == NULL); /* perc_snap_json's, not part of the protocol */
     cJSON_Delete(a);
     /* The same with a click: the cascade's result in its JSON form. */
     snprintf(req, sizeof req, "{\"box\":[%g,%g,%g,%g],\"label\":\"Account\",\"click\":true}",

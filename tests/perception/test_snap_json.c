@@ -61,7 +61,9 @@ static void found_answer(void)
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "label")), 1.0);
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "chevron")), 2.52);
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "total")), 0.311);
-    CHECK_STR(cJSON_GetStringValue(get(o, "match")), snap_match_name(SNAP_MATCH_PREFIX));
+    CHECK_STR(cJSON_GetStringValue(get(o, "match")), "partial");
+    CHECK_STR(cJSON_GetStringValue(get(o, "match_kind")), snap_match_name(SNAP_MATCH_PREFIX));
+    CHECK(get(o, "ambiguous") == NULL && get(o, "candidates") == NULL);
     CHECK_STR(cJSON_GetStringValue(get(o, "reason")), "grid: best score");
     const cJSON *el = get(o, "element");
     CHECK_STR(cJSON_GetStringValue(get(el, "tag")), "button");
@@ -133,7 +135,8 @@ static void pure_result(void)
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "area")), 0.0);
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "label")), 0.001);
     CHECK_EQ(cJSON_GetNumberValue(get(sc, "total")), 1.0);
-    CHECK_STR(cJSON_GetStringValue(get(o, "match")), snap_match_name(SNAP_MATCH_WORD));
+    CHECK_STR(cJSON_GetStringValue(get(o, "match")), "partial");
+    CHECK_STR(cJSON_GetStringValue(get(o, "match_kind")), snap_match_name(SNAP_MATCH_WORD));
     char *txt = cJSON_PrintUnformatted(o);
     CHECK(txt != NULL && strstr(txt, "null") == NULL && strstr(txt, "inf") == NULL);
     cJSON_free(txt);

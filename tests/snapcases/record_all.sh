@@ -168,4 +168,45 @@ rec kit-label-checkbox "$kit" --box 300,148,330,172 --label "I accept the terms"
 rec kit-icon-trash "$kit" --box 18,338,58,372 --label "Trash" \
     --expect-selector "#i-trash" --note "icon-only button (class words fa-trash)" --class icon
 
+# Issue 21: grounding that knows or says so (tests/fixtures/pages/snap/board.html).
+# Ambiguity: the label cannot tell the controls in the box apart; the right
+# answer lists them (--expect-outcome ambiguous) instead of guessing.
+board=/snap/board.html
+rec board-delete-rows "$board" --box 495,115,570,193 --label "Delete" --expect-selector "#t1 .del" \
+    --expect-outcome ambiguous --note "Delete on every row, box over two rows" --class ambiguous
+rec board-star-nolabel "$board" --box 30,115,72,193 --label "" --expect-selector "#t1 .star" \
+    --expect-outcome ambiguous --note "icon-only star toggles, no label" --class ambiguous
+rec board-swatches "$board" --box 32,304,148,344 --label "color" \
+    --expect-selector ".swatches button:nth-child(2)" --expect-outcome ambiguous \
+    --note "colour swatches all named color" --class ambiguous
+rec board-zoom-word "$board" --box 32,358,208,398 --label "Zoom" --expect-selector "#zin" \
+    --expect-outcome ambiguous --note "label is only the shared first word of Zoom In / Zoom Out" \
+    --class ambiguous
+# Geometry settles a tie only when decisive; the full label tells them apart.
+rec board-delete-decisive "$board" --box 498,116,567,164 --label "Delete" --expect-selector "#t1 .del" \
+    --note "box on the first row's Delete, a sliver of the next" --class ambiguous
+rec board-zoom-out "$board" --box 32,358,208,398 --label "Zoom Out" --expect-selector "#zout" \
+    --note "the full label tells Zoom Out from Zoom In" --class ambiguous
+# A label never contradicted: a larger control named otherwise is not pressed.
+rec board-save-contra "$board" --box 615,124,1010,190 --label "Save" --expect-selector "#save" \
+    --note "small Save beside a large Delete account, box over both" --class contradiction
+rec board-cancel-abstain "$board" --box 615,124,1010,190 --label "Cancel" --expect-selector "#save" \
+    --expect-outcome abstain --note "Cancel names nothing in the box: abstain" --class contradiction
+rec board-email-shifted "$board" --box 617,229,639,253 --label "Email me" --expect-selector "#em" \
+    --expect-outcome abstain --note "box shifted onto the Text me checkbox" --class contradiction
+# One control, two elements: an <li> with a listener and the <a> filling it.
+rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-selector "#nav-inbox a" \
+    --note "li > a with one name: one control, the inner pressed" --class nested
+# Symbols in full: "-" is not "+", "x" and "Close" name the "×" button.
+rec board-symbol-minus "$board" --box 1050,330,1152,368 --label "-" --expect-selector "#dec" \
+    --note "quantity stepper, box over minus, count and plus" --class symbol
+rec board-symbol-plus-on-minus "$board" --box 1050,330,1088,368 --label "+" --expect-selector "#inc" \
+    --expect-outcome abstain --note "box on the minus button, label +" --class symbol
+rec board-symbol-next "$board" --box 616,378,772,416 --label "$(printf '\342\200\272')" --expect-selector "#next" \
+    --note "pager: the label is the next glyph" --class symbol
+rec board-symbol-close "$board" --box 825,443,859,477 --label "x" --expect-selector "#toast-x" \
+    --note "toast close button, label x for its times glyph" --class symbol
+rec board-symbol-close-word "$board" --box 700,440,860,480 --label "Close" --expect-selector "#toast-x" \
+    --note "the close glyph named by its meaning" --class symbol
+
 echo "recorded $n cases under $here"

@@ -465,52 +465,222 @@ static void iframe_descent(void)
 
 /* Builds a row: chip [x0c, x1c) and a chevron-like control [x0v, x1v), both
  * interactive, in a box of the given height; returns the snapped candidate. */
-static int cap_case(float x0v, float x1v, float box_h, snap_intent_kind kind, int *chip_out,
-                    int *chev_out, float *chi_out)
+static int cap_case_label(float x0v, float x1v, float box_h, snap_intent_kind kind,
+                          const char *label, int *chip_out, int *chev_out, float *chi_out)
 {
     snap_scene s;
     int body = sc_page(&s);
     int row = sc_add(&s, body, base_rect_xywh(0, 0, 300, 40), "div", "", "", "", 0);
-    int chip = sc_add(&s, row, base_rect_xywh(0, 0, 150, 40), "button", "button", "Filter", "", 1);
+    int chip = sc_add(&s, row, base_rect_xywh(0, 0, 150, 40), "button", "button", "Go", "", 1);
     int chev =
         sc_add(&s, row, base_rect_xywh(x0v, 0, x1v - x0v, 40), "button", "button", CHEVRON, "", 1);
     s.cand[chev].aria_haspopup = 1;
     s.cand[chev].aria_expanded = 0; /* K = 3, chi = 1 + 2 tanh(1.5) = 2.81 */
     snap_result r;
-    int ok = sc_snap_box(&s, base_rect_xywh(0, 0, 300, box_h), NULL, kind, &r);
+    int ok = sc_snap_box(&s, base_rect_xywh(0, 0, 300, box_h), label, kind, &r);
     *chip_out = chip;
     *chev_out = chev;
     *chi_out = r.score.chevron;
-    int got = ok && r.found ? r.cand : -1;
+    int got = ok && r.found ? r.cand : ok && r.ambiguous ? -2 : -1;
     snap_scene_fini(&s);
     return got;
+}
+
+/* The chip's label names the row; the chevron is glyph-only. The label is
+ * two letters, below phase A's minimum (Algorithm 4 line 18), so phase B's
+ * formulas decide (a longer label at the centre is a pinpoint). */
+static int cap_case(float x0v, float x1v, float box_h, snap_intent_kind kind, int *chip_out,
+                    int *chev_out, float *chi_out)
+{
+    return cap_case_label(x0v, x1v, box_h, kind, "Go", chip_out, chev_out, chi_out);
 }
 
 /* Section 6.2 says the boost only wins within 30 % of the area-only leader;
  * Proposition 1 says the chevron wins whenever a_L / a_C < chi. Our rule
  * (DESIGN.md): Proposition 1 on compound rows (the chevron beside or inside
- * its label), the 6.2 cap elsewhere, no cap for EXPAND. */
+ * its label), the 6.2 cap elsewhere, no cap for EXPAND. Since issue 21 a box
+ * with no label over two controls is ambiguous, so the formulas are tested
+ * with the chip's label "Go": the unnamed chevron keeps its generic label
+ * factor 0.5 on the chip's row (eq. 10), so on a compound row it wins when
+ * a_C / a_L > 1 / (0.5 chi) = 0.71. */
 static void chevron_cap(void)
 {
     int chip, chev;
     float chi;
-    /* Compound: chevron beside the chip, r = a_C / a_L = 60/150 = 0.4, between
-     * 1/chi = 0.356 and 0.7: Proposition 1 applies, the chevron wins. */
-    CHECK_EQ(cap_case(152, 212, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chev);
+    /* Compound: chevron beside the chip, r = a_C / a_L = 110/150 = 0.73 >
+     * 0.71: Proposition 1 applies, the chevron wins. */
+    CHECK_EQ(cap_case(152, 262, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chev);
     CHECK_NEAR(chi, 1.0 + 2.0 * tanh(1.5), 1e-5);
-    /* r = 0.3 < 1/chi: the chevron loses even on a compound row (eq. 13). */
-    CHECK_EQ(cap_case(152, 197, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chip);
+    /* r = 0.4 < 0.71: the chevron loses even on a compound row (eq. 13). */
+    CHECK_EQ(cap_case(152, 212, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chip);
     /* Not compound (90 px away), same r = 0.4: the 6.2 cap keeps the leader. */
     CHECK_EQ(cap_case(240, 300, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chip);
-    /* Not compound but within 30 % of the leader (r = 0.73): boosted, wins. */
+    /* 40 px away (a gap up to the row height still counts as its row),
+     * r = 0.73: boosted and kept, the chevron wins. */
     CHECK_EQ(cap_case(190, 300, 40, SNAP_INTENT_ANY, &chip, &chev, &chi), chev);
+    /* Without a label the box holds two controls and geometry is not
+     * decisive (the chevron's part is 0.4 of the chip's): ambiguous (issue 21). */
+    CHECK_EQ(cap_case_label(152, 212, 40, SNAP_INTENT_ANY, NULL, &chip, &chev, &chi), -2);
     /* EXPAND ignores the cap: the far control wins at r = 0.4. */
     CHECK_EQ(cap_case(240, 300, 40, SNAP_INTENT_EXPAND, &chip, &chev, &chi), chev);
     /* Not a row (height 20 < 24): no boost in ANY, the leader stays. */
-    CHECK_EQ(cap_case(152, 212, 20, SNAP_INTENT_ANY, &chip, &chev, &chi), chip);
+    CHECK_EQ(cap_case(152, 262, 20, SNAP_INTENT_ANY, &chip, &chev, &chi), chip);
     CHECK_NEAR(chi, 1.0, 0);
     /* SELECT never boosts; the expand control is demoted. */
-    CHECK_EQ(cap_case(152, 212, 40, SNAP_INTENT_SELECT, &chip, &chev, &chi), chip);
+    CHECK_EQ(cap_case(152, 262, 40, SNAP_INTENT_SELECT, &chip, &chev, &chi), chip);
+}
+
+/* Issue 21, class 1: controls the label does not tell apart are answered
+ * ambiguous with each of them listed (reading order, a click point inside
+ * the box on each); geometry settles the tie only when decisive; a nested
+ * pair with one name, or a <label> and its control, is one control. */
+static void ambiguity(void)
+{
+    snap_scene s;
+    int body = sc_page(&s);
+    int row1 = sc_add(&s, body, base_rect_xywh(20, 100, 400, 40), "div", "", "Alice Delete", "", 0);
+    int del1 = sc_add(&s, row1, base_rect_xywh(340, 105, 70, 30), "button", "button", "Delete", "", 1);
+    int row2 = sc_add(&s, body, base_rect_xywh(20, 140, 400, 40), "div", "", "Bob Delete", "", 0);
+    int del2 = sc_add(&s, row2, base_rect_xywh(340, 145, 70, 30), "button", "button", "Delete", "", 1);
+    snap_result r;
+    /* A box over both Delete buttons: ambiguous, listed top to bottom. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(330, 100, 90, 80), "Delete", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 0);
+    CHECK_EQ(r.ambiguous, 1);
+    CHECK_EQ(r.n_alt, 2);
+    CHECK_EQ(r.alt[0], del1);
+    CHECK_EQ(r.alt[1], del2);
+    CHECK(base_rect_contains(s.cand[del1].rect, r.alt_pt[0]));
+    CHECK(base_rect_contains(s.cand[del2].rect, r.alt_pt[1]));
+    CHECK(strstr(r.reason, "ambiguous") != NULL);
+    /* The box on the first with a sliver of the second: decisive. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(336, 102, 78, 46), "Delete", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 1);
+    CHECK_EQ(r.cand, del1);
+    CHECK_EQ(r.ambiguous, 0);
+    /* No label at all: the same two controls are ambiguous. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(330, 100, 90, 80), NULL, SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.ambiguous, 1);
+    /* A label that is only the shared first word. */
+    int zin = sc_add(&s, body, base_rect_xywh(500, 100, 80, 30), "button", "button", "Zoom In", "", 1);
+    int zout = sc_add(&s, body, base_rect_xywh(590, 100, 80, 30), "button", "button", "Zoom Out", "", 1);
+    CHECK(sc_snap_box(&s, base_rect_xywh(495, 95, 180, 40), "Zoom", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.ambiguous, 1);
+    CHECK_EQ(r.alt[0], zin);
+    CHECK_EQ(r.alt[1], zout);
+    /* The full label tells them apart. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(495, 95, 180, 40), "Zoom Out", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 1);
+    CHECK_EQ(r.cand, zout);
+    /* One control, two elements (class 7): an <li> with a listener and the
+     * <a> filling it, same text: one unit, the inner pressed. */
+    int li = sc_add(&s, body, base_rect_xywh(20, 300, 200, 30), "li", "listitem", "Inbox", "", 1);
+    int a = sc_add(&s, li, base_rect_xywh(22, 302, 196, 26), "a", "link", "Inbox", "", 1);
+    CHECK(sc_snap_box(&s, base_rect_xywh(15, 295, 210, 40), "Inbox", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 1);
+    CHECK_EQ(r.cand, a);
+    /* A checkbox and its <label for> beside it, both named alike: one control. */
+    int cb = sc_add(&s, body, base_rect_xywh(20, 400, 14, 14), "input", "checkbox", "", "", 1);
+    s.cand[cb].name = "Remember me";
+    sc_add(&s, body, base_rect_xywh(40, 398, 100, 18), "label", "", "Remember me", "", 1);
+    CHECK(sc_snap_box(&s, base_rect_xywh(15, 394, 130, 26), "Remember me", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 1);
+    CHECK_EQ(r.cand, cb);
+    snap_scene_fini(&s);
+}
+
+/* Issue 21, class 2: a control named otherwise than a non-empty label is
+ * never pressed, whatever its area; nothing carrying the label: abstain. */
+static void label_never_contradicted(void)
+{
+    snap_scene s;
+    int body = sc_page(&s);
+    int del = sc_add(&s, body, base_rect_xywh(20, 100, 300, 60), "button", "button",
+                     "Delete account", "", 1);
+    int save = sc_add(&s, body, base_rect_xywh(330, 115, 50, 30), "button", "button", "Save", "", 1);
+    snap_result r;
+    base_rect both = base_rect_xywh(15, 95, 370, 70);
+    CHECK(sc_snap_box(&s, both, "Save", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 1);
+    CHECK_EQ(r.cand, save);
+    CHECK_EQ(r.match, SNAP_MATCH_EXACT);
+    CHECK_STR(snap_match_grade(r.match), "exact");
+    /* "Cancel" matches neither: abstain, not ambiguous. */
+    CHECK(sc_snap_box(&s, both, "Cancel", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 0);
+    CHECK_EQ(r.ambiguous, 0);
+    CHECK(strstr(r.reason, "named otherwise") != NULL);
+    /* A box shifted onto the neighbouring checkbox: the one named is not in
+     * it, the one in it is named otherwise. */
+    int c1 = sc_add(&s, body, base_rect_xywh(20, 300, 14, 14), "input", "checkbox", "", "", 1);
+    s.cand[c1].name = "Email me";
+    int c2 = sc_add(&s, body, base_rect_xywh(20, 330, 14, 14), "input", "checkbox", "", "", 1);
+    s.cand[c2].name = "Text me";
+    CHECK(sc_snap_box(&s, base_rect_xywh(16, 322, 22, 24), "Email me", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 0);
+    CHECK(sc_snap_box(&s, base_rect_xywh(16, 296, 22, 22), "Email me", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, c1);
+    (void)del;
+    CHECK_STR(snap_match_grade(SNAP_MATCH_WORD), "partial");
+    CHECK_STR(snap_match_grade(SNAP_MATCH_ICON), "partial");
+    CHECK_STR(snap_match_grade(SNAP_MATCH_GEOMETRY), "none");
+    snap_scene_fini(&s);
+}
+
+/* Issue 21, class 3: a text that is one symbol in full reads as its
+ * meaning, so "-" is not "+" and "x" names the "×" close button; symbols
+ * inside words are untouched. */
+static void symbols(void)
+{
+    CHECK_EQ(snap_match_kind("-", "\xe2\x88\x92"), SNAP_MATCH_EXACT); /* U+2212 minus */
+    CHECK_EQ(snap_match_kind("-", "+"), SNAP_MATCH_NONE);
+    CHECK_EQ(snap_match_kind("x", "\xc3\x97"), SNAP_MATCH_EXACT);
+    CHECK_EQ(snap_match_kind("Close", " \xc3\x97 "), SNAP_MATCH_EXACT);
+    CHECK_EQ(snap_match_kind("\xe2\x80\xba", "\xe2\x80\xb9"), SNAP_MATCH_NONE); /* next vs previous */
+    CHECK_EQ(snap_match_kind("\xe2\x98\x85", "Star"), SNAP_MATCH_EXACT);
+    char f[64];
+    snap__fold("e-mail", f, sizeof f);
+    CHECK_STR(f, "e mail");
+    snap__fold("+1 555", f, sizeof f);
+    CHECK_STR(f, "1 555");
+    /* A stepper: "-" presses the minus, never the plus beside it. */
+    snap_scene s;
+    int body = sc_page(&s);
+    int minus = sc_add(&s, body, base_rect_xywh(100, 100, 28, 28), "button", "button",
+                       "\xe2\x88\x92", "", 1);
+    sc_add(&s, body, base_rect_xywh(130, 100, 24, 28), "span", "", "2", "", 0);
+    int plus = sc_add(&s, body, base_rect_xywh(156, 100, 28, 28), "button", "button", "+", "", 1);
+    snap_result r;
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 96, 92, 36), "-", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, minus);
+    CHECK(sc_snap_box(&s, base_rect_xywh(96, 96, 92, 36), "+", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.cand, plus);
+    /* The box on the minus alone, label "+": abstain. */
+    CHECK(sc_snap_box(&s, base_rect_xywh(98, 98, 32, 32), "+", SNAP_INTENT_ANY, &r));
+    CHECK_EQ(r.found, 0);
+    snap_scene_fini(&s);
+}
+
+/* The target grammar's ordinals (docs/grounding.md). */
+static void ordinals(void)
+{
+    char rest[64] = "unchanged";
+    CHECK_EQ(snap_parse_ordinal("second Delete", rest, sizeof rest), 2);
+    CHECK_STR(rest, "Delete");
+    CHECK_EQ(snap_parse_ordinal("the 3rd Add to cart", rest, sizeof rest), 3);
+    CHECK_STR(rest, "Add to cart");
+    CHECK_EQ(snap_parse_ordinal("Last row", rest, sizeof rest), -1);
+    CHECK_STR(rest, "row");
+    CHECK_EQ(snap_parse_ordinal("12th item", rest, sizeof rest), 12);
+    rest[0] = 'u';
+    rest[1] = '\0';
+    CHECK_EQ(snap_parse_ordinal("First", rest, sizeof rest), 0); /* nothing after it */
+    CHECK_EQ(snap_parse_ordinal("First name", rest, sizeof rest), 1);
+    CHECK_STR(rest, "name");
+    CHECK_EQ(snap_parse_ordinal("Delete", rest, sizeof rest), 0);
+    CHECK_EQ(snap_parse_ordinal("2 items", rest, sizeof rest), 0);
+    CHECK_EQ(snap_parse_ordinal("21st Century Fox", rest, sizeof rest), 21);
+    CHECK_EQ(snap_parse_ordinal(NULL, rest, sizeof rest), 0);
 }
 
 static void no_candidate(void)
@@ -594,7 +764,7 @@ static void property_random(void)
     base_rng rng;
     base_rng_seed(&rng, 0x5eed);
     static const char *const words[] = {"Save", "Open", "More", "Apple", "9:30", "Go"};
-    int found = 0;
+    int found = 0, ambiguous = 0;
     for (int it = 0; it < 300; it++) {
         snap_scene s;
         int body = sc_page(&s);
@@ -622,6 +792,24 @@ static void property_random(void)
             snap_intent_kind kind = (snap_intent_kind)base_rng_below(&rng, 3);
             const char *label = base_rng_chance(&rng, 0.3) ? NULL : words[base_rng_below(&rng, 6)];
             CHECK_MSG(sc_snap_box(&s, box, label, kind, &r), "iteration %d box %d", it, b);
+            if (!r.found && r.ambiguous) {
+                /* An ambiguous answer lists at least two distinct controls,
+                 * each with a point inside the box where a click reaches it. */
+                CHECK(r.n_alt >= 2 && r.n_alt <= SNAP_MAX_ALT);
+                CHECK_EQ(r.cand, -1);
+                for (int k = 0; k < r.n_alt; k++) {
+                    CHECK(base_rect_contains(box, r.alt_pt[k]));
+                    CHECK(s.cand[r.alt[k]].is_interactive);
+                    for (int j = 0; j < k; j++)
+                        CHECK(r.alt[j] != r.alt[k]);
+                    int st[SNAP_PROBE_DEPTH], ns = 0;
+                    CHECK_OK(snap_scene_hit(&s, r.alt_pt[k], st, SNAP_PROBE_DEPTH, &ns));
+                    CHECK(snap_verify(s.cand, s.n, st, ns, r.alt[k], NULL) == SNAP_VERIFY_OK);
+                }
+                ambiguous++;
+                continue;
+            }
+            CHECK(!r.ambiguous && r.n_alt == 0);
             if (!r.found)
                 continue;
             int st[SNAP_PROBE_DEPTH], ns = 0;
@@ -642,8 +830,11 @@ static void property_random(void)
         }
         snap_scene_fini(&s);
     }
-    /* Not vacuous: about one box in six finds an element (531 of 3000). */
-    CHECK_MSG(found >= 300, "only %d of 3000 random boxes found an element", found);
+    /* Not vacuous: some boxes find an element (198 of 3000 since issue 21:
+     * random controls named otherwise than the label are no longer
+     * pressed) and some are ambiguous (19 of 3000). */
+    CHECK_MSG(found >= 150, "only %d of 3000 random boxes found an element", found);
+    CHECK_MSG(ambiguous >= 10, "only %d of 3000 random boxes were ambiguous", ambiguous);
 }
 
 static const check_case cases[] = {
@@ -664,6 +855,10 @@ static const check_case cases[] = {
     {"iframe_descent", iframe_descent},
     {"chevron_cap", chevron_cap},
     {"no_candidate", no_candidate},
+    {"ambiguity", ambiguity},
+    {"label_never_contradicted", label_never_contradicted},
+    {"symbols", symbols},
+    {"ordinals", ordinals},
     {"bad_input", bad_input},
     {"alloc_failure", alloc_failure},
     {"property_random", property_random},

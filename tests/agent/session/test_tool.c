@@ -205,6 +205,69 @@ static void click(void)
     cdp_page_close(p);
 }
 
+/* Issue 21: a label that names several controls alike is answered
+ * "ambiguous" with the controls in the result's data (name, role, [Vn],
+ * rect, point), for the model to name one; nothing is pressed. The label
+ * that names one control presses it and says so by its own name. */
+static void ambiguous(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = ts_open(1280, 800, "/snap/board.html", &p);
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    CHECK(!tool_call(s, "click_at", "{\"target\": \"Delete\", \"timeout_ms\": 2000}", &r));
+    CHECK_EQ(r.reason, TOOL_AMBIGUOUS);
+    CHECK(!r.delivered);
+    CHECK_MSG(strstr(r.message, "names 3 controls alike"), "%s", r.message);
+    const cJSON *cands = cJSON_GetObjectItemCaseSensitive(r.data, "candidates");
+    CHECK_EQ(cJSON_GetArraySize(cands), 3);
+    const cJSON *c0 = cJSON_GetArrayItem(cands, 0);
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c0, "name");
+    CHECK(cJSON_IsString(nm) && strcmp(nm->valuestring, "Delete") == 0);
+    const cJSON *mk = cJSON_GetObjectItemCaseSensitive(c0, "mark");
+    CHECK(cJSON_IsString(mk) && strncmp(mk->valuestring, "[V", 2) == 0);
+    CHECK_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(c0, "point")), 2);
+    tool_result_fini(&r);
+    char logtxt[64] = "";
+    cJSON *v = NULL;
+    if (cdp_page_evaluate(p, "document.getElementById('log').textContent", &v, 5000, NULL) ==
+            BASE_OK &&
+        cJSON_IsString(v))
+        snprintf(logtxt, sizeof logtxt, "%s", v->valuestring);
+    cJSON_Delete(v);
+    CHECK_STR(logtxt, ""); /* nothing deleted */
+    /* An ordinal picks one of them in reading order (docs/grounding.md). */
+    static const char *const picks[][2] = {{"second Delete", "deleted t2"},
+                                           {"the last Delete", "deleted t3"},
+                                           {"1st Delete", "deleted t1"}};
+    for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+        char args[128];
+        snprintf(args, sizeof args, "{\"target\": \"%s\"}", picks[i][0]);
+        int okp = tool_call(s, "click_at", args, &r);
+        CHECK_MSG(okp, "%s: %s", picks[i][0], r.message);
+        tool_result_fini(&r);
+        v = NULL;
+        logtxt[0] = '\0';
+        if (cdp_page_evaluate(p, "document.getElementById('log').textContent", &v, 5000, NULL) ==
+                BASE_OK &&
+            cJSON_IsString(v))
+            snprintf(logtxt, sizeof logtxt, "%s", v->valuestring);
+        cJSON_Delete(v);
+        CHECK_STR(logtxt, picks[i][1]);
+    }
+    CHECK(!tool_call(s, "click_at", "{\"target\": \"fifth Delete\", \"timeout_ms\": 600}", &r));
+    CHECK_EQ(r.reason, TOOL_NOT_FOUND);
+    CHECK_MSG(strstr(r.message, "names 3 controls; there is no 5th"), "%s", r.message);
+    tool_result_fini(&r);
+    int ok = tool_call(s, "click_at", "{\"target\": \"Save\"}", &r);
+    CHECK_MSG(ok, "%s", r.message);
+    CHECK_MSG(strstr(r.message, "clicked <button> 'Save' (match exact)"), "%s", r.message);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
 static void scroll_modes(void)
 {
     cdp_page *p = NULL;
@@ -347,6 +410,7 @@ static const check_case cases[] = {
     {"args_check", args_check},
     {"refusals", refusals},
     {"click", click},
+    {"ambiguous", ambiguous},
     {"scroll_modes", scroll_modes},
     {"variables", variables},
     {NULL, NULL},

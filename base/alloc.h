@@ -27,22 +27,22 @@ char *base_strndup(const char *s, size_t n);
  * path's allocations and then fail each in turn. Any thread. */
 unsigned long base_alloc_fail_after(unsigned long n);
 
-/* Purpose: the number of allocations that have returned NULL on the
- * calling thread so far (injected or real), cJSON's included. A builder of
- * a large JSON document that does not check each cJSON_Add* call reads it
- * before and after building: a change means some member is missing, and
- * the document must be dropped as BASE_ENOMEM rather than written
- * incomplete. Ownership: none. Thread: counts the caller's own thread only,
- * so other threads' failures never reach it. Errors: none. */
+/* The number of allocations that have returned NULL on the calling thread so
+ * far (injected or real), cJSON's included. A builder of a large JSON document
+ * that does not check each cJSON_Add* call reads it before and after building:
+ * a change means some member is missing, and the document must be dropped as
+ * BASE_ENOMEM rather than written incomplete. Nothing changes owner. Any
+ * thread; it counts the caller's own thread only, so other threads' failures
+ * never reach it. Errors: none. */
 unsigned long base_alloc_thread_failures(void);
 
-/* Purpose: tells glibc to serve and keep large blocks (up to 256 MiB) in the
- * heap instead of mapping and unmapping each one. Screenshots allocate fresh
+/* Tells glibc to serve and keep large blocks (up to 256 MiB) in the heap
+ * instead of mapping and unmapping each one. Screenshots allocate fresh
  * multi-megabyte buffers per frame; with the default thresholds every frame
- * pays page faults for them (about a third of the render pipeline's time).
- * The cost is that freed frame buffers stay in the process's RSS for reuse.
- * Call once at start-up, before other threads run. A no-op elsewhere than
- * glibc. Errors: none. */
+ * pays page faults for them (about a third of the render pipeline's time). The
+ * cost is that freed frame buffers stay in the process's RSS for reuse. Call
+ * once at start-up, before other threads run. A no-op elsewhere than glibc.
+ * Errors: none. */
 void base_alloc_keep_large_buffers(void);
 
 #endif

@@ -5,16 +5,15 @@
 
 #include "base/err.h"
 
-/* Purpose: the value of name, else of fallback (may be NULL), else NULL;
- * empty values are skipped. Ownership: points into the environment (valid
- * until it changes). Thread: any, while nobody changes the environment.
- * Errors: none. */
+/* The value of name, else of fallback (may be NULL), else NULL; empty values
+ * are skipped. Points into the environment (valid until it changes). Any
+ * thread, while nobody changes the environment. Errors: none. */
 const char *base_env(const char *name, const char *fallback);
 
-/* Purpose: *out = the decimal integer in name when it is set, within
- * lo..hi; *out untouched when unset. Thread: as base_env. Errors:
- * BASE_EINVAL "NAME: expected a non-negative integer" (lo >= 0) or "an
- * integer in lo..hi", *out untouched. */
+/* *out = the decimal integer in name when it is set, within lo..hi; *out
+ * untouched when unset. Thread rules as base_env. Errors: BASE_EINVAL "NAME:
+ * expected a non-negative integer" (lo >= 0) or "an integer in lo..hi", *out
+ * untouched. */
 base_err base_env_int(const char *name, int lo, int hi, int *out, char *err);
 
 #endif

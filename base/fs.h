@@ -7,40 +7,38 @@
 
 #include "base/err.h"
 
-/* Purpose: creates dir and its missing parents (mkdir -p, mode 0755); an
- * existing directory is fine. With parent_only, only the parents of path are
- * created (for a file about to be written). Ownership: borrows path.
- * Thread: any. Errors: BASE_EINVAL (path over 1023 bytes), BASE_EIO (a mkdir
- * failed; err names the directory and the reason). */
+/* Creates dir and its missing parents (mkdir -p, mode 0755); an existing
+ * directory is fine. With parent_only, only the parents of path are created
+ * (for a file about to be written). Borrows path. Any thread. Errors:
+ * BASE_EINVAL (path over 1023 bytes), BASE_EIO (a mkdir failed; err names the
+ * directory and the reason). */
 base_err base_mkdirs(const char *path, int parent_only, char *err);
 
-/* Purpose: writes n bytes to path atomically: a temporary file in the same
- * directory is written, fsync'ed and renamed over path (and the directory
- * fsync'ed), so readers and a crash mid-write see the old file or the new
- * one, never a partial one.
- * Ownership: borrows path and data. Thread: any. Errors: BASE_EINVAL,
+/* Writes n bytes to path atomically: a temporary file in the same directory is
+ * written, fsync'ed and renamed over path (and the directory fsync'ed), so
+ * readers and a crash mid-write see the old file or the new one, never a
+ * partial one. Borrows path and data. Any thread. Errors: BASE_EINVAL,
  * BASE_ENOMEM, BASE_EIO (message names the path and errno text). */
 base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err);
 
-/* Purpose: the file a write to path must replace: path with symbolic
- * links resolved (realpath), or, when the file does not exist yet, the
- * target of a dangling symlink at path, or path itself. *out is the
- * caller's (base_free). Thread: any. Errors: BASE_EINVAL, BASE_EIO (a
- * component is unreadable, a loop...), BASE_ENOMEM. */
+/* The file a write to path must replace: path with symbolic links resolved
+ * (realpath), or, when the file does not exist yet, the target of a dangling
+ * symlink at path, or path itself. *out is the caller's (base_free). Any
+ * thread. Errors: BASE_EINVAL, BASE_EIO (a component is unreadable, a loop...),
+ * BASE_ENOMEM. */
 base_err base_path_resolve(const char *path, char **out, char *err);
 
-/* Purpose: as base_write_file, but for a file the user owns and may have
- * arranged: a symlink at path is written through (its target is replaced,
- * the link stays) and an existing file keeps its permission bits (0600
- * stays 0600; new files get 0644). Thread: any. Errors: as
- * base_write_file and base_path_resolve. */
+/* As base_write_file, but for a file the user owns and may have arranged: a
+ * symlink at path is written through (its target is replaced, the link stays)
+ * and an existing file keeps its permission bits (0600 stays 0600; new files
+ * get 0644). Any thread. Errors: as base_write_file and base_path_resolve. */
 base_err base_write_file_keep(const char *path, const uint8_t *data, size_t n, char *err);
 
-/* Purpose: reads a whole file of at most max bytes into a new buffer (*out,
- * freed with base_free; NUL-terminated one byte past *n, so text can be used
- * as a string). Thread: any. Errors: BASE_EINVAL, BASE_ENOTFOUND (no such
- * file), BASE_EIO (open/read failure), BASE_ETOOBIG (larger than max),
- * BASE_ENOMEM. Out-params untouched on failure. */
+/* Reads a whole file of at most max bytes into a new buffer (*out, freed with
+ * base_free; NUL-terminated one byte past *n, so text can be used as a string).
+ * Any thread. Errors: BASE_EINVAL, BASE_ENOTFOUND (no such file), BASE_EIO
+ * (open/read failure), BASE_ETOOBIG (larger than max), BASE_ENOMEM. Out-params
+ * untouched on failure. */
 base_err base_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err);
 
 #endif

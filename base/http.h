@@ -4,9 +4,8 @@
 #ifndef FOVEA_BASE_HTTP_H
 #define FOVEA_BASE_HTTP_H
 
-/* Purpose: the standard reason phrase of an HTTP status code ("Not Found";
- * "Unknown" when not listed). Ownership: static storage. Thread: any.
- * Errors: none. */
+/* The standard reason phrase of an HTTP status code ("Not Found"; "Unknown"
+ * when not listed). Static storage. Any thread. Errors: none. */
 const char *base_http_reason(int status);
 
 #endif

@@ -18,33 +18,33 @@
 #ifndef FOVEA_BASE_INTERRUPT_H
 #define FOVEA_BASE_INTERRUPT_H
 
-/* Purpose: installs the graceful handlers for SIGINT, SIGTERM, SIGHUP and
- * SIGQUIT (replacing earlier ones) and creates the self-pipe. hard_hook
- * (may be NULL) runs on a second signal before _exit. Idempotent; call from
- * the main thread before starting other threads. Returns 0, or -1 when the
- * pipe could not be made (the flag still works, sleeps poll instead). */
+/* Installs the graceful handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT
+ * (replacing earlier ones) and creates the self-pipe. hard_hook (may be NULL)
+ * runs on a second signal before _exit. Idempotent; call from the main thread
+ * before starting other threads. Returns 0, or -1 when the pipe could not be
+ * made (the flag still works, sleeps poll instead). */
 int base_interrupt_install(void (*hard_hook)(void));
 
-/* Purpose: the first stop signal received since install (SIGINT, ...), or
- * 0 (also when the handlers were never installed). Ownership: none.
- * Thread: any (an atomic load; async-signal-safe). Errors: none. */
+/* The first stop signal received since install (SIGINT, ...), or 0 (also when
+ * the handlers were never installed). Nothing changes owner. Any thread (an
+ * atomic load; async-signal-safe). Errors: none. */
 int base_interrupted(void);
 
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", or "signal N" (static buffer
  * for other numbers: not thread-safe for those). */
 const char *base_signal_name(int sig);
 
-/* Purpose: sleeps up to ms, returning early when a signal has arrived (it
- * waits on the self-pipe, or polls every 20 ms without one). Returns 1 when
- * interrupted (before or during the sleep), 0 after the full sleep; ms <= 0
- * returns at once. Ownership: none. Thread: any. Errors: none (a failed
- * wait falls back to polling). */
+/* Sleeps up to ms, returning early when a signal has arrived (it waits on the
+ * self-pipe, or polls every 20 ms without one). Returns 1 when interrupted
+ * (before or during the sleep), 0 after the full sleep; ms <= 0 returns at
+ * once. Nothing changes owner. Any thread. Errors: none (a failed wait falls
+ * back to polling). */
 int base_interrupt_sleep_ms(double ms);
 
-/* Purpose: test helper: forgets a received signal, so base_interrupted()
- * is 0 again (the handlers stay installed; a second signal is then a first
- * one again). Ownership: none. Thread: any, but not while another thread
- * relies on the flag. Errors: none. */
+/* Test helper: forgets a received signal, so base_interrupted() is 0 again (the
+ * handlers stay installed; a second signal is then a first one again). Nothing
+ * changes owner. Any thread, but not while another thread relies on the flag.
+ * Errors: none. */
 void base_interrupt_reset(void);
 
 #endif

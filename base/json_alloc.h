@@ -13,29 +13,28 @@
 
 #include "base/err.h"
 
-/* Purpose: routes cJSON's allocations through base_malloc and base_free
- * (cJSON_InitHooks). Idempotent. Thread: call at process start, before any
- * other thread runs (cJSON's hooks are plain globals). Errors: none.
- * Memory cJSON returns (cJSON_Print's text, parsed trees) stays compatible
- * with free(): base_free is free. */
+/* Routes cJSON's allocations through base_malloc and base_free
+ * (cJSON_InitHooks). Idempotent. Call at process start, before any other
+ * thread runs (cJSON's hooks are plain globals). Errors: none. Memory
+ * cJSON returns (cJSON_Print's text, parsed trees) stays compatible with
+ * free(): base_free is free. */
 void base_json_alloc_install(void);
 
-/* Purpose: says why cJSON_Parse* returned NULL on s[0..n), which cJSON
- * itself does not: BASE_EPROTO when s is not one valid JSON text nested at
- * most as deep as cJSON allows (err, optional, gets "invalid JSON near line
- * L, column C: ..."), else BASE_ENOMEM (the text is valid, so the parser
- * ran out of memory; err gets "out of memory parsing JSON"). Call it only on
- * the failure path: it scans s once. Ownership: borrows s. Thread: any.
- * No allocation. */
+/* Says why cJSON_Parse* returned NULL on s[0..n), which cJSON itself does not:
+ * BASE_EPROTO when s is not one valid JSON text nested at most as deep as cJSON
+ * allows (err, optional, gets "invalid JSON near line L, column C: ..."), else
+ * BASE_ENOMEM (the text is valid, so the parser ran out of memory; err gets
+ * "out of memory parsing JSON"). Call it only on the failure path: it scans s
+ * once. Borrows s. Any thread. No allocation. */
 base_err base_json_parse_error(const char *s, size_t n, char *err);
 
-/* Purpose: cJSON_AddItemToObject (key k), cJSON_AddItemToArray and
+/* cJSON_AddItemToObject (key k), cJSON_AddItemToArray and
  * cJSON_ReplaceItemInObjectCaseSensitive that take item over in every case:
  * when the add fails (NULL container, the key's copy out of memory) item is
  * deleted instead of leaked, so a builder can add unchecked and judge the
  * whole tree afterwards (base_alloc_thread_failures). Returns 1 when item
- * was added. Ownership: item (may be NULL) belongs to the container or is
- * freed. Thread: the tree's owner. Errors: 0 as said. */
+ * was added, else 0. item (may be NULL) then belongs to the container or is
+ * freed. On the thread that owns the tree. */
 struct cJSON;
 int base_json_add(struct cJSON *obj, const char *k, struct cJSON *item);
 int base_json_push(struct cJSON *arr, struct cJSON *item);

@@ -14,12 +14,11 @@
 
 #include "base/err.h"
 
-/* Purpose: checks that s[0..n) is exactly one JSON value, optionally
- * surrounded by whitespace, nested at most max_depth deep.
- * Ownership: borrows s. Thread: any. Errors: BASE_EPROTO with err =
- * "invalid JSON near line L, column C: expected ..., got ..." (columns
- * count characters from 1), or "... : invalid UTF-8 (byte 0xFF)", "...: a
- * NUL byte", "...: nesting deeper than N". No allocation. */
+/* Checks that s[0..n) is exactly one JSON value, optionally surrounded by
+ * whitespace, nested at most max_depth deep. Borrows s. Any thread. Errors:
+ * BASE_EPROTO with err = "invalid JSON near line L, column C: expected ..., got
+ * ..." (columns count characters from 1), or "... : invalid UTF-8 (byte 0xFF)",
+ * "...: a NUL byte", "...: nesting deeper than N". No allocation. */
 base_err base_json_check(const char *s, size_t n, int max_depth, char *err);
 
 #endif

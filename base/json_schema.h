@@ -22,12 +22,11 @@ typedef struct base_json_schema_opts {
     size_t text_max; /* cap for strings without maxLength (bytes) */
 } base_json_schema_opts;
 
-/* Purpose: checks value (NULL = an empty object when the schema is an
- * object's) against schema. who names the checked thing in messages
- * ("click_at: 'text' must be a string"). opts NULL = no extra keys and
- * BASE_JSON_SCHEMA_TEXT_MAX. Ownership: borrows everything. Thread: any;
- * pure. Errors: BASE_EINVAL with the first mismatch in err, naming its path;
- * BASE_EINVAL "no schema" when schema is NULL. */
+/* Checks value (NULL = an empty object when the schema is an object's) against
+ * schema. who names the checked thing in messages ("click_at: 'text' must be a
+ * string"). opts NULL = no extra keys and BASE_JSON_SCHEMA_TEXT_MAX. Borrows
+ * everything. Any thread; pure. Errors: BASE_EINVAL with the first mismatch in
+ * err, naming its path; BASE_EINVAL "no schema" when schema is NULL. */
 base_err base_json_schema_check(const char *who, const cJSON *schema, const cJSON *value,
                                 const base_json_schema_opts *opts, char *err);
 

@@ -40,9 +40,9 @@ void base_log(base_log_comp comp, base_log_level lvl, const char *fmt, ...)
  * bytes of room) before it is written: the runner masks secrets with it. */
 typedef void (*base_log_filter_fn)(char *msg, size_t cap, void *user);
 
-/* Purpose: sets (or with NULL clears) the one message filter. It runs
- * under a lock on the logging thread; clearing waits for a running call, so
- * user may be freed right after. Any thread. */
+/* Sets (or with NULL clears) the one message filter. It runs under a lock on
+ * the logging thread; clearing waits for a running call, so user may be freed
+ * right after. Any thread. */
 void base_log_set_filter(base_log_filter_fn fn, void *user);
 
 /* True when a message of this component and level would be printed. */

@@ -47,31 +47,29 @@
 
 typedef struct base_regex base_regex;
 
-/* Purpose: compiles a pattern of len bytes (need not be NUL-terminated)
- * with BASE_REGEX_* flags. Ownership: *out is the caller's
- * (base_regex_destroy); untouched on failure. Thread: any; the compiled
- * regex may then be matched from several threads at once.
- * Errors: BASE_ETOOBIG (pattern longer than BASE_REGEX_MAX_PATTERN, or too
- * large/complex to compile within the limits), BASE_EINVAL (syntax error or
- * invalid UTF-8: err says what and at which byte offset), BASE_ENOMEM. */
+/* Compiles a pattern of len bytes (need not be NUL-terminated) with
+ * BASE_REGEX_* flags. *out is the caller's (base_regex_destroy); untouched on
+ * failure. Any thread; the compiled regex may then be matched from several
+ * threads at once. Errors: BASE_ETOOBIG (pattern longer than
+ * BASE_REGEX_MAX_PATTERN, or too large/complex to compile within the limits),
+ * BASE_EINVAL (syntax error or invalid UTF-8: err says what and at which byte
+ * offset), BASE_ENOMEM. */
 base_err base_regex_compile(const char *pattern, size_t len, unsigned flags, base_regex **out,
                             char *err);
 
-/* Purpose: searches subject (len bytes) for the pattern; *matched is 1 when
- * it matches somewhere, 0 when not. Ownership: borrows both.
- * Thread: any (a compiled regex is read-only). Errors: BASE_ETOOBIG (the
- * match hit the step, total-step, depth or heap limit: err names the
- * limit, *matched untouched), BASE_ECANCELED (a stop signal arrived during
- * the match, see base/interrupt.h), BASE_EINVAL (NULL arguments),
- * BASE_ENOMEM. */
+/* Searches subject (len bytes) for the pattern; *matched is 1 when it matches
+ * somewhere, 0 when not. Borrows both. Any thread (a compiled regex is
+ * read-only). Errors: BASE_ETOOBIG (the match hit the step, total-step, depth
+ * or heap limit: err names the limit, *matched untouched), BASE_ECANCELED (a
+ * stop signal arrived during the match, see base/interrupt.h), BASE_EINVAL
+ * (NULL arguments), BASE_ENOMEM. */
 base_err base_regex_match(const base_regex *re, const char *subject, size_t len, int *matched,
                           char *err);
 
-/* Purpose: base_regex_match that also gives up when base_monotime_ms()
- * reaches deadline_ms (0 = no deadline), so a step's timeout bounds its
- * pattern. Ownership, thread: as base_regex_match. Errors: as
- * base_regex_match; a passed deadline is BASE_ETOOBIG ("still running at
- * the step's deadline"). */
+/* base_regex_match that also gives up when base_monotime_ms() reaches
+ * deadline_ms (0 = no deadline), so a step's timeout bounds its pattern.
+ * Ownership and thread as base_regex_match. Errors: as base_regex_match; a
+ * passed deadline is BASE_ETOOBIG ("still running at the step's deadline"). */
 base_err base_regex_match_until(const base_regex *re, const char *subject, size_t len,
                                 double deadline_ms, int *matched, char *err);
 

@@ -8,10 +8,10 @@ typedef struct base_summary {
     double min, median, p90, max, mean;
 } base_summary;
 
-/* Purpose: sorts v[0..n-1] in place and summarises it: median = the middle
- * value (mean of the two middle values for even n), p90 = the value at rank
- * ceil(0.9 n) (nearest-rank). n <= 0 gives all zeros. Ownership: borrows v
- * (reordered). Thread: any. Errors: none. */
+/* Sorts v[0..n-1] in place and summarises it: median = the middle value (mean
+ * of the two middle values for even n), p90 = the value at rank ceil(0.9 n)
+ * (nearest-rank). n <= 0 gives all zeros. Borrows v (reordered). Any thread.
+ * Errors: none. */
 base_summary base_summarize(double *v, int n);
 
 #endif

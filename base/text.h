@@ -12,42 +12,40 @@ typedef enum base_text_class {
     BASE_TEXT_INVISIBLE, /* dropped */
 } base_text_class;
 
-/* Purpose: the single definition of which characters are spaces and which are
- * invisible, for every text comparison in fovea (base_text_norm, the
- * snapper's snap_text_* and word folding) and mirrored by the SPACES/ZERO
- * regexes of assets/js/lib/kit.js. Spaces: ASCII whitespace (TAB..CR, ' '),
- * U+0085 NEL, U+00A0 NBSP, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F,
- * U+205F, U+3000. Invisible: U+00AD soft hyphen, U+180E, U+200B-U+200F
- * (ZWSP, ZWNJ, ZWJ, LRM, RLM), U+202A-U+202E (bidi embeddings),
- * U+2060-U+2064 (word joiner, invisible operators), U+2066-U+206F (bidi
- * isolates and deprecated format characters), U+FEFF. Returns the class of the
- * UTF-8 character starting at s (s must not point at its NUL) and its byte
- * length in *len (1 for a malformed or truncated byte, which is OTHER).
- * Ownership: borrows s. Thread: any. Errors: none. */
+/* The single definition of which characters are spaces and which are invisible,
+ * for every text comparison in fovea (base_text_norm, the snapper's snap_text_*
+ * and word folding) and mirrored by the SPACES/ZERO regexes of
+ * assets/js/lib/kit.js. Spaces: ASCII whitespace (TAB..CR, ' '), U+0085 NEL,
+ * U+00A0 NBSP, U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+ * Invisible: U+00AD soft hyphen, U+180E, U+200B-U+200F (ZWSP, ZWNJ, ZWJ, LRM,
+ * RLM), U+202A-U+202E (bidi embeddings), U+2060-U+2064 (word joiner, invisible
+ * operators), U+2066-U+206F (bidi isolates and deprecated format characters),
+ * U+FEFF. Returns the class of the UTF-8 character starting at s (s must not
+ * point at its NUL) and its byte length in *len (1 for a malformed or truncated
+ * byte, which is OTHER). Borrows s. Any thread. Errors: none. */
 base_text_class base_text_char_class(const char *s, size_t *len);
 
-/* Purpose: the page kit's text normalisation (kit.norm in
- * assets/js/lib/kit.js) for UTF-8: NBSP and the other Unicode spaces become
- * spaces, the invisible characters of
- * base_text_char_class (zero-width, bidi marks, soft hyphen...) vanish, runs of whitespace fold to one space, the ends are trimmed;
- * at most max_chars code points are kept (0: no limit) and never more than
- * cap - 1 bytes, cut on a character boundary. Writes a NUL-terminated string
- * to out (cap > 0) and returns its length in bytes. Ownership: borrows both
- * buffers. Thread: any. Errors: none; NULL s reads as "", cap 0 writes
- * nothing and returns 0. */
+/* The page kit's text normalisation (kit.norm in assets/js/lib/kit.js) for
+ * UTF-8: NBSP and the other Unicode spaces become spaces, the invisible
+ * characters of base_text_char_class (zero-width, bidi marks, soft hyphen...)
+ * vanish, runs of whitespace fold to one space, the ends are trimmed; at most
+ * max_chars code points are kept (0: no limit) and never more than cap - 1
+ * bytes, cut on a character boundary. Writes a NUL-terminated string to out
+ * (cap > 0) and returns its length in bytes. Borrows both buffers. Any thread.
+ * Errors: none; NULL s reads as "", cap 0 writes nothing and returns 0. */
 size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars);
 
-/* Purpose: a short quote of untrusted bytes (a model's or a server's
- * reply) for an error message: s[0..len) trimmed of blanks at both ends,
- * control characters as spaces and every non-ASCII byte as '?', so the
- * message (and the trace line it goes into) stays valid one-line text
- * whatever the bytes were; cut to n - 1 bytes. Writes a NUL-terminated
- * string to out (n > 0). Thread: any. Errors: none; NULL s reads as "". */
+/* A short quote of untrusted bytes (a model's or a server's reply) for an error
+ * message: s[0..len) trimmed of blanks at both ends, control characters as
+ * spaces and every non-ASCII byte as '?', so the message (and the trace line it
+ * goes into) stays valid one-line text whatever the bytes were; cut to n - 1
+ * bytes. Writes a NUL-terminated string to out (n > 0). Any thread. Errors:
+ * none; NULL s reads as "". */
 void base_text_excerpt(const char *s, size_t len, char *out, size_t n);
 
-/* Purpose: the value of one hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'),
- * for percent-decoding (the HTTP server's paths, the secrets' URL-encoded
- * forms). Thread: any. Errors: -1 for any other byte. */
+/* The value of one hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'), for
+ * percent-decoding (the HTTP server's paths, the secrets' URL-encoded forms).
+ * Any thread. Errors: -1 for any other byte. */
 int base_hex_digit(int c);
 
 #endif

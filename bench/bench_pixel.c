@@ -45,6 +45,7 @@
 #include "perception/capture.h"
 #include "perception/kit.h"
 #include "perception/pixel.h"
+#include "webset.h"
 
 static int dbl_cmp(const void *a, const void *b)
 {
@@ -56,35 +57,6 @@ static double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, dbl_cmp);
     return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
-}
-
-/* Lower-case alphanumeric words of s into w (max 32 words of 31 bytes). */
-static int words(const char *s, char w[32][32])
-{
-    int n = 0, k = 0;
-    for (;; s++) {
-        int c = (unsigned char)*s;
-        /* Apostrophes (ASCII or U+2019) stay inside a word: "Developer's". */
-        if (c == '\'')
-            continue;
-        if (c == 0xE2 && (unsigned char)s[1] == 0x80 && (unsigned char)s[2] == 0x99) {
-            s += 2;
-            continue;
-        }
-        if (c && (isalnum(c) || c >= 0x80)) {
-            if (k < 31 && n < 32)
-                w[n][k++] = (char)tolower(c);
-            continue;
-        }
-        if (k > 0 && n < 32) {
-            w[n][k] = '\0';
-            n++;
-        }
-        k = 0;
-        if (!c)
-            break;
-    }
-    return n;
 }
 
 /* OCR variants to compare (--ocr-variant NAME=KEY:VALUE&KEY:VALUE): each
@@ -135,8 +107,8 @@ static void word_score(const perc_detection *gt, const perc_pixel_elem *el, int 
         if (got_hit < 0 || item_of[got_hit] < 0)
             continue;
         char tw[32][32], pw[32][32];
-        int nt = words(gt->boxes[g].label, tw);
-        int np = words(items[item_of[got_hit]].text, pw);
+        int nt = pw_words(gt->boxes[g].label, tw);
+        int np = pw_words(items[item_of[got_hit]].text, pw);
         if (nt > 6)
             nt = 0;
         for (int x = 0; x < nt; x++) {
@@ -316,8 +288,8 @@ static void measure(cdp_page *p, const char *name, int reps, int dump, perc_ocr 
                    tr.x1, tr.y1, gt.boxes[g].label);
         if (got_hit >= 0 && item_of[got_hit] >= 0) {
             char tw[32][32], pw[32][32];
-            int nt = words(gt.boxes[g].label, tw);
-            int np = words(items[item_of[got_hit]].text, pw);
+            int nt = pw_words(gt.boxes[g].label, tw);
+            int np = pw_words(items[item_of[got_hit]].text, pw);
             if (nt > 6)
                 nt = 0; /* a section's whole text, not a control's name */
             int miss = 0;

@@ -31,16 +31,16 @@ typedef struct cascade_opts {
     int typos;             /* cascade_type may simulate typos (never for passwords); default 1 */
 } cascade_opts;
 
-/* Purpose: fills o with the defaults above (humanize on, untrusted off, seed
- * 0, wait 5000 ms, no learnings file). Caller-owned; any thread; cannot fail. */
+/* Fills o with the defaults above (humanize on, untrusted off, seed 0, wait
+ * 5000 ms, no learnings file). Caller-owned; any thread; cannot fail. */
 void cascade_opts_init(cascade_opts *o);
 
-/* Purpose: a hand for page (borrowed; must outlive the hand) with options o
- * (NULL: defaults; copied, the learnings path too). Loads the learnings file
- * when o->learnings_path is set (a missing file is an empty store).
- * Ownership: *out is the caller's; free with cascade_hand_destroy.
- * Errors: BASE_EINVAL (NULL page/out), BASE_EDECODE (learnings file is not
- * valid learnings JSON; err names it), BASE_EIO, BASE_ENOMEM. */
+/* A hand for page (borrowed; must outlive the hand) with options o (NULL:
+ * defaults; copied, the learnings path too). Loads the learnings file when
+ * o->learnings_path is set (a missing file is an empty store). *out is the
+ * caller's; free with cascade_hand_destroy. Errors: BASE_EINVAL (NULL
+ * page/out), BASE_EDECODE (learnings file is not valid learnings JSON; err
+ * names it), BASE_EIO, BASE_ENOMEM. */
 base_err cascade_hand_create(cdp_page *page, const cascade_opts *o, cascade_hand **out, char *err);
 /* Frees the hand (not the page). NULL is a no-op. */
 void cascade_hand_destroy(cascade_hand *h);
@@ -109,11 +109,11 @@ enum {
     CASCADE_FX_SHOWN = 1 << 10,    /* a hover changed the rendered text (a CSS :hover flyout) */
 };
 
-/* Purpose: the name of one effect bit (a single CASCADE_FX_* value):
- * "mutation", "url", "value", "checked", "focus", "selection", "shadow",
- * "request", "new_tab", "dialog", "shown" (the page half's names, and what
- * the tool layer and fovea snap print); NULL for anything else. Ownership:
- * static string. Thread: any. Errors: none. */
+/* The name of one effect bit (a single CASCADE_FX_* value): "mutation", "url",
+ * "value", "checked", "focus", "selection", "shadow", "request", "new_tab",
+ * "dialog", "shown" (the page half's names, and what the tool layer and fovea
+ * snap print); NULL for anything else. Static string. Any thread. Errors:
+ * none. */
 const char *cascade_effect_name(unsigned bit);
 
 typedef struct cascade_result {
@@ -141,28 +141,26 @@ typedef struct cascade_result {
     double motion_ms;         /* of which replaying cursor paths (0 without humanization) */
 } cascade_result;
 
-/* Purpose: the result as JSON, the one form every writer uses (the `fovea
- * snap` protocol's "click", trace.jsonl's "cascade"): {"success", "reason"
- * ("ok" on success, else cascade_reason_name), "message", "tried" [{tier,
- * success, ms, outcome}], "alternatives", "effects" [names],
- * "new_target" (with CASCADE_FX_NEW_TAB), "dialog" {type, message} (with
- * CASCADE_FX_DIALOG), "clicked_at" [x, y] (when a tier ran), "path_points",
- * "ms"}; times rounded to 0.001 ms, points to 0.1 CSS px. Ownership: a new
- * object the caller frees; r is borrowed. Thread: any. Errors: NULL for a
- * NULL r or when out of memory (also when any member could not be added:
- * never a partial object). */
+/* The result as JSON, the one form every writer uses (the `fovea snap`
+ * protocol's "click", trace.jsonl's "cascade"): {"success", "reason" ("ok" on
+ * success, else cascade_reason_name), "message", "tried" [{tier, success, ms,
+ * outcome}], "alternatives", "effects" [names], "new_target" (with
+ * CASCADE_FX_NEW_TAB), "dialog" {type, message} (with CASCADE_FX_DIALOG),
+ * "clicked_at" [x, y] (when a tier ran), "path_points", "ms"}; times rounded
+ * to 0.001 ms, points to 0.1 CSS px. Returns a new object the caller frees; r
+ * is borrowed. Any thread. NULL for a NULL r or when out of memory (also when
+ * any member could not be added: never a partial object). */
 cJSON *cascade_result_json(const cascade_result *r);
 
-/* The three actions below share one contract.
- * Purpose: act on t and say precisely what happened in *out (always filled,
- * also on failure: reason, message, tiers tried, alternatives).
- * Returns BASE_OK whenever the action ran to a verdict, including a refusal
- * or a failed click (out->success == 0, out->reason says why); an error code
- * only for bad arguments (BASE_EINVAL: NULL hand/target/out, a target with
- * neither xpath nor point, invalid UTF-8 text) and transport failures
- * (BASE_ECLOSED, BASE_ETIMEDOUT, ...; out->reason == CASCADE_ERROR).
- * Ownership: t and text are borrowed for the call. Thread: the hand's owner.
- * Nothing typed into a password field is ever logged. */
+/* The three actions below share one contract. Act on t and say precisely what
+ * happened in *out (always filled, also on failure: reason, message, tiers
+ * tried, alternatives). Returns BASE_OK whenever the action ran to a verdict,
+ * including a refusal or a failed click (out->success == 0, out->reason says
+ * why); an error code only for bad arguments (BASE_EINVAL: NULL
+ * hand/target/out, a target with neither xpath nor point, invalid UTF-8 text)
+ * and transport failures (BASE_ECLOSED, BASE_ETIMEDOUT, ...; out->reason ==
+ * CASCADE_ERROR). t and text are borrowed for the call. On the thread that owns
+ * the hand. Nothing typed into a password field is ever logged. */
 
 /* Settling after an action that may navigate (cascade/settle.c). begin
  * registers the main frame's navigation waiters before the action (so a
@@ -175,15 +173,15 @@ typedef struct cascade_settle {
     char frame[64];
 } cascade_settle;
 
-/* Purpose: arms w for page's main frame main_frame (CDP frame id). Thread:
- * the page's owner. Errors: none (a waiter that cannot be created is left
- * out: that event is then not waited for). */
+/* Arms w for page's main frame main_frame (CDP frame id). On the thread that
+ * owns the page. Errors: none (a waiter that cannot be created is left out:
+ * that event is then not waited for). */
 void cascade_settle_begin(cdp_page *page, const char *main_frame, cascade_settle *w);
 
-/* Purpose: waits as described and frees w's waiters. Returns 0 when no
- * navigation started, 1 when one started and finished, -1 when one
- * started and did not finish loading in time (or a stop signal came).
- * Thread: the page's owner. */
+/* Waits as described and frees w's waiters. Returns 0 when no navigation
+ * started, 1 when one started and finished, -1 when one started and did not
+ * finish loading in time (or a stop signal came). On the thread that owns the
+ * page. */
 int cascade_settle_end(cdp_page *page, cascade_settle *w);
 
 /* Where a scrolled box stands (cascade_scroll). */
@@ -194,21 +192,21 @@ typedef struct cascade_scroll_pos {
     char desc[96];    /* "the page", "<div.results> 'Flights'" */
 } cascade_scroll_pos;
 
-/* Purpose: scrolls what is under `at` (top-viewport CSS px; a scroll box or
- * the page) by dy CSS px (negative = up) the way a person does: the cursor
- * moves there (humanized paths when the hand humanizes), then trusted
- * mouseWheel events in notches of at most 120 px with short pauses, then
- * waits until the position rests (at most ~1 s). page 1 measures the page
- * even when a box is under the point. *before / *after (may be NULL) get
- * the position around the scroll; out gets the cursor path and motion
- * time (its success says whether anything moved). Thread: the hand's
- * owner. Errors: CDP errors (page gone), BASE_EINVAL for a non-finite dy. */
+/* Scrolls what is under `at` (top-viewport CSS px; a scroll box or the page) by
+ * dy CSS px (negative = up) the way a person does: the cursor moves there
+ * (humanized paths when the hand humanizes), then trusted mouseWheel events in
+ * notches of at most 120 px with short pauses, then waits until the position
+ * rests (at most ~1 s). page 1 measures the page even when a box is under the
+ * point. *before / *after (may be NULL) get the position around the scroll; out
+ * gets the cursor path and motion time (its success says whether anything
+ * moved). On the thread that owns the hand. Errors: CDP errors (page gone),
+ * BASE_EINVAL for a non-finite dy. */
 base_err cascade_scroll(cascade_hand *h, base_point at, double dy, int page,
                         cascade_scroll_pos *before, cascade_scroll_pos *after,
                         cascade_result *out, char *err);
 
-/* Purpose: the position of what a wheel at `at` would scroll, without
- * scrolling. Thread: the hand's owner. Errors: CDP errors. */
+/* The position of what a wheel at `at` would scroll, without scrolling. On the
+ * thread that owns the hand. Errors: CDP errors. */
 base_err cascade_scroll_where(cascade_hand *h, base_point at, int page, cascade_scroll_pos *out,
                               char *err);
 
@@ -251,18 +249,18 @@ typedef struct cascade_field_info {
     char *value;           /* its current value (base_malloc'd, may be NULL) */
 } cascade_field_info;
 
-/* Purpose: reads t's field (t->xpath in t->frame_id: the input itself, or
- * the editable element inside a wrapper) without touching it: type,
- * autocomplete and value. The runner uses it to learn that a field holds a
- * secret (type=password, autocomplete=cc-number...) before typing, and what
- * the field made of the typed text afterwards. Ownership: *out is the
- * caller's (cascade_field_info_fini), always initialised. Thread: the
- * hand's owner. Errors: BASE_EINVAL, transport errors (BASE_ETIMEDOUT...). */
+/* Reads t's field (t->xpath in t->frame_id: the input itself, or the editable
+ * element inside a wrapper) without touching it: type, autocomplete and value.
+ * The runner uses it to learn that a field holds a secret (type=password,
+ * autocomplete=cc-number...) before typing, and what the field made of the
+ * typed text afterwards. *out is the caller's (cascade_field_info_fini), always
+ * initialised. On the thread that owns the hand. Errors: BASE_EINVAL, transport
+ * errors (BASE_ETIMEDOUT...). */
 base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_field_info *out,
                             char *err);
-/* Purpose: frees f->value (the only owned member) and zeroes *f, so a
- * second fini is harmless. Ownership: f itself stays the caller's.
- * Thread: any. Errors: none; NULL is a no-op. */
+/* Frees f->value (the only owned member) and zeroes *f, so a second fini is
+ * harmless. f itself stays the caller's. Any thread. Errors: none; NULL is a
+ * no-op. */
 void cascade_field_info_fini(cascade_field_info *f);
 
 /* ---- per-domain learnings (added by the hand) ----
@@ -274,9 +272,9 @@ void cascade_field_info_fini(cascade_field_info *f);
  * process and path; not for concurrent writers. */
 typedef struct cascade_learnings cascade_learnings;
 
-/* Purpose: loads path (a missing file is an empty store). Ownership: *out is
- * the caller's (cascade_learnings_close). Errors: BASE_EINVAL, BASE_EIO,
- * BASE_EDECODE (not learnings JSON), BASE_ENOMEM. Any one thread. */
+/* Loads path (a missing file is an empty store). *out is the caller's
+ * (cascade_learnings_close). Errors: BASE_EINVAL, BASE_EIO, BASE_EDECODE (not
+ * learnings JSON), BASE_ENOMEM. Any one thread. */
 base_err cascade_learnings_open(const char *path, cascade_learnings **out, char *err);
 /* Frees the store (nothing is written). NULL is a no-op. */
 void cascade_learnings_close(cascade_learnings *l);

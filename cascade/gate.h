@@ -35,9 +35,9 @@ typedef struct cascade_gate_result {
     char why[160];         /* one line: which condition decided */
 } cascade_gate_result;
 
-/* Purpose: decides for the next action on page. critical: a submit or an
- * action on an unseen page (uses the hard timeout). pending_ticket: the
- * ticket of the last perc_prefetch_schedule (0 if none). */
+/* Decides for the next action on page. critical: a submit or an action on an
+ * unseen page (uses the hard timeout). pending_ticket: the ticket of the last
+ * perc_prefetch_schedule (0 if none). */
 base_err cascade_gate(cdp_page *page, perc_prefetch *pf, uint64_t pending_ticket, int critical,
                       const cascade_gate_opts *o, cascade_gate_result *out, char *err);
 

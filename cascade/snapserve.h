@@ -27,7 +27,7 @@
  * only its sessions on them). Bad input never ends a service: it gets
  * {"error":...}.
  *
- * Thread: one snapserve is used from one thread (not the cdp service
+ * Threads: one snapserve is used from one thread (not the cdp service
  * thread), which owns every call below.
  */
 #ifndef FOVEA_CASCADE_SNAPSERVE_H
@@ -63,13 +63,13 @@ typedef struct cascade_snapserve_opts {
 typedef struct cascade_snapserve cascade_snapserve;
 
 /* Sets the defaults: no click, verify on, cascade_opts_init, no target
- * resolution. Thread: any. Errors: none. */
+ * resolution. Any thread; cannot fail. */
 void cascade_snapserve_opts_init(cascade_snapserve_opts *o);
 
 /* Creates a service answering for page (its first tab; requests without
- * "target" go there) in browser b. Ownership: b and page are borrowed and
+ * "target" go there) in browser b. b and page are borrowed and
  * must outlive the service; opts is copied; *out is freed with
- * cascade_snapserve_destroy. Thread: the caller's, which then owns the
+ * cascade_snapserve_destroy. Called on the thread that then owns the
  * service. Errors: BASE_EINVAL (NULL argument), BASE_ENOMEM; err (optional,
  * BASE_ERRBUF_SIZE) says which; *out untouched on failure. */
 base_err cascade_snapserve_create(cdp_browser *b, cdp_page *page, const cascade_snapserve_opts *opts,
@@ -77,15 +77,15 @@ base_err cascade_snapserve_create(cdp_browser *b, cdp_page *page, const cascade_
 
 /* Frees the service: its hands and its sessions on adopted tabs
  * (the tabs stay open); page given to create stays the caller's. NULL is a
- * no-op. Thread: the owner. Errors: none. */
+ * no-op. On the owner's thread; cannot fail. */
 void cascade_snapserve_destroy(cascade_snapserve *sv);
 
 /* Answers one parsed request (any JSON value; a non-object gets an
- * error answer). Ownership: req is borrowed; the answer is a new object the
+ * error answer). req is borrowed; the answer is a new object the
  * caller frees, NULL only when out of memory (the caller then answers
  * {"error":"out of memory"}; never a partial answer). *gone (optional) is
  * set to 1 when the browser connection is gone (the caller should stop
- * after sending the answer), else 0. Thread: the owner. */
+ * after sending the answer), else 0. On the owner's thread. */
 cJSON *cascade_snapserve_answer(cascade_snapserve *sv, const cJSON *req, int *gone);
 
 /* Answers one request line (len bytes, need not be NUL-terminated,
@@ -98,7 +98,7 @@ cJSON *cascade_snapserve_answer_line(cascade_snapserve *sv, const char *line, si
 /* Runs the protocol over a stream: reads request lines from in until
  * EOF and writes one answer line per request to out, flushed at once (an
  * over-long line is refused and skipped). Counts go to *n_req and *n_err
- * (optional). Thread: the owner. Errors: BASE_OK at EOF; BASE_EIO when out
+ * (optional). On the owner's thread. Returns BASE_OK at EOF; BASE_EIO when out
  * cannot be written; BASE_ECLOSED when the browser connection went away
  * (after answering that request); BASE_ENOMEM for the line buffer; err
  * (optional) says which. */

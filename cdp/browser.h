@@ -54,19 +54,19 @@ typedef struct cdp_page_opts {
  * out-of-process iframes. */
 base_err cdp_page_open(cdp_browser *b, const cdp_page_opts *o, cdp_page **out, char *err);
 
-/* Purpose: attaches to a tab the page opened (a popup, see
- * cdp_page_popup_get) and sets it up as cdp_page_open does; the viewport
- * is applied to it. Ownership: *out is the caller's; cdp_page_close closes
- * that tab. Thread: any but the service thread. Errors: BASE_EINVAL, those
- * of cdp_call (a tab that closed meanwhile: BASE_EREMOTE). */
+/* Attaches to a tab the page opened (a popup, see cdp_page_popup_get) and sets
+ * it up as cdp_page_open does; the viewport is applied to it. *out is the
+ * caller's; cdp_page_close closes that tab. Any thread but the service thread.
+ * Errors: BASE_EINVAL, those of cdp_call (a tab that closed meanwhile:
+ * BASE_EREMOTE). */
 base_err cdp_page_open_popup(cdp_browser *b, const char *target_id, const cdp_page_opts *o,
                              cdp_page **out, char *err);
-/* Purpose: closes every tab cdp_page_open created that is still open, in
- * every browser of this process (and only those: never a tab fovea did not
- * create), waiting up to timeout_ms (0: 2000) in all. For a stop signal's
- * exit path in attach mode, where the browser is the user's and outlives
- * fovea. Returns how many were closed. Any thread except the cdp service
- * thread; the pages stay allocated (the process is expected to exit). */
+/* Closes every tab cdp_page_open created that is still open, in every browser
+ * of this process (and only those: never a tab fovea did not create), waiting
+ * up to timeout_ms (0: 2000) in all. For a stop signal's exit path in attach
+ * mode, where the browser is the user's and outlives fovea. Returns how many
+ * were closed. Any thread except the cdp service thread; the pages stay
+ * allocated (the process is expected to exit). */
 int cdp_close_opened_tabs(int timeout_ms);
 
 /* Closes the tab and frees the page; an adopted page is only detached from
@@ -90,10 +90,10 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
 base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
                            char *err);
 
-/* The same on another session of the page (an out-of-process iframe's;
- * NULL or "" = the page's own) and in execution context context_id when > 0
- * (an isolated world), else the session's main world. Thread: any but the
- * cdp service thread. Errors: as cdp_page_evaluate. */
+/* The same on another session of the page (an out-of-process iframe's; NULL or
+ * "" = the page's own) and in execution context context_id when > 0 (an
+ * isolated world), else the session's main world. Any thread but the cdp
+ * service thread. Errors: as cdp_page_evaluate. */
 base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
                               cJSON **value, int timeout_ms, char *err);
 
@@ -101,11 +101,10 @@ base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, 
 base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,
                        int timeout_ms, char *err);
 
-/* Purpose: the browser that opened or adopted p (to open a popup's tab in
- * it, say). Ownership: borrowed; valid while the browser lives, which is
- * longer than p. Thread: any. Errors: none; p must be a valid page (not
- * checked). The accessors below are likewise borrowed handles, valid as
- * long as p. */
+/* The browser that opened or adopted p (to open a popup's tab in it, say).
+ * Borrowed; valid while the browser lives, which is longer than p. Any thread.
+ * Errors: none; p must be a valid page (not checked). The accessors below are
+ * likewise borrowed handles, valid as long as p. */
 cdp_browser *cdp_page_browser(cdp_page *p);
 cdp_conn *cdp_page_conn(cdp_page *p);
 const char *cdp_page_session(cdp_page *p);
@@ -132,22 +131,22 @@ base_err cdp_page_frame_session(cdp_page *p, const char *frame_id, char *buf);
 /* True until the page's renderer crashed or its target went away. */
 int cdp_page_alive(cdp_page *p);
 
-/* Purpose: BASE_OK while the page is usable; else the error every call on
- * it now fails with, and why (n bytes) receives the cause: "page crashed
- * (its renderer process died)", "tab closed (...)", "page not responding
- * (...)" (cdp_page_fail) or "browser connection closed". Any thread. */
+/* BASE_OK while the page is usable; else the error every call on it now fails
+ * with, and why (n bytes) receives the cause: "page crashed (its renderer
+ * process died)", "tab closed (...)", "page not responding (...)"
+ * (cdp_page_fail) or "browser connection closed". Any thread. */
 base_err cdp_page_status(cdp_page *p, char *why, size_t n);
 
-/* Purpose: declares the page dead with cause e/why (the runner's watchdog
- * uses BASE_ETIMEDOUT, "page not responding ..."): every pending and later
- * call on its sessions fails at once (cdp_session_fail). The first cause
- * wins. Any thread. */
+/* Declares the page dead with cause e/why (the runner's watchdog uses
+ * BASE_ETIMEDOUT, "page not responding ..."): every pending and later call on
+ * its sessions fails at once (cdp_session_fail). The first cause wins. Any
+ * thread. */
 void cdp_page_fail(cdp_page *p, base_err e, const char *why);
 
-/* Purpose: 1 when events of session sid belong to p (its own session or
- * one of its out-of-process iframes'), for watchers that subscribe to all
- * events of the connection (cdp/netwatch.h). Thread: any, event callbacks
- * included. Errors: none; NULL sid is 0. */
+/* 1 when events of session sid belong to p (its own session or one of its
+ * out-of-process iframes'), for watchers that subscribe to all events of the
+ * connection (cdp/netwatch.h). Any thread, event callbacks included. Errors:
+ * none; NULL sid is 0. */
 int cdp_page_owns_session(cdp_page *p, const char *sid);
 
 /* ---- JavaScript dialogs ----
@@ -167,11 +166,11 @@ typedef struct cdp_dialog {
     char expected[256];       /* the plan's expected text */
 } cdp_dialog;
 
-/* Purpose: sets how to answer the NEXT dialog: accept (OK) or dismiss, the
- * text for a prompt, and optionally text it must contain (expect; else it
- * is answered by the default policy and marked mismatch). One-shot; a new
- * plan replaces an unused one. Strings are copied. Any thread. Errors:
- * BASE_EINVAL, BASE_ETOOBIG (a string of 256 bytes or more). */
+/* Sets how to answer the NEXT dialog: accept (OK) or dismiss, the text for a
+ * prompt, and optionally text it must contain (expect; else it is answered by
+ * the default policy and marked mismatch). One-shot; a new plan replaces an
+ * unused one. Strings are copied. Any thread. Errors: BASE_EINVAL, BASE_ETOOBIG
+ * (a string of 256 bytes or more). */
 base_err cdp_page_dialog_next(cdp_page *p, int accept, const char *prompt_text,
                               const char *expect);
 /* 1 while a plan set by cdp_page_dialog_next has not been used. */
@@ -204,49 +203,49 @@ typedef struct cdp_target_info {
     int attached;    /* some client (maybe fovea itself) is attached to it */
 } cdp_target_info;
 
-/* Purpose: lists the browser's targets in the browser's order (Target.getTargets).
+/* Lists the browser's targets in the browser's order (Target.getTargets).
  * Copies up to max into out (may be NULL when max is 0) and stores the number
- * that exist in *n. Ownership: out is the caller's. Thread: any but the cdp
- * service thread. Errors: those of cdp_call, BASE_EPROTO (a reply without
- * targetInfos); out and *n are untouched on failure. */
+ * that exist in *n. out is the caller's. Any thread but the cdp service thread.
+ * Errors: those of cdp_call, BASE_EPROTO (a reply without targetInfos); out and
+ * *n are untouched on failure. */
 base_err cdp_browser_targets(cdp_browser *b, cdp_target_info *out, int max, int *n, char *err);
 
 /* 1 when t is a tab a user sees: type "page" and not a DevTools, extension or
- * browser-internal UI page (devtools://, chrome-extension://, chrome-untrusted://).
- * Thread: any. */
+ * browser-internal UI page (devtools://, chrome-extension://,
+ * chrome-untrusted://). Any thread. */
 int cdp_target_is_tab(const cdp_target_info *t);
 
-/* Purpose: takes over the existing tab target_id: attaches a flattened
- * session, enables Page and Runtime, auto-attaches to its out-of-process
- * iframes and loads its frame tree, WITHOUT any Emulation call, so the tab
- * keeps its viewport, device scale factor and emulation. cdp_page_viewport
- * then reports the tab's own layout viewport and devicePixelRatio as measured
- * at adoption (cdp_page_refresh_viewport measures again). Several clients may
- * be attached to one tab; fovea's session does not disturb the others.
- * Ownership: *out is the caller's; cdp_page_close detaches fovea's session and
- * frees the page, leaving the tab open (a page from cdp_page_open is closed).
- * b must outlive the page. Thread: any but the cdp service thread.
- * Errors: BASE_EINVAL (NULL or empty id), BASE_ENOTFOUND (no such target, or
- * it is not a page), cdp errors; nothing stays attached on failure. */
+/* Takes over the existing tab target_id: attaches a flattened session, enables
+ * Page and Runtime, auto-attaches to its out-of-process iframes and loads its
+ * frame tree, WITHOUT any Emulation call, so the tab keeps its viewport, device
+ * scale factor and emulation. cdp_page_viewport then reports the tab's own
+ * layout viewport and devicePixelRatio as measured at adoption
+ * (cdp_page_refresh_viewport measures again). Several clients may be attached
+ * to one tab; fovea's session does not disturb the others. *out is the
+ * caller's; cdp_page_close detaches fovea's session and frees the page, leaving
+ * the tab open (a page from cdp_page_open is closed). b must outlive the page.
+ * Any thread but the cdp service thread. Errors: BASE_EINVAL (NULL or empty
+ * id), BASE_ENOTFOUND (no such target, or it is not a page), cdp errors;
+ * nothing stays attached on failure. */
 base_err cdp_page_adopt(cdp_browser *b, const char *target_id, cdp_page **out, char *err);
 
-/* Purpose: makes p the visible tab of its window (Page.bringToFront), as a
- * person switches to a tab before acting in it. A background tab of a real
- * window paints no frames, so screenshots wait and animation-frame based
- * effect checks stall there; hit tests and script work either way. Changes
- * no viewport or emulation. Thread: any but the cdp service thread.
- * Errors: those of cdp_call. */
+/* Makes p the visible tab of its window (Page.bringToFront), as a person
+ * switches to a tab before acting in it. A background tab of a real window
+ * paints no frames, so screenshots wait and animation-frame based effect
+ * checks stall there; hit tests and script work either way. Changes no
+ * viewport or emulation. Any thread but the cdp service thread. Errors:
+ * BASE_EINVAL (NULL page), those of cdp_call. */
 base_err cdp_page_activate(cdp_page *p, char *err);
 
 /* 1 when p came from cdp_page_adopt (closing it leaves the tab open). */
 int cdp_page_adopted(cdp_page *p);
 
-/* Purpose: measures an adopted page's viewport again (innerWidth,
- * innerHeight, devicePixelRatio), e.g. after the user resized the window; a
- * page fovea opened keeps the viewport it set. Thread: the one that uses the
- * page (cdp_page_viewport's readers), not the cdp service thread.
- * Errors: those of cdp_page_evaluate, BASE_EPROTO; the viewport is unchanged
- * on failure. */
+/* Measures an adopted page's viewport again (innerWidth, innerHeight,
+ * devicePixelRatio), e.g. after the user resized the window; a page fovea
+ * opened keeps the viewport it set. On the thread that uses the page
+ * (cdp_page_viewport's readers), not the cdp service thread. Errors: BASE_EINVAL
+ * (NULL page), those of cdp_page_evaluate, BASE_EPROTO; the viewport is
+ * unchanged on failure. */
 base_err cdp_page_refresh_viewport(cdp_page *p, char *err);
 
 #endif

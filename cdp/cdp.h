@@ -94,17 +94,17 @@ base_err cdp_waiter_create(cdp_conn *c, const char *session_id, const char *meth
 base_err cdp_waiter_wait(cdp_waiter *w, int timeout_ms, cJSON **params);
 void cdp_waiter_destroy(cdp_waiter *w);
 
-/* Purpose: declares one session dead (a crashed renderer, a closed tab, a
- * page that stopped answering): every pending call on session_id completes
- * at once with e and `why` as its message ("page crashed ..."), every later
- * call on it fails immediately the same way, and waiters registered on it
- * return e, as the whole connection does when the browser dies. The first
- * cause given for a session wins. Any thread, including event callbacks.
- * Errors: BASE_EINVAL (NULL/empty session or e == BASE_OK). */
+/* Declares one session dead (a crashed renderer, a closed tab, a page that
+ * stopped answering): every pending call on session_id completes at once with e
+ * and `why` as its message ("page crashed ..."), every later call on it fails
+ * immediately the same way, and waiters registered on it return e, as the whole
+ * connection does when the browser dies. The first cause given for a session
+ * wins. Any thread, including event callbacks. Errors: BASE_EINVAL (NULL/empty
+ * session or e == BASE_OK). */
 base_err cdp_session_fail(cdp_conn *c, const char *session_id, base_err e, const char *why);
 
-/* Purpose: BASE_OK while session_id is usable, else the error it was failed
- * with (why, n bytes, receives the reason). Any thread. */
+/* BASE_OK while session_id is usable, else the error it was failed with (why, n
+ * bytes, receives the reason). Any thread. */
 base_err cdp_session_status(cdp_conn *c, const char *session_id, char *why, size_t n);
 
 /* True while the socket is open. Any thread. */

@@ -47,19 +47,18 @@ typedef struct cdp_console_entry {
  * "browser"). Any thread. */
 const char *cdp_console_kind_name(cdp_console_kind k);
 
-/* Purpose: how many entries page p has recorded since it was opened (the
- * next entry's seq). Ownership: borrows p. Thread: any (it takes only the
- * ring's lock). Errors: none (0 for NULL). */
+/* How many entries page p has recorded since it was opened (the next entry's
+ * seq). Borrows p. Any thread (it takes only the ring's lock). Errors: none (0
+ * for NULL). */
 uint64_t cdp_page_console_count(cdp_page *p);
 
-/* Purpose: the seq of the oldest entry still kept (entries before it were
- * pushed out of the ring: count - CDP_CONSOLE_RING, or 0). Ownership:
- * borrows p. Thread: any. Errors: none (0 for NULL). */
+/* The seq of the oldest entry still kept (entries before it were pushed out of
+ * the ring: count - CDP_CONSOLE_RING, or 0). Borrows p. Any thread. Errors:
+ * none (0 for NULL). */
 uint64_t cdp_page_console_first(cdp_page *p);
 
-/* Purpose: copies entry seq into *out. Ownership: *out is the caller's.
- * Thread: any. Errors: returns 0 (out untouched) when seq is not recorded
- * yet or no longer kept, else 1. */
+/* Copies entry seq into *out. *out is the caller's. Any thread. Errors: returns
+ * 0 (out untouched) when seq is not recorded yet or no longer kept, else 1. */
 int cdp_page_console_get(cdp_page *p, uint64_t seq, cdp_console_entry *out);
 
 #endif

@@ -75,15 +75,16 @@ void cdp_process_destroy(cdp_process *p);
  * cdp_process_destroy from your own shutdown path instead. */
 void cdp_launch_install_signal_cleanup(void);
 
-/* Purpose: removes the fovea profile directories in dir (NULL: $TMPDIR or
- * /tmp) left behind by launchers that died without cleaning up (SIGKILL, a
- * power cut): directories named fovea-profile-XXXXXX, owned by this user,
- * whose "fovea-owner" file names a process that no longer runs (or whose pid
- * now belongs to a process started at another time), together with their
- * .log; a mark written in another pid namespace is left alone. Directories without that file (another program's, a pre-marker
- * profile, one being created right now) and those of live owners are never
- * touched. cdp_launch calls it before each launch. Returns how many
- * profiles were removed. Any thread; blocks on file-system calls only. */
+/* Removes the fovea profile directories in dir (NULL: $TMPDIR or /tmp) left
+ * behind by launchers that died without cleaning up (SIGKILL, a power cut):
+ * directories named fovea-profile-XXXXXX, owned by this user, whose
+ * "fovea-owner" file names a process that no longer runs (or whose pid now
+ * belongs to a process started at another time), together with their .log; a
+ * mark written in another pid namespace is left alone. Directories without that
+ * file (another program's, a pre-marker profile, one being created right now)
+ * and those of live owners are never touched. cdp_launch calls it before each
+ * launch. Returns how many profiles were removed. Any thread; blocks on
+ * file-system calls only. */
 int cdp_launch_sweep_stale(const char *dir);
 
 /* Kills every browser this process launched and removes their profiles and

@@ -42,27 +42,27 @@ typedef struct cdp_netstat {
     uint64_t doc_seq;          /* main documents seen: changes with each navigation */
 } cdp_netstat;
 
-/* Purpose: starts counting p's requests (Network.enable on its sessions).
- * Requests already in flight before this call are not known. Ownership:
- * *out is the caller's (cdp_netwatch_destroy, before the page is closed).
- * Thread: any but the service thread. Errors: BASE_ENOMEM, those of
- * cdp_call (a page gone: BASE_ECLOSED); *out untouched on failure. */
+/* Starts counting p's requests (Network.enable on its sessions). Requests
+ * already in flight before this call are not known. *out is the caller's
+ * (cdp_netwatch_destroy, before the page is closed). Any thread but the service
+ * thread. Errors: BASE_ENOMEM, those of cdp_call (a page gone: BASE_ECLOSED);
+ * *out untouched on failure. */
 base_err cdp_netwatch_create(cdp_page *p, cdp_netwatch **out, char *err);
 
-/* Stops counting (Network.disable on the page session, unsubscribes) and
- * frees w. NULL is a no-op. Thread: any but the service thread. */
+/* Stops counting (Network.disable on the page session, unsubscribes) and frees
+ * w. NULL is a no-op. Any thread but the service thread. */
 void cdp_netwatch_destroy(cdp_netwatch *w);
 
-/* Copies the counters. Thread: any but the service thread. */
+/* Copies the counters. Any thread but the service thread. */
 void cdp_netwatch_get(cdp_netwatch *w, cdp_netstat *out);
 
-/* Purpose: waits until no request has been in flight for idle_ms (the
- * quiet time is measured from the last request event), up to timeout_ms.
- * *last (optional) receives the counters as last seen, so a caller can say
- * what kept the network busy. Thread: any but the service thread.
- * Errors: BASE_ETIMEDOUT (still busy: err names how many requests and the
- * latest URL), BASE_ECANCELED (a stop signal, base/interrupt.h),
- * BASE_ECLOSED (the page died), BASE_EINVAL (idle_ms or timeout_ms < 0). */
+/* Waits until no request has been in flight for idle_ms (the quiet time is
+ * measured from the last request event), up to timeout_ms. *last (optional)
+ * receives the counters as last seen, so a caller can say what kept the network
+ * busy. Any thread but the service thread. Errors: BASE_ETIMEDOUT (still busy:
+ * err names how many requests and the latest URL), BASE_ECANCELED (a stop
+ * signal, base/interrupt.h), BASE_ECLOSED (the page died), BASE_EINVAL (idle_ms
+ * or timeout_ms < 0). */
 base_err cdp_netwatch_wait_idle(cdp_netwatch *w, int idle_ms, int timeout_ms, cdp_netstat *last,
                                 char *err);
 

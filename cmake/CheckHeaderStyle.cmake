@@ -3,28 +3,28 @@
 #
 # Prototype comments are plain sentences in the style of cdp/cdp.h: what the
 # function does, who owns what, which thread may call it and how it fails,
-# without labels. Fails, naming file and line, when a public header (not
-# *_int.h) of the folders below contains the old "Purpose:" label, so the
-# second style cannot creep back in.
+# without labels. Fails, naming file and line, when any header (public or
+# *_int.h) of a product folder below, at any depth, contains one of the old
+# labels "Purpose:", "Ownership:" or "Thread:", so the second style cannot
+# creep back in. Paragraph leads such as "Threads:" or "Failure model:" in a
+# header's opening comment are prose, not labels, and stay allowed.
 cmake_minimum_required(VERSION 3.16)
 if(NOT ROOT)
     message(FATAL_ERROR "usage: cmake -DROOT=<repo> -P CheckHeaderStyle.cmake")
 endif()
 
-set(_dirs agent/session agent/plan agent/script model image perception)
+# Every module folder of the product (a folder absent from ROOT is skipped).
+set(_dirs agent base cascade cdp image model motion perception record serve snapper tools)
 set(_files "")
 foreach(_d ${_dirs})
-    file(GLOB _h ${ROOT}/${_d}/*.h)
+    file(GLOB_RECURSE _h ${ROOT}/${_d}/*.h)
     list(APPEND _files ${_h})
 endforeach()
-list(APPEND _files ${ROOT}/tools/cli.h)
+list(SORT _files)
 
 set(_bad "")
 set(_n 0)
 foreach(_f ${_files})
-    if(_f MATCHES "_int\\.h$")
-        continue()
-    endif()
     if(NOT EXISTS ${_f})
         continue()
     endif()
@@ -41,8 +41,8 @@ foreach(_f ${_files})
     set(_ln 0)
     foreach(_l IN LISTS _lines)
         math(EXPR _ln "${_ln} + 1")
-        if(_l MATCHES "Purpose:")
-            list(APPEND _bad "${_rel}:${_ln}: \"Purpose:\" label: write the comment as plain sentences (see cdp/cdp.h)")
+        if(_l MATCHES "(Purpose|Ownership|Thread):")
+            list(APPEND _bad "${_rel}:${_ln}: \"${CMAKE_MATCH_1}:\" label: write the comment as plain sentences (see cdp/cdp.h)")
         endif()
     endforeach()
 endforeach()
@@ -53,6 +53,6 @@ endif()
 if(_bad)
     list(LENGTH _bad _nb)
     string(REPLACE ";" "\n  " _out "${_bad}")
-    message(FATAL_ERROR "header_style: ${_nb} problem(s) in ${_n} public headers:\n  ${_out}")
+    message(FATAL_ERROR "header_style: ${_nb} problem(s) in ${_n} headers:\n  ${_out}")
 endif()
-message(STATUS "header_style: ${_n} public headers, one comment style")
+message(STATUS "header_style: ${_n} headers, one comment style")

@@ -33,28 +33,27 @@ int img__png_fast_decode(const uint8_t *data, size_t n, img_png_kernel k, img_im
  * img_decode for PNG input. */
 base_err img__png_decode_libpng(const uint8_t *data, size_t n, img_image *out, char *err);
 
-/* Purpose: refuses a header whose image cannot come out of the compressed
- * data the file holds, before any pixel buffer is allocated. Deflate
- * expands at most 1032:1, so idat_bytes of zlib data inflate to at most
- * ~1032 * idat_bytes; a w x h image at bits_per_pixel needs at least
- * w*h*bits_per_pixel/8 bytes of it. Without this, a 51-byte file claiming
- * 16384x6000 pixels made both decoders allocate hundreds of MB (and more
- * downstream) only to report truncated data. Thread: any.
- * Errors: BASE_EDECODE ("png: WxH needs at least N bytes of compressed
- * image data, the file has M"). */
+/* Refuses a header whose image cannot come out of the compressed data the file
+ * holds, before any pixel buffer is allocated. Deflate expands at most 1032:1,
+ * so idat_bytes of zlib data inflate to at most ~1032 * idat_bytes; a w x h
+ * image at bits_per_pixel needs at least w*h*bits_per_pixel/8 bytes of it.
+ * Without this, a 51-byte file claiming 16384x6000 pixels made both decoders
+ * allocate hundreds of MB (and more downstream) only to report truncated data.
+ * Any thread. Errors: BASE_EDECODE ("png: WxH needs at least N bytes of
+ * compressed image data, the file has M"). */
 base_err img__png_check_data(uint32_t w, uint32_t h, int bits_per_pixel, uint64_t idat_bytes,
                               char *err);
 
-/* Purpose: refuses a PNG in memory with a chunk whose declared length runs
- * more than 64 KiB past the end of the data, before libpng sees it (libpng
- * allocates the declared length of ancillary chunks up front).
- * Thread: any. Errors: BASE_EDECODE ("png: chunk 'tEXt' claims N bytes,
- * the file has M left ..."). */
+/* Refuses a PNG in memory with a chunk whose declared length runs more than
+ * 64 KiB past the end of the data, before libpng sees it (libpng allocates
+ * the declared length of ancillary chunks up front). Any thread. Errors:
+ * BASE_EDECODE ("png: chunk 'tEXt' claims N bytes, the file has M left
+ * ..."). */
 base_err img__png_check_chunks(const uint8_t *data, size_t n, char *err);
 
-/* Sum of the IDAT payload bytes of a PNG in memory (bytes actually
- * present: a chunk claiming more than the file holds counts what is there).
- * Stops at the first malformed chunk header. Thread: any. */
+/* Sum of the IDAT payload bytes of a PNG in memory (bytes actually present: a
+ * chunk claiming more than the file holds counts what is there). Stops at the
+ * first malformed chunk header. Any thread. */
 uint64_t img__png_idat_bytes(const uint8_t *data, size_t n);
 
 /* Encodes img as a PNG with libdeflate: an 8-bit RGB file when every alpha

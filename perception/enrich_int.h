@@ -30,13 +30,13 @@ typedef struct perc__probe {
 } perc__probe;
 
 /* Runs the probe. boxes (n >= 0) are passed to the top pass for enrichment
- * (NULL: selector map only); want_states also reads the state of every
- * element of the other frames (the top pass gives the states of the
- * elements the boxes refer to). A frame that fails (detached mid-probe,
- * context gone) is skipped and counted, the top pass failing is an error.
- * *out is filled on success; perc__probe_fini frees it. Thread: any but the
- * cdp service thread. Errors: cdp errors of the top pass, BASE_ENOMEM,
- * BASE_EINVAL, BASE_EPROTO (the top reply is not the expected JSON). */
+ * (NULL: selector map only); want_states also reads the state of every element
+ * of the other frames (the top pass gives the states of the elements the boxes
+ * refer to). A frame that fails (detached mid-probe, context gone) is skipped
+ * and counted, the top pass failing is an error. *out is filled on success;
+ * perc__probe_fini frees it. Any thread but the cdp service thread. Errors: cdp
+ * errors of the top pass, BASE_ENOMEM, BASE_EINVAL, BASE_EPROTO (the top reply
+ * is not the expected JSON). */
 base_err perc__probe_run(cdp_page *page, const perc_box *boxes, int n, int want_states,
                          perc__probe *out, char *err);
 

@@ -39,7 +39,7 @@ enum { K_NONE = 0, K_SEP, K_FRAME, K_MARK, K_BLOB };
 
 typedef struct mark {
     int x0, y0, x1, y1;
-    int colored; /* ink saturated: link-like */
+    int dash;    /* a dash: thin and wide, no other stroke stacked on it ("=" is two) */
     int phrase;  /* union-find parent, then phrase index */
     int used;    /* taken by a control frame */
     int comp;    /* component index */
@@ -144,9 +144,37 @@ static int inside(int x0, int y0, int x1, int y1, int X0, int Y0, int X1, int Y1
     return x0 >= X0 && y0 >= Y0 && x1 <= X1 && y1 <= Y1;
 }
 
+/* A mark the size and shape of an icon glyph (10-40 px, nearly square):
+ * larger than the letters of body text, squarer than the letter clusters
+ * of a bold word ("Em"), so two of them standing apart are two icons. */
+static int icon_sized(int w, int h, float s)
+{
+    int lo = (int)(10 * s), hi = (int)(40 * s);
+    return w >= lo && h >= lo && w <= hi && h <= hi && w * 10 <= h * 13 && h * 10 <= w * 13;
+}
+
+/* Two icon-sized glyphs a clear gap apart (half their height: more than
+ * the letters of a large heading or a word space leave, at least 3 px) are
+ * separate icons: a star and a trash can side by side in a row of icon
+ * buttons are two controls, not one word. */
+static int icons_apart(int ax0, int ay0, int ax1, int ay1, int bx0, int by0, int bx1, int by1,
+                       float s)
+{
+    if (!icon_sized(ax1 - ax0, ay1 - ay0, s) || !icon_sized(bx1 - bx0, by1 - by0, s))
+        return 0;
+    int gap = imax(ax0, bx0) - imin(ax1, bx1);
+    int hmax = imax(ay1 - ay0, by1 - by0);
+    int wmin = imin(ax1 - ax0, bx1 - bx0);
+    /* Letters of a bold or large word merge into components of icon size
+     * too; a word space is narrower than most of such a component. */
+    return gap >= imax((int)(3 * s), hmax / 2) && gap * 10 >= wmin * 6;
+}
+
 /* Two marks belong to one phrase: same text band, similar size, close. */
 static int joinable(const mark *a, const mark *b, float s)
 {
+    if (icons_apart(a->x0, a->y0, a->x1, a->y1, b->x0, b->y0, b->x1, b->y1, s))
+        return 0;
     int ha = a->y1 - a->y0;
     int hb = b->y1 - b->y0;
     int hmax = imax(ha, hb);
@@ -159,7 +187,24 @@ static int joinable(const mark *a, const mark *b, float s)
     if (hmax > 3 * hmin && hmin > (int)(4 * s))
         return 0;
     int gap = imax(a->x0, b->x0) - imin(a->x1, b->x1);
+    /* A shape over twice the height of the glyphs beside it and apart from
+     * them is its own control (a date picker's ringed or filled "today"),
+     * not a letter; an icon before its label is joined later, as a whole
+     * (step 5). */
+    if (hmax > 2 * hmin && hmin > (int)(4 * s) && gap >= (int)(2 * s)) {
+        const mark *big = ha > hb ? a : b, *small = ha > hb ? b : a;
+        int bw = big->x1 - big->x0;
+        /* Round or square, at least 16 px, and reaching well above and
+         * below the glyphs: a disc around a day, not a "g" beside a "+". */
+        if (hmax >= (int)(16 * s) && bw * 10 >= hmax * 8 && bw * 10 <= hmax * 12 &&
+            small->y0 - big->y0 >= hmin / 3 && big->y1 - small->y1 >= hmin / 3)
+            return 0;
+    }
     int lim = (int)(0.9f * (float)hmax + 1.0f * s);
+    /* A dash sits a space or less from its words ("co-op", "A - B"); one
+     * farther off is a control of its own (a stepper's minus). */
+    if (a->dash || b->dash)
+        lim = (int)(0.4f * (float)hmax + 1.0f * s);
     /* A small outline is a letter only when it touches its neighbours the
      * way letters do; a checkbox keeps a margin from its label. */
     if (a->sframe || b->sframe) {
@@ -230,6 +275,10 @@ static void merge_groups(const mark *m, int *par, int nm, float s)
             int ov = imin(g[i].y1, g[j].y1) - imax(g[i].y0, g[j].y0);
             int gap = g[j].x0 - g[i].x1;
             if (ov * 10 < hmin * 6 || hmax > 2 * hmin || gap > (int)(0.6f * (float)hmax + s))
+                continue;
+            if (g[i].n == 1 && g[j].n == 1 &&
+                icons_apart(g[i].x0, g[i].y0, g[i].x1, g[i].y1, g[j].x0, g[j].y0, g[j].x1,
+                            g[j].y1, s))
                 continue;
             int a = uf(par, g[i].root);
             int b = uf(par, g[j].root);
@@ -388,7 +437,7 @@ static int lone_line(const phrase *ph, int np, int p)
  * spans the pixels cannot say; each word's centre still lies on it). bar[k]
  * says mark k is a separator bar. */
 static void split_line(const img_image *img, const mark *m, const int *idx, int n, int line_h,
-                       const char *bar, float s, elist *out)
+                       const char *bar, int min_w, float s, elist *out)
 {
     int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
     int x0 = 0, y0 = 0, x1 = -1, y1 = 0;
@@ -397,7 +446,7 @@ static void split_line(const img_image *img, const mark *m, const int *idx, int 
         int gap = x1 >= 0 && c ? c->x0 - x1 : 0;
         int brk = !c || bar[k] || gap >= gap_min;
         if (brk && x1 >= 0) {
-            if (x1 - x0 >= (int)(6 * s))
+            if (x1 - x0 >= min_w)
                 push(out, text_elem(img, x0, y0, x1, y1, PERC_PIXEL_TEXT, 0.3f, s));
             x1 = -1;
         }
@@ -414,6 +463,187 @@ static void split_line(const img_image *img, const mark *m, const int *idx, int 
             y1 = imax(y1, c->y1);
         }
     }
+}
+
+/* Ink class of a column of a mark's box: 0 none (nothing far from the
+ * background bg), 1 plain, 2 saturated colour. */
+static int column_ink(const img_image *img, int x, int y0, int y1, const uint8_t *bg)
+{
+    int best = -1;
+    const uint8_t *ink = bg;
+    for (int y = y0; y < y1; y++) {
+        const uint8_t *p = pix(img, x, y);
+        int d = abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]);
+        if (d > best) {
+            best = d;
+            ink = p;
+        }
+    }
+    /* Faint ink (a pale heading, a glyph's edge alone) says too little
+     * about its colour to split on. */
+    if (best < 120)
+        return 0;
+    /* Anti-aliasing blends the ink with the background, which scales its
+     * chroma and its distance alike: the ratio says whether the ink is
+     * coloured even in a column that only a glyph's faint edge reaches. */
+    int mx = imax(ink[0], imax(ink[1], ink[2]));
+    int mn = imin(ink[0], imin(ink[1], ink[2]));
+    return (mx - mn) * 7 >= best ? 2 : 1;
+}
+
+/* Rows of [x0, x1) x [y0, y1) holding ink (far from bg): *ry0, *ry1. */
+static void ink_rows(const img_image *img, int x0, int x1, int y0, int y1, const uint8_t *bg,
+                     int *ry0, int *ry1)
+{
+    int a = y1, b = y0;
+    for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+            const uint8_t *p = pix(img, x, y);
+            if (abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60) {
+                a = imin(a, y);
+                b = imax(b, y + 1);
+                break;
+            }
+        }
+    *ry0 = a < b ? a : y0;
+    *ry1 = a < b ? b : y1;
+}
+
+/* The marks of component c (index ci): one, or up to cap pieces when its
+ * ink changes colour along the line (a blue link word and the black comma
+ * after it touch and make one component; a person sees a link and a
+ * comma). Pieces split at the first column of the new colour; a colour
+ * over fewer than 2 columns is anti-aliasing, not a change. Returns the
+ * number written to out. */
+static int split_by_ink(const img_image *img, const pixel_comp *c, int ci, mark *out, int cap,
+                        float s)
+{
+    int w = c->x1 - c->x0, h = c->y1 - c->y0;
+    out[0] = (mark){c->x0, c->y0, c->x1, c->y1, 0, 0, 0, ci, 0};
+    if (cap < 2 || w < (int)(6 * s) || w > 512 || h < (int)(5 * s) || h > (int)(40 * s))
+        return 1;
+    const uint8_t *bg = pix(img, c->x0 - 1, c->y0 - 1);
+    /* Segments of columns of one ink class (empty columns between columns
+     * of the same class do not end a segment). */
+    int seg_k[64], seg_x[64], seg_n[64];
+    int ns = 0;
+    for (int x = c->x0; x < c->x1; x++) {
+        int k = column_ink(img, x, c->y0, c->y1, bg);
+        if (k == 0)
+            continue;
+        if (ns > 0 && seg_k[ns - 1] == k) {
+            seg_n[ns - 1]++;
+            continue;
+        }
+        if (ns == 64)
+            return 1;
+        seg_k[ns] = k;
+        seg_x[ns] = x;
+        seg_n[ns++] = 1;
+    }
+    /* Merge segments under 2 columns into their left neighbour. */
+    int k = 0;
+    for (int i = 0; i < ns; i++) {
+        if (k > 0 && (seg_n[i] < 2 || seg_k[i] == seg_k[k - 1])) {
+            seg_n[k - 1] += seg_n[i];
+            continue;
+        }
+        seg_k[k] = seg_k[i];
+        seg_x[k] = seg_x[i];
+        seg_n[k++] = seg_n[i];
+    }
+    if (k < 2 || k > cap)
+        return 1;
+    int n = 0;
+    for (int i = 0; i < k; i++) {
+        int px0 = i == 0 ? c->x0 : seg_x[i];
+        int px1 = i + 1 < k ? seg_x[i + 1] : c->x1;
+        int ry0, ry1;
+        ink_rows(img, px0, px1, c->y0, c->y1, bg, &ry0, &ry1);
+        out[n++] = (mark){px0, ry0, px1, ry1, 0, 0, 0, ci, 0};
+    }
+    return n;
+}
+
+/* Mark mk of a phrase (baseline base, width pw) is underlined: a thin
+ * horizontal line (one of the nul components ul) runs under its middle,
+ * just below the baseline, and is no wider than the phrase (a heading's
+ * rule or a table border runs on). Underlined words in plain text are links
+ * drawn in the text's colour. */
+static int underlined(const img_image *img, const pixel_comp *c, const int *ul, int nul,
+                      const mark *mk, int base, int pw, float s)
+{
+    int cx = (mk->x0 + mk->x1) / 2;
+    /* An underline a descender touches is part of the word's component:
+     * then one of the mark's lowest rows is ink almost end to end (in a
+     * word-shaped mark: a dash is all "bottom row"). */
+    int w = mk->x1 - mk->x0;
+    if (w >= (int)(8 * s) && w >= 2 * (mk->y1 - mk->y0) && mk->y1 - mk->y0 >= (int)(6 * s)) {
+        const uint8_t *bg = pix(img, mk->x0 - 1, mk->y0 - 1);
+        for (int y = mk->y1 - 1; y >= mk->y1 - 3 && y > mk->y0; y--) {
+            int ink = 0;
+            for (int x = mk->x0; x < mk->x1; x++) {
+                const uint8_t *p = pix(img, x, y);
+                ink += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60;
+            }
+            if (ink * 20 >= w * 17)
+                return 1;
+        }
+    }
+    for (int i = 0; i < nul; i++) {
+        const pixel_comp *u = &c[ul[i]];
+        if (u->x0 <= cx && cx < u->x1 && u->y0 >= base - 1 && u->y0 <= base + (int)(3 * s) &&
+            u->x1 - u->x0 <= pw + (int)(4 * s))
+            return 1;
+    }
+    return 0;
+}
+
+/* The phrase (marks idx in x order, line height line_h) is a row of a
+ * grid of cells: at least three short words (split at gaps of at least
+ * max(3 px, 0.3 x line height); every gap at least half the line height,
+ * wider than a word space) whose centres repeat at one pitch (each
+ * step within 2 px + 10 % of the median step), each narrower than the
+ * pitch leaves room for: a date picker's week, a pagination bar, a keypad
+ * row. Running text never keeps one pitch from word to word. */
+static int grid_row(const mark *m, const int *idx, int n, int line_h, float s)
+{
+    int gap_min = imax((int)(3 * s), (line_h * 3) / 10);
+    int cx[32], wx0 = 0, wx1 = -1, nw = 0;
+    for (int k = 0; k <= n; k++) {
+        const mark *c = k < n ? &m[idx[k]] : NULL;
+        if (wx1 >= 0 && (!c || c->x0 - wx1 >= gap_min)) {
+            /* Cells leave more room between their contents than a word
+             * space ("Call 1 now", "Read the docs" keep a pitch too). */
+            if (nw == 32 || wx1 - wx0 > 4 * line_h || (c && c->x0 - wx1 < line_h / 2))
+                return 0;
+            cx[nw++] = wx0 + wx1; /* twice the centre */
+            wx1 = -1;
+        }
+        if (!c)
+            break;
+        if (wx1 < 0) {
+            wx0 = c->x0;
+            wx1 = c->x1;
+        } else {
+            wx1 = imax(wx1, c->x1);
+        }
+    }
+    if (nw < 3)
+        return 0;
+    int step[31];
+    for (int i = 1; i < nw; i++)
+        step[i - 1] = cx[i] - cx[i - 1];
+    int sorted[31];
+    memcpy(sorted, step, (size_t)(nw - 1) * sizeof *step);
+    qsort(sorted, (size_t)(nw - 1), sizeof *sorted, int_cmp);
+    int med = sorted[(nw - 2) / 2];
+    if (med < (int)(2 * 12 * s))
+        return 0;
+    for (int i = 0; i < nw - 1; i++)
+        if (abs(step[i] - med) > (int)(2 * 2 * s) + med / 10)
+            return 0;
+    return 1;
 }
 
 static base_err classify(const img_image *img, const pixel_comp *c, int nc, elist *out)
@@ -443,7 +673,11 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
         nf += kind[i] == K_FRAME;
         nm += kind[i] == K_MARK || (kind[i] == K_FRAME && small_frame(&c[i], s));
     }
-    mark *m = base_calloc(nm ? (size_t)nm : 1, sizeof *m);
+    /* A mark may split in two or three at an ink colour change: room for
+     * twice as many. */
+    int mcap = 2 * nm + 8;
+    nm = mcap;
+    mark *m = base_calloc((size_t)nm, sizeof *m);
     int *par = base_malloc((nm ? (size_t)nm : 1) * sizeof *par);
     int *fr = base_malloc((nf ? (size_t)nf : 1) * sizeof *fr);
     phrase *ph = base_calloc(nm ? (size_t)nm : 1, sizeof *ph);
@@ -451,7 +685,13 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
     char *container = base_calloc(nf ? (size_t)nf : 1, 1);
     char *bar = base_calloc(nm ? (size_t)nm : 1, 1);
     int *tmp = base_malloc((nm ? (size_t)nm : 1) * sizeof *tmp);
-    if (!m || !par || !fr || !ph || !order || !container || !bar || !tmp) {
+    /* Thin horizontal lines that may underline words (step 5). */
+    int nul = 0;
+    for (int i = 0; i < nc; i++)
+        nul += c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s);
+    int *ul = base_malloc((nul ? (size_t)nul : 1) * sizeof *ul);
+    if (!m || !par || !fr || !ph || !order || !container || !bar || !tmp || !ul) {
+        base_free(ul);
         base_free(bar);
         base_free(tmp);
         base_free(kind);
@@ -471,14 +711,32 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
             kind[i] = K_MARK;
         if (kind[i] == K_FRAME && !sf)
             fr[nf++] = i;
-        else if (kind[i] == K_MARK || sf)
+        else if (sf)
             m[nm++] = (mark){c[i].x0, c[i].y0, c[i].x1, c[i].y1, 0, 0, 0, i, sf};
+        else if (kind[i] == K_MARK)
+            nm += split_by_ink(img, &c[i], i, m + nm, imin(3, mcap - nm), s);
     }
     base_free(kind);
+    nul = 0;
+    for (int i = 0; i < nc; i++)
+        if (c[i].y1 - c[i].y0 <= (int)(2 * s) && c[i].x1 - c[i].x0 >= (int)(6 * s))
+            ul[nul++] = i;
 
     /* 2. Phrases: marks sorted by x; a candidate partner lies within the
      * largest gap any pair of this height could bridge. */
     qsort(m, (size_t)nm, sizeof *m, mark_x_cmp);
+    /* Dashes: a thin wide mark with no other thin mark just above or below
+     * it overlapping its columns. Marks are in x order, so the stacked
+     * partner starts before this one ends. */
+    for (int i = 0; i < nm; i++) {
+        if (m[i].y1 - m[i].y0 > (int)(4 * s) || m[i].x1 - m[i].x0 < (int)(5 * s))
+            continue;
+        int stacked = 0;
+        for (int j = 0; j < nm && m[j].x0 < m[i].x1 && !stacked; j++)
+            stacked = j != i && m[j].x1 > m[i].x0 && m[j].y1 - m[j].y0 <= (int)(4 * s) &&
+                      abs(m[j].y0 - m[i].y0) <= (int)(8 * s);
+        m[i].dash = !stacked;
+    }
     for (int i = 0; i < nm; i++)
         par[i] = i;
     int maxh = 0;
@@ -666,6 +924,16 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
             continue;
         int pw = q->x1 - q->x0;
         int phh = q->y1 - q->y0;
+        /* A lone dash of button size standing apart from any text: a
+         * stepper's minus ("−"), drawn as one thin glyph. */
+        if (q->n == 1 && phh <= (int)(4 * s) && pw >= (int)(6 * s) && pw <= (int)(24 * s)) {
+            perc_pixel_elem e = text_elem(img, q->x0, q->y0, q->x1, q->y1, PERC_PIXEL_ICON, 0.4f, s);
+            int pad = pw / 2;
+            e.y0 = imax(0, q->y0 - pad);
+            e.y1 = imin(img->h, q->y1 + pad);
+            push(out, e);
+            continue;
+        }
         if (phh < (int)(5 * s))
             continue; /* dots and dashes */
         /* A lone square-ish mark of icon size. */
@@ -682,11 +950,16 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
             const mark *mk = &m[order[q->first + k]];
             bar[k] = (char)is_sep(m, order + q->first, q->n, k, phh, base, s);
             seps += bar[k];
-            ncol += !mk->used && ink_colored(img, mk);
+            ncol += !mk->used && (ink_colored(img, mk) || underlined(img, c, ul, nul, mk, base, pw, s));
         }
         int mixed = ncol > 0 && ncol < q->n;
+        if (grid_row(m, order + q->first, q->n, phh, s)) {
+            /* A cell may hold one narrow digit ("1"). */
+            split_line(img, m, order + q->first, q->n, phh, bar, (int)(2 * s), s, out);
+            continue;
+        }
         if (seps || ((pw > (int)(260 * s) || q->n > 30 || mixed) && lone_line(ph, np, p))) {
-            split_line(img, m, order + q->first, q->n, phh, bar, s, out);
+            split_line(img, m, order + q->first, q->n, phh, bar, (int)(6 * s), s, out);
             continue;
         }
         /* Coloured runs: a link may sit inside a plain-text paragraph. */
@@ -697,7 +970,8 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
             const mark *mk = NULL;
             if (k < q->n) {
                 mk = &m[order[q->first + k]];
-                col = !mk->used && ink_colored(img, mk);
+                col = !mk->used &&
+                      (ink_colored(img, mk) || underlined(img, c, ul, nul, mk, base, pw, s));
                 plain += !col;
             }
             if (col) {
@@ -761,7 +1035,48 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
     base_free(container);
     base_free(bar);
     base_free(tmp);
+    base_free(ul);
     return BASE_OK;
+}
+
+/* 6. Filled shapes: chart points, legend glyphs, pie wedges. Drawn on
+ * lines (a point on its series' polyline or on an axis) or against each
+ * other (wedges), their edges join everything they touch into one big
+ * component, so they are found from the other side: a flat region (pixels
+ * whose edge strength is below the threshold) of saturated colour, compact
+ * and of shape size, is the inside of a filled shape. Letter holes and page
+ * backgrounds are not saturated; a filled button's inside holds its frame's
+ * centre and is skipped, as is any shape on or around a box already found. */
+static void add_shapes(const img_image *img, const pixel_comp *fc, int nfc, elist *out)
+{
+    float s = img->scale >= 0.25f ? img->scale : 1.0f;
+    int lo = (int)(5 * s), hi = (int)(260 * s);
+    int found = out->n;
+    for (int i = 0; i < nfc; i++) {
+        const pixel_comp *f = &fc[i];
+        int w = f->x1 - f->x0, h = f->y1 - f->y0;
+        if (w < lo || h < lo || w > hi || h > hi || (long long)f->npx * 10 < 3LL * w * h)
+            continue;
+        const uint8_t *p = pix(img, f->sx, f->sy);
+        int mx = imax(p[0], imax(p[1], p[2])), mn = imin(p[0], imin(p[1], p[2]));
+        if (mx - mn < 60)
+            continue;
+        int cx = (f->x0 + f->x1) / 2, cy = (f->y0 + f->y1) / 2;
+        int clash = 0;
+        for (int k = 0; k < found && !clash; k++) {
+            const perc_pixel_elem *e = &out->v[k];
+            int ex = (e->x0 + e->x1) / 2, ey = (e->y0 + e->y1) / 2;
+            clash = (cx >= e->x0 && cx < e->x1 && cy >= e->y0 && cy < e->y1) ||
+                    (ex >= f->x0 && ex < f->x1 && ey >= f->y0 && ey < f->y1);
+        }
+        if (clash)
+            continue;
+        /* The flat inside stops a pixel or two short of the drawn edge. */
+        int g = (int)(2 * s);
+        perc_pixel_elem e = {imax(0, f->x0 - g), imax(0, f->y0 - g), imin(img->w, f->x1 + g),
+                             imin(img->h, f->y1 + g), 0, 0, 0, 0, PERC_PIXEL_ICON, 0.4f};
+        push(out, e);
+    }
 }
 
 base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
@@ -788,9 +1103,27 @@ base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
     pixel_run *runs = NULL;
     int nr = 0;
     base_err e = perc__pixel_runs(edge, img->w, img->h, thr, o->threads, PIX_MAX_RUNS, &runs, &nr);
+    /* The flat regions (edge below the threshold) for step 6: runs of the
+     * inverted map. Too many of them, or no memory, only costs the shapes. */
+    pixel_comp *flat = NULL;
+    int nflat = 0;
+    if (e == BASE_OK) {
+        for (size_t i = 0; i < npx; i++)
+            edge[i] = (uint8_t)(255 - edge[i]);
+        pixel_run *fr = NULL;
+        int nfr = 0;
+        if (perc__pixel_runs(edge, img->w, img->h, 256 - thr, o->threads, PIX_MAX_RUNS, &fr,
+                             &nfr) == BASE_OK &&
+            perc__pixel_components(fr, nfr, &flat, &nflat) != BASE_OK) {
+            flat = NULL;
+            nflat = 0;
+        }
+        base_free(fr);
+    }
     base_free(edge);
     elist l = {NULL, 0, 0};
     if (e == BASE_ETOOBIG) {
+        base_free(flat);
         /* Too busy to segment (noise, a photo wall): nothing looks like a
          * control, which is an answer, not a failure. */
         *out = base_calloc(1, sizeof **out);
@@ -799,22 +1132,30 @@ base_err perc_pixel_detect(const img_image *img, const perc_pixel_opts *o,
         *n = 0;
         return BASE_OK;
     }
-    if (e)
+    if (e) {
+        base_free(flat);
         return base_errf(err, e, "pixel: out of memory for edge runs");
+    }
     pixel_comp *comps = NULL;
     int nc = 0;
     e = perc__pixel_components(runs, nr, &comps, &nc);
     base_free(runs);
-    if (e)
+    if (e) {
+        base_free(flat);
         return base_errf(err, e, "pixel: out of memory for components");
+    }
     l.cap = PIX_MAX_ELEMS;
     l.v = base_malloc((size_t)l.cap * sizeof *l.v);
     if (!l.v) {
         base_free(comps);
+        base_free(flat);
         return base_errf(err, BASE_ENOMEM, "pixel: out of memory");
     }
     e = classify(img, comps, nc, &l);
     base_free(comps);
+    if (!e)
+        add_shapes(img, flat, nflat, &l);
+    base_free(flat);
     if (e) {
         base_free(l.v);
         return base_errf(err, e, "pixel: out of memory while grouping");

@@ -54,6 +54,8 @@ typedef struct pixel_comp {
     int npx;            /* edge pixels */
     int nborder;        /* edge pixels within 3 px of the box's border */
     int side[4];        /* edge pixels within 3 px of the top, bottom, left, right side */
+    int sx, sy, slen;   /* the middle pixel of its longest run (the first, row-major, of
+                           equal ones) and that run's length: a pixel inside its widest part */
 } pixel_comp;
 
 /* Components of the runs, sorted by (y0, x0, y1, x1). *comps (base_free).

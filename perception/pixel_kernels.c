@@ -304,7 +304,7 @@ base_err perc__pixel_components(const pixel_run *runs, int n, pixel_comp **comps
         return BASE_ENOMEM;
     }
     for (int a = 0; a < count; a++)
-        c[a] = (pixel_comp){1 << 30, 1 << 30, -1, -1, 0, 0, {0, 0, 0, 0}};
+        c[a] = (pixel_comp){1 << 30, 1 << 30, -1, -1, 0, 0, {0, 0, 0, 0}, 0, 0, 0};
     for (int a = 0; a < n; a++) {
         pixel_comp *p = &c[slot[uf_find(parent, a)]];
         const pixel_run *r = &runs[a];
@@ -317,6 +317,11 @@ base_err perc__pixel_components(const pixel_run *runs, int n, pixel_comp **comps
         if (r->y + 1 > p->y1)
             p->y1 = r->y + 1;
         p->npx += r->x1 - r->x0;
+        if (r->x1 - r->x0 > p->slen) {
+            p->slen = r->x1 - r->x0;
+            p->sx = (r->x0 + r->x1) / 2;
+            p->sy = r->y;
+        }
     }
     /* Second pass, now that boxes are known: pixels near each side. A
      * drawn rectangle has all four sides nearly full; a glyph like "o" or

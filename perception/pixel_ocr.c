@@ -279,8 +279,11 @@ static int read_one(TessBaseAPI *api, int text_px, const img_image *img, perc_oc
             }
         }
     }
-    if (hi - lo < 24)
-        return 0; /* flat: nothing to read */
+    /* Flat: nothing to read. Faint footer text (#e9e9e9 on #fafafa) spans
+     * 17 levels and is text, so the floor is low; the stretch below makes
+     * it read like body text. */
+    if (hi - lo < 12)
+        return 0;
     /* Light text on a dark fill is flipped; grey levels are stretched to
      * the full range, so pale placeholder text reads like body text. */
     int invert = nb > 0 && border / nb < (lo + hi) / 2;
@@ -376,9 +379,11 @@ base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, 
         return BASE_OK;
     int *todo = base_malloc((size_t)n * sizeof *todo);
     uint64_t *keys = base_malloc((size_t)n * sizeof *keys);
-    if (!todo || !keys) {
+    int *same = base_malloc((size_t)n * sizeof *same);
+    if (!todo || !keys || !same) {
         base_free(todo);
         base_free(keys);
+        base_free(same);
         return base_errf(err, BASE_ENOMEM, "ocr: out of memory");
     }
     int nt = 0;
@@ -388,12 +393,20 @@ base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, 
         int y0 = clampi(it->y0, 0, img->h), y1 = clampi(it->y1, 0, img->h);
         keys[i] = x1 > x0 && y1 > y0 ? crop_hash(img, x0, y0, x1, y1) : 0;
         const cache_ent *c = &o->cache[keys[i] % OCR_CACHE];
+        same[i] = -1;
         if (keys[i] && c->key == keys[i]) {
             memcpy(it->text, c->text, sizeof it->text);
             it->conf = c->conf;
-        } else {
-            todo[nt++] = i;
+            continue;
         }
+        /* The same pixels earlier in this call (a row of identical icon
+         * buttons, repeated list markers): read once, answer both. The
+         * answer is a function of the pixels, so this changes no result. */
+        for (int k = 0; k < nt && same[i] < 0; k++)
+            if (keys[i] && keys[todo[k]] == keys[i])
+                same[i] = todo[k];
+        if (same[i] < 0)
+            todo[nt++] = i;
     }
     job j = {o, img, items, todo, nt, 0, 0};
     worker w[OCR_MAX_THREADS];
@@ -419,8 +432,15 @@ base_err perc_ocr_read(perc_ocr *o, const img_image *img, perc_ocr_item *items, 
         memcpy(c->text, items[i].text, sizeof c->text);
         c->conf = items[i].conf;
     }
+    for (int i = 0; i < n; i++) {
+        if (same[i] >= 0) {
+            memcpy(items[i].text, items[same[i]].text, sizeof items[i].text);
+            items[i].conf = items[same[i]].conf;
+        }
+    }
     base_free(todo);
     base_free(keys);
+    base_free(same);
     if (atomic_load(&j.failed))
         return base_errf(err, BASE_ENOMEM, "ocr: out of memory for a crop");
     return BASE_OK;

@@ -97,25 +97,25 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
  * number that is not finite written as 0. */
 
 /* Rounds v to 0.1 (CSS px), resp. to 0.001 (scores, ms), for JSON writers.
- * Thread: any. Errors: none; not finite gives 0. */
+ * Any thread; cannot fail (not finite gives 0). */
 double perc_json_px(double v);
 double perc_json_score(double v);
 
-/* Makes [x, y] resp. [x0, y0, x1, y1] in 0.1 CSS px. Ownership: a new
- * array the caller frees (cJSON_Delete or by adding it to a tree). Thread:
- * any. Errors: NULL when out of memory. */
+/* Makes [x, y] resp. [x0, y0, x1, y1] in 0.1 CSS px: a new array the
+ * caller frees (cJSON_Delete or by adding it to a tree). Any thread; NULL
+ * when out of memory. */
 cJSON *perc_json_point(base_point p);
 cJSON *perc_json_rect(base_rect r);
 
 /* The hit-target verdict's name: "ok", "covered" or "empty".
- * Thread: any. Errors: none (a static string). */
+ * Any thread; cannot fail (a static string). */
 const char *perc_verdict_name(snap_verdict v);
 
 /* A snapper result as {"phase", "found", "point" [x,y], "score"
  * {area, label, chevron, total}, "match" (when found: snap_match_grade,
  * exact|partial|none) and "match_kind" (snap_match_name), "ambiguous" (only
  * when set), "reason"}.
- * Ownership: a new object the caller frees; r is borrowed. Thread: any.
+ * Returns a new object the caller frees; r is borrowed. Any thread.
  * Errors: NULL for a NULL r or when out of memory (also when any member
  * could not be added: no partial answer). */
 cJSON *perc_snap_result_json(const snap_result *r);

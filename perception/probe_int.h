@@ -18,12 +18,12 @@ typedef struct perc__reply {
                            (reply key "late"): listeners are asked of DOMDebugger */
 } perc__reply;
 
-/* Purpose: parses the JSON text the probe script returned for a box whose
- * first n_sent points were sent[] (echoed exactly or the reply is rejected).
- * Candidate points that do not lie strictly inside box (rounding) are
- * dropped. Ownership: *out is filled on success (free with
- * perc__reply_fini); untouched on failure. Thread: any.
- * Errors: BASE_EPROTO with the reason in err, BASE_ENOMEM, BASE_EINVAL. */
+/* Parses the JSON text the probe script returned for a box whose first n_sent
+ * points were sent[] (echoed exactly or the reply is rejected). Candidate
+ * points that do not lie strictly inside box (rounding) are dropped. *out is
+ * filled on success (free with perc__reply_fini); untouched on failure. Any
+ * thread. Errors: BASE_EPROTO with the reason in err, BASE_ENOMEM,
+ * BASE_EINVAL. */
 base_err perc__probe_parse(const char *json, size_t len, base_rect box, const base_point *sent,
                            int n_sent, perc__reply *out, char *err);
 

@@ -27,13 +27,12 @@ typedef struct perc__script {
     const char *name;
 } perc__script;
 
-/* Purpose: evaluates (script)(args) (args: JSON text of the arguments,
- * without the parentheses) on session (NULL/"" = the page's own) in context
- * context_id (0 = the main world), installing the script first when the
- * document lacks it. *value receives the result by value; *ms (optional)
- * accumulates the wall time of the evaluate(s).
- * Ownership: *value is the caller's (cJSON_Delete). Thread: any but the cdp
- * service thread. Errors: as cdp_page_evaluate_in (a thrown exception is
+/* Evaluates (script)(args) (args: JSON text of the arguments, without the
+ * parentheses) on session (NULL/"" = the page's own) in context context_id (0 =
+ * the main world), installing the script first when the document lacks it.
+ * *value receives the result by value; *ms (optional) accumulates the wall time
+ * of the evaluate(s). *value is the caller's (cJSON_Delete). Any thread but the
+ * cdp service thread. Errors: as cdp_page_evaluate_in (a thrown exception is
  * BASE_EREMOTE), BASE_ENOMEM; *value untouched on failure. */
 base_err perc__script_call(cdp_page *page, const char *session, int context_id,
                            const perc__script *s, const char *args, int timeout_ms,

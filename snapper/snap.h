@@ -77,31 +77,31 @@ typedef struct snap_probe {
     int stack[SNAP_PROBE_MAX_POINTS][SNAP_PROBE_DEPTH];
 } snap_probe;
 
-/* Purpose: the 17 lattice probe points of box, in the order above, so that
- * the live probe and the offline model ask for exactly the same points.
- * Ownership: writes out[0..16]. Thread: any. Errors: none (an empty box gives
- * degenerate points; snap_resolve rejects such boxes). */
+/* The 17 lattice probe points of box, in the order above, so that the live
+ * probe and the offline model ask for exactly the same points. Writes
+ * out[0..16]. Any thread. Errors: none (an empty box gives degenerate points;
+ * snap_resolve rejects such boxes). */
 void snap_probe_points(base_rect box, base_point out[SNAP_PROBE_NGRID]);
 
-/* Purpose: sets p->box and the 17 lattice points for box, no candidate
- * points, and empties every stack, ready for a probe to fill n[] and
- * stack[][]. Ownership: p is the caller's. Thread: any. Errors: none. */
+/* Sets p->box and the 17 lattice points for box, no candidate points, and
+ * empties every stack, ready for a probe to fill n[] and stack[][]. p is the
+ * caller's. Any thread. Errors: none. */
 void snap_probe_init(snap_probe *p, base_rect box);
 
-/* Purpose: the visible centre of an element in the box: the centre of
- * rect & box, strictly inside the box when they overlap. Thread: any.
- * Errors: none; the box centre when they do not overlap. */
+/* The visible centre of an element in the box: the centre of rect & box,
+ * strictly inside the box when they overlap. Any thread. Errors: none; the box
+ * centre when they do not overlap. */
 base_point snap_visible_center(base_rect rect, base_rect box);
 
-/* Purpose: appends the candidate point of element `cand` (its visible
- * centre) to p with an empty stack for the caller to fill. Returns its index,
- * or -1 when p is full or rect does not overlap p->box. Thread: any. */
+/* Appends the candidate point of element `cand` (its visible centre) to p with
+ * an empty stack for the caller to fill. Returns its index, or -1 when p is
+ * full or rect does not overlap p->box. Any thread. */
 int snap_probe_add_point(snap_probe *p, int cand, base_rect rect);
 
-/* Purpose: the snapper's notion of a hit target: is_interactive, or a click
- * listener of its own (not on <html>/<body>, where it is page-wide
- * delegation), or an iframe. Benchmarks use it for the centre-click baseline
- * so both clickers see the same controls. Thread: any. Errors: 0 for NULL. */
+/* The snapper's notion of a hit target: is_interactive, or a click listener of
+ * its own (not on <html>/<body>, where it is page-wide delegation), or an
+ * iframe. Benchmarks use it for the centre-click baseline so both clickers see
+ * the same controls. Any thread. Errors: 0 for NULL. */
 int snap_candidate_clickable(const snap_candidate *c);
 
 typedef enum snap_intent_kind {
@@ -115,12 +115,12 @@ typedef struct snap_intent {
     snap_intent_kind kind;
 } snap_intent;
 
-/* Purpose: maps an action verb and its label to an intent kind: open, expand,
- * collapse, toggle, show more, unfold, drop down -> EXPAND; select, choose,
- * pick, option, set value -> SELECT; anything else (click, tap, press) -> ANY
- * unless the label itself asks to expand ("expand", "collapse", "more",
- * "open menu", a chevron glyph) -> EXPAND. Case-insensitive; NULL reads "".
- * Ownership: borrows both strings for the call. Thread: any. Errors: none. */
+/* Maps an action verb and its label to an intent kind: open, expand, collapse,
+ * toggle, show more, unfold, drop down -> EXPAND; select, choose, pick, option,
+ * set value -> SELECT; anything else (click, tap, press) -> ANY unless the
+ * label itself asks to expand ("expand", "collapse", "more", "open menu", a
+ * chevron glyph) -> EXPAND. Case-insensitive; NULL reads "". Borrows both
+ * strings for the call. Any thread. Errors: none. */
 snap_intent_kind snap_classify_intent(const char *verb, const char *label);
 
 typedef enum snap_phase {
@@ -132,8 +132,8 @@ typedef enum snap_phase {
                             (perception/procedural.h), no box probe */
 } snap_phase;
 
-/* Purpose: short names for traces and tables: "A", "A-alt", "B", "P", "-"; and
- * "any", "select", "expand". Static strings. Thread: any. */
+/* Short names for traces and tables: "A", "A-alt", "B", "P", "-"; and "any",
+ * "select", "expand". Static strings. Any thread. */
 const char *snap_phase_name(snap_phase p);
 const char *snap_intent_name(snap_intent_kind k);
 
@@ -152,29 +152,28 @@ typedef enum snap_match {
     SNAP_MATCH_EXACT,     /* equal once normalised and folded */
 } snap_match;
 
-/* Purpose: short names "none", "geometry", "icon", "fuzzy", "substring",
- * "prefix", "word", "exact". Static strings. Thread: any. Errors: none. */
+/* Short names "none", "geometry", "icon", "fuzzy", "substring", "prefix",
+ * "word", "exact". Static strings. Any thread. Errors: none. */
 const char *snap_match_name(snap_match m);
 
-/* Purpose: the grade a result reports beside "clicked <what was clicked>":
- * "exact" (SNAP_MATCH_EXACT), "partial" (WORD down to ICON: some of the
- * element's words or icon words carry the label) or "none" (GEOMETRY, NONE:
- * nothing of the element carries it). Static strings. Thread: any.
- * Errors: none ("none" for out-of-range values). */
+/* The grade a result reports beside "clicked <what was clicked>": "exact"
+ * (SNAP_MATCH_EXACT), "partial" (WORD down to ICON: some of the element's words
+ * or icon words carry the label) or "none" (GEOMETRY, NONE: nothing of the
+ * element carries it). Static strings. Any thread. Errors: none ("none" for
+ * out-of-range values). */
 const char *snap_match_grade(snap_match m);
 
-/* Purpose: how the text `have` carries the label `want` (the one label
- * matcher: the snapper's per-field rule, also used by the runner to choose a
- * vision box by label). Both are folded (snap_text_normalize, punctuation
- * separates words). EXACT when equal; WORD when one is a run of whole words
- * of the other, the shorter >= 3 characters and at least half the longer;
- * FUZZY for a word Jaccard >= 0.5 with every number of want present;
- * PREFIX when have starts with want but not at a word end; SUBSTRING for
- * other character containment, and for whole-word containment in a text of
- * at most SNAP_LIST_WORDS words; NONE otherwise, which includes a label that
- * is only a few words of a longer list ("Button" in a select listing
- * "Button Input Textarea Select Checkbox Radio Range"). Ownership: borrows.
- * Thread: any. Errors: none; NULL reads "". */
+/* How the text `have` carries the label `want` (the one label matcher: the
+ * snapper's per-field rule, also used by the runner to choose a vision box by
+ * label). Both are folded (snap_text_normalize, punctuation separates words).
+ * EXACT when equal; WORD when one is a run of whole words of the other, the
+ * shorter >= 3 characters and at least half the longer; FUZZY for a word
+ * Jaccard >= 0.5 with every number of want present; PREFIX when have starts
+ * with want but not at a word end; SUBSTRING for other character containment,
+ * and for whole-word containment in a text of at most SNAP_LIST_WORDS words;
+ * NONE otherwise, which includes a label that is only a few words of a longer
+ * list ("Button" in a select listing "Button Input Textarea Select Checkbox
+ * Radio Range"). Borrows. Any thread. Errors: none; NULL reads "". */
 snap_match snap_match_kind(const char *want, const char *have);
 /* Texts with more words than this are lists, not names (see snap_match_kind). */
 #define SNAP_LIST_WORDS 6
@@ -186,47 +185,44 @@ typedef struct snap_box_cand {
     int id;            /* the box's [Vn], 0 = none */
 } snap_box_cand;
 
-/* Purpose: the box a target names, out of n vision boxes: by index (id ==
- * index; trusted alone, and with a label the label must match at least
- * SNAP_MATCH_FUZZY, since indices are stable only within one epoch), else
- * by label (the best snap_match_kind; ties go to the smaller box, the more
- * specific control). label NULL = index only; index 0 = label only.
- * Returns the candidate's position or -1; *by (may be NULL) is set to
- * "index" or "label". Ownership: borrows. Thread: any. Errors: none. */
+/* The box a target names, out of n vision boxes: by index (id == index; trusted
+ * alone, and with a label the label must match at least SNAP_MATCH_FUZZY, since
+ * indices are stable only within one epoch), else by label (the best
+ * snap_match_kind; ties go to the smaller box, the more specific control).
+ * label NULL = index only; index 0 = label only. Returns the candidate's
+ * position or -1; *by (may be NULL) is set to "index" or "label". Borrows. Any
+ * thread. Errors: none. */
 int snap_pick_box(const snap_box_cand *c, int n, const char *label, int index, const char **by);
 
-/* Purpose: splits an ordinal qualifier off a target label (the target
- * grammar, docs/grounding.md): "[the] ORD REST" where ORD is first..tenth,
- * 1st/2nd/3rd/Nth (up to 99th) or last, case-insensitive. Returns the
- * ordinal (1-based; -1 for last) and writes REST into rest (cap bytes, cut
- * when longer); 0 when the label has no ordinal or nothing after it, and
- * rest is untouched then. The parse is syntactic: "First name" gives 1 and
- * "name", so a caller first checks whether the whole label names a control.
- * Ownership: borrows label. Thread: any.
- * Errors: none (0 for NULL arguments). */
+/* Splits an ordinal qualifier off a target label (the target grammar,
+ * docs/grounding.md): "[the] ORD REST" where ORD is first..tenth,
+ * 1st/2nd/3rd/Nth (up to 99th) or last, case-insensitive. Returns the ordinal
+ * (1-based; -1 for last) and writes REST into rest (cap bytes, cut when
+ * longer); 0 when the label has no ordinal or nothing after it, and rest is
+ * untouched then. The parse is syntactic: "First name" gives 1 and "name", so a
+ * caller first checks whether the whole label names a control. Borrows label.
+ * Any thread. Errors: none (0 for NULL arguments). */
 int snap_parse_ordinal(const char *label, char *rest, size_t cap);
 
 /* ---- Text normalisation: ONE definition for every text comparison ---------- */
 
-/* Purpose: the normalised form of s into out (cap bytes including the NUL):
- * invisible characters dropped (ZWSP U+200B, ZWNJ, ZWJ, word joiner, BOM
- * U+FEFF, soft hyphen U+00AD, bidi marks), every Unicode space (ASCII
- * whitespace, NBSP U+00A0, U+1680, U+2000..200A, U+2028/2029, U+202F,
- * U+205F, U+3000) made one ASCII space, runs folded, ends trimmed, letters
- * lower-cased (ASCII, Latin-1, basic Cyrillic). Punctuation is kept.
- * Truncates on a character boundary. Returns the length written.
- * Ownership: borrows s; NULL reads "". Thread: any. Errors: none (0 when
- * out is NULL or cap is 0). */
+/* The normalised form of s into out (cap bytes including the NUL): invisible
+ * characters dropped (ZWSP U+200B, ZWNJ, ZWJ, word joiner, BOM U+FEFF, soft
+ * hyphen U+00AD, bidi marks), every Unicode space (ASCII whitespace, NBSP
+ * U+00A0, U+1680, U+2000..200A, U+2028/2029, U+202F, U+205F, U+3000) made one
+ * ASCII space, runs folded, ends trimmed, letters lower-cased (ASCII, Latin-1,
+ * basic Cyrillic). Punctuation is kept. Truncates on a character boundary.
+ * Returns the length written. Borrows s; NULL reads "". Any thread. Errors:
+ * none (0 when out is NULL or cap is 0). */
 size_t snap_text_normalize(const char *s, char *out, size_t cap);
 
-/* Purpose: 1 when a and b are equal once normalised. Any length, no
- * allocation. Thread: any. Errors: none; NULL reads "". */
+/* 1 when a and b are equal once normalised. Any length, no allocation. Any
+ * thread. Errors: none; NULL reads "". */
 int snap_text_equal(const char *a, const char *b);
 
-/* Purpose: 1 when the normalised needle occurs in the normalised hay (plain
- * substring; an empty needle is contained in everything). Any length, no
- * allocation, O(|hay|·|needle|) worst case. Thread: any. Errors: none; NULL
- * reads "". */
+/* 1 when the normalised needle occurs in the normalised hay (plain substring;
+ * an empty needle is contained in everything). Any length, no allocation,
+ * O(|hay|·|needle|) worst case. Any thread. Errors: none; NULL reads "". */
 int snap_text_contains(const char *hay, const char *needle);
 
 typedef struct snap_score {
@@ -258,30 +254,30 @@ typedef struct snap_result {
     base_point alt_pt[SNAP_MAX_ALT];
 } snap_result;
 
-/* Purpose: runs phase A, A-alt and B (DESIGN.md) over cands[0..n-1] and the
- * probe stacks, for intent (NULL means ANY without label).
- * Ownership: borrows everything for the call; *out gets static reason strings.
- * Thread: any. Errors: BASE_EINVAL (NULL pointers, n < 0, a box that is empty
- * or not finite, a stack index or count out of range) with a message in err
- * (optional, BASE_ERRBUF_SIZE bytes); *out is untouched on failure. "No
- * candidate" is not an error: BASE_OK with out->found == 0. */
+/* Runs phase A, A-alt and B (DESIGN.md) over cands[0..n-1] and the probe
+ * stacks, for intent (NULL means ANY without label). Borrows everything for the
+ * call; *out gets static reason strings. Any thread. Errors: BASE_EINVAL (NULL
+ * pointers, n < 0, a box that is empty or not finite, a stack index or count
+ * out of range) with a message in err (optional, BASE_ERRBUF_SIZE bytes); *out
+ * is untouched on failure. "No candidate" is not an error: BASE_OK with
+ * out->found == 0. */
 base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
                       const snap_intent *intent, snap_result *out, char *err);
 
-/* Purpose: the box to probe inside an iframe after SNAP_PHASE_A_ALT: box
- * clipped to the iframe's rect and translated to the frame's coordinates, so
- * any inner result lies inside the outer box too. Thread: any. Errors: none;
- * an empty rect when they do not overlap. */
+/* The box to probe inside an iframe after SNAP_PHASE_A_ALT: box clipped to the
+ * iframe's rect and translated to the frame's coordinates, so any inner result
+ * lies inside the outer box too. Any thread. Errors: none; an empty rect when
+ * they do not overlap. */
 base_rect snap_frame_box(base_rect box, base_rect iframe_rect);
 
-/* Purpose: translates a point from an iframe's coordinates back to the
- * outer viewport. Thread: any. Errors: none. */
+/* Translates a point from an iframe's coordinates back to the outer viewport.
+ * Any thread. Errors: none. */
 base_point snap_frame_point(base_point inner, base_rect iframe_rect);
 
-/* Purpose: 1 when cands[a] is a strict ancestor of cands[d]: by parent links
- * when d's chain reaches a, else (no parent info) when both share frame_chain
- * and xpath(d) starts with xpath(a) + "/". Thread: any. Errors: 0 for out of
- * range indices. */
+/* 1 when cands[a] is a strict ancestor of cands[d]: by parent links when d's
+ * chain reaches a, else (no parent info) when both share frame_chain and
+ * xpath(d) starts with xpath(a) + "/". Any thread. Errors: 0 for out of range
+ * indices. */
 int snap_is_ancestor(const snap_candidate *cands, int n, int a, int d);
 
 typedef enum snap_verdict {
@@ -290,13 +286,13 @@ typedef enum snap_verdict {
     SNAP_VERIFY_EMPTY,   /* nothing at the point */
 } snap_verdict;
 
-/* Purpose: the Playwright-style hit-target check at the final point. stack is
- * the hit-test stack there, front to back. OK when stack[0] is `chosen` or a
+/* The Playwright-style hit-target check at the final point. stack is the
+ * hit-test stack there, front to back. OK when stack[0] is `chosen` or a
  * descendant of it; otherwise COVERED and *covering (optional) is the root of
  * the covering subtree: the outermost ancestor of stack[0] that is not an
  * ancestor of `chosen` (stack[0] itself without parent information), e.g. the
- * modal overlay. Ownership: borrows. Thread: any. Errors: EMPTY for an empty
- * stack; out-of-range indices count as COVERED by -1. */
+ * modal overlay. Borrows. Any thread. Errors: EMPTY for an empty stack;
+ * out-of-range indices count as COVERED by -1. */
 snap_verdict snap_verify(const snap_candidate *cands, int n, const int *stack, int n_stack,
                          int chosen, int *covering);
 
@@ -320,33 +316,33 @@ typedef struct snap_scene {
     int n, cap;
 } snap_scene;
 
-/* Purpose: an empty scene. Thread: any. Errors: none. */
+/* An empty scene. Any thread. Errors: none. */
 void snap_scene_init(snap_scene *s);
-/* Purpose: frees the arrays (not the borrowed strings); s is empty after.
- * NULL is a no-op. Thread: the owner's. Errors: none. */
+/* Frees the arrays (not the borrowed strings); s is empty after. NULL is a
+ * no-op. On the owner's thread. Errors: none. */
 void snap_scene_fini(snap_scene *s);
 
-/* Purpose: appends element c with node (NULL: plain, hit-testable) and stores
- * its index in *index (optional). c->parent must be -1 or an earlier index.
- * Ownership: copies the structs; strings stay borrowed. Thread: the owner's.
- * Errors: BASE_EINVAL (bad parent, NULL), BASE_ETOOBIG (over 1<<20
- * elements), BASE_ENOMEM; the scene is unchanged on failure. */
+/* Appends element c with node (NULL: plain, hit-testable) and stores its index
+ * in *index (optional). c->parent must be -1 or an earlier index. Copies the
+ * structs; strings stay borrowed. On the owner's thread. Errors: BASE_EINVAL
+ * (bad parent, NULL), BASE_ETOOBIG (over 1<<20 elements), BASE_ENOMEM; the
+ * scene is unchanged on failure. */
 base_err snap_scene_add(snap_scene *s, const snap_candidate *c, const snap_scene_node *node,
                         int *index);
 
-/* Purpose: the elements at p front to back as elementsFromPoint returns them:
- * rect (and clip) contain p, pointer-events:none and visibility:hidden are
- * skipped; larger paint_order first, and an ancestor always after each of its
- * hit descendants. Writes up to max indices (the front-most) to out and the
- * number written to *n_out. Ownership: borrows s. Thread: any (read only).
- * Errors: BASE_EINVAL (NULL, max < 0), BASE_ENOMEM; outputs untouched. */
+/* The elements at p front to back as elementsFromPoint returns them: rect (and
+ * clip) contain p, pointer-events:none and visibility:hidden are skipped;
+ * larger paint_order first, and an ancestor always after each of its hit
+ * descendants. Writes up to max indices (the front-most) to out and the number
+ * written to *n_out. Borrows s. Any thread (read only). Errors: BASE_EINVAL
+ * (NULL, max < 0), BASE_ENOMEM; outputs untouched. */
 base_err snap_scene_hit(const snap_scene *s, base_point p, int *out, int max, int *n_out);
 
-/* Purpose: fills *probe for box exactly as a live probe should: the 17
- * lattice points, then the visible centres of the hit-testable interactive
- * elements (and iframes) overlapping the box, smallest overlap first, up to
- * the capacity; each stack SNAP_PROBE_DEPTH deep. Thread: any.
- * Errors: BASE_EINVAL, BASE_ENOMEM; *probe untouched on failure. */
+/* Fills *probe for box exactly as a live probe should: the 17 lattice points,
+ * then the visible centres of the hit-testable interactive elements (and
+ * iframes) overlapping the box, smallest overlap first, up to the capacity;
+ * each stack SNAP_PROBE_DEPTH deep. Any thread. Errors: BASE_EINVAL,
+ * BASE_ENOMEM; *probe untouched on failure. */
 base_err snap_scene_probe(const snap_scene *s, base_rect box, snap_probe *probe);
 
 #endif

@@ -6,11 +6,15 @@
  * --model-view also writes the JPEG a vision model would be sent (resized to
  * --model-width, marks drawn at the model's scale). --vision NAME marks what
  * that provider sees instead (e.g. `pixel`: boxes from the screenshot alone,
- * which also works on a --shot file without --boxes).
+ * which also works on a --shot file without --boxes); with --json the
+ * provider's boxes (rect, kind, OCR label, confidence) go to stdout as JSON
+ * so other tools can measure and use them without parsing the listing.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -35,6 +39,10 @@ static void overlay_usage(FILE *f)
             "                     pixel-dom\n"
             "                     (pixel also works on --shot without --boxes); the boxes\n"
             "                     are listed on stderr\n"
+            "  --json             with --vision: the boxes as JSON on stdout instead of the\n"
+            "                     PNG's path: {\"model\",\"ms\",\"boxes\":[{\"id\",\"x0\",\"y0\",\"x1\",\"y1\",\n"
+            "                     \"kind\",\"label\",\"confidence\"}]} (CSS px; kind \"text\" is a\n"
+            "                     text guess, not a control)\n"
             "  --norm WxH         \"box\" values are 0..1000 of a WxH CSS viewport\n"
             "  --out FILE         marked PNG (default out/overlay.png)\n"
             "  --model-view FILE  also write the model-bound JPEG (q80)\n"
@@ -65,9 +73,50 @@ static base_err write_png(const char *path, const img_image *img, char *err)
     return e;
 }
 
+/* Prints d's boxes to stdout as one JSON object (cJSON escapes the OCR
+ * labels). */
+static base_err print_json(const perc_detection *d, char *err)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "model", d->model) ||
+        !cJSON_AddNumberToObject(o, "ms", d->ms)) {
+        cJSON_Delete(o);
+        return base_errf(err, BASE_ENOMEM, "overlay: out of memory for JSON");
+    }
+    cJSON *arr = cJSON_AddArrayToObject(o, "boxes");
+    if (!arr) {
+        cJSON_Delete(o);
+        return base_errf(err, BASE_ENOMEM, "overlay: out of memory for JSON");
+    }
+    for (int i = 0; i < d->n; i++) {
+        const perc_box *b = &d->boxes[i];
+        cJSON *j = cJSON_CreateObject();
+        if (!j || !cJSON_AddItemToArray(arr, j) || !cJSON_AddNumberToObject(j, "id", b->id) ||
+            !cJSON_AddNumberToObject(j, "x0", b->r.x0) ||
+            !cJSON_AddNumberToObject(j, "y0", b->r.y0) ||
+            !cJSON_AddNumberToObject(j, "x1", b->r.x1) ||
+            !cJSON_AddNumberToObject(j, "y1", b->r.y1) ||
+            !cJSON_AddStringToObject(j, "kind", b->kind) ||
+            !cJSON_AddStringToObject(j, "label", b->label) ||
+            !cJSON_AddNumberToObject(j, "confidence",
+                                     (double)(int)(b->confidence * 1000.0f + 0.5f) / 1000.0)) {
+            cJSON_Delete(o);
+            return base_errf(err, BASE_ENOMEM, "overlay: out of memory for JSON");
+        }
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text)
+        return base_errf(err, BASE_ENOMEM, "overlay: out of memory for JSON");
+    printf("%s\n", text);
+    cJSON_free(text);
+    return BASE_OK;
+}
+
 /* Runs provider `name` on img (and the live page, if any; NULL for --shot),
- * lists its boxes on stderr and returns them as marks. */
-static base_err vision_marks(const char *name, cdp_page *page, const img_image *img,
+ * lists its boxes on stderr (as JSON on stdout too with json) and returns
+ * them as marks. */
+static base_err vision_marks(const char *name, cdp_page *page, const img_image *img, int json,
                              img_mark **marks, int *n, char *err)
 {
     perc_vision *v = NULL;
@@ -86,7 +135,9 @@ static base_err vision_marks(const char *name, cdp_page *page, const img_image *
                 b->r.y0, b->r.x1, b->r.y1, b->label);
     }
     fprintf(stderr, "fovea overlay: vision %s: %d boxes in %.1f ms\n", d.model, d.n, d.ms);
-    e = perc_detection_marks(&d, marks, n, err);
+    e = json ? print_json(&d, err) : BASE_OK;
+    if (!e)
+        e = perc_detection_marks(&d, marks, n, err);
     perc_detection_fini(&d);
     return e;
 }
@@ -97,7 +148,7 @@ int cli_cmd_overlay(int argc, char **argv)
     cli_browser_opts_init(&bo);
     const char *shot = NULL, *boxes = NULL, *out = "out/overlay.png", *model = NULL;
     const char *vision = NULL;
-    int model_w = 1024, norm_w = 0, norm_h = 0, plain = 0;
+    int model_w = 1024, norm_w = 0, norm_h = 0, plain = 0, json = 0;
     double shot_scale = 1.0;
     for (int i = 1; i < argc; i++) {
         int r = cli_parse_browser_opt(&bo, argc, argv, &i);
@@ -109,6 +160,10 @@ int cli_cmd_overlay(int argc, char **argv)
         if (strcmp(a, "--help") == 0) {
             overlay_usage(stdout);
             return 0;
+        }
+        if (strcmp(a, "--json") == 0) {
+            json = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "fovea overlay: unknown option or missing value: %s\n", a);
@@ -147,6 +202,10 @@ int cli_cmd_overlay(int argc, char **argv)
             return 2;
         }
     }
+    if (json && !vision) {
+        fprintf(stderr, "fovea overlay: --json needs --vision\n");
+        return 2;
+    }
     if (shot && !boxes && !vision) {
         fprintf(stderr, "fovea overlay: --shot needs --boxes or --vision\n");
         return 2;
@@ -183,7 +242,7 @@ int cli_cmd_overlay(int argc, char **argv)
             e = img_marks_parse_json(text, len, norm_w, norm_h, &marks, &n, err);
         base_free(text);
     } else if (!e && vision) {
-        e = vision_marks(vision, s.page, &img, &marks, &n, err);
+        e = vision_marks(vision, s.page, &img, json, &marks, &n, err);
     } else if (!e) {
         e = perc_dom_boxes(s.page, &marks, &n, err);
     }
@@ -225,6 +284,7 @@ int cli_cmd_overlay(int argc, char **argv)
     }
     fprintf(stderr, "fovea overlay: %d marks -> %s%s%s\n", n, out, model ? " and " : "",
             model ? model : "");
-    printf("%s\n", out);
+    if (!json)
+        printf("%s\n", out);
     return 0;
 }

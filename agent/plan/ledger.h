@@ -190,7 +190,7 @@ base_err agent_ledger_load(const char *dir, const agent_secrets *secrets, agent_
 
 /* Parses a ledger.json text (what agent_ledger_load does after reading it;
  * also the fuzz target's entry). name labels errors. No reconciliation with
- * steps.jsonl, no folder. Ownership, errors: as agent_ledger_load, minus I/O.
+ * steps.jsonl, no folder. Ownership and errors as agent_ledger_load, minus I/O.
  * Any thread. */
 base_err agent_ledger_parse(const char *text, size_t n, const char *name,
                             const agent_secrets *secrets, agent_ledger **out, char *err);

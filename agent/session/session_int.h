@@ -126,16 +126,15 @@ cJSON *agent__ambiguous_json(const perc_snap *sn, const perc_epoch *e);
 int agent__ground(fovea_session *s, const agent_step *st, const agent_target *t,
                   snap_intent_kind kind, int do_snap, agent_step_record *r, agent__grounded *g);
 
-/* Purpose: grounds the target a tool's argument `key` names ("target",
- * "within", ...: a label, "[V4]", "[V4] label" or {label, index}) the way
- * click_at does: the step keys (timeout_ms, retries, critical, verb) read
- * by the task parser's rules, then gate, box and (do_snap) snap into
- * s->call_g, which the overlay draws and tool_call releases. timeout_ms > 0
- * replaces the call's; verb (NULL = any intent) is the default intent
- * verb when the call gives none. rec gets the target's label and index.
- * *st (may be NULL) keeps the parsed step (agent_step_fini after; a
- * cascade target's label points into it). Returns 1, or 0 with rec's
- * failure set (bad_args for a missing or malformed target). */
+/* Grounds the target a tool's argument `key` names ("target", "within", ...: a
+ * label, "[V4]", "[V4] label" or {label, index}) the way click_at does: the
+ * step keys (timeout_ms, retries, critical, verb) read by the task parser's
+ * rules, then gate, box and (do_snap) snap into s->call_g, which the overlay
+ * draws and tool_call releases. timeout_ms > 0 replaces the call's; verb (NULL
+ * = any intent) is the default intent verb when the call gives none. rec gets
+ * the target's label and index. *st (may be NULL) keeps the parsed step
+ * (agent_step_fini after; a cascade target's label points into it). Returns 1,
+ * or 0 with rec's failure set (bad_args for a missing or malformed target). */
 int agent__ground_arg(fovea_session *s, const cJSON *args, const char *key, const char *tool,
                       const char *verb, int timeout_ms, int do_snap, agent_step_record *rec,
                       agent_step *st);
@@ -221,10 +220,10 @@ void agent__scrub_record(fovea_session *s, agent_step_record *r);
 /* OUT/steps/NNN.png for r (when the session has a trace and overlays are on). */
 void agent__write_overlay(fovea_session *s, agent_step_record *r, const agent__grounded *g);
 
-/* Parses args (a tool's checked arguments) as a step of action a (the
- * task parser's rules: agent/script/task.c). src names the call in messages.
- * Ownership: *out's strings are the caller's (agent_step_fini). Errors:
- * BASE_EPROTO naming the argument, BASE_ENOMEM. Any thread. */
+/* Parses args (a tool's checked arguments) as a step of action a (the task
+ * parser's rules: agent/script/task.c). src names the call in messages. *out's
+ * strings are the caller's (agent_step_fini). Errors: BASE_EPROTO naming the
+ * argument, BASE_ENOMEM. Any thread. */
 base_err agent__step_from_args(const cJSON *args, agent_action a, const char *src,
                                agent_step *out, char *err);
 
@@ -243,10 +242,10 @@ int agent__tool_action(const char *tool_name);
     "\"object\", \"properties\": {\"label\": {\"type\": \"string\"}, \"index\": {\"type\": "       \
     "[\"integer\", \"string\"], \"minimum\": 1, \"maximum\": 99999}}}]}"
 
-/* The rendered text and aria-label of the element g grounded, read again
- * from the page now (assert_text on a target polls with it). Ownership: a
- * base_malloc'd string the caller frees; NULL when the element is gone or
- * the page does not answer. agent/session/tools_read.c. */
+/* The rendered text and aria-label of the element g grounded, read again from
+ * the page now (assert_text on a target polls with it). A base_malloc'd string
+ * the caller frees; NULL when the element is gone or the page does not answer.
+ * agent/session/tools_read.c. */
 char *agent__target_text(fovea_session *s, const agent__grounded *g);
 
 extern const tool_def agent__tools_act[];     /* agent/session/tools_act.c: click_at, type_at, ... */

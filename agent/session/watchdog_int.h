@@ -20,17 +20,16 @@
 
 typedef struct agent__watchdog agent__watchdog;
 
-/* Purpose: starts the watchdog thread (disarmed). Ownership: *out is the
- * caller's (agent__watchdog_destroy). Thread: the runner's. Errors:
- * BASE_ENOMEM. */
+/* Starts the watchdog thread (disarmed). *out is the caller's
+ * (agent__watchdog_destroy). On the runner's thread. Errors: BASE_ENOMEM. */
 base_err agent__watchdog_create(agent__watchdog **out, char *err);
-/* Stops and joins the thread. NULL is a no-op. Thread: the runner's. */
+/* Stops and joins the thread. NULL is a no-op. On the runner's thread. */
 void agent__watchdog_destroy(agent__watchdog *w);
-/* Purpose: watches page (borrowed until disarm) from now until disarm;
- * probes once deadline_ms (base_monotime_ms clock) has passed. Any thread. */
+/* Watches page (borrowed until disarm) from now until disarm; probes once
+ * deadline_ms (base_monotime_ms clock) has passed. Any thread. */
 void agent__watchdog_arm(agent__watchdog *w, cdp_page *page, double deadline_ms);
-/* Purpose: stops watching; after it returns no probe of the page is running
- * or will start. Any thread. */
+/* Stops watching; after it returns no probe of the page is running or will
+ * start. Any thread. */
 void agent__watchdog_disarm(agent__watchdog *w);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -107,26 +108,97 @@ fail:
 
 base_err cdp_browser_attach(const char *endpoint, cdp_browser **out, char *err)
 {
-    char *ws = NULL;
-    base_err e = cdp_discover(endpoint, &ws, err);
-    if (e)
-        return e;
-    cdp_browser *b = base_calloc(1, sizeof *b);
-    if (!b) {
-        base_free(ws);
-        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    return cdp_browser_attach_with(endpoint, NULL, out, err);
+}
+
+/* 1 when ws is a pool's endpoint rather than a browser's own: a browser's
+ * websocket is /devtools/browser/ID; a pool serves its own path
+ * (browserless /chromium, hosted pools /?token=...). */
+static int is_pool_url(const char *ws)
+{
+    const char *p = strstr(ws, "://");
+    p = p ? p + 3 : ws;
+    p += strcspn(p, "/?#");
+    return strncmp(p, "/devtools/", 10) != 0;
+}
+
+/* Sleeps ms in 50 ms slices; returns 1 when a stop signal came. */
+static int nap_ms(int64_t ms)
+{
+    int64_t until = base_monotime() + ms * 1000;
+    while (base_monotime() < until) {
+        if (base_interrupted())
+            return 1;
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
     }
-    e = cdp_connect(ws, NULL, &b->conn, err);
-    base_free(ws);
-    if (e == BASE_OK)
-        e = finish_browser(b, err);
-    if (e) {
-        cdp_conn_destroy(b->conn);
-        base_free(b);
-        return e;
+    return base_interrupted() != 0;
+}
+
+base_err cdp_browser_attach_with(const char *endpoint, const cdp_attach_opts *o,
+                                 cdp_browser **out, char *err)
+{
+    const char *const *headers = o ? o->headers : NULL;
+    int wait_ms = o && o->wait_ms > 0 ? o->wait_ms : 0;
+    int64_t t0 = base_monotime();
+    int64_t deadline = t0 + (int64_t)(wait_ms > 0 ? wait_ms : 10000) * 1000;
+    int64_t backoff_ms = 250;
+    int attempts = 0;
+    char last[BASE_ERRBUF_SIZE] = "";
+    for (;;) {
+        attempts++;
+        char *ws = NULL;
+        last[0] = '\0';
+        base_err e = cdp_discover_with(endpoint, headers, &ws, last);
+        cdp_browser *b = NULL;
+        if (e == BASE_OK) {
+            b = base_calloc(1, sizeof *b);
+            if (!b) {
+                base_free(ws);
+                return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+            }
+            /* A pool answers the handshake when a browser is free and
+             * started: the connect deadline is what is left of the wait, but
+             * never less than the usual 10 s, since a handshake given up
+             * while the pool starts its browser leaves that browser running
+             * for nobody. */
+            int64_t left_ms = (deadline - base_monotime()) / 1000;
+            cdp_conn_opts co;
+            memset(&co, 0, sizeof co);
+            co.connect_timeout_ms = (int)(left_ms > 10000 ? left_ms : 10000);
+            co.headers = headers;
+            co.pool = is_pool_url(ws);
+            e = cdp_connect(ws, &co, &b->conn, last);
+            base_free(ws);
+            if (e == BASE_OK)
+                e = finish_browser(b, last);
+            if (e == BASE_OK) {
+                if (attempts > 1)
+                    base_log(BASE_LOG_CDP, BASE_LOG_INFO, "pool had room after %d attempts",
+                             attempts);
+                *out = b;
+                return BASE_OK;
+            }
+            cdp_conn_destroy(b->conn);
+            base_free(b);
+        }
+        /* Only a full pool (HTTP 429/503) is worth asking again, within
+         * the wait; anything else (bad token, refused, bad URL) is final. */
+        int64_t left_ms = (deadline - base_monotime()) / 1000;
+        if (e != BASE_EBUSY || wait_ms <= 0 || left_ms <= 0) {
+            if (e == BASE_EBUSY && attempts > 1)
+                return base_errf(err, e, "%s; still full after %d attempts in %.1f s (--cdp-wait)",
+                                 last, attempts, (double)(base_monotime() - t0) / 1e6);
+            return base_errf(err, e, "%s", last);
+        }
+        int64_t nap = backoff_ms < left_ms ? backoff_ms : left_ms;
+        base_log(BASE_LOG_CDP, BASE_LOG_INFO, "pool full, asking again in %lld ms",
+                 (long long)nap);
+        if (nap_ms(nap))
+            return base_errf(err, BASE_ECANCELED, "cdp: stopped while waiting for the pool (%s)",
+                             last);
+        backoff_ms = backoff_ms * 2 > 4000 ? 4000 : backoff_ms * 2;
     }
-    *out = b;
-    return BASE_OK;
 }
 
 void cdp_browser_destroy(cdp_browser *b)
@@ -939,8 +1011,13 @@ base_err cdp_page_status(cdp_page *p, char *why, size_t n)
     pthread_mutex_unlock(&p->mu);
     if (e == BASE_OK && !cdp_conn_alive(p->conn)) {
         e = BASE_ECLOSED;
-        if (why && n)
-            snprintf(why, n, "browser connection closed");
+        if (why && n) {
+            /* Name the cause when known: a pool's time limit, a dead browser. */
+            char cause[BASE_ERRBUF_SIZE];
+            cdp_conn_close_reason(p->conn, cause, sizeof cause);
+            snprintf(why, n, "browser connection closed%s%.200s%s", cause[0] ? " (" : "", cause,
+                     cause[0] ? ")" : "");
+        }
     }
     return e;
 }

@@ -32,6 +32,37 @@ base_err cdp_browser_launch(const cdp_launch_opts *lo, cdp_browser **out, char *
  * disconnects; the browser keeps running. */
 base_err cdp_browser_attach(const char *endpoint, cdp_browser **out, char *err);
 
+/* How to reach a browser pool (browserless, Selenium Grid, a hosted CDP
+ * service): one fresh browser per connection, a queue, a token. */
+typedef struct cdp_attach_opts {
+    /* Extra request headers, "Name: value" each, NULL-terminated, may be
+     * NULL ("Authorization: Bearer TOKEN"); sent with discovery and the
+     * websocket handshake. Borrowed during the call. */
+    const char *const *headers;
+    /* How long to wait for a browser, in ms: the handshake may stay
+     * unanswered that long (at least 10 s) while the pool queues it and
+     * starts its browser, and a full pool (HTTP 429/503) is asked again with
+     * backoff (0.25 s doubling to 4 s) until it is over. 0: 10 s for the
+     * handshake and no retry. */
+    int wait_ms;
+} cdp_attach_opts;
+
+/* cdp_browser_attach with pool options (o may be NULL). The endpoint may be
+ * any ws(s):// URL with path and query ("ws://h:p?token=T",
+ * "wss://pool/chromium?token=T") or an http endpoint discovered through
+ * /json/version (its query kept). A websocket whose path is not
+ * /devtools/... is a pool's: when it closes the session, the error says
+ * "the pool closed the session after N s". *out is the caller's, as with
+ * cdp_browser_attach; o and its headers are only read during the call. Any
+ * thread but the cdp service thread; blocks up to the wait. Errors:
+ * BASE_EBUSY when the pool stayed full for the whole wait (the message says
+ * how many times it was asked), BASE_EREMOTE for HTTP 401/403 (the token was
+ * refused) or another HTTP status, BASE_ETIMEDOUT when queued past the wait,
+ * BASE_ECANCELED on a stop signal while waiting, and those of cdp_connect.
+ * Messages never show a URL's query (it may hold a token). */
+base_err cdp_browser_attach_with(const char *endpoint, const cdp_attach_opts *o,
+                                 cdp_browser **out, char *err);
+
 /* Closes pages fovea opened, disconnects and (if launched) stops the
  * browser. NULL is a no-op. */
 void cdp_browser_destroy(cdp_browser *b);

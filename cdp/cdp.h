@@ -27,12 +27,26 @@ typedef struct cdp_conn cdp_conn;
 
 typedef struct cdp_conn_opts {
     size_t max_message;     /* cap on one incoming message; 0 = 256 MiB */
-    int connect_timeout_ms; /* 0 = 10000 */
+    /* Deadline of the TCP connect plus the websocket handshake; 0 = 10000.
+     * A browser pool answers the handshake only when a browser is free, so a
+     * caller that may wait in its queue sets this to the time it will wait
+     * (libwebsockets' own handshake timeout follows it). */
+    int connect_timeout_ms;
+    /* Extra handshake headers, "Name: value" each, NULL-terminated; optional
+     * (a pool's "Authorization: Bearer TOKEN"). Borrowed during cdp_connect. */
+    const char *const *headers;
+    /* 1: the endpoint is a browser pool (one browser per connection, a time
+     * limit per session), so a peer close is reported as "the pool closed
+     * the session after N s". */
+    int pool;
 } cdp_conn_opts;
 
-/* Opens a websocket to ws_url ("ws://host:port/path"). On success *out owns
- * the connection and its service thread. Any thread. Errors: BASE_EINVAL
- * (URL), BASE_ETIMEDOUT, BASE_ECLOSED (refused or handshake failed),
+/* Opens a websocket to ws_url ("ws(s)://host[:port][/path][?query]"; the
+ * query is sent as is). On success *out owns the connection and its service
+ * thread. Any thread. Errors: BASE_EINVAL (URL, header), BASE_ETIMEDOUT,
+ * BASE_ECLOSED (refused or handshake failed), BASE_EBUSY (the endpoint
+ * answered HTTP 429 or 503: a full pool), BASE_EREMOTE (another HTTP status
+ * instead of the upgrade, e.g. 401 for a bad token; the message names it),
  * BASE_ENOMEM; err (optional) gets the reason. */
 base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **out, char *err);
 
@@ -109,6 +123,11 @@ base_err cdp_session_status(cdp_conn *c, const char *session_id, char *why, size
 
 /* True while the socket is open. Any thread. */
 int cdp_conn_alive(cdp_conn *c);
+
+/* Copies why the connection closed ("peer closed the socket", "the pool
+ * closed the session after 60 s", ...) into why (n bytes); "" while it is
+ * open. Any thread; cannot fail. */
+void cdp_conn_close_reason(cdp_conn *c, char *why, size_t n);
 
 /* Counters for tests and diagnostics. */
 typedef struct cdp_stats {

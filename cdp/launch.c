@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -963,17 +964,93 @@ static int dial(const char *host, const char *port, int64_t deadline, base_err *
     return fd;
 }
 
-/* GET /json/version; on success resp holds the whole response. */
-static base_err http_get_version(int fd, const char *hostport, int64_t deadline, base_buf *resp,
+/* Case-insensitive search for header `name` ("content-length:") in the
+ * head [text, hend); returns a pointer to its value or NULL. */
+static const char *find_header(const char *text, const char *hend, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *l = strstr(text, "\r\n"); l && l < hend; l = strstr(l + 2, "\r\n")) {
+        if (strncasecmp(l + 2, name, nl) == 0)
+            return l + 2 + nl;
+    }
+    return NULL;
+}
+
+/* Decodes a chunked body [b, b + n) into out (capped like the response).
+ * BASE_OK once the last (zero-size) chunk is reached; BASE_EPROTO for a
+ * body that is cut short or malformed, BASE_ETOOBIG past out's cap. */
+static base_err dechunk(const char *b, size_t n, base_buf *out)
+{
+    size_t i = 0;
+    for (;;) {
+        char *end;
+        if (i >= n)
+            return BASE_EPROTO;
+        unsigned long sz = strtoul(b + i, &end, 16);
+        if (end == b + i)
+            return BASE_EPROTO;
+        const char *crlf = memchr(end, '\n', n - (size_t)(end - b));
+        if (!crlf)
+            return BASE_EPROTO;
+        i = (size_t)(crlf + 1 - b); /* past the size line (and any extension) */
+        if (sz == 0)
+            return BASE_OK;
+        if (sz > n - i)
+            return BASE_EPROTO;
+        if (base_buf_append(out, b + i, sz) != BASE_OK)
+            return BASE_ETOOBIG;
+        i += sz;
+        if (i + 2 > n || b[i] != '\r' || b[i + 1] != '\n')
+            return BASE_EPROTO;
+        i += 2;
+    }
+}
+
+/* 1 when resp holds a complete HTTP response: its head and then either
+ * Content-Length bytes or, chunked, the last chunk. */
+static int response_complete(const base_buf *resp)
+{
+    if (!resp->data)
+        return 0;
+    const char *text = (const char *)resp->data;
+    const char *hend = strstr(text, "\r\n\r\n");
+    if (!hend)
+        return 0;
+    const char *body = hend + 4;
+    size_t have = resp->len - (size_t)(body - text);
+    const char *te = find_header(text, hend, "transfer-encoding:");
+    if (te && strstr(te, "chunked") && strstr(te, "chunked") < hend) {
+        base_buf tmp;
+        base_buf_init(&tmp, DISCOVER_MAX_RESPONSE);
+        base_err e = dechunk(body, have, &tmp);
+        base_buf_fini(&tmp);
+        return e == BASE_OK;
+    }
+    const char *cl = find_header(text, hend, "content-length:");
+    return cl && have >= strtoul(cl, NULL, 10);
+}
+
+/* GET /json/version[?query] with the extra headers; on success resp holds
+ * the whole response (read until complete or EOF). */
+static base_err http_get_version(int fd, const char *hostport, const char *query,
+                                 const char *const *headers, int64_t deadline, base_buf *resp,
                                  char *err)
 {
-    char req[512];
+    char req[4096];
     int n = snprintf(req, sizeof req,
-                     "GET /json/version HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n"
-                     "Connection: close\r\n\r\n",
-                     hostport);
+                     "GET /json/version%s HTTP/1.1\r\nHost: %s\r\nAccept: application/json\r\n"
+                     "Connection: close\r\n",
+                     query, hostport);
+    for (int i = 0; headers && headers[i] && n > 0 && (size_t)n < sizeof req; i++) {
+        /* CR or LF in a header would split the request. */
+        if (strpbrk(headers[i], "\r\n") || !strchr(headers[i], ':'))
+            return base_errf(err, BASE_EINVAL, "discover: bad header (want 'Name: value')");
+        n += snprintf(req + n, sizeof req - (size_t)n, "%s\r\n", headers[i]);
+    }
+    if (n > 0 && (size_t)n < sizeof req)
+        n += snprintf(req + n, sizeof req - (size_t)n, "\r\n");
     if (n < 0 || (size_t)n >= sizeof req)
-        return base_errf(err, BASE_EINVAL, "discover: endpoint too long");
+        return base_errf(err, BASE_EINVAL, "discover: endpoint or headers too long");
     size_t sent = 0;
     while (sent < (size_t)n) {
         ssize_t w = send(fd, req + sent, (size_t)n - sent, MSG_NOSIGNAL);
@@ -987,20 +1064,9 @@ static base_err http_get_version(int fd, const char *hostport, int64_t deadline,
             return base_errf(err, BASE_ECLOSED, "discover: send: %s", strerror(errno));
         sent += (size_t)w;
     }
-    /* Read until EOF, or until Content-Length bytes of body have arrived. */
     for (;;) {
-        if (resp->data) {
-            const char *hend = strstr((const char *)resp->data, "\r\n\r\n");
-            const char *cl = hend ? strstr((const char *)resp->data, "\nContent-Length:") : NULL;
-            if (!cl && hend)
-                cl = strstr((const char *)resp->data, "\ncontent-length:");
-            if (hend && cl && cl < hend) {
-                size_t want = strtoul(cl + 16, NULL, 10);
-                size_t have = resp->len - (size_t)(hend + 4 - (const char *)resp->data);
-                if (have >= want)
-                    return BASE_OK;
-            }
-        }
+        if (response_complete(resp))
+            return BASE_OK;
         struct pollfd pfd = {.fd = fd, .events = POLLIN};
         int pr = poll(&pfd, 1, (int)ms_left(deadline));
         if (pr == 0)
@@ -1018,6 +1084,7 @@ static base_err http_get_version(int fd, const char *hostport, int64_t deadline,
             return resp->len ? BASE_OK
                              : base_errf(err, BASE_ECLOSED, "discover: %s closed the connection",
                                          hostport);
+        /* base_buf keeps its text NUL-terminated for the header scans. */
         if (base_buf_append(resp, chunk, (size_t)r) != BASE_OK)
             return base_errf(err, BASE_ETOOBIG, "discover: response larger than %d bytes",
                              DISCOVER_MAX_RESPONSE);
@@ -1025,6 +1092,12 @@ static base_err http_get_version(int fd, const char *hostport, int64_t deadline,
 }
 
 base_err cdp_discover(const char *url, char **ws_url, char *err)
+{
+    return cdp_discover_with(url, NULL, ws_url, err);
+}
+
+base_err cdp_discover_with(const char *url, const char *const *headers, char **ws_url,
+                           char *err)
 {
     if (!url || !ws_url)
         return base_errf(err, BASE_EINVAL, "discover: NULL argument");
@@ -1035,17 +1108,29 @@ base_err cdp_discover(const char *url, char **ws_url, char *err)
         *ws_url = copy;
         return BASE_OK;
     }
+    /* Messages show the endpoint up to its query, which may hold a token. */
+    int shown = (int)strcspn(url, "?");
     const char *hp = url;
     if (strncmp(hp, "http://", 7) == 0)
         hp += 7;
     else if (strstr(hp, "://"))
-        return base_errf(err, BASE_EINVAL, "discover: unsupported scheme in %s", url);
-    size_t hpl = strcspn(hp, "/");
-    char host[256], port[8], hostport[300];
+        return base_errf(err, BASE_EINVAL, "discover: unsupported scheme in %.*s", shown, url);
+    size_t hpl = strcspn(hp, "/?#");
+    char host[256], port[8], hostport[300], query[1024] = "";
     if (hpl == 0 || hpl >= sizeof hostport)
-        return base_errf(err, BASE_EINVAL, "discover: no host:port in %s", url);
+        return base_errf(err, BASE_EINVAL, "discover: no host:port in %.*s", shown, url);
     memcpy(hostport, hp, hpl);
     hostport[hpl] = '\0';
+    /* A pool's token rides in the query: it is asked with /json/version and
+     * kept on the websocket URL found there. */
+    const char *q = strchr(hp + hpl, '?');
+    if (q) {
+        size_t ql = strcspn(q, "#");
+        if (ql >= sizeof query)
+            return base_errf(err, BASE_EINVAL, "discover: query too long in %.*s", shown, url);
+        memcpy(query, q, ql);
+        query[ql] = '\0';
+    }
     /* "[v6]:port" or "host:port"; the port is mandatory. */
     const char *colon;
     const char *hs = hostport;
@@ -1063,7 +1148,7 @@ base_err cdp_discover(const char *url, char **ws_url, char *err)
     long pv = colon ? strtol(colon + 1, NULL, 10) : 0;
     if (!colon || hl == 0 || hl >= sizeof host || portl == 0 || portl >= sizeof port ||
         strspn(colon + 1, "0123456789") != portl || pv <= 0 || pv > 65535)
-        return base_errf(err, BASE_EINVAL, "discover: expected host:port in %s", url);
+        return base_errf(err, BASE_EINVAL, "discover: expected host:port in %.*s", shown, url);
     memcpy(host, hs, hl);
     host[hl] = '\0';
     memcpy(port, colon + 1, portl + 1);
@@ -1073,10 +1158,11 @@ base_err cdp_discover(const char *url, char **ws_url, char *err)
     int fd = dial(host, port, deadline, &e, err);
     if (fd < 0)
         return e;
-    base_buf resp;
+    base_buf resp, dech;
     base_buf_init(&resp, DISCOVER_MAX_RESPONSE);
+    base_buf_init(&dech, DISCOVER_MAX_RESPONSE);
     cJSON *json = NULL;
-    e = http_get_version(fd, hostport, deadline, &resp, err);
+    e = http_get_version(fd, hostport, query, headers, deadline, &resp, err);
     close(fd);
     if (e)
         goto done;
@@ -1086,14 +1172,38 @@ base_err cdp_discover(const char *url, char **ws_url, char *err)
         e = base_errf(err, BASE_EPROTO, "discover: %s did not answer HTTP", hostport);
         goto done;
     }
+    if (status == 401 || status == 403) {
+        e = base_errf(err, BASE_EREMOTE,
+                      "discover: GET /json/version on %s: HTTP %d: the token was refused "
+                      "(check the token in the URL or the Authorization header)",
+                      hostport, status);
+        goto done;
+    }
+    if (status == 429 || status == 503) {
+        e = base_errf(err, BASE_EBUSY,
+                      "discover: GET /json/version on %s: HTTP %d: the pool is full", hostport,
+                      status);
+        goto done;
+    }
     if (status != 200) {
         e = base_errf(err, BASE_EREMOTE, "discover: GET /json/version on %s: HTTP %d",
                       hostport, status);
         goto done;
     }
-    const char *body = strstr(text, "\r\n\r\n");
-    body = body ? body + 4 : text + resp.len;
-    json = cJSON_ParseWithLength(body, resp.len - (size_t)(body - text));
+    const char *hend = strstr(text, "\r\n\r\n");
+    const char *body = hend ? hend + 4 : text + resp.len;
+    size_t blen = resp.len - (size_t)(body - text);
+    const char *te = hend ? find_header(text, hend, "transfer-encoding:") : NULL;
+    if (te && strstr(te, "chunked") && strstr(te, "chunked") < hend) {
+        if (dechunk(body, blen, &dech) != BASE_OK) {
+            e = base_errf(err, BASE_EPROTO, "discover: /json/version on %s: bad chunked body",
+                          hostport);
+            goto done;
+        }
+        body = dech.data ? (const char *)dech.data : "";
+        blen = dech.len;
+    }
+    json = cJSON_ParseWithLength(body, blen);
     if (!cJSON_IsObject(json)) {
         e = base_errf(err, BASE_EPROTO, "discover: /json/version on %s is not a JSON object",
                       hostport);
@@ -1105,14 +1215,19 @@ base_err cdp_discover(const char *url, char **ws_url, char *err)
                       hostport);
         goto done;
     }
-    char *copy = base_strdup(f->valuestring);
+    /* The query goes onto the found URL unless it has one of its own. */
+    int add_query = query[0] && !strchr(f->valuestring, '?');
+    size_t need = strlen(f->valuestring) + (add_query ? strlen(query) : 0) + 1;
+    char *copy = base_malloc(need);
     if (!copy) {
         e = base_errf(err, BASE_ENOMEM, "discover: out of memory");
         goto done;
     }
+    snprintf(copy, need, "%s%s", f->valuestring, add_query ? query : "");
     *ws_url = copy;
 done:
     cJSON_Delete(json);
     base_buf_fini(&resp);
+    base_buf_fini(&dech);
     return e;
 }

@@ -103,4 +103,15 @@ void cdp_launch_cleanup_now(void);
  * thread; blocks. */
 base_err cdp_discover(const char *url, char **ws_url, char *err);
 
+/* cdp_discover with extra request headers ("Name: value" each,
+ * NULL-terminated, may be NULL: a pool's "Authorization: Bearer T"). A query
+ * on an http endpoint ("http://host:port?token=T") is sent with
+ * /json/version and appended to the found websocket URL when that has none;
+ * a chunked reply is read. *ws_url is the caller's, as with cdp_discover.
+ * Any thread; blocks up to 5 s. Errors: those of cdp_discover, BASE_EBUSY
+ * for HTTP 429 or 503 (a full pool), BASE_EREMOTE naming a refused token
+ * (401/403). Messages never show the query. */
+base_err cdp_discover_with(const char *url, const char *const *headers, char **ws_url,
+                           char *err);
+
 #endif

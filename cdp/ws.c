@@ -107,6 +107,18 @@ struct cdp_conn {
     char path[1024];
     int port;
     int tls;
+    /* Extra handshake headers (cdp_conn_opts.headers), split at the colon:
+     * names end with ':' as lws wants them. */
+    char (*hdr_name)[64];
+    char (*hdr_value)[512];
+    int nhdr;
+    /* Pools: the HTTP status that refused the upgrade, the peer's close
+     * frame and when the session opened, to name the cause of a close. */
+    int pool;
+    int http_status;
+    int64_t open_us;
+    int close_code;
+    char close_text[124];
 };
 
 /* ---------- message parsing (pure) ---------- */
@@ -382,22 +394,70 @@ static int ws_callback(struct lws *wsi, enum lws_callback_reasons reason, void *
     (void)user;
     cdp_conn *c = lws_context_user(lws_get_context(wsi));
     switch (reason) {
+    case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: {
+        unsigned char **p = (unsigned char **)in;
+        unsigned char *end = *p + len;
+        for (int i = 0; i < c->nhdr; i++) {
+            if (lws_add_http_header_by_name(wsi, (const unsigned char *)c->hdr_name[i],
+                                            (const unsigned char *)c->hdr_value[i],
+                                            (int)strlen(c->hdr_value[i]), p, end))
+                return -1;
+        }
+        break;
+    }
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: {
+        /* A close frame: a 2-byte status code, then an optional reason. */
+        const unsigned char *b = in;
+        if (b && len >= 2) {
+            c->close_code = (b[0] << 8) | b[1];
+            size_t tl = len - 2 < sizeof c->close_text - 1 ? len - 2 : sizeof c->close_text - 1;
+            memcpy(c->close_text, b + 2, tl);
+            c->close_text[tl] = '\0';
+        }
+        break;
+    }
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
         pthread_mutex_lock(&c->mu);
+        c->open_us = base_monotime();
         c->state = ST_OPEN;
         pthread_cond_broadcast(&c->cv);
         pthread_mutex_unlock(&c->mu);
         lws_callback_on_writable(wsi);
         break;
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR: {
+        /* An HTTP answer instead of the upgrade (401 bad token, 429 a full
+         * pool) is kept: lws only says "not 101". */
+        int status = wsi ? (int)lws_http_client_http_response(wsi) : 0;
+        if (status <= 0 && wsi) {
+            char sb[16];
+            if (lws_hdr_copy(wsi, sb, (int)sizeof sb, WSI_TOKEN_HTTP) > 0)
+                status = (int)strtol(sb, NULL, 10);
+        }
+        pthread_mutex_lock(&c->mu);
+        if (status >= 100 && status <= 599 && status != 101)
+            c->http_status = status;
+        pthread_mutex_unlock(&c->mu);
         char why[200];
         snprintf(why, sizeof why, "connect failed: %s", in ? (const char *)in : "unknown");
         mark_closed(c, why);
         break;
     }
-    case LWS_CALLBACK_CLIENT_CLOSED:
-        mark_closed(c, "peer closed the socket");
+    case LWS_CALLBACK_CLIENT_CLOSED: {
+        char why[200];
+        if (c->pool && c->open_us) {
+            /* A pool ends a session at its time limit (browserless: TIMEOUT)
+             * or when its browser goes; the time open names which. */
+            long s = (long)((base_monotime() - c->open_us + 500000) / 1000000);
+            int k = snprintf(why, sizeof why, "the pool closed the session after %ld s", s);
+            if (c->close_code && k > 0 && (size_t)k < sizeof why)
+                snprintf(why + k, sizeof why - (size_t)k, " (close code %d%s%.100s)",
+                         c->close_code, c->close_text[0] ? ": " : "", c->close_text);
+        } else {
+            snprintf(why, sizeof why, "peer closed the socket");
+        }
+        mark_closed(c, why);
         break;
+    }
     case LWS_CALLBACK_WSI_DESTROY:
         if (c && c->wsi == wsi)
             mark_closed(c, "socket destroyed");
@@ -517,6 +577,8 @@ static base_err parse_port(const char *s, int *port)
 
 static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
 {
+    /* Messages show the URL up to its query, which may hold a token. */
+    int shown = (int)strcspn(url, "?");
     const char *p;
     if (strncmp(url, "ws://", 5) == 0) {
         p = url + 5;
@@ -527,13 +589,15 @@ static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
         c->tls = 1;
         c->port = 443;
     } else {
-        return base_errf(err, BASE_EINVAL, "cdp: websocket URL must start with ws:// or wss://: %.100s",
-                         url);
+        return base_errf(err, BASE_EINVAL,
+                         "cdp: websocket URL must start with ws:// or wss://: %.*s", shown, url);
     }
-    const char *slash = strchr(p, '/');
-    size_t hostlen = slash ? (size_t)(slash - p) : strlen(p);
+    /* The authority ends at the path or, without one, at the query
+     * ("ws://host:port?token=T", as pools print their endpoints). */
+    size_t hostlen = strcspn(p, "/?#");
+    const char *rest = p + hostlen;
     if (hostlen == 0 || hostlen >= sizeof c->host)
-        return base_errf(err, BASE_EINVAL, "cdp: bad host in websocket URL %.100s", url);
+        return base_errf(err, BASE_EINVAL, "cdp: bad host in websocket URL %.*s", shown, url);
     memcpy(c->host, p, hostlen);
     c->host[hostlen] = '\0';
     snprintf(c->hosthdr, sizeof c->hosthdr, "%s", c->host);
@@ -542,7 +606,7 @@ static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
     if (c->host[0] == '[') {
         char *rb = strchr(c->host, ']');
         if (!rb || (rb[1] != '\0' && rb[1] != ':'))
-            return base_errf(err, BASE_EINVAL, "cdp: bad IPv6 host in %.100s", url);
+            return base_errf(err, BASE_EINVAL, "cdp: bad IPv6 host in %.*s", shown, url);
         portstr = rb[1] == ':' ? rb + 2 : NULL;
         *rb = '\0';
         memmove(c->host, c->host + 1, strlen(c->host + 1) + 1);
@@ -555,18 +619,85 @@ static base_err parse_ws_url(cdp_conn *c, const char *url, char *err)
     }
     /* portstr points into host past its new terminator, so it is intact. */
     if (portstr && parse_port(portstr, &c->port) != BASE_OK)
-        return base_errf(err, BASE_EINVAL, "cdp: bad port in %.100s", url);
-    const char *path = slash ? slash : "/";
-    if (strlen(path) >= sizeof c->path)
+        return base_errf(err, BASE_EINVAL, "cdp: bad port in %.*s", shown, url);
+    /* The path keeps its query (a pool's token); a fragment is never sent. */
+    size_t pathlen = strcspn(rest, "#");
+    int slash = rest[0] == '/';
+    if (pathlen + !slash >= sizeof c->path)
         return base_errf(err, BASE_EINVAL, "cdp: websocket path too long");
-    snprintf(c->path, sizeof c->path, "%s", path);
+    snprintf(c->path, sizeof c->path, "%s%.*s", slash ? "" : "/", (int)pathlen, rest);
     return BASE_OK;
+}
+
+/* Copies opts->headers into c, split into lws's "name:" and value. */
+static base_err copy_headers(cdp_conn *c, const char *const *headers, char *err)
+{
+    int n = 0;
+    while (headers && headers[n])
+        n++;
+    if (n == 0)
+        return BASE_OK;
+    if (n > 16)
+        return base_errf(err, BASE_EINVAL, "cdp: at most 16 extra handshake headers");
+    c->hdr_name = base_calloc((size_t)n, sizeof *c->hdr_name);
+    c->hdr_value = base_calloc((size_t)n, sizeof *c->hdr_value);
+    if (!c->hdr_name || !c->hdr_value)
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+    for (int i = 0; i < n; i++) {
+        const char *h = headers[i];
+        const char *colon = strchr(h, ':');
+        size_t nl = colon ? (size_t)(colon - h) : 0;
+        /* A header name is a token; CR or LF in a value would split the request. */
+        if (!colon || nl == 0 || nl + 2 > sizeof c->hdr_name[i] ||
+            strspn(h, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != nl ||
+            strpbrk(colon, "\r\n"))
+            return base_errf(err, BASE_EINVAL, "cdp: bad handshake header (want 'Name: value')");
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (strlen(v) >= sizeof c->hdr_value[i])
+            return base_errf(err, BASE_EINVAL, "cdp: handshake header value too long");
+        /* lws writes the name as given: lower case, as HTTP/2 requires and
+         * HTTP/1.1 does not mind. */
+        for (size_t k = 0; k < nl; k++) {
+            char ch = h[k];
+            c->hdr_name[i][k] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+        }
+        c->hdr_name[i][nl] = ':';
+        c->hdr_name[i][nl + 1] = '\0';
+        snprintf(c->hdr_value[i], sizeof c->hdr_value[i], "%s", v);
+    }
+    c->nhdr = n;
+    return BASE_OK;
+}
+
+/* Names an HTTP answer to the upgrade. The URL is cut at its query, which
+ * may hold a token (nothing secret in any output). */
+static base_err http_refusal(int status, const char *url, char *err)
+{
+    int shown = (int)strcspn(url, "?");
+    if (status == 429 || status == 503)
+        return base_errf(err, BASE_EBUSY,
+                         "cdp: %.*s answered HTTP %d: the pool is full (no free browser and "
+                         "no room in its queue)",
+                         shown, url, status);
+    if (status == 401 || status == 403)
+        return base_errf(err, BASE_EREMOTE,
+                         "cdp: %.*s answered HTTP %d: the token was refused (check the token "
+                         "in the URL or the Authorization header)",
+                         shown, url, status);
+    return base_errf(err, BASE_EREMOTE, "cdp: %.*s answered HTTP %d instead of a websocket",
+                     shown, url, status);
 }
 
 base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **out, char *err)
 {
     if (!ws_url || !out)
         return base_errf(err, BASE_EINVAL, "cdp: connect needs a URL");
+    /* Messages show the URL up to its query, which may hold a token. */
+    int shown = (int)strcspn(ws_url, "?");
+    if (shown > 100)
+        shown = 100;
     static atomic_int log_configured;
     if (!atomic_exchange(&log_configured, 1))
         lws_set_log_level(LLL_ERR | LLL_WARN, lws_logger);
@@ -584,6 +715,9 @@ base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **o
     c->state = ST_CONNECTING;
     if ((e = parse_ws_url(c, ws_url, err)) != BASE_OK)
         goto fail;
+    if ((e = copy_headers(c, opts ? opts->headers : NULL, err)) != BASE_OK)
+        goto fail;
+    c->pool = opts && opts->pool;
     if (pthread_mutex_init(&c->mu, NULL) != 0) {
         e = base_errf(err, BASE_ENOMEM, "cdp: mutex init failed");
         goto fail;
@@ -604,6 +738,9 @@ base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **o
     info.user = c;
     info.options = c->tls ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0;
     info.pt_serv_buf_size = 65536;
+    /* lws drops an unanswered handshake after timeout_secs (default 5 s); a
+     * pool answers only when a browser is free, so it follows our deadline. */
+    info.timeout_secs = (unsigned int)(timeout_ms / 1000 + 2);
     c->ctx = lws_create_context(&info);
     if (!c->ctx) {
         e = base_errf(err, BASE_ENOMEM, "cdp: could not create the websocket context");
@@ -625,9 +762,10 @@ base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **o
     /* No service thread runs yet, so touching lws from here is safe. */
     if (!lws_client_connect_via_info(&ci)) {
         if (c->state == ST_CLOSED)
-            e = base_errf(err, BASE_ECLOSED, "cdp: %s (%.100s)", c->close_reason, ws_url);
+            e = base_errf(err, BASE_ECLOSED, "cdp: %s (%.*s)", c->close_reason, shown, ws_url);
         else
-            e = base_errf(err, BASE_ECLOSED, "cdp: could not start connecting to %.100s", ws_url);
+            e = base_errf(err, BASE_ECLOSED, "cdp: could not start connecting to %.*s", shown,
+                          ws_url);
         goto fail;
     }
     if (pthread_create(&c->thread, NULL, service_main, c) != 0) {
@@ -648,12 +786,17 @@ base_err cdp_connect(const char *ws_url, const cdp_conn_opts *opts, cdp_conn **o
     snprintf(why, sizeof why, "%s", c->close_reason);
     pthread_mutex_unlock(&c->mu);
     if (st == ST_CONNECTING) {
-        e = base_errf(err, BASE_ETIMEDOUT, "cdp: websocket handshake with %.100s timed out after %d ms",
-                      ws_url, timeout_ms);
+        e = base_errf(err, BASE_ETIMEDOUT,
+                      "cdp: websocket handshake with %.*s timed out after %d ms", shown, ws_url,
+                      timeout_ms);
         goto fail;
     }
     if (st == ST_CLOSED) {
-        e = base_errf(err, BASE_ECLOSED, "cdp: %s (%.100s)", why, ws_url);
+        pthread_mutex_lock(&c->mu);
+        int status = c->http_status;
+        pthread_mutex_unlock(&c->mu);
+        e = status ? http_refusal(status, ws_url, err)
+                   : base_errf(err, BASE_ECLOSED, "cdp: %s (%.*s)", why, shown, ws_url);
         goto fail;
     }
     base_log(BASE_LOG_CDP, BASE_LOG_DEBUG, "connected to %s:%d%s", c->host, c->port, c->path);
@@ -675,6 +818,8 @@ fail:
     if (mu_ok)
         pthread_mutex_destroy(&c->mu);
     base_buf_fini(&c->rx);
+    base_free(c->hdr_name);
+    base_free(c->hdr_value);
     base_free(c);
     return e;
 }
@@ -711,6 +856,8 @@ void cdp_conn_destroy(cdp_conn *c)
     pthread_cond_destroy(&c->cv);
     pthread_mutex_destroy(&c->mu);
     base_buf_fini(&c->rx);
+    base_free(c->hdr_name);
+    base_free(c->hdr_value);
     base_free(c);
 }
 
@@ -1075,6 +1222,15 @@ int cdp_conn_alive(cdp_conn *c)
     int alive = c->state == ST_OPEN;
     pthread_mutex_unlock(&c->mu);
     return alive;
+}
+
+void cdp_conn_close_reason(cdp_conn *c, char *why, size_t n)
+{
+    if (!why || !n)
+        return;
+    pthread_mutex_lock(&c->mu);
+    snprintf(why, n, "%s", c->state == ST_CLOSED ? c->close_reason : "");
+    pthread_mutex_unlock(&c->mu);
 }
 
 void cdp_conn_stats(cdp_conn *c, cdp_stats *out)

@@ -32,6 +32,9 @@ if [ "${1:-}" = "--quick" ]; then
   echo "== quick suite passed (unit + smoke)" >&2
   exit 0
 fi
+# The pool tests (test_cmd_batch) run browserless from npm: installed here,
+# once, into .pool/ (scripts/pool.sh); without npm they skip, which fails CI.
+scripts/pool.sh install || echo "test.sh: browserless could not be installed; pool tests will skip" >&2
 run_suite build
 # Leaks are reported but Chromium-facing tests exit through atexit with
 # threads joined, so detect_leaks stays on.

@@ -31,6 +31,44 @@ const char cli_browser_opts_help[] =
     "                   page tab); its viewport is left as it is and the tab\n"
     "                   stays open when fovea exits\n";
 
+const char cli_pool_opts_help[] =
+    "  --cdp-header 'Name: value'  with --cdp: a header for the pool (repeatable), e.g.\n"
+    "                   'Authorization: Bearer TOKEN' (a token may also sit in the\n"
+    "                   URL's query: ws://host:port/chromium?token=T)\n"
+    "  --cdp-wait S     with --cdp: wait up to S seconds for a browser: queued in the\n"
+    "                   pool, or asked again with backoff while it answers 429 (full)\n";
+
+int cli_parse_pool_opt(cli_pool *p, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--cdp-header") != 0 && strcmp(a, "--cdp-wait") != 0)
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "fovea: %s needs a value\n", a);
+        return -1;
+    }
+    const char *v = argv[++*i];
+    if (strcmp(a, "--cdp-wait") == 0) {
+        int s = 0;
+        if (cli_parse_int(a, v, 0, 3600, &s) < 0)
+            return -1;
+        p->wait_ms = s * 1000;
+        return 1;
+    }
+    const char *colon = strchr(v, ':');
+    if (!colon || colon == v || strpbrk(v, "\r\n")) {
+        fprintf(stderr, "fovea: --cdp-header must be 'Name: value' on one line\n");
+        return -1;
+    }
+    if (p->nheaders >= CLI_POOL_MAX_HEADERS) {
+        fprintf(stderr, "fovea: at most %d --cdp-header options\n", CLI_POOL_MAX_HEADERS);
+        return -1;
+    }
+    p->headers[p->nheaders++] = v;
+    p->headers[p->nheaders] = NULL;
+    return 1;
+}
+
 void cli_browser_opts_init(cli_browser_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -228,7 +266,13 @@ base_err cli_session_open(cli_session *s, const cli_browser_opts *o)
         return BASE_EINVAL;
     }
     if (o->cdp) {
-        e = cdp_browser_attach(o->cdp, &s->browser, err);
+        cdp_attach_opts ao;
+        memset(&ao, 0, sizeof ao);
+        if (o->pool) {
+            ao.headers = o->pool->nheaders ? o->pool->headers : NULL;
+            ao.wait_ms = o->pool->wait_ms;
+        }
+        e = cdp_browser_attach_with(o->cdp, &ao, &s->browser, err);
     } else {
         cdp_launch_opts lo;
         memset(&lo, 0, sizeof lo);

@@ -22,6 +22,9 @@
  * the exit status above. argv is borrowed. */
 int cli_cmd_capture(int argc, char **argv);
 int cli_cmd_run(int argc, char **argv);
+/* fovea batch: many task files at once, each a `fovea run` child process
+ * (tools/cmd_batch.c); 128 + N too when signal N stopped it. */
+int cli_cmd_batch(int argc, char **argv);
 /* `fovea run "TASK" --url URL` (tools/cmd_agent.c); cli_run_is_agent says
  * whether run's arguments name a task in words (--url, --resume, a task
  * file with a goal and no steps). */
@@ -39,6 +42,25 @@ int cli_cmd_outline(int argc, char **argv);
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);
 
+/* How to reach a browser pool besides its URL (--cdp-header, --cdp-wait):
+ * headers sent with discovery and the websocket handshake, and how long to
+ * wait for a browser (queued, or retried while the pool is full). */
+#define CLI_POOL_MAX_HEADERS 8
+typedef struct cli_pool {
+    const char *headers[CLI_POOL_MAX_HEADERS + 1]; /* NULL-terminated; borrowed from argv */
+    int nheaders;
+    int wait_ms; /* 0: 10 s handshake, no retry */
+} cli_pool;
+
+/* Consumes --cdp-header 'Name: value' (repeatable) or --cdp-wait S at
+ * argv[*i] into p, advancing *i past its value; p keeps pointers into argv.
+ * Returns 1 if it was one of them, 0 if not, -1 on a bad value after saying
+ * why on stderr (never with the header's value, which may hold a token). */
+int cli_parse_pool_opt(cli_pool *p, int argc, char **argv, int *i);
+
+/* Help lines for the two options above. */
+extern const char cli_pool_opts_help[];
+
 /* Options every browser-driving command shares. */
 typedef struct cli_browser_opts {
     const char *cdp;   /* attach endpoint, or NULL to launch */
@@ -54,6 +76,7 @@ typedef struct cli_browser_opts {
                            started but the navigation to url failed */
     const char *init_script; /* JS run before the page's scripts on every load (the task's
                                 "init_script"), added before the first navigation; NULL = none */
+    const cli_pool *pool;    /* with cdp: headers and wait; NULL = none */
 } cli_browser_opts;
 
 /* Sets o (the caller's) to the defaults: launch, 1280x800, scale 1. Cannot
@@ -130,11 +153,13 @@ int cli_task_session_open_target(const char *cmd, const struct agent_task *task,
  * (at least CLI_START_MIN_MS) to load instead of 30 s, and when the browser
  * started but the start URL failed (a 404, a refused connection, a frozen
  * page, a stop signal) start_err (BASE_ERRBUF_SIZE) receives why and url
- * (1024 bytes) the URL, so the caller can still write a report. */
+ * (1024 bytes) the URL, so the caller can still write a report. pool
+ * (may be NULL) carries --cdp-header and --cdp-wait for cdp. */
 #define CLI_START_MIN_MS 5000
 int cli_task_session_open_start(const char *cmd, const struct agent_task *task,
                                 const char *task_path, const char *site, const char *cdp,
-                                const char *target, int headful, serve_httpd **srv,
+                                const cli_pool *pool, const char *target, int headful,
+                                serve_httpd **srv,
                                 cli_session *s, char *start_err, char *start_url);
 
 /* Installs what SIGINT/SIGTERM/SIGHUP/SIGQUIT do (tools/signals.c). graceful:

@@ -48,7 +48,8 @@ static void agent_usage(FILE *f)
             "  --resume DIR       continue the run in DIR from its ledger (after a crash or a\n"
             "                     kill): the same task and --url; the steps done are not run\n"
             "                     again, a step that may have reached the page is looked at\n"
-            "  --cdp URL, --headful, --no-humanize, --allow-scripts, --allow-host H, --vision\n"
+            "  --cdp URL, --cdp-header H, --cdp-wait S, --headful, --no-humanize,\n"
+            "  --allow-scripts, --allow-host H, --vision\n"
             "                     as for scripted runs\n"
             "  --planner loop|andor\n"
             "                     loop (default): the Worker/Planner loop; andor: the AND/OR\n"
@@ -185,8 +186,15 @@ int cli_cmd_agent(int argc, char **argv)
     char allow_hosts[2048] = "";
     /* --planner andor and its flags (NULL = not given). */
     const char *planner = "loop", *cand_s = NULL, *check_s = NULL, *intervene = NULL;
+    cli_pool pool;
+    memset(&pool, 0, sizeof pool);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int pr = cli_parse_pool_opt(&pool, argc, argv, &i);
+        if (pr < 0)
+            return 2;
+        if (pr > 0)
+            continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             agent_usage(stdout);
             return 0;
@@ -370,8 +378,8 @@ int cli_cmd_agent(int argc, char **argv)
     task.scale = 1;
     serve_httpd *srv = NULL;
     cli_session cs;
-    status = cli_task_session_open("fovea run", &task, "(task in words)", site, cdp, headful, &srv,
-                                   &cs);
+    status = cli_task_session_open_start("fovea run", &task, "(task in words)", site, cdp, &pool,
+                                         NULL, headful, &srv, &cs, NULL, NULL);
     if (status != 0) {
         model_llm_destroy(llm);
         goto out;

@@ -34,7 +34,10 @@ static void run_usage(FILE *f)
             "drag, wait_for, assert_text, extract) through vision, the snapper and the\n"
             "click cascade, and writes OUT/trace.jsonl, OUT/steps/NNN.png, OUT/report.html.\n\n"
             "  --site DIR       serve DIR on loopback; the task's url is a path in it\n"
-            "  --cdp URL        attach to a running browser instead of launching Chromium\n"
+            "  --cdp URL        attach to a running browser or a pool (ws(s)://… with\n"
+            "                   path and query, or http://host:port) instead of launching\n"
+            "                   Chromium\n"
+            "%s"
             "  --target T       with --cdp: run on that existing tab (target id or URL\n"
             "                   substring) as it is: the task's url is not opened, the\n"
             "                   tab keeps its viewport and stays open afterwards\n"
@@ -57,7 +60,8 @@ static void run_usage(FILE *f)
             "  --page-text MODE what get_outline shows by default: outline (landmarks,\n"
             "                   headings, [n] = [Vn], unchanged regions collapsed) or flat\n"
             "  --overlays WHICH all (default), failures or none: which steps get\n"
-            "                   OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n");
+            "                   OUT/steps/NNN.png (each costs ~100-200 ms of the step)\n",
+            cli_pool_opts_help);
 }
 
 /* Appends "xo=<origin>" (percent-encoded) to url's query. */
@@ -86,13 +90,14 @@ int cli_task_session_open_target(const char *cmd, const agent_task *task,
                                  const char *target, int headful, serve_httpd **srv,
                                  cli_session *s)
 {
-    return cli_task_session_open_start(cmd, task, task_path, site, cdp, target, headful, srv, s,
-                                       NULL, NULL);
+    return cli_task_session_open_start(cmd, task, task_path, site, cdp, NULL, target, headful,
+                                       srv, s, NULL, NULL);
 }
 
 int cli_task_session_open_start(const char *cmd, const agent_task *task,
                                 const char *task_path, const char *site, const char *cdp,
-                                const char *target, int headful, serve_httpd **srv,
+                                const cli_pool *pool, const char *target, int headful,
+                                serve_httpd **srv,
                                 cli_session *s, char *start_err, char *start_url)
 {
     *srv = NULL;
@@ -102,6 +107,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
         cli_browser_opts bo;
         cli_browser_opts_init(&bo);
         bo.cdp = cdp;
+        bo.pool = pool;
         bo.target = target;
         bo.headful = headful;
         return cli_session_open(s, &bo) != BASE_OK ? (cdp ? 1 : 2) : 0;
@@ -145,6 +151,7 @@ int cli_task_session_open_start(const char *cmd, const agent_task *task,
     cli_browser_opts bo;
     cli_browser_opts_init(&bo);
     bo.cdp = cdp;
+    bo.pool = pool;
     bo.url = url;
     bo.width = task->width;
     bo.height = task->height;
@@ -214,8 +221,15 @@ int cli_cmd_run(int argc, char **argv)
     agent_run_opts_init(&ro);
     int headful = 0, seed = 1;
     char allow_hosts[2048] = "";
+    cli_pool pool;
+    memset(&pool, 0, sizeof pool);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int pr = cli_parse_pool_opt(&pool, argc, argv, &i);
+        if (pr < 0)
+            return 2;
+        if (pr > 0)
+            continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             run_usage(stdout);
             return 0;
@@ -341,8 +355,8 @@ int cli_cmd_run(int argc, char **argv)
     snprintf(task_name, sizeof task_name, "%s", task->name);
     int ran = 0;
     double start_t0 = base_monotime_ms();
-    int status = cli_task_session_open_start("fovea run", task, task_path, site, cdp, target,
-                                             headful, &srv, &s, start_err, start_url);
+    int status = cli_task_session_open_start("fovea run", task, task_path, site, cdp, &pool,
+                                             target, headful, &srv, &s, start_err, start_url);
     if (status == 2) {
         agent_task_free(task);
         return 2;

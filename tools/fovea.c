@@ -18,6 +18,7 @@ static const struct {
     const char *help;
 } commands[] = {
     {"run", cli_cmd_run, "run a scripted task (JSON) through vision, snapper and cascade"},
+    {"batch", cli_cmd_batch, "run many task files at once, each on its own browser or pool"},
     {"capture", cli_cmd_capture, "screenshot a URL or a local site into a PNG/JPEG file"},
     {"overlay", cli_cmd_overlay, "draw numbered Set-of-Marks boxes on a page or a screenshot"},
     {"serve", cli_cmd_serve, "serve a folder on loopback (fixture and demo pages)"},
@@ -51,7 +52,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0) {
             /* Ctrl-C must leave no browser, profile or tab behind; fovea
              * run also finishes its report first. */
-            cli_signals_install(commands[i].fn == cli_cmd_run);
+            cli_signals_install(commands[i].fn == cli_cmd_run || commands[i].fn == cli_cmd_batch);
             return commands[i].fn(argc - 1, argv + 1);
         }
     }

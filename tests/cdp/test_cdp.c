@@ -236,7 +236,7 @@ static void message_cap(void)
      * reply must close it with a clear reason, not allocate or crash. */
     cdp_process *proc = cdp_browser_process(h->browser);
     CHECK(proc != NULL);
-    cdp_conn_opts o = {1 << 20, 5000};
+    cdp_conn_opts o = {.max_message = 1 << 20, .connect_timeout_ms = 5000};
     cdp_conn *c = NULL;
     char err[256] = "";
     CHECK_OK(cdp_connect(cdp_process_ws_url(proc), &o, &c, err));

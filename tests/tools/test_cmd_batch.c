@@ -1,0 +1,352 @@
+/* tests/tools/test_cmd_batch.c: `fovea batch` as a user runs it (the built
+ * binary), on its own browsers and on a real browserless pool.
+ *
+ * local: three task files without --cdp, two at once: each launches its own
+ * Chromium; the passing ones pass, the failing one is reported as failed
+ * after one attempt (a task failure is never retried), the exit status is 1,
+ * OUT/results.jsonl has a line per task and OUT/index.html a row linking each
+ * report; --resume then runs nothing and exits 0 only for recorded passes.
+ * interrupt: SIGINT stops the batch: the running tasks finish their reports
+ * and are recorded as interrupted, no new task starts, the index is written,
+ * the exit status is 130. crash: a `fovea run` killed by SIGKILL is an
+ * infrastructure failure naming the signal, not a task failure.
+ * pool: scripts/pool.sh installs browserless from npm (once) and starts it on
+ * loopback with a token (CONCURRENT=2, QUEUED=8, 60 s per session); six tasks
+ * with --workers 6 all pass, and the pool's log shows connections waiting in
+ * its queue; a wrong token is an error naming the refused token, not
+ * retried. A pool with one browser, held by the test, and QUEUED=0: the
+ * task gets 429, is asked again within --cdp-wait, retried once by the batch
+ * and reported as "the pool is full". A pool with an 8 s
+ * session limit cuts a 20 s task: reported as "the pool closed the session
+ * after N s", not retried once its step had started.
+ * When npm cannot install browserless the pool case is skipped (a failure
+ * under CI=true).
+ */
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "cdp/browser.h"
+
+#define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
+#define OUT FOVEA_BINARY_DIR "/tests/tools/out/batch"
+#define TASKS FOVEA_SOURCE_DIR "/tests/tools/tasks"
+#define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages"
+#define POOL FOVEA_SOURCE_DIR "/scripts/pool.sh"
+
+/* Runs a shell command; returns its exit status or -1. */
+static int sh(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The whole file (malloc'd, NUL-terminated; "" when missing). */
+static char *slurp(const char *path)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    if (base_read_file(path, &buf, &n, 16u << 20, NULL) != BASE_OK)
+        return base_strdup("");
+    return (char *)buf;
+}
+
+/* The results.jsonl line of task folder `name` (the last one), or NULL. */
+static cJSON *result_of(const char *out, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/results.jsonl", out);
+    char *text = slurp(path);
+    cJSON *found = NULL;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        cJSON *j = cJSON_Parse(line);
+        const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name"));
+        if (n && strcmp(n, name) == 0) {
+            cJSON_Delete(found);
+            found = j;
+        } else {
+            cJSON_Delete(j);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    base_free(text);
+    return found;
+}
+
+static const char *str(const cJSON *j, const char *k)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, k));
+    return s ? s : "";
+}
+
+static int num(const cJSON *j, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+    return cJSON_IsNumber(v) ? v->valueint : -1;
+}
+
+static void local(void)
+{
+    char cmd[4096];
+    const char *out = OUT "/local";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '" OUT "' && '%s' batch '%s/batch_ok.json' '%s/batch_fail.json' "
+             "'%s/batch_ok.json' --site '%s' --workers 2 --out '%s' --overlays none "
+             "2> '%s.stderr'",
+             out, FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    char path[1024];
+    snprintf(path, sizeof path, "%s.stderr", out);
+    char *err = slurp(path);
+    CHECK_MSG(strstr(err, "each on its own Chromium") != NULL, "stderr: %s", err);
+    /* One progress line per finished task. */
+    int lines = 0;
+    for (const char *p = err; (p = strstr(p, "fovea batch: [")) != NULL; p++)
+        lines++;
+    CHECK_EQ(lines, 3);
+    base_free(err);
+    const char *names[3] = {"batch_ok", "batch_fail", "batch_ok-2"};
+    for (int i = 0; i < 3; i++) {
+        cJSON *r = result_of(out, names[i]);
+        CHECK_MSG(r != NULL, "no result for %s", names[i]);
+        if (i == 1) {
+            CHECK_STR(str(r, "outcome"), "failed");
+            CHECK_EQ(num(r, "attempts"), 1);
+            CHECK_EQ(num(r, "failed_step"), 1);
+            CHECK_MSG(strstr(str(r, "reason"), "Unsubscribed") != NULL, "reason: %s",
+                      str(r, "reason"));
+        } else {
+            CHECK_STR(str(r, "outcome"), "passed");
+            CHECK_EQ(num(r, "steps_passed"), 3);
+            CHECK_EQ(num(r, "steps"), 3);
+        }
+        CHECK_MSG(num(r, "max_rss_kb") > 0, "no memory figure for %s", names[i]);
+        cJSON_Delete(r);
+        snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
+        char *rep = slurp(path);
+        CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
+        base_free(rep);
+    }
+    snprintf(path, sizeof path, "%s/index.html", out);
+    char *index = slurp(path);
+    CHECK(strstr(index, "2 of 3 tasks passed") != NULL);
+    CHECK(strstr(index, "href=\"batch_fail/report.html\"") != NULL);
+    CHECK(strstr(index, "href=\"batch_ok-2/report.html\"") != NULL);
+    base_free(index);
+    /* --resume: every task is recorded (passed or failed): nothing runs. */
+    snprintf(cmd, sizeof cmd,
+             "'%s' batch '%s/batch_ok.json' '%s/batch_fail.json' '%s/batch_ok.json' --site '%s' "
+             "--out '%s' --resume 2> '%s.stderr2'",
+             FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    snprintf(path, sizeof path, "%s.stderr2", out);
+    err = slurp(path);
+    CHECK_MSG(strstr(err, "3 of 3 tasks already recorded") != NULL, "stderr: %s", err);
+    CHECK_MSG(strstr(err, "fovea batch: [") == NULL, "a recorded task ran again: %s", err);
+    base_free(err);
+}
+
+static void interrupt(void)
+{
+    /* Two 20 s tasks and a third waiting for a worker; SIGINT after 4 s:
+     * the running two finish their reports, the third never starts, the
+     * index lists what finished and the exit status is 130. */
+    char cmd[4096];
+    const char *out = OUT "/interrupt";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && ('%s' batch '%s/batch_slow.json' "
+             "'%s/batch_slow.json' '%s/batch_ok.json' --site '%s' --workers 2 --out '%s' "
+             "--overlays none 2> '%s.stderr' & pid=$!; sleep 4; kill -INT $pid; wait $pid; "
+             "exit $?)",
+             out, out, FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 130);
+    const char *names[2] = {"batch_slow", "batch_slow-2"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *r = result_of(out, names[i]);
+        CHECK_MSG(r != NULL, "no result for %s", names[i]);
+        CHECK_STR(str(r, "outcome"), "interrupted");
+        CHECK_EQ(num(r, "attempts"), 1);
+        cJSON_Delete(r);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
+        char *rep = slurp(path);
+        CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
+        base_free(rep);
+    }
+    cJSON *r = result_of(out, "batch_ok");
+    CHECK_MSG(r == NULL, "a task started after the signal");
+    cJSON_Delete(r);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/index.html", out);
+    char *index = slurp(path);
+    CHECK(strstr(index, "0 of 2 tasks passed") != NULL);
+    base_free(index);
+}
+
+static void crash(void)
+{
+    /* The `fovea run` of a task dies (SIGKILL, as the OOM killer would): no
+     * verdict on the task; with --retries 0 it is reported as an
+     * infrastructure failure naming the signal. The kill goes by parent
+     * pid to the batch's own child only. */
+    char cmd[4096];
+    const char *out = OUT "/crash";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && ('%s' batch '%s/batch_slow.json' --site '%s' "
+             "--out '%s' --retries 0 --overlays none 2> '%s.stderr' & pid=$!; sleep 3; "
+             "pkill -KILL -P $pid; wait $pid; exit $?)",
+             out, out, FOVEA, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    cJSON *r = result_of(out, "batch_slow");
+    CHECK(r != NULL);
+    CHECK_STR(str(r, "outcome"), "infrastructure");
+    CHECK_MSG(strstr(str(r, "reason"), "fovea run died of signal 9") != NULL, "reason: %s",
+              str(r, "reason"));
+    cJSON_Delete(r);
+}
+
+/* Starts a pool in dir; fills endpoint. 0 ok, 3 npm cannot install, else failed. */
+static int pool_start(const char *dir, const char *opts, char *endpoint, size_t n)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' stop --dir '%s'; '%s' start --dir '%s' %s > '%s.ep'", POOL,
+             dir, POOL, dir, opts, dir);
+    int rc = sh(cmd);
+    if (rc != 0)
+        return rc;
+    char path[1024];
+    snprintf(path, sizeof path, "%s.ep", dir);
+    char *ep = slurp(path);
+    ep[strcspn(ep, "\n")] = '\0';
+    snprintf(endpoint, n, "%s", ep);
+    base_free(ep);
+    return endpoint[0] ? 0 : 1;
+}
+
+static void pool_stop(const char *dir)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' stop --dir '%s'", POOL, dir);
+    sh(cmd);
+}
+
+/* Runs one task file through `fovea batch` on endpoint ep with the extra
+ * options; stores the exit status and returns its results line (caller
+ * frees; NULL when there is none). */
+static cJSON *batch_one(const char *out, const char *taskfile, const char *ep, const char *extra,
+                        int *rc)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' batch '%s/%s.json' --site '%s' --out '%s' --cdp '%s' %s "
+             "2> '%s.stderr'",
+             out, FOVEA, TASKS, taskfile, SITE, out, ep, extra, out);
+    *rc = sh(cmd);
+    return result_of(out, taskfile);
+}
+
+static void pool(void)
+{
+    const char *dir = OUT "/pool-a";
+    char ep[512] = "";
+    sh("mkdir -p '" OUT "'");
+    int rc = pool_start(dir, "--concurrent 2 --queued 8 --timeout-s 60", ep, sizeof ep);
+    if (rc == 3)
+        SKIP("scripts/pool.sh could not install browserless from npm");
+    CHECK_EQ(rc, 0);
+    char cmd[8192];
+    const char *out = OUT "/pool";
+    /* Six tasks, six workers, two browsers: four wait in the pool's queue. */
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && '%s' batch '%s/batch_ok.json' '%s/batch_ok.json' "
+             "'%s/batch_ok.json' '%s/batch_ok.json' '%s/batch_ok.json' '%s/batch_ok.json' "
+             "--site '%s' --workers 6 --out '%s' --overlays none --cdp '%s' --cdp-wait 120 "
+             "2> '%s.stderr'",
+             out, FOVEA, TASKS, TASKS, TASKS, TASKS, TASKS, TASKS, SITE, out, ep, out);
+    int brc = sh(cmd);
+    char path[1024];
+    snprintf(path, sizeof path, "%s.stderr", out);
+    char *err = slurp(path);
+    CHECK_MSG(brc == 0, "batch exit %d: %s", brc, err);
+    CHECK_MSG(strstr(err, "6/6 passed") != NULL, "stderr: %s", err);
+    /* The token never shows. */
+    const char *tok = strstr(ep, "token=");
+    CHECK(tok != NULL);
+    CHECK_MSG(strstr(err, tok) == NULL, "the token was printed: %s", err);
+    base_free(err);
+    snprintf(path, sizeof path, "%s/log", dir);
+    char *log = slurp(path);
+    /* browserless logs "(Running: 2, Pending: N) Adding to queue" when a
+     * connection had to wait for a browser. */
+    CHECK_MSG(strstr(log, "Running: 2, Pending: ") != NULL, "the queue was not used");
+    base_free(log);
+
+    /* A wrong token: a clear error, not retried. */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%.*stoken=wrong", (int)(tok - ep), ep);
+    cJSON *r = batch_one(OUT "/pool-bad", "batch_ok", bad, "--retries 2", &brc);
+    CHECK_EQ(brc, 1);
+    CHECK(r != NULL);
+    CHECK_STR(str(r, "outcome"), "infrastructure");
+    CHECK_EQ(num(r, "attempts"), 1);
+    CHECK_MSG(strstr(str(r, "reason"), "HTTP 401: the token was refused") != NULL, "reason: %s",
+              str(r, "reason"));
+    CHECK_MSG(strstr(str(r, "reason"), "wrong") == NULL, "token in the reason: %s",
+              str(r, "reason"));
+    cJSON_Delete(r);
+    pool_stop(dir);
+
+    /* No room in the queue (QUEUED=0) and the only browser held by a
+     * connection of this test: the task is asked again within --cdp-wait,
+     * retried once by the batch, then reported. */
+    dir = OUT "/pool-b";
+    CHECK_EQ(pool_start(dir, "--concurrent 1 --queued 0", ep, sizeof ep), 0);
+    cdp_attach_opts ao = {NULL, 60000};
+    cdp_browser *held = NULL;
+    char herr[256] = "";
+    CHECK_MSG(cdp_browser_attach_with(ep, &ao, &held, herr) == BASE_OK, "hold: %s", herr);
+    r = batch_one(OUT "/pool-full", "batch_ok", ep, "--cdp-wait 1 --retries 1", &brc);
+    cdp_browser_destroy(held);
+    CHECK_EQ(brc, 1);
+    CHECK(r != NULL);
+    CHECK_STR(str(r, "outcome"), "infrastructure");
+    CHECK_EQ(num(r, "attempts"), 2);
+    CHECK_MSG(strstr(str(r, "reason"), "HTTP 429: the pool is full") != NULL &&
+                  strstr(str(r, "reason"), "still full after"),
+              "reason: %s", str(r, "reason"));
+    cJSON_Delete(r);
+    pool_stop(dir);
+
+    /* An 8 s session limit and a task that waits 20 s: the pool cuts it and
+     * the batch names that. Once its step had started it is not run again;
+     * on a machine so loaded (or a sanitizer build so slow) that the cut
+     * came before the first step, it is run once more, as a failure before
+     * any step is. */
+    dir = OUT "/pool-c";
+    CHECK_EQ(pool_start(dir, "--concurrent 1 --queued 2 --timeout-s 8", ep, sizeof ep), 0);
+    r = batch_one(OUT "/pool-cut", "batch_slow", ep, "--retries 1", &brc);
+    CHECK_EQ(brc, 1);
+    CHECK(r != NULL);
+    CHECK_STR(str(r, "outcome"), "infrastructure");
+    const char *why = str(r, "reason");
+    CHECK_MSG(strstr(why, "the pool closed the session after") != NULL, "reason: %s", why);
+    int acted = strstr(why, "(not retried: steps had acted)") != NULL;
+    CHECK_MSG(num(r, "attempts") == (acted ? 1 : 2), "attempts %d, reason: %s",
+              num(r, "attempts"), why);
+    cJSON_Delete(r);
+    pool_stop(dir);
+}
+
+static const check_case cases[] = {
+    {"local", local}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
+
+int main(int argc, char **argv)
+{
+    return check_main(argc, argv, cases);
+}

@@ -30,3 +30,27 @@ base_err base_json_parse_error(const char *s, size_t n, char *err)
         return e;
     return base_errf(err, BASE_ENOMEM, "out of memory parsing JSON");
 }
+
+int base_json_add(cJSON *obj, const char *k, cJSON *item)
+{
+    if (obj && item && cJSON_AddItemToObject(obj, k, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
+int base_json_push(cJSON *arr, cJSON *item)
+{
+    if (arr && item && cJSON_AddItemToArray(arr, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}
+
+int base_json_replace(cJSON *obj, const char *k, cJSON *item)
+{
+    if (obj && item && cJSON_ReplaceItemInObjectCaseSensitive(obj, k, item))
+        return 1;
+    cJSON_Delete(item);
+    return 0;
+}

@@ -28,4 +28,16 @@ void base_json_alloc_install(void);
  * once. Borrows s. Any thread. No allocation. */
 base_err base_json_parse_error(const char *s, size_t n, char *err);
 
+/* cJSON_AddItemToObject (key k), cJSON_AddItemToArray and
+ * cJSON_ReplaceItemInObjectCaseSensitive that take item over in every case:
+ * when the add fails (NULL container, the key's copy out of memory) item is
+ * deleted instead of leaked, so a builder can add unchecked and judge the
+ * whole tree afterwards (base_alloc_thread_failures). Returns 1 when item
+ * was added, else 0. item (may be NULL) then belongs to the container or is
+ * freed. On the thread that owns the tree. */
+struct cJSON;
+int base_json_add(struct cJSON *obj, const char *k, struct cJSON *item);
+int base_json_push(struct cJSON *arr, struct cJSON *item);
+int base_json_replace(struct cJSON *obj, const char *k, struct cJSON *item);
+
 #endif

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cjson/cJSON.h>
+
 #include "base/err.h"
 #include "base/geom.h"
 #include "cdp/browser.h"
@@ -138,6 +140,17 @@ typedef struct cascade_result {
     double ms;                /* the whole call */
     double motion_ms;         /* of which replaying cursor paths (0 without humanization) */
 } cascade_result;
+
+/* The result as JSON, the one form every writer uses (the `fovea snap`
+ * protocol's "click", trace.jsonl's "cascade"): {"success", "reason" ("ok" on
+ * success, else cascade_reason_name), "message", "tried" [{tier, success, ms,
+ * outcome}], "alternatives", "effects" [names], "new_target" (with
+ * CASCADE_FX_NEW_TAB), "dialog" {type, message} (with CASCADE_FX_DIALOG),
+ * "clicked_at" [x, y] (when a tier ran), "path_points", "ms"}; times rounded
+ * to 0.001 ms, points to 0.1 CSS px. Returns a new object the caller frees; r
+ * is borrowed. Any thread. NULL for a NULL r or when out of memory (also when
+ * any member could not be added: never a partial object). */
+cJSON *cascade_result_json(const cascade_result *r);
 
 /* The three actions below share one contract. Act on t and say precisely what
  * happened in *out (always filled, also on failure: reason, message, tiers

@@ -18,6 +18,8 @@
 #ifndef FOVEA_PERCEPTION_PROBE_H
 #define FOVEA_PERCEPTION_PROBE_H
 
+#include <cjson/cJSON.h>
+
 #include "cdp/browser.h"
 #include "snapper/snap.h"
 
@@ -88,5 +90,42 @@ typedef struct perc_snap {
  * perc_probe_box. */
 base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent, int verify,
                        perc_snap *out, char *err);
+
+/* ---- The snap answer as JSON (snap_json.c) ------------------------------
+ * One form for every writer (the `fovea snap` protocol, trace.jsonl,
+ * `fovea snaptest --json`): CSS px rounded to 0.1, scores to 0.001, a
+ * number that is not finite written as 0. */
+
+/* Rounds v to 0.1 (CSS px), resp. to 0.001 (scores, ms), for JSON writers.
+ * Any thread; cannot fail (not finite gives 0). */
+double perc_json_px(double v);
+double perc_json_score(double v);
+
+/* Makes [x, y] resp. [x0, y0, x1, y1] in 0.1 CSS px: a new array the
+ * caller frees (cJSON_Delete or by adding it to a tree). Any thread; NULL
+ * when out of memory. */
+cJSON *perc_json_point(base_point p);
+cJSON *perc_json_rect(base_rect r);
+
+/* The hit-target verdict's name: "ok", "covered" or "empty".
+ * Any thread; cannot fail (a static string). */
+const char *perc_verdict_name(snap_verdict v);
+
+/* A snapper result as {"phase", "found", "point" [x,y], "score"
+ * {area, label, chevron, total}, "match" (when found: snap_match_grade,
+ * exact|partial|none) and "match_kind" (snap_match_name), "ambiguous" (only
+ * when set), "reason"}.
+ * Returns a new object the caller frees; r is borrowed. Any thread.
+ * Errors: NULL for a NULL r or when out of memory (also when any member
+ * could not be added: no partial answer). */
+cJSON *perc_snap_result_json(const snap_result *r);
+
+/* A live snap answer: perc_snap_result_json of sn->res with
+ * "found" and "point" of the answer (top-viewport px) and, when found,
+ * "element" {tag, text, name, xpath, frame (CDP frame id, "" = top), rect,
+ * disabled}; when ambiguous, "candidates" [{name, role, tag, rect, point,
+ * xpath}]. The hit verdict and timings are the writer's (they depend on
+ * whether it clicked). Ownership and errors: as perc_snap_result_json. */
+cJSON *perc_snap_json(const perc_snap *sn);
 
 #endif

@@ -18,12 +18,19 @@
  * clipped by its parent's clip, an absolutely positioned one by that of its
  * nearest positioned (or transformed) ancestor, a fixed one only by the frame.
  *
+ * What the page kit decides (role, interactive, listener, accessible name,
+ * icon hint) is not computed here: the kit answers in the page
+ * (assets/js/kit_dump.js, one evaluate per session) and its answers are
+ * stored as they are, so replay and the live probe agree by construction.
+ * The text and aria fields are the DOMSnapshot's laid-out text.
+ *
  * The saved form is fovea's own, compact and stable:
  *   {"format":"fovea-snapshot/1","url":"..","viewport":[w,h],"dsf":1,
  *    "scroll":[x,y],"missing_frames":0,"frames":["","/html[1]/body[1]/iframe[1]"],
  *    "nodes":[{"p":-1,"t":"html","r":[x0,y0,x1,y1],"o":3,"x":"/html[1]","f":0,
- *              "role":"","text":"","aria":"","title":"","ex":-1,"hp":1,"dis":1,
- *              "cp":1,"int":1,"ifr":1,"pen":1,"vh":1,"op0":1,"clip":[..]}, ...]}
+ *              "role":"","text":"","aria":"","title":"","name":"","hint":"",
+ *              "ex":-1,"hp":1,"dis":1,"cp":1,"int":1,"lis":1,"ifr":1,"pen":1,
+ *              "vh":1,"op0":1,"clip":[..]}, ...]}
  * where keys with default values (empty, 0, ex -1, no clip) are left out,
  * "p" is an earlier node's index and "f" an index into "frames".
  */
@@ -81,6 +88,12 @@ typedef struct dom_fact {
     char *frame_id; /* iframe: its content frame id; owned, may be NULL */
 } dom_fact;
 
+/* One element the page kit answered for (assets/js/kit_dump.js). */
+typedef struct kit_el {
+    char *key;        /* owned: "chain\x01xpath", chain relative to the session's document */
+    const cJSON *ans; /* [xpath, role, interactive, listener, name, hint], borrowed */
+} kit_el;
+
 typedef struct session_data {
     char sid[64];         /* "" = the page's own session */
     cJSON *snap;          /* DOMSnapshot reply */
@@ -91,6 +104,10 @@ typedef struct session_data {
     int *dbg_lis;    /* sorted backendNodeIds DOMDebugger names as having click-like
                         listeners (sessions the kit's recorder did not cover), or NULL */
     int n_dbg_lis;
+    cJSON *kit;      /* the page kit's answers (kit_dump.js), parsed; NULL if none */
+    kit_el *kit_els; /* sorted by key: one per element the kit answered for */
+    int n_kit_els;
+    const char *root_chain; /* frame chain of the session's own document (borrowed) */
 } session_data;
 
 /* One document of a snapshot, flattened into C arrays. */
@@ -156,8 +173,6 @@ typedef struct capture {
     out_node *out;
     int n_out, cap_out;
     int missing;
-    char **lis;      /* sorted "chain\x01xpath" of elements with listeners */
-    int n_lis;
     int top_late;    /* the recorder missed the top document's start (or is absent) */
 } capture;
 
@@ -554,7 +569,6 @@ static base_err walk_children(session_data *s, const cJSON *list, const char *ba
     return BASE_OK;
 }
 
-static int kit_in(const char *s, const char *const *set, size_t n);
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -598,8 +612,11 @@ static void dbg_listeners(capture *c, session_data *s)
             {
                 const char *t = cJSON_GetStringValue(obj(l, "type"));
                 const cJSON *b = obj(l, "backendNodeId");
+                size_t k = 0;
+                while (t && k < sizeof ev / sizeof ev[0] && strcmp(t, ev[k]) != 0)
+                    k++;
                 if (!s->dbg_lis || !t || !cJSON_IsNumber(b) || s->n_dbg_lis >= n ||
-                    !kit_in(t, ev, sizeof ev / sizeof ev[0]))
+                    k == sizeof ev / sizeof ev[0])
                     continue;
                 s->dbg_lis[s->n_dbg_lis++] = (int)b->valuedouble;
             }
@@ -623,15 +640,149 @@ static int dbg_has(const session_data *s, int backend)
            bsearch(&backend, s->dbg_lis, (size_t)s->n_dbg_lis, sizeof *s->dbg_lis, cmp_int);
 }
 
+/* ---- The page kit's answers ----------------------------------------------
+ * Roles, "interactive", listeners, accessible names and icon hints are the
+ * page kit's (assets/js/lib/kit.js), asked in the page at capture time:
+ * kit_dump.js runs in the session's main world (where lib/listen.js keeps
+ * the listener registry) and answers for its document, open shadow roots
+ * and same-origin frames. The snapshot stores the answers, so the offline
+ * replay reads exactly what the live probe would compute. */
+
+static int cmp_kit_el(const void *a, const void *b)
+{
+    return strcmp(((const kit_el *)a)->key, ((const kit_el *)b)->key);
+}
+
+/* A (chain, xpath) lookup key compared with a kit_el's "chain\x01xpath" in
+ * the order strcmp gives the joined string. */
+typedef struct kit_key {
+    const char *chain, *xpath;
+} kit_key;
+
+static int cmp_kit_key(const void *k, const void *e)
+{
+    const kit_key *a = k;
+    const char *b = ((const kit_el *)e)->key;
+    size_t n = strlen(a->chain);
+    int r = strncmp(a->chain, b, n);
+    if (r)
+        return r;
+    unsigned char bn = (unsigned char)b[n];
+    if (bn != 1)
+        return bn < 1 ? 1 : -1;
+    return strcmp(a->xpath, b + n + 1);
+}
+
+/* Asks the page kit about every element of session s. A page or frame that
+ * cannot answer leaves s without answers (logged): its elements keep only
+ * what DOMSnapshot says and DOMDebugger's listeners. Errors: BASE_ENOMEM. */
+static base_err kit_answers(capture *c, session_data *s)
+{
+    size_t n = fovea_js_kit_dump_len + 8;
+    char *expr = base_malloc(n);
+    if (!expr)
+        return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+    snprintf(expr, n, "(%s)()", (const char *)fovea_js_kit_dump);
+    cJSON *v = NULL;
+    char ferr[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_page_evaluate_in(c->page, s->sid, 0, expr, &v, CALL_TIMEOUT_MS, ferr);
+    base_free(expr);
+    cJSON *root = NULL;
+    if (!e && cJSON_IsString(v)) {
+        /* page text may hold half a surrogate pair (base/utf8.h) */
+        size_t vn = strlen(v->valuestring);
+        char *fx = NULL;
+        base_json_fix_surrogates(v->valuestring, vn, &fx);
+        root = cJSON_ParseWithLength(fx ? fx : v->valuestring, vn);
+        base_free(fx);
+    }
+    cJSON_Delete(v);
+    if (!root) {
+        base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no page kit answers%s%s: %s",
+                 s->sid[0] ? " from frame session " : "", s->sid, e ? ferr : "bad reply");
+        if (!s->sid[0])
+            c->top_late = 1;
+        return BASE_OK;
+    }
+    s->kit = root;
+    int total = 0;
+    const cJSON *doc;
+    cJSON_ArrayForEach(doc, obj(root, "docs"))
+    {
+        int k = cJSON_GetArraySize(obj(doc, "els"));
+        total = k > PERC_SNAPSHOT_MAX_NODES * 4 - total ? PERC_SNAPSHOT_MAX_NODES * 4 : total + k;
+    }
+    s->kit_els = base_calloc((size_t)(total > 0 ? total : 1), sizeof *s->kit_els);
+    if (!s->kit_els)
+        return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+    cJSON_ArrayForEach(doc, obj(root, "docs"))
+    {
+        const char *chain = cJSON_GetStringValue(obj(doc, "chain"));
+        const cJSON *late = obj(doc, "late");
+        if (chain && !chain[0] && !s->sid[0])
+            c->top_late = cJSON_IsNumber(late) && late->valuedouble != 0;
+        const cJSON *el;
+        cJSON_ArrayForEach(el, obj(doc, "els"))
+        {
+            const char *xp = cJSON_GetStringValue(cJSON_GetArrayItem(el, 0));
+            if (!chain || !xp || cJSON_GetArraySize(el) != 6 || s->n_kit_els >= total)
+                continue;
+            size_t k = strlen(chain) + strlen(xp) + 2;
+            char *key = base_malloc(k);
+            if (!key)
+                return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
+            snprintf(key, k, "%s\x01%s", chain, xp);
+            s->kit_els[s->n_kit_els].key = key;
+            s->kit_els[s->n_kit_els++].ans = el;
+        }
+    }
+    if (s->n_kit_els)
+        qsort(s->kit_els, (size_t)s->n_kit_els, sizeof *s->kit_els, cmp_kit_el);
+    return BASE_OK;
+}
+
+/* The kit's answer for the element (full frame chain, xpath) of session s,
+ * or NULL (no answer: every field empty or 0). */
+static const cJSON *kit_get(const session_data *s, const char *chain, const char *xpath)
+{
+    if (!s->n_kit_els || !s->root_chain)
+        return NULL;
+    /* The session's answers are relative to its own document. */
+    size_t n = strlen(s->root_chain);
+    if (strncmp(chain, s->root_chain, n) != 0)
+        return NULL;
+    if (chain[n] == '|' && n > 0)
+        n++;
+    else if (chain[n] != '\0' && n > 0)
+        return NULL;
+    kit_key k = {chain + n, xpath};
+    const kit_el *e =
+        bsearch(&k, s->kit_els, (size_t)s->n_kit_els, sizeof *s->kit_els, cmp_kit_key);
+    return e ? e->ans : NULL;
+}
+
+static const char *kit_str(const cJSON *ans, int i)
+{
+    const char *v = ans ? cJSON_GetStringValue(cJSON_GetArrayItem(ans, i)) : NULL;
+    return v ? v : "";
+}
+
+static int kit_flag(const cJSON *ans, int i)
+{
+    const cJSON *v = ans ? cJSON_GetArrayItem(ans, i) : NULL;
+    return cJSON_IsNumber(v) && v->valuedouble != 0;
+}
+
 static base_err session_capture(capture *c, session_data *s)
 {
+    base_err e;
     cJSON *p = cJSON_CreateObject();
     cJSON *st = cJSON_AddArrayToObject(p, "computedStyles");
     for (int i = 0; i < ST_COUNT; i++)
         cJSON_AddItemToArray(st, cJSON_CreateString(STYLES[i]));
     cJSON_AddBoolToObject(p, "includePaintOrder", 1);
     cJSON_AddBoolToObject(p, "includeDOMRects", 1);
-    base_err e = call(c, s->sid, "DOMSnapshot.captureSnapshot", p, &s->snap);
+    e = call(c, s->sid, "DOMSnapshot.captureSnapshot", p, &s->snap);
     if (e)
         return e;
     const cJSON *strs = obj(s->snap, "strings");
@@ -662,6 +813,11 @@ static base_err session_capture(capture *c, session_data *s)
     /* DOM.getDocument enabled DOM events on this session; stop them. */
     call(c, s->sid, "DOM.disable", NULL, NULL);
     base_errclear(c->err);
+    /* The kit is asked after the capture: its questions (computed styles,
+     * innerText) make the browser lay out what it had skipped, such as the
+     * content of a closed <details>, which the capture must not see. */
+    if ((e = kit_answers(c, s)))
+        return e;
     if (s->sid[0] || c->top_late)
         dbg_listeners(c, s);
     return BASE_OK;
@@ -746,193 +902,6 @@ static int streq(const char *a, const char *b)
 }
 
 
-/* ---- The page kit's definitions (assets/js/lib/kit.js) in C ---------------
- * Kept identical to the kit; tests/perception/test_kit.c (kit_parity) compares both
- * on the fixture pages. */
-
-#define KIT_NAME_CAP 160 /* code points, as kit.js NAME_CAP */
-#define KIT_HINT_CAP 160
-#define KIT_HINT_NODES 16
-
-static int kit_in(const char *s, const char *const *set, size_t n)
-{
-    for (size_t k = 0; s && k < n; k++) {
-        if (strcmp(s, set[k]) == 0)
-            return 1;
-    }
-    return 0;
-}
-
-static void lower_copy(char *dst, size_t cap, const char *src, size_t n)
-{
-    size_t k = 0;
-    for (; src && k < n && src[k] && k + 1 < cap; k++)
-        dst[k] = (src[k] >= 'A' && src[k] <= 'Z') ? (char)(src[k] + 32) : src[k];
-    dst[k] = '\0';
-}
-
-static int is_ws(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f';
-}
-
-/* kit.js firstRole: the first token of role="...", lower-cased; "" if none. */
-static void first_role(const char *role, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    if (!role)
-        return;
-    while (is_ws(*role))
-        role++;
-    size_t k = 0;
-    while (role[k] && !is_ws(role[k]))
-        k++;
-    lower_copy(buf, cap, role, k);
-}
-
-static const char *const KIT_ROLES[] = {
-    "button", "link",   "menuitem", "menuitemcheckbox", "menuitemradio", "option",
-    "tab",    "checkbox", "radio",  "combobox",         "switch",        "gridcell",
-    "treeitem", "slider", "spinbutton", "searchbox",    "textbox",
-};
-#define N_KIT_ROLES (sizeof KIT_ROLES / sizeof KIT_ROLES[0])
-
-/* kit.js roleOf for an element without a role attribute. */
-static const char *implicit_role(const raw_doc *d, int i, const char *tag)
-{
-    static const struct {
-        const char *type, *role;
-    } inputs[] = {
-        {"checkbox", "checkbox"}, {"radio", "radio"},     {"button", "button"},
-        {"submit", "button"},     {"reset", "button"},    {"image", "button"},
-        {"range", "slider"},      {"number", "spinbutton"}, {"hidden", ""},
-        {"color", ""},            {"file", ""},           {"date", ""},
-        {"datetime-local", ""},   {"month", ""},          {"time", ""},
-        {"week", ""},             {"password", ""},
-    };
-    static const struct {
-        const char *tag, *role;
-    } tags[] = {
-        {"button", "button"},     {"summary", "button"},   {"textarea", "textbox"},
-        {"option", "option"},     {"h1", "heading"},       {"h2", "heading"},
-        {"h3", "heading"},        {"h4", "heading"},       {"h5", "heading"},
-        {"h6", "heading"},        {"ul", "list"},          {"ol", "list"},
-        {"menu", "list"},         {"li", "listitem"},      {"nav", "navigation"},
-        {"main", "main"},         {"dialog", "dialog"},    {"table", "table"},
-        {"tr", "row"},            {"td", "cell"},          {"th", "columnheader"},
-        {"header", "banner"},     {"footer", "contentinfo"}, {"aside", "complementary"},
-        {"article", "article"},   {"hr", "separator"},     {"progress", "progressbar"},
-        {"meter", "meter"},       {"details", "group"},    {"fieldset", "group"},
-        {"output", "status"},     {"datalist", "listbox"}, {"form", "form"},
-    };
-    if (streq(tag, "a") || streq(tag, "area"))
-        return attr(d, i, "href") ? "link" : "";
-    if (streq(tag, "select")) {
-        const char *size = attr(d, i, "size");
-        int rows = 0;
-        if (size && base_num_parse_int(size, INT_MIN, INT_MAX, &rows) != BASE_OK)
-            rows = 0; /* no number, or beyond int: as if absent */
-        return attr(d, i, "multiple") || rows > 1 ? "listbox" : "combobox";
-    }
-    if (streq(tag, "input")) {
-        const char *type = attr(d, i, "type");
-        char lt[32];
-        lower_copy(lt, sizeof lt, type ? type : "text", 31);
-        for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-            if (strcmp(lt, inputs[k].type) == 0)
-                return inputs[k].role;
-        }
-        return attr(d, i, "list") ? "combobox" : strcmp(lt, "search") == 0 ? "searchbox" : "textbox";
-    }
-    if (streq(tag, "img")) {
-        const char *alt = attr(d, i, "alt");
-        return alt && !alt[0] ? "presentation" : "img";
-    }
-    if (streq(tag, "section"))
-        return attr(d, i, "aria-label") || attr(d, i, "aria-labelledby") ? "region" : "";
-    for (size_t k = 0; k < sizeof tags / sizeof tags[0]; k++) {
-        if (strcmp(tag, tags[k].tag) == 0)
-            return tags[k].role;
-    }
-    return "";
-}
-
-/* tabindex >= 0 as HTML parses integers (kit.js tabbable). */
-static int kit_tabbable(const char *ti)
-{
-    if (!ti)
-        return 0;
-    while (is_ws(*ti))
-        ti++;
-    int neg = *ti == '-';
-    if (*ti == '-' || *ti == '+')
-        ti++;
-    if (*ti < '0' || *ti > '9')
-        return 0;
-    if (!neg)
-        return 1;
-    for (; *ti >= '0' && *ti <= '9'; ti++) {
-        if (*ti != '0')
-            return 0;
-    }
-    return 1;
-}
-
-static int kit_editable(const char *ce)
-{
-    if (!ce)
-        return 0;
-    char v[32];
-    lower_copy(v, sizeof v, ce, 31);
-    return !v[0] || strcmp(v, "true") == 0 || strcmp(v, "plaintext-only") == 0;
-}
-
-/* An on* attribute for the kit's click-like events (html and body never
- * count: frameworks listen there for everything below). */
-static int kit_on_attr(const raw_doc *d, int i, const char *tag)
-{
-    static const char *const on[] = {
-        "onclick",     "ondblclick",  "onauxclick", "oncontextmenu", "onmousedown",
-        "onmouseup",   "onpointerdown", "onpointerup", "ontouchstart", "ontouchend",
-        "onkeydown",   "onkeyup",     "onkeypress",
-    };
-    if (streq(tag, "html") || streq(tag, "body"))
-        return 0;
-    for (size_t k = 0; k < sizeof on / sizeof on[0]; k++) {
-        if (attr(d, i, on[k]))
-            return 1;
-    }
-    return 0;
-}
-
-/* kit.js isInteractive. lis: the element has a listener. */
-static int is_interactive(const raw_doc *d, int i, const char *tag, int lis, int l)
-{
-    if (streq(tag, "a"))
-        return attr(d, i, "href") || lis;
-    if (streq(tag, "input")) {
-        const char *type = attr(d, i, "type");
-        char lt[32];
-        lower_copy(lt, sizeof lt, type ? type : "", 31);
-        return strcmp(lt, "hidden") != 0;
-    }
-    if (streq(tag, "button") || streq(tag, "select") || streq(tag, "textarea") ||
-        streq(tag, "summary") || streq(tag, "option"))
-        return 1;
-    char rbuf[64];
-    first_role(attr(d, i, "role"), rbuf, sizeof rbuf);
-    if (kit_in(rbuf, KIT_ROLES, N_KIT_ROLES))
-        return 1;
-    if (kit_tabbable(attr(d, i, "tabindex")) || kit_editable(attr(d, i, "contenteditable")) || lis)
-        return 1;
-    if (strcmp(style(d, l, ST_CURSOR), "pointer") == 0) {
-        int p = d->parent[i];
-        int pl = p >= 0 ? d->layout[p] : -1;
-        return !(pl >= 0 && d->type[p] == 1 && strcmp(style(d, pl, ST_CURSOR), "pointer") == 0);
-    }
-    return 0;
-}
-
 static base_err out_push(capture *c, out_node **slot)
 {
     if (c->n_out >= PERC_SNAPSHOT_MAX_NODES)
@@ -989,404 +958,6 @@ static void flat_free(flat *f, int n)
 }
 
 /* A bounded string under construction (names are capped anyway). */
-typedef struct sbuf {
-    char b[4 * KIT_NAME_CAP * 4 + 8];
-    size_t n;
-} sbuf;
-
-static void sb_add(sbuf *s, const char *t)
-{
-    if (!t)
-        return;
-    size_t k = strlen(t);
-    if (s->n + k >= sizeof s->b)
-        k = sizeof s->b - 1 - s->n;
-    memcpy(s->b + s->n, t, k);
-    s->n += k;
-    s->b[s->n] = '\0';
-}
-
-/* A node is inside a shadow root (or template content) below `top`. */
-static int under_fragment(const raw_doc *d, int j, int top)
-{
-    for (int a = d->parent[j]; a > top; a = d->parent[a]) {
-        if (d->type[a] == 11)
-            return 1;
-    }
-    return 0;
-}
-
-/* textContent of element i (its light subtree's text nodes). */
-static void text_content(const raw_doc *d, int i, sbuf *s)
-{
-    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
-        if (d->type[j] == 3 && d->value[j] >= 0 && !under_fragment(d, j, i))
-            sb_add(s, str_at(d->ses, d->value[j]));
-    }
-}
-
-/* kit.js textOf: the rendered text when the element has layout, else its
- * text content. */
-static void tag_of(const raw_doc *d, int i, char *buf, size_t cap);
-
-static void text_of(const raw_doc *d, const flat *f, int i, sbuf *s)
-{
-    /* An option's text is painted by its select, not laid out as text; its
-     * innerText is still its text. */
-    char t[16];
-    tag_of(d, i, t, sizeof t);
-    if (d->layout[i] >= 0 && strcmp(t, "option") != 0)
-        sb_add(s, f->text[i] ? f->text[i] : "");
-    else
-        text_content(d, i, s);
-}
-
-static void tag_of(const raw_doc *d, int i, char *buf, size_t cap)
-{
-    const char *t = str_at(d->ses, d->name[i]);
-    lower_copy(buf, cap, t, strlen(t));
-}
-
-/* The first child element of i named `tag`, -1. */
-static int child_tag(const raw_doc *d, int i, const char *tag)
-{
-    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
-        if (d->parent[j] != i || d->type[j] != 1 || d->pseudo[j])
-            continue;
-        char t[64];
-        tag_of(d, j, t, sizeof t);
-        if (strcmp(t, tag) == 0)
-            return j;
-    }
-    return -1;
-}
-
-static void svg_title(const raw_doc *d, int i, sbuf *s)
-{
-    int t = child_tag(d, i, "title");
-    if (t >= 0)
-        text_content(d, t, s);
-}
-
-/* kit.js innerIconName: the first img with a non-empty alt or svg inside. */
-static void inner_icon_name(const raw_doc *d, int i, sbuf *s)
-{
-    for (int j = i + 1; j < d->end[i] && j < d->n; j++) {
-        if (d->type[j] != 1 || d->pseudo[j] || under_fragment(d, j, i))
-            continue;
-        char t[64];
-        tag_of(d, j, t, sizeof t);
-        if (strcmp(t, "img") == 0) {
-            const char *alt = attr(d, j, "alt");
-            if (alt && alt[0]) {
-                sb_add(s, alt);
-                return;
-            }
-        } else if (strcmp(t, "svg") == 0) {
-            const char *al = attr(d, j, "aria-label");
-            if (al && al[0])
-                sb_add(s, al);
-            else
-                svg_title(d, j, s);
-            return;
-        }
-    }
-}
-
-/* The document or shadow root node a node belongs to. */
-static int root_of(const raw_doc *d, int i)
-{
-    int a = d->parent[i];
-    while (a >= 0 && d->type[a] != 11 && d->type[a] != 9)
-        a = d->parent[a];
-    return a;
-}
-
-/* Normalises s->b into a fresh string capped at KIT_NAME_CAP characters. */
-static char *sb_norm_dup(const sbuf *s)
-{
-    char out[KIT_NAME_CAP * 4 + 1];
-    base_text_norm(s->b, out, sizeof out, KIT_NAME_CAP);
-    return base_strdup(out);
-}
-
-static int sb_norm_nonempty(const char *t)
-{
-    char out[8];
-    return base_text_norm(t, out, sizeof out, 1) > 0;
-}
-
-/* kit.js accessibleName. */
-static char *acc_name(const raw_doc *d, const flat *f, int i, const char *tag, const char *role,
-                      int inter)
-{
-    sbuf s;
-    s.n = 0;
-    s.b[0] = '\0';
-    const char *lb = attr(d, i, "aria-labelledby");
-    if (lb) {
-        char id[128];
-        const char *p = lb;
-        int first = 1;
-        while (*p) {
-            while (is_ws(*p))
-                p++;
-            size_t k = 0;
-            while (p[k] && !is_ws(p[k]))
-                k++;
-            if (k > 0 && k < sizeof id) {
-                memcpy(id, p, k);
-                id[k] = '\0';
-                for (int j = 0; j < d->n; j++) {
-                    const char *v = d->type[j] == 1 ? attr(d, j, "id") : NULL;
-                    if (!v || strcmp(v, id) != 0)
-                        continue;
-                    if (!first)
-                        sb_add(&s, " ");
-                    first = 0;
-                    const char *al = attr(d, j, "aria-label");
-                    if (al && sb_norm_nonempty(al))
-                        sb_add(&s, al);
-                    else
-                        text_of(d, f, j, &s);
-                    break;
-                }
-            }
-            p += k;
-        }
-        if (sb_norm_nonempty(s.b))
-            return sb_norm_dup(&s);
-        s.n = 0;
-        s.b[0] = '\0';
-    }
-    const char *al = attr(d, i, "aria-label");
-    if (al && sb_norm_nonempty(al)) {
-        sb_add(&s, al);
-        return sb_norm_dup(&s);
-    }
-    char type[32] = "";
-    if (streq(tag, "input")) {
-        const char *t = attr(d, i, "type");
-        lower_copy(type, sizeof type, t ? t : "text", 31);
-    }
-    if (streq(tag, "input") &&
-        (!strcmp(type, "button") || !strcmp(type, "submit") || !strcmp(type, "reset"))) {
-        const char *v = attr(d, i, "value");
-        if (v && sb_norm_nonempty(v)) {
-            sb_add(&s, v);
-            return sb_norm_dup(&s);
-        }
-        if (!strcmp(type, "submit"))
-            return base_strdup("Submit");
-        if (!strcmp(type, "reset"))
-            return base_strdup("Reset");
-    }
-    if (streq(tag, "img") || (streq(tag, "input") && !strcmp(type, "image"))) {
-        const char *alt = attr(d, i, "alt");
-        if (alt && sb_norm_nonempty(alt)) {
-            sb_add(&s, alt);
-            return sb_norm_dup(&s);
-        }
-    }
-    static const char *const labelable[] = {"input", "select", "textarea", "button",
-                                            "meter", "output", "progress"};
-    if (kit_in(tag, labelable, sizeof labelable / sizeof labelable[0])) {
-        const char *id = attr(d, i, "id");
-        int first = 1;
-        if (id && id[0]) {
-            int root = root_of(d, i);
-            for (int j = 0; j < d->n; j++) {
-                if (d->type[j] != 1 || d->pseudo[j])
-                    continue;
-                const char *fo = attr(d, j, "for");
-                if (!fo || strcmp(fo, id) != 0)
-                    continue;
-                char t[64];
-                tag_of(d, j, t, sizeof t);
-                if (strcmp(t, "label") != 0 || root_of(d, j) != root)
-                    continue;
-                if (!first)
-                    sb_add(&s, " ");
-                first = 0;
-                text_of(d, f, j, &s);
-            }
-        }
-        for (int a = d->parent[i]; a >= 0 && d->type[a] == 1; a = d->parent[a]) {
-            char t[64];
-            tag_of(d, a, t, sizeof t);
-            if (strcmp(t, "label") != 0)
-                continue;
-            if (!attr(d, a, "for")) {
-                if (!first)
-                    sb_add(&s, " ");
-                text_of(d, f, a, &s);
-            }
-            break;
-        }
-        if (sb_norm_nonempty(s.b))
-            return sb_norm_dup(&s);
-        s.n = 0;
-        s.b[0] = '\0';
-    }
-    if (streq(tag, "svg")) {
-        svg_title(d, i, &s);
-        if (sb_norm_nonempty(s.b))
-            return sb_norm_dup(&s);
-        s.n = 0;
-        s.b[0] = '\0';
-    }
-    static const char *const from_content[] = {
-        "button", "link",   "menuitem", "menuitemcheckbox", "menuitemradio", "option",
-        "tab",    "checkbox", "radio",  "switch",           "treeitem",      "gridcell",
-        "cell",   "columnheader", "rowheader", "heading",   "tooltip",       "row",
-    };
-    if (!streq(tag, "input") && !streq(tag, "select") && !streq(tag, "textarea") &&
-        !streq(tag, "img") &&
-        (inter || kit_in(role, from_content, sizeof from_content / sizeof from_content[0]))) {
-        text_of(d, f, i, &s);
-        if (sb_norm_nonempty(s.b))
-            return sb_norm_dup(&s);
-        s.n = 0;
-        s.b[0] = '\0';
-        inner_icon_name(d, i, &s);
-        if (sb_norm_nonempty(s.b))
-            return sb_norm_dup(&s);
-        s.n = 0;
-        s.b[0] = '\0';
-    }
-    const char *ti = attr(d, i, "title");
-    if (ti && sb_norm_nonempty(ti)) {
-        sb_add(&s, ti);
-        return sb_norm_dup(&s);
-    }
-    if (streq(tag, "input") || streq(tag, "textarea"))
-        sb_add(&s, attr(d, i, "placeholder"));
-    return sb_norm_dup(&s);
-}
-
-/* kit.js iconHint: words of element i and its first KIT_HINT_NODES
- * descendant elements (light tree, pre-order). */
-typedef struct hint_acc {
-    char b[KIT_HINT_CAP + 2];
-    size_t n;
-} hint_acc;
-
-static void hint_push(hint_acc *h, const char *w, size_t k)
-{
-    if (k == 0 || k >= 128)
-        return;
-    char lw[128];
-    lower_copy(lw, sizeof lw, w, k);
-    k = strlen(lw);
-    if ((h->n ? h->n + 1 : 0) + k + 1 > KIT_HINT_CAP)
-        return;
-    /* de-duplicate: whole-word search */
-    for (size_t p = 0; p < h->n;) {
-        size_t q = p;
-        while (q < h->n && h->b[q] != ' ')
-            q++;
-        if (q - p == k && memcmp(h->b + p, lw, k) == 0)
-            return;
-        p = q + 1;
-    }
-    if (h->n)
-        h->b[h->n++] = ' ';
-    memcpy(h->b + h->n, lw, k);
-    h->n += k;
-    h->b[h->n] = '\0';
-}
-
-static void hint_words(hint_acc *h, const char *s, int *iconish)
-{
-    while (s && *s) {
-        while (is_ws(*s))
-            s++;
-        size_t k = 0;
-        while (s[k] && !is_ws(s[k]))
-            k++;
-        if (k) {
-            hint_push(h, s, k);
-            if (iconish) {
-                char lw[128];
-                lower_copy(lw, sizeof lw, s, k < 127 ? k : 127);
-                if (strstr(lw, "icon") || strstr(lw, "symbol"))
-                    *iconish = 1;
-            }
-        }
-        s += k;
-    }
-}
-
-static void hint_take(const raw_doc *d, int j, hint_acc *h)
-{
-    int iconish = 0;
-    hint_words(h, attr(d, j, "class"), &iconish);
-    hint_words(h, attr(d, j, "data-icon"), NULL);
-    char t[64];
-    tag_of(d, j, t, sizeof t);
-    if (strcmp(t, "use") == 0) {
-        const char *href = attr(d, j, "href");
-        if (!href)
-            href = attr(d, j, "xlink:href");
-        const char *hash = href ? strchr(href, '#') : NULL;
-        if (hash && hash[1])
-            hint_push(h, hash + 1, strlen(hash + 1));
-    }
-    if (iconish) {
-        int kids = 0;
-        for (int c = j + 1; c < d->end[j] && c < d->n; c++)
-            kids |= d->parent[c] == j && d->type[c] == 1 && !d->pseudo[c];
-        if (!kids) {
-            sbuf s;
-            s.n = 0;
-            s.b[0] = '\0';
-            text_content(d, j, &s);
-            char out[4 * 33 + 1];
-            size_t n = base_text_norm(s.b, out, sizeof out, 0);
-            size_t chars = 0;
-            for (size_t k = 0; k < n; k++)
-                chars += ((unsigned char)out[k] & 0xc0) != 0x80;
-            if (n && chars <= 32 && n < sizeof out - 1)
-                hint_words(h, out, NULL);
-        }
-    }
-}
-
-static char *icon_hint(const raw_doc *d, int i)
-{
-    hint_acc h;
-    h.n = 0;
-    h.b[0] = '\0';
-    hint_take(d, i, &h);
-    int k = 0;
-    for (int j = i + 1; j < d->end[i] && j < d->n && k < KIT_HINT_NODES; j++) {
-        if (d->type[j] != 1 || d->pseudo[j] || under_fragment(d, j, i))
-            continue;
-        hint_take(d, j, &h);
-        k++;
-    }
-    return base_strdup(h.b);
-}
-
-/* The recorded listener set has (chain, xpath). */
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int lis_has(const capture *c, const char *chain, const char *xpath)
-{
-    if (!c->n_lis)
-        return 0;
-    char key[2048];
-    int w = snprintf(key, sizeof key, "%s\x01%s", chain, xpath);
-    if (w < 0 || (size_t)w >= sizeof key)
-        return 0;
-    const char *k = key;
-    return bsearch(&k, c->lis, (size_t)c->n_lis, sizeof *c->lis, cmp_str) != NULL;
-}
-
-/* Text of the element with id `id` in d (accumulated), or NULL. */
 static const char *text_by_id(const raw_doc *d, const flat *f, const char *id)
 {
     for (int i = 0; i < d->n; i++) {
@@ -1454,6 +1025,8 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
     raw_doc *d = &c->docs[di];
     d->placed = 1;
     d->chain = chain;
+    if (!d->ses->root_chain)
+        d->ses->root_chain = c->chains[chain]; /* flattening goes top down */
     d->owner = owner;
     int n = d->n;
     flat f;
@@ -1557,11 +1130,8 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
         o->tag = str_at(d->ses, d->name[i]);
         o->xpath = fact->xpath;
         o->chain = chain;
-        char rbuf[64] = "";
-        first_role(attr(d, i, "role"), rbuf, sizeof rbuf);
-        if (!rbuf[0])
-            snprintf(rbuf, sizeof rbuf, "%s", implicit_role(d, i, tag));
-        o->role = base_strdup(rbuf);
+        const cJSON *kit = kit_get(d->ses, c->chains[chain], fact->xpath);
+        o->role = base_strdup(kit_str(kit, 1));
         const char *type = attr(d, i, "type");
         const char *text = f.text[i];
         if (strcmp(tag, "input") == 0) {
@@ -1590,11 +1160,15 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
                    strcmp(tag, "option") == 0 || strcmp(tag, "fieldset") == 0)) ||
                  (ad && strcmp(ad, "true") == 0);
         o->cp = strcmp(style(d, l, ST_CURSOR), "pointer") == 0;
-        o->lis = kit_on_attr(d, i, tag) || lis_has(c, c->chains[chain], fact->xpath) ||
-                 (!streq(tag, "html") && !streq(tag, "body") && dbg_has(d->ses, d->backend[i]));
-        o->inter = is_interactive(d, i, tag, o->lis, l);
-        o->name = acc_name(d, &f, i, tag, rbuf, o->inter);
-        o->hint = icon_hint(d, i);
+        /* A listener DOMDebugger names where the kit's recorder did not
+         * run makes the element a control, as kit.isInteractive rules for
+         * any listener (html and body never count: frameworks listen there
+         * for everything below). */
+        int dbg = !streq(tag, "html") && !streq(tag, "body") && dbg_has(d->ses, d->backend[i]);
+        o->lis = kit_flag(kit, 3) || dbg;
+        o->inter = kit_flag(kit, 2) || dbg;
+        o->name = base_strdup(kit_str(kit, 4));
+        o->hint = base_strdup(kit_str(kit, 5));
         if (!o->name || !o->hint) {
             e = base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
             break;
@@ -1771,6 +1345,10 @@ static void capture_free(capture *c)
         base_free(s->facts);
         base_free(s->strings);
         base_free(s->dbg_lis);
+        for (int k = 0; k < s->n_kit_els; k++)
+            base_free(s->kit_els[k].key);
+        base_free(s->kit_els);
+        cJSON_Delete(s->kit);
         cJSON_Delete(s->snap);
     }
     for (int i = 0; i < c->n_chains; i++)
@@ -1783,77 +1361,6 @@ static void capture_free(capture *c)
         base_free(c->out[i].hint);
     }
     base_free(c->out);
-    for (int i = 0; i < c->n_lis; i++)
-        base_free(c->lis[i]);
-    base_free(c->lis);
-}
-
-/* The page kit's listener set (assets/js/kit_dump.js with all 0) of the top
- * document and its same-origin frames: DOMSnapshot does not carry
- * listeners. Out-of-process frames are not asked (their elements keep only
- * their on* attributes). A page that cannot answer leaves the set empty. */
-static base_err load_listeners(capture *c)
-{
-    size_t n = fovea_js_kit_dump_len + 32;
-    char *expr = base_malloc(n);
-    if (!expr)
-        return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
-    snprintf(expr, n, "(%s)({all:0})", (const char *)fovea_js_kit_dump);
-    cJSON *v = NULL;
-    char ferr[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_page_evaluate(c->page, expr, &v, CALL_TIMEOUT_MS, ferr);
-    base_free(expr);
-    cJSON *root = NULL;
-    if (!e && cJSON_IsString(v)) {
-        /* page text may hold half a surrogate pair (base/utf8.h) */
-        size_t vn = strlen(v->valuestring);
-        char *fx = NULL;
-        base_json_fix_surrogates(v->valuestring, vn, &fx);
-        root = cJSON_ParseWithLength(fx ? fx : v->valuestring, vn);
-        base_free(fx);
-    }
-    cJSON_Delete(v);
-    if (!root) {
-        base_log(BASE_LOG_PERC, BASE_LOG_INFO, "snapshot: no listener set: %s",
-                 e ? ferr : "bad reply");
-        c->top_late = 1;
-        return BASE_OK;
-    }
-    const cJSON *doc;
-    cJSON_ArrayForEach(doc, obj(root, "docs"))
-    {
-        const char *chain = cJSON_GetStringValue(obj(doc, "chain"));
-        const cJSON *late = obj(doc, "late");
-        if (chain && !chain[0])
-            c->top_late = cJSON_IsNumber(late) && late->valuedouble != 0;
-        const cJSON *el;
-        cJSON_ArrayForEach(el, obj(doc, "els"))
-        {
-            const char *xp = cJSON_GetStringValue(cJSON_GetArrayItem(el, 0));
-            if (!chain || !xp || c->n_lis >= PERC_SNAPSHOT_MAX_NODES)
-                continue;
-            if (c->n_lis % 64 == 0) {
-                char **g = base_realloc(c->lis, (size_t)(c->n_lis + 64) * sizeof *g);
-                if (!g) {
-                    cJSON_Delete(root);
-                    return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
-                }
-                c->lis = g;
-            }
-            size_t k = strlen(chain) + strlen(xp) + 2;
-            char *key = base_malloc(k);
-            if (!key) {
-                cJSON_Delete(root);
-                return base_errf(c->err, BASE_ENOMEM, "snapshot: out of memory");
-            }
-            snprintf(key, k, "%s\x01%s", chain, xp);
-            c->lis[c->n_lis++] = key;
-        }
-    }
-    cJSON_Delete(root);
-    if (c->n_lis)
-        qsort(c->lis, (size_t)c->n_lis, sizeof *c->lis, cmp_str);
-    return BASE_OK;
 }
 
 base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
@@ -1865,7 +1372,7 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
         return base_errf(err, BASE_ENOMEM, "snapshot: out of memory");
     c->page = page;
     c->err = err;
-    base_err e = load_listeners(c);
+    base_err e = BASE_OK;
     /* The page's own session first, then one per out-of-process frame. */
     cdp_frame frames[MAX_DOCS];
     int nf = cdp_page_frames(page, frames, MAX_DOCS);

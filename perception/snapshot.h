@@ -7,9 +7,11 @@
  * compact format ("fovea-snapshot/1", described in snapshot.c): every laid-out
  * element with its rect in top-viewport CSS px, parent, global paint order,
  * hit-test properties (pointer-events, visibility, opacity, overflow clip)
- * and the candidate fields the live probe reports (tag, role, text,
+ * and the candidate fields the live probe reports (tag, text,
  * aria-label, title, aria-expanded, aria-haspopup, disabled, pointer cursor,
- * interactive, xpath, frame chain).
+ * xpath, frame chain) with the page kit's own answers for role, interactive,
+ * listener, accessible name and icon hint (assets/js/lib/kit.js, asked in
+ * each renderer session at capture time, never recomputed in C).
  *
  * perc_snapshot_load turns that JSON back into a snap_scene whose strings
  * the perc_snapshot owns, so the pure snapper runs on it without a browser.

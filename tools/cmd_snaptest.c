@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "base/fs.h"
 #include "perception/kit.h"
 #include "image/image.h"
@@ -414,16 +415,15 @@ static cJSON *result_json(const snapcase *c, const replay *r)
     } else {
         cJSON_AddNullToObject(o, "got");
     }
-    cJSON_AddStringToObject(o, "phase", snap_phase_name(r->res.phase));
-    cJSON_AddStringToObject(o, "reason", r->res.reason);
-    cJSON *s = cJSON_AddObjectToObject(o, "score");
-    cJSON_AddNumberToObject(s, "area", r->res.score.area);
-    cJSON_AddNumberToObject(s, "label", r->res.score.label);
-    cJSON_AddNumberToObject(s, "chevron", r->res.score.chevron);
-    cJSON_AddNumberToObject(s, "total", r->res.score.total);
-    cJSON *pt = cJSON_AddArrayToObject(o, "point");
-    cJSON_AddItemToArray(pt, cJSON_CreateNumber(r->res.pt.x));
-    cJSON_AddItemToArray(pt, cJSON_CreateNumber(r->res.pt.y));
+    /* phase, found, point, score, match, reason: the snapper result's one
+     * JSON form (perception/probe.h). */
+    cJSON *sj = perc_snap_result_json(&r->res);
+    for (cJSON *x = sj ? sj->child : NULL; x;) {
+        cJSON *next = x->next;
+        base_json_add(o, x->string, cJSON_DetachItemViaPointer(sj, x));
+        x = next;
+    }
+    cJSON_Delete(sj);
     cJSON_AddStringToObject(o, "verify",
                             !r->res.found ? "-"
                             : r->verify == SNAP_VERIFY_OK ? "ok"

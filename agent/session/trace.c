@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/json_alloc.h"
 #include "base/fs.h"
 #include "base/utf8.h"
 
@@ -154,54 +155,48 @@ static cJSON *step_json(const agent_step_record *r)
         cJSON_AddItemToObject(b, "rect", rect_json(r->box));
     }
     if (r->phase[0]) {
+        /* The snap answer in its one JSON form (perception/probe.h), with
+         * what only the step knows: its phase name (P for a procedural
+         * step), path, the point it pressed and the hand's verdict. */
         const perc_snap *sn = &r->snap;
-        cJSON *s = cJSON_AddObjectToObject(j, "snap");
-        cJSON_AddBoolToObject(s, "found", sn->found);
-        cJSON_AddStringToObject(s, "phase", r->phase);
+        cJSON *s = perc_snap_json(sn);
+        base_json_replace(s, "phase", cJSON_CreateString(r->phase));
         if (r->snap_path[0]) /* procedural steps: epoch, fallback or snapper */
             cJSON_AddStringToObject(s, "path", r->snap_path);
-        cJSON *sc = cJSON_AddObjectToObject(s, "score");
-        cJSON_AddNumberToObject(sc, "area", r1(sn->res.score.area * 100) / 100);
-        cJSON_AddNumberToObject(sc, "label", r1(sn->res.score.label * 100) / 100);
-        cJSON_AddNumberToObject(sc, "chevron", r1(sn->res.score.chevron * 100) / 100);
-        cJSON_AddNumberToObject(sc, "total", r1(sn->res.score.total * 100) / 100);
-        double pt[2] = {r1(r->pt.x), r1(r->pt.y)};
-        cJSON_AddItemToObject(s, "point", cJSON_CreateDoubleArray(pt, 2));
-        cJSON *el = cJSON_AddObjectToObject(s, "element");
-        cJSON_AddStringToObject(el, "tag", sn->tag);
-        cJSON_AddStringToObject(el, "text", sn->text);
-        cJSON_AddItemToObject(el, "rect", rect_json(sn->rect));
+        base_json_replace(s, "point", perc_json_point(r->pt));
+        if (!cJSON_GetObjectItemCaseSensitive(s, "element")) {
+            /* report.html shows the element of every step */
+            cJSON *el = cJSON_AddObjectToObject(s, "element");
+            cJSON_AddStringToObject(el, "tag", sn->tag);
+            cJSON_AddStringToObject(el, "text", sn->text);
+            base_json_add(el, "rect", perc_json_rect(sn->rect));
+        }
         /* The hit-target check is the hand's, made right before the press. */
         cJSON_AddStringToObject(s, "verdict", r->hand.reason == CASCADE_COVERED ? "covered"
                                               : r->hand.n_tried > 0            ? "hit ok"
                                                                                : "");
-        if (r->target_label[0] && sn->found) {
-            cJSON_AddStringToObject(s, "match", snap_match_name(sn->res.match));
+        /* With a target label, "match" and then "partial" (readers of the
+         * trace text find them side by side); without one, no match. */
+        cJSON *match = cJSON_DetachItemFromObjectCaseSensitive(s, "match");
+        if (r->target_label[0] && sn->found && match) {
+            base_json_add(s, "match", match);
             cJSON_AddBoolToObject(s, "partial", sn->res.match < SNAP_MATCH_WORD);
+        } else {
+            cJSON_Delete(match);
+            cJSON_DeleteItemFromObjectCaseSensitive(s, "match_kind");
         }
-        cJSON_AddStringToObject(s, "reason", sn->res.reason ? sn->res.reason : "");
+        base_json_add(j, "snap", s); /* last: on failure it frees s */
     }
     if (r->reason[0]) {
-        const cascade_result *h = &r->hand;
-        cJSON *c = cJSON_AddObjectToObject(j, "cascade");
-        cJSON_AddStringToObject(c, "reason", r->reason);
-        cJSON_AddStringToObject(c, "message", h->message);
-        cJSON *tr = cJSON_AddArrayToObject(c, "tried");
-        for (int i = 0; i < h->n_tried && i < 3; i++) {
-            cJSON *x = cJSON_CreateObject();
-            cJSON_AddNumberToObject(x, "tier", h->tried[i].tier);
-            cJSON_AddBoolToObject(x, "ok", h->tried[i].success);
-            cJSON_AddNumberToObject(x, "ms", r1(h->tried[i].ms));
-            cJSON_AddStringToObject(x, "outcome", h->tried[i].outcome);
-            cJSON_AddItemToArray(tr, x);
-        }
-        /* The hand's concrete alternatives first, then the nearest names. */
-        cJSON *alt = cJSON_AddArrayToObject(c, "alternatives");
-        for (int i = 0; i < h->n_alternatives && i < 4; i++)
-            cJSON_AddItemToArray(alt, cJSON_CreateString(h->alternatives[i]));
-        for (int i = 0; i < r->n_alternatives && i < 4; i++)
-            cJSON_AddItemToArray(alt, cJSON_CreateString(r->alternatives[i]));
-        cJSON_AddNumberToObject(c, "path_points", h->n_path);
+        /* The hand's result in its one JSON form (cascade/cascade.h); the
+         * step's reason code replaces the hand's, and the nearest names
+         * follow the hand's concrete alternatives. */
+        cJSON *c = cascade_result_json(&r->hand);
+        base_json_replace(c, "reason", cJSON_CreateString(r->reason));
+        cJSON *alt = cJSON_GetObjectItemCaseSensitive(c, "alternatives");
+        for (int i = 0; alt && i < r->n_alternatives && i < 4; i++)
+            base_json_push(alt, cJSON_CreateString(r->alternatives[i]));
+        base_json_add(j, "cascade", c); /* last: on failure it frees c */
     }
     if (r->n_marks > 0) {
         cJSON *mk = cJSON_AddArrayToObject(j, "marks");

@@ -1,17 +1,19 @@
-// assets/js/kit_dump.js: the page kit's verdicts for every element of this
-// document, its open shadow roots and its same-origin iframes (recursively).
-// A function expression applied to {all: 0|1}; returns a JSON string
-//   {docs: [{chain, late, els: [[xpath, interactive, listener, name, hint]..]}]}
+// assets/js/kit_dump.js: the page kit's answers for every element of this
+// document, its open shadow roots and its same-origin iframes (recursively),
+// as `fovea record` stores them in a snapshot (perception/snapshot.c), so
+// the offline replay reads the kit's own verdicts instead of computing them
+// again. A function expression, called with no argument; returns a JSON
+// string
+//   {docs: [{chain, late, els: [[xpath, role, interactive, listener, name, hint]..]}]}
 // chain: the xpaths of the frame elements from this document down, joined by
 // '|' ("" for this document); late: the listener tracker (lib/listen.js) ran
 // after the document started or not at all, so listeners added before are
-// unknown. With all 0 only elements with a listener are listed, name and hint
-// left empty: what `fovea record` stores with a snapshot (perception/
-// snapshot.c marks those elements). With all 1 every element is listed: the
-// parity test compares this with snapshot.c's own computation.
-(function (arg) {
+// unknown. role is kit.roleOf, interactive kit.isInteractive, listener
+// kit.hasListener, name kit.accessibleName and hint kit.iconHint. An element
+// whose answers are all empty or 0 is left out (most of a page), so a
+// missing element reads as ('', 0, 0, '', '').
+(function () {
   'use strict';
-  const all = !!(arg && arg.all);
   kit.reset();
   const docs = [];
   const visitDoc = (doc, chain, depth) => {
@@ -24,13 +26,13 @@
         if (el.shadowRoot) visit(el.shadowRoot);
         if (kit.isFrame(el)) frames.push(el);
         const lis = kit.hasListener(el);
-        if (!all) {
-          if (lis) out.els.push([kit.xpath(el), 0, 1, '', '']);
-          continue;
-        }
         const inter = kit.isInteractive(el, undefined, lis);
-        out.els.push([kit.xpath(el), inter ? 1 : 0, lis ? 1 : 0, kit.accessibleName(el, inter),
-          kit.iconHint(el)]);
+        const role = kit.roleOf(el);
+        const name = kit.accessibleName(el, inter);
+        const hint = kit.iconHint(el);
+        if (role || inter || lis || name || hint) {
+          out.els.push([kit.xpath(el), role, inter ? 1 : 0, lis ? 1 : 0, name, hint]);
+        }
       }
     };
     visit(doc);

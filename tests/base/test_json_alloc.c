@@ -139,7 +139,35 @@ static void json_value_end(void)
     CHECK_EQ(vend("{\"a\\"), 0u);        /* an escape at the very end */
 }
 
+/* base_json_add / push / replace take the item over: added, or freed when
+ * the add fails (no container, the key's copy out of memory), so a builder
+ * that adds unchecked never leaks (the sanitizer build checks the frees). */
+static void json_add_takes_item(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *a = cJSON_CreateArray();
+    CHECK(base_json_add(o, "a", cJSON_CreateNumber(1)));
+    CHECK(base_json_push(a, cJSON_CreateString("x")));
+    CHECK(base_json_replace(o, "a", cJSON_CreateNumber(2)));
+    CHECK_EQ(cJSON_GetNumberValue(cJSON_GetObjectItem(o, "a")), 2.0);
+    CHECK(!base_json_replace(o, "missing", cJSON_CreateNumber(3)));
+    CHECK(cJSON_GetObjectItem(o, "missing") == NULL);
+    CHECK(!base_json_add(NULL, "a", cJSON_CreateString("freed")));
+    CHECK(!base_json_push(NULL, cJSON_CreateString("freed")));
+    CHECK(!base_json_add(o, "b", NULL));
+    /* The key's copy fails: the item is freed, the object unchanged. */
+    cJSON *item = cJSON_CreateString("freed too");
+    base_alloc_fail_after(1);
+    CHECK(!base_json_add(o, "b", item));
+    base_alloc_fail_after(0);
+    CHECK(cJSON_GetObjectItem(o, "b") == NULL);
+    CHECK_EQ(cJSON_GetArraySize(a), 1);
+    cJSON_Delete(a);
+    cJSON_Delete(o);
+}
+
 static const check_case cases[] = {{"json_str", json_str},
+                                   {"json_add_takes_item", json_add_takes_item},
                                    {"json_value_end", json_value_end},
                                    {"hooks_installed", hooks_installed},
                                    {"thread_failures", thread_failures},

@@ -17,7 +17,6 @@
 #include "check.h"
 #include "harness.h"
 #include "perception/dom_boxes.h"
-#include "perception/js.h"
 #include "perception/kit.h"
 #include "perception/probe.h"
 #include "perception/snapshot.h"
@@ -306,76 +305,9 @@ static void clipped_boxes(void)
     cdp_page_close(p);
 }
 
-/* The live kit (assets/js/kit_dump.js) and snapshot.c's C copy agree on
- * (interactive, listener, name, hint) for every element of the fixture
- * pages the snapshot keeps; the snapshot's listener flags come from the set
- * the kit recorded. */
-static void parity_on(const char *path)
-{
-    cdp_page *p = open_page(path, 1);
-    CHECK(p != NULL);
-    if (!p)
-        return;
-    char err[256] = "";
-    cJSON *snapj = NULL;
-    CHECK_OK(perc_snapshot_capture(p, &snapj, err));
-    perc_snapshot snap;
-    CHECK_OK(perc_snapshot_load(snapj, &snap, err));
-    size_t n = fovea_js_kit_dump_len + 32;
-    char *expr = malloc(n);
-    snprintf(expr, n, "(%s)({all:1})", (const char *)fovea_js_kit_dump);
-    cJSON *v = js(p, expr);
-    free(expr);
-    CHECK(cJSON_IsString(v));
-    cJSON *dump = cJSON_IsString(v) ? cJSON_Parse(v->valuestring) : NULL;
-    CHECK(dump != NULL);
-    int compared = 0, bad = 0;
-    const cJSON *doc;
-    cJSON_ArrayForEach(doc, cJSON_GetObjectItem(dump, "docs"))
-    {
-        const char *chain = cJSON_GetStringValue(cJSON_GetObjectItem(doc, "chain"));
-        const cJSON *el;
-        cJSON_ArrayForEach(el, cJSON_GetObjectItem(doc, "els"))
-        {
-            const char *xp = cJSON_GetStringValue(cJSON_GetArrayItem(el, 0));
-            int k = perc_snapshot_find(&snap, xp, chain);
-            if (k < 0)
-                continue; /* not laid out: the snapshot keeps no box for it */
-            const snap_candidate *c = &snap.scene.cand[k];
-            int inter = cJSON_GetArrayItem(el, 1)->valueint;
-            int lis = cJSON_GetArrayItem(el, 2)->valueint;
-            const char *name = cJSON_GetStringValue(cJSON_GetArrayItem(el, 3));
-            const char *hint = cJSON_GetStringValue(cJSON_GetArrayItem(el, 4));
-            compared++;
-            if (c->is_interactive != inter || c->has_listener != lis ||
-                strcmp(c->name ? c->name : "", name) || strcmp(c->hint ? c->hint : "", hint)) {
-                bad++;
-                fprintf(stderr,
-                        "  %s %s: live (int %d, lis %d, '%s', '%s') vs snapshot (int %d, lis %d,"
-                        " '%s', '%s')\n",
-                        path, xp, inter, lis, name, hint, c->is_interactive, c->has_listener,
-                        c->name ? c->name : "", c->hint ? c->hint : "");
-            }
-        }
-    }
-    CHECK_MSG(compared > 20, "%s: only %d elements compared", path, compared);
-    CHECK_MSG(bad == 0, "%s: %d of %d elements differ", path, bad, compared);
-    cJSON_Delete(dump);
-    cJSON_Delete(v);
-    perc_snapshot_fini(&snap);
-    cJSON_Delete(snapj);
-    cdp_page_close(p);
-}
-
-static void kit_parity(void)
-{
-    HARNESS_OR_SKIP(h);
-    parity_on("/kit/controls.html");
-    parity_on("/kit/parity.html");
-}
-
-/* Spot checks of the shared definitions on parity.html, written from the
- * markup (so a change that keeps both sides equal but wrong still fails). */
+/* The snapshot carries the page kit's answers (roles, names, "interactive",
+ * listeners, icon hints), checked on parity.html against values written
+ * from the markup. */
 static void kit_definitions(void)
 {
     HARNESS_OR_SKIP(h);
@@ -641,7 +573,6 @@ static const check_case cases[] = {
     {"dom_provider_boxes", dom_provider_boxes},
     {"clipped_boxes", clipped_boxes},
     {"late_attach", late_attach},
-    {"kit_parity", kit_parity},
     {"kit_definitions", kit_definitions},
     {"kit_text_classes", kit_text_classes},
     {NULL, NULL},

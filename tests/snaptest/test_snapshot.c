@@ -190,6 +190,21 @@ static void test_checkout_frames(void)
     CHECK(a >= 0 && b >= 0 && c >= 0);
     CHECK(strcmp(s.scene.cand[c].text, "Pay with QuickWallet") == 0);
     CHECK(s.scene.cand[b].is_interactive);
+    /* Roles, names and "interactive" are the page kit's answers, asked in
+     * each document's own session: the top page (its open shadow roots and
+     * same-origin frame) and the out-of-process wallet frame. */
+    CHECK_STR(s.scene.cand[a].role, "button");
+    CHECK_STR(s.scene.cand[a].name, "Apply");
+    CHECK(s.scene.cand[a].is_interactive);
+    CHECK_STR(s.scene.cand[b].role, "button");
+    CHECK_STR(s.scene.cand[c].role, "button");
+    CHECK_STR(s.scene.cand[c].name, "Pay with QuickWallet");
+    CHECK(s.scene.cand[c].is_interactive);
+    int more = perc_snapshot_find(&s, "/html[1]/body[1]/button[3]",
+                                  "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]");
+    CHECK(more >= 0);
+    if (more >= 0)
+        CHECK_STR(s.scene.cand[more].name, "More payment options");
     /* Inside: an element of the frame is within the iframe element. */
     CHECK(perc_snapshot_within(&s, c, "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]", ""));
     CHECK(perc_snapshot_within(&s, a, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo-code[1]", ""));

@@ -7,9 +7,10 @@
 // expression stays a function expression, an IIFE is still evaluated once).
 // Nothing here touches the page until a function is called.
 //
-// Definitions shared with the C side (perception/snapshot.c, base/text.c) and
-// kept identical there; the parity test (tests/kit) compares both on the
-// fixture pages of tests/fixtures/pages/kit:
+// The definitions below are the only ones: `fovea record` stores their
+// answers in a snapshot (assets/js/kit_dump.js, perception/snapshot.c), so the
+// offline replay uses them too. norm is mirrored by base/text.c (the snapper
+// folds text with it; tests/perception/test_kit kit_text_classes checks both agree):
 //   norm(s)        NBSP and the other Unicode spaces become spaces, zero-width
 //                  characters and soft hyphens vanish, whitespace runs fold to
 //                  one space, the ends are trimmed.

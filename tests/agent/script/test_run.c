@@ -59,7 +59,7 @@ static void demo(void)
     const char *learn = FOVEA_BINARY_DIR "/tests/agent/script/demo_learnings.json";
     remove(learn);
     int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --no-humanize --learnings " FOVEA_BINARY_DIR
-                                  "/tests/agent/demo_learnings.json",
+                                  "/tests/agent/script/demo_learnings.json",
                  out, &log);
     int ok = st == 0 && log && strstr(log, "passed: 21/21 steps");
     if (!ok)
@@ -183,7 +183,7 @@ static void bad_learnings(void)
     char *log = NULL;
     double t0 = base_monotime_ms();
     int st = run(FOVEA_SOURCE_DIR "/assets/tasks/demo.json --learnings " FOVEA_BINARY_DIR
-                                  "/tests/agent/learnings_is_a_dir",
+                                  "/tests/agent/script/learnings_is_a_dir",
                  out, &log);
     double ms = base_monotime_ms() - t0;
     char copy[1024];

@@ -31,8 +31,5 @@ extern const size_t fovea_js_snap_locate_len;
 /* the listener tracker installed at document start (kit.c) */
 extern const unsigned char fovea_js_listen[];
 extern const size_t fovea_js_listen_len;
-/* the kit's answers per element of a document, stored by snapshot.c */
-extern const unsigned char fovea_js_kit_dump[];
-extern const size_t fovea_js_kit_dump_len;
 
 #endif

@@ -3,7 +3,7 @@
  *
  * A case is a folder with the three things the snapper needs to be replayed
  * without a browser: shot.png (what a vision model saw), snapshot.json (the
- * page model of perception/snapshot.h: every element's rect, paint order and
+ * page model of record/snapshot.h: every element's rect, paint order and
  * hit-test styles) and case.json (the vision box, the expected label, the
  * intent and the element that was meant). The page can come from a local
  * folder (--site, served on loopback), any URL, or the user's own browser
@@ -24,7 +24,7 @@
 #include "perception/capture.h"
 #include "image/image.h"
 #include "perception/js.h"
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 #include "image/som.h"
 #include "tools/cli.h"
 
@@ -146,7 +146,7 @@ static base_err locate(cdp_page *page, const char *sel, char **xpath, char **fra
 
 /* The element a user points at: first interactive in the hit stack, else the
  * front-most element. */
-static int element_at(const perc_snapshot *s, base_point p)
+static int element_at(const rec_snapshot *s, base_point p)
 {
     int stack[SNAP_PROBE_DEPTH], n = 0;
     if (snap_scene_hit(&s->scene, p, stack, SNAP_PROBE_DEPTH, &n) || n == 0)
@@ -303,7 +303,7 @@ int cli_cmd_record(int argc, char **argv)
     uint8_t *png = NULL;
     size_t png_n = 0;
     img_format fmt;
-    perc_snapshot model;
+    rec_snapshot model;
     memset(&model, 0, sizeof model);
     base_err e = BASE_OK;
     if (eval && (e = cdp_page_evaluate(s.page, eval, NULL, 30000, err)))
@@ -318,7 +318,7 @@ int cli_cmd_record(int argc, char **argv)
     if (!e && sel)
         e = locate(s.page, sel, &exp_xpath, &exp_frame, err);
     if (!e)
-        e = perc_snapshot_capture(s.page, &snap, err);
+        e = rec_snapshot_capture(s.page, &snap, err);
     perc_capture_opts co;
     perc_capture_opts_init(&co);
     if (!e)
@@ -327,7 +327,7 @@ int cli_cmd_record(int argc, char **argv)
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     /* Load what is saved, so the case is checked exactly as it will replay. */
     if (!e)
-        e = perc_snapshot_parse(snap_text, strlen(snap_text), &model, err);
+        e = rec_snapshot_parse(snap_text, strlen(snap_text), &model, err);
     if (e) {
         fprintf(stderr, "fovea record: %s\n", err);
         goto done;
@@ -348,7 +348,7 @@ int cli_cmd_record(int argc, char **argv)
         fprintf(stderr, "fovea record: out of memory\n");
         goto done;
     }
-    int ei = perc_snapshot_find(&model, exp_xpath, exp_frame);
+    int ei = rec_snapshot_find(&model, exp_xpath, exp_frame);
     if (ei < 0) {
         fprintf(stderr,
                 "fovea record: the expected element %s%s%s is not in the snapshot (not laid out, "
@@ -427,7 +427,7 @@ done:
     cli_session_close(&s);
     if (rc == 0)
         rc = cli_snaptest_case(out, stdout) < 0 ? 1 : 0;
-    perc_snapshot_fini(&model);
+    rec_snapshot_fini(&model);
     cJSON_Delete(cs);
     cJSON_Delete(snap);
     free(snap_text);

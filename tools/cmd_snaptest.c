@@ -5,7 +5,7 @@
  * snap_scene, the box is probed in it exactly as the live probe would
  * (snap_scene_probe) and snap_resolve picks the element; no browser runs. A
  * case is right when the chosen element is the expected one or inside it
- * (perc_snapshot_within). The table shows the case, the expected and chosen
+ * (rec_snapshot_within). The table shows the case, the expected and chosen
  * elements, the phase and the score parts; --json prints the same for
  * machines; --overlays writes, for each failure, the screenshot with the box,
  * the probe points, the chosen point and both elements drawn on it. The exit
@@ -40,7 +40,7 @@
 #include "perception/kit.h"
 #include "image/image.h"
 #include "perception/probe.h"
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 #include "image/som.h"
 #include "tools/cli.h"
 
@@ -58,7 +58,7 @@ typedef struct snapcase {
     base_rect box;
     int vw, vh;
     double dsf, scroll_x, scroll_y;
-    perc_snapshot snap;
+    rec_snapshot snap;
 } snapcase;
 
 /* right: the expected element (landed); wrong: another element; none: no
@@ -114,7 +114,7 @@ static void case_fini(snapcase *c)
     base_free(c->xpath);
     base_free(c->frame);
     base_free(c->known);
-    perc_snapshot_fini(&c->snap);
+    rec_snapshot_fini(&c->snap);
     memset(c, 0, sizeof *c);
 }
 
@@ -196,7 +196,7 @@ static base_err load_case(const char *dir, snapcase *c, char *err)
     }
     snprintf(path, sizeof path, "%s/snapshot.json", dir);
     char serr[BASE_ERRBUF_SIZE] = "";
-    e = perc_snapshot_read_file(path, &c->snap, serr);
+    e = rec_snapshot_read_file(path, &c->snap, serr);
     if (e) {
         base_errf(err, e, "%s: %s", path, serr);
         case_fini(c);
@@ -220,7 +220,7 @@ static base_err replay_box(const snapcase *c, base_rect box, replay *r, char *er
         r->out = r->res.ambiguous ? OUT_AMBIG : OUT_NONE;
         return BASE_OK;
     }
-    r->out = perc_snapshot_within(&c->snap, r->res.cand, c->xpath, c->frame) ? OUT_RIGHT
+    r->out = rec_snapshot_within(&c->snap, r->res.cand, c->xpath, c->frame) ? OUT_RIGHT
                                                                                : OUT_WRONG;
     int stack[SNAP_PROBE_DEPTH], n = 0;
     if (snap_scene_hit(sc, r->res.pt, stack, SNAP_PROBE_DEPTH, &n) == BASE_OK)
@@ -237,7 +237,7 @@ static outcome naive_centre(const snapcase *c, base_rect box)
     for (int k = 0; k < n; k++) {
         const snap_candidate *e = &c->snap.scene.cand[stack[k]];
         if (snap_candidate_clickable(e))
-            return perc_snapshot_within(&c->snap, stack[k], c->xpath, c->frame) ? OUT_RIGHT
+            return rec_snapshot_within(&c->snap, stack[k], c->xpath, c->frame) ? OUT_RIGHT
                                                                                  : OUT_WRONG;
     }
     return OUT_NONE;
@@ -248,7 +248,7 @@ static outcome naive_centre(const snapcase *c, base_rect box)
 static int amb_lists_target(const snapcase *c, const replay *r)
 {
     for (int k = 0; r->out == OUT_AMBIG && k < r->res.n_alt; k++) {
-        if (perc_snapshot_within(&c->snap, r->res.alt[k], c->xpath, c->frame))
+        if (rec_snapshot_within(&c->snap, r->res.alt[k], c->xpath, c->frame))
             return 1;
     }
     return 0;
@@ -289,7 +289,7 @@ static base_err write_overlay(const snapcase *c, const replay *r, const char *ou
     if (e)
         return e;
     img.scale = (float)c->dsf;
-    int ei = perc_snapshot_find(&c->snap, c->xpath, c->frame);
+    int ei = rec_snapshot_find(&c->snap, c->xpath, c->frame);
     if (ei >= 0)
         e = img_draw_highlight(&img, c->snap.scene.cand[ei].rect, 0x22aa44ffu, err);
     if (!e && r->res.cand >= 0)
@@ -435,7 +435,7 @@ static cJSON *result_json(const snapcase *c, const replay *r)
 static void print_row(FILE *f, const snapcase *c, const replay *r)
 {
     char exp[96], got[96];
-    int ei = perc_snapshot_find(&c->snap, c->xpath, c->frame);
+    int ei = rec_snapshot_find(&c->snap, c->xpath, c->frame);
     if (ei >= 0)
         describe(&c->snap.scene.cand[ei], exp, sizeof exp);
     else
@@ -542,7 +542,7 @@ static void score(tally *t, const snapcase *c, base_rect box, int *fails, FILE *
         t->amb_ok++;
     /* Reachable: some lattice point of the box lies on the target, so a
      * snapper could find it without guessing outside the box. */
-    int ti = perc_snapshot_find(&c->snap, c->xpath, c->frame);
+    int ti = rec_snapshot_find(&c->snap, c->xpath, c->frame);
     base_point pts[SNAP_PROBE_NGRID];
     snap_probe_points(box, pts);
     for (int k = 0; ti >= 0 && k < SNAP_PROBE_NGRID; k++) {
@@ -567,7 +567,7 @@ static void score(tally *t, const snapcase *c, base_rect box, int *fails, FILE *
 
 static void perturb_case(const snapcase *c, tally *t, FILE *log)
 {
-    int ti = perc_snapshot_find(&c->snap, c->xpath, c->frame);
+    int ti = rec_snapshot_find(&c->snap, c->xpath, c->frame);
     if (ti < 0)
         return;
     const snap_scene *s = &c->snap.scene;
@@ -1129,7 +1129,7 @@ static int snaptest_live(snapcase *const *cases, const replay *off, int n, const
         done++;
         int k = ls.found ? scene_match(c, &ls) : -1;
         outcome lo_out = !ls.found ? (ls.res.ambiguous ? OUT_AMBIG : OUT_NONE)
-                         : k >= 0 && perc_snapshot_within(&c->snap, k, c->xpath, c->frame)
+                         : k >= 0 && rec_snapshot_within(&c->snap, k, c->xpath, c->frame)
                              ? OUT_RIGHT
                              : OUT_WRONG;
         int agree = lo_out == off[i].out &&

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_snapshot_json.c: the snapshot.json loader of `fovea
- * snaptest` (perc_snapshot_parse), then what replay does with whatever
+ * snaptest` (rec_snapshot_parse), then what replay does with whatever
  * loaded: a probe of a box derived from the input (scene hit tests at the 17
  * lattice points and candidate points) and snap_resolve. Input capped at
  * 64 KiB and the replay at 400 elements so that the hit-test ordering (cubic
@@ -9,15 +9,15 @@
 
 #include <string.h>
 
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
     if (n > (64u << 10))
         return 0;
-    perc_snapshot s;
+    rec_snapshot s;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (perc_snapshot_parse((const char *)d, n, &s, err) != BASE_OK)
+    if (rec_snapshot_parse((const char *)d, n, &s, err) != BASE_OK)
         return 0;
     if (s.scene.n > 0 && s.scene.n <= 400) {
         /* A box from the first element's rect, grown a little. */
@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
             snap_result res;
             snap_resolve(s.scene.cand, s.scene.n, &probe, &in, &res, NULL);
         }
-        perc_snapshot_find(&s, s.scene.cand[0].xpath, s.scene.cand[0].frame_chain);
-        perc_snapshot_within(&s, s.scene.n - 1, s.scene.cand[0].xpath, "");
+        rec_snapshot_find(&s, s.scene.cand[0].xpath, s.scene.cand[0].frame_chain);
+        rec_snapshot_within(&s, s.scene.n - 1, s.scene.cand[0].xpath, "");
     }
-    perc_snapshot_fini(&s);
+    rec_snapshot_fini(&s);
     return 0;
 }

@@ -19,7 +19,7 @@
 #include "perception/dom_boxes.h"
 #include "perception/kit.h"
 #include "perception/probe.h"
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 #include "image/som.h"
 
 static cJSON *js(cdp_page *p, const char *expr)
@@ -315,9 +315,9 @@ static void kit_definitions(void)
     CHECK(p != NULL);
     char err[256] = "";
     cJSON *snapj = NULL;
-    CHECK_OK(perc_snapshot_capture(p, &snapj, err));
-    perc_snapshot snap;
-    CHECK_OK(perc_snapshot_load(snapj, &snap, err));
+    CHECK_OK(rec_snapshot_capture(p, &snapj, err));
+    rec_snapshot snap;
+    CHECK_OK(rec_snapshot_load(snapj, &snap, err));
     static const struct want {
         const char *xp, *role, *name;
         int inter, lis;
@@ -358,7 +358,7 @@ static void kit_definitions(void)
         {"/html[1]/body[1]/div[8]", "", "", 0, 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        int k = perc_snapshot_find(&snap, want[i].xp, "");
+        int k = rec_snapshot_find(&snap, want[i].xp, "");
         if (strcmp(want[i].xp, "/html[1]/body[1]/body[1]") == 0) {
             CHECK(k < 0);
             continue;
@@ -386,7 +386,7 @@ static void kit_definitions(void)
         {"/html[1]/body[1]/label[1]/input[1]", "/html[1]/body[1]/iframe[1]", "Framed name", 1, 0},
     };
     for (size_t i = 0; i < sizeof deep / sizeof deep[0]; i++) {
-        int d = perc_snapshot_find(&snap, deep[i].xp, deep[i].frame);
+        int d = rec_snapshot_find(&snap, deep[i].xp, deep[i].frame);
         CHECK_MSG(d >= 0, "%s|%s not in the snapshot", deep[i].frame, deep[i].xp);
         if (d < 0)
             continue;
@@ -396,15 +396,15 @@ static void kit_definitions(void)
                   "%s: '%s' int %d lis %d", deep[i].xp, c->name, c->is_interactive,
                   c->has_listener);
     }
-    int k = perc_snapshot_find(&snap, "/html[1]/body[1]/button[4]", "");
+    int k = rec_snapshot_find(&snap, "/html[1]/body[1]/button[4]", "");
     CHECK(k >= 0);
     if (k >= 0)
         CHECK_STR(snap.scene.cand[k].hint, "bell ring glyphicon glyphicon-bell");
-    k = perc_snapshot_find(&snap, "/html[1]/body[1]/button[5]", "");
+    k = rec_snapshot_find(&snap, "/html[1]/body[1]/button[5]", "");
     CHECK(k >= 0);
     if (k >= 0)
         CHECK_STR(snap.scene.cand[k].hint, "material-symbols-outlined more_vert");
-    perc_snapshot_fini(&snap);
+    rec_snapshot_fini(&snap);
     cJSON_Delete(snapj);
     cdp_page_close(p);
 }
@@ -445,19 +445,19 @@ static void late_attach(void)
         /* A snapshot of the same tab (`fovea record --cdp`) gets them from
          * DOMDebugger too. */
         cJSON *snapj = NULL;
-        CHECK_OK(perc_snapshot_capture(p, &snapj, err));
-        perc_snapshot snap;
-        CHECK_OK(perc_snapshot_load(snapj, &snap, err));
+        CHECK_OK(rec_snapshot_capture(p, &snapj, err));
+        rec_snapshot snap;
+        CHECK_OK(rec_snapshot_load(snapj, &snap, err));
         static const char *const xps[] = {"/html[1]/body[1]/span[1]", "/html[1]/body[1]/svg[1]",
                                           "/html[1]/body[1]/a[1]"};
         for (size_t i = 0; i < sizeof xps / sizeof xps[0]; i++) {
-            int k = perc_snapshot_find(&snap, xps[i], "");
+            int k = rec_snapshot_find(&snap, xps[i], "");
             CHECK_MSG(k >= 0 && snap.scene.cand[k].has_listener && snap.scene.cand[k].is_interactive,
                       "snapshot, late (%d): %s has no listener", install_late, xps[i]);
         }
-        int k = perc_snapshot_find(&snap, "/html[1]/body[1]/span[2]", ""); /* #inert */
+        int k = rec_snapshot_find(&snap, "/html[1]/body[1]/span[2]", ""); /* #inert */
         CHECK(k >= 0 && !snap.scene.cand[k].has_listener);
-        perc_snapshot_fini(&snap);
+        rec_snapshot_fini(&snap);
         cJSON_Delete(snapj);
         cdp_page_close(p);
     }

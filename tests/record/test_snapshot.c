@@ -1,8 +1,8 @@
-/* tests/snaptest/test_snapshot.c: the offline page model against the browser.
+/* tests/record/test_snapshot.c: the offline page model against the browser.
  *
  * Each case opens a fixture page from tests/fixtures/pages/snap in Chromium,
- * captures it with perc_snapshot_capture, saves and reloads the JSON with
- * perc_snapshot_parse, and then asks both the browser (deep_hit.js:
+ * captures it with rec_snapshot_capture, saves and reloads the JSON with
+ * rec_snapshot_parse, and then asks both the browser (deep_hit.js:
  * elementFromPoint through open shadow roots and same-origin iframes) and the
  * scene (snap_scene_hit) for the front-most element at a lattice of points
  * over the viewport. They must name the same element (xpath + frame chain)
@@ -23,14 +23,14 @@
 #include "check.h"
 #include "harness.h"
 #include "image/image.h"
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 
 static char *read_js(void)
 {
     uint8_t *d = NULL;
     size_t n = 0;
     char err[BASE_ERRBUF_SIZE] = "";
-    if (base_read_file(FOVEA_SOURCE_DIR "/tests/snaptest/deep_hit.js", &d, &n, 1u << 20,
+    if (base_read_file(FOVEA_SOURCE_DIR "/tests/record/deep_hit.js", &d, &n, 1u << 20,
                              err)) {
         fprintf(stderr, "%s\n", err);
         return NULL;
@@ -47,7 +47,7 @@ static int near_edge(base_rect r, int x, int y)
 
 /* Compares scene and browser on a lattice of points; returns the agreement
  * in percent (0 on any set-up failure). */
-static double agreement(cdp_page *page, const perc_snapshot *s, int step)
+static double agreement(cdp_page *page, const rec_snapshot *s, int step)
 {
     char *js = read_js();
     if (!js)
@@ -96,7 +96,7 @@ static double agreement(cdp_page *page, const perc_snapshot *s, int step)
             }
             if (!ok && n) {
                 /* Sub-pixel edges: either element's rect border within 1 px. */
-                int bi = perc_snapshot_find(s, bx, bf);
+                int bi = rec_snapshot_find(s, bx, bf);
                 base_rect rs = s->scene.cand[stack[0]].rect;
                 int edge = near_edge(rs, x, y);
                 if (bi >= 0)
@@ -119,7 +119,7 @@ static double agreement(cdp_page *page, const perc_snapshot *s, int step)
 }
 
 /* Opens path, optionally scrolls, captures, round-trips the JSON, compares. */
-static void check_page(const char *path, double scale, int scroll_y, perc_snapshot *out)
+static void check_page(const char *path, double scale, int scroll_y, rec_snapshot *out)
 {
     HARNESS_OR_SKIP(h);
     cdp_page *page = harness_open(1280, 800, scale, path);
@@ -132,15 +132,15 @@ static void check_page(const char *path, double scale, int scroll_y, perc_snapsh
              scroll_y);
     CHECK_EQ(cdp_page_evaluate(page, js, NULL, 10000, err), BASE_OK);
     cJSON *j = NULL;
-    base_err e = perc_snapshot_capture(page, &j, err);
+    base_err e = rec_snapshot_capture(page, &j, err);
     if (e)
         printf("capture: %s\n", err);
     CHECK_EQ(e, BASE_OK);
     char *text = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);
     CHECK(text != NULL);
-    perc_snapshot s;
-    e = perc_snapshot_parse(text, strlen(text), &s, err);
+    rec_snapshot s;
+    e = rec_snapshot_parse(text, strlen(text), &s, err);
     free(text);
     CHECK_EQ(e, BASE_OK);
     CHECK(s.scene.n > 20);
@@ -154,7 +154,7 @@ static void check_page(const char *path, double scale, int scroll_y, perc_snapsh
     if (out)
         *out = s;
     else
-        perc_snapshot_fini(&s);
+        rec_snapshot_fini(&s);
 }
 
 static void test_shop_scrolled(void)
@@ -178,15 +178,15 @@ static void test_account_modal(void)
 static void test_checkout_frames(void)
 {
     /* Open shadow roots, a same-origin and a cross-origin iframe, at DSF 2. */
-    perc_snapshot s;
+    rec_snapshot s;
     memset(&s, 0, sizeof s);
     check_page("/snap/checkout.html", 2.0, 0, &s);
     CHECK_EQ(s.dsf, 2.0);
     CHECK_EQ(s.missing_frames, 0);
     /* The shadow button, the same-origin and the cross-origin frame's elements. */
-    int a = perc_snapshot_find(&s, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo-code[1]/#shadow-root/div[1]/button[1]", "");
-    int b = perc_snapshot_find(&s, "/html[1]/body[1]/div[2]/button[1]", "/html[1]/body[1]/div[2]/div[1]/div[4]/iframe[1]");
-    int c = perc_snapshot_find(&s, "/html[1]/body[1]/button[1]", "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]");
+    int a = rec_snapshot_find(&s, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo-code[1]/#shadow-root/div[1]/button[1]", "");
+    int b = rec_snapshot_find(&s, "/html[1]/body[1]/div[2]/button[1]", "/html[1]/body[1]/div[2]/div[1]/div[4]/iframe[1]");
+    int c = rec_snapshot_find(&s, "/html[1]/body[1]/button[1]", "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]");
     CHECK(a >= 0 && b >= 0 && c >= 0);
     CHECK(strcmp(s.scene.cand[c].text, "Pay with QuickWallet") == 0);
     CHECK(s.scene.cand[b].is_interactive);
@@ -200,16 +200,16 @@ static void test_checkout_frames(void)
     CHECK_STR(s.scene.cand[c].role, "button");
     CHECK_STR(s.scene.cand[c].name, "Pay with QuickWallet");
     CHECK(s.scene.cand[c].is_interactive);
-    int more = perc_snapshot_find(&s, "/html[1]/body[1]/button[3]",
+    int more = rec_snapshot_find(&s, "/html[1]/body[1]/button[3]",
                                   "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]");
     CHECK(more >= 0);
     if (more >= 0)
         CHECK_STR(s.scene.cand[more].name, "More payment options");
     /* Inside: an element of the frame is within the iframe element. */
-    CHECK(perc_snapshot_within(&s, c, "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]", ""));
-    CHECK(perc_snapshot_within(&s, a, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo-code[1]", ""));
-    CHECK(!perc_snapshot_within(&s, a, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo", ""));
-    perc_snapshot_fini(&s);
+    CHECK(rec_snapshot_within(&s, c, "/html[1]/body[1]/div[2]/div[1]/div[3]/iframe[1]", ""));
+    CHECK(rec_snapshot_within(&s, a, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo-code[1]", ""));
+    CHECK(!rec_snapshot_within(&s, a, "/html[1]/body[1]/div[2]/div[2]/div[1]/promo", ""));
+    rec_snapshot_fini(&s);
 }
 
 int main(int argc, char **argv)

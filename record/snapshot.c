@@ -1,4 +1,4 @@
-/* perception/snapshot.c: a live page -> a self-contained page model -> a
+/* record/snapshot.c: a live page -> a self-contained page model -> a
  * snap_scene.
  *
  * Capture. One DOMSnapshot.captureSnapshot per renderer session (the page's
@@ -34,7 +34,7 @@
  * where keys with default values (empty, 0, ex -1, no clip) are left out,
  * "p" is an earlier node's index and "f" an index into "frames".
  */
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 
 #include <limits.h>
 #include <math.h>
@@ -49,8 +49,7 @@
 #include "base/log.h"
 #include "base/utf8.h"
 #include "base/text.h"
-#include "image/image.h"
-#include "perception/js.h"
+#include "record/js.h"
 
 #define FORMAT_ID "fovea-snapshot/1"
 #define MAX_DOCS 64
@@ -302,7 +301,7 @@ static base_err doc_parse(capture *c, session_data *s, const cJSON *jd, raw_doc 
         return base_errf(c->err, BASE_EPROTO, "snapshot: a document has no nodes or layout");
     d->n = cJSON_GetArraySize(names);
     d->n_layout = cJSON_GetArraySize(obj(lay, "nodeIndex"));
-    if (d->n > PERC_SNAPSHOT_MAX_NODES * 4 || d->n_layout > d->n + PERC_SNAPSHOT_MAX_NODES)
+    if (d->n > REC_SNAPSHOT_MAX_NODES * 4 || d->n_layout > d->n + REC_SNAPSHOT_MAX_NODES)
         return base_errf(c->err, BASE_ETOOBIG, "snapshot: %d nodes is over the cap", d->n);
     const cJSON *fid = obj(jd, "frameId");
     d->frame_id = str_at(s, json_int(fid, -1));
@@ -710,7 +709,7 @@ static base_err kit_answers(capture *c, session_data *s)
     cJSON_ArrayForEach(doc, obj(root, "docs"))
     {
         int k = cJSON_GetArraySize(obj(doc, "els"));
-        total = k > PERC_SNAPSHOT_MAX_NODES * 4 - total ? PERC_SNAPSHOT_MAX_NODES * 4 : total + k;
+        total = k > REC_SNAPSHOT_MAX_NODES * 4 - total ? REC_SNAPSHOT_MAX_NODES * 4 : total + k;
     }
     s->kit_els = base_calloc((size_t)(total > 0 ? total : 1), sizeof *s->kit_els);
     if (!s->kit_els)
@@ -904,9 +903,9 @@ static int streq(const char *a, const char *b)
 
 static base_err out_push(capture *c, out_node **slot)
 {
-    if (c->n_out >= PERC_SNAPSHOT_MAX_NODES)
+    if (c->n_out >= REC_SNAPSHOT_MAX_NODES)
         return base_errf(c->err, BASE_ETOOBIG, "snapshot: more than %d elements",
-                         PERC_SNAPSHOT_MAX_NODES);
+                         REC_SNAPSHOT_MAX_NODES);
     if (c->n_out == c->cap_out) {
         int cap = c->cap_out ? c->cap_out * 2 : 256;
         out_node *n = base_realloc(c->out, (size_t)cap * sizeof *n);
@@ -1363,7 +1362,7 @@ static void capture_free(capture *c)
     base_free(c->out);
 }
 
-base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
+base_err rec_snapshot_capture(cdp_page *page, cJSON **out, char *err)
 {
     if (!page || !out)
         return base_errf(err, BASE_EINVAL, "snapshot: NULL argument");
@@ -1462,7 +1461,7 @@ base_err perc_snapshot_capture(cdp_page *page, cJSON **out, char *err)
 /* ---- Loading ------------------------------------------------------------- */
 
 /* Copies s into the snapshot's owned strings; "" shares one static. */
-static base_err own_str(perc_snapshot *s, const char *v, const char **out)
+static base_err own_str(rec_snapshot *s, const char *v, const char **out)
 {
     if (!v || !v[0]) {
         *out = "";
@@ -1525,7 +1524,7 @@ static base_err get_int(const cJSON *o, const char *k, int i, int lo, int hi, in
     return BASE_OK;
 }
 
-static base_err get_str(perc_snapshot *s, const cJSON *o, const char *k, int i, const char **v,
+static base_err get_str(rec_snapshot *s, const cJSON *o, const char *k, int i, const char **v,
                         char *err)
 {
     const cJSON *x = obj(o, k);
@@ -1535,15 +1534,15 @@ static base_err get_str(perc_snapshot *s, const cJSON *o, const char *k, int i, 
     }
     if (!cJSON_IsString(x))
         return base_errf(err, BASE_EPROTO, "snapshot: nodes[%d].%s: expected a string", i, k);
-    if (strlen(x->valuestring) > PERC_SNAPSHOT_MAX_STR)
+    if (strlen(x->valuestring) > REC_SNAPSHOT_MAX_STR)
         return base_errf(err, BASE_ETOOBIG, "snapshot: nodes[%d].%s: string longer than %d", i,
-                         k, PERC_SNAPSHOT_MAX_STR);
+                         k, REC_SNAPSHOT_MAX_STR);
     if (own_str(s, x->valuestring, v))
         return base_errf(err, BASE_ENOMEM, "snapshot: out of memory");
     return BASE_OK;
 }
 
-static base_err load_node(perc_snapshot *s, const cJSON *o, int i, const char **frames,
+static base_err load_node(rec_snapshot *s, const cJSON *o, int i, const char **frames,
                           int n_frames, char *err)
 {
     if (!cJSON_IsObject(o))
@@ -1608,7 +1607,7 @@ static base_err get_pair(const cJSON *root, const char *k, double lo, double hi,
     return BASE_OK;
 }
 
-base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
+base_err rec_snapshot_load(const cJSON *root, rec_snapshot *out, char *err)
 {
     if (!root || !out)
         return base_errf(err, BASE_EINVAL, "snapshot: NULL argument");
@@ -1622,12 +1621,12 @@ base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
         return base_errf(err, BASE_EPROTO, "snapshot: frames: expected an array of strings");
     int nn = cJSON_GetArraySize(nodes);
     int nfr = frames ? cJSON_GetArraySize(frames) : 0;
-    if (nn > PERC_SNAPSHOT_MAX_NODES)
+    if (nn > REC_SNAPSHOT_MAX_NODES)
         return base_errf(err, BASE_ETOOBIG, "snapshot: %d nodes, at most %d", nn,
-                         PERC_SNAPSHOT_MAX_NODES);
+                         REC_SNAPSHOT_MAX_NODES);
     if (nfr > MAX_DOCS * 4)
         return base_errf(err, BASE_ETOOBIG, "snapshot: %d frames, at most %d", nfr, MAX_DOCS * 4);
-    perc_snapshot s;
+    rec_snapshot s;
     memset(&s, 0, sizeof s);
     snap_scene_init(&s.scene);
     s.dsf = 1.0;
@@ -1639,7 +1638,7 @@ base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
     int i = 0;
     cJSON_ArrayForEach(x, frames)
     {
-        if (!cJSON_IsString(x) || strlen(x->valuestring) > PERC_SNAPSHOT_MAX_STR) {
+        if (!cJSON_IsString(x) || strlen(x->valuestring) > REC_SNAPSHOT_MAX_STR) {
             e = base_errf(err, BASE_EPROTO, "snapshot: frames[%d]: expected a string", i);
             goto fail;
         }
@@ -1684,17 +1683,17 @@ base_err perc_snapshot_load(const cJSON *root, perc_snapshot *out, char *err)
     *out = s;
     return BASE_OK;
 fail:
-    perc_snapshot_fini(&s);
+    rec_snapshot_fini(&s);
     return e;
 }
 
-base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, char *err)
+base_err rec_snapshot_parse(const char *json, size_t len, rec_snapshot *out, char *err)
 {
     if (!json || !out)
         return base_errf(err, BASE_EINVAL, "snapshot: NULL argument");
-    if (len > PERC_SNAPSHOT_MAX_BYTES)
+    if (len > REC_SNAPSHOT_MAX_BYTES)
         return base_errf(err, BASE_ETOOBIG, "snapshot: %zu bytes, at most %u", len,
-                         PERC_SNAPSHOT_MAX_BYTES);
+                         REC_SNAPSHOT_MAX_BYTES);
     char *fx = NULL; /* page text may hold half a surrogate pair (base/utf8.h) */
     base_json_fix_surrogates(json, len, &fx);
     cJSON *root = cJSON_ParseWithLength(fx ? fx : json, len);
@@ -1706,26 +1705,26 @@ base_err perc_snapshot_parse(const char *json, size_t len, perc_snapshot *out, c
         return base_errf(err, pe, "snapshot: %s", pe == BASE_ENOMEM ? why : "not valid JSON");
     }
     base_free(fx);
-    base_err e = perc_snapshot_load(root, out, err);
+    base_err e = rec_snapshot_load(root, out, err);
     cJSON_Delete(root);
     return e;
 }
 
-base_err perc_snapshot_read_file(const char *path, perc_snapshot *out, char *err)
+base_err rec_snapshot_read_file(const char *path, rec_snapshot *out, char *err)
 {
     if (!path || !out)
         return base_errf(err, BASE_EINVAL, "snapshot: NULL argument");
     uint8_t *data = NULL;
     size_t n = 0;
-    base_err e = base_read_file(path, &data, &n, PERC_SNAPSHOT_MAX_BYTES, err);
+    base_err e = base_read_file(path, &data, &n, REC_SNAPSHOT_MAX_BYTES, err);
     if (e)
         return e;
-    e = perc_snapshot_parse((const char *)data, n, out, err);
+    e = rec_snapshot_parse((const char *)data, n, out, err);
     base_free(data);
     return e;
 }
 
-void perc_snapshot_fini(perc_snapshot *s)
+void rec_snapshot_fini(rec_snapshot *s)
 {
     if (!s)
         return;
@@ -1736,7 +1735,7 @@ void perc_snapshot_fini(perc_snapshot *s)
     memset(s, 0, sizeof *s);
 }
 
-int perc_snapshot_find(const perc_snapshot *s, const char *xpath, const char *frame_chain)
+int rec_snapshot_find(const rec_snapshot *s, const char *xpath, const char *frame_chain)
 {
     if (!s || !xpath)
         return -1;
@@ -1756,7 +1755,7 @@ static int path_within(const char *p, const char *q)
     return strncmp(p, q, n) == 0 && (p[n] == '\0' || p[n] == '/');
 }
 
-int perc_snapshot_within(const perc_snapshot *s, int cand, const char *xpath,
+int rec_snapshot_within(const rec_snapshot *s, int cand, const char *xpath,
                          const char *frame_chain)
 {
     if (!s || !xpath || cand < 0 || cand >= s->scene.n)
@@ -1774,9 +1773,9 @@ int perc_snapshot_within(const perc_snapshot *s, int cand, const char *xpath,
             return 0;
         rest += n + 1;
     }
-    char first[PERC_SNAPSHOT_MAX_STR + 1];
+    char first[REC_SNAPSHOT_MAX_STR + 1];
     size_t k = strcspn(rest, "|");
-    if (k > PERC_SNAPSHOT_MAX_STR)
+    if (k > REC_SNAPSHOT_MAX_STR)
         return 0;
     memcpy(first, rest, k);
     first[k] = '\0';

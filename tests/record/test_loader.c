@@ -1,4 +1,4 @@
-/* tests/snaptest/test_loader.c: perc_snapshot_parse on good, corrupt and
+/* tests/record/test_loader.c: rec_snapshot_parse on good, corrupt and
  * hostile input (no browser). A bad snapshot.json must give a clear error
  * naming the field, never a crash, and leave the output untouched; a failed
  * allocation anywhere must surface as BASE_ENOMEM without leaks.
@@ -7,7 +7,7 @@
 
 #include "base/alloc.h"
 #include "check.h"
-#include "perception/snapshot.h"
+#include "record/snapshot.h"
 
 static const char GOOD[] =
     "{\"format\":\"fovea-snapshot/1\",\"url\":\"http://x/\",\"viewport\":[800,600],\"dsf\":2,"
@@ -22,9 +22,9 @@ static const char GOOD[] =
 
 static void good(void)
 {
-    perc_snapshot s;
+    rec_snapshot s;
     char err[BASE_ERRBUF_SIZE] = "";
-    CHECK_EQ(perc_snapshot_parse(GOOD, strlen(GOOD), &s, err), BASE_OK);
+    CHECK_EQ(rec_snapshot_parse(GOOD, strlen(GOOD), &s, err), BASE_OK);
     CHECK_EQ(s.scene.n, 5);
     CHECK_EQ(s.vw, 800);
     CHECK_EQ(s.dsf, 2.0);
@@ -41,13 +41,13 @@ static void good(void)
     CHECK(n == 2 && st[0] == 1 && st[1] == 0);
     CHECK_EQ(snap_scene_hit(&s.scene, (base_point){255, 220}, st, 8, &n), BASE_OK);
     CHECK(n == 2 && st[0] == 3);
-    CHECK_EQ(perc_snapshot_find(&s, "/html[1]/a[1]", "/html[1]/body[1]/iframe[1]"), 4);
-    CHECK_EQ(perc_snapshot_find(&s, "/html[1]/a[1]", ""), -1);
-    CHECK(perc_snapshot_within(&s, 4, "/html[1]/body[1]/iframe[1]", ""));
-    CHECK(perc_snapshot_within(&s, 1, "/html[1]", ""));
-    CHECK(!perc_snapshot_within(&s, 0, "/html[1]/button[1]", ""));
-    perc_snapshot_fini(&s);
-    perc_snapshot_fini(&s); /* twice is harmless */
+    CHECK_EQ(rec_snapshot_find(&s, "/html[1]/a[1]", "/html[1]/body[1]/iframe[1]"), 4);
+    CHECK_EQ(rec_snapshot_find(&s, "/html[1]/a[1]", ""), -1);
+    CHECK(rec_snapshot_within(&s, 4, "/html[1]/body[1]/iframe[1]", ""));
+    CHECK(rec_snapshot_within(&s, 1, "/html[1]", ""));
+    CHECK(!rec_snapshot_within(&s, 0, "/html[1]/button[1]", ""));
+    rec_snapshot_fini(&s);
+    rec_snapshot_fini(&s); /* twice is harmless */
 }
 
 /* Replaces the first `from` in GOOD with `to` and expects an error whose
@@ -59,10 +59,10 @@ static int bad_case(const char *from, const char *to, base_err want_e, const cha
     if (!p)
         return 0;
     snprintf(buf, sizeof buf, "%.*s%s%s", (int)(p - GOOD), GOOD, to, p + strlen(from));
-    perc_snapshot s;
+    rec_snapshot s;
     memset(&s, 0x5a, sizeof s);
     char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = perc_snapshot_parse(buf, strlen(buf), &s, err);
+    base_err e = rec_snapshot_parse(buf, strlen(buf), &s, err);
     unsigned char *b = (unsigned char *)&s;
     int untouched = 1;
     for (size_t i = 0; i < sizeof s; i++)
@@ -96,7 +96,7 @@ static void corrupt(void)
     CHECK(bad_case("\"nodes\":[{", "\"nodes\":[7,{", BASE_EPROTO, "nodes[0]"));
     CHECK(bad_case("]}", "", BASE_EPROTO, "not valid JSON"));
     /* An over-long string is refused, not truncated silently. */
-    char big[PERC_SNAPSHOT_MAX_STR + 32];
+    char big[REC_SNAPSHOT_MAX_STR + 32];
     memset(big, 'a', sizeof big);
     big[0] = '"';
     big[sizeof big - 2] = '"';
@@ -109,20 +109,20 @@ static void corrupt(void)
 static void enomem(void)
 {
     /* Count the allocations of a good parse, then fail each in turn. */
-    perc_snapshot s;
+    rec_snapshot s;
     char err[BASE_ERRBUF_SIZE] = "";
     base_alloc_fail_after(0);
-    CHECK_EQ(perc_snapshot_parse(GOOD, strlen(GOOD), &s, err), BASE_OK);
-    perc_snapshot_fini(&s);
+    CHECK_EQ(rec_snapshot_parse(GOOD, strlen(GOOD), &s, err), BASE_OK);
+    rec_snapshot_fini(&s);
     unsigned long total = base_alloc_fail_after(0);
     CHECK(total > 5);
     for (unsigned long k = 1; k <= total; k++) {
         base_alloc_fail_after(k);
         base_errclear(err);
-        base_err e = perc_snapshot_parse(GOOD, strlen(GOOD), &s, err);
+        base_err e = rec_snapshot_parse(GOOD, strlen(GOOD), &s, err);
         base_alloc_fail_after(0);
         if (e == BASE_OK) {
-            perc_snapshot_fini(&s);
+            rec_snapshot_fini(&s);
             continue;
         }
         CHECK_MSG(e == BASE_ENOMEM, "allocation %lu: %d %s", k, e, err);

@@ -1,4 +1,4 @@
-// tests/snaptest/deep_hit.js: the element at each point as the browser sees
+// tests/record/deep_hit.js: the element at each point as the browser sees
 // it, piercing open shadow roots and same-origin iframes, named with the
 // snapper's xpath convention (perception/snapshot.h). Applied to an array of
 // [x, y] viewport points; returns a JSON string of [{"x": xpath, "f": chain}]

@@ -264,7 +264,9 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     /* Named by label alone and several controls carry it alike ("Delete"
      * on every row): nothing is pressed; the step fails "ambiguous" and
      * lists them by mark, for the caller to name one ([Vn], a qualifier). */
+    /* Without a tie check the chosen box is the only one (ties[0]). */
     int ties[SNAP_MAX_ALT];
+    ties[0] = bi;
     int nt = (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
                      (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
                  ? box_ties(ep, bi, t->label, source, ties)

@@ -97,7 +97,7 @@ int cli_parse_browser_opt(cli_browser_opts *o, int argc, char **argv, int *i);
 int cli_parse_int(const char *name, const char *v, int lo, int hi, int *out);
 
 /* Appends one --allow-host value to the comma-separated list (cap bytes) that
- * agent_run_opts.allow_hosts points at. Returns 0, or -1 after saying on
+ * fovea_session_opts.allow_hosts points at. Returns 0, or -1 after saying on
  * stderr why (empty, a comma in it, the list full). On the CLI's thread. */
 int cli_add_allow_host(char *list, size_t cap, const char *host);
 

@@ -36,14 +36,11 @@ typedef struct pctx {
 __attribute__((format(printf, 3, 4))) static base_err fail(const pctx *c, const char *field,
                                                            const char *fmt, ...)
 {
-    char msg[224];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    base_err e = agent_step_verrf(c->err, c->src, c->step, field, fmt, ap);
     va_end(ap);
-    if (c->step >= 0)
-        return base_errf(c->err, BASE_EPROTO, "%s: steps[%d].%s: %s", c->src, c->step, field, msg);
-    return base_errf(c->err, BASE_EPROTO, "%s: %s: %s", c->src, field, msg);
+    return e;
 }
 
 /* A top-level string field, copied. */

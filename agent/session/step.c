@@ -40,6 +40,16 @@ int agent_target_set(const agent_target *t)
     return t && ((t->label && t->label[0]) || t->index > 0);
 }
 
+base_err agent_step_verrf(char *err, const char *src, int index, const char *field,
+                          const char *fmt, va_list ap)
+{
+    char msg[224];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (index >= 0)
+        return base_errf(err, BASE_EPROTO, "%s: steps[%d].%s: %s", src, index, field, msg);
+    return base_errf(err, BASE_EPROTO, "%s: %s: %s", src, field, msg);
+}
+
 /* Parse context: where we are, for messages. */
 typedef struct pctx {
     const char *src;
@@ -50,14 +60,11 @@ typedef struct pctx {
 __attribute__((format(printf, 3, 4))) static base_err fail(const pctx *c, const char *field,
                                                            const char *fmt, ...)
 {
-    char msg[224];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    base_err e = agent_step_verrf(c->err, c->src, c->step, field, fmt, ap);
     va_end(ap);
-    if (c->step >= 0)
-        return base_errf(c->err, BASE_EPROTO, "%s: steps[%d].%s: %s", c->src, c->step, field, msg);
-    return base_errf(c->err, BASE_EPROTO, "%s: %s: %s", c->src, field, msg);
+    return e;
 }
 
 static base_err dup_string(const pctx *c, const cJSON *j, const char *field, char **out)

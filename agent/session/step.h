@@ -15,6 +15,7 @@
 #ifndef FOVEA_AGENT_SESSION_STEP_H
 #define FOVEA_AGENT_SESSION_STEP_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "base/err.h"
@@ -87,6 +88,13 @@ typedef struct agent_step {
     struct cJSON *args;
     char *save_as;    /* the value the tool returns is kept as variable ${save_as} */
 } agent_step;
+
+/* Writes a task-file error into err, the way every step and task message
+ * reads: "SRC: steps[INDEX].FIELD: MESSAGE" (index >= 0) or "SRC: FIELD:
+ * MESSAGE" (index < 0), the message formatted from fmt and ap (cut at 223
+ * bytes). Returns BASE_EPROTO. Any thread; err may be NULL. */
+base_err agent_step_verrf(char *err, const char *src, int index, const char *field,
+                          const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Parses steps[index] of a task (j: the step's object, with "action" naming a
  * tool or an alias of one) by the task file's rules; src names the input in

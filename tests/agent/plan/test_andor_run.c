@@ -1182,9 +1182,13 @@ static void usage(void)
     char *out = NULL, *errs = NULL;
     int st = run("usage_help", "'Book a flight' --help", &out, &errs);
     CHECK_EQ(st, 0);
-    CHECK(strstr(out, "--planner loop|andor") && strstr(out, "--candidates on|off|auto") &&
-          strstr(out, "--completion-check root|all|none") && strstr(out, "--intervene FILE|-") &&
-          strstr(out, "--planner andor: a node's expansion and its action"));
+    CHECK_MSG(strstr(out, "--planner NAME     loop (default)") && strstr(out, "andor: the AND/OR") &&
+                  strstr(out, "--candidates MODE  on, off or auto") &&
+                  strstr(out, "--completion-check SCOPE") &&
+                  strstr(out, "root (default), all or none") &&
+                  strstr(out, "--intervene FILE") && strstr(out, "on stdin with -") &&
+                  strstr(out, "--planner andor: a node's expansion and its action"),
+              "%s", out);
     base_free(out);
     base_free(errs);
 }

@@ -6,6 +6,7 @@
  * classifies (tests/base/test_text.c walks them). Pure. */
 #include "base/text.h"
 
+#include <ctype.h>
 #include <string.h>
 
 base_text_class base_text_char_class(const char *s, size_t *len)
@@ -126,4 +127,26 @@ void base_text_excerpt(const char *s, size_t len, char *out, size_t n)
         out[k++] = (char)(c < 0x20 || c == 0x7f ? ' ' : c >= 0x80 ? '?' : c);
     }
     out[k] = '\0';
+}
+
+void base_text_line(char *dst, size_t dn, const char *src, size_t n)
+{
+    while (n > 0 && isspace((unsigned char)*src)) {
+        src++;
+        n--;
+    }
+    while (n > 0 && isspace((unsigned char)src[n - 1]))
+        n--;
+    if (n > dn - 1) {
+        n = dn - 1;
+        /* Back off to the start of a UTF-8 sequence (continuation bytes are
+         * 10xxxxxx) so that the copy stays valid text. */
+        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+            n--;
+    }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
+    }
+    dst[n] = '\0';
 }

@@ -43,6 +43,13 @@ size_t base_text_norm(const char *s, char *out, size_t cap, size_t max_chars);
  * none; NULL s reads as "". */
 void base_text_excerpt(const char *s, size_t len, char *out, size_t n);
 
+/* Copies src[0..n) into dst (dn > 0 bytes) as one line of text: blanks at
+ * both ends trimmed, control characters as spaces, and a cut at dn - 1 bytes
+ * never splits a UTF-8 sequence (unlike base_text_excerpt, non-ASCII text is
+ * kept: for values shown to people, such as a model's labels or an endpoint's
+ * error message). Always NUL-terminates dst. Any thread. Errors: none. */
+void base_text_line(char *dst, size_t dn, const char *src, size_t n);
+
 /* The value of one hexadecimal digit ('0'-'9', 'a'-'f', 'A'-'F'), for
  * percent-decoding (the HTTP server's paths, the secrets' URL-encoded forms).
  * Any thread. Errors: -1 for any other byte. */

@@ -17,31 +17,6 @@
 #include "base/buf.h"
 #include "base/text.h"
 
-/* Copies src (n bytes) into dst (size dn) as one line of text: control
- * characters become spaces, blanks at both ends are trimmed, and a cut never
- * splits a UTF-8 sequence. */
-static void copy_text(char *dst, size_t dn, const char *src, size_t n)
-{
-    while (n > 0 && isspace((unsigned char)*src)) {
-        src++;
-        n--;
-    }
-    while (n > 0 && isspace((unsigned char)src[n - 1]))
-        n--;
-    if (n > dn - 1) {
-        n = dn - 1;
-        /* Back off to the start of a UTF-8 sequence (continuation bytes are
-         * 10xxxxxx) so that the copy stays valid text. */
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
-    }
-    dst[n] = '\0';
-}
-
 int model_chat_error_message(const char *body, size_t len, char *out, size_t n)
 {
     if (!out || n == 0)
@@ -62,7 +37,7 @@ int model_chat_error_message(const char *body, size_t len, char *out, size_t n)
         m = cJSON_GetObjectItemCaseSensitive(root, "message");
     int found = 0;
     if (cJSON_IsString(m) && m->valuestring) {
-        copy_text(out, n, m->valuestring, strlen(m->valuestring));
+        base_text_line(out, n, m->valuestring, strlen(m->valuestring));
         found = 1;
     }
     cJSON_Delete(root);

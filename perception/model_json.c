@@ -43,31 +43,6 @@
  * other coordinate system (pixels, say); clamping would only invent a box. */
 #define OVERSHOOT 100.0
 
-/* Copies src (n bytes) into dst (size dn) as one line of text: control
- * characters become spaces, blanks at both ends are trimmed, and a cut never
- * splits a UTF-8 sequence. */
-static void copy_text(char *dst, size_t dn, const char *src, size_t n)
-{
-    while (n > 0 && isspace((unsigned char)*src)) {
-        src++;
-        n--;
-    }
-    while (n > 0 && isspace((unsigned char)src[n - 1]))
-        n--;
-    if (n > dn - 1) {
-        n = dn - 1;
-        /* Back off to the start of a UTF-8 sequence (continuation bytes are
-         * 10xxxxxx) so that the copy stays valid text. */
-        while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-            n--;
-    }
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[i] = (char)(c < 0x20 || c == 0x7f ? ' ' : c);
-    }
-    dst[n] = '\0';
-}
-
 void perc_model_reply_fini(perc_model_reply *r)
 {
     if (!r)
@@ -185,7 +160,7 @@ static void read_label(const cJSON *v, char *dst, size_t dn)
     if (!v)
         return;
     if (cJSON_IsString(v) && v->valuestring)
-        copy_text(dst, dn, v->valuestring, strlen(v->valuestring));
+        base_text_line(dst, dn, v->valuestring, strlen(v->valuestring));
     else if (cJSON_IsNumber(v))
         snprintf(dst, dn, "%g", v->valuedouble);
 }
@@ -280,7 +255,7 @@ static int convert_box(const cJSON *o, int i, perc_model_box *b, perc_model_repl
     read_label(member(o, label_keys), b->label, sizeof b->label);
     const cJSON *kv = member(o, kind_keys);
     if (kv && cJSON_IsString(kv) && kv->valuestring)
-        copy_text(b->kind, sizeof b->kind, kv->valuestring, strlen(kv->valuestring));
+        base_text_line(b->kind, sizeof b->kind, kv->valuestring, strlen(kv->valuestring));
     b->intent_relevant = read_bool(member(o, intent_keys));
     double conf = PERC_MODEL_DEFAULT_CONFIDENCE;
     double cv;
@@ -351,7 +326,7 @@ static void read_page_type(const cJSON *v, perc_model_reply *r)
         return;
     const cJSON *p = member(v, keys);
     if (p && cJSON_IsString(p) && p->valuestring)
-        copy_text(r->page_type, sizeof r->page_type, p->valuestring, strlen(p->valuestring));
+        base_text_line(r->page_type, sizeof r->page_type, p->valuestring, strlen(p->valuestring));
 }
 
 /* Stage 1: the first '{'/'[' at which a complete value with a box list
@@ -444,7 +419,7 @@ static void truncated_page_type(const char *t, size_t len, perc_model_reply *r)
         return;
     cJSON *s = cJSON_ParseWithLengthOpts(t + i, len - i, NULL, 0);
     if (s && cJSON_IsString(s) && s->valuestring)
-        copy_text(r->page_type, sizeof r->page_type, s->valuestring, strlen(s->valuestring));
+        base_text_line(r->page_type, sizeof r->page_type, s->valuestring, strlen(s->valuestring));
     cJSON_Delete(s);
 }
 

@@ -65,7 +65,24 @@ static void excerpt(void)
     CHECK_STR(out, "ab");
 }
 
+/* One line of text: trimmed, controls as spaces, non-ASCII kept, a cut
+ * that never splits a UTF-8 sequence. */
+static void line(void)
+{
+    char out[16];
+    base_text_line(out, sizeof out, "  a\tb\nc  ", 9);
+    CHECK_STR(out, "a b c");
+    base_text_line(out, sizeof out, "caf\xc3\xa9", 5);
+    CHECK_STR(out, "caf\xc3\xa9");
+    /* 14 ASCII bytes then a 2-byte sequence: 15 bytes fit, the sequence does not. */
+    base_text_line(out, sizeof out, "abcdefghijklmn\xc3\xa9", 16);
+    CHECK_STR(out, "abcdefghijklmn");
+    base_text_line(out, sizeof out, "", 0);
+    CHECK_STR(out, "");
+}
+
 static const check_case cases[] = {
+    {"line", line},
     {"folds_spaces", folds_spaces},
     {"excerpt", excerpt},
     {"caps", caps},

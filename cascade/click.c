@@ -291,6 +291,10 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
         return e;
     p.x += so.x;
     p.y += so.y;
+    int here = 1;
+    e = cascade__check_press(h, c->fid, c->t->xpath, p, &here, why, whyn, err);
+    if (e || !here)
+        return e;
     /* Delivery tracking and the effect baseline on the element. */
     cJSON *aa = cascade__xpath_arg(c->t->xpath);
     if (!aa)
@@ -427,8 +431,13 @@ static base_err tier1_run(click_ctx *c, const probe_view *pv, cascade_result *ou
         snprintf(why, whyn, "point (%s) outside the top viewport", "scrolled frame");
         return BASE_OK;
     }
+    /* The probe's point came from this world's hit test; the browser's own
+     * has the last word before anything is pressed. */
+    int here = 1;
+    base_err e = cascade__check_press(h, c->fid, c->t->xpath, pt, &here, why, whyn, err);
+    if (e || !here)
+        return e;
     cJSON *fx = NULL;
-    base_err e;
     cascade__fx_snapshot(h, &c->fx0);
     if (c->kind != CASCADE_PRESS_CLICK)
         e = press_and_watch(c, pt, h->o.humanize, out, o, err);

@@ -684,7 +684,7 @@ static base_err kit_answers(capture *c, session_data *s)
     snprintf(expr, n, "(%s)()", (const char *)fovea_js_kit_dump);
     cJSON *v = NULL;
     char ferr[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_page_evaluate_in(c->page, s->sid, 0, expr, &v, CALL_TIMEOUT_MS, ferr);
+    base_err e = cdp_page_evaluate_in(c->page, s->sid, CDP_CTX_FOVEA, expr, &v, CALL_TIMEOUT_MS, ferr);
     base_free(expr);
     cJSON *root = NULL;
     if (!e && cJSON_IsString(v)) {

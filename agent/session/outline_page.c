@@ -17,8 +17,8 @@ base_err agent_outline_read(cdp_page *page, const perc_epoch *ep, agent_outline 
     agent_outline t;
     agent_outline_init(&t);
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(page, (const char *)fovea_js_agent_outline, &v, OL_TIMEOUT_MS,
-                                   err);
+    base_err e = cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA,
+                                      (const char *)fovea_js_agent_outline, &v, OL_TIMEOUT_MS, err);
     if (e)
         return e;
     e = agent_outline_parse(v, &t, err);
@@ -36,7 +36,7 @@ base_err agent_outline_read(cdp_page *page, const perc_epoch *ep, agent_outline 
         char e2[BASE_ERRBUF_SIZE] = "";
         /* A frame that does not answer (navigating, detached) is left out;
          * the rest of the page is still worth reading. */
-        if (cdp_page_evaluate_in(page, frames[i].session, 0,
+        if (cdp_page_evaluate_in(page, frames[i].session, CDP_CTX_FOVEA,
                                  (const char *)fovea_js_agent_outline, &fv, OL_TIMEOUT_MS,
                                  e2) == BASE_OK) {
             /* The frame's own elements keep frame xpaths relative to the

@@ -260,7 +260,8 @@ static base_err detect(fovea_session *s, cJSON **out, char *what, size_t n, char
 {
     what[0] = '\0';
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(s->page, (const char *)fovea_js_nav_challenge, &v, 5000, err);
+    base_err e = cdp_page_evaluate_in(s->page, NULL, CDP_CTX_FOVEA,
+                                      (const char *)fovea_js_nav_challenge, &v, 5000, err);
     if (e)
         return e;
     cJSON *found = cJSON_GetObjectItemCaseSensitive(v, "found");
@@ -922,7 +923,7 @@ static base_err selector_state(fovea_session *s, const char *sel, char *state, s
         return base_errf(err, e, "out of memory");
     }
     cJSON *v = NULL;
-    e = cdp_page_evaluate(s->page, (const char *)b.data, &v, 3000, err);
+    e = cdp_page_evaluate_in(s->page, NULL, CDP_CTX_FOVEA, (const char *)b.data, &v, 3000, err);
     base_buf_fini(&b);
     if (e)
         return e;

@@ -859,6 +859,22 @@
   api.keysSeen = () => ({ keys: S.keysSeen, on: S.keysOn });
   api.textLen = () => textLen();
 
+  // The press-point check against the browser (cascade__check_press,
+  // cascade/hand.c): node is what DOM.getNodeForLocation says is at the press
+  // point, resolved into this world. true when a press there reaches the
+  // target xp (the node is it or inside it, its label, or the shape under an
+  // SVG label: hitOk's rules), false when it does not, null when xp names no
+  // single element.
+  api.pressOk = (node, xp) => {
+    const el = resolve(xp);
+    if (!el || el.many || !node) return null;
+    if (contains(el, node)) return true;
+    if (node.localName === 'label' && node.control === el) return true;
+    if (labelShape(el, node)) return true;
+    if (el.labels) for (const l of el.labels) if (contains(l, node)) return true;
+    return false;
+  };
+
   // Is the element at (x, y) the target (or inside it, or its label)? The
   // hover's delivery check: the pointer rests on what was asked.
   api.hit = (a) => {

@@ -126,11 +126,15 @@ const kit = (() => {
   };
 
   // ---- listeners --------------------------------------------------------------
-  // The registry of assets/js/lib/listen.js for el's document, in this world
-  // (null when the script did not run there: an isolated world).
+  // The registry for el's document in this world: in fovea's isolated world
+  // the bridge (assets/js/lib/bridge.js) that asks the main-world recorder
+  // (assets/js/lib/listen.js) through nonce events; null when neither ran.
   const LISTEN = Symbol.for('fovea.listen');
   const winOf = (el) => (el.ownerDocument || el).defaultView || globalThis;
-  const reg = (el) => winOf(el)[LISTEN] || null;
+  const reg = (el) => {
+    const r = winOf(el)[LISTEN];
+    return r && typeof r.has === 'function' ? r : null; // the main world has only a marker
+  };
   const jqOf = (el) => {
     const jq = winOf(el).jQuery;
     return jq && typeof jq._data === 'function' ? jq : null;
@@ -176,6 +180,9 @@ const kit = (() => {
     const tag = tagOf(el);
     if (tag === 'html' || tag === 'body') return false;
     const r = reg(el);
+    // The main world holds the listeners and the frameworks' expandos: it
+    // answers the whole question (the same rules, listen.js `own`).
+    if (r && r.bridge) return r.own(el);
     if (r && r.has(el)) return !dispatchRoot(el);
     for (let i = 0; i < ON.length; i++) {
       if (el.hasAttribute(ON[i])) return true;
@@ -188,9 +195,10 @@ const kit = (() => {
   // adds one real listener to the ancestor (so the registry has it) and keeps
   // the selectors in its private data.
   const delegated = (el) => {
+    const r = reg(el);
+    if (r && r.bridge) return r.deleg(el);
     const jq = jqOf(el);
     if (!jq) return false;
-    const r = reg(el);
     for (let a = el.parentNode; a; a = a.parentNode) {
       if (a.nodeType !== 1 && a.nodeType !== 9) break;
       if (r && !r.has(a)) continue;
@@ -212,8 +220,9 @@ const kit = (() => {
   // A cheap approximation for scans of every element (fingerprint.js): the
   // recorder's registry and an onclick attribute only.
   const recordedListener = (el) => {
+    if (el.hasAttribute('onclick')) return true;
     const r = reg(el);
-    return (!!r && r.has(el)) || el.hasAttribute('onclick');
+    return !!r && r.has(el);
   };
 
   // ---- interactive ------------------------------------------------------------

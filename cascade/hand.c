@@ -1,8 +1,10 @@
 /* cascade/hand.c: the hand's page plumbing.
  *
  * A hand acts on one page. The page half of every action is
- * assets/js/cascade_hand.js, evaluated in an isolated world ("fovea_hand")
- * that the hand creates per frame with Page.createIsolatedWorld: the page's
+ * assets/js/cascade_hand.js, evaluated in fovea's isolated world
+ * (CDP_WORLD_NAME, shared with perception's scripts, so closed shadow roots
+ * handed to that world and the listener bridge are the hand's too) that the
+ * hand reaches per frame with Page.createIsolatedWorld: the page's
  * scripts cannot see it, and frames of any origin (same-process or
  * out-of-process) are reached the same way, through the session that owns
  * the frame. The world's context id is cached per frame and re-created when
@@ -31,8 +33,7 @@
 #include "cdp/frames.h"
 #include "motion/path.h"
 
-
-#define WORLD_NAME "fovea_hand"
+#define WORLD_NAME CDP_WORLD_NAME
 
 void cascade_opts_init(cascade_opts *o)
 {

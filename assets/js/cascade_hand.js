@@ -375,7 +375,20 @@
   const baseline = (el) => ({ muts: S.muts, shmuts: S.shmuts, url: location.href,
     fields: fieldsSnap(), focus: deepActive(), sel: selText(), state: el ? state(el) : {} });
 
+  // A target inside a closed shadow root: the window's listeners see its
+  // events retargeted to the outermost host (the composed path hides closed
+  // trees from outside), so the root itself gets the same listeners; they
+  // run after the window's and see the whole path.
+  const closedWatched = new WeakSet();
+  const watchClosed = (el) => {
+    for (let r = el ? el.getRootNode() : null; r instanceof ShadowRoot; r = r.host.getRootNode()) {
+      if (r.mode !== 'closed' || closedWatched.has(r)) continue;
+      closedWatched.add(r);
+      for (const t of ['pointerdown', 'mousedown', 'mouseup', 'click']) r.addEventListener(t, onPress, true);
+    }
+  };
   const arm = (el, also) => {
+    watchClosed(el);
     S.armed = el || null;
     S.armedAlso = also || null;
     S.seen = { any: false, down: false, click: null, where: '' };

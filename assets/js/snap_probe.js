@@ -400,9 +400,17 @@
   } else if (globalThis[LATE]) {
     delete globalThis[LATE];
   }
+  // A closed shadow root may have appeared in this document: the caller
+  // hands it to this world (closed_roots in perception/probe.c) and probes again.
+  let closedNew = false;
+  try {
+    const r = globalThis[Symbol.for('fovea.listen')];
+    closedNew = !!(r && r.bridge && r.closed());
+  } catch (e) { closedNew = false; }
   return JSON.stringify({
     v: 1,
     late: lateDoc ? 1 : 0,
+    closed: closedNew ? 1 : 0,
     ms: performance.now() - t0,
     pts,
     fc: forCand.map((k) => (k < 0 ? -1 : remap[k])),

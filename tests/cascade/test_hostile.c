@@ -7,7 +7,9 @@
  *   spoof.html            every rectangle and hit test the page's own world
  *                         can ask for is swapped between Save and Delete: a
  *                         click asked for Save presses Save or nothing, never
- *                         Delete.
+ *                         Delete;
+ *   closed.html           Save and Delete inside a closed shadow root: Save
+ *                         is found and pressed.
  * Where a button really is comes from a world of the test's own (an isolated
  * world the page cannot reach), and what was pressed from the page's record
  * in <body data-pressed>, read there too. */
@@ -21,6 +23,7 @@
 #include "cdp/frames.h"
 #include "check.h"
 #include "harness.h"
+#include "perception/kit.h"
 
 /* The 23 one-line overrides of issue 23 (override.html's table). */
 static const char *const overrides[] = {
@@ -92,6 +95,12 @@ static cJSON *snap_click(cdp_page *p, base_rect box)
     o.co.humanize = 0;
     cascade_snapserve *sv = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
+    /* As `fovea snap` does (tools/browser_opts.c): the kit's recorder and its
+     * bridge into fovea's world. */
+    if (perc_kit_install(p, err)) {
+        fprintf(stderr, "kit: %s\n", err);
+        return NULL;
+    }
     if (cascade_snapserve_create(h->browser, p, &o, &sv, err)) {
         fprintf(stderr, "snapserve: %s\n", err);
         return NULL;
@@ -182,11 +191,49 @@ static void spoofed_rects(void)
     cdp_page_close(p);
 }
 
+/* Buttons in a closed shadow root: found through CDP (DOM.getDocument with
+ * pierce) and pressed, Save and only Save. The box is the component's, as a
+ * screenshot shows it; Save is its left half. */
+static void closed_shadow(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(1280, 800, 1, "/hostile/closed.html");
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    base_rect host = {NAN, NAN, NAN, NAN};
+    cJSON *v = truth(p, "(() => { const r = document.querySelector('note-actions')"
+                        ".getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; })()");
+    if (cJSON_GetArraySize(v) == 4)
+        host = (base_rect){(float)cJSON_GetArrayItem(v, 0)->valuedouble,
+                           (float)cJSON_GetArrayItem(v, 1)->valuedouble,
+                           (float)cJSON_GetArrayItem(v, 2)->valuedouble,
+                           (float)cJSON_GetArrayItem(v, 3)->valuedouble};
+    cJSON_Delete(v);
+    CHECK(base_rect_w(host) > 100);
+    /* The buttons sit at the host's left: a box over the first 90 px. */
+    base_rect box = {host.x0 - 4, host.y0 - 4, host.x0 + 90, host.y1 + 4};
+    cJSON *a = snap_click(p, box);
+    char got[64];
+    pressed(p, got, sizeof got);
+    char *txt = a ? cJSON_PrintUnformatted(a) : NULL;
+    const cJSON *el = cJSON_GetObjectItemCaseSensitive(a, "element");
+    CHECK_MSG(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")) && clicked(a),
+              "not found or not clicked: %.1500s", txt ? txt : "(none)");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(el, "tag")), "button");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(el, "text")), "Save");
+    CHECK_MSG(strcmp(got, "save;") == 0, "pressed '%s'", got);
+    cJSON_free(txt);
+    cJSON_Delete(a);
+    cdp_page_close(p);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case cases[] = {
         {"overrides_click", overrides_click},
         {"spoofed_rects", spoofed_rects},
+        {"closed_shadow", closed_shadow},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

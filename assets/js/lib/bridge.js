@@ -5,7 +5,7 @@
 // once in the current document (perc_kit_install, perception/kit.c). It puts
 // the registry the kit reads (assets/js/lib/kit.js `reg`) under
 // Symbol.for('fovea.listen') in this world: {bridge, has(el), own(el),
-// deleg(el), late}. Each question is an event of type NONCE + '.' + question
+// deleg(el), closed(), late}. Each question is an event of type NONCE + '.' + question
 // dispatched on the element; the main-world recorder (assets/js/lib/listen.js)
 // catches it first on window in the capture phase, answers with
 // preventDefault and stops it, so the page never sees it. The page's scripts
@@ -23,6 +23,25 @@
       return false;
     }
   };
+  // Closed shadow roots, handed in by the C side (closed_roots,
+  // perception/probe.c: DOM.getDocument with pierce, each root resolved into
+  // this world): host -> root. Element.prototype.shadowRoot of THIS world
+  // answers them too, so every fovea script (the kit's xpaths and hit
+  // tests, the probe, the hand) walks into them as into open ones. The
+  // page's world keeps its own, unchanged prototype.
+  const closedRoots = new WeakMap();
+  const srDesc = Object.getOwnPropertyDescriptor(Element.prototype, 'shadowRoot');
+  if (srDesc && srDesc.get) {
+    const get = srDesc.get;
+    Object.defineProperty(Element.prototype, 'shadowRoot', {
+      get() { return get.call(this) || closedRoots.get(this) || null; },
+      enumerable: srDesc.enumerable, configurable: true,
+    });
+  }
+  Object.defineProperty(globalThis, Symbol.for('fovea.closed.add'), {
+    value: (root) => { if (root && root.host) closedRoots.set(root.host, root); },
+    enumerable: false, configurable: false,
+  });
   let here = false;
   const present = () => here || (here = ask('here', document));
   const api = {
@@ -30,6 +49,7 @@
     has: (el) => ask('has', el),
     own: (el) => ask('own', el),
     deleg: (el) => ask('deleg', el),
+    closed: () => present() && ask('closed', document),
     get late() { return !present() || ask('late', document); },
   };
   Object.defineProperty(globalThis, KEY, { value: Object.freeze(api), enumerable: false,

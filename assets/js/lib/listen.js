@@ -30,6 +30,8 @@
 //   deleg  a jQuery handler on an ancestor whose selector matches it
 //   late   (on the document) the script ran after the document had started
 //   here   (on the document) always yes: the recorder is installed
+//   closed (on the document) a closed shadow root may have appeared since the
+//          last ask (yes on the first ask of each document)
 // The answers about React, Vue and jQuery read the page's own objects: a page
 // can make fovea think one of its elements has a handler, as a real listener
 // would, but cannot change what fovea reads of the DOM.
@@ -95,7 +97,19 @@
     a.length = a.length - 1;
     if (!a.length) apply(wmDel, lis, [t]);
   };
+  // Closed shadow roots: their elements are out of reach of every script but
+  // the page's own. fovea finds them through CDP (DOM.getDocument with
+  // pierce); this only says when that is worth doing: a closed root was
+  // attached since the last question (and at first, for roots the parser
+  // made from declarative shadow DOM or that predate this script).
+  const attach = Element.prototype.attachShadow;
+  let closedNew = true;
   const wrapped = {
+    attachShadow(init) {
+      const root = apply(attach, this, arguments);
+      try { if (init && init.mode === 'closed') closedNew = true; } catch (e) { /* never break the page */ }
+      return root;
+    },
     addEventListener(type, fn, opts) {
       try {
         if (tracked(this, type, fn)) {
@@ -191,8 +205,9 @@
   };
   const late = document.readyState !== 'loading' ||
     !!(document.documentElement && document.documentElement.childElementCount > 1);
+  const closed = () => { const c = closedNew; closedNew = false; return c; };
   const QS = { __proto__: null, here: () => true, has: (el) => apply(wmHas, lis, [el]), own, deleg,
-    late: () => late };
+    late: () => late, closed };
   const prefix = nonce + '.';
   const answer = function (ev) {
     const ty = apply(evType, ev, []);
@@ -209,15 +224,16 @@
     } catch (e) { yes = false; }
     if (yes) apply(prevent, ev, []);
   };
-  const QN = ['here', 'has', 'own', 'deleg', 'late'];
+  const QN = ['here', 'has', 'own', 'deleg', 'late', 'closed'];
   for (let i = 0; i < QN.length; i++) apply(add, globalThis, [prefix + QN[i], answer, true]);
   // Same names, lengths and property attributes as the originals.
-  const WR = ['addEventListener', 'removeEventListener'];
+  const WR = [[ET, 'addEventListener'], [ET, 'removeEventListener'],
+    [Element.prototype, 'attachShadow']];
   for (let i = 0; i < WR.length; i++) {
-    const k = WR[i];
-    const d = getDesc(ET, k);
+    const o = WR[i][0], k = WR[i][1];
+    const d = getDesc(o, k);
     if (!d || typeof d.value !== 'function') continue;
-    defineProperty(ET, k, { value: wrapped[k], writable: d.writable,
+    defineProperty(o, k, { value: wrapped[k], writable: d.writable,
       enumerable: d.enumerable, configurable: d.configurable });
   }
   // A marker only (it holds no capability): evaluating the script again is a no-op.

@@ -37,6 +37,7 @@
 #include "cdp/frames.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
+#include "perception/kit.h"
 #include "perception/script_int.h"
 
 #define EF_TOP_TIMEOUT_MS 15000
@@ -154,15 +155,27 @@ static const perc__script enrich_script = {fovea_js_enrich, &fovea_js_enrich_len
 static base_err eval_pass(cdp_page *page, const char *session, int context, const char *arg,
                           int timeout_ms, cJSON **out, char *err)
 {
-    cJSON *v = NULL;
-    base_err e =
-        perc__script_call(page, session, context, &enrich_script, arg, timeout_ms, &v, NULL, err);
-    if (e)
-        return e;
-    cJSON *r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
-    cJSON_Delete(v);
-    if (!r)
-        return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
+    cJSON *r = NULL;
+    /* A closed shadow root appeared (the reply says "closed"): hand the
+     * document's closed roots to fovea's world and read the page again. */
+    for (int round = 0; round < 2; round++) {
+        cJSON *v = NULL;
+        base_err e = perc__script_call(page, session, context, &enrich_script, arg, timeout_ms,
+                                       &v, NULL, err);
+        if (e) {
+            cJSON_Delete(r);
+            return e;
+        }
+        cJSON_Delete(r);
+        r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
+        cJSON_Delete(v);
+        if (!r)
+            return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
+        const cJSON *closed = cJSON_GetObjectItemCaseSensitive(r, "closed");
+        if (round > 0 || !cJSON_IsNumber(closed) || closed->valuedouble != 1)
+            break;
+        perc_kit_closed_roots(page, session, context);
+    }
     int nm = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "map"));
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "map")) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "frames")) ||

@@ -16,8 +16,10 @@
 #include <stdint.h>
 #include <time.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
 #include "base/buf.h"
 #include "base/log.h"
 #include "perception/js.h"
@@ -132,4 +134,91 @@ base_err perc_kit_install(cdp_page *page, char *err)
     base_buf_fini(&lb);
     base_buf_fini(&bb);
     return e;
+}
+
+/* A positive int32 node id; 0 when x is not one. */
+static int get_id(const cJSON *x, int *v)
+{
+    if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 0x7fffffff)
+        return 0;
+    *v = (int)x->valuedouble;
+    return 1;
+}
+
+#define KIT_MAX_CLOSED 256 /* closed shadow roots handed to fovea's world per document */
+
+/* Collects the backend ids of closed shadow roots under node (a DOM.Node of
+ * DOM.getDocument with pierce), not entering frames' documents (another
+ * frame's world would own them). */
+static void closed_roots_of(const cJSON *node, int *ids, int *n, int depth)
+{
+    if (!node || depth > 512)
+        return;
+    const cJSON *sr;
+    cJSON_ArrayForEach(sr, cJSON_GetObjectItemCaseSensitive(node, "shadowRoots"))
+    {
+        const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sr, "shadowRootType"));
+        int id = 0;
+        if (t && strcmp(t, "closed") == 0 && *n < KIT_MAX_CLOSED &&
+            get_id(cJSON_GetObjectItemCaseSensitive(sr, "backendNodeId"), &id))
+            ids[(*n)++] = id;
+        closed_roots_of(sr, ids, n, depth + 1);
+    }
+    const cJSON *k;
+    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(node, "children"))
+        closed_roots_of(k, ids, n, depth + 1);
+}
+
+/* DOM.getDocument with pierce finds the closed roots (the browser sees them;
+ * no page script can), DOM.resolveNode makes each a ShadowRoot of fovea's
+ * world, and assets/js/lib/bridge.js's Symbol.for('fovea.closed.add') keeps
+ * it. */
+void perc_kit_closed_roots(cdp_page *page, const char *session, int context_id)
+{
+    if (!page)
+        return;
+    const char *sid = session && session[0] ? session : cdp_page_session(page);
+    cdp_conn *conn = cdp_page_conn(page);
+    if (context_id <= 0 && cdp_page_world(page, session, NULL, KIT_TIMEOUT_MS, &context_id, NULL))
+        return;
+    cJSON *pa = cJSON_CreateObject(), *doc = NULL;
+    if (!pa || !cJSON_AddNumberToObject(pa, "depth", -1) || !cJSON_AddBoolToObject(pa, "pierce", 1)) {
+        cJSON_Delete(pa);
+        return;
+    }
+    if (cdp_call(conn, sid, "DOM.getDocument", pa, &doc, KIT_TIMEOUT_MS, NULL))
+        return;
+    int *ids = base_malloc(KIT_MAX_CLOSED * sizeof *ids);
+    int n = 0;
+    if (ids)
+        closed_roots_of(cJSON_GetObjectItemCaseSensitive(doc, "root"), ids, &n, 0);
+    cJSON_Delete(doc);
+    for (int i = 0; i < n; i++) {
+        cJSON *rp = cJSON_CreateObject(), *res = NULL;
+        if (!rp || !cJSON_AddNumberToObject(rp, "backendNodeId", ids[i]) ||
+            !cJSON_AddNumberToObject(rp, "executionContextId", context_id) ||
+            !cJSON_AddStringToObject(rp, "objectGroup", "fovea-closed")) {
+            cJSON_Delete(rp);
+            break;
+        }
+        if (cdp_call(conn, sid, "DOM.resolveNode", rp, &res, KIT_TIMEOUT_MS, NULL))
+            continue;
+        const char *oid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId"));
+        cJSON *cp = oid ? cJSON_CreateObject() : NULL;
+        if (cp && cJSON_AddStringToObject(cp, "objectId", oid) &&
+            cJSON_AddStringToObject(cp, "functionDeclaration",
+                                    "function () { const f = globalThis[Symbol.for("
+                                    "'fovea.closed.add')]; if (typeof f === 'function') f(this); }"))
+            cdp_call(conn, sid, "Runtime.callFunctionOn", cp, NULL, KIT_TIMEOUT_MS, NULL);
+        else
+            cJSON_Delete(cp);
+        cJSON_Delete(res);
+    }
+    base_free(ids);
+    cJSON *rg = cJSON_CreateObject();
+    if (rg && cJSON_AddStringToObject(rg, "objectGroup", "fovea-closed"))
+        cdp_call(conn, sid, "Runtime.releaseObjectGroup", rg, NULL, KIT_TIMEOUT_MS, NULL);
+    else
+        cJSON_Delete(rg);
 }

@@ -39,6 +39,7 @@
 #include "cdp/frames.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
+#include "perception/kit.h"
 #include "perception/script_int.h"
 
 
@@ -492,85 +493,6 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
         cJSON_Delete(rg);
 }
 
-#define PROBE_MAX_CLOSED 256 /* closed shadow roots handed to fovea's world per document */
-
-/* Collects the backend ids of closed shadow roots under node (a DOM.Node of
- * DOM.getDocument with pierce), not entering frames' documents (another
- * frame's world would own them). */
-static void closed_roots_of(const cJSON *node, int *ids, int *n, int depth)
-{
-    if (!node || depth > 512)
-        return;
-    const cJSON *sr;
-    cJSON_ArrayForEach(sr, cJSON_GetObjectItemCaseSensitive(node, "shadowRoots"))
-    {
-        const char *t = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(sr, "shadowRootType"));
-        int id = 0;
-        if (t && strcmp(t, "closed") == 0 && *n < PROBE_MAX_CLOSED &&
-            get_int(cJSON_GetObjectItemCaseSensitive(sr, "backendNodeId"), 1, 0x7fffffff, &id))
-            ids[(*n)++] = id;
-        closed_roots_of(sr, ids, n, depth + 1);
-    }
-    const cJSON *k;
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(node, "children"))
-        closed_roots_of(k, ids, n, depth + 1);
-}
-
-/* Hands the closed shadow roots of session's root document to fovea's world
- * there (context_id > 0: that world; else fovea's world of the session's
- * root frame): DOM.getDocument with pierce finds them (the browser sees
- * closed roots; no page script can), DOM.resolveNode makes each a ShadowRoot
- * of that world, and assets/js/lib/bridge.js's Symbol.for('fovea.closed.add')
- * keeps it, so that world's Element.prototype.shadowRoot returns it. Best
- * effort: a failure leaves the roots unseen. */
-static void closed_roots(cdp_page *page, const char *session, int context_id)
-{
-    const char *sid = session_of(page, session);
-    cdp_conn *conn = cdp_page_conn(page);
-    if (context_id <= 0 && cdp_page_world(page, session, NULL, PROBE_TIMEOUT_MS, &context_id, NULL))
-        return;
-    cJSON *pa = cJSON_CreateObject(), *doc = NULL;
-    if (!pa || !cJSON_AddNumberToObject(pa, "depth", -1) || !cJSON_AddBoolToObject(pa, "pierce", 1)) {
-        cJSON_Delete(pa);
-        return;
-    }
-    if (cdp_call(conn, sid, "DOM.getDocument", pa, &doc, PROBE_TIMEOUT_MS, NULL))
-        return;
-    int *ids = base_malloc(PROBE_MAX_CLOSED * sizeof *ids);
-    int n = 0;
-    if (ids)
-        closed_roots_of(cJSON_GetObjectItemCaseSensitive(doc, "root"), ids, &n, 0);
-    cJSON_Delete(doc);
-    for (int i = 0; i < n; i++) {
-        cJSON *rp = cJSON_CreateObject(), *res = NULL;
-        if (!rp || !cJSON_AddNumberToObject(rp, "backendNodeId", ids[i]) ||
-            !cJSON_AddNumberToObject(rp, "executionContextId", context_id) ||
-            !cJSON_AddStringToObject(rp, "objectGroup", "fovea-closed")) {
-            cJSON_Delete(rp);
-            break;
-        }
-        if (cdp_call(conn, sid, "DOM.resolveNode", rp, &res, PROBE_TIMEOUT_MS, NULL))
-            continue;
-        const char *oid = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId"));
-        cJSON *cp = oid ? cJSON_CreateObject() : NULL;
-        if (cp && cJSON_AddStringToObject(cp, "objectId", oid) &&
-            cJSON_AddStringToObject(cp, "functionDeclaration",
-                                    "function () { const f = globalThis[Symbol.for("
-                                    "'fovea.closed.add')]; if (typeof f === 'function') f(this); }"))
-            cdp_call(conn, sid, "Runtime.callFunctionOn", cp, NULL, PROBE_TIMEOUT_MS, NULL);
-        else
-            cJSON_Delete(cp);
-        cJSON_Delete(res);
-    }
-    base_free(ids);
-    cJSON *rg = cJSON_CreateObject();
-    if (rg && cJSON_AddStringToObject(rg, "objectGroup", "fovea-closed"))
-        cdp_call(conn, sid, "Runtime.releaseObjectGroup", rg, NULL, PROBE_TIMEOUT_MS, NULL);
-    else
-        cJSON_Delete(rg);
-}
-
 /* Evaluates the probe script on `session` (context_id: 0 = the main world,
  * else that isolated world) for
  * box with the points sent[]
@@ -619,7 +541,7 @@ static base_err run_probe(cdp_page *page, const char *session, int context_id, b
             break;
         perc__reply_fini(out);
         int64_t t1 = base_monotime();
-        closed_roots(page, session, context_id);
+        perc_kit_closed_roots(page, session, context_id);
         ms += (double)(base_monotime() - t1) / 1000.0;
     }
     base_buf_fini(&args);

@@ -222,5 +222,6 @@
     for (let i = c.length - 1; i >= 0; i--) stack.push({ n: c[i], ctx: nctx });
   }
   flush();
-  return { url: location.href, title: document.title || '', regions, els, lines };
+  return { url: location.href, title: document.title || '', regions, els, lines,
+    closed: kit.closedNew() ? 1 : 0 };
 })()

@@ -401,12 +401,8 @@
     delete globalThis[LATE];
   }
   // A closed shadow root may have appeared in this document: the caller
-  // hands it to this world (closed_roots in perception/probe.c) and probes again.
-  let closedNew = false;
-  try {
-    const r = globalThis[Symbol.for('fovea.listen')];
-    closedNew = !!(r && r.bridge && r.closed());
-  } catch (e) { closedNew = false; }
+  // hands it to this world (perc_kit_closed_roots) and probes again.
+  const closedNew = kit.closedNew();
   return JSON.stringify({
     v: 1,
     late: lateDoc ? 1 : 0,

@@ -23,8 +23,8 @@
       return false;
     }
   };
-  // Closed shadow roots, handed in by the C side (closed_roots,
-  // perception/probe.c: DOM.getDocument with pierce, each root resolved into
+  // Closed shadow roots, handed in by the C side (perc_kit_closed_roots,
+  // perception/kit.h: DOM.getDocument with pierce, each root resolved into
   // this world): host -> root. Element.prototype.shadowRoot of THIS world
   // answers them too, so every fovea script (the kit's xpaths and hit
   // tests, the probe, the hand) walks into them as into open ones. The

@@ -217,6 +217,18 @@ const kit = (() => {
     return false;
   };
   const hasListener = (el) => ownListener(el) || delegated(el);
+  // True when a closed shadow root may have appeared in this document since
+  // the last ask (the recorder's `closed`, through the bridge): the caller
+  // then hands the document's closed roots to this world
+  // (perc_kit_closed_roots, perception/kit.h) and runs its script again.
+  const closedNew = () => {
+    try {
+      const r = globalThis[LISTEN];
+      return !!(r && r.bridge && r.closed());
+    } catch (e) {
+      return false;
+    }
+  };
   // A cheap approximation for scans of every element (fingerprint.js): the
   // recorder's registry and an onclick attribute only.
   const recordedListener = (el) => {
@@ -749,7 +761,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
+  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated, closedNew,
     isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel };
 })();

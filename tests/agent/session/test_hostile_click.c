@@ -2,7 +2,8 @@
  * grounded click through the session (click_at {"target": "Save"}) on a real
  * Chromium (issue 23), with the fixture pages of tests/cascade/test_hostile.c:
  * each of the 23 one-line overrides of built-ins (override.html?o=NAME), the
- * page that swaps Save's and Delete's rectangles (spoof.html). What was
+ * page that swaps Save's and Delete's rectangles (spoof.html), the buttons in
+ * a closed shadow root (closed.html). What was
  * pressed is read from <body data-pressed> in an isolated world of the
  * test's own. */
 #include <stdio.h>
@@ -92,11 +93,22 @@ static void spoofed_rects(void)
     CHECK_MSG(rc == 1 || rc == 2, "%s", why);
 }
 
+/* Save and Delete inside a closed shadow root: the grounded click finds Save
+ * (the dom provider reads the root through fovea's world) and presses it. */
+static void closed_shadow(void)
+{
+    HARNESS_OR_SKIP(h);
+    char why[512];
+    int rc = click_save("/hostile/closed.html", why, sizeof why);
+    CHECK_MSG(rc == 1, "%s", why);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case cases[] = {
         {"overrides_click", overrides_click},
         {"spoofed_rects", spoofed_rects},
+        {"closed_shadow", closed_shadow},
         {NULL, NULL},
     };
     return check_main(argc, argv, cases);

@@ -98,11 +98,13 @@ int cascade__resolve_node(cascade_hand *h, const char *session, int backend, cha
  * (DOM.getNodeForLocation, the browser's own hit test, which no page script
  * can change) and whether a press there reaches the target (the hand's
  * pressOk in its isolated world: the node is the target or inside it, its
- * label, or the shape under an SVG label). *ok = 0 with why set when it does
- * not; an empty xpath (a bare point) is always ok. Runner thread. Errors:
+ * label, or the shape under an SVG label). scroll (optional): the top
+ * document's scroll offset when the caller just measured it (else one more
+ * round trip asks). *ok = 0 with why set when it does not; an empty xpath (a bare point) is always ok. Runner thread. Errors:
  * those of cdp_call, BASE_ENOMEM, BASE_EPROTO; *ok is 1 then. */
 base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char *xpath,
-                              base_point p, int *ok, char *why, size_t whyn, char *err);
+                              base_point p, const base_point *scroll, int *ok, char *why,
+                              size_t whyn, char *err);
 
 /* Runtime.releaseObject of oid in session, best effort: without memory for
  * the request nothing is sent and the handle lives until its world goes.

@@ -292,7 +292,7 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
     p.x += so.x;
     p.y += so.y;
     int here = 1;
-    e = cascade__check_press(h, c->fid, c->t->xpath, p, &here, why, whyn, err);
+    e = cascade__check_press(h, c->fid, c->t->xpath, p, NULL, &here, why, whyn, err);
     if (e || !here)
         return e;
     /* Delivery tracking and the effect baseline on the element. */
@@ -434,7 +434,16 @@ static base_err tier1_run(click_ctx *c, const probe_view *pv, cascade_result *ou
     /* The probe's point came from this world's hit test; the browser's own
      * has the last word before anything is pressed. */
     int here = 1;
-    base_err e = cascade__check_press(h, c->fid, c->t->xpath, pt, &here, why, whyn, err);
+    /* The probe ran in the target's frame: its scroll is the top
+     * document's only for a target there (cascade__check_press ignores it
+     * for another session; a same-process child frame gets its own). */
+    base_point scroll = {(float)cascade__num(pv->p, "sx", 0), (float)cascade__num(pv->p, "sy", 0)};
+    int top = !c->t->frame_id || !c->t->frame_id[0] ||
+              strcmp(c->t->frame_id, cdp_page_target_id(h->page)) == 0;
+    base_err e = cascade__check_press(h, c->fid, c->t->xpath, pt,
+                                      top && cJSON_GetObjectItemCaseSensitive(pv->p, "sx") ? &scroll
+                                                                                      : NULL,
+                                      &here, why, whyn, err);
     if (e || !here)
         return e;
     cJSON *fx = NULL;

@@ -451,18 +451,25 @@ base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJ
  * User-agent shadow trees are not entered: their nodes have no script
  * wrapper, and the element that owns one (an <input>) is what a press
  * reaches. 1 on success. */
-static int node_at(cascade_hand *h, const char *session, base_point p, int *backend, char *fid)
+static int node_at(cascade_hand *h, const char *session, base_point p, const base_point *scroll,
+                   int *backend, char *fid)
 {
     /* getNodeForLocation speaks document coordinates: add the scroll
-     * offset of the session's root document (its visual viewport). */
-    cJSON *lm = NULL;
-    if (cdp_call(cdp_page_conn(h->page), session, "Page.getLayoutMetrics", NULL, &lm, 10000,
-                 NULL) != BASE_OK)
-        return 0;
-    const cJSON *vv = cJSON_GetObjectItemCaseSensitive(lm, "cssVisualViewport");
-    p.x += (float)cascade__num(vv, "pageX", 0);
-    p.y += (float)cascade__num(vv, "pageY", 0);
-    cJSON_Delete(lm);
+     * offset of the session's root document (the caller's, when its probe
+     * just measured it; else its visual viewport's). */
+    if (scroll) {
+        p.x += scroll->x;
+        p.y += scroll->y;
+    } else {
+        cJSON *lm = NULL;
+        if (cdp_call(cdp_page_conn(h->page), session, "Page.getLayoutMetrics", NULL, &lm, 10000,
+                     NULL) != BASE_OK)
+            return 0;
+        const cJSON *vv = cJSON_GetObjectItemCaseSensitive(lm, "cssVisualViewport");
+        p.x += (float)cascade__num(vv, "pageX", 0);
+        p.y += (float)cascade__num(vv, "pageY", 0);
+        cJSON_Delete(lm);
+    }
     cJSON *pa = cJSON_CreateObject(), *res = NULL;
     if (!pa || !cJSON_AddNumberToObject(pa, "x", (int)floorf(p.x)) ||
         !cJSON_AddNumberToObject(pa, "y", (int)floorf(p.y)) ||
@@ -484,8 +491,29 @@ static int node_at(cascade_hand *h, const char *session, base_point p, int *back
     return *backend > 0;
 }
 
+static void press_released(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)e;
+    (void)result;
+    (void)msg;
+    (void)user;
+}
+
+/* Releases the press check's handle without waiting for the answer. */
+static void release_press(cascade_hand *h, const char *sess)
+{
+    cJSON *rg = cJSON_CreateObject();
+    if (!rg || !cJSON_AddStringToObject(rg, "objectGroup", "fovea-press")) {
+        cJSON_Delete(rg);
+        return;
+    }
+    cdp_call_async(cdp_page_conn(h->page), sess, "Runtime.releaseObjectGroup", rg, 5000,
+                   press_released, NULL);
+}
+
 base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char *xpath,
-                              base_point p, int *ok, char *why, size_t whyn, char *err)
+                              base_point p, const base_point *scroll, int *ok, char *why,
+                              size_t whyn, char *err)
 {
     *ok = 1;
     if (!xpath || !xpath[0])
@@ -501,7 +529,9 @@ base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char 
         return e;
     int backend = 0;
     char hit_fid[64];
-    if (!node_at(h, sess, (base_point){p.x - so.x, p.y - so.y}, &backend, hit_fid)) {
+    if (strcmp(sess, cdp_page_session(h->page)) != 0)
+        scroll = NULL; /* the caller's scroll is the top document's */
+    if (!node_at(h, sess, (base_point){p.x - so.x, p.y - so.y}, scroll, &backend, hit_fid)) {
         *ok = 0;
         snprintf(why, whyn, "the browser finds no element at (%.0f,%.0f)", p.x, p.y);
         return BASE_OK;
@@ -524,7 +554,8 @@ base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char 
         return e;
     cJSON *ra = cJSON_CreateObject(), *res = NULL;
     if (!ra || !cJSON_AddNumberToObject(ra, "backendNodeId", backend) ||
-        !cJSON_AddNumberToObject(ra, "executionContextId", c.ctx_id)) {
+        !cJSON_AddNumberToObject(ra, "executionContextId", c.ctx_id) ||
+        !cJSON_AddStringToObject(ra, "objectGroup", "fovea-press")) {
         cJSON_Delete(ra);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     }
@@ -553,12 +584,12 @@ base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char 
                                  " __fovea_hand.pressOk(this, xp) : null; }") ||
         !cJSON_AddBoolToObject(pa, "returnByValue", 1)) {
         cJSON_Delete(pa);
-        cascade__release_object(h, sess, node);
+        release_press(h, sess);
         return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
     }
     res = NULL;
     e = cdp_call(cdp_page_conn(h->page), sess, "Runtime.callFunctionOn", pa, &res, 10000, err);
-    cascade__release_object(h, sess, node);
+    release_press(h, sess);
     if (e)
         return e;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "result"), "value");

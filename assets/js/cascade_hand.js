@@ -509,6 +509,8 @@
     }
     out.x = x; out.y = y;
     out.vp = vp();
+    // The document's scroll: the press-point check's document coordinates.
+    out.sx = scrollX; out.sy = scrollY;
     if (!h.ok) {
       if (!h.hit) { out.invisible = 'nothing is hit-testable at its point'; return out; }
       const cover = coverRoot(h.hit, el);

@@ -4,8 +4,8 @@
 // fovea's isolated world (cdp/browser.h CDP_WORLD_NAME) at document start and
 // once in the current document (perc_kit_install, perception/kit.c). It puts
 // the registry the kit reads (assets/js/lib/kit.js `reg`) under
-// Symbol.for('fovea.listen') in this world: {bridge, has(el), own(el),
-// deleg(el), closed(), late}. Each question is an event of type NONCE + '.' + question
+// Symbol.for('fovea.listen') in this world: {bridge, has(el), any(el),
+// own(el), deleg(el), closed(), late}. Each question is an event of type NONCE + '.' + question
 // dispatched on the element; the main-world recorder (assets/js/lib/listen.js)
 // catches it first on window in the capture phase, answers with
 // preventDefault and stops it, so the page never sees it. The page's scripts
@@ -44,9 +44,35 @@
   });
   let here = false;
   const present = () => here || (here = ask('here', document));
+  // "has" depends on the registry alone, which changes only through the
+  // recorder's add/remove (it says so: "changed"). The bridge keeps the set
+  // of recorded elements: after a change it asks "sync", and the recorder
+  // fires one mark event on each recorded element, caught here at window
+  // (capture) before anything else of the page's. Asked once per synchronous
+  // run (the page cannot run in between); a microtask ends the run. A scan
+  // of every element (fingerprint.js) then costs no event per element.
+  let recorded = new WeakSet();
+  addEventListener(nonce + '.mark', (ev) => {
+    ev.stopImmediatePropagation();
+    const p = ev.composedPath();
+    if (p.length) recorded.add(p[0]);
+  }, true);
+  let fresh = false;
+  const has = (el) => {
+    if (!fresh) {
+      fresh = true;
+      queueMicrotask(() => { fresh = false; });
+      if (ask('changed', document)) {
+        recorded = new WeakSet();
+        ask('sync', document);
+      }
+    }
+    return recorded.has(el);
+  };
   const api = {
     bridge: true,
-    has: (el) => ask('has', el),
+    has,
+    any: (el) => ask('any', el),
     own: (el) => ask('own', el),
     deleg: (el) => ask('deleg', el),
     closed: () => present() && ask('closed', document),

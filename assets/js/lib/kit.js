@@ -216,7 +216,17 @@ const kit = (() => {
     }
     return false;
   };
-  const hasListener = (el) => ownListener(el) || delegated(el);
+  const hasListener = (el) => {
+    const r = reg(el);
+    if (r && r.bridge) {
+      // One question to the main world; the on* attribute needs none.
+      const tag = tagOf(el);
+      if (tag === 'html' || tag === 'body') return delegated(el);
+      for (let i = 0; i < ON.length; i++) if (el.hasAttribute(ON[i])) return true;
+      return r.any(el);
+    }
+    return ownListener(el) || delegated(el);
+  };
   // True when a closed shadow root may have appeared in this document since
   // the last ask (the recorder's `closed`, through the bridge): the caller
   // then hands the document's closed roots to this world

@@ -28,6 +28,8 @@
 //          whose handlers are all delegated), an on* property, a React/Vue
 //          handler prop (assets/js/lib/kit.js ownListener in the main world)
 //   deleg  a jQuery handler on an ancestor whose selector matches it
+//   any    own or deleg (one event instead of two)
+//   changed (on the document) the registry changed since the last ask
 //   late   (on the document) the script ran after the document had started
 //   here   (on the document) always yes: the recorder is installed
 //   closed (on the document) a closed shadow root may have appeared since the
@@ -79,6 +81,13 @@
   // ---- the recorder ----------------------------------------------------------
   // target -> array of [type, listener, capture]
   const lis = new WM();
+  // The registry changed since the bridge last asked ("changed"): until it
+  // does, the bridge keeps the set of recorded elements it got ("sync").
+  let changed = true;
+  // The recorded elements, weakly, for "sync" (a WeakMap cannot be listed).
+  const WR_ = WeakRef;
+  const derefOf = WeakRef.prototype.deref;
+  let refs = [];
   const capOf = (o) => (typeof o === 'boolean' ? o : !!(o && typeof o === 'object' && o.capture));
   const isNode = (t) => {
     try { const k = apply(nodeTypeOf, t, []); return k === 1 || k === 9; } catch (e) { return false; }
@@ -93,6 +102,7 @@
     if (!a) return;
     const i = find(a, ty, fn, c);
     if (i < 0) return;
+    changed = true;
     for (let j = i; j + 1 < a.length; j++) a[j] = a[j + 1];
     a.length = a.length - 1;
     if (!a.length) apply(wmDel, lis, [t]);
@@ -115,8 +125,8 @@
         if (tracked(this, type, fn)) {
           const ty = lower(type), c = capOf(opts);
           let a = apply(wmGet, lis, [this]);
-          if (!a) { a = []; apply(wmSet, lis, [this, a]); }
-          if (find(a, ty, fn, c) < 0) a[a.length] = [ty, fn, c];
+          if (!a) { a = []; apply(wmSet, lis, [this, a]); refs[refs.length] = new WR_(this); }
+          if (find(a, ty, fn, c) < 0) { a[a.length] = [ty, fn, c]; changed = true; }
           if (opts && typeof opts === 'object' && opts.signal && opts.signal.aborted === false) {
             const self = this;
             apply(add, opts.signal, ['abort', () => forget(self, ty, fn, c), { once: true }]);
@@ -206,8 +216,25 @@
   const late = document.readyState !== 'loading' ||
     !!(document.documentElement && document.documentElement.childElementCount > 1);
   const closed = () => { const c = closedNew; closedNew = false; return c; };
+  const changedSince = () => { const c = changed; changed = false; return c; };
+  // "sync": one mark event (NONCE + '.mark', caught by the bridge's window
+  // capture listener) on each element that has recorded listeners now; the
+  // list of weak references is compacted on the way.
+  const evCtor = Event;
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  const sync = () => {
+    const keep = [];
+    for (let i = 0; i < refs.length; i++) {
+      const el = apply(derefOf, refs[i], []);
+      if (!el || !apply(wmHas, lis, [el])) continue;
+      keep[keep.length] = refs[i];
+      try { apply(dispatch, el, [new evCtor(prefix + 'mark', { bubbles: false, composed: true })]); } catch (e) { /* keep going */ }
+    }
+    refs = keep;
+    return true;
+  };
   const QS = { __proto__: null, here: () => true, has: (el) => apply(wmHas, lis, [el]), own, deleg,
-    late: () => late, closed };
+    late: () => late, closed, changed: changedSince, sync, any: (el) => own(el) || deleg(el) };
   const prefix = nonce + '.';
   const answer = function (ev) {
     const ty = apply(evType, ev, []);
@@ -224,7 +251,7 @@
     } catch (e) { yes = false; }
     if (yes) apply(prevent, ev, []);
   };
-  const QN = ['here', 'has', 'own', 'deleg', 'late', 'closed'];
+  const QN = ['here', 'has', 'own', 'deleg', 'any', 'late', 'closed', 'changed', 'sync'];
   for (let i = 0; i < QN.length; i++) apply(add, globalThis, [prefix + QN[i], answer, true]);
   // Same names, lengths and property attributes as the originals.
   const WR = [[ET, 'addEventListener'], [ET, 'removeEventListener'],

@@ -689,6 +689,15 @@
     return el && el.nodeType === 1 ? el : null;
   };
 
+  // A toggle's state: 1 checked / pressed, 0 not, -1 when el is no toggle
+  // (a native checkbox or radio, or aria-checked / aria-pressed on a role).
+  const checkedOf = (el) => {
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio'))
+      return el.checked ? 1 : 0;
+    const v = el.getAttribute('aria-checked') || el.getAttribute('aria-pressed');
+    return v === 'true' || v === 'mixed' ? 1 : v === 'false' ? 0 : -1;
+  };
+
   api.field = (a) => {
     const el = fieldEl(a);
     if (!el) return { found: false };
@@ -697,7 +706,7 @@
       autocomplete: el.getAttribute('autocomplete') || '',
       label: clip((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label') || '', 60),
       value: valueOf(el), maxlength: el.maxLength > 0 ? el.maxLength : 0, shadow: shadowChain(el).length,
-      readonly: !!el.readOnly, disabled: disabledWhy(el) };
+      readonly: !!el.readOnly, disabled: disabledWhy(el), checked: checkedOf(el) };
     for (const r of shadowChain(el)) observe(r);
     return o;
   };

@@ -125,6 +125,13 @@ static void bare(void)
     pass("bare", "--no-humanize", "clicked <input> 'Express delivery' (match exact)");
 }
 
+/* hover names any visible element: an avatar <img> by its alt, an <a>
+ * without href whose only listener is mouseenter (issue 21, class 6). */
+static void avatar(void)
+{
+    pass("avatar", "--no-humanize", "appeared: 'Signed in as Ana Lima'");
+}
+
 static void form(void)
 {
     pass("form", "--no-humanize", NULL);
@@ -202,7 +209,7 @@ static void ambiguous(void)
 }
 
 static const check_case cases[] = {
-    {"todo", todo},     {"checklist", checklist}, {"bare", bare}, {"form", form},     {"table", table}, {"scroll", scroll},
+    {"todo", todo},     {"checklist", checklist}, {"bare", bare}, {"avatar", avatar}, {"form", form},     {"table", table}, {"scroll", scroll},
     {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
     {"norepeat", norepeat}, {"board", board}, {"ambiguous", ambiguous}, {NULL, NULL},
 };

@@ -209,4 +209,17 @@ rec board-symbol-close "$board" --box 825,443,859,477 --label "x" --expect-selec
 rec board-symbol-close-word "$board" --box 700,440,860,480 --label "Close" --expect-selector "#toast-x" \
     --note "the close glyph named by its meaning" --class symbol
 
+# The name a person reads (issue 21, class 4): fields and checkboxes with no
+# <label> or aria name, named by a heading above, "Qty:" before, the text
+# beside a checkbox (tests/fixtures/pages/apps/bare.html).
+bare=/apps/bare.html
+rec bare-heading-field "$bare" --box 40,58,520,125 --label "Reference number" --expect-selector "#ref" \
+    --note "heading and field in one box, the field has no name" --class visual-label
+rec bare-qty-before "$bare" --box 60,126,400,172 --label "Qty" --expect-selector "#qty" \
+    --note "box over 'Qty:' and most of its field" --class visual-label
+rec bare-check-text "$bare" --box 50,222,140,244 --label "Gift wrap" --expect-selector "#c1" \
+    --note "bare checkbox and the text after it" --class visual-label
+rec bare-check-two "$bare" --box 50,222,190,270 --label "Express delivery" --expect-selector "#c2" \
+    --note "two bare checkboxes in one box, the text tells them apart" --class visual-label
+
 echo "recorded $n cases under $here"

@@ -193,7 +193,7 @@ rec board-save-contra "$board" --box 615,124,1010,190 --label "Save" --expect-se
 rec board-cancel-abstain "$board" --box 615,124,1010,190 --label "Cancel" --expect-selector "#save" \
     --expect-outcome abstain --note "Cancel names nothing in the box: abstain" --class contradiction
 rec board-email-shifted "$board" --box 617,229,639,253 --label "Email me" --expect-selector "#em" \
-    --expect-outcome abstain --note "box shifted onto the Text me checkbox" --class contradiction
+    --note "box shifted onto the Text me checkbox: Email me, next to it, is taken" --class contradiction
 # One control, two elements: an <li> with a listener and the <a> filling it.
 rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-selector "#nav-inbox a" \
     --note "li > a with one name: one control, the inner pressed" --class nested
@@ -201,7 +201,7 @@ rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-sele
 rec board-symbol-minus "$board" --box 1050,330,1152,368 --label "-" --expect-selector "#dec" \
     --note "quantity stepper, box over minus, count and plus" --class symbol
 rec board-symbol-plus-on-minus "$board" --box 1050,330,1088,368 --label "+" --expect-selector "#inc" \
-    --expect-outcome abstain --note "box on the minus button, label +" --class symbol
+    --note "box on the minus button, label +: the + beside it is taken" --class symbol
 rec board-symbol-next "$board" --box 616,378,772,416 --label "$(printf '\342\200\272')" --expect-selector "#next" \
     --note "pager: the label is the next glyph" --class symbol
 rec board-symbol-close "$board" --box 825,443,859,477 --label "x" --expect-selector "#toast-x" \

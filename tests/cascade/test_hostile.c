@@ -4,7 +4,7 @@
  *   override.html?o=NAME  one line in <head> replaces one built-in (23 cases,
  *                         the issue's list): "Save" is still found and
  *                         pressed, and only Save;
- *   spoof.html            every rectangle and hit test the page's own world
+ *   override.html?o=spoof every rectangle and hit test the page's own world
  *                         can ask for is swapped between Save and Delete: a
  *                         click asked for Save presses Save or nothing, never
  *                         Delete;
@@ -23,23 +23,9 @@
 #include "cdp/frames.h"
 #include "check.h"
 #include "harness.h"
+#include "hostile.h"
 #include "perception/kit.h"
 
-/* The 23 one-line overrides of issue 23 (override.html's table). */
-static const char *const overrides[] = {
-    "JSON.stringify",         "Array.prototype.toJSON",
-    "Object.prototype.toJSON", "Array.prototype.map",
-    "Array.prototype.push",   "Function.prototype.call",
-    "Function.prototype.apply", "Element.prototype.getBoundingClientRect",
-    "querySelectorAll",       "getComputedStyle",
-    "document.elementFromPoint", "String.prototype.trim",
-    "String.prototype.replace", "Set.prototype.has",
-    "Math.max",               "Math.min",
-    "Array.prototype.filter", "Array.prototype.forEach",
-    "Object.keys",            "Node.prototype.contains",
-    "Element.prototype.closest", "Array.from",
-    "Promise.prototype.then",
-};
 
 /* expr evaluated in the test's own isolated world of p's main frame. */
 static cJSON *truth(cdp_page *p, const char *expr)
@@ -125,16 +111,16 @@ static void overrides_click(void)
 {
     HARNESS_OR_SKIP(h);
     int failed = 0;
-    for (size_t i = 0; i < sizeof overrides / sizeof overrides[0]; i++) {
+    for (size_t i = 0; i < HOSTILE_N_OVERRIDES; i++) {
         char path[160];
-        snprintf(path, sizeof path, "/hostile/override.html?o=%s", overrides[i]);
+        snprintf(path, sizeof path, "/hostile/override.html?o=%s", hostile_overrides[i]);
         cdp_page *p = harness_open(1280, 800, 1, path);
         CHECK(p != NULL);
         if (!p)
             return;
         base_rect s = rect_of(p, "save");
         if (!(base_rect_w(s) > 20))
-            fprintf(stderr, "  %s: no Save button\n", overrides[i]);
+            fprintf(stderr, "  %s: no Save button\n", hostile_overrides[i]);
         cJSON *a = snap_click(p, harness_grow(s, 6));
         char got[64];
         pressed(p, got, sizeof got);
@@ -142,7 +128,7 @@ static void overrides_click(void)
         int ok = a && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")) && clicked(a) &&
                  strcmp(got, "save;") == 0;
         if (!ok)
-            fprintf(stderr, "  %s: pressed '%s'; answer %.400s\n", overrides[i], got,
+            fprintf(stderr, "  %s: pressed '%s'; answer %.400s\n", hostile_overrides[i], got,
                     txt ? txt : "(none)");
         failed += !ok;
         cJSON_free(txt);
@@ -150,7 +136,7 @@ static void overrides_click(void)
         cdp_page_close(p);
     }
     CHECK_MSG(failed == 0, "%d of %zu overrides blinded or steered the click", failed,
-              sizeof overrides / sizeof overrides[0]);
+              HOSTILE_N_OVERRIDES);
 }
 
 /* Swapped rectangles: a click asked for Save presses Save or refuses; it
@@ -158,7 +144,7 @@ static void overrides_click(void)
 static void spoofed_rects(void)
 {
     HARNESS_OR_SKIP(h);
-    cdp_page *p = harness_open(1280, 800, 1, "/hostile/spoof.html");
+    cdp_page *p = harness_open(1280, 800, 1, "/hostile/override.html?o=spoof");
     CHECK(p != NULL);
     if (!p)
         return;

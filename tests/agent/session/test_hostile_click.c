@@ -2,10 +2,9 @@
  * grounded click through the session (click_at {"target": "Save"}) on a real
  * Chromium (issue 23), with the fixture pages of tests/cascade/test_hostile.c:
  * each of the 23 one-line overrides of built-ins (override.html?o=NAME), the
- * page that swaps Save's and Delete's rectangles (spoof.html), the buttons in
- * a closed shadow root (closed.html). What was
- * pressed is read from <body data-pressed> in an isolated world of the
- * test's own. */
+ * page that swaps Save's and Delete's rectangles (override.html?o=spoof), the
+ * buttons in a closed shadow root (closed.html). What was pressed is read
+ * from <body data-pressed> in an isolated world of the test's own. */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,22 +13,9 @@
 #include "cdp/frames.h"
 #include "check.h"
 #include "harness.h"
+#include "hostile.h"
 #include "tool_session.h"
 
-static const char *const overrides[] = {
-    "JSON.stringify",         "Array.prototype.toJSON",
-    "Object.prototype.toJSON", "Array.prototype.map",
-    "Array.prototype.push",   "Function.prototype.call",
-    "Function.prototype.apply", "Element.prototype.getBoundingClientRect",
-    "querySelectorAll",       "getComputedStyle",
-    "document.elementFromPoint", "String.prototype.trim",
-    "String.prototype.replace", "Set.prototype.has",
-    "Math.max",               "Math.min",
-    "Array.prototype.filter", "Array.prototype.forEach",
-    "Object.keys",            "Node.prototype.contains",
-    "Element.prototype.closest", "Array.from",
-    "Promise.prototype.then",
-};
 
 static void pressed(cdp_page *p, char *buf, size_t n)
 {
@@ -73,23 +59,23 @@ static void overrides_click(void)
 {
     HARNESS_OR_SKIP(h);
     int failed = 0;
-    for (size_t i = 0; i < sizeof overrides / sizeof overrides[0]; i++) {
+    for (size_t i = 0; i < HOSTILE_N_OVERRIDES; i++) {
         char path[160], why[512];
-        snprintf(path, sizeof path, "/hostile/override.html?o=%s", overrides[i]);
+        snprintf(path, sizeof path, "/hostile/override.html?o=%s", hostile_overrides[i]);
         int rc = click_save(path, why, sizeof why);
         if (rc != 1)
-            fprintf(stderr, "  %s: %s\n", overrides[i], why);
+            fprintf(stderr, "  %s: %s\n", hostile_overrides[i], why);
         failed += rc != 1;
     }
     CHECK_MSG(failed == 0, "%d of %zu overrides blinded or steered the click", failed,
-              sizeof overrides / sizeof overrides[0]);
+              HOSTILE_N_OVERRIDES);
 }
 
 static void spoofed_rects(void)
 {
     HARNESS_OR_SKIP(h);
     char why[512];
-    int rc = click_save("/hostile/spoof.html", why, sizeof why);
+    int rc = click_save("/hostile/override.html?o=spoof", why, sizeof why);
     CHECK_MSG(rc == 1 || rc == 2, "%s", why);
 }
 

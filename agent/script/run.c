@@ -243,6 +243,9 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     fovea_session_opts so = rn.o.session;
     so.first_subgoal = task->name;
     so.first_pass_ms = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
+    /* The steps come from a task file the operator wrote: its upload paths
+     * are taken as given (agent/session/permit.h). */
+    so.script_paths = 1;
     base_err e = fovea_session_create(page, &so, &rn.se, err);
     if (!e)
         e = add_task_secrets(rn.se, task, err);

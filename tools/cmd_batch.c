@@ -135,7 +135,7 @@ static void batch_usage(FILE *f)
             "  --overlays WHICH, --seed N, --allow-untrusted, --page-text MODE\n"
             "                   passed on to each scripted task's run\n"
             "  --url URL, --planner P, --max-steps N, --token-budget N, --step-timeout MS,\n"
-            "  --candidates M, --completion-check S, --screenshot\n"
+            "  --candidates M, --completion-check S, --screenshot, --upload-dir DIR\n"
             "                   passed on to each model's run (goal files and words)\n",
             cli_pool_opts_help);
 }
@@ -278,6 +278,15 @@ static int classify(task *t, int status, int retries_left)
         if (!t->reason[0])
             snprintf(t->reason, sizeof t->reason, "interrupted by %s",
                      base_signal_name(code >= 128 ? code - 128 : base_interrupted()));
+        return 0;
+    }
+    if (code == BASE_EXIT_OUTPUT_LOST) {
+        /* The task's output could not be written (a full disk): not passed,
+         * and not retried (the disk is as full for the next attempt). */
+        t->out = OUT_FAILED;
+        log_reason(t, t->reason, sizeof t->reason);
+        if (!t->reason[0])
+            snprintf(t->reason, sizeof t->reason, "output lost");
         return 0;
     }
     if (code == 2) { /* the task file or an option was refused */
@@ -620,7 +629,7 @@ static int pass_opt(batch *bt, const char *a)
 static const char *const script_opts[] = {"--overlays", "--seed", "--page-text"};
 static const char *const agent_opts[] = {"--url",          "--planner",          "--max-steps",
                                          "--token-budget", "--step-timeout",     "--candidates",
-                                         "--completion-check"};
+                                         "--completion-check", "--upload-dir"};
 
 static int in_list(const char *a, const char *const *l, size_t n)
 {

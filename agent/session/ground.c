@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agent/session/agent_int.h"
 #include "agent/session/js.h"
@@ -142,6 +143,84 @@ void agent__grounded_fini(agent__grounded *g)
 
 
 
+int agent__toggle_want(const char *verb)
+{
+    static const struct {
+        const char *w;
+        int want;
+    } verbs[] = {{"check", 1},  {"tick", 1},  {"uncheck", 0}, {"untick", 0},
+                 {"clear", 0},  {"toggle", 2}};
+    for (size_t i = 0; verb && i < sizeof verbs / sizeof verbs[0]; i++) {
+        size_t n = strlen(verbs[i].w);
+        if (strncasecmp(verb, verbs[i].w, n) == 0 && (verb[n] == '\0' || verb[n] == ' '))
+            return verbs[i].want;
+    }
+    return -1;
+}
+
+static int toggle_kind(const char *kind)
+{
+    return strcmp(kind, "checkbox") == 0 || strcmp(kind, "radio") == 0 ||
+           strcmp(kind, "switch") == 0 || strcmp(kind, "menuitemcheckbox") == 0 ||
+           strcmp(kind, "menuitemradio") == 0;
+}
+
+/* Vertical overlap of a and b as a share of the lower one's height. */
+static float row_overlap(base_rect a, base_rect b)
+{
+    float h = fminf(base_rect_h(a), base_rect_h(b));
+    float o = fminf(a.y1, b.y1) - fmaxf(a.y0, b.y0);
+    return h > 0.0f ? o / h : 0.0f;
+}
+
+#define ROW_TOGGLE_GAP_PX 160.0f /* text to its checkbox, at most */
+
+/* The toggle on text box k's row: the checkbox / radio / switch box sharing
+ * its row (overlapping by half the smaller height), nearest it (at most
+ * ROW_TOGGLE_GAP_PX apart), with no other control of the row between
+ * them. Returns its index, -1 when none, -2 when two lie at the same
+ * distance (pair[0], pair[1] get them). */
+static int row_toggle(const perc_epoch *e, int k, int pair[2])
+{
+    base_rect L = e->boxes[k].r;
+    int best = -1, second = -1;
+    float best_gap = 0.0f;
+    for (int i = 0; i < e->n; i++) {
+        base_rect T = e->boxes[i].r;
+        if (i == k || !toggle_kind(e->boxes[i].kind) || row_overlap(L, T) < 0.5f)
+            continue;
+        /* A toggle inside the text's box (a label wrapping its checkbox). */
+        float gap = fmaxf(0.0f, fmaxf(L.x0 - T.x1, T.x0 - L.x1));
+        if (gap > ROW_TOGGLE_GAP_PX)
+            continue;
+        /* Another control of the row between them breaks the pair. */
+        float gx0 = fminf(L.x1, T.x1), gx1 = fmaxf(L.x0, T.x0);
+        int blocked = 0;
+        for (int j = 0; j < e->n && !blocked && gap > 0.0f; j++) {
+            base_rect X = e->boxes[j].r;
+            if (j == i || j == k || base_rect_contains(X, base_rect_center(L)) ||
+                base_rect_contains(X, base_rect_center(T)))
+                continue;
+            blocked = row_overlap(L, X) >= 0.5f && X.x0 >= gx0 - 1.0f && X.x1 <= gx1 + 1.0f;
+        }
+        if (blocked)
+            continue;
+        if (best < 0 || gap < best_gap - 4.0f) {
+            best = i;
+            second = -1;
+            best_gap = gap;
+        } else if (gap <= best_gap + 4.0f) {
+            second = i;
+        }
+    }
+    if (best >= 0 && second >= 0) {
+        pair[0] = best;
+        pair[1] = second;
+        return -2;
+    }
+    return best;
+}
+
 /* Gate, box, snap for target t. do_snap 0 stops after the box (wait_for).
  * Returns 1 with *g filled, 0 with r's failure set. */
 int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t, snap_intent_kind kind,
@@ -252,6 +331,34 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         g->box = -1;
         return 0;
     }
+    /* "check 'Walk the dog'": the text names the row; the verb wants its
+     * checkbox (issue 21, class 5). */
+    int via_row = 0;
+    if (s->verb && agent__toggle_want(s->verb) >= 0 && !toggle_kind(ep->boxes[bi].kind)) {
+        int pair[2] = {-1, -1};
+        int tb = row_toggle(ep, bi, pair);
+        if (tb == -2) {
+            r->n_alternatives = 0;
+            for (int k = 0; k < 2; k++) {
+                const perc_box *x = &ep->boxes[pair[k]];
+                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                         "[V%d] <%s> '%.80s' at (%.0f,%.0f)", x->id, x->kind, x->label,
+                         base_rect_center(x->r).x, base_rect_center(x->r).y);
+            }
+            agent__failf(r, "ambiguous",
+                         "'%.60s' lies between two %ss at the same distance: name one by its "
+                         "mark",
+                         t->label ? t->label : "", ep->boxes[pair[0]].kind);
+            g->epoch = ep;
+            g->box = -1;
+            return 0;
+        }
+        if (tb >= 0) {
+            bi = tb;
+            via_row = 1;
+            source = "row";
+        }
+    }
     const perc_box *b = &ep->boxes[bi];
     r->box_id = b->id;
     agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
@@ -267,7 +374,7 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     /* Without a tie check the chosen box is the only one (ties[0]). */
     int ties[SNAP_MAX_ALT];
     ties[0] = bi;
-    int nt = (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
+    int nt = !via_row && (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
                      (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
                  ? box_ties(ep, bi, t->label, source, ties)
                  : 1;
@@ -336,7 +443,9 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                      t->label, nt, list);
         return 0;
     }
-    snap_intent in = {t->label ? t->label : b->label, kind};
+    /* On the row's toggle the label was the text beside it: the snapper
+     * takes the toggle by its own name (often none). */
+    snap_intent in = {t->label && !via_row ? t->label : b->label, via_row ? SNAP_INTENT_ANY : kind};
     agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = base_monotime_ms();
     /* The page still equals the epoch: its element, checked in one

@@ -111,6 +111,20 @@ static void todo(void)
     pass("todo", "--no-humanize", NULL);
 }
 
+/* check / uncheck / toggle by the row's text: the row's checkbox, and a
+ * check of a checked item presses nothing (issue 21, class 5). */
+static void checklist(void)
+{
+    pass("checklist", "--no-humanize", "is already checked: nothing pressed");
+}
+
+/* Fields named by a heading over them and by bare "Qty:" text, checkboxes
+ * by the text beside them (issue 21, class 4: the visual label). */
+static void bare(void)
+{
+    pass("bare", "--no-humanize", "clicked <input> 'Express delivery' (match exact)");
+}
+
 static void form(void)
 {
     pass("form", "--no-humanize", NULL);
@@ -188,7 +202,7 @@ static void ambiguous(void)
 }
 
 static const check_case cases[] = {
-    {"todo", todo},     {"form", form},     {"table", table}, {"scroll", scroll},
+    {"todo", todo},     {"checklist", checklist}, {"bare", bare}, {"form", form},     {"table", table}, {"scroll", scroll},
     {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
     {"norepeat", norepeat}, {"board", board}, {"ambiguous", ambiguous}, {NULL, NULL},
 };

@@ -123,8 +123,10 @@ static int run_step(runner *rn, int i, agent_step_record *rec)
                               desc};
         fovea_session_set_step(se, &st);
         ok = tool_call_json(se, s->tool, s->args, &res);
-        /* A guard's refusal (blocked) gives the same answer every time. */
+        /* A guard's refusal (blocked) gives the same answer every time, and
+         * a pattern that hit its limit hits it again on the same text. */
         if (ok || res.reason == TOOL_BAD_ARGS || res.reason == TOOL_BLOCKED ||
+            res.reason == TOOL_PATTERN_LIMIT ||
             attempt == 1 + s->retries || base_interrupted())
             break;
         if (fovea_session_delivered(se)) {

@@ -679,7 +679,36 @@ static void out_unwritable(void)
     base_free(errs);
 }
 
+/* SIGTERM while step 2 waits on a page whose script hangs (every CDP call
+ * into it waits): the run ends in about a second, not after the call's own
+ * timeout (21 s before, issue 23), with exit 143, the trace's end record and
+ * the report. */
+static void sigterm_frozen(void)
+{
+    child c;
+    CHECK(start(&c, "frozen", TASKS "/freeze.json", NULL) == 0);
+    int ready = wait_for_text(c.err, "step 1/2 click 'Start export'", 60000);
+    base_sleep_ms(1500); /* step 2 is waiting on the frozen page */
+    double t0 = base_monotime_ms();
+    kill(c.pid, SIGTERM);
+    int st = finish(&c, 30000);
+    double ms = base_monotime_ms() - t0;
+    char *errs = slurp(c.err);
+    CHECK_MSG(ready, "step 1 never finished: %s", errs ? errs : "");
+    CHECK_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 143, "status %d: %s", st,
+              errs ? errs : "");
+    CHECK_MSG(ms < 3000, "exit took %.0f ms after SIGTERM", ms);
+    char *trace = slurp2(c.out, "trace.jsonl");
+    CHECK(trace && strstr(trace, "\"interrupted\":\"SIGTERM\"") != NULL);
+    base_free(trace);
+    char path[800];
+    snprintf(path, sizeof path, "%s/report.html", c.out);
+    CHECK(access(path, F_OK) == 0);
+    base_free(errs);
+}
+
 static const check_case cases[] = {
+    {"sigterm_frozen", sigterm_frozen},
     {"out_symlinks", out_symlinks}, {"out_full", out_full}, {"out_unwritable", out_unwritable},
     {"attach_closes_own_tabs", attach_closes_own_tabs}, {"nearest_names", nearest_names},
     {"secrets_everywhere", secrets_everywhere},         {"secrets_hard", secrets_hard},         {"interrupt_sigint", interrupt_sigint},

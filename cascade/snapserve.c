@@ -218,6 +218,33 @@ static snap_tab *tab_for(cascade_snapserve *sv, const char *target, char *why, s
     return t;
 }
 
+/* The user's tab crashed and they reloaded it: the target id is the same,
+ * the session fovea had is dead. Attaches to the tab again by its id (the
+ * service then owns the new handle); on failure t stays as it was and the
+ * request is answered "gone". */
+static void readopt(cascade_snapserve *sv, snap_tab *t)
+{
+    cdp_page *np = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (cdp_page_adopt(sv->browser, t->id, &np, err) != BASE_OK) {
+        base_log(BASE_LOG_CASCADE, BASE_LOG_INFO, "snapserve: tab %s not re-adopted: %s", t->id,
+                 err);
+        return;
+    }
+    if (perc_kit_install(np, err))
+        base_log(BASE_LOG_CASCADE, BASE_LOG_WARN,
+                 "snapserve: tab %s: listener recorder not installed: %s", t->id, err);
+    cascade_hand_destroy(t->hand);
+    t->hand = NULL;
+    if (t->own)
+        cdp_page_close(t->page);
+    t->page = np;
+    t->own = 1;
+    t->vp_at_ms = base_monotime_ms();
+    base_log(BASE_LOG_CASCADE, BASE_LOG_INFO, "snapserve: tab %s re-adopted after a crash",
+             t->id);
+}
+
 /* 1 while the browser still lists target id (or when it cannot be asked). */
 static int tab_listed(cascade_snapserve *sv, const char *id)
 {
@@ -266,6 +293,9 @@ static int answer(cascade_snapserve *sv, const snap_req *rq, cJSON *ans)
         return conn_gone(sv) ? -1 : 0;
     }
     cJSON_AddStringToObject(ans, "target", t->id);
+    if (!cdp_page_alive(t->page) && cdp_page_adopted(t->page) && !conn_gone(sv) &&
+        tab_listed(sv, t->id))
+        readopt(sv, t);
     if (!cdp_page_alive(t->page)) {
         cJSON_AddStringToObject(ans, "error", "the tab is gone (closed or crashed)");
         return conn_gone(sv) ? -1 : 0;

@@ -68,6 +68,18 @@ static char *slurp(const char *path)
     return (char *)buf;
 }
 
+/* Points fovea's model client at replay r (the environment the child
+ * inherits); returns r. */
+static replay *use_replay(replay *r)
+{
+    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
+    setenv("FOVEA_LLM_API_KEY", KEY, 1);
+    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
+    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    return r;
+}
+
 /* A replay in chat mode with the recorded conversation dir loaded; the
  * environment points fovea's client at it. */
 static replay *start_replay(const char *dir)
@@ -85,12 +97,7 @@ static replay *start_replay(const char *dir)
         replay_destroy(r);
         return NULL;
     }
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
-    return r;
+    return use_replay(r);
 }
 
 /* Runs fovea with args on site; out/err files in OUT/<name>.{stdout,stderr}. */
@@ -485,12 +492,7 @@ static replay *obedient_replay(const char *const *worker_calls, int n)
         replay_destroy(r);
         return NULL;
     }
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
-    return r;
+    return use_replay(r);
 }
 
 #define GUARD_SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/guard"

@@ -509,6 +509,16 @@ static int page_tabs(cdp_conn *conn, const char *keep, int *kept)
     return n;
 }
 
+/* A Chromium of the test's own (a "user's browser") and its endpoint in ws
+ * (n bytes; on failure, the error). */
+static base_err launch_own(cdp_browser **b, char *ws, size_t n)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_browser_launch(NULL, b, err);
+    snprintf(ws, n, "%s", e ? err : cdp_process_ws_url(cdp_browser_process(*b)));
+    return e;
+}
+
 /* Attach mode: the test starts its own Chromium (a "user's browser" with a
  * tab of its own) and runs fovea with --cdp. A stop signal in `fovea run`
  * (graceful path) and in `fovea bench` (the watcher thread) must close the
@@ -516,14 +526,12 @@ static int page_tabs(cdp_conn *conn, const char *keep, int *kept)
 static void attach_closes_own_tabs(void)
 {
     cdp_browser *b = NULL;
-    char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_browser_launch(NULL, &b, err);
+    char ws[512];
+    base_err e = launch_own(&b, ws, sizeof ws);
     if (e == BASE_ENOTFOUND)
         SKIP("chromium not installed");
-    CHECK_MSG(e == BASE_OK, "%s", err);
-    cdp_process *proc = cdp_browser_process(b);
-    char ws[512];
-    snprintf(ws, sizeof ws, "%s", cdp_process_ws_url(proc));
+    CHECK_MSG(e == BASE_OK, "%s", ws);
+    char err[BASE_ERRBUF_SIZE] = "";
     cdp_page *mine = NULL;
     e = cdp_page_open(b, NULL, &mine, err);
     char keep[64];
@@ -631,13 +639,11 @@ static void out_symlinks(void)
 static void out_full(void)
 {
     cdp_browser *b = NULL;
-    char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_browser_launch(NULL, &b, err);
+    char ws[512];
+    base_err e = launch_own(&b, ws, sizeof ws);
     if (e == BASE_ENOTFOUND)
         SKIP("chromium not installed");
-    CHECK_MSG(e == BASE_OK, "%s", err);
-    char ws[512];
-    snprintf(ws, sizeof ws, "%s", cdp_process_ws_url(cdp_browser_process(b)));
+    CHECK_MSG(e == BASE_OK, "%s", ws);
     const char *extra[] = {"--cdp", ws, NULL};
     child c;
     start_fsize_limit = 64 * 1024;

@@ -7,7 +7,9 @@
  * its cross-origin passenger form. The run writes OUT/trace.jsonl,
  * OUT/steps/NNN.png and OUT/report.html; the report is written for failed
  * runs too. Exit status: 0 all steps passed, 1 a step failed or the run
- * could not start, 2 usage or task-file error, 128 + N when signal N
+ * could not start, 2 usage or task-file error (or --out cannot be written),
+ * 3 output lost (BASE_EXIT_OUTPUT_LOST: a file under --out could not be
+ * written; one line names it), 128 + N when signal N
  * (SIGINT 130, SIGTERM 143, SIGHUP 129, SIGQUIT 131) stopped it: the run
  * then finishes gracefully (trace end record, report, browser and profile
  * removed); a second signal exits at once after killing the browser.

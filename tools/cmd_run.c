@@ -446,6 +446,11 @@ int cli_cmd_run(int argc, char **argv)
         agent_task_free(task);
         return 2;
     }
+    /* A stop signal while the browser was still starting (its calls are
+     * cancelled by the signal, cdp/ws.c) ends like one during the start
+     * page: with the trace's end record and the report. */
+    if (status == 1 && !start_err[0] && base_interrupted())
+        snprintf(start_err, sizeof start_err, "the browser was starting");
     if (status == 1 && start_err[0]) {
         fprintf(stderr, "fovea run: %s\n", start_err);
         status = start_failed(task, &ro, start_url, start_err, base_monotime_ms() - start_t0);

@@ -711,8 +711,12 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
     /* What the page said (an action's result quotes it, the outline is
      * it) is quoted, untrusted content in the run's frame. */
     if (!e && (what & CTX_ACTION) && c->last_action) {
+        /* The node's id (the tree's, not the page's) heads the line. */
         char *f = agent_untrusted_wrap(c->nonce, "action result", c->last_action);
-        e = f ? base_buf_printf(&b, "\nLAST ACTION:\n%s\n", f) : BASE_ENOMEM;
+        int idn = (int)strcspn(c->last_action, " ");
+        e = f ? base_buf_printf(&b, "\nLAST ACTION: %.*s (quoted below)\n%s\n", idn,
+                                c->last_action, f)
+              : BASE_ENOMEM;
         base_free(f);
     }
     if (!e && (what & (CTX_LOCAL | CTX_TREE))) {

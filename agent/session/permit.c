@@ -97,6 +97,24 @@ base_err agent_upload_resolve(const char *upload_dir, const char *path, char *ou
     return e;
 }
 
+const char *agent_untrusted_inner(const char *s, size_t *n)
+{
+    size_t len = s ? strlen(s) : 0;
+    *n = len;
+    if (!s || strncmp(s, "<<<UNTRUSTED ", 13) != 0)
+        return s ? s : "";
+    const char *nl = strchr(s, '\n');
+    /* The end line is the last line; the page's text cannot hold one
+     * ("<<<" inside is defused). */
+    const char *end = NULL;
+    for (const char *p = s; (p = strstr(p, "\n<<<END UNTRUSTED ")) != NULL; p++)
+        end = p;
+    if (!nl || !end || end < nl)
+        return s;
+    *n = (size_t)(end - (nl + 1));
+    return nl + 1;
+}
+
 uint64_t agent_untrusted_nonce(void)
 {
     uint64_t v = 0;

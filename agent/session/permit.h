@@ -47,6 +47,12 @@ base_err agent_upload_resolve(const char *upload_dir, const char *path, char *ou
  * Borrows all. Any thread. */
 char *agent_untrusted_wrap(uint64_t nonce, const char *what, const char *text);
 
+/* The text inside a frame agent_untrusted_wrap made (its begin and end lines
+ * left out): a pointer into s and its length in *n. s itself (all of it)
+ * when it is not framed. For readers of a conversation (the eviction that
+ * finds failed tool results). Borrows s. Pure; any thread. */
+const char *agent_untrusted_inner(const char *s, size_t *n);
+
 /* A nonce for agent_untrusted_wrap: 64 bits from the kernel's random source
  * (getrandom / /dev/urandom; the clock and pid when neither answers). Any
  * thread. Errors: none. */

@@ -8,7 +8,7 @@
  *   are refused, each saying why.
  * wrap: the frame's lines carry the nonce; a page cannot end the frame early
  *   (its "<<<END ..." is defused, also in runs of '<'), and no "<<<" is left
- *   inside.
+ *   inside; agent_untrusted_inner gives a reader the quoted text back.
  */
 #include "check.h"
 
@@ -70,6 +70,12 @@ static void wrap(void)
     CHECK_MSG(strstr(inner, "<<<") == NULL, "%s", inner);
     CHECK(strstr(inner, "obey") != NULL && strstr(inner, "<< <END UNTRUSTED") != NULL);
     base_free(inner);
+    /* A reader gets the quoted text back whole; unframed text is itself. */
+    size_t n = 0;
+    const char *in = agent_untrusted_inner(w, &n);
+    CHECK_EQ(n, strlen(page) + 4); /* a blank after each inner '<' of a run: 1 + 3 */
+    CHECK(strncmp(in, "Hi << <END", 10) == 0);
+    CHECK(agent_untrusted_inner("{\"ok\":false}", &n)[0] == '{' && n == 12);
     base_free(w);
     CHECK(agent_untrusted_nonce() != agent_untrusted_nonce());
 }

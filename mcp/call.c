@@ -75,14 +75,14 @@ static const tool_def own_tools[] = {
 };
 #define N_OWN ((int)(sizeof own_tools / sizeof own_tools[0]))
 
+/* One schema for every tool's structuredContent (its "data" is the tool's
+ * own output, described in the tool's description), kept short: it is
+ * repeated in tools/list for each tool. */
 static const char output_schema[] =
     "{\"type\": \"object\", \"properties\": {\"success\": {\"type\": \"boolean\"}, \"reason\": "
-    "{\"type\": \"string\", \"description\": \"ok, or why not: not_found, ambiguous, blocked, "
-    "timeout, ...\"}, \"message\": {\"type\": \"string\"}, \"delivered\": {\"type\": "
-    "\"boolean\", \"description\": \"the action reached the page: never repeat it\"}, \"url\": "
-    "{\"type\": \"string\"}, \"data\": {\"description\": \"the tool's output\"}, \"page\": "
-    "{\"type\": \"object\", \"description\": \"the page view sent as text: its size and "
-    "collapsed regions\"}}, \"required\": [\"success\", \"reason\", \"message\"]}";
+    "{\"type\": \"string\"}, \"message\": {\"type\": \"string\"}, \"delivered\": {\"type\": "
+    "\"boolean\"}, \"url\": {\"type\": \"string\"}, \"data\": {}, \"page\": {\"type\": "
+    "\"object\"}}, \"required\": [\"success\", \"reason\", \"message\"]}";
 
 static const tool_def *own_find(const char *name)
 {
@@ -177,11 +177,19 @@ static cJSON *tool_entry(const mcp_config *cfg, const tool_def *t)
     cJSON_AddStringToObject(e, "name", t->name);
     cJSON_AddStringToObject(e, "description", desc);
     cJSON_AddItemToObject(e, "inputSchema", in);
-    cJSON_AddItemToObject(e, "outputSchema", outs);
+    /* The tools that return data say its shape; an action's answer is its
+     * text line and the page view (structuredContent has the same members). */
+    if (!(t->flags & TOOL_MUTATES))
+        cJSON_AddItemToObject(e, "outputSchema", outs);
+    else
+        cJSON_Delete(outs);
+    /* Only what differs from the spec's defaults (readOnly false,
+     * destructive true, openWorld true): tools/list is sent to every model. */
     cJSON *ann = cJSON_AddObjectToObject(e, "annotations");
-    cJSON_AddBoolToObject(ann, "readOnlyHint", !(t->flags & TOOL_MUTATES));
-    cJSON_AddBoolToObject(ann, "destructiveHint", (t->flags & TOOL_OPT_IN) != 0);
-    cJSON_AddBoolToObject(ann, "openWorldHint", 1);
+    if (!(t->flags & TOOL_MUTATES))
+        cJSON_AddBoolToObject(ann, "readOnlyHint", 1);
+    else if (!(t->flags & TOOL_OPT_IN))
+        cJSON_AddBoolToObject(ann, "destructiveHint", 0);
     return e;
 fail:
     cJSON_Delete(e);

@@ -4,8 +4,8 @@
  * stdio by default (an MCP host starts the command and speaks JSON-RPC on
  * its stdin/stdout; logs go to stderr); with --port, Streamable HTTP on
  * 127.0.0.1 with a bearer token. The browser is launched (or attached with
- * --cdp) on the first tool call, not at start, so a host lists the tools at
- * once. Each MCP session gets its own tab: a new one in the launched or
+ * --cdp) with the first tool call, so a host lists the tools at once.
+ * Each MCP session gets its own tab: a new one in the launched or
  * attached browser, closed when the session ends, or with --target the
  * user's own tab (first session only), left open. Only what fovea opened is
  * closed: the attached browser itself keeps running.
@@ -64,31 +64,67 @@ typedef struct page_source {
     char start[1024];
     int target_taken;
     cdp_page *adopted;
+    /* The browser is launched (or attached) on a thread of its own that
+     * lives until the end: a launched Chromium dies with the thread that
+     * started it (PR_SET_PDEATHSIG), and a session's worker ends with its
+     * session. Started by the first call (listing tools needs no browser). */
+    pthread_t launcher;
+    pthread_cond_t cv;
+    int started, launched, done;
+    base_err launch_e;
+    char launch_err[BASE_ERRBUF_SIZE];
 } page_source;
+
+static void *launcher_main(void *arg)
+{
+    page_source *ps = arg;
+    cdp_browser *b = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e;
+    if (ps->bo.cdp) {
+        cdp_attach_opts ao;
+        memset(&ao, 0, sizeof ao);
+        if (ps->bo.pool) {
+            ao.headers = ps->bo.pool->nheaders ? ps->bo.pool->headers : NULL;
+            ao.wait_ms = ps->bo.pool->wait_ms;
+        }
+        e = cdp_browser_attach_with(ps->bo.cdp, &ao, &b, err);
+    } else {
+        cdp_launch_opts lo;
+        memset(&lo, 0, sizeof lo);
+        lo.headful = ps->bo.headful;
+        lo.window_w = ps->bo.width;
+        lo.window_h = ps->bo.height;
+        e = cdp_browser_launch(&lo, &b, err);
+    }
+    pthread_mutex_lock(&ps->mu);
+    ps->browser = e ? NULL : b;
+    ps->launch_e = e;
+    snprintf(ps->launch_err, sizeof ps->launch_err, "%s", err);
+    ps->launched = 1;
+    pthread_cond_broadcast(&ps->cv);
+    while (!ps->done)
+        pthread_cond_wait(&ps->cv, &ps->mu);
+    pthread_mutex_unlock(&ps->mu);
+    return NULL;
+}
 
 static base_err src_open(void *user, cdp_browser **b, cdp_page **page, char *err)
 {
     page_source *ps = user;
     pthread_mutex_lock(&ps->mu);
-    base_err e = BASE_OK;
-    if (!ps->browser) {
-        if (ps->bo.cdp) {
-            cdp_attach_opts ao;
-            memset(&ao, 0, sizeof ao);
-            if (ps->bo.pool) {
-                ao.headers = ps->bo.pool->nheaders ? ps->bo.pool->headers : NULL;
-                ao.wait_ms = ps->bo.pool->wait_ms;
-            }
-            e = cdp_browser_attach_with(ps->bo.cdp, &ao, &ps->browser, err);
-        } else {
-            cdp_launch_opts lo;
-            memset(&lo, 0, sizeof lo);
-            lo.headful = ps->bo.headful;
-            lo.window_w = ps->bo.width;
-            lo.window_h = ps->bo.height;
-            e = cdp_browser_launch(&lo, &ps->browser, err);
+    if (!ps->started) {
+        if (pthread_create(&ps->launcher, NULL, launcher_main, ps) != 0) {
+            pthread_mutex_unlock(&ps->mu);
+            return base_errf(err, BASE_EIO, "cannot start the browser thread");
         }
+        ps->started = 1;
     }
+    while (!ps->launched)
+        pthread_cond_wait(&ps->cv, &ps->mu);
+    base_err e = ps->launch_e;
+    if (e)
+        base_errf(err, e, "%s", ps->launch_err);
     cdp_page *p = NULL;
     if (!e && ps->bo.target && !ps->target_taken) {
         char id[64], why[1024];
@@ -233,12 +269,13 @@ int cli_cmd_mcp(int argc, char **argv)
     } else if (ps.bo.url) {
         snprintf(ps.start, sizeof ps.start, "%s", ps.bo.url);
     }
+    pthread_cond_init(&ps.cv, NULL);
     cfg.pages.open = src_open;
     cfg.pages.close = src_close;
     cfg.pages.user = &ps;
     int rc = 0;
     if (port < 0) {
-        fprintf(stderr, "fovea mcp: stdio; the browser starts with the first tool call\n");
+        fprintf(stderr, "fovea mcp: stdio; one JSON-RPC message per line\n");
         if (mcp_stdio_run(&cfg, stdin, stdout, err) != BASE_OK) {
             fprintf(stderr, "fovea mcp: %s\n", err);
             rc = 1;
@@ -258,7 +295,19 @@ int cli_cmd_mcp(int argc, char **argv)
             mcp_http_stop(h);
         }
     }
-    cdp_browser_destroy(ps.browser);
+    if (ps.started) {
+        pthread_mutex_lock(&ps.mu);
+        while (!ps.launched)
+            pthread_cond_wait(&ps.cv, &ps.mu);
+        pthread_mutex_unlock(&ps.mu);
+        cdp_browser_destroy(ps.browser); /* before its launcher thread ends */
+        pthread_mutex_lock(&ps.mu);
+        ps.done = 1;
+        pthread_cond_broadcast(&ps.cv);
+        pthread_mutex_unlock(&ps.mu);
+        pthread_join(ps.launcher, NULL);
+    }
+    pthread_cond_destroy(&ps.cv);
     serve_httpd_destroy(ps.srv);
     mcp_secrets_destroy(sec);
     pthread_mutex_destroy(&ps.mu);

@@ -26,6 +26,7 @@
  * A screenshot is never sent once a secret was typed
  * (fovea_session_shot_data_url refuses).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -388,6 +389,31 @@ int mcp__prepare(const mcp_config *cfg, const char *name, const cJSON *args, cJS
 
 /* ---- running a call ------------------------------------------------------- */
 
+/* The log filter is one per process, and a session sets it to its own
+ * secrets when it starts and clears it when it ends: with several sessions
+ * (HTTP), the end of one would leave the others' log lines unmasked. After
+ * a session ends, the filter is set to a process-wide set holding every
+ * --secrets value (all sessions of a server share them). A text typed as a
+ * secret without a name is masked in the log only while its own session's
+ * filter is the one set (the last session started). */
+static pthread_mutex_t masks_mu = PTHREAD_MUTEX_INITIALIZER;
+static agent_secrets *masks;
+
+static void mask_logs(const mcp_config *cfg)
+{
+    if (mcp_secrets_count(cfg->secrets) == 0)
+        return;
+    pthread_mutex_lock(&masks_mu);
+    if (!masks && agent_secrets_create(&masks, NULL) == BASE_OK) {
+        for (int i = 0; i < mcp_secrets_count(cfg->secrets); i++)
+            agent_secrets_add(masks,
+                              mcp_secrets_value(cfg->secrets, mcp_secrets_name(cfg->secrets, i)));
+    }
+    if (masks)
+        base_log_set_filter(agent_secrets_log_filter, masks);
+    pthread_mutex_unlock(&masks_mu);
+}
+
 static base_err ensure_session(mcp_call_state *st, const mcp_config *cfg)
 {
     if (st->s)
@@ -455,8 +481,11 @@ static base_err ensure_hand(mcp_call_state *st, const mcp_config *cfg, char *err
 void mcp__call_state_fini(mcp_call_state *st, const mcp_config *cfg)
 {
     drop_hand(st);
+    int had = st->s != NULL;
     fovea_session_destroy(st->s);
     st->s = NULL;
+    if (had)
+        mask_logs(cfg);
     if (st->page)
         cfg->pages.close(cfg->pages.user, st->page);
     st->page = NULL;

@@ -99,14 +99,22 @@ static int err_code(const cJSON *m)
     return cJSON_IsNumber(c) ? c->valueint : 0;
 }
 
+/* A connection with no browser on an emptied sink (cfg and s must outlive it). */
+static mcp_conn *fresh(mcp_config *cfg, sink *s)
+{
+    config(cfg);
+    s->n = 0;
+    opens = 0;
+    mcp_conn *c = NULL;
+    return mcp_conn_create(cfg, emit, s, &c, NULL) == BASE_OK ? c : NULL;
+}
+
 static void lifecycle(void)
 {
-    mcp_config cfg;
-    config(&cfg);
+    static mcp_config cfg;
     static sink s = {PTHREAD_MUTEX_INITIALIZER, "", 0};
-    s.n = 0;
-    mcp_conn *c = NULL;
-    CHECK(mcp_conn_create(&cfg, emit, &s, &c, NULL) == BASE_OK);
+    mcp_conn *c = fresh(&cfg, &s);
+    CHECK(c != NULL);
     cJSON *m = ask(c, &s,
                    "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{"
                    "\"protocolVersion\":\"2025-03-26\",\"capabilities\":{},\"clientInfo\":{"
@@ -137,12 +145,10 @@ static void lifecycle(void)
 
 static void errors(void)
 {
-    mcp_config cfg;
-    config(&cfg);
+    static mcp_config cfg;
     static sink s = {PTHREAD_MUTEX_INITIALIZER, "", 0};
-    s.n = 0;
-    mcp_conn *c = NULL;
-    CHECK(mcp_conn_create(&cfg, emit, &s, &c, NULL) == BASE_OK);
+    mcp_conn *c = fresh(&cfg, &s);
+    CHECK(c != NULL);
     static const struct {
         const char *line;
         int id, code;
@@ -232,50 +238,49 @@ static void list(void)
     rmdir(dir);
 }
 
+/* One tools/call on a fresh connection with no browser: the answer's
+ * structuredContent (its parent result kept in *msg, the caller's). */
+static const cJSON *call_once(const char *line, int id, cJSON **msg)
+{
+    static mcp_config cfg;
+    static sink s = {PTHREAD_MUTEX_INITIALIZER, "", 0};
+    *msg = NULL;
+    mcp_conn *c = fresh(&cfg, &s);
+    if (!c)
+        return NULL;
+    *msg = ask(c, &s, line, id);
+    mcp_conn_destroy(c);
+    const cJSON *r = cJSON_GetObjectItem(*msg, "result");
+    return cJSON_IsTrue(cJSON_GetObjectItem(r, "isError"))
+               ? cJSON_GetObjectItem(r, "structuredContent")
+               : NULL;
+}
+
 static void call_no_browser(void)
 {
-    mcp_config cfg;
-    config(&cfg);
-    static sink s = {PTHREAD_MUTEX_INITIALIZER, "", 0};
-    s.n = 0;
-    opens = 0;
-    mcp_conn *c = NULL;
-    CHECK(mcp_conn_create(&cfg, emit, &s, &c, NULL) == BASE_OK);
-    cJSON *m = ask(c, &s,
-                   "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
-                   "\"get_outline\",\"arguments\":{}}}",
-                   5);
-    const cJSON *r = cJSON_GetObjectItem(m, "result");
-    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "isError")));
-    const cJSON *sc = cJSON_GetObjectItem(r, "structuredContent");
+    cJSON *m = NULL;
+    const cJSON *sc = call_once("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":"
+                                "{\"name\":\"get_outline\",\"arguments\":{}}}",
+                                5, &m);
+    CHECK(sc != NULL); /* a tool error, not a protocol one */
     CHECK(strcmp(cJSON_GetObjectItem(sc, "reason")->valuestring, "error") == 0);
     CHECK(strstr(cJSON_GetObjectItem(sc, "message")->valuestring, "no browser in this test"));
     CHECK_EQ(opens, 1);
     cJSON_Delete(m);
-    mcp_conn_destroy(c);
 }
 
 static void upload_refused(void)
 {
-    mcp_config cfg;
-    config(&cfg);
-    static sink s = {PTHREAD_MUTEX_INITIALIZER, "", 0};
-    s.n = 0;
-    opens = 0;
-    mcp_conn *c = NULL;
-    CHECK(mcp_conn_create(&cfg, emit, &s, &c, NULL) == BASE_OK);
-    cJSON *m = ask(c, &s,
-                   "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
-                   "\"upload_file\",\"arguments\":{\"target\":\"File\",\"files\":\"/etc/hostname\"}}}",
-                   6);
-    const cJSON *r = cJSON_GetObjectItem(m, "result");
-    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(r, "isError")));
-    const cJSON *sc = cJSON_GetObjectItem(r, "structuredContent");
+    cJSON *m = NULL;
+    const cJSON *sc = call_once(
+        "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":{\"name\":"
+        "\"upload_file\",\"arguments\":{\"target\":\"File\",\"files\":\"/etc/hostname\"}}}",
+        6, &m);
+    CHECK(sc != NULL);
     CHECK(strcmp(cJSON_GetObjectItem(sc, "reason")->valuestring, "blocked") == 0);
     CHECK(strstr(cJSON_GetObjectItem(sc, "message")->valuestring, "--upload-dir") != NULL);
-    CHECK_EQ(opens, 0);
+    CHECK_EQ(opens, 0); /* refused before any page was asked for */
     cJSON_Delete(m);
-    mcp_conn_destroy(c);
 }
 
 static void upload_dir(void)

@@ -4,6 +4,14 @@
 // headless Chromium on fixture pages (tests/fixtures/pages/mcp/) served here
 // on 127.0.0.1. No model: the calls a model would make are made by the test.
 //
+// stdio: the tool surface (page view with each action, collapsing, secrets by
+//   name, uploads, click_box/type_box/click_point, errors, progress, a
+//   cancelled wait), raw bad lines, and attach mode (--cdp/--target on a
+//   Chromium the test starts: the user's tab stays, fovea's own tab goes).
+// http: two clients at once with separate sessions, token/Host/Origin checks,
+//   progress in the POST's event stream, a cancelled wait, DELETE.
+// inspector: the Inspector CLI's tools/list and tools/call.
+//
 //   node mcp_client.mjs CLIENTS_DIR FOVEA PAGES stdio|http|inspector
 //
 // CLIENTS_DIR holds node_modules (scripts/mcp_clients.sh). Prints one line
@@ -254,6 +262,17 @@ async function httpSuite() {
     check(img && img.mimeType === 'image/jpeg' && Buffer.from(img.data, 'base64').subarray(0, 2).equals(Buffer.from([0xff, 0xd8])),
       'screenshot: true adds the marked page image (JPEG)', JSON.stringify(rc.content.map((c) => c.type)));
     await expectRpcError(a.callTool({ name: 'no_such_tool', arguments: {} }), -32602, 'HTTP: unknown tool: -32602');
+    const progress = [];
+    const rw = await a.callTool({ name: 'wait', arguments: { ms: 2300 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 20000 });
+    check(!rw.isError && progress.length >= 2, `HTTP: progress notifications in the POST's event stream (${progress.length})`, JSON.stringify(progress));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort('test cancels'), 700);
+    const tc = Date.now();
+    await a.callTool({ name: 'wait', arguments: { ms: 60000 } }, undefined, { signal: ac.signal, timeout: 90000 }).catch(() => {});
+    const tn = Date.now();
+    const rl = await a.callTool({ name: 'list_tabs', arguments: {} });
+    check(!rl.isError && Date.now() - tn < 10000 && tn - tc < 5000,
+      `HTTP: a cancelled wait ends and A's next call runs at once (${Date.now() - tn} ms)`, text(rl));
 
     // Who may talk.
     const raw = (headers, method = 'POST', body = '{"jsonrpc":"2.0","id":9,"method":"ping"}') => new Promise((resolve) => {
@@ -287,6 +306,47 @@ async function httpSuite() {
   }
 }
 
+// ---- attach: the user's own browser, close only what fovea opened --------------
+async function attachSuite() {
+  const prof = path.join(tmp, 'chrome-profile');
+  const chrome = spawn(process.env.FOVEA_CHROMIUM || '/usr/bin/chromium', ['--headless', '--no-sandbox', '--disable-gpu',
+    '--remote-debugging-port=0', `--user-data-dir=${prof}`, `${base}/orders.html`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  try {
+    let err = '';
+    const port = await new Promise((resolve, reject) => {
+      chrome.stderr.on('data', (d) => { err += d; const m = /DevTools listening on ws:\/\/127\.0\.0\.1:(\d+)/.exec(err); if (m) resolve(m[1]); });
+      chrome.on('exit', () => reject(new Error('chromium exited: ' + err.slice(-500))));
+    });
+    const tabs = async () => JSON.parse(await (await fetch(`http://127.0.0.1:${port}/json/list`)).text()).filter((t) => t.type === 'page');
+    for (let i = 0; i < 50 && !(await tabs()).some((t) => t.url.includes('orders.html')); i++) await new Promise((r) => setTimeout(r, 100));
+    const before = await tabs();
+    // --target: the user's tab, as it is; left open at the end.
+    let t = new StdioClientTransport({ command: fovea, args: ['mcp', '--cdp', `http://127.0.0.1:${port}`, '--target', 'orders.html', '--no-humanize'], stderr: 'ignore' });
+    let c = new Client({ name: 'attach', version: '1' });
+    await c.connect(t);
+    let r = await c.callTool({ name: 'get_outline', arguments: {} });
+    check(!r.isError && /Your orders/.test(text(r)), '--cdp --target: the session works on the user\'s own tab', text(r));
+    await c.close();
+    await new Promise((res) => setTimeout(res, 300));
+    check((await tabs()).some((x) => x.url.includes('orders.html')), 'the user\'s tab stays open after the session');
+    // --cdp alone: a tab of fovea's own in the user's browser, closed at the end.
+    t = new StdioClientTransport({ command: fovea, args: ['mcp', '--cdp', `http://127.0.0.1:${port}`, '--no-humanize'], stderr: 'ignore' });
+    c = new Client({ name: 'attach2', version: '1' });
+    await c.connect(t);
+    r = await c.callTool({ name: 'navigate', arguments: { url: `${base}/account.html` } });
+    check(!r.isError && /Sign in to Northwind/.test(text(r)), '--cdp: the session opens its own tab', text(r));
+    check((await tabs()).length === before.length + 1, 'one tab more while the session runs');
+    await c.close();
+    await new Promise((res) => setTimeout(res, 500));
+    const after = await tabs();
+    check(after.length === before.length && !after.some((x) => x.url.includes('account.html')),
+      'fovea closed its own tab and only it; the browser runs on', JSON.stringify(after.map((x) => x.url)));
+  } finally {
+    chrome.kill('SIGKILL');
+    await new Promise((r) => chrome.on('close', r));
+  }
+}
+
 // ---- the Inspector CLI -------------------------------------------------------
 async function inspectorSuite() {
   const bin = path.join(clientsDir, 'node_modules/.bin/mcp-inspector');
@@ -310,7 +370,7 @@ async function inspectorSuite() {
 }
 
 try {
-  if (mode === 'stdio') { await stdioSuite(); await rawSuite(); }
+  if (mode === 'stdio') { await stdioSuite(); await rawSuite(); await attachSuite(); }
   else if (mode === 'http') await httpSuite();
   else if (mode === 'inspector') await inspectorSuite();
   else { console.error('mode: stdio, http or inspector'); failed++; }

@@ -50,8 +50,9 @@ typedef struct hsess {
     char id[33];
     mcp_conn *conn;
     slot *slots;
-    int refs;  /* handlers using it, plus 1 while listed */
-    int dead;  /* ended (DELETE, stop): waiting handlers give up */
+    int refs;      /* handlers using it, plus 1 while listed */
+    int receiving; /* handlers inside mcp_conn_receive: the conn is not freed under them */
+    int dead;      /* ended (DELETE, stop): waiting handlers give up */
     struct hsess *next;
 } hsess;
 
@@ -97,7 +98,12 @@ static void emit_http(void *user, const char *json, const cJSON *related)
     mcp_http *h = s->h;
     pthread_mutex_lock(&h->mu);
     slot *to = NULL;
-    if (t_slot && !t_slot->done && (!related || !t_slot->id || cJSON_Compare(related, t_slot->id, 1)))
+    /* What the conn says while this thread hands it a message belongs to
+     * this thread's POST when it has no usable id or this POST's id; a
+     * cancelled queued call (related: its id) belongs to the POST waiting
+     * for that id. */
+    if (t_slot && !t_slot->done &&
+        (!related || (t_slot->id && cJSON_Compare(related, t_slot->id, 1))))
         to = t_slot;
     for (slot *k = s->slots; !to && k; k = k->next)
         if (!k->done && related && k->id && cJSON_Compare(related, k->id, 1))
@@ -215,6 +221,8 @@ static void sess_end(mcp_http *h, hsess *s)
     mcp_conn *c = was_listed ? s->conn : NULL;
     s->conn = NULL;
     pthread_cond_broadcast(&h->cv);
+    while (s->receiving > 0)
+        pthread_cond_wait(&h->cv, &h->mu);
     pthread_mutex_unlock(&h->mu);
     if (c) {
         mcp_conn_destroy(c); /* cancels its call; waiting handlers were woken */
@@ -243,7 +251,9 @@ static void deliver(mcp_http *h, hsess *s, const serve_http_request *req, const 
     pthread_mutex_lock(&h->mu);
     sl->next = s->slots;
     s->slots = sl;
-    mcp_conn *c = s->conn;
+    mcp_conn *c = s->dead ? NULL : s->conn;
+    if (c)
+        s->receiving++;
     pthread_mutex_unlock(&h->mu);
     int request = 0;
     if (c) {
@@ -252,6 +262,10 @@ static void deliver(mcp_http *h, hsess *s, const serve_http_request *req, const 
         t_slot = NULL;
     }
     pthread_mutex_lock(&h->mu);
+    if (c) {
+        s->receiving--;
+        pthread_cond_broadcast(&h->cv);
+    }
     while (request && !sl->done && !s->dead && !h->stopping)
         pthread_cond_wait(&h->cv, &h->mu);
     for (slot **p = &s->slots; *p; p = &(*p)->next) {
@@ -261,7 +275,9 @@ static void deliver(mcp_http *h, hsess *s, const serve_http_request *req, const 
         }
     }
     pthread_mutex_unlock(&h->mu);
-    if (!request) {
+    if (!c) {
+        reply_err(resp, 404, MCP_INVALID_REQUEST, "no such session (ended)");
+    } else if (!request) {
         resp->status = 202;
         resp->content_type[0] = '\0';
     } else if (!sl->answer) {

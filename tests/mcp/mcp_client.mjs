@@ -156,7 +156,13 @@ async function stdioSuite() {
 
   // Progress, then a cancelled long wait.
   const progress = [];
-  r = await client.callTool({ name: 'wait', arguments: { ms: 2300 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 20000 });
+  const waiting = client.callTool({ name: 'wait', arguments: { ms: 2300 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 20000 });
+  await new Promise((res) => setTimeout(res, 300));
+  const tp = Date.now();
+  await client.ping();
+  const pingMs = Date.now() - tp;
+  r = await waiting;
+  check(pingMs < 1000, `ping during a running call is answered at once (${pingMs} ms)`);
   check(!r.isError && progress.length >= 2, `wait 2.3 s with a progress token: ${progress.length} progress notifications`, JSON.stringify(progress));
   const ac = new AbortController();
   const tc = Date.now();

@@ -67,8 +67,8 @@ const char *mcp_secrets_value(const mcp_secrets *s, const char *name);
  * resolved path goes to real (real_n bytes) so the caller uploads what was
  * checked. upload_dir NULL: every upload is refused. Returns 0 when
  * allowed, else -1 with why (why_n bytes, one line). Pure file-system
- * reads; any thread. (The rule `fovea run`'s --upload-dir is meant to share:
- * the session can call this once it lives below agent/session.) */
+ * reads; any thread. The rule itself is base_path_in_dir (base/fs.h), which
+ * the tool layer can call for `fovea run`'s own --upload-dir. */
 int mcp_upload_allowed(const char *upload_dir, const char *path, char *real, size_t real_n,
                        char *why, size_t why_n);
 

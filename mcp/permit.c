@@ -9,16 +9,13 @@
  * Uploads: a model (or a page it reads) may ask to upload ~/.ssh/id_rsa.
  * The only defence that holds against "..", symlinks and relative paths is
  * to resolve the path (realpath) and compare it, as a whole directory prefix,
- * with the resolved upload folder; the resolved path is what gets uploaded,
- * so a symlink swapped in after the check points nowhere new.
+ * with the resolved upload folder (base_path_in_dir, in base/ so the tool
+ * layer can use the same rule); the resolved path is what gets uploaded, so a
+ * symlink swapped in after the check points nowhere new.
  */
-#define _XOPEN_SOURCE 700 /* realpath */
-
 #include <ctype.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
@@ -143,31 +140,10 @@ int mcp_upload_allowed(const char *upload_dir, const char *path, char *real, siz
         snprintf(why, why_n, "uploads are off: the server was started without --upload-dir");
         return -1;
     }
-    char dir[PATH_MAX], file[PATH_MAX];
-    if (!realpath(upload_dir, dir)) {
-        snprintf(why, why_n, "the upload folder cannot be resolved");
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (base_path_in_dir(upload_dir, path, real, real_n, err) != BASE_OK) {
+        snprintf(why, why_n, "%s", err);
         return -1;
     }
-    if (!path || !path[0] || !realpath(path, file)) {
-        snprintf(why, why_n, "'%.200s' does not exist", path ? path : "");
-        return -1;
-    }
-    size_t dn = strlen(dir);
-    /* "/up" must not admit "/upload-secrets/x": a whole component. */
-    int inside = strncmp(file, dir, dn) == 0 && (file[dn] == '/' || (dn == 1 && dir[0] == '/'));
-    struct stat st;
-    if (!inside) {
-        snprintf(why, why_n, "'%.200s' is outside the upload folder", path);
-        return -1;
-    }
-    if (stat(file, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, why_n, "'%.200s' is not a regular file", path);
-        return -1;
-    }
-    if (strlen(file) + 1 > real_n) {
-        snprintf(why, why_n, "'%.200s': path too long", path);
-        return -1;
-    }
-    memcpy(real, file, strlen(file) + 1);
     return 0;
 }

@@ -194,7 +194,7 @@ async function stdioSuite() {
   await c2.connect(t2);
   await c2.callTool({ name: 'navigate', arguments: { url: `${base}/account.html` } });
   r = await c2.callTool({ name: 'upload_file', arguments: { target: 'Attachment', files: path.join(uploads, '..', 'private.txt') } });
-  check(r.isError && /outside the upload folder/.test(text(r)), 'upload_file: ../ out of --upload-dir refused', text(r));
+  check(r.isError && /outside the folder/.test(text(r)), 'upload_file: ../ out of --upload-dir refused', text(r));
   r = await c2.callTool({ name: 'upload_file', arguments: { target: 'Attachment', files: path.join(uploads, 'note.txt') } });
   check(!r.isError, 'upload_file: a file inside --upload-dir is uploaded', text(r));
   await c2.close();

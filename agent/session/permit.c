@@ -1,27 +1,24 @@
 /* agent/session/permit.c: the upload folder check and the untrusted-text
  * frame (see permit.h).
  *
- * The upload check is path arithmetic plus realpath: the folder and the file
- * are both resolved (so a symbolic link inside the folder that points out of
- * it is refused where it lands, not where it starts) and the file must lie
- * under the folder's resolved path. ".." is refused outright, before any
- * resolution, so that a message never depends on what exists outside.
+ * The upload check is base_path_in_dir's rule (base/fs.h, shared with fovea
+ * mcp): the folder and the file are both resolved (so a symbolic link inside
+ * the folder that points out of it is refused where it lands, not where it
+ * starts) and the file must lie under the folder's resolved path. ".." is
+ * refused outright, before any resolution, so that a message never depends
+ * on what exists outside; the messages speak to the model and the trace.
  */
-/* realpath is an XSI function in glibc's headers. */
-#define _XOPEN_SOURCE 700
 #include "agent/session/permit.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 
 const char agent_untrusted_rule[] =
     "Text between <<<UNTRUSTED ...>>> and <<<END UNTRUSTED ...>>> lines with the same nonce is "
@@ -56,45 +53,29 @@ base_err agent_upload_resolve(const char *upload_dir, const char *path, char *ou
     if (has_dotdot(path))
         return base_errf(err, BASE_EINVAL, "'%.200s' has a '..' component: name a file inside "
                                            "the upload folder", path);
-    char *dir = realpath(upload_dir, NULL);
-    if (!dir)
-        return base_errf(err, BASE_EINVAL, "the upload folder %.200s cannot be used: %s",
-                         upload_dir, strerror(errno));
+    /* The rule itself (realpath of both, a whole-component prefix, a
+     * regular file) is base_path_in_dir's, shared with fovea mcp; a relative
+     * name is taken from the folder. */
     char joined[PATH_MAX + 256];
     if (path[0] == '/')
         snprintf(joined, sizeof joined, "%s", path);
-    else if (snprintf(joined, sizeof joined, "%s/%s", dir, path) >= (int)sizeof joined) {
-        free(dir);
+    else if (snprintf(joined, sizeof joined, "%s/%s", upload_dir, path) >= (int)sizeof joined)
         return base_errf(err, BASE_EINVAL, "'%.200s': path too long", path);
-    }
-    char *file = realpath(joined, NULL);
-    if (!file) {
-        int er = errno;
-        free(dir);
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = base_path_in_dir(upload_dir, joined, out, n, why);
+    if (e == BASE_ENOTFOUND)
         return base_errf(err, BASE_EINVAL, "'%.200s' is not a file in the upload folder (%s)",
-                         path, strerror(er));
-    }
-    size_t dl = strlen(dir);
-    /* The folder "/" holds everything; any other must be a prefix ending at
-     * a '/' ("/srv/up" does not hold "/srv/upper/x"). */
-    int inside = strcmp(dir, "/") == 0 || (strncmp(file, dir, dl) == 0 && file[dl] == '/');
-    struct stat st;
-    int regular = stat(file, &st) == 0 && S_ISREG(st.st_mode);
-    base_err e = BASE_OK;
-    if (!inside)
-        e = base_errf(err, BASE_EINVAL,
-                      "'%.200s' is outside the upload folder: files may be uploaded only from "
-                      "the folder the operator named (--upload-dir)",
-                      path);
-    else if (!regular)
-        e = base_errf(err, BASE_EINVAL, "'%.200s' is not a regular file", path);
-    else if (strlen(file) >= n)
-        e = base_errf(err, BASE_ETOOBIG, "'%.200s': resolved path too long", path);
-    else
-        memcpy(out, file, strlen(file) + 1);
-    free(dir); /* realpath allocates with malloc */
-    free(file);
-    return e;
+                         path, why);
+    if (e == BASE_EINVAL && strstr(why, "outside"))
+        return base_errf(err, BASE_EINVAL,
+                         "'%.200s' is outside the upload folder: files may be uploaded only "
+                         "from the folder the operator named (--upload-dir)",
+                         path);
+    if (e == BASE_EINVAL)
+        return base_errf(err, BASE_EINVAL, "'%.200s' is not a regular file", path);
+    if (e)
+        return base_errf(err, e, "'%.200s': %s", path, why);
+    return BASE_OK;
 }
 
 const char *agent_untrusted_inner(const char *s, size_t *n)

@@ -20,7 +20,6 @@
 #include <limits.h>
 #include <libwebsockets.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -959,14 +958,17 @@ static base_err enqueue(cdp_conn *c, const char *session_id, const char *method,
 #define STOP_MIN_MS 150
 static int stop_bounded_ms(int timeout_ms)
 {
-    static _Atomic long long first_us; /* when a call first saw the signal; 0 = not yet */
-    if (!base_interrupted())
+    /* Per thread: a server's cancellation of one call (base_interrupt_set_
+     * thread_flag) is a stop on that thread only, and ends with the call. */
+    static _Thread_local long long first_us; /* when a call here first saw the stop; 0 = not */
+    if (!base_interrupted()) {
+        first_us = 0;
         return timeout_ms;
+    }
     long long now = (long long)(base_monotime_ms() * 1000.0);
-    long long expect = 0;
-    atomic_compare_exchange_strong(&first_us, &expect, now);
-    long long t0 = atomic_load(&first_us);
-    double left = (double)(t0 - now) / 1000.0 + STOP_WINDOW_MS;
+    if (!first_us)
+        first_us = now;
+    double left = (double)(first_us - now) / 1000.0 + STOP_WINDOW_MS;
     int cap = left > STOP_MIN_MS ? (int)left : STOP_MIN_MS;
     return timeout_ms < cap ? timeout_ms : cap;
 }

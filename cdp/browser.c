@@ -758,8 +758,20 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
     cJSON_Delete(res);
     res = NULL;
 
-    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err)))
+    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err))) {
+        /* A tab showing a JavaScript dialog answers nothing until the
+         * dialog is closed, and fovea does not answer the user's dialog
+         * for them: say what the likely cause is and what to do. */
+        if (e == BASE_ETIMEDOUT && adopt && err)
+            err[0] = '\0'; /* this message replaces the bare timeout */
+        if (e == BASE_ETIMEDOUT && adopt)
+            base_errf(err, e,
+                            "cdp: tab %.64s does not answer (Page.enable timed out): it is "
+                            "probably showing a JavaScript dialog (alert, confirm or prompt); "
+                            "answer it in the browser and attach again",
+                            p->target_id);
         goto fail;
+    }
     if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
         goto fail;
     /* The browser's own reports (failed requests, CSP) for the console ring. */

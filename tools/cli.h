@@ -42,6 +42,8 @@ int cli_cmd_snaptest(int argc, char **argv);
 int cli_cmd_snap(int argc, char **argv);
 int cli_cmd_tools(int argc, char **argv);
 int cli_cmd_outline(int argc, char **argv);
+/* fovea mcp: the MCP server over stdio or Streamable HTTP (tools/cmd_mcp.c). */
+int cli_cmd_mcp(int argc, char **argv);
 /* Replays the recorded snapper case in dir offline and prints one table row
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);
@@ -177,5 +179,18 @@ void cli_signals_install(int graceful);
  * thread. Errors: those of base_mkdirs (BASE_EINVAL for a path over 1023
  * bytes, BASE_EIO naming the directory and the reason); err is optional. */
 base_err cli_mkdirs_for(const char *path, char *err);
+
+/* Output checks shared by the commands that write an output folder. */
+
+/* Checks, before a browser starts, that files can be created in out_dir
+ * (base_dir_writable). Prints one line "CMD: --out DIR: why" and returns 2
+ * when not; 0 when it can. Main thread. */
+int cli_out_check(const char *cmd, const char *out_dir);
+
+/* The exit status of a command that wrote output: status, or
+ * BASE_EXIT_OUTPUT_LOST after printing one line "CMD: output lost: PATH:
+ * ERROR" when a file could not be written (base_out_lost_get). A stop
+ * signal's status (128 + N) is kept. Main thread. */
+int cli_out_status(const char *cmd, int status);
 
 #endif

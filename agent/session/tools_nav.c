@@ -1277,7 +1277,7 @@ const tool_def agent__tools_nav[] = {
      "\"source\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1048576},"
      "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},"
      "\"additionalProperties\":false}",
-     0, run_add_init_script, check_add_init_script},
+     TOOL_OPT_IN, run_add_init_script, check_add_init_script},
     {"detect_challenge",
      "Say whether a captcha, anti-bot interstitial, access-denied or geo block, or cookie wall "
      "is on the page (detection only, nothing is solved). expect_none: fail when one blocks.",

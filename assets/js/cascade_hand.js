@@ -121,7 +121,8 @@
     return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
   };
 
-  const textOf = (el) => el.getAttribute('aria-label') || el.innerText || el.value ||
+  // A secret field's value is never part of a description (kit.shownValue).
+  const textOf = (el) => el.getAttribute('aria-label') || el.innerText || kit.shownValue(el) ||
     el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || '';
 
   const describe = (el) => {

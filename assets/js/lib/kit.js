@@ -96,6 +96,27 @@ const kit = (() => {
 
   const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
   const tagOf = (el) => el.localName.toLowerCase();
+  // secretField: a field whose value is a secret (docs/safety.md "Secret
+  // fields", agent_field_sensitive in C): type=password, or an autocomplete
+  // token cc-* (card data), current-password, new-password or one-time-code.
+  // Its value never leaves the page in an answer: callers show MASK.
+  const MASK = '********';
+  const secretField = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    const tag = tagOf(el);
+    if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') return false;
+    if (tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'password') {
+      return true;
+    }
+    const ac = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    return ac.some((t) => t.startsWith('cc-') || t === 'current-password' ||
+      t === 'new-password' || t === 'one-time-code');
+  };
+  // A field's value as answers may show it: MASK for a secret field.
+  const shownValue = (el) => {
+    const v = typeof el.value === 'string' ? el.value : '';
+    return v && secretField(el) ? MASK : v;
+  };
 
   // ---- roles ----------------------------------------------------------------
   const firstRole = (el) => {
@@ -698,9 +719,8 @@ const kit = (() => {
   // mapLabel: the label the selector map (enrich.js) records for an element
   // and the procedural check (snap_epoch.js) compares with it: the
   // accessible name, else the visual label (a form control's), else the
-  // value, at most 127 characters.
-  const mapLabel = (el) => cap(accessibleName(el, true) || visualLabel(el) ||
-    (typeof el.value === 'string' ? el.value : ''), 127);
+  // value (masked for a secret field), at most 127 characters.
+  const mapLabel = (el) => cap(accessibleName(el, true) || visualLabel(el) || shownValue(el), 127);
 
   // ---- element text for the snapper --------------------------------------------
   // What the live snapper (snap_probe.js) and the procedural check
@@ -758,12 +778,12 @@ const kit = (() => {
     if (tag === 'input') {
       const ty = el.type;
       if (ty === 'checkbox' || ty === 'radio') t = '';
-      else t = el.value || el.getAttribute('placeholder') || '';
+      else t = shownValue(el) || el.getAttribute('placeholder') || '';
     } else if (tag === 'select') {
       const o = el.selectedOptions && el.selectedOptions[0];
       t = o ? o.text : '';
     } else if (tag === 'textarea') {
-      t = el.value || el.getAttribute('placeholder') || '';
+      t = shownValue(el) || el.getAttribute('placeholder') || '';
     } else if (tag === 'img') {
       t = el.getAttribute('alt') || '';
     } else if (isInter && typeof el.innerText === 'string') {
@@ -862,7 +882,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated, closedNew,
+  return { ROLES, MASK, secretField, shownValue, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated, closedNew,
     isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel,
     visualLabel };

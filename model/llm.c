@@ -33,6 +33,7 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/endpoint.h"
+#include "model/normalize.h"
 
 #define BODY_MAX (8u << 20)
 
@@ -40,6 +41,7 @@ struct model_llm {
     model_endpoint *ep;
     char *model[MODEL_LLM_ROLE_COUNT];
     int no_schema; /* the endpoint refused response_format once */
+    unsigned wire; /* MODEL_WIRE_* fallbacks the endpoint asked for (400s naming the cause) */
 };
 
 const char *model_llm_role_name(model_llm_role r)
@@ -153,6 +155,11 @@ const char *model_llm_model(const model_llm *l, model_llm_role r)
 int model_llm_schema_fallback(const model_llm *l)
 {
     return l->no_schema;
+}
+
+unsigned model_llm_wire_fallbacks(const model_llm *l)
+{
+    return l->wire;
 }
 
 /* ---- messages -------------------------------------------------------------------- */
@@ -272,15 +279,15 @@ fail:
 /* The request body (a cJSON_Print string, free()). messages/tools/schema
  * are referenced, not copied, while the body is printed. */
 static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
-                        int with_format)
+                        const cJSON *tools, int with_format)
 {
     cJSON *root = cJSON_CreateObject();
     char *s = NULL;
     if (!root || !cJSON_AddStringToObject(root, "model", model) ||
         !cJSON_AddItemReferenceToObject(root, "messages", (cJSON *)(uintptr_t)messages))
         goto done;
-    if (q->tools && cJSON_GetArraySize(q->tools) > 0) {
-        if (!cJSON_AddItemReferenceToObject(root, "tools", (cJSON *)(uintptr_t)q->tools) ||
+    if (tools && cJSON_GetArraySize(tools) > 0) {
+        if (!cJSON_AddItemReferenceToObject(root, "tools", (cJSON *)(uintptr_t)tools) ||
             !cJSON_AddStringToObject(root, "tool_choice", q->tool_choice ? q->tool_choice : "auto"))
             goto done;
     }
@@ -318,6 +325,71 @@ static int refused_format(const model_endpoint *ep, const perc_post_info *pi)
     low[k] = '\0';
     return strstr(low, "response_format") || strstr(low, "json_schema") ||
            strstr(low, "response format") || strstr(low, "responseformat");
+}
+
+/* Which wire fallback a refusal asks for (0 = none): a 4xx/5xx whose
+ * message says the server has no tool calling (Ollama "does not support
+ * tools", vLLM "auto" tool choice requires --enable-auto-tool-choice,
+ * llama.cpp "tools param requires --jinja") or its template no system role
+ * (Gemma's "System role not supported"). Flags already on are not offered
+ * again. */
+static unsigned refused_wire(const model_endpoint *ep, const perc_post_info *pi, unsigned have,
+                             int with_tools)
+{
+    if (pi->status < 400 || pi->status == 401 || pi->status == 403 || pi->status == 429)
+        return 0;
+    size_t n = 0;
+    const char *body = model_endpoint_body(ep, &n);
+    char low[2048];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
+        low[k++] = (char)tolower((unsigned char)body[i]);
+    low[k] = '\0';
+    static const char *const no_tools[] = {"does not support tools", "tool choice requires",
+                                           "enable-auto-tool-choice", "tools param requires",
+                                           "tools are not supported", "tool calling is not",
+                                           "tool_choice is not", "does not support tool"};
+    static const char *const no_system[] = {"system role not supported",
+                                            "system role is not supported",
+                                            "system messages are not supported",
+                                            "system message is not supported"};
+    if (with_tools && !(have & MODEL_WIRE_TOOLS_IN_TEXT))
+        for (size_t i = 0; i < sizeof no_tools / sizeof no_tools[0]; i++)
+            if (strstr(low, no_tools[i]))
+                return MODEL_WIRE_TOOLS_IN_TEXT;
+    if (!(have & MODEL_WIRE_SYSTEM_IN_USER))
+        for (size_t i = 0; i < sizeof no_system / sizeof no_system[0]; i++)
+            if (strstr(low, no_system[i]))
+                return MODEL_WIRE_SYSTEM_IN_USER;
+    return 0;
+}
+
+/* The tools-in-text fallback's reply: the calls the model wrote as text
+ * moved into message.tool_calls, so the one reply parser reads them. A new
+ * body (free()), or NULL when there is nothing to move or no memory. */
+static char *calls_into_body(const char *body, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0), "message");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+    cJSON *calls = NULL;
+    char *rest = NULL, *out = NULL;
+    if (!cJSON_IsString(content) || cJSON_GetObjectItemCaseSensitive(msg, "tool_calls") ||
+        model_wire_calls_from_text(content->valuestring, &calls, &rest, NULL) || !calls)
+        goto done;
+    cJSON *rs = rest ? cJSON_CreateString(rest) : cJSON_CreateNull();
+    if (!rs)
+        goto done;
+    cJSON_ReplaceItemInObjectCaseSensitive(msg, "content", rs);
+    cJSON_AddItemToObject(msg, "tool_calls", calls);
+    calls = NULL;
+    out = cJSON_PrintUnformatted(root);
+done:
+    cJSON_Delete(calls);
+    base_free(rest);
+    cJSON_Delete(root);
+    return out;
 }
 
 /* The parameters schema of tool name in tools, or NULL when absent. */
@@ -430,17 +502,31 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         cJSON *alt = fallback ? messages_with_schema(q->messages, q->schema) : NULL;
         if (fallback && !alt)
             return base_errf(err, BASE_ENOMEM, "model request: out of memory");
-        const cJSON *msgs = alt ? alt : q->messages;
+        /* Every request in the one shape all chat templates take
+         * (model/normalize.h), with the fallbacks this endpoint asked for. */
+        unsigned wire = l->wire;
+        cJSON *wmsgs = NULL, *wtools = NULL;
+        char nerr[BASE_ERRBUF_SIZE] = "";
+        e = model_wire_messages(alt ? alt : q->messages, q->tools, wire, &wmsgs, nerr);
+        if (!e && q->tools && !(wire & MODEL_WIRE_TOOLS_IN_TEXT))
+            e = model_wire_tools(q->tools, &wtools, nerr);
+        cJSON_Delete(alt);
+        alt = NULL;
+        if (e) {
+            cJSON_Delete(wmsgs);
+            return base_errf(err, e, "%s", nerr);
+        }
+        const cJSON *msgs = wmsgs;
         /* The budget first: a refused call sends nothing. */
-        long est = model_budget_estimate(q->budget, msgs, q->tools, fallback ? NULL : q->schema);
+        long est = model_budget_estimate(q->budget, msgs, wtools, fallback ? NULL : q->schema);
         e = model_budget_check(q->budget, est, err);
-        char *body = e ? NULL : build_body(q, model, msgs, !fallback);
+        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback);
+        cJSON_Delete(wmsgs);
+        cJSON_Delete(wtools);
         if (!e && !body)
             e = base_errf(err, BASE_ENOMEM, "model request: out of memory");
-        if (e) {
-            cJSON_Delete(alt);
+        if (e)
             return e;
-        }
         size_t n = strlen(body);
         model_endpoint_log(l->ep, BASE_LOG_DEBUG, "POST %s %s model %s (%zu bytes, ~%ld tokens%s)",
                           model_endpoint_shown(l->ep), model_llm_role_name(q->role), model, n, est,
@@ -449,7 +535,6 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         char perr[BASE_ERRBUF_SIZE] = "";
         e = model_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
         free(body);
-        cJSON_Delete(alt);
         total.attempts += pi.attempts;
         total.transfer_ms += pi.transfer_ms;
         total.wait_ms += pi.wait_ms;
@@ -462,12 +547,31 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                               perr);
             continue;
         }
+        unsigned more = e ? refused_wire(l->ep, &pi, wire, q->tools != NULL) : 0;
+        if (more) {
+            /* Remembered for this endpoint; the same request again at once,
+             * in the form the server asked for. */
+            l->wire |= more;
+            model_endpoint_log(l->ep, BASE_LOG_INFO, "the endpoint refused %s (%s); %s from now on",
+                               more == MODEL_WIRE_TOOLS_IN_TEXT ? "tool calling" : "a system role",
+                               perr,
+                               more == MODEL_WIRE_TOOLS_IN_TEXT
+                                   ? "tools are described in text and calls read from the reply"
+                                   : "the system text opens the first user message");
+            continue;
+        }
         if (e)
             return base_errf(err, e, "%s", perr);
         size_t len = 0;
         const char *resp = model_endpoint_body(l->ep, &len);
+        char *moved = (wire & MODEL_WIRE_TOOLS_IN_TEXT) ? calls_into_body(resp, len) : NULL;
+        if (moved) {
+            resp = moved;
+            len = strlen(moved);
+        }
         model_llm_reply r;
         e = model_llm_parse_reply(resp, len, &r, perr);
+        free(moved);
         if (e) {
             /* The server worked on it: what it cost is unknown, so the
              * estimate is charged. */

@@ -92,6 +92,13 @@ const char *model_llm_model(const model_llm *l, model_llm_role r);
  * in text), else 0. On the client's thread. */
 int model_llm_schema_fallback(const model_llm *l);
 
+/* The wire fallbacks (MODEL_WIRE_SYSTEM_IN_USER, MODEL_WIRE_TOOLS_IN_TEXT of
+ * model/normalize.h) the endpoint asked for so far: a 400 (or 5xx) whose
+ * message says it has no tool calling or no system role turns one on for
+ * the client's lifetime and the request is sent again at once. On the
+ * client's thread. */
+unsigned model_llm_wire_fallbacks(const model_llm *l);
+
 /* One request. Everything is borrowed for the call. */
 typedef struct model_llm_request {
     model_llm_role role;

@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "serve/httpd.h"
+#include "wire_check.h"
 
 #define MAX_QUEUE 256
 #define MAX_SEEN 256
@@ -45,6 +46,9 @@ struct replay {
     int serial;
     int chat;          /* replay_set_chat */
     int refuse_format; /* replay_refuse_format */
+    int wire_lax;      /* replay_wire_lax */
+    int violations;    /* requests that broke a wire rule (wire_check.h) */
+    char violation[512];
 };
 
 static char *dup_or_null(const char *s)
@@ -495,6 +499,22 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "We could not parse the JSON body of your request.");
         goto out;
     }
+    {
+        /* Every request is held to the rules of the strictest chat
+         * templates; a break fails the test at replay_destroy. */
+        char why[400];
+        if (wire_check(root, why, sizeof why) != 0) {
+            if (r->violations++ == 0)
+                snprintf(r->violation, sizeof r->violation, "%s", why);
+            if (!r->wire_lax) {
+                char msg[480];
+                snprintf(msg, sizeof msg, "replay: the request breaks a chat-template rule: %s",
+                         why);
+                api_error(resp, 400, "invalid_request_error", "messages", msg);
+                goto out;
+            }
+        }
+    }
     if (validate(root, &p, resp, r->chat))
         goto out;
     if (r->refuse_format && cJSON_GetObjectItemCaseSensitive(root, "response_format")) {
@@ -563,6 +583,13 @@ void replay_destroy(replay *r)
     if (!r)
         return;
     serve_httpd_destroy(r->srv);
+    if (r->violations > 0 && !r->wire_lax) {
+        /* A test whose client broke a wire rule fails even when it
+         * expected the request to fail for another reason. */
+        fprintf(stderr, "replay: %d request(s) broke a chat-template rule; the first: %s\n",
+                r->violations, r->violation);
+        abort();
+    }
     for (int i = 0; i < r->nq; i++)
         entry_free(&r->q[i]);
     for (int i = 0; i < r->nseen; i++)
@@ -727,4 +754,23 @@ void replay_refuse_format(replay *r, int on)
     pthread_mutex_lock(&r->mu);
     r->refuse_format = on != 0;
     pthread_mutex_unlock(&r->mu);
+}
+
+void replay_wire_lax(replay *r, int on)
+{
+    pthread_mutex_lock(&r->mu);
+    r->wire_lax = on != 0;
+    pthread_mutex_unlock(&r->mu);
+}
+
+int replay_wire_violations(replay *r, char *first, size_t n)
+{
+    pthread_mutex_lock(&r->mu);
+    int v = r->violations;
+    if (first && n)
+        snprintf(first, n, "%s", r->violation);
+    r->violations = 0;
+    r->violation[0] = '\0';
+    pthread_mutex_unlock(&r->mu);
+    return v;
 }

@@ -97,6 +97,16 @@ void replay_set_chat(replay *r, int on);
  * parameter: 'response_format'" (without consuming a queued reply). */
 void replay_refuse_format(replay *r, int on);
 
+/* Every request is checked against the chat-template rules of
+ * wire_check.h: a request that breaks one is answered 400 (as a template
+ * that raises is) and, unless lax, replay_destroy reports it and aborts, so
+ * the test fails. Lax (on): such requests are answered normally and only
+ * counted, for tests that send malformed requests on purpose. */
+void replay_wire_lax(replay *r, int on);
+/* How many requests broke a rule since the last call (the count is then
+ * reset), the first one's rule in first (n bytes, may be NULL). */
+int replay_wire_violations(replay *r, char *first, size_t n);
+
 /* Requests received so far (valid or not). */
 int replay_count(replay *r);
 /* Replies still queued (those with times = -1 count once). */

@@ -16,6 +16,7 @@
 #include "model/budget.h"
 #include "model/tokens.h"
 #include "model/llm.h"
+#include "model/normalize.h"
 #include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -150,8 +151,16 @@ static void tool_round_trip(void)
     CHECK_EQ(cJSON_GetArraySize(m), 4);
     const cJSON *asst = cJSON_GetArrayItem(m, 2), *tool = cJSON_GetArrayItem(m, 3);
     CHECK_STR(cJSON_GetObjectItem(asst, "role")->valuestring, "assistant");
-    CHECK(cJSON_IsNull(cJSON_GetObjectItem(asst, "content")));
-    CHECK_STR(cJSON_GetObjectItem(tool, "tool_call_id")->valuestring, "call_7Qx");
+    /* On the wire (model/normalize.h): "" for null content, the id in the
+     * 9-alphanumeric form on both sides, the function's name on the result. */
+    CHECK_STR(cJSON_GetObjectItem(asst, "content")->valuestring, "");
+    char wid[10];
+    model_wire_id("call_7Qx", wid);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(asst, "tool_calls"), 0),
+                                  "id")->valuestring,
+              wid);
+    CHECK_STR(cJSON_GetObjectItem(tool, "tool_call_id")->valuestring, wid);
+    CHECK_STR(cJSON_GetObjectItem(tool, "name")->valuestring, "click_at");
     cJSON_Delete(b1);
     model_llm_reply_fini(&r);
     /* A conversation that drops the tool result is refused by the server
@@ -162,10 +171,16 @@ static void tool_round_trip(void)
     model_llm_add_message(broken, "user", "go on");
     q.messages = broken;
     int before = replay_count(f.r);
+    /* The normalizer cannot invent a result: the request breaks a wire rule
+     * on purpose here, so the checker only counts it. */
+    replay_wire_lax(f.r, 1);
     CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
-    CHECK_MSG(strstr(f.err, "400") && strstr(f.err, "did not have response messages: call_7Qx"),
+    CHECK_MSG(strstr(f.err, "400") && strstr(f.err, "did not have response messages: ") &&
+                  strstr(f.err, wid),
               "%s", f.err);
     CHECK_EQ(replay_count(f.r), before + 1);
+    CHECK_EQ(replay_wire_violations(f.r, NULL, 0), 1);
+    replay_wire_lax(f.r, 0);
     /* And a request without tools where the recorded turn needs them. */
     base_errclear(f.err);
     push(f.r, (replay_reply){.tool_calls = click_call, .require_tools = 1});
@@ -227,11 +242,14 @@ static void recorded_conversation(void)
     cJSON *last = seen_body(f.r, 2);
     const cJSON *m = cJSON_GetObjectItem(last, "messages");
     int n = cJSON_GetArraySize(m);
-    CHECK_EQ(n, 2 + 2 + 3);
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 2), "tool_call_id")->valuestring,
-              "chatcmpl-tool-4a1");
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 1), "tool_call_id")->valuestring,
-              "chatcmpl-tool-4a2");
+    /* Turn 2's batch of two went out as two call/result pairs. */
+    CHECK_EQ(n, 2 + 2 + 2 * 2);
+    char w1[10], w2[10];
+    model_wire_id("chatcmpl-tool-4a1", w1);
+    model_wire_id("chatcmpl-tool-4a2", w2);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 3), "tool_call_id")->valuestring, w1);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 1), "tool_call_id")->valuestring, w2);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 2), "role")->valuestring, "assistant");
     cJSON_Delete(last);
     cJSON_Delete(msgs);
     cJSON_Delete(tools);
@@ -845,7 +863,9 @@ static void parsing(void)
     CHECK_STR(r.reasoning, "hmm");
     CHECK_EQ(r.truncated, 1);
     CHECK_EQ(r.n_calls, 1);
-    CHECK_STR(r.calls[0].id, "call_0");
+    char wid0[10];
+    model_wire_id("call_0", wid0);
+    CHECK_STR(r.calls[0].id, wid0);
     CHECK_EQ(r.calls[0].error, BASE_OK);
     CHECK_EQ(r.usage.cached, 10);
     model_llm_reply_fini(&r);

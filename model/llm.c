@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "model/endpoint.h"
 #include "model/normalize.h"
+#include "model/tokens.h"
 
 #define BODY_MAX (8u << 20)
 
@@ -279,7 +280,7 @@ fail:
 /* The request body (a cJSON_Print string, free()). messages/tools/schema
  * are referenced, not copied, while the body is printed. */
 static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
-                        const cJSON *tools, int with_format)
+                        const cJSON *tools, int with_format, long max_tokens)
 {
     cJSON *root = cJSON_CreateObject();
     char *s = NULL;
@@ -299,7 +300,7 @@ static char *build_body(const model_llm_request *q, const char *model, const cJS
             !cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)(uintptr_t)q->schema))
             goto done;
     }
-    if (q->max_tokens > 0 && !cJSON_AddNumberToObject(root, "max_tokens", q->max_tokens))
+    if (max_tokens > 0 && !cJSON_AddNumberToObject(root, "max_tokens", (double)max_tokens))
         goto done;
     if (q->temperature >= 0 && !cJSON_AddNumberToObject(root, "temperature", q->temperature))
         goto done;
@@ -449,6 +450,22 @@ bad:
     c->args = NULL;
 }
 
+/* The estimated tokens of what the model wrote (text, reasoning, calls),
+ * for a server that reports no completion tokens. */
+static long reply_estimate(const model_llm_reply *r)
+{
+    size_t n = 0;
+    if (r->content)
+        n += model_tokens_text(r->content, strlen(r->content));
+    if (r->reasoning)
+        n += model_tokens_text(r->reasoning, strlen(r->reasoning));
+    for (int i = 0; i < r->n_calls; i++) {
+        n += model_tokens_text(r->calls[i].name, strlen(r->calls[i].name));
+        n += model_tokens_text(r->calls[i].arguments, strlen(r->calls[i].arguments));
+    }
+    return n > 0 ? (long)n : 1;
+}
+
 /* Reads and checks the JSON answer into r->json. */
 static base_err read_answer(const model_llm_request *q, int fallback, model_llm_reply *r,
                             char *err)
@@ -520,7 +537,16 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         /* The budget first: a refused call sends nothing. */
         long est = model_budget_estimate(q->budget, msgs, wtools, fallback ? NULL : q->schema);
         e = model_budget_check(q->budget, est, err);
-        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback);
+        /* The reply may use what the budget has left after this prompt, no
+         * more: a server told max_tokens stops there, where one left to its
+         * default could spend many times the budget in one answer. */
+        long max_out = q->max_tokens > 0 ? q->max_tokens : 0;
+        if (q->budget && q->budget->limit > 0) {
+            long left = q->budget->limit - q->budget->spent - est;
+            left = left < 1 ? 1 : left;
+            max_out = max_out > 0 && max_out < left ? max_out : left;
+        }
+        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out);
         cJSON_Delete(wmsgs);
         cJSON_Delete(wtools);
         if (!e && !body)
@@ -581,8 +607,14 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                                       model_endpoint_shown(l->ep));
         }
         r.estimate = est;
-        if (!r.usage.reported)
+        /* A usage of 0 (or one the parser could not read) is not a
+         * measurement: the estimate is charged, so the cap still fires. */
+        if (!r.usage.reported || r.usage.prompt <= 0) {
             r.usage.prompt = est;
+            r.usage.reported = 0;
+        }
+        if (r.usage.completion <= 0)
+            r.usage.completion = reply_estimate(&r);
         model_budget_charge(q->budget, &r.usage, est);
         for (int i = 0; i < r.n_calls; i++)
             check_call(q, &r.calls[i]);

@@ -116,7 +116,8 @@ typedef struct model_llm_request {
     void *check_user;
     const cJSON *schema;     /* JSON Schema (object) the answer must follow; NULL = free text */
     const char *schema_name; /* its name for response_format ([A-Za-z0-9_-]); NULL = "answer" */
-    int max_tokens;          /* 0 = the server's default */
+    int max_tokens;          /* 0 = what the budget has left after the prompt (the server's
+                                default without a limited budget); else at most that */
     double temperature;      /* < 0 = the server's default */
     double deadline_ms;      /* absolute, base_monotime_ms(); 0 = per-attempt timeouts only */
     model_budget *budget;    /* NULL = unlimited; checked before, charged after (model/budget.h) */

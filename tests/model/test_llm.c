@@ -627,6 +627,65 @@ static void budget(void)
     fx_end(&f);
 }
 
+/* What is left of the budget goes out as max_tokens, and a server that
+ * reports 0 (or negative) tokens is charged the estimate, so the cap
+ * fires after a few calls instead of never (issue 22: four calls charged
+ * 0 tokens). */
+static void budget_wire(void)
+{
+    fx f;
+    CHECK(fx_start(&f, NULL, 0, 5000));
+    model_budget b;
+    model_budget_init(&b, 3000);
+    static const char zero[] =
+        "{\"id\":\"x\",\"object\":\"chat.completion\",\"model\":\"m\",\"choices\":[{\"index\":0,"
+        "\"message\":{\"role\":\"assistant\",\"content\":\"a reply of some forty characters..\"},"
+        "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":-5,"
+        "\"total_tokens\":0}}";
+    push(f.r, (replay_reply){.body = zero, .times = -1});
+    char task[2001];
+    memset(task, 'w', sizeof task - 1);
+    task[sizeof task - 1] = '\0';
+    cJSON *msgs = conversation(task);
+    model_llm_request q;
+    request_init(&q, msgs, NULL);
+    q.budget = &b;
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    long est = r.estimate;
+    CHECK(est > 400);
+    CHECK_EQ(r.usage.reported, 0);
+    CHECK_EQ(r.usage.prompt, est);
+    CHECK(r.usage.completion > 0);
+    CHECK_EQ(b.spent, est + r.usage.completion);
+    model_llm_reply_fini(&r);
+    cJSON *b0 = seen_body(f.r, 0);
+    const cJSON *mt = cJSON_GetObjectItem(b0, "max_tokens");
+    CHECK(cJSON_IsNumber(mt));
+    CHECK_EQ((long)mt->valuedouble, 3000 - est);
+    cJSON_Delete(b0);
+    /* The second call is offered only what is left. */
+    long spent = b.spent;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply_fini(&r);
+    cJSON *b1 = seen_body(f.r, 1);
+    CHECK_EQ((long)cJSON_GetObjectItem(b1, "max_tokens")->valuedouble, 3000 - spent - est);
+    cJSON_Delete(b1);
+    /* Charged every time: within a few calls the cap refuses, nothing sent. */
+    int calls = 2;
+    base_err e = BASE_OK;
+    while (calls < 10 && (e = model_llm_chat(f.l, &q, &r, f.err)) == BASE_OK) {
+        model_llm_reply_fini(&r);
+        calls++;
+    }
+    CHECK_EQ(e, BASE_ETOOBIG);
+    CHECK_MSG(strstr(f.err, "cost_cap_exceeded"), "%s", f.err);
+    CHECK(calls < 10);
+    CHECK_EQ(replay_count(f.r), calls);
+    cJSON_Delete(msgs);
+    fx_end(&f);
+}
+
 /* The estimator: text bytes / 4 plus framing, images at a fixed count, and
  * the ratio learned from the server's prompt counts. */
 static void estimator(void)
@@ -930,6 +989,7 @@ static const check_case cases[] = {
     {"cancel", cancel},
     {"garbage", garbage},
     {"budget", budget},
+    {"budget_wire", budget_wire},
     {"estimator", estimator},
     {"key_never_printed", key_never_printed},
     {"config", config},

@@ -34,6 +34,7 @@
 #include "base/log.h"
 #include "model/endpoint.h"
 #include "model/normalize.h"
+#include "model/sse.h"
 #include "model/tokens.h"
 
 #define BODY_MAX (8u << 20)
@@ -43,6 +44,8 @@ struct model_llm {
     char *model[MODEL_LLM_ROLE_COUNT];
     int no_schema; /* the endpoint refused response_format once */
     unsigned wire; /* MODEL_WIRE_* fallbacks the endpoint asked for (400s naming the cause) */
+    int stream;    /* ask for SSE (config, until the endpoint refuses it) */
+    int call_limit_ms;
 };
 
 const char *model_llm_role_name(model_llm_role r)
@@ -61,6 +64,10 @@ void model_llm_config_init(model_llm_config *c)
     c->model = "gpt-4o-mini";
     c->timeout_ms = 120000;
     c->max_retries = 3;
+    c->first_byte_ms = 90000;
+    c->stall_ms = 30000;
+    c->call_limit_ms = 240000;
+    c->stream = 1;
 }
 
 base_err model_llm_config_from_env(model_llm_config *c, char *err)
@@ -82,6 +89,18 @@ base_err model_llm_config_from_env(model_llm_config *c, char *err)
     base_err e = base_env_int("FOVEA_LLM_TIMEOUT_MS", 0, 10000000, &t.timeout_ms, err);
     if (!e)
         e = base_env_int("FOVEA_LLM_MAX_RETRIES", 0, 10000000, &t.max_retries, err);
+    /* The byte timers and the call's limit, in seconds. */
+    static const char *const secs[] = {"FOVEA_LLM_FIRST_BYTE_S", "FOVEA_LLM_STALL_S",
+                                       "FOVEA_LLM_CALL_LIMIT_S"};
+    int *dst[] = {&t.first_byte_ms, &t.stall_ms, &t.call_limit_ms};
+    for (int i = 0; i < 3 && !e; i++) {
+        int v = *dst[i] / 1000;
+        e = base_env_int(secs[i], i == 2 ? 1 : 0, 86400, &v, err);
+        if (!e)
+            *dst[i] = v * 1000;
+    }
+    if (!e)
+        e = base_env_int("FOVEA_LLM_STREAM", 0, 1, &t.stream, err);
     if (e)
         return e;
     *c = t;
@@ -130,6 +149,10 @@ base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
     ec.max_retries = c->max_retries;
     ec.max_response = BODY_MAX;
     ec.stop_on_interrupt = 1;
+    ec.first_byte_ms = c->first_byte_ms;
+    ec.stall_ms = c->stall_ms;
+    l->stream = c->stream != 0;
+    l->call_limit_ms = c->call_limit_ms > 0 ? c->call_limit_ms : 240000;
     base_err e = model_endpoint_create(&ec, &l->ep, err);
     if (e) {
         model_llm_destroy(l);
@@ -280,7 +303,7 @@ fail:
 /* The request body (a cJSON_Print string, free()). messages/tools/schema
  * are referenced, not copied, while the body is printed. */
 static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
-                        const cJSON *tools, int with_format, long max_tokens)
+                        const cJSON *tools, int with_format, long max_tokens, int stream)
 {
     cJSON *root = cJSON_CreateObject();
     char *s = NULL;
@@ -304,8 +327,17 @@ static char *build_body(const model_llm_request *q, const char *model, const cJS
         goto done;
     if (q->temperature >= 0 && !cJSON_AddNumberToObject(root, "temperature", q->temperature))
         goto done;
-    if (!cJSON_AddFalseToObject(root, "stream"))
+    if (stream) {
+        /* Streamed, so that bytes keep coming while the model writes (the
+         * stall timer tells a dead server from a slow one), with the usage
+         * in the last chunk. */
+        cJSON *so = cJSON_AddObjectToObject(root, "stream_options");
+        if (!cJSON_AddTrueToObject(root, "stream") || !so ||
+            !cJSON_AddTrueToObject(so, "include_usage"))
+            goto done;
+    } else if (!cJSON_AddFalseToObject(root, "stream")) {
         goto done;
+    }
     s = cJSON_PrintUnformatted(root);
 done:
     cJSON_Delete(root);
@@ -363,6 +395,22 @@ static unsigned refused_wire(const model_endpoint *ep, const perc_post_info *pi,
             if (strstr(low, no_system[i]))
                 return MODEL_WIRE_SYSTEM_IN_USER;
     return 0;
+}
+
+/* Did the server refuse stream or stream_options? A 400/422 naming it. */
+static int refused_stream(const model_endpoint *ep, const perc_post_info *pi)
+{
+    if (pi->status != 400 && pi->status != 422)
+        return 0;
+    size_t n = 0;
+    const char *body = model_endpoint_body(ep, &n);
+    char low[2048];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
+        low[k++] = (char)tolower((unsigned char)body[i]);
+    low[k] = '\0';
+    return strstr(low, "stream_options") ||
+           (strstr(low, "stream") && (strstr(low, "not supported") || strstr(low, "unsupported")));
 }
 
 /* The tools-in-text fallback's reply: the calls the model wrote as text
@@ -512,6 +560,9 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         return e;
     const char *model = q->model && q->model[0] ? q->model : l->model[q->role];
     double t0 = base_monotime_ms();
+    /* Every call is bounded: by the step's deadline, or by the client's own
+     * limit; retries and their waits count against the same one. */
+    double deadline = q->deadline_ms > 0 ? q->deadline_ms : t0 + l->call_limit_ms;
     perc_post_info total;
     memset(&total, 0, sizeof total);
     for (;;) {
@@ -546,7 +597,7 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
             left = left < 1 ? 1 : left;
             max_out = max_out > 0 && max_out < left ? max_out : left;
         }
-        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out);
+        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out, l->stream);
         cJSON_Delete(wmsgs);
         cJSON_Delete(wtools);
         if (!e && !body)
@@ -559,7 +610,7 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                           fallback ? ", schema in text" : "");
         perc_post_info pi;
         char perr[BASE_ERRBUF_SIZE] = "";
-        e = model_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
+        e = model_endpoint_post(l->ep, body, n, deadline, &pi, perr);
         free(body);
         total.attempts += pi.attempts;
         total.transfer_ms += pi.transfer_ms;
@@ -586,10 +637,29 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                                    : "the system text opens the first user message");
             continue;
         }
+        if (e && l->stream && refused_stream(l->ep, &pi)) {
+            l->stream = 0;
+            model_endpoint_log(l->ep, BASE_LOG_INFO,
+                               "the endpoint refused streaming (%s); one JSON body from now on",
+                               perr);
+            continue;
+        }
         if (e)
             return base_errf(err, e, "%s", perr);
         size_t len = 0;
         const char *resp = model_endpoint_body(l->ep, &len);
+        char *assembled = NULL;
+        if (model_sse_is_stream(resp, len)) {
+            e = model_sse_assemble(resp, len, &assembled, perr);
+            if (e) {
+                model_budget_usage none = {0, 0, 0, 0};
+                model_budget_charge(q->budget, &none, est);
+                return model_endpoint_errf(l->ep, err, e, "model endpoint: %s (%s)", perr,
+                                           model_endpoint_shown(l->ep));
+            }
+            resp = assembled;
+            len = strlen(assembled);
+        }
         char *moved = (wire & MODEL_WIRE_TOOLS_IN_TEXT) ? calls_into_body(resp, len) : NULL;
         if (moved) {
             resp = moved;
@@ -598,6 +668,7 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         model_llm_reply r;
         e = model_llm_parse_reply(resp, len, &r, perr);
         free(moved);
+        base_free(assembled);
         if (e) {
             /* The server worked on it: what it cost is unknown, so the
              * estimate is charged. */

@@ -47,6 +47,7 @@ struct replay {
     int chat;          /* replay_set_chat */
     int refuse_format; /* replay_refuse_format */
     int wire_lax;      /* replay_wire_lax */
+    int streamed;      /* answers sent as event streams */
     int violations;    /* requests that broke a wire rule (wire_check.h) */
     char violation[512];
 };
@@ -355,8 +356,94 @@ nomem:
     return -1;
 }
 
-/* Wraps model text in a chat.completion envelope. */
-static void envelope(replay *r, const entry *e, const char *model, serve_http_response *resp)
+/* A chat.completion as a stream, the way OpenAI and vLLM send it: a role
+ * chunk, the content in pieces of 7 bytes, each tool call's id and name then
+ * its arguments in two pieces, the finish_reason, the usage in a chunk of
+ * its own (include_usage), [DONE]. */
+static void stream_out(const cJSON *root, int usage, base_buf *out)
+{
+    const cJSON *ch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ch, "message");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+    const char *id = cJSON_GetObjectItemCaseSensitive(root, "id")->valuestring;
+    const char *model = cJSON_GetObjectItemCaseSensitive(root, "model")->valuestring;
+#define CHUNK_HEAD "{\"id\":\"%s\",\"object\":\"chat.completion.chunk\",\"model\":\"%s\","
+    base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+                         "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+                    id, model);
+    if (cJSON_IsString(content)) {
+        const char *c = content->valuestring;
+        size_t n = strlen(c);
+        for (size_t i = 0; i < n; i += 7) {
+            /* Pieces of 7 bytes, never splitting a UTF-8 sequence. */
+            size_t k = i + 7 < n ? 7 : n - i;
+            while (i + k < n && ((unsigned char)c[i + k] & 0xC0) == 0x80)
+                k++;
+            char piece[64];
+            snprintf(piece, sizeof piece, "%.*s", (int)k, c + i);
+            cJSON *d = cJSON_CreateString(piece);
+            char *ds = cJSON_PrintUnformatted(d);
+            base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                                 "{\"content\":%s},\"finish_reason\":null}]}\n\n",
+                            id, model, ds ? ds : "\"\"");
+            free(ds);
+            cJSON_Delete(d);
+            i += k - 7;
+        }
+    }
+    int idx = 0;
+    const cJSON *tc;
+    cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"))
+    {
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(tc, "id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+        char *ids = cJSON_PrintUnformatted(tid), *ns = cJSON_PrintUnformatted(name);
+        base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                             "{\"tool_calls\":[{\"index\":%d,%s%s%s\"type\":\"function\","
+                             "\"function\":{\"name\":%s,\"arguments\":\"\"}}]},"
+                             "\"finish_reason\":null}]}\n\n",
+                        id, model, idx, ids ? "\"id\":" : "", ids ? ids : "", ids ? "," : "",
+                        ns ? ns : "\"\"");
+        free(ids);
+        free(ns);
+        char *printed = cJSON_IsString(args) || !args ? NULL : cJSON_PrintUnformatted(args);
+        const char *as = cJSON_IsString(args) ? args->valuestring : printed ? printed : "{}";
+        size_t an = strlen(as), half = an / 2;
+        for (int part = 0; part < 2; part++) {
+            char *piece = base_strndup(as + (part ? half : 0), part ? an - half : half);
+            cJSON *d = piece ? cJSON_CreateString(piece) : NULL;
+            char *ds = d ? cJSON_PrintUnformatted(d) : NULL;
+            base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                                 "{\"tool_calls\":[{\"index\":%d,\"function\":{\"arguments\""
+                                 ":%s}}]},\"finish_reason\":null}]}\n\n",
+                            id, model, idx, ds ? ds : "\"\"");
+            free(ds);
+            cJSON_Delete(d);
+            base_free(piece);
+        }
+        free(printed);
+        idx++;
+    }
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(ch, "finish_reason");
+    base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":{},"
+                         "\"finish_reason\":\"%s\"}]}\n\n",
+                    id, model, cJSON_IsString(fr) ? fr->valuestring : "stop");
+    if (usage) {
+        char *us = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(root, "usage"));
+        base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[],\"usage\":%s}\n\n", id, model,
+                        us ? us : "null");
+        free(us);
+    }
+    base_buf_append_str(out, "data: [DONE]\n\n");
+#undef CHUNK_HEAD
+}
+
+/* Wraps model text in a chat.completion envelope (streamed when the
+ * request asked: stream 1, with the usage chunk: 2). */
+static void envelope(replay *r, const entry *e, const char *model, int stream,
+                     serve_http_response *resp)
 {
     cJSON *root = cJSON_CreateObject();
     char id[48];
@@ -394,6 +481,12 @@ static void envelope(replay *r, const entry *e, const char *model, serve_http_re
         cJSON *d = cJSON_AddObjectToObject(u, "prompt_tokens_details");
         cJSON_AddNumberToObject(d, "cached_tokens", (double)e->rep.cached_tokens);
     }
+    if (stream) {
+        snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
+        stream_out(root, stream == 2, &resp->body);
+        cJSON_Delete(root);
+        return;
+    }
     char *s = cJSON_PrintUnformatted(root);
     if (s)
         base_buf_append_str(&resp->body, s);
@@ -402,7 +495,8 @@ static void envelope(replay *r, const entry *e, const char *model, serve_http_re
 }
 
 /* Fills resp from queue entry e. */
-static void answer(replay *r, const entry *e, const char *model, serve_http_response *resp)
+static void answer(replay *r, const entry *e, const char *model, int stream,
+                   serve_http_response *resp)
 {
     const replay_reply *rep = &e->rep;
     resp->delay_ms = rep->delay_ms;
@@ -429,7 +523,7 @@ static void answer(replay *r, const entry *e, const char *model, serve_http_resp
     if (rep->body)
         base_buf_append_str(&resp->body, rep->body);
     else if (rep->content || rep->tool_calls)
-        envelope(r, e, model, resp);
+        envelope(r, e, model, stream, resp);
     else if (resp->status >= 400)
         api_error(resp, resp->status, resp->status == 429 ? "rate_limit_error" : "server_error",
                   NULL,
@@ -541,7 +635,14 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "no tools");
         goto out;
     }
-    answer(r, &r->q[pick], p.model, resp);
+    /* A streamed answer when asked for ("stream": true), with the usage
+     * chunk when stream_options.include_usage. */
+    int stream = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stream"));
+    if (stream && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetObjectItemCaseSensitive(root, "stream_options"), "include_usage")))
+        stream = 2;
+    answer(r, &r->q[pick], p.model, stream, resp);
+    r->streamed += stream > 0;
     if (r->q[pick].left > 0 && --r->q[pick].left == 0) {
         entry_free(&r->q[pick]);
         memmove(&r->q[pick], &r->q[pick + 1], (size_t)(r->nq - pick - 1) * sizeof r->q[0]);
@@ -773,4 +874,12 @@ int replay_wire_violations(replay *r, char *first, size_t n)
     r->violation[0] = '\0';
     pthread_mutex_unlock(&r->mu);
     return v;
+}
+
+int replay_streamed(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->streamed;
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }

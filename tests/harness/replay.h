@@ -107,6 +107,12 @@ void replay_wire_lax(replay *r, int on);
  * reset), the first one's rule in first (n bytes, may be NULL). */
 int replay_wire_violations(replay *r, char *first, size_t n);
 
+/* Answers sent as a stream (Server-Sent Events): a request with "stream":
+ * true gets its content and tool_calls in chunks the way OpenAI and vLLM
+ * send them, the usage in a last chunk when stream_options.include_usage
+ * (bodies queued verbatim are sent as they are). */
+int replay_streamed(replay *r);
+
 /* Requests received so far (valid or not). */
 int replay_count(replay *r);
 /* Replies still queued (those with times = -1 count once). */

@@ -136,6 +136,11 @@ static void tool_round_trip(void)
     CHECK_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(b0, "tools")), cJSON_GetArraySize(tools));
     CHECK_STR(cJSON_GetObjectItem(b0, "tool_choice")->valuestring, "auto");
     CHECK(cJSON_GetObjectItem(b0, "response_format") == NULL);
+    /* Streamed, with the usage in the last chunk (read above: 1200/25/1024). */
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(b0, "stream")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(b0, "stream_options"),
+                                           "include_usage")));
+    CHECK_EQ(replay_streamed(f.r), 1);
     cJSON_Delete(b0);
     /* Second turn: the assistant message and the tool result, paired. */
     CHECK_OK(model_llm_add_reply(msgs, &r));

@@ -771,20 +771,26 @@ base_err model_wire_calls_from_text(const char *text, cJSON **calls, char **rest
         cJSON_Delete(arr);
         return base_errf(err, BASE_ENOMEM, "model reply: out of memory");
     }
-    /* What is left, unless it is only whitespace and empty code fences. */
-    const char *s = (const char *)keep.data;
-    int blank = 1;
-    for (size_t i = 0; s[i] && blank; i++) {
-        if (s[i] == '`' && strncmp(s + i, "```", 3) == 0) {
-            i += 2;
-            if (strncmp(s + i + 1, "json", 4) == 0)
-                i += 4;
-        } else if (s[i] != ' ' && s[i] != '\n' && s[i] != '\r' && s[i] != '\t') {
-            blank = 0;
+    /* What is left, without the code fences that held the calls and
+     * without trailing space; NULL when nothing is. */
+    char *t = (char *)keep.data;
+    for (char *f = strstr(t, "```"); f; f = strstr(f, "```")) {
+        char *g = f + 3;
+        if (strncmp(g, "json", 4) == 0)
+            g += 4;
+        while (*g == ' ' || *g == '\n' || *g == '\r' || *g == '\t')
+            g++;
+        if (strncmp(g, "```", 3) == 0) {
+            memmove(f, g + 3, strlen(g + 3) + 1);
+        } else {
+            f += 3;
         }
     }
-    if (!blank || !arr) {
-        *rest = base_strdup(s);
+    size_t tl = strlen(t);
+    while (tl > 0 && (t[tl - 1] == ' ' || t[tl - 1] == '\n' || t[tl - 1] == '\r' || t[tl - 1] == '\t'))
+        t[--tl] = '\0';
+    if (tl > 0 || !arr) {
+        *rest = base_strdup(t);
         if (!*rest) {
             base_buf_fini(&keep);
             cJSON_Delete(arr);

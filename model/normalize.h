@@ -70,8 +70,9 @@ base_err model_wire_tools(const cJSON *tools, cJSON **out, char *err);
 /* MODEL_WIRE_TOOLS_IN_TEXT's reader: the tool calls a reply wrote as text
  * ({"tool": NAME, "arguments": {...}} objects, bare or in ``` fences),
  * as an OpenAI tool_calls array (ids by model_wire_id of the call's text)
- * into *calls (NULL when there is none), and the text without them into
- * *rest (base_free; NULL when nothing is left). text borrowed. Errors:
+ * into *calls (NULL when there is none), and the text without them (and
+ * without the emptied fences and trailing space) into *rest (base_free;
+ * NULL when nothing is left). text borrowed. Errors:
  * BASE_ENOMEM. Pure; any thread. */
 base_err model_wire_calls_from_text(const char *text, cJSON **calls, char **rest, char *err);
 

@@ -84,7 +84,9 @@ static base_err take_event(acc *a, const char *data, size_t n, char *err)
         return base_errf(err, BASE_EPROTO, "a stream event that is not a JSON object: \"%s\"", ex);
     }
     base_err e = BASE_OK;
-    if (cJSON_GetObjectItemCaseSensitive(c, "error")) {
+    const char *obj = sget(c, "object");
+    if (cJSON_GetObjectItemCaseSensitive(c, "error") || (obj && strcmp(obj, "error") == 0)) {
+        /* {"error": {...}} (OpenAI, llama.cpp) or vLLM's {"object": "error"}. */
         char msg[300];
         char *p = cJSON_PrintUnformatted(c);
         if (!p || !model_chat_error_message(p, strlen(p), msg, sizeof msg))

@@ -48,6 +48,9 @@ struct replay {
     int refuse_format; /* replay_refuse_format */
     int wire_lax;      /* replay_wire_lax */
     int streamed;      /* answers sent as event streams */
+    int refused;           /* requests answered by replay_refuse */
+    int refuse_status[2];  /* replay_refuse: tools, system role */
+    char *refuse_body[2];
     int violations;    /* requests that broke a wire rule (wire_check.h) */
     char violation[512];
 };
@@ -611,6 +614,28 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
     }
     if (validate(root, &p, resp, r->chat))
         goto out;
+    {
+        /* A server without tool calling, or a template without a system
+         * role, answers as it does (replay_refuse). */
+        int has_system = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages"))
+        {
+            const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+            has_system |= cJSON_IsString(role) && strcmp(role->valuestring, "system") == 0;
+        }
+        int has_tools = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "tools")) > 0;
+        int which = r->refuse_body[REPLAY_REFUSE_TOOLS] && has_tools    ? REPLAY_REFUSE_TOOLS
+                    : r->refuse_body[REPLAY_REFUSE_SYSTEM] && has_system ? REPLAY_REFUSE_SYSTEM
+                                                                         : -1;
+        if (which >= 0) {
+            resp->status = r->refuse_status[which];
+            snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+            base_buf_append_str(&resp->body, r->refuse_body[which]);
+            r->refused++;
+            goto out;
+        }
+    }
     if (r->refuse_format && cJSON_GetObjectItemCaseSensitive(root, "response_format")) {
         /* The wording of servers without structured outputs. */
         api_error(resp, 400, "invalid_request_error", "response_format",
@@ -696,6 +721,8 @@ void replay_destroy(replay *r)
     for (int i = 0; i < r->nseen; i++)
         replay_seen_fini(&r->seen[i]);
     base_free(r->key);
+    base_free(r->refuse_body[0]);
+    base_free(r->refuse_body[1]);
     pthread_mutex_destroy(&r->mu);
     base_free(r);
 }
@@ -880,6 +907,29 @@ int replay_streamed(replay *r)
 {
     pthread_mutex_lock(&r->mu);
     int n = r->streamed;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+base_err replay_refuse(replay *r, int what, int status, const char *body)
+{
+    if (what != REPLAY_REFUSE_TOOLS && what != REPLAY_REFUSE_SYSTEM)
+        return BASE_EINVAL;
+    char *b = dup_or_null(body);
+    if (body && !b)
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    base_free(r->refuse_body[what]);
+    r->refuse_body[what] = b;
+    r->refuse_status[what] = status;
+    pthread_mutex_unlock(&r->mu);
+    return BASE_OK;
+}
+
+int replay_refused(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->refused;
     pthread_mutex_unlock(&r->mu);
     return n;
 }

@@ -107,6 +107,17 @@ void replay_wire_lax(replay *r, int on);
  * reset), the first one's rule in first (n bytes, may be NULL). */
 int replay_wire_violations(replay *r, char *first, size_t n);
 
+/* A server that refuses a feature, answering as vLLM, llama.cpp's server
+ * or Ollama do: every request carrying "tools" (REPLAY_REFUSE_TOOLS) or a
+ * system message (REPLAY_REFUSE_SYSTEM) gets status and body (verbatim,
+ * JSON) without consuming a queued reply. body NULL: off. Errors:
+ * BASE_EINVAL, BASE_ENOMEM. */
+#define REPLAY_REFUSE_TOOLS 0
+#define REPLAY_REFUSE_SYSTEM 1
+base_err replay_refuse(replay *r, int what, int status, const char *body);
+/* Requests answered by replay_refuse so far. */
+int replay_refused(replay *r);
+
 /* Answers sent as a stream (Server-Sent Events): a request with "stream":
  * true gets its content and tool_calls in chunks the way OpenAI and vLLM
  * send them, the usage in a last chunk when stream_options.include_usage

@@ -237,7 +237,7 @@ static void calls_from_text(void)
              BASE_OK);
     CHECK(calls && rest);
     CHECK_EQ(cJSON_GetArraySize(calls), 1);
-    CHECK_STR(rest, "I will look. {\"note\": 1} then ");
+    CHECK_STR(rest, "I will look. {\"note\": 1} then");
     cJSON_Delete(calls);
     base_free(rest);
     CHECK_EQ(model_wire_calls_from_text("no calls {here", &calls, &rest, NULL), BASE_OK);

@@ -33,11 +33,14 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/endpoint.h"
+#include "model/context.h"
 #include "model/normalize.h"
 #include "model/sse.h"
 #include "model/tokens.h"
 
 #define BODY_MAX (8u << 20)
+#define CTX_ASK_MS 2000L    /* each context-window question */
+#define CTX_ANSWER_MIN 256L /* tokens an answer needs at least */
 
 struct model_llm {
     model_endpoint *ep;
@@ -46,6 +49,9 @@ struct model_llm {
     unsigned wire; /* MODEL_WIRE_* fallbacks the endpoint asked for (400s naming the cause) */
     int stream;    /* ask for SSE (config, until the endpoint refuses it) */
     int call_limit_ms;
+    long ctx;      /* the context window: > 0 known, 0 not asked yet, -1 unknown */
+    model_context_src ctx_src;
+    char *base_url, *key; /* for asking the window */
 };
 
 const char *model_llm_role_name(model_llm_role r)
@@ -101,6 +107,11 @@ base_err model_llm_config_from_env(model_llm_config *c, char *err)
     }
     if (!e)
         e = base_env_int("FOVEA_LLM_STREAM", 0, 1, &t.stream, err);
+    int ctx = (int)t.context_tokens;
+    if (!e)
+        e = base_env_int("FOVEA_LLM_CONTEXT", -1, 100000000, &ctx, err);
+    if (!e)
+        t.context_tokens = ctx;
     if (e)
         return e;
     *c = t;
@@ -114,6 +125,13 @@ void model_llm_destroy(model_llm *l)
     if (!l)
         return;
     model_endpoint_destroy(l->ep);
+    if (l->key) {
+        volatile char *k = l->key;
+        while (*k)
+            *k++ = 0;
+    }
+    base_free(l->key);
+    base_free(l->base_url);
     for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++)
         base_free(l->model[i]);
     base_free(l);
@@ -153,6 +171,13 @@ base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
     ec.stall_ms = c->stall_ms;
     l->stream = c->stream != 0;
     l->call_limit_ms = c->call_limit_ms > 0 ? c->call_limit_ms : 240000;
+    l->ctx = c->context_tokens > 0 ? c->context_tokens : c->context_tokens < 0 ? -1 : 0;
+    l->base_url = base_strdup(c->base_url ? c->base_url : "");
+    l->key = c->api_key ? base_strdup(c->api_key) : NULL;
+    if (!l->base_url || (c->api_key && !l->key)) {
+        model_llm_destroy(l);
+        return base_errf(err, BASE_ENOMEM, "model client: out of memory");
+    }
     base_err e = model_endpoint_create(&ec, &l->ep, err);
     if (e) {
         model_llm_destroy(l);
@@ -560,6 +585,15 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         return e;
     const char *model = q->model && q->model[0] ? q->model : l->model[q->role];
     double t0 = base_monotime_ms();
+    if (l->ctx == 0) {
+        /* Asked once per client, before the first request. */
+        long ctx = 0;
+        model_context_discover(l->base_url, l->key, model, CTX_ASK_MS, &ctx, &l->ctx_src, NULL);
+        l->ctx = ctx > 0 ? ctx : -1;
+        if (ctx > 0)
+            model_endpoint_log(l->ep, BASE_LOG_INFO, "context window %ld tokens (%s)", ctx,
+                               model_context_src_name(l->ctx_src));
+    }
     /* Every call is bounded: by the step's deadline, or by the client's own
      * limit; retries and their waits count against the same one. */
     double deadline = q->deadline_ms > 0 ? q->deadline_ms : t0 + l->call_limit_ms;
@@ -592,10 +626,29 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
          * more: a server told max_tokens stops there, where one left to its
          * default could spend many times the budget in one answer. */
         long max_out = q->max_tokens > 0 ? q->max_tokens : 0;
-        if (q->budget && q->budget->limit > 0) {
+        if (!e && q->budget && q->budget->limit > 0) {
             long left = q->budget->limit - q->budget->spent - est;
             left = left < 1 ? 1 : left;
             max_out = max_out > 0 && max_out < left ? max_out : left;
+        }
+        /* The server's context window, where it told: the prompt must fit
+         * with room for an answer, which is cut to what is left. */
+        if (!e && l->ctx > 0) {
+            long room = l->ctx - est;
+            if (room < CTX_ANSWER_MIN)
+                e = model_endpoint_errf(
+                    l->ep, err, BASE_ETOOBIG,
+                    "model request: about %ld tokens, and the server's context window is %ld "
+                    "(%s)%s; nothing was sent%s",
+                    est, l->ctx, l->ctx_src ? model_context_src_name(l->ctx_src) : "configured",
+                    room > 0 ? " with too little room for an answer" : "",
+                    l->ctx_src == MODEL_CONTEXT_OLLAMA
+                        ? ": raise Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH on the server, or "
+                          "PARAMETER num_ctx in a Modelfile)"
+                        : ": serve the model with a longer context (vLLM --max-model-len, "
+                          "llama-server -c) or set FOVEA_LLM_CONTEXT");
+            else
+                max_out = max_out > 0 && max_out < room ? max_out : room;
         }
         char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out, l->stream);
         cJSON_Delete(wmsgs);

@@ -64,6 +64,9 @@ typedef struct model_llm_config {
                                        included; default 240000 */
     int stream;                     /* 1 (default): ask for a streamed answer (SSE) with the
                                        usage in its last chunk; 0: one JSON body */
+    long context_tokens;            /* the server's context window: 0 (default) = ask the
+                                       server before the first call (model/context.h), > 0 =
+                                       this many tokens, -1 = unknown, never asked */
 } model_llm_config;
 
 /* Sets c to the defaults: no endpoint, model "gpt-4o-mini", 120 s per
@@ -74,8 +77,9 @@ void model_llm_config_init(model_llm_config *c);
  * back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
  * FOVEA_PLANNER_MODEL, FOVEA_ORCHESTRATOR_MODEL, FOVEA_LLM_TIMEOUT_MS,
  * FOVEA_LLM_MAX_RETRIES, FOVEA_LLM_FIRST_BYTE_S, FOVEA_LLM_STALL_S,
- * FOVEA_LLM_CALL_LIMIT_S (seconds; 0 turns the first two off) and
- * FOVEA_LLM_STREAM (0 or 1) into c. c's strings point into the environment (valid
+ * FOVEA_LLM_CALL_LIMIT_S (seconds; 0 turns the first two off),
+ * FOVEA_LLM_STREAM (0 or 1) and FOVEA_LLM_CONTEXT (tokens; -1 = never ask)
+ * into c. c's strings point into the environment (valid
  * until it changes). Any thread, while nobody changes the environment.
  * Errors: BASE_ENOTFOUND (no base URL, naming the variables), BASE_EINVAL (a
  * number that is not one); c untouched then. */

@@ -49,6 +49,8 @@ struct replay {
     int wire_lax;      /* replay_wire_lax */
     int streamed;      /* answers sent as event streams */
     int refused;           /* requests answered by replay_refuse */
+    char *disc[3];         /* replay_set_discovery answers: /v1/models, /props, /api/show */
+    int asked;             /* discovery requests */
     int refuse_status[2];  /* replay_refuse: tools, system role */
     char *refuse_body[2];
     int violations;    /* requests that broke a wire rule (wire_check.h) */
@@ -569,6 +571,24 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
     cJSON *root = NULL;
     pthread_mutex_lock(&r->mu);
     r->serial++;
+    static const char *const disc_paths[] = {"/v1/models", "/props", "/api/show"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(req->path, disc_paths[i]) == 0) {
+            /* A question about the server, not a model request: answered
+             * as set (404 otherwise, as servers without it do) and not
+             * recorded with the requests. */
+            r->asked++;
+            if (r->disc[i]) {
+                resp->status = 200;
+                snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+                base_buf_append_str(&resp->body, r->disc[i]);
+            } else {
+                api_error(resp, 404, "invalid_request_error", NULL, "Not Found");
+            }
+            pthread_mutex_unlock(&r->mu);
+            return 1;
+        }
+    }
     if (strcmp(req->path, "/v1/chat/completions") != 0) {
         char why[160];
         snprintf(why, sizeof why, "Invalid URL (%.8s %.100s)", req->method, req->path);
@@ -721,6 +741,8 @@ void replay_destroy(replay *r)
     for (int i = 0; i < r->nseen; i++)
         replay_seen_fini(&r->seen[i]);
     base_free(r->key);
+    for (int i = 0; i < 3; i++)
+        base_free(r->disc[i]);
     base_free(r->refuse_body[0]);
     base_free(r->refuse_body[1]);
     pthread_mutex_destroy(&r->mu);
@@ -930,6 +952,28 @@ int replay_refused(replay *r)
 {
     pthread_mutex_lock(&r->mu);
     int n = r->refused;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+base_err replay_set_discovery(replay *r, int which, const char *body)
+{
+    if (which < 0 || which > 2)
+        return BASE_EINVAL;
+    char *b = dup_or_null(body);
+    if (body && !b)
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    base_free(r->disc[which]);
+    r->disc[which] = b;
+    pthread_mutex_unlock(&r->mu);
+    return BASE_OK;
+}
+
+int replay_discovery_asked(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->asked;
     pthread_mutex_unlock(&r->mu);
     return n;
 }

@@ -118,6 +118,18 @@ base_err replay_refuse(replay *r, int what, int status, const char *body);
 /* Requests answered by replay_refuse so far. */
 int replay_refused(replay *r);
 
+/* What the server says about itself: the JSON body (verbatim) it answers
+ * to GET /v1/models (REPLAY_DISC_VLLM: vLLM's max_model_len), GET /props
+ * (REPLAY_DISC_LLAMA: llama.cpp's n_ctx) or POST /api/show
+ * (REPLAY_DISC_OLLAMA); NULL (the default) answers 404. These requests are
+ * not recorded with the model requests. Errors: BASE_EINVAL, BASE_ENOMEM. */
+#define REPLAY_DISC_VLLM 0
+#define REPLAY_DISC_LLAMA 1
+#define REPLAY_DISC_OLLAMA 2
+base_err replay_set_discovery(replay *r, int which, const char *body);
+/* Discovery requests received so far. */
+int replay_discovery_asked(replay *r);
+
 /* Answers sent as a stream (Server-Sent Events): a request with "stream":
  * true gets its content and tool_calls in chunks the way OpenAI and vLLM
  * send them, the usage in a last chunk when stream_options.include_usage

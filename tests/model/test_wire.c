@@ -21,6 +21,7 @@
 #include "base/json_alloc.h"
 #include "check.h"
 #include "harness.h"
+#include "model/context.h"
 #include "model/llm.h"
 #include "model/normalize.h"
 #include "model/sse.h"
@@ -100,6 +101,7 @@ static model_llm *client(const char *url, int retries, int limit_ms, char *err)
     c.first_byte_ms = 1000;
     c.stall_ms = 1000;
     c.call_limit_ms = limit_ms;
+    c.context_tokens = -1; /* the slow server answers nothing else */
     model_llm *l = NULL;
     if (model_llm_create(&c, &l, err) != BASE_OK)
         return NULL;
@@ -379,7 +381,91 @@ static void other_400_reported(void)
     replay_destroy(r);
 }
 
+/* ---- context window ----------------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    int which;
+    const char *body;
+    long ctx;
+    const char *advice;
+} windows[] = {
+    {"vLLM", REPLAY_DISC_VLLM,
+     "{\"object\":\"list\",\"data\":[{\"id\":\"other\",\"object\":\"model\",\"max_model_len\":"
+     "32768},{\"id\":\"local-model\",\"object\":\"model\",\"owned_by\":\"vllm\",\"max_model_len\":"
+     "3000}]}",
+     3000, "--max-model-len"},
+    {"llama.cpp", REPLAY_DISC_LLAMA,
+     "{\"default_generation_settings\":{\"n_ctx\":3000,\"params\":{\"temperature\":0.8}},"
+     "\"total_slots\":1,\"chat_template\":\"...\"}",
+     3000, "llama-server -c"},
+    {"Ollama", REPLAY_DISC_OLLAMA,
+     "{\"modelfile\":\"FROM x\",\"parameters\":\"stop \\\"<|im_end|>\\\"\\nnum_ctx    3000\","
+     "\"model_info\":{\"general.architecture\":\"qwen2\",\"qwen2.context_length\":32768}}",
+     3000, "num_ctx"},
+};
+
+/* A request is fitted into the window the server states (max_tokens cut to
+ * the room left), and one that cannot fit is refused before it is sent,
+ * saying how to make room. */
+static void context_window(void)
+{
+    for (size_t s = 0; s < sizeof windows / sizeof windows[0]; s++) {
+        replay *r = NULL;
+        char err[BASE_ERRBUF_SIZE] = "";
+        CHECK(replay_start(&r, err) == BASE_OK);
+        replay_set_chat(r, 1);
+        CHECK(replay_set_discovery(r, windows[s].which, windows[s].body) == BASE_OK);
+        replay_reply a = {.content = "fine"};
+        replay_push(r, &a);
+        model_llm *l = replay_client(r, err);
+        cJSON *msgs = cJSON_CreateArray();
+        model_llm_add_message(msgs, "user", "A short question.");
+        model_llm_request q;
+        memset(&q, 0, sizeof q);
+        q.messages = msgs;
+        q.temperature = -1;
+        model_llm_reply rep;
+        CHECK_MSG(model_llm_chat(l, &q, &rep, err) == BASE_OK, "%s: %s", windows[s].name, err);
+        long est = rep.estimate;
+        model_llm_reply_fini(&rep);
+        cJSON *b = NULL;
+        replay_seen seen;
+        CHECK(replay_request(r, 0, &seen) == BASE_OK);
+        b = cJSON_Parse(seen.body);
+        replay_seen_fini(&seen);
+        CHECK_EQ((long)cJSON_GetObjectItem(b, "max_tokens")->valuedouble, windows[s].ctx - est);
+        cJSON_Delete(b);
+        int asked = replay_discovery_asked(r);
+        CHECK(asked >= 1 && asked <= 3);
+        /* A prompt past the window: refused, nothing sent, not asked again. */
+        char big[16001];
+        memset(big, 'q', sizeof big - 1);
+        big[sizeof big - 1] = '\0';
+        model_llm_add_message(msgs, "assistant", "ok");
+        model_llm_add_message(msgs, "user", big);
+        int before = replay_count(r);
+        base_errclear(err);
+        CHECK_EQ(model_llm_chat(l, &q, &rep, err), BASE_ETOOBIG);
+        CHECK_MSG(strstr(err, "context window is 3000") && strstr(err, windows[s].advice) &&
+                      strstr(err, "nothing was sent"),
+                  "%s: %s", windows[s].name, err);
+        CHECK_EQ(replay_count(r), before);
+        CHECK_EQ(replay_discovery_asked(r), asked);
+        cJSON_Delete(msgs);
+        model_llm_destroy(l);
+        replay_destroy(r);
+    }
+    /* Parsers: nothing said is no window. */
+    CHECK_EQ(model_context_parse(MODEL_CONTEXT_VLLM, "{\"data\":[]}", 11, "m"), 0);
+    CHECK_EQ(model_context_parse(MODEL_CONTEXT_LLAMA, "{\"n_ctx\":-5}", 12, "m"), 0);
+    CHECK_EQ(model_context_parse(MODEL_CONTEXT_OLLAMA, "{\"model_info\":{}}", 17, "m"),
+             MODEL_CONTEXT_OLLAMA_DEFAULT);
+    CHECK_EQ(model_context_parse(MODEL_CONTEXT_OLLAMA, "not json", 8, "m"), 0);
+}
+
 static const check_case cases[] = {
+    {"context_window", context_window},
     {"sse_assemble", sse_assemble},
     {"silent_server", silent_server},
     {"stalled_server", stalled_server},

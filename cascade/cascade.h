@@ -247,10 +247,13 @@ typedef struct cascade_field_info {
     char type[32];         /* the input's type ("password", "text", ...; "" for others) */
     char autocomplete[128]; /* its autocomplete attribute, "" when none */
     char *value;           /* its current value (base_malloc'd, may be NULL) */
+    int checked;           /* a toggle's state (checkbox, radio, aria-checked/pressed):
+                              1 on, 0 off, -1 not a toggle */
 } cascade_field_info;
 
 /* Reads t's field (t->xpath in t->frame_id: the input itself, or the editable
- * element inside a wrapper) without touching it: type, autocomplete and value.
+ * element inside a wrapper) without touching it: type, autocomplete, value and
+ * a toggle's checked state.
  * The runner uses it to learn that a field holds a secret (type=password,
  * autocomplete=cc-number...) before typing, and what the field made of the
  * typed text afterwards. *out is the caller's (cascade_field_info_fini), always

@@ -28,6 +28,7 @@ base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_fi
     if (!out)
         return base_errf(err, BASE_EINVAL, "cascade_field_read: NULL out");
     memset(out, 0, sizeof *out);
+    out->checked = -1;
     if (!h || !t || !t->xpath || !t->xpath[0])
         return base_errf(err, BASE_EINVAL, "cascade_field_read: NULL hand or no xpath");
     cJSON *a = cascade__xpath_arg(t->xpath);
@@ -38,6 +39,8 @@ base_err cascade_field_read(cascade_hand *h, const cascade_target *t, cascade_fi
     if (e)
         return e;
     out->found = cascade__bool(fld, "found");
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(fld, "checked");
+    out->checked = cJSON_IsNumber(ck) ? ck->valueint : -1;
     const char *type = cascade__str(fld, "type");
     const char *ac = cascade__str(fld, "autocomplete");
     const char *v = cascade__str(fld, "value");

@@ -305,8 +305,9 @@ static base_err fix_text(type_ctx *c, const char *text, char *err)
     return BASE_OK;
 }
 
-/* Focus by clicking, with the click's probe (covered fields are not typed
- * into; *stop with out's refusal). Date editors are clicked on their first
+/* Focus by clicking, with the click's probe (a field partly out of its
+ * scroll box is scrolled wholly into view first; covered fields are not
+ * typed into; *stop with out's refusal). Date editors are clicked on their first
  * segment. Then `prepare` focuses (if the click did not) and selects the
  * content so the text replaces it; c->before is the value then. */
 static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *err)
@@ -317,7 +318,9 @@ static base_err focus_field(type_ctx *c, cascade_result *out, int *stop, char *e
     if (e)
         return e;
     cJSON *a = cascade__xpath_arg(c->t->xpath);
-    if (!cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms)) {
+    /* whole: the field is scrolled wholly into view before it is clicked. */
+    if (!cJSON_AddNumberToObject(a, "settle_ms", h->o.settle_ms) ||
+        !cJSON_AddNumberToObject(a, "whole", 1)) {
         cJSON_Delete(a);
         return oom(err);
     }

@@ -1,4 +1,5 @@
-/* tools/cmd_batch.c: `fovea batch TASK...` — many scripted tasks at once.
+/* tools/cmd_batch.c: `fovea batch TASK...` — many tasks at once: scripted
+ * task files, and tasks for a model (goal files, or tasks in words).
  *
  * Each task runs as its own `fovea run` process (fork and exec of this very
  * binary), up to --workers at a time, each in its own browser session (its
@@ -9,6 +10,11 @@
  * stdout's summary), a crash or a leak in one run cannot touch another, and
  * the child's exit status and rusage are the per-task result and memory
  * (DESIGN.md "Many tasks at once").
+ *
+ * A task is a model's (cli_run_is_agent: a goal file, or words that name no
+ * file) or a script; the options that only one kind takes (--url, --planner,
+ * --max-steps ... for a model; --overlays, --seed ... for a script) go only
+ * to the runs of that kind, so one batch can hold both.
  *
  * A finished task is classified from its exit status, its trace and its log:
  * passed; failed (a step failed, or the task file was refused: never
@@ -69,7 +75,9 @@ static const char *outcome_name(outcome o)
 }
 
 typedef struct task {
-    const char *path;  /* borrowed from argv */
+    const char *path;  /* borrowed from argv: a file, or the task in words */
+    int agent;         /* a task for a model (goal file or words) */
+    int words;         /* path is the task in words, not a file */
     char name[128];    /* its folder under OUT */
     char dir[1200];    /* OUT/name */
     pid_t pid;         /* running child, 0 when none */
@@ -92,17 +100,24 @@ typedef struct batch {
     int workers, retries, resume;
     const char *pass[MAX_PASS]; /* argv tail for each child */
     int npass;
+    const char *spass[MAX_PASS]; /* ... for scripted tasks only */
+    int nspass;
+    const char *apass[MAX_PASS]; /* ... for a model's tasks only */
+    int napass;
     char self[4096];
 } batch;
 
 static void batch_usage(FILE *f)
 {
     fprintf(f,
-            "usage: fovea batch TASK.json... [options]\n\n"
-            "Runs scripted tasks concurrently, each in its own browser session (its own\n"
-            "Chromium, or one connection to the --cdp pool) and its own folder OUT/<name>/\n"
-            "(trace.jsonl, report.html, run.log). Writes OUT/results.jsonl (one line per\n"
-            "task) and OUT/index.html; one progress line per finished task on stderr.\n"
+            "usage: fovea batch TASK... [options]\n\n"
+            "Runs tasks concurrently, each in its own browser session (its own Chromium,\n"
+            "or one connection to the --cdp pool) and its own folder OUT/<name>/\n"
+            "(trace.jsonl, report.html, run.log). A TASK is a scripted task file, a goal\n"
+            "file ({\"goal\": ..., \"url\": ...}) or a task in words (\"Find the ...\", with\n"
+            "--url), the last two done by a model as in fovea run. Writes\n"
+            "OUT/results.jsonl (one line per task) and OUT/index.html; one progress line\n"
+            "per finished task on stderr.\n"
             "Exit status: 0 when every task passed, 1 otherwise, 2 usage, 128 + N when\n"
             "signal N stopped the batch (the index then lists the tasks that finished).\n\n"
             "  --workers N      tasks at once (default 2)\n"
@@ -115,9 +130,13 @@ static void batch_usage(FILE *f)
             "  --cdp URL        run every task on a browser of this pool (one connection\n"
             "                   per task) instead of launching Chromium\n"
             "%s"
-            "  --site DIR, --vision NAME, --overlays WHICH, --no-humanize, --seed N,\n"
-            "  --allow-host H, --allow-untrusted, --allow-scripts, --page-text MODE\n"
-            "                   passed on to each `fovea run` (see fovea run --help)\n",
+            "  --site DIR, --vision NAME, --no-humanize, --allow-host H, --allow-scripts\n"
+            "                   passed on to each `fovea run` (see fovea run --help)\n"
+            "  --overlays WHICH, --seed N, --allow-untrusted, --page-text MODE\n"
+            "                   passed on to each scripted task's run\n"
+            "  --url URL, --planner P, --max-steps N, --token-budget N, --step-timeout MS,\n"
+            "  --candidates M, --completion-check S, --screenshot\n"
+            "                   passed on to each model's run (goal files and words)\n",
             cli_pool_opts_help);
 }
 
@@ -147,10 +166,10 @@ static int each_line(const char *path, size_t max, void (*fn)(char *line, void *
 /* What read_trace gathers while it reads the lines. */
 typedef struct trace_scan {
     task *t;
-    int ended, any_step, passed;
-    /* A step that took several attempts has a record per attempt: passed
-     * steps are counted by number, once. */
-    unsigned char seen[4096 / 8];
+    int ended, any_step, passed, nsteps;
+    /* A step that took several attempts has a record per attempt: steps are
+     * counted by number, once (passed ones in seen, all in ran). */
+    unsigned char seen[4096 / 8], ran[4096 / 8];
 } trace_scan;
 
 static void trace_line(char *line, void *user)
@@ -168,6 +187,10 @@ static void trace_line(char *line, void *user)
         sc->any_step = 1;
         const cJSON *no = cJSON_GetObjectItemCaseSensitive(j, "step");
         int k = cJSON_IsNumber(no) ? no->valueint : -1;
+        if (k >= 0 && k < (int)sizeof sc->ran * 8 && !(sc->ran[k / 8] & (1u << (k % 8)))) {
+            sc->ran[k / 8] |= (unsigned char)(1u << (k % 8));
+            sc->nsteps++;
+        }
         if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")) && k >= 0 &&
             k < (int)sizeof sc->seen * 8 && !(sc->seen[k / 8] & (1u << (k % 8)))) {
             sc->seen[k / 8] |= (unsigned char)(1u << (k % 8));
@@ -199,6 +222,9 @@ static int read_trace(task *t, int *any_step)
     sc.t = t;
     each_line(path, (size_t)64 << 20, trace_line, &sc);
     t->steps_passed = sc.passed;
+    /* A model's run has no step count up front: the steps it took. */
+    if (t->agent && t->steps_total == 0)
+        t->steps_total = sc.nsteps;
     *any_step = sc.any_step;
     return sc.ended;
 }
@@ -457,8 +483,8 @@ static void mark_recorded(batch *bt)
 
 /* ---- children ----------------------------------------------------------- */
 
-/* Starts one attempt of t: `fovea run PATH --out DIR <pass...>`, output to
- * DIR/run.log. Returns 0, or -1 (message printed). */
+/* Starts one attempt of t: `fovea run PATH --out DIR <pass...>` and the
+ * options of its kind, output to DIR/run.log. Returns 0, or -1 (message printed). */
 static int spawn(batch *bt, task *t)
 {
     char err[BASE_ERRBUF_SIZE] = "";
@@ -481,7 +507,7 @@ static int spawn(batch *bt, task *t)
     if (hn > 0 && write(fd, head, (size_t)hn) < 0) {
         /* the log is best effort; the run itself is what matters */
     }
-    const char *argv[MAX_PASS + 8];
+    const char *argv[2 * MAX_PASS + 8];
     int k = 0;
     argv[k++] = bt->self;
     argv[k++] = "run";
@@ -490,6 +516,9 @@ static int spawn(batch *bt, task *t)
     argv[k++] = t->dir;
     for (int i = 0; i < bt->npass; i++)
         argv[k++] = bt->pass[i];
+    const char *const *kind = t->agent ? bt->apass : bt->spass;
+    for (int i = 0, n = t->agent ? bt->napass : bt->nspass; i < n; i++)
+        argv[k++] = kind[i];
     argv[k] = NULL;
     fflush(NULL);
     pid_t pid = fork();
@@ -533,23 +562,31 @@ static void progress(const batch *bt, const task *t, int done, int total)
         fprintf(stderr, "fovea batch:        %s\n", t->reason);
 }
 
-/* Names the task's folder: the file's base name without .json, made unique. */
+/* Names the task's folder: the file's base name without .json (for a task
+ * in words, its first 40 characters), made unique. */
 static void name_task(batch *bt, int idx)
 {
     task *t = &bt->tasks[idx];
-    const char *base = strrchr(t->path, '/');
+    const char *base = t->words ? NULL : strrchr(t->path, '/');
     base = base ? base + 1 : t->path;
     size_t bl = strlen(base);
     if (bl > 5 && strcmp(base + bl - 5, ".json") == 0)
         bl -= 5;
-    if (bl > 100)
-        bl = 100;
+    if (bl > (t->words ? 40u : 100u))
+        bl = t->words ? 40 : 100;
     char stem[104];
     snprintf(stem, sizeof stem, "%.*s", (int)bl, base);
     for (char *c = stem; *c; c++) {
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
-              *c == '-' || *c == '_' || *c == '.'))
+              *c == '-' || *c == '_' || (*c == '.' && !t->words)))
             *c = '_';
+    }
+    if (t->words) { /* "Find the price" -> "find_the_price" */
+        for (char *c = stem; *c; c++)
+            *c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
+        size_t sl = strlen(stem);
+        while (sl > 1 && stem[sl - 1] == '_')
+            stem[--sl] = '\0';
     }
     snprintf(t->name, sizeof t->name, "%s", stem);
     for (int n = 2;; n++) {
@@ -563,13 +600,34 @@ static void name_task(batch *bt, int idx)
     snprintf(t->dir, sizeof t->dir, "%s/%s", bt->out_dir, t->name);
 }
 
-static int pass_opt(batch *bt, const char *a)
+/* Adds a to an option list (list/n: bt's pass, spass or apass). */
+static int add_opt(const char **list, int *n, const char *a)
 {
-    if (bt->npass >= MAX_PASS) {
+    if (*n >= MAX_PASS) {
         fprintf(stderr, "fovea batch: too many options\n");
         return -1;
     }
-    bt->pass[bt->npass++] = a;
+    list[(*n)++] = a;
+    return 0;
+}
+
+static int pass_opt(batch *bt, const char *a)
+{
+    return add_opt(bt->pass, &bt->npass, a);
+}
+
+/* Options that go to one kind of task only, with a value. */
+static const char *const script_opts[] = {"--overlays", "--seed", "--page-text"};
+static const char *const agent_opts[] = {"--url",          "--planner",          "--max-steps",
+                                         "--token-budget", "--step-timeout",     "--candidates",
+                                         "--completion-check"};
+
+static int in_list(const char *a, const char *const *l, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(a, l[i]) == 0)
+            return 1;
+    }
     return 0;
 }
 
@@ -580,7 +638,7 @@ int cli_cmd_batch(int argc, char **argv)
     bt.workers = 2;
     bt.retries = 1;
     bt.out_dir = "out/batch";
-    const char *cdp = NULL;
+    const char *cdp = NULL, *url = NULL;
     cli_pool pool;
     memset(&pool, 0, sizeof pool);
     bt.tasks = base_calloc(MAX_TASKS, sizeof *bt.tasks);
@@ -609,9 +667,14 @@ int cli_cmd_batch(int argc, char **argv)
             bt.resume = 1;
             continue;
         }
-        if (strcmp(a, "--no-humanize") == 0 || strcmp(a, "--allow-untrusted") == 0 ||
-            strcmp(a, "--allow-scripts") == 0) {
+        if (strcmp(a, "--no-humanize") == 0 || strcmp(a, "--allow-scripts") == 0) {
             if (pass_opt(&bt, a) < 0)
+                goto done;
+            continue;
+        }
+        if (strcmp(a, "--allow-untrusted") == 0 || strcmp(a, "--screenshot") == 0) {
+            int scr = a[2] == 's';
+            if (add_opt(scr ? bt.apass : bt.spass, scr ? &bt.napass : &bt.nspass, a) < 0)
                 goto done;
             continue;
         }
@@ -638,12 +701,18 @@ int cli_cmd_batch(int argc, char **argv)
         } else if (strcmp(a, "--out") == 0) {
             bt.out_dir = v;
         } else if (strcmp(a, "--cdp") == 0 || strcmp(a, "--site") == 0 ||
-                   strcmp(a, "--vision") == 0 || strcmp(a, "--overlays") == 0 ||
-                   strcmp(a, "--seed") == 0 || strcmp(a, "--allow-host") == 0 ||
-                   strcmp(a, "--page-text") == 0) {
+                   strcmp(a, "--vision") == 0 || strcmp(a, "--allow-host") == 0) {
             if (strcmp(a, "--cdp") == 0)
                 cdp = v;
             if (pass_opt(&bt, a) < 0 || pass_opt(&bt, v) < 0)
+                goto done;
+        } else if (in_list(a, script_opts, sizeof script_opts / sizeof script_opts[0])) {
+            if (add_opt(bt.spass, &bt.nspass, a) < 0 || add_opt(bt.spass, &bt.nspass, v) < 0)
+                goto done;
+        } else if (in_list(a, agent_opts, sizeof agent_opts / sizeof agent_opts[0])) {
+            if (strcmp(a, "--url") == 0)
+                url = v;
+            if (add_opt(bt.apass, &bt.napass, a) < 0 || add_opt(bt.apass, &bt.napass, v) < 0)
                 goto done;
         } else {
             fprintf(stderr, "fovea batch: unknown option %s\n", a);
@@ -659,12 +728,38 @@ int cli_cmd_batch(int argc, char **argv)
         fprintf(stderr, "fovea batch: --cdp-header and --cdp-wait go with --cdp\n");
         goto done;
     }
+    int nagent = 0, nwords = 0;
     for (int i = 0; i < bt.n; i++) {
+        task *t = &bt.tasks[i];
         struct stat st;
-        if (stat(bt.tasks[i].path, &st) != 0 || !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "fovea batch: %s: not a task file\n", bt.tasks[i].path);
+        int exists = stat(t->path, &st) == 0;
+        if (exists && S_ISREG(st.st_mode)) {
+            /* A goal file ({"goal": ...}) is a model's task, as for fovea run. */
+            char run_word[] = "run";
+            char *probe[] = {run_word, (char *)(uintptr_t)t->path, NULL};
+            t->agent = cli_run_is_agent(2, probe);
+        } else if (!exists && strchr(t->path, ' ')) {
+            t->agent = t->words = 1;
+        } else {
+            fprintf(stderr, "fovea batch: %s: not a task file (a task in words has spaces)\n",
+                    t->path);
             goto done;
         }
+        nagent += t->agent;
+        nwords += t->words;
+    }
+    if (nwords && !url) {
+        fprintf(stderr, "fovea batch: a task in words needs --url (its start page)\n");
+        goto done;
+    }
+    if (bt.napass && !nagent) {
+        fprintf(stderr, "fovea batch: %s goes with tasks for a model (goal files or words)\n",
+                bt.apass[0]);
+        goto done;
+    }
+    if (bt.nspass && nagent == bt.n) {
+        fprintf(stderr, "fovea batch: %s goes with scripted task files\n", bt.spass[0]);
+        goto done;
     }
     ssize_t sl = readlink("/proc/self/exe", bt.self, sizeof bt.self - 1);
     if (sl <= 0) {

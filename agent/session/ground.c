@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agent/session/agent_int.h"
 #include "agent/session/js.h"
@@ -142,6 +143,283 @@ void agent__grounded_fini(agent__grounded *g)
 
 
 
+int agent__toggle_want(const char *verb)
+{
+    static const struct {
+        const char *w;
+        int want;
+    } verbs[] = {{"check", 1},  {"tick", 1},  {"uncheck", 0}, {"untick", 0},
+                 {"clear", 0},  {"toggle", 2}};
+    for (size_t i = 0; verb && i < sizeof verbs / sizeof verbs[0]; i++) {
+        size_t n = strlen(verbs[i].w);
+        if (strncasecmp(verb, verbs[i].w, n) == 0 && (verb[n] == '\0' || verb[n] == ' '))
+            return verbs[i].want;
+    }
+    return -1;
+}
+
+static int toggle_kind(const char *kind)
+{
+    return strcmp(kind, "checkbox") == 0 || strcmp(kind, "radio") == 0 ||
+           strcmp(kind, "switch") == 0 || strcmp(kind, "menuitemcheckbox") == 0 ||
+           strcmp(kind, "menuitemradio") == 0;
+}
+
+/* Vertical overlap of a and b as a share of the lower one's height. */
+static float row_overlap(base_rect a, base_rect b)
+{
+    float h = fminf(base_rect_h(a), base_rect_h(b));
+    float o = fminf(a.y1, b.y1) - fmaxf(a.y0, b.y0);
+    return h > 0.0f ? o / h : 0.0f;
+}
+
+#define ROW_TOGGLE_GAP_PX 160.0f /* text to its checkbox, at most */
+
+/* The toggle on text box k's row: the checkbox / radio / switch box sharing
+ * its row (overlapping by half the smaller height), nearest it (at most
+ * ROW_TOGGLE_GAP_PX apart), with no other control of the row between
+ * them. Returns its index, -1 when none, -2 when two lie at the same
+ * distance (pair[0], pair[1] get them). */
+static int row_toggle(const perc_epoch *e, int k, int pair[2])
+{
+    base_rect L = e->boxes[k].r;
+    int best = -1, second = -1;
+    float best_gap = 0.0f;
+    for (int i = 0; i < e->n; i++) {
+        base_rect T = e->boxes[i].r;
+        if (i == k || !toggle_kind(e->boxes[i].kind) || row_overlap(L, T) < 0.5f)
+            continue;
+        /* A toggle inside the text's box (a label wrapping its checkbox). */
+        float gap = fmaxf(0.0f, fmaxf(L.x0 - T.x1, T.x0 - L.x1));
+        if (gap > ROW_TOGGLE_GAP_PX)
+            continue;
+        /* Another control of the row between them breaks the pair. */
+        float gx0 = fminf(L.x1, T.x1), gx1 = fmaxf(L.x0, T.x0);
+        int blocked = 0;
+        for (int j = 0; j < e->n && !blocked && gap > 0.0f; j++) {
+            base_rect X = e->boxes[j].r;
+            if (j == i || j == k || base_rect_contains(X, base_rect_center(L)) ||
+                base_rect_contains(X, base_rect_center(T)))
+                continue;
+            blocked = row_overlap(L, X) >= 0.5f && X.x0 >= gx0 - 1.0f && X.x1 <= gx1 + 1.0f;
+        }
+        if (blocked)
+            continue;
+        if (best < 0 || gap < best_gap - 4.0f) {
+            best = i;
+            second = -1;
+            best_gap = gap;
+        } else if (gap <= best_gap + 4.0f) {
+            second = i;
+        }
+    }
+    if (best >= 0 && second >= 0) {
+        pair[0] = best;
+        pair[1] = second;
+        return -2;
+    }
+    return best;
+}
+
+/* Colour words a target may lead with ("the green Choose"): the names
+ * agent_colours.js gives computed colours. */
+static const char *const COLOURS[] = {"red",    "orange", "yellow", "green", "teal",  "blue",
+                                      "purple", "pink",   "brown",  "black", "white", "gray",
+                                      "grey"};
+
+/* When label is "[the] COLOUR rest" with a colour word of COLOURS, copies
+ * the word ("grey" as "gray") to colour and rest to rest and returns 1. */
+static int parse_colour(const char *label, char *colour, size_t ccap, char *rest, size_t rcap)
+{
+    if (!label)
+        return 0;
+    const char *p = label;
+    while (*p == ' ')
+        p++;
+    if (strncasecmp(p, "the ", 4) == 0)
+        p += 4;
+    for (size_t i = 0; i < sizeof COLOURS / sizeof COLOURS[0]; i++) {
+        size_t n = strlen(COLOURS[i]);
+        if (strncasecmp(p, COLOURS[i], n) != 0 || p[n] != ' ')
+            continue;
+        const char *r = p + n;
+        while (*r == ' ')
+            r++;
+        if (!*r)
+            return 0;
+        snprintf(colour, ccap, "%s", strcmp(COLOURS[i], "grey") == 0 ? "gray" : COLOURS[i]);
+        snprintf(rest, rcap, "%s", r);
+        return 1;
+    }
+    return 0;
+}
+
+/* "Delete in the row of Alice", "Edit next to Invoice 7": copies what
+ * names the control to rest and the row's text to ctx and returns 1. */
+static int parse_row_context(const char *label, char *rest, size_t rcap, char *ctx, size_t ccap)
+{
+    static const char *const seps[] = {" in the row of ", " in the row with ", " in the row for ",
+                                       " in row ", " next to ", " beside "};
+    if (!label)
+        return 0;
+    for (size_t i = 0; i < sizeof seps / sizeof seps[0]; i++) {
+        size_t n = strlen(seps[i]);
+        for (const char *p = label; *p; p++) {
+            if (strncasecmp(p, seps[i], n) != 0)
+                continue;
+            const char *c = p + n;
+            while (*c == ' ' || *c == '\'' || *c == '"')
+                c++;
+            if (p == label || !*c)
+                return 0;
+            snprintf(rest, rcap, "%.*s", (int)(p - label), label);
+            snprintf(ctx, ccap, "%s", c);
+            size_t cl = strlen(ctx);
+            while (cl > 0 && (ctx[cl - 1] == '\'' || ctx[cl - 1] == '"' || ctx[cl - 1] == ' '))
+                ctx[--cl] = '\0';
+            return cl > 0;
+        }
+    }
+    return 0;
+}
+
+/* "Delete link", "Subscribe button": the control type a label ends with,
+ * as the vision box kinds it covers (|-separated), and the rest. */
+static int parse_kind_word(const char *label, char *rest, size_t rcap, const char **kinds)
+{
+    static const struct {
+        const char *word, *kinds;
+    } words[] = {{"button", "button"},          {"link", "link"},
+                 {"checkbox", "checkbox|switch"}, {"radio", "radio"},
+                 {"tab", "tab"},                {"field", "input|textbox|searchbox|combobox"},
+                 {"box", "input|textbox|searchbox|combobox"},
+                 {"dropdown", "select|combobox|listbox"}, {"menu item", "menuitem|option"}};
+    size_t ll = label ? strlen(label) : 0;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        size_t n = strlen(words[i].word);
+        if (ll <= n + 1 || label[ll - n - 1] != ' ' || strcasecmp(label + ll - n, words[i].word) != 0)
+            continue;
+        const char *st = label;
+        if (strncasecmp(st, "the ", 4) == 0)
+            st += 4;
+        size_t rl = (size_t)(label + ll - n - 1 - st);
+        if (rl == 0)
+            return 0;
+        snprintf(rest, rcap, "%.*s", (int)rl, st);
+        *kinds = words[i].kinds;
+        return 1;
+    }
+    return 0;
+}
+
+/* 1 when kind is one of the |-separated kinds. */
+static int kind_in(const char *kind, const char *kinds)
+{
+    size_t k = strlen(kind);
+    for (const char *p = kinds; p && *p;) {
+        const char *e = strchr(p, '|');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == k && strncmp(p, kind, n) == 0)
+            return 1;
+        p = e ? e + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Keeps the boxes of ties[0..nt-1] that the qualifiers allow, in order:
+ * colour (the element's background colour word, else, when no box has it
+ * as background, its text colour), ctx (its row holds that text), kinds
+ * (its box kind). Writes what each box was to seen, for the message.
+ * Returns the count kept, -1 when the page could not be read (err set). */
+static int filter_qualified(fovea_session *se, const perc_epoch *ep, int *ties, int nt,
+                            const char *colour, const char *ctx, const char *kinds, char *seen,
+                            size_t seen_cap, char *err)
+{
+    int keep[SNAP_MAX_ALT], m = 0;
+    size_t used = 0;
+    seen[0] = '\0';
+    if (kinds) {
+        for (int k = 0; k < nt; k++) {
+            const perc_box *b = &ep->boxes[ties[k]];
+            if (kind_in(b->kind, kinds))
+                keep[m++] = ties[k];
+            int w = snprintf(seen + used, seen_cap - used, "%s[V%d] %s", k ? ", " : "", b->id,
+                             b->kind);
+            used = w > 0 && (size_t)w < seen_cap - used ? used + (size_t)w : seen_cap - 1;
+        }
+        for (int k = 0; k < m; k++)
+            ties[k] = keep[k];
+        nt = m;
+        if (nt == 0 || (!colour[0] && !ctx[0]))
+            return nt;
+        m = 0;
+        used = 0;
+        seen[0] = '\0';
+    }
+    cJSON *xps = cJSON_CreateArray();
+    for (int k = 0; xps && k < nt; k++) {
+        const perc_box *b = &ep->boxes[ties[k]];
+        const char *xp = b->dom_index >= 0 && b->dom_index < ep->n_map &&
+                                 !ep->map[b->dom_index].frame_id[0]
+                             ? ep->map[b->dom_index].xpath
+                             : "";
+        cJSON *x = cJSON_CreateString(xp);
+        if (!x || !cJSON_AddItemToArray(xps, x)) {
+            cJSON_Delete(x);
+            cJSON_Delete(xps);
+            xps = NULL;
+        }
+    }
+    cJSON *cj = cJSON_CreateString(ctx);
+    char *arg = xps ? cJSON_PrintUnformatted(xps) : NULL;
+    char *carg = cj ? cJSON_PrintUnformatted(cj) : NULL;
+    cJSON_Delete(xps);
+    cJSON_Delete(cj);
+    const char *js = (const char *)fovea_js_agent_qualify;
+    size_t n = arg && carg ? strlen(js) + strlen(arg) + strlen(carg) + 8 : 0;
+    char *expr = n ? base_malloc(n) : NULL;
+    if (expr)
+        snprintf(expr, n, "(%s)(%s,%s)", js, arg, carg);
+    cJSON_free(arg);
+    cJSON_free(carg);
+    if (!expr) {
+        snprintf(err, BASE_ERRBUF_SIZE, "out of memory");
+        return -1;
+    }
+    cJSON *v = NULL;
+    base_err e = cdp_page_evaluate(se->page, expr, &v, 3000, err);
+    base_free(expr);
+    if (e || !cJSON_IsArray(v) || cJSON_GetArraySize(v) != nt) {
+        if (!e)
+            snprintf(err, BASE_ERRBUF_SIZE, "the page gave no answer");
+        cJSON_Delete(v);
+        return -1;
+    }
+    int ok[SNAP_MAX_ALT];
+    for (int k = 0; k < nt; k++) {
+        const cJSON *it = cJSON_GetArrayItem(v, k);
+        ok[k] = !ctx[0] || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "row"));
+        const char *bg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "bg"));
+        int w = snprintf(seen + used, seen_cap - used, "%s[V%d] %s", k ? ", " : "",
+                         ep->boxes[ties[k]].id,
+                         colour[0] ? (bg && bg[0] ? bg : "no colour")
+                                   : ok[k] ? "in that row" : "in another row");
+        used = w > 0 && (size_t)w < seen_cap - used ? used + (size_t)w : seen_cap - 1;
+    }
+    for (int pass = 0; pass < (colour[0] ? 2 : 1) && m == 0; pass++) {
+        for (int k = 0; k < nt; k++) {
+            const char *c = cJSON_GetStringValue(
+                cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(v, k), pass ? "fg" : "bg"));
+            if (ok[k] && (!colour[0] || (c && strcmp(c, colour) == 0)))
+                keep[m++] = ties[k];
+        }
+    }
+    for (int k = 0; k < m; k++)
+        ties[k] = keep[k];
+    cJSON_Delete(v);
+    return m;
+}
+
 /* Gate, box, snap for target t. do_snap 0 stops after the box (wait_for).
  * Returns 1 with *g filled, 0 with r's failure set. */
 int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t, snap_intent_kind kind,
@@ -183,6 +461,34 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         tq.label = qrest;
         t = &tq;
     }
+    /* "the green Choose": a colour word picks among the controls the rest
+     * names alike, by their computed colour (issue 21, class 5); a box
+     * carrying the whole label ("Blue Ridge tour") is just that name. */
+    /* "Delete in the row of Alice" and "the Delete link" likewise, by the
+     * row's text and the box kind. */
+    char colour[16] = "", ctx[128] = "", crest[256], q1[256], q2[256];
+    const char *kinds = NULL;
+    if (ordinal == 0 && t->label && t->index <= 0) {
+        int whole = 0;
+        for (int i = 0; ep && i < ep->n && !whole; i++) {
+            const char *en = element_name(ep, &ep->boxes[i]);
+            whole = snap_text_contains(ep->boxes[i].label, t->label) ||
+                    (en && snap_text_contains(en, t->label));
+        }
+        char *lab = t->label;
+        if (!whole && parse_row_context(lab, q1, sizeof q1, ctx, sizeof ctx))
+            lab = q1;
+        if (!whole && parse_kind_word(lab, q2, sizeof q2, &kinds))
+            lab = q2;
+        if (!whole && parse_colour(lab, colour, sizeof colour, crest, sizeof crest))
+            lab = crest;
+        if (lab != t->label) {
+            tq = *t;
+            tq.label = lab;
+            t = &tq;
+        }
+    }
+    int qualified = colour[0] || ctx[0] || kinds;
     const char *source = "";
     int bi = choose_box(ep, t, &source);
     /* Not in this epoch: the page may still be changing. Ask for fresh
@@ -252,6 +558,34 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
         g->box = -1;
         return 0;
     }
+    /* "check 'Walk the dog'": the text names the row; the verb wants its
+     * checkbox (issue 21, class 5). */
+    int via_row = 0;
+    if (s->verb && agent__toggle_want(s->verb) >= 0 && !toggle_kind(ep->boxes[bi].kind)) {
+        int pair[2] = {-1, -1};
+        int tb = row_toggle(ep, bi, pair);
+        if (tb == -2) {
+            r->n_alternatives = 0;
+            for (int k = 0; k < 2; k++) {
+                const perc_box *x = &ep->boxes[pair[k]];
+                snprintf(r->alternatives[r->n_alternatives++], sizeof r->alternatives[0],
+                         "[V%d] <%s> '%.80s' at (%.0f,%.0f)", x->id, x->kind, x->label,
+                         base_rect_center(x->r).x, base_rect_center(x->r).y);
+            }
+            agent__failf(r, "ambiguous",
+                         "'%.60s' lies between two %ss at the same distance: name one by its "
+                         "mark",
+                         t->label ? t->label : "", ep->boxes[pair[0]].kind);
+            g->epoch = ep;
+            g->box = -1;
+            return 0;
+        }
+        if (tb >= 0) {
+            bi = tb;
+            via_row = 1;
+            source = "row";
+        }
+    }
     const perc_box *b = &ep->boxes[bi];
     r->box_id = b->id;
     agent_secrets_scrub_copy(se->sec, r->box_label, sizeof r->box_label, b->label);
@@ -267,7 +601,7 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
     /* Without a tie check the chosen box is the only one (ties[0]). */
     int ties[SNAP_MAX_ALT];
     ties[0] = bi;
-    int nt = (t->index <= 0 || ordinal != 0) && t->label && t->label[0] &&
+    int nt = !via_row && (t->index <= 0 || ordinal != 0 || qualified) && t->label && t->label[0] &&
                      (strcmp(source, "label") == 0 || strcmp(source, "element") == 0)
                  ? box_ties(ep, bi, t->label, source, ties)
                  : 1;
@@ -284,6 +618,23 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                 }
             }
         }
+    }
+    if (qualified) {
+        char seen[200], cerr[BASE_ERRBUF_SIZE] = "";
+        int m = filter_qualified(se, ep, ties, nt, colour, ctx, kinds, seen, sizeof seen, cerr);
+        if (m < 0) {
+            agent__failf(r, "error", "qualifiers of '%.60s': %s", t->label, cerr);
+            return 0;
+        }
+        if (m == 0) {
+            agent__failf(r, "not_found", "no %s%s'%.60s'%s%s%s%s: %s", colour, colour[0] ? " " : "",
+                         t->label, kinds ? " " : "", kinds ? kinds : "",
+                         ctx[0] ? " in the row of " : "", ctx, seen);
+            return 0;
+        }
+        nt = m;
+        if (nt == 1)
+            bi = -1; /* taken below as the control its colour names */
     }
     if (ordinal == 0 && nt == 1 && ties[0] != bi) {
         /* The box chosen was the text that names a control: take the control. */
@@ -336,7 +687,9 @@ int agent__ground(fovea_session *se, const agent_step *s, const agent_target *t,
                      t->label, nt, list);
         return 0;
     }
-    snap_intent in = {t->label ? t->label : b->label, kind};
+    /* On the row's toggle the label was the text beside it: the snapper
+     * takes the toggle by its own name (often none). */
+    snap_intent in = {t->label && !via_row ? t->label : b->label, via_row ? SNAP_INTENT_ANY : kind};
     agent__copy(r->intent, sizeof r->intent, snap_intent_name(kind));
     t0 = base_monotime_ms();
     /* The page still equals the epoch: its element, checked in one

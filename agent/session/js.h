@@ -19,6 +19,14 @@ extern const size_t fovea_js_agent_reveal_len;
 /* assets/js/agent_find_text.js after the page kit: where a text is (the scroll tool's to_text). */
 extern const unsigned char fovea_js_agent_find_text[];
 extern const size_t fovea_js_agent_find_text_len;
+/* assets/js/agent_find_named.js after the page kit: the elements a name
+ * means, by accessible name, alt, title or own text (hover's fallback). */
+extern const unsigned char fovea_js_agent_find_named[];
+extern const size_t fovea_js_agent_find_named_len;
+/* assets/js/agent_qualify.js after the page kit: elements' colour words and
+ * whether their row holds a text (a target's qualifiers). */
+extern const unsigned char fovea_js_agent_qualify[];
+extern const size_t fovea_js_agent_qualify_len;
 /* assets/js/nav_challenge.js after the page kit: captcha, interstitial,
  * block, geo and cookie-wall detection (agent/session/tools_nav.c). */
 extern const unsigned char fovea_js_nav_challenge[];

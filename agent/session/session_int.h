@@ -120,7 +120,14 @@ int agent__mark_of(const perc_epoch *e, base_rect rect);
  * allocation failed). The session's thread. */
 cJSON *agent__ambiguous_json(const perc_snap *sn, const perc_epoch *e);
 
-/* Gate, box, snap for target t of step st (its timeout, critical). do_snap
+/* What a verb asks of a toggle (issue 21, class 5): "check"/"tick" 1,
+ * "uncheck"/"untick" 0, "toggle" 2, anything else (NULL too) -1. Pure. */
+int agent__toggle_want(const char *verb);
+
+/* Gate, box, snap for target t of step st (its timeout, critical). With a
+ * toggle verb (agent__toggle_want >= 0) a target named by the text beside a
+ * checkbox, radio or switch grounds on that control (the one on the text's
+ * row, nearest it, no other control between them). do_snap
  * 0 stops after the box. Returns 1 with *g filled, 0 with r's failure set
  * (g may still hold the epoch for the overlay). */
 int agent__ground(fovea_session *s, const agent_step *st, const agent_target *t,

@@ -414,9 +414,19 @@ static base_err parse_step(const pctx *c, const cJSON *j, agent_step *s)
         if (e)
             return e;
     }
+    /* "check", "uncheck", "toggle": a click whose verb they are (the
+     * step's own "verb" wins). */
+    const char *w = a->valuestring;
+    if (!s->verb && (strcmp(w, "check") == 0 || strcmp(w, "uncheck") == 0 ||
+                     strcmp(w, "toggle") == 0) &&
+        !(s->verb = base_strdup(w)))
+        return base_errf(c->err, BASE_ENOMEM, "out of memory");
     base_err e = check_step(c, s);
     if (!e)
         e = keep_args(c, j, s);
+    if (!e && s->verb && !cJSON_GetObjectItemCaseSensitive(s->args, "verb") &&
+        !cJSON_AddStringToObject(s->args, "verb", s->verb))
+        e = base_errf(c->err, BASE_ENOMEM, "out of memory");
     return e ? e : schema_check(c, t, s->args);
 }
 

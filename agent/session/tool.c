@@ -48,6 +48,10 @@ static const struct {
     int action;
 } aliases[] = {
     {"click", "click_at", AGENT_CLICK},
+    /* click_at with the verb of the same name (agent/session/step.c) */
+    {"check", "click_at", AGENT_CLICK},
+    {"uncheck", "click_at", AGENT_CLICK},
+    {"toggle", "click_at", AGENT_CLICK},
     {"type", "type_at", AGENT_TYPE},
     {"select", "select_option", AGENT_SELECT},
     {"scroll", "scroll", -1}, /* its own arguments (modes), not the old step fields */

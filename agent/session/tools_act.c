@@ -55,6 +55,26 @@ static int act_click_like(fovea_session *se, const agent_step *s, agent_step_rec
             return 0;
         }
     }
+    /* check / uncheck / toggle (issue 21, class 5): a toggle already in the
+     * state asked for is left alone; after the press its state must be the
+     * one asked for. A target that is no toggle is a plain click. */
+    int want = s->action == AGENT_CLICK ? agent__toggle_want(s->verb) : -1;
+    int before = -1;
+    if (want >= 0) {
+        cascade_field_info fi;
+        if (cascade_field_read(se->hand, &t, &fi, NULL) == BASE_OK && fi.found)
+            before = fi.checked;
+        cascade_field_info_fini(&fi);
+        if (before >= 0 && want != 2 && before == want) {
+            char el[64];
+            agent_secrets_scrub_copy(se->sec, el, sizeof el,
+                                     g->snap.text[0] ? g->snap.text : g->snap.name);
+            snprintf(r->outcome, sizeof r->outcome,
+                     "<%s> '%s' is already %s: nothing pressed", g->snap.tag, el,
+                     want ? "checked" : "unchecked");
+            return 1;
+        }
+    }
     agent__settle w;
     agent__watch_begin(se, &w);
     base_err e = s->action == AGENT_TYPE ? cascade_type(se->hand, &t, s->text, secret, &c, err)
@@ -79,16 +99,38 @@ static int act_click_like(fovea_session *se, const agent_step *s, agent_step_rec
     }
     if (ok && s->action == AGENT_TYPE && secret)
         agent__add_mask(se, g->snap.rect);
+    int after = -1;
+    if (ok && before >= 0) {
+        cascade_field_info fi;
+        if (cascade_field_read(se->hand, &t, &fi, NULL) == BASE_OK && fi.found)
+            after = fi.checked;
+        cascade_field_info_fini(&fi);
+        int wanted = want == 2 ? !before : want;
+        if (after >= 0 && after != wanted) {
+            /* Pressed once and not pressed again: it may have had an effect. */
+            agent__failf(r, "no_effect", "clicked <%s> at (%.0f,%.0f) but it is still %s",
+                         g->snap.tag, r->pt.x, r->pt.y, after ? "checked" : "unchecked");
+            ok = 0;
+        }
+    }
     if (ok) {
-        /* Masked whole before the '%.60s' cut. */
+        /* Masked whole before the '%.60s' cut. A checkbox or an empty field
+         * has no text: its name (or the text a person reads beside it) says
+         * what was pressed. */
         char el[64];
-        agent_secrets_scrub_copy(se->sec, el, sizeof el, g->snap.text);
+        agent_secrets_scrub_copy(se->sec, el, sizeof el,
+                                 g->snap.text[0] ? g->snap.text : g->snap.name);
         /* What was pressed, by its own name, and how that name carries the
          * label (exact, partial, none): never the label it did not match. */
         snprintf(r->outcome, sizeof r->outcome, "%s <%s> '%s' (match %s) at (%.0f,%.0f): %s",
                  s->action == AGENT_TYPE ? "typed into" : "clicked", g->snap.tag, el,
                  snap_match_grade(g->snap.res.match), r->pt.x, r->pt.y,
                  c.n_tried ? c.tried[c.n_tried - 1].outcome : "done");
+        if (after >= 0) {
+            size_t k = strlen(r->outcome);
+            snprintf(r->outcome + k, sizeof r->outcome - k, "; now %s",
+                     after ? "checked" : "unchecked");
+        }
     }
     agent__watch_end(se, &w, r, r->desc);
     return ok;
@@ -798,7 +840,7 @@ static base_err c_scroll(const cJSON *a, char *err)
 #define TARGET_SCHEMA AGENT__TARGET_SCHEMA
 #define VERB_SCHEMA                                                                                \
     "{\"type\": \"string\", \"maxLength\": 64, \"description\": \"intent: open, expand, select, "  \
-    "press, ...\"}"
+    "press; check, uncheck, toggle (the checkbox of the text named) ...\"}"
 #define EFFECT_SCHEMA                                                                              \
     "{\"type\": \"boolean\", \"description\": \"true: the page must react; false: no reaction "    \
     "expected\"}"

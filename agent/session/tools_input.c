@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/session/js.h"
 #include "agent/session/session_int.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -268,14 +269,90 @@ static void add_appeared(fovea_session *s, tool_result *r, cJSON *d, const base_
     base_buf_fini(&after);
 }
 
+/* A hover whose target no vision box carries (an <img> named by its alt, a
+ * link whose only listener is mouseenter): the one visible element the name
+ * means, found by agent_find_named.js (issue 21, class 6). Returns 1 with
+ * ct (its xpath in xp) and r's failure cleared, 0 when none (r's failure
+ * kept) or several (r fails "ambiguous" listing them). */
+static int hover_by_name(fovea_session *s, const char *label, tool_result *r, cascade_target *ct,
+                         char *xp, size_t xp_cap)
+{
+    cJSON *arg = cJSON_CreateString(label);
+    char *js_arg = arg ? cJSON_PrintUnformatted(arg) : NULL;
+    cJSON_Delete(arg);
+    const char *js = (const char *)fovea_js_agent_find_named;
+    size_t n = js_arg ? strlen(js) + strlen(js_arg) + 8 : 0;
+    char *expr = n ? base_malloc(n) : NULL;
+    if (expr)
+        snprintf(expr, n, "(%s)(%s)", js, js_arg);
+    cJSON_free(js_arg);
+    if (!expr)
+        return 0;
+    cJSON *v = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_page_evaluate(s->page, expr, &v, 3000, err);
+    base_free(expr);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(v, "items");
+    const cJSON *nj = cJSON_GetObjectItemCaseSensitive(v, "n");
+    int count = !e && cJSON_IsNumber(nj) ? nj->valueint : 0;
+    int ok = 0;
+    if (count == 1) {
+        const char *x = cJSON_GetStringValue(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(items, 0), "xpath"));
+        if (x && strlen(x) < xp_cap) {
+            snprintf(xp, xp_cap, "%s", x);
+            memset(ct, 0, sizeof *ct);
+            ct->xpath = xp;
+            ct->label = label;
+            r->rec.ok = 0;
+            r->rec.reason[0] = '\0';
+            r->rec.outcome[0] = '\0';
+            ok = 1;
+        }
+    } else if (count > 1) {
+        char list[200] = "";
+        size_t used = 0;
+        r->rec.n_alternatives = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, items)
+        {
+            const char *tag = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "tag"));
+            const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
+            const cJSON *rc = cJSON_GetObjectItemCaseSensitive(it, "rect");
+            double cx = (cJSON_GetArrayItem(rc, 0) ? cJSON_GetArrayItem(rc, 0)->valuedouble : 0) +
+                        (cJSON_GetArrayItem(rc, 2) ? cJSON_GetArrayItem(rc, 2)->valuedouble : 0);
+            double cy = (cJSON_GetArrayItem(rc, 1) ? cJSON_GetArrayItem(rc, 1)->valuedouble : 0) +
+                        (cJSON_GetArrayItem(rc, 3) ? cJSON_GetArrayItem(rc, 3)->valuedouble : 0);
+            int w = snprintf(list + used, sizeof list - used, "%s<%s> '%.24s'", used ? ", " : "",
+                             tag ? tag : "?", nm ? nm : "");
+            used = w > 0 && (size_t)w < sizeof list - used ? used + (size_t)w : sizeof list - 1;
+            if (r->rec.n_alternatives < 4)
+                snprintf(r->rec.alternatives[r->rec.n_alternatives++],
+                         sizeof r->rec.alternatives[0], "<%s> '%.80s' at (%.0f,%.0f)",
+                         tag ? tag : "?", nm ? nm : "", cx / 2, cy / 2);
+        }
+        agent__failf(&r->rec, "ambiguous", "'%.60s' names %d elements on the page: %s", label,
+                     count, list);
+    }
+    cJSON_Delete(v);
+    return ok;
+}
+
 static int run_press(fovea_session *s, const cJSON *args, tool_result *r, cascade_press_kind kind,
                      const char *tool, const char *verb)
 {
     agent_step st;
     cascade_target ct;
+    char named_xp[512];
     if (!ground_target(s, args, tool, verb, r, &st, &ct)) {
-        agent_step_fini(&st);
-        return 0;
+        /* Hover any visible element by its name, not only a control. */
+        int by_name = kind == CASCADE_PRESS_HOVER && strcmp(r->rec.reason, "not_found") == 0 &&
+                      st.target.label && st.target.label[0] && st.target.index <= 0 &&
+                      hover_by_name(s, st.target.label, r, &ct, named_xp, sizeof named_xp);
+        if (!by_name) {
+            agent_step_fini(&st);
+            return 0;
+        }
     }
     const cJSON *ee = cJSON_GetObjectItemCaseSensitive(args, "expect_effect");
     ct.expect_effect = !ee ? 0 : cJSON_IsTrue(ee) ? 1 : -1;

@@ -407,6 +407,14 @@
 
   const api = {};
 
+  // el's border box lies wholly in its visible part (viewport and scroll
+  // boxes) and its centre takes a click.
+  const wholeShown = (el) => {
+    const r = el.getBoundingClientRect(), q = visRect(el);
+    if (q.x0 > r.left + 1 || q.y0 > r.top + 1 || q.x1 < r.right - 1 || q.y1 < r.bottom - 1) return false;
+    return hitOk(el, (r.left + r.right) / 2, (r.top + r.bottom) / 2).ok;
+  };
+
   api.probe = async (a) => {
     const out = { found: false, muts: S.muts, url: location.href };
     const t = target(a);
@@ -437,7 +445,12 @@
     out.invisible = invisibleWhy(el);
     if (out.invisible) return out;
     out.scrolled = false;
-    if (a.xpath && !inViewport(el)) {
+    // A field to type into is brought wholly into view (issue 21, class 8):
+    // typing at the strip of it that shows leaves its centre under the
+    // scroll box's edge or a bar, where pages that re-render or validate
+    // what is visible lose the keys.
+    const partial = a.whole && a.xpath && !wholeShown(el);
+    if (a.xpath && (!inViewport(el) || partial)) {
       el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
       out.scrolled = true;
       await settle(el, a.settle_ms || 500);
@@ -689,6 +702,15 @@
     return el && el.nodeType === 1 ? el : null;
   };
 
+  // A toggle's state: 1 checked / pressed, 0 not, -1 when el is no toggle
+  // (a native checkbox or radio, or aria-checked / aria-pressed on a role).
+  const checkedOf = (el) => {
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio'))
+      return el.checked ? 1 : 0;
+    const v = el.getAttribute('aria-checked') || el.getAttribute('aria-pressed');
+    return v === 'true' || v === 'mixed' ? 1 : v === 'false' ? 0 : -1;
+  };
+
   api.field = (a) => {
     const el = fieldEl(a);
     if (!el) return { found: false };
@@ -697,7 +719,7 @@
       autocomplete: el.getAttribute('autocomplete') || '',
       label: clip((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label') || '', 60),
       value: valueOf(el), maxlength: el.maxLength > 0 ? el.maxLength : 0, shadow: shadowChain(el).length,
-      readonly: !!el.readOnly, disabled: disabledWhy(el) };
+      readonly: !!el.readOnly, disabled: disabledWhy(el), checked: checkedOf(el) };
     for (const r of shadowChain(el)) observe(r);
     return o;
   };

@@ -134,7 +134,7 @@
     ok: 1, x: r3(at[0]), y: r3(at[1]), r: rv, fx: r3(best.c.dx), fy: r3(best.c.dy),
     tag: el.localName.toLowerCase(), text: kit.snapText(el, inter), aria: kit.ariaLabelOf(el),
     title: kit.cap(el.getAttribute('title') || '', kit.TEXT_CAP),
-    name: kit.accessibleName(el, inter), label: kit.mapLabel(el),
+    name: kit.accessibleName(el, inter) || kit.visualLabel(el), label: kit.mapLabel(el),
     dis: (el.matches && el.matches(':disabled')) || el.getAttribute('aria-disabled') === 'true' ? 1 : 0,
   });
 })

@@ -21,7 +21,7 @@
 // flags: 1 aria-expanded present, 2 aria-expanded "true", 4 aria-haspopup,
 // 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent,
 // 128 a listener of its own (kit.hasListener). name and hint are the kit's
-// accessibleName and iconHint. Every stack holds the element the browser
+// accessibleName (else a form control's visualLabel) and iconHint. Every stack holds the element the browser
 // delivers a click to (the top hit) and then only its ancestors: what is
 // painted under a layer that takes the click (a date picker's panel, a
 // transparent overlay) is not reachable there, so it is not listed; the
@@ -383,7 +383,7 @@
     c[remap[i]] = [el.localName.toLowerCase(), roleOf(el), textOf(el, isInter), ariaLabel(el),
       clean(el.getAttribute('title') || ''), xpath(el), ctx.id, r3(rect[0]), r3(rect[1]),
       r3(rect[2]), r3(rect[3]), flags, paint[i], parent[i] < 0 ? -1 : remap[parent[i]],
-      descOf(el), kit.accessibleName(el, isInter), kit.iconHint(el)];
+      descOf(el), kit.accessibleName(el, isInter) || kit.visualLabel(el), kit.iconHint(el)];
   }
   // Documents whose listener recorder (lib/listen.js) missed their start:
   // the caller asks DOMDebugger about these elements (kept, in table order,

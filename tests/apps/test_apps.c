@@ -111,6 +111,27 @@ static void todo(void)
     pass("todo", "--no-humanize", NULL);
 }
 
+/* check / uncheck / toggle by the row's text: the row's checkbox, and a
+ * check of a checked item presses nothing (issue 21, class 5). */
+static void checklist(void)
+{
+    pass("checklist", "--no-humanize", "is already checked: nothing pressed");
+}
+
+/* Fields named by a heading over them and by bare "Qty:" text, checkboxes
+ * by the text beside them (issue 21, class 4: the visual label). */
+static void bare(void)
+{
+    pass("bare", "--no-humanize", "clicked <input> 'Express delivery' (match exact)");
+}
+
+/* hover names any visible element: an avatar <img> by its alt, an <a>
+ * without href whose only listener is mouseenter (issue 21, class 6). */
+static void avatar(void)
+{
+    pass("avatar", "--no-humanize", "appeared: 'Signed in as Ana Lima'");
+}
+
 static void form(void)
 {
     pass("form", "--no-humanize", NULL);
@@ -187,8 +208,36 @@ static void ambiguous(void)
     base_free(trace);
 }
 
+/* The modal's bare "×" closes it by "x"; "green Choose" picks the one of
+ * three "Choose" buttons painted green (issue 21, classes 3 and 5). */
+static void dialog(void)
+{
+    pass("dialog", "--no-humanize", "Plan: Team");
+}
+
+/* A colour none of the buttons has: not found, each one's colour named,
+ * nothing pressed. */
+static void nocolour(void)
+{
+    char copy[4096];
+    int st = run_copy("nocolour", "--no-humanize", copy, sizeof copy);
+    CHECK_MSG(st == 1, "exit %d:\n%s", st, copy);
+    CHECK_MSG(strstr(copy, "no purple 'Choose'") && strstr(copy, "green"), "%s", copy);
+    char *trace = read_trace("nocolour");
+    CHECK_MSG(trace && strstr(trace, "\"reason\":\"not_found\""), "%s", trace ? trace : "(none)");
+    base_free(trace);
+}
+
+/* "Delete in the row of Bob", "the Delete button next to Chen": the row's
+ * text and the control type pick one of three Delete buttons. */
+static void rowctx(void)
+{
+    pass("rowctx", "--no-humanize", "deleted t3");
+}
+
 static const check_case cases[] = {
-    {"todo", todo},     {"form", form},     {"table", table}, {"scroll", scroll},
+    {"rowctx", rowctx}, {"dialog", dialog}, {"nocolour", nocolour},
+    {"todo", todo},     {"checklist", checklist}, {"bare", bare}, {"avatar", avatar}, {"form", form},     {"table", table}, {"scroll", scroll},
     {"shadow", shadow}, {"silent", silent}, {"popup", popup}, {"guid", guid},
     {"norepeat", norepeat}, {"board", board}, {"ambiguous", ambiguous}, {NULL, NULL},
 };

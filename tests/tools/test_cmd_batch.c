@@ -19,6 +19,17 @@
  * and reported as "the pool is full". A pool with an 8 s
  * session limit cuts a 20 s task: reported as "the pool closed the session
  * after N s", not retried once its step had started.
+ * words: tasks for a model in one batch with a scripted file: two tasks in
+ * words and a goal file, each carried out by `fovea run` against a REPLAY of
+ * recorded chat-completions answers (tests/harness/replay.h: a loopback
+ * server speaking the OpenAI protocol, not a model; each answer is matched to
+ * its task by the e-mail address in the task, so the concurrent runs get
+ * their own conversations). Two pass (the page really shows the
+ * subscription), the goal file's Worker never calls a tool and is stopped as
+ * failed, not retried; each result line carries the model's tokens; the
+ * scripted task gets --overlays and the model's runs get --url, each only
+ * its own kind's options. A task in words without --url is refused before
+ * anything starts.
  * When npm cannot install browserless the pool case is skipped (a failure
  * under CI=true).
  */
@@ -30,12 +41,14 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "cdp/browser.h"
+#include "replay.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out/batch"
 #define TASKS FOVEA_SOURCE_DIR "/tests/tools/tasks"
 #define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages"
 #define POOL FOVEA_SOURCE_DIR "/scripts/pool.sh"
+#define KEY "sk-test-batch-words-31c9"
 
 /* Runs a shell command; returns its exit status or -1. */
 static int sh(const char *cmd)
@@ -343,8 +356,152 @@ static void pool(void)
     pool_stop(dir);
 }
 
+
+/* A Worker turn: one tool call, for the request whose prompt has match. */
+static void worker_call(replay *r, const char *match, const char *id, const char *name,
+                        const char *args)
+{
+    cJSON *a = cJSON_CreateArray();
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "id", id);
+    cJSON_AddStringToObject(c, "type", "function");
+    cJSON *f = cJSON_AddObjectToObject(c, "function");
+    cJSON_AddStringToObject(f, "name", name);
+    cJSON_AddStringToObject(f, "arguments", args);
+    cJSON_AddItemToArray(a, c);
+    char *calls = cJSON_PrintUnformatted(a);
+    replay_reply rep = {.tool_calls = calls, .require_tools = 1, .match = match,
+                        .completion_tokens = 30};
+    CHECK_OK(replay_push(r, &rep));
+    cJSON_free(calls);
+    cJSON_Delete(a);
+}
+
+static void text_answer(replay *r, const char *match, const char *content)
+{
+    replay_reply rep = {.content = content, .match = match};
+    CHECK_OK(replay_push(r, &rep));
+}
+
+/* One subscription done by the Worker, then the Planner's done. */
+static void script_subscribe(replay *r, const char *email)
+{
+    char args[200], done[300];
+    snprintf(args, sizeof args, "{\"target\": \"Email address\", \"text\": \"%s\"}", email);
+    worker_call(r, email, "call_t1", "type_at", args);
+    worker_call(r, email, "call_c1", "click_at", "{\"target\": \"Subscribe\"}");
+    snprintf(args, sizeof args, "{\"text\": \"The page says Subscribed: %s\"}", email);
+    worker_call(r, email, "call_d1", "done", args);
+    snprintf(done, sizeof done,
+             "{\"done\": true, \"answer\": \"Subscribed %s (the page says \\\"Subscribed: %s\\\").\", "
+             "\"plan\": [\"Subscribe\"], \"subgoal\": 0}",
+             email, email);
+    text_answer(r, email, done);
+}
+
+static void words(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (replay_start(&r, err) != BASE_OK)
+        SKIP("replay server");
+    replay_set_chat(r, 1);
+    replay_require_key(r, KEY);
+    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
+    setenv("FOVEA_LLM_API_KEY", KEY, 1);
+    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
+    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    script_subscribe(r, "ann@example.org");
+    script_subscribe(r, "bob@example.org");
+    /* The goal file's Worker answers in prose three times: stopped. */
+    const char *idle = "carl@example.org";
+    const char *refuse = "{\"done\": false, \"plan\": [\"Subscribe\"], \"subgoal\": 0, "
+                         "\"guidance\": \"Use the tools: type the address.\"}";
+    text_answer(r, idle, "I have subscribed carl.");
+    text_answer(r, idle, refuse);
+    text_answer(r, idle, "Carl is subscribed, I am sure.");
+    text_answer(r, idle, refuse);
+    text_answer(r, idle, "Done."); /* the third prose answer: stopped */
+
+    const char *out = OUT "/words";
+    char goal[1024], cmd[4096];
+    snprintf(goal, sizeof goal, "%s.goal.json", out);
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && printf '%%s' '{\"goal\": \"Subscribe "
+             "carl@example.org to the digest\", \"url\": \"/batch/index.html\"}' > '%s'",
+             out, out, goal);
+    CHECK_EQ(sh(cmd), 0);
+    /* Words without --url: refused before anything runs. */
+    snprintf(cmd, sizeof cmd,
+             "'%s' batch 'Subscribe ann@example.org to the digest' --site '%s' --out '%s/nourl' "
+             "2> '%s.nourl'",
+             FOVEA, SITE, out, out);
+    CHECK_EQ(sh(cmd), 2);
+    char path[1200];
+    snprintf(path, sizeof path, "%s.nourl", out);
+    char *e = slurp(path);
+    CHECK_MSG(strstr(e, "needs --url") != NULL, "stderr: %s", e);
+    base_free(e);
+    CHECK_EQ(replay_count(r), 0);
+
+    snprintf(cmd, sizeof cmd,
+             "'%s' batch 'Subscribe ann@example.org to the digest' '%s' "
+             "'Subscribe bob@example.org to the digest' '%s/batch_ok.json' --site '%s' "
+             "--url /batch/index.html --max-steps 12 --overlays none --no-humanize --workers 3 "
+             "--out '%s' 2> '%s.stderr'",
+             FOVEA, goal, TASKS, SITE, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    snprintf(path, sizeof path, "%s.stderr", out);
+    char *errs = slurp(path);
+    CHECK_MSG(strstr(errs, "4 tasks, 3 at once") != NULL, "stderr: %s", errs);
+    CHECK(strstr(errs, KEY) == NULL);
+    base_free(errs);
+    const char *names[2] = {"subscribe_ann_example_org_to_the_digest",
+                            "subscribe_bob_example_org_to_the_digest"};
+    for (int i = 0; i < 2; i++) {
+        cJSON *res = result_of(out, names[i]);
+        CHECK_MSG(res != NULL, "no result for %s", names[i]);
+        if (!res)
+            continue;
+        CHECK_MSG(strcmp(str(res, "outcome"), "passed") == 0, "%s: %s (%s)", names[i],
+                  str(res, "outcome"), str(res, "reason"));
+        CHECK_EQ(num(res, "steps"), 3);
+        CHECK_EQ(num(res, "steps_passed"), 3);
+        CHECK_MSG(num(res, "tokens") > 0, "no model tokens for %s", names[i]);
+        CHECK(strstr(str(res, "task"), "Subscribe ") == str(res, "task"));
+        cJSON_Delete(res);
+        /* The page really changed: the trace saw the confirmation. */
+        snprintf(path, sizeof path, "%s/%s/trace.jsonl", out, names[i]);
+        char *trace = slurp(path);
+        CHECK_MSG(strstr(trace, i ? "Subscribed: bob@example.org" : "Subscribed: ann@example.org"),
+                  "%s: the subscription is not in the trace", names[i]);
+        CHECK(strstr(trace, KEY) == NULL);
+        base_free(trace);
+    }
+    cJSON *g = result_of(out, "words.goal");
+    CHECK_MSG(g != NULL, "no result for the goal file");
+    if (g) {
+        CHECK_STR(str(g, "outcome"), "failed");
+        CHECK_EQ(num(g, "attempts"), 1);
+        CHECK_MSG(strstr(str(g, "reason"), "no tool call") != NULL, "reason: %s",
+                  str(g, "reason"));
+        cJSON_Delete(g);
+    }
+    cJSON *sres = result_of(out, "batch_ok");
+    CHECK_MSG(sres && strcmp(str(sres, "outcome"), "passed") == 0, "scripted: %s",
+              sres ? str(sres, "reason") : "no result");
+    CHECK_EQ(sres ? num(sres, "tokens") : -1, 0);
+    cJSON_Delete(sres);
+    /* Nothing is left for anyone: each run had exactly its own answers. */
+    CHECK_EQ(replay_pending(r), 0);
+    replay_destroy(r);
+    unsetenv("FOVEA_LLM_BASE_URL");
+    unsetenv("FOVEA_LLM_API_KEY");
+}
+
 static const check_case cases[] = {
-    {"local", local}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
+    {"local", local}, {"words", words}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

@@ -574,10 +574,101 @@ const kit = (() => {
       Math.min(win.innerWidth, r.right, oc[2]), Math.min(win.innerHeight, r.bottom, oc[3])];
   };
 
+  // ---- visual label -------------------------------------------------------------
+  // visualLabel: the text a person reads as the name of a form control that
+  // has no accessible name (issue 21, class 4): for a checkbox, radio or
+  // switch the nearest text on its row, right of it first ("[x] Remember
+  // me"), else left; for a field the nearest text left of it on its row
+  // ("Date: [____]"), else just above it (a heading or <p> over the input,
+  // or the text element before it).
+  // Text is looked for within the control's nearest ancestors (at most 3
+  // levels, each at most a few rows tall), never inside another control or
+  // in a <label> of another control; "" when none is near.
+  const FIELD_ROLES = new Set(['textbox', 'combobox', 'searchbox', 'spinbutton']);
+  const TOGGLE_ROLES = new Set(['checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio']);
+  const NOT_FIELD = new Set(['button', 'submit', 'reset', 'image', 'hidden', 'file', 'range', 'color']);
+  const VL_GAP = 160, VL_ABOVE = 48, VL_NODES = 200;
+  const visualLabel = (el) => {
+    const tag = tagOf(el), role = roleOf(el);
+    const type = tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+    const toggle = type === 'checkbox' || type === 'radio' || TOGGLE_ROLES.has(role);
+    const field = !toggle && ((tag === 'input' && !NOT_FIELD.has(type)) || tag === 'textarea' ||
+      tag === 'select' || FIELD_ROLES.has(role));
+    if (!toggle && !field) return '';
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return '';
+    let scope = el;
+    for (let i = 0; i < 3; i++) {
+      const p = composedParent(scope);
+      if (!p || p.nodeType !== 1 || p.ownerDocument !== el.ownerDocument) break;
+      const pt = tagOf(p);
+      if (pt === 'body' || pt === 'html' || pt === 'form') break;
+      if (p.getBoundingClientRect().height > Math.max(6 * r.height, 160)) break;
+      scope = p;
+    }
+    // A heading or <p> just above (the element before the field, or before
+    // one of its two nearest ancestors), holding no control.
+    const above = () => {
+      if (!field) return '';
+      for (let a = el, i = 0; a && i < 3; a = a.parentElement, i++) {
+        const p = a.previousElementSibling;
+        if (!p || SKIP_TEXT.has(tagOf(p)) || isInteractive(p) ||
+            p.querySelector('a,button,input,select,textarea,[role],[tabindex]')) continue;
+        const q = p.getBoundingClientRect();
+        if (q.height < 1 || q.bottom > r.top + 2 || r.top - q.bottom > VL_ABOVE ||
+            q.left >= r.right || q.right <= r.left - 20) continue;
+        const t = norm(p.innerText || p.textContent);
+        if (t && t.length <= NAME_CAP) return t;
+      }
+      return '';
+    };
+    if (scope === el) return cap(above().replace(/\s*[:*]+$/, ''), NAME_CAP);
+    const doc = el.ownerDocument;
+    const w = doc.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+    const range = doc.createRange();
+    let best = '', bestScore = Infinity;
+    for (let k = 0; k < VL_NODES; k++) {
+      const t = w.nextNode();
+      if (!t) break;
+      const text = norm(t.data);
+      if (!text || el.contains(t)) continue;
+      const pe = t.parentElement;
+      if (!pe || SKIP_TEXT.has(tagOf(pe))) continue;
+      // Inside another control, or a label that names another control.
+      let owned = false;
+      for (let a = pe; a && a !== scope; a = a.parentElement) {
+        if (a !== el && (isInteractive(a) || (tagOf(a) === 'label' && a.control && a.control !== el))) {
+          owned = true;
+          break;
+        }
+      }
+      if (owned) continue;
+      range.selectNodeContents(t);
+      const q = range.getBoundingClientRect();
+      if (q.width < 1 || q.height < 1) continue;
+      const hmin = Math.min(q.height, r.height);
+      const row = Math.min(q.bottom, r.bottom) - Math.max(q.top, r.top) >= 0.5 * hmin;
+      let score = Infinity;
+      if (row && q.left >= r.right - 2 && q.left - r.right <= VL_GAP)
+        score = (q.left - r.right) + (toggle ? 0 : 60);
+      else if (row && q.right <= r.left + 2 && r.left - q.right <= VL_GAP)
+        score = (r.left - q.right) + (toggle ? 40 : 0);
+      else if (field && q.bottom <= r.top + 2 && r.top - q.bottom <= VL_ABOVE &&
+               q.left < r.right && q.right > r.left - 20)
+        score = (r.top - q.bottom) + 20;
+      if (score < bestScore) {
+        bestScore = score;
+        best = text;
+      }
+    }
+    return cap((best || above()).replace(/\s*[:*]+$/, ''), NAME_CAP);
+  };
+
   // mapLabel: the label the selector map (enrich.js) records for an element
   // and the procedural check (snap_epoch.js) compares with it: the
-  // accessible name, else the value, at most 127 characters.
-  const mapLabel = (el) => cap(accessibleName(el, true) ||
+  // accessible name, else the visual label (a form control's), else the
+  // value, at most 127 characters.
+  const mapLabel = (el) => cap(accessibleName(el, true) || visualLabel(el) ||
     (typeof el.value === 'string' ? el.value : ''), 127);
 
   // ---- element text for the snapper --------------------------------------------
@@ -742,5 +833,6 @@ const kit = (() => {
 
   return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
     isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
-    composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel };
+    composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel,
+    visualLabel };
 })();

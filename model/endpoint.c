@@ -407,8 +407,8 @@ base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, dou
         } else if (cc == CURLE_OPERATION_TIMEDOUT && tmo < ep->timeout_ms) {
             /* Cut by the deadline, not by the attempt's timeout: no retry
              * can help. */
-            snprintf(last, sizeof last, "the %s's time limit ran out (%.1f s into the answer)",
-                     ep->budget, ms / 1000.0);
+            snprintf(last, sizeof last, "timed out after %.1f s: the %s's time limit ran out",
+                     ms / 1000.0, ep->budget);
             return model_endpoint_errf(ep, err, BASE_ETIMEDOUT, "%s: %s (%s%s)", ep->what, last,
                                        ep->shown, a ? ", after retries" : "");
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {

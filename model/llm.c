@@ -369,18 +369,25 @@ done:
     return s;
 }
 
+/* The start of the last response body, lower-cased, into low (n bytes),
+ * for reading why a server refused a request. */
+static void lower_body(const model_endpoint *ep, char *low, size_t n)
+{
+    size_t len = 0;
+    const char *body = model_endpoint_body(ep, &len);
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 1 < n; i++)
+        low[k++] = (char)tolower((unsigned char)body[i]);
+    low[k] = '\0';
+}
+
 /* Did the server refuse response_format? A 400/422 whose message names it. */
 static int refused_format(const model_endpoint *ep, const perc_post_info *pi)
 {
     if (pi->status != 400 && pi->status != 422)
         return 0;
-    size_t n = 0;
-    const char *body = model_endpoint_body(ep, &n);
     char low[2048];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
-        low[k++] = (char)tolower((unsigned char)body[i]);
-    low[k] = '\0';
+    lower_body(ep, low, sizeof low);
     return strstr(low, "response_format") || strstr(low, "json_schema") ||
            strstr(low, "response format") || strstr(low, "responseformat");
 }
@@ -396,13 +403,8 @@ static unsigned refused_wire(const model_endpoint *ep, const perc_post_info *pi,
 {
     if (pi->status < 400 || pi->status == 401 || pi->status == 403 || pi->status == 429)
         return 0;
-    size_t n = 0;
-    const char *body = model_endpoint_body(ep, &n);
     char low[2048];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
-        low[k++] = (char)tolower((unsigned char)body[i]);
-    low[k] = '\0';
+    lower_body(ep, low, sizeof low);
     static const char *const no_tools[] = {"does not support tools", "tool choice requires",
                                            "enable-auto-tool-choice", "tools param requires",
                                            "tools are not supported", "tool calling is not",
@@ -427,13 +429,8 @@ static int refused_stream(const model_endpoint *ep, const perc_post_info *pi)
 {
     if (pi->status != 400 && pi->status != 422)
         return 0;
-    size_t n = 0;
-    const char *body = model_endpoint_body(ep, &n);
     char low[2048];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
-        low[k++] = (char)tolower((unsigned char)body[i]);
-    low[k] = '\0';
+    lower_body(ep, low, sizeof low);
     return strstr(low, "stream_options") ||
            (strstr(low, "stream") && (strstr(low, "not supported") || strstr(low, "unsupported")));
 }

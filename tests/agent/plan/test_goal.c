@@ -226,6 +226,37 @@ static void loop_stops(void)
     replay_destroy(r);
 }
 
+/* --llm-first-byte: a server that never starts answering fails the call
+ * after that many seconds, with the cause named, well before its 8 s reply
+ * (REPLAY of a reply, no model). */
+static void first_byte_flag(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (replay_start(&r, err) != BASE_OK)
+        SKIP("replay server");
+    replay_set_chat(r, 1);
+    replay_require_key(r, KEY);
+    replay_reply slow = {.content = "Thinking.", .delay_ms = 8000};
+    CHECK_OK(replay_push(r, &slow));
+    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
+    setenv("FOVEA_LLM_API_KEY", KEY, 1);
+    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
+    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    char *out = NULL, *errs = NULL;
+    double t0 = base_monotime_ms();
+    int st = run("firstbyte", "'Find the cheapest flight' --url /index.html --llm-first-byte 1",
+                 &out, &errs);
+    double ms = base_monotime_ms() - t0;
+    CHECK_EQ(st, 1);
+    CHECK_MSG(strstr(errs, "no first byte in 1 s") != NULL, "stderr: %s", errs);
+    CHECK_MSG(ms < 7500, "the run took %.0f ms: the 1 s first-byte limit was not kept", ms);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 /* --step-timeout: a Worker whose model call runs past the step's time
  * ends the run as an error naming the timeout, in about that time (the
  * replay answers only after 8 s; REPLAY of a reply, no model). */
@@ -456,6 +487,7 @@ static const check_case cases[] = {{"demo", demo},
                                    {"loop", loop_stops},
                                    {"budget", budget_stops},
                                    {"step_timeout", step_timeout},
+    {"first_byte_flag", first_byte_flag},
                                    {"resume", resume},
                                    {NULL, NULL}};
 

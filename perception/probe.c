@@ -785,6 +785,31 @@ base_err perc_snap_box(cdp_page *page, base_rect box, const snap_intent *intent,
             }
             continue;
         }
+        if (nlv == 1 && snap_neighbour_wanted(intent, &res)) {
+            /* Nothing in the box carries the label: a control just outside
+             * it that carries it exactly is the one meant (snapper/snap.h).
+             * A probe that fails keeps the abstention. */
+            base_rect gb = snap_neighbour_box(lbox, clip.x1, clip.y1);
+            base_point lat2[SNAP_PROBE_NGRID];
+            snap_probe_points(gb, lat2);
+            perc__reply r2;
+            char e2[BASE_ERRBUF_SIZE];
+            if (run_probe(page, l->session, l->context_id, gb, lat2, SNAP_PROBE_NGRID, 1, &r2,
+                          e2) == BASE_OK) {
+                s.probe_ms += r2.p.eval_ms;
+                snap_result res2;
+                if (snap_resolve(r2.p.cands, r2.p.n, &r2.p.probe, intent, &res2, NULL) ==
+                        BASE_OK &&
+                    snap_neighbour_take(&res2)) {
+                    perc__reply_fini(&r);
+                    r = r2;
+                    res = res2;
+                    s.res = res2;
+                } else {
+                    perc__reply_fini(&r2);
+                }
+            }
+        }
         if (!res.found && res.ambiguous)
             fill_alts(&r, &res, l, clip, &s);
         if (res.found) {

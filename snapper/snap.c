@@ -1020,3 +1020,29 @@ base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *prob
     *out = r;
     return BASE_OK;
 }
+
+int snap_neighbour_wanted(const snap_intent *intent, const snap_result *res)
+{
+    if (!intent || !res || res->found || res->ambiguous || res->phase == SNAP_PHASE_A_ALT)
+        return 0;
+    char fl[SNAP__FOLD_CAP];
+    return snap__fold(intent->label, fl, sizeof fl) > 0 || snap__symbol_word(intent->label) != NULL;
+}
+
+base_rect snap_neighbour_box(base_rect box, float vw, float vh)
+{
+    float mx = fminf(fmaxf(base_rect_w(box), SNAP_NEIGHBOUR_MIN_PX), SNAP_NEIGHBOUR_MAX_PX);
+    float my = fminf(fmaxf(base_rect_h(box), SNAP_NEIGHBOUR_MIN_PX), SNAP_NEIGHBOUR_MAX_PX);
+    base_rect g = {box.x0 - mx, box.y0 - my, box.x1 + mx, box.y1 + my};
+    if (vw > 0.0f && vh > 0.0f)
+        g = base_rect_intersect(g, (base_rect){0.0f, 0.0f, vw, vh});
+    return g;
+}
+
+int snap_neighbour_take(snap_result *res2)
+{
+    if (!res2 || !res2->found || res2->match != SNAP_MATCH_EXACT)
+        return 0;
+    res2->reason = "neighbour: nothing in the box carries the label; the control next to it does";
+    return 1;
+}

@@ -264,6 +264,25 @@ typedef struct snap_result {
 base_err snap_resolve(const snap_candidate *cands, int n, const snap_probe *probe,
                       const snap_intent *intent, snap_result *out, char *err);
 
+/* The neighbour search after an abstention (issue 21, class 2, DESIGN.md
+ * "Neighbours"): when nothing in a box carries a non-empty label, a control
+ * that carries it exactly and lies next to the box, within about the box's
+ * own size, is the one meant (a box shifted onto the neighbouring checkbox).
+ * snap_neighbour_wanted says whether res (the box's answer for intent) calls
+ * for the search: not found, not ambiguous, not an iframe descent, a label
+ * with a word or symbol. snap_neighbour_box is the box to probe: box grown on
+ * each side by its own size on that axis, at least SNAP_NEIGHBOUR_MIN_PX and
+ * at most SNAP_NEIGHBOUR_MAX_PX, clipped to [0, vw) x [0, vh) (vw, vh <= 0:
+ * unclipped). snap_neighbour_take says whether res2 (snap_resolve on the grown
+ * box) stands for the box: found with SNAP_MATCH_EXACT; it then sets res2's
+ * reason. The point of a taken answer lies in the grown box, not in box. All
+ * pure, any thread; borrow their arguments for the call. Errors: none. */
+#define SNAP_NEIGHBOUR_MIN_PX 12.0f
+#define SNAP_NEIGHBOUR_MAX_PX 48.0f
+int snap_neighbour_wanted(const snap_intent *intent, const snap_result *res);
+base_rect snap_neighbour_box(base_rect box, float vw, float vh);
+int snap_neighbour_take(snap_result *res2);
+
 /* The box to probe inside an iframe after SNAP_PHASE_A_ALT: box clipped to the
  * iframe's rect and translated to the frame's coordinates, so any inner result
  * lies inside the outer box too. Any thread. Errors: none; an empty rect when

@@ -215,6 +215,18 @@ static base_err replay_box(const snapcase *c, base_rect box, replay *r, char *er
     snap_intent in = {c->label, c->kind};
     if ((e = snap_resolve(sc->cand, sc->n, &r->probe, &in, &r->res, err)))
         return e;
+    if (snap_neighbour_wanted(&in, &r->res)) {
+        /* The control the label names, just outside the box (as perc_snap_box). */
+        base_rect g = snap_neighbour_box(box, (float)c->snap.vw, (float)c->snap.vh);
+        snap_probe p2;
+        snap_result r2;
+        if (snap_scene_probe(sc, g, &p2) == BASE_OK &&
+            snap_resolve(sc->cand, sc->n, &p2, &in, &r2, NULL) == BASE_OK &&
+            snap_neighbour_take(&r2)) {
+            r->probe = p2;
+            r->res = r2;
+        }
+    }
     r->covering = -1;
     if (!r->res.found) {
         r->out = r->res.ambiguous ? OUT_AMBIG : OUT_NONE;

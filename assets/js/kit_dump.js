@@ -9,7 +9,8 @@
 // '|' ("" for this document); late: the listener tracker (lib/listen.js) ran
 // after the document started or not at all, so listeners added before are
 // unknown. role is kit.roleOf, interactive kit.isInteractive, listener
-// kit.hasListener, name kit.accessibleName and hint kit.iconHint. An element
+// kit.hasListener, name kit.accessibleName (else a form control's
+// kit.visualLabel, as the live probe) and hint kit.iconHint. An element
 // whose answers are all empty or 0 is left out (most of a page), so a
 // missing element reads as ('', 0, 0, '', '').
 (function () {
@@ -28,7 +29,7 @@
         const lis = kit.hasListener(el);
         const inter = kit.isInteractive(el, undefined, lis);
         const role = kit.roleOf(el);
-        const name = kit.accessibleName(el, inter);
+        const name = kit.accessibleName(el, inter) || kit.visualLabel(el);
         const hint = kit.iconHint(el);
         if (role || inter || lis || name || hint) {
           out.els.push([kit.xpath(el), role, inter ? 1 : 0, lis ? 1 : 0, name, hint]);

@@ -193,7 +193,7 @@ rec board-save-contra "$board" --box 615,124,1010,190 --label "Save" --expect-se
 rec board-cancel-abstain "$board" --box 615,124,1010,190 --label "Cancel" --expect-selector "#save" \
     --expect-outcome abstain --note "Cancel names nothing in the box: abstain" --class contradiction
 rec board-email-shifted "$board" --box 617,229,639,253 --label "Email me" --expect-selector "#em" \
-    --expect-outcome abstain --note "box shifted onto the Text me checkbox" --class contradiction
+    --note "box shifted onto the Text me checkbox: Email me, next to it, is taken" --class contradiction
 # One control, two elements: an <li> with a listener and the <a> filling it.
 rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-selector "#nav-inbox a" \
     --note "li > a with one name: one control, the inner pressed" --class nested
@@ -201,12 +201,25 @@ rec board-nested-inbox "$board" --box 163,5,236,46 --label "Inbox" --expect-sele
 rec board-symbol-minus "$board" --box 1050,330,1152,368 --label "-" --expect-selector "#dec" \
     --note "quantity stepper, box over minus, count and plus" --class symbol
 rec board-symbol-plus-on-minus "$board" --box 1050,330,1088,368 --label "+" --expect-selector "#inc" \
-    --expect-outcome abstain --note "box on the minus button, label +" --class symbol
+    --note "box on the minus button, label +: the + beside it is taken" --class symbol
 rec board-symbol-next "$board" --box 616,378,772,416 --label "$(printf '\342\200\272')" --expect-selector "#next" \
     --note "pager: the label is the next glyph" --class symbol
 rec board-symbol-close "$board" --box 825,443,859,477 --label "x" --expect-selector "#toast-x" \
     --note "toast close button, label x for its times glyph" --class symbol
 rec board-symbol-close-word "$board" --box 700,440,860,480 --label "Close" --expect-selector "#toast-x" \
     --note "the close glyph named by its meaning" --class symbol
+
+# The name a person reads (issue 21, class 4): fields and checkboxes with no
+# <label> or aria name, named by a heading above, "Qty:" before, the text
+# beside a checkbox (tests/fixtures/pages/apps/bare.html).
+bare=/apps/bare.html
+rec bare-heading-field "$bare" --box 40,58,520,125 --label "Reference number" --expect-selector "#ref" \
+    --note "heading and field in one box, the field has no name" --class visual-label
+rec bare-qty-before "$bare" --box 60,126,400,172 --label "Qty" --expect-selector "#qty" \
+    --note "box over 'Qty:' and most of its field" --class visual-label
+rec bare-check-text "$bare" --box 50,222,140,244 --label "Gift wrap" --expect-selector "#c1" \
+    --note "bare checkbox and the text after it" --class visual-label
+rec bare-check-two "$bare" --box 50,222,190,270 --label "Express delivery" --expect-selector "#c2" \
+    --note "two bare checkboxes in one box, the text tells them apart" --class visual-label
 
 echo "recorded $n cases under $here"

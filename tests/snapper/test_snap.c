@@ -194,6 +194,53 @@ static void classify(void)
     CHECK_EQ(snap_classify_intent(NULL, NULL), SNAP_INTENT_ANY);
 }
 
+/* The neighbour search (issue 21, class 2): a box shifted off the control
+ * its label names onto another abstains, and the grown box finds the named
+ * control exactly; a label that matches nothing nearby stays an abstention. */
+static void neighbour(void)
+{
+    snap_scene s;
+    int body = sc_page(&s);
+    int email = sc_add(&s, body, base_rect_xywh(600, 200, 14, 14), "input", "checkbox", "",
+                       "Email me", 1);
+    int text = sc_add(&s, body, base_rect_xywh(600, 230, 14, 14), "input", "checkbox", "",
+                      "Text me", 1);
+    (void)text;
+    base_rect box = base_rect_xywh(598, 228, 18, 18); /* on Text me */
+    snap_result r;
+    snap_probe p;
+    CHECK_OK(snap_scene_probe(&s, box, &p));
+    snap_intent in = {"Email me", SNAP_INTENT_ANY};
+    CHECK_OK(snap_resolve(s.cand, s.n, &p, &in, &r, NULL));
+    CHECK(!r.found && !r.ambiguous); /* never the neighbour named otherwise */
+    CHECK(snap_neighbour_wanted(&in, &r));
+    base_rect g = snap_neighbour_box(box, 1280, 800);
+    CHECK_NEAR(g.x0, 598 - 18, 0.01);
+    CHECK_NEAR(g.y1, 246 + 18, 0.01);
+    snap_probe p2;
+    snap_result r2;
+    CHECK_OK(snap_scene_probe(&s, g, &p2));
+    CHECK_OK(snap_resolve(s.cand, s.n, &p2, &in, &r2, NULL));
+    CHECK(snap_neighbour_take(&r2));
+    CHECK_EQ(r2.cand, email);
+    /* "Cancel" names nothing near: the grown box finds nothing to take. */
+    snap_intent cancel = {"Cancel", SNAP_INTENT_ANY};
+    CHECK_OK(snap_resolve(s.cand, s.n, &p2, &cancel, &r2, NULL));
+    CHECK(!snap_neighbour_take(&r2));
+    /* No label: no search (geometry answers a box with no label). */
+    snap_intent none = {"", SNAP_INTENT_ANY};
+    snap_result nr = {0};
+    CHECK(!snap_neighbour_wanted(&none, &nr));
+    CHECK(!snap_neighbour_wanted(NULL, &nr));
+    /* Growth is bounded: at least 12 px, at most 48 px a side, clipped. */
+    g = snap_neighbour_box(base_rect_xywh(0, 10, 4, 400), 1280, 800);
+    CHECK_NEAR(g.x0, 0, 0.01);
+    CHECK_NEAR(g.x1, 4 + 12, 0.01);
+    CHECK_NEAR(g.y0, 0, 0.01);
+    CHECK_NEAR(g.y1, 410 + 48, 0.01);
+    snap_scene_fini(&s);
+}
+
 /* Finds the page target with this name and label. */
 static const sc_target *find(const sc_target *t, int nt, const char *name, const char *label)
 {
@@ -838,6 +885,7 @@ static void property_random(void)
 }
 
 static const check_case cases[] = {
+    {"neighbour", neighbour},
     {"label_ranking", label_ranking},
     {"probe_points", probe_points},
     {"scene_hit_order", scene_hit_order},

@@ -62,7 +62,8 @@ int cli_run_is_agent(int argc, char **argv)
         if (strcmp(argv[i], "--url") == 0 || strcmp(argv[i], "--resume") == 0 ||
             strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
             strcmp(argv[i], "--step-timeout") == 0 || strcmp(argv[i], "--planner") == 0 ||
-            strncmp(argv[i], "--llm-", 6) == 0)
+            strcmp(argv[i], "--llm-first-byte") == 0 || strcmp(argv[i], "--llm-stall") == 0 ||
+            strcmp(argv[i], "--llm-call-limit") == 0)
             return 1;
     }
     for (int i = 1; i < argc; i++) {

@@ -4,6 +4,7 @@
 #include "base/fs.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -205,5 +206,28 @@ base_err base_read_file(const char *path, uint8_t **out, size_t *n, size_t max, 
     buf[off] = 0;
     *out = buf;
     *n = off;
+    return BASE_OK;
+}
+
+base_err base_path_in_dir(const char *dir, const char *path, char *real, size_t real_n,
+                          char *err)
+{
+    char d[PATH_MAX], f[PATH_MAX];
+    if (!dir || !realpath(dir, d))
+        return base_errf(err, BASE_ENOTFOUND, "the folder cannot be resolved");
+    if (!path || !path[0] || !realpath(path, f))
+        return base_errf(err, BASE_ENOTFOUND, "'%.200s' does not exist", path ? path : "");
+    size_t dn = strlen(d);
+    /* A whole component: "/up" must not admit "/up-other/x". */
+    int inside = strncmp(f, d, dn) == 0 && (f[dn] == '/' || (dn == 1 && d[0] == '/'));
+    if (!inside)
+        return base_errf(err, BASE_EINVAL, "'%.200s' is outside the folder", path);
+    struct stat st;
+    if (stat(f, &st) != 0 || !S_ISREG(st.st_mode))
+        return base_errf(err, BASE_EINVAL, "'%.200s' is not a regular file", path);
+    size_t fn = strlen(f);
+    if (fn + 1 > real_n)
+        return base_errf(err, BASE_ETOOBIG, "'%.200s': path too long", path);
+    memcpy(real, f, fn + 1);
     return BASE_OK;
 }

@@ -41,4 +41,17 @@ base_err base_write_file_keep(const char *path, const uint8_t *data, size_t n, c
  * untouched on failure. */
 base_err base_read_file(const char *path, uint8_t **out, size_t *n, size_t max, char *err);
 
+/* Whether path names a regular file inside the folder dir: both are resolved
+ * (realpath: every symlink and ".." followed) and the file's real path must
+ * start with the folder's real path as a whole component ("/up" does not
+ * admit "/up-other/x"). The resolved path goes to real (real_n bytes), so the
+ * caller uses what was checked. Borrows both. Any thread. Errors: BASE_EINVAL
+ * (outside the folder, or not a regular file), BASE_ENOTFOUND (path or dir
+ * does not resolve), BASE_ETOOBIG (real_n too small); err (optional) says
+ * which in one line naming path, never its contents. Out-params untouched on
+ * failure. Used for uploads (fovea mcp --upload-dir; the tool layer can call
+ * it for fovea run's). */
+base_err base_path_in_dir(const char *dir, const char *path, char *real, size_t real_n,
+                          char *err);
+
 #endif

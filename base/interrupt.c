@@ -31,6 +31,9 @@ static int g_pipe[2] = {-1, -1};
 static void (*g_hard_hook)(void);
 static atomic_int g_installed;
 
+/* The calling thread's own stop flag (a cancelled call), NULL = none. */
+static _Thread_local atomic_int *t_flag;
+
 static const int g_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void on_signal(int sig)
@@ -78,7 +81,15 @@ int base_interrupt_install(void (*hard_hook)(void))
 
 int base_interrupted(void)
 {
-    return atomic_load(&g_sig);
+    int sig = atomic_load(&g_sig);
+    if (!sig && t_flag && atomic_load(t_flag))
+        return SIGINT;
+    return sig;
+}
+
+void base_interrupt_set_thread_flag(atomic_int *flag)
+{
+    t_flag = flag;
 }
 
 const char *base_signal_name(int sig)
@@ -106,8 +117,8 @@ int base_interrupt_sleep_ms(double ms)
         return 1;
     if (ms <= 0)
         return 0;
-    if (g_pipe[0] < 0) {
-        /* No pipe: poll the flag every 20 ms. */
+    if (g_pipe[0] < 0 || t_flag) {
+        /* No pipe, or a thread flag no signal wakes: poll every 20 ms. */
         double end = base_monotime_ms() + ms;
         for (double left = ms; left > 0; left = end - base_monotime_ms()) {
             base_sleep_ms(left < 20 ? left : 20);

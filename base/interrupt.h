@@ -13,10 +13,14 @@
  * browsers and removing their profiles) and the process exits with
  * 128 + that signal at once.
  *
- * One process-wide state: signals are process-wide too.
+ * One process-wide state: signals are process-wide too. A thread may add a
+ * stop flag of its own (base_interrupt_set_thread_flag): a server's
+ * cancellation of one call.
  */
 #ifndef FOVEA_BASE_INTERRUPT_H
 #define FOVEA_BASE_INTERRUPT_H
+
+#include <stdatomic.h>
 
 /* Installs the graceful handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT
  * (replacing earlier ones) and creates the self-pipe. hard_hook (may be NULL)
@@ -29,6 +33,15 @@ int base_interrupt_install(void (*hard_hook)(void));
  * the handlers were never installed). Nothing changes owner. Any thread (an
  * atomic load; async-signal-safe). Errors: none. */
 int base_interrupted(void);
+
+/* Gives the calling thread a stop flag of its own besides the process-wide
+ * signals: while *flag is non-zero, base_interrupted() on this thread reads
+ * SIGINT and base_interrupt_sleep_ms returns early (within ~20 ms), so a
+ * server can cancel one call in flight (an MCP notifications/cancelled)
+ * without stopping its other sessions. NULL removes it. flag is borrowed and
+ * must outlive its use on the thread (set NULL before freeing it). Thread-
+ * local: other threads never see it. Errors: none. */
+void base_interrupt_set_thread_flag(atomic_int *flag);
 
 /* "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", or "signal N" (static buffer
  * for other numbers: not thread-safe for those). */

@@ -13,6 +13,8 @@
 #       agent                                 everything above
 #       serve (the loopback HTTP server)      base; only tools/ may use it
 #       record (the snapshot case format)     base, cdp, snapper; only tools/
+#       mcp (the MCP server)                  everything below agent, session, serve;
+#                                             only tools/
 #       tools                                 everything (public headers only)
 #     so nothing below agent includes agent, and snapper/ and motion/
 #     include only base/. agent/ is three rooms, each a module of its own:
@@ -29,7 +31,7 @@ if(NOT ROOT)
     message(FATAL_ERROR "usage: cmake -DROOT=<repo> -P CheckLayers.cmake")
 endif()
 
-set(_modules base cdp model image snapper motion perception cascade session script plan record serve tools)
+set(_modules base cdp model image snapper motion perception cascade session script plan record serve mcp tools)
 # A module's folder: its name, or agent/<name> for the agent's rooms.
 foreach(_m ${_modules})
     set(_dir_${_m} ${_m})
@@ -50,7 +52,8 @@ set(_allow_script ${_allow_session} session)
 set(_allow_plan ${_allow_session} session)
 set(_allow_serve base)
 set(_allow_record base cdp snapper)
-set(_allow_tools base cdp model image snapper motion perception cascade session script plan record serve)
+set(_allow_mcp ${_allow_session} session serve)
+set(_allow_tools base cdp model image snapper motion perception cascade session script plan record serve mcp)
 
 set(_bad "")
 set(_nfiles 0)

@@ -20,7 +20,7 @@ import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 TOPS = ("base/", "cdp/", "model/", "image/", "perception/", "snapper/", "motion/",
-        "cascade/", "agent/", "record/", "serve/", "tools/", "assets/", "tests/", "bench/",
+        "cascade/", "agent/", "record/", "serve/", "mcp/", "tools/", "assets/", "tests/", "bench/",
         "cmake/", "scripts/", "docs/")
 
 

@@ -35,6 +35,9 @@ fi
 # The pool tests (test_cmd_batch) run browserless from npm: installed here,
 # once, into .pool/ (scripts/pool.sh); without npm they skip, which fails CI.
 scripts/pool.sh install || echo "test.sh: browserless could not be installed; pool tests will skip" >&2
+# The MCP tests (ctest -L mcp) talk to fovea mcp with the official MCP SDK
+# client and the Inspector CLI: installed here, once, into .mcp-clients/.
+scripts/mcp_clients.sh install || echo "test.sh: the MCP clients could not be installed; mcp_sdk tests will skip" >&2
 run_suite build
 # Leaks are reported but Chromium-facing tests exit through atexit with
 # threads joined, so detect_leaks stays on.

@@ -42,6 +42,8 @@ int cli_cmd_snaptest(int argc, char **argv);
 int cli_cmd_snap(int argc, char **argv);
 int cli_cmd_tools(int argc, char **argv);
 int cli_cmd_outline(int argc, char **argv);
+/* fovea mcp: the MCP server over stdio or Streamable HTTP (tools/cmd_mcp.c). */
+int cli_cmd_mcp(int argc, char **argv);
 /* Replays the recorded snapper case in dir offline and prints one table row
  * to out: 0 right, 1 wrong or no answer, -1 error (printed). */
 int cli_snaptest_case(const char *dir, FILE *out);

@@ -29,6 +29,7 @@ static const struct {
     {"snap", cli_cmd_snap, "grounding service: JSON box+label lines in, element and point out"},
     {"tools", cli_cmd_tools, "list the tools task files and models call, with their arguments"},
     {"outline", cli_cmd_outline, "print a page as the model reads it: regions, headings, [n] elements"},
+    {"mcp", cli_cmd_mcp, "MCP server: fovea's tools for any agent (stdio, or HTTP with --port)"},
 };
 
 static void usage(FILE *f)

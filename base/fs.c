@@ -4,8 +4,9 @@
 #include "base/fs.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,98 @@ fail:;
     unlink(tmp);
     base_free(tmp);
     return e;
+}
+
+base_err base_dir_writable(const char *dir, char *err)
+{
+    if (!dir || !dir[0])
+        return base_errf(err, BASE_EINVAL, "no output folder");
+    base_err e = base_mkdirs(dir, 0, err);
+    if (e)
+        return e;
+    char probe[1100];
+    if (snprintf(probe, sizeof probe, "%s/.fovea-probe.XXXXXX", dir) >= (int)sizeof probe)
+        return base_errf(err, BASE_EINVAL, "path too long: %.100s", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0)
+        return base_errf(err, BASE_EIO, "cannot write in %s: %s", dir, strerror(errno));
+    close(fd);
+    unlink(probe);
+    return BASE_OK;
+}
+
+static pthread_mutex_t lost_mu = PTHREAD_MUTEX_INITIALIZER;
+static char lost_what[1024];
+static int lost_set;
+
+void base_out_lost(const char *path, const char *why)
+{
+    pthread_mutex_lock(&lost_mu);
+    if (!lost_set) {
+        /* base_write_file's own message names the path already: once is
+         * enough ("write P: File too large" -> "File too large"). */
+        const char *p = path ? path : "?";
+        size_t pl = strlen(p);
+        if (why && strncmp(why, "write ", 6) == 0 && strncmp(why + 6, p, pl) == 0 &&
+            strncmp(why + 6 + pl, ": ", 2) == 0)
+            why += 8 + pl;
+        snprintf(lost_what, sizeof lost_what, "%.700s: %.300s", p, why ? why : "write failed");
+        lost_set = 1;
+    }
+    pthread_mutex_unlock(&lost_mu);
+}
+
+int base_out_lost_get(char *buf, size_t n)
+{
+    pthread_mutex_lock(&lost_mu);
+    int set = lost_set;
+    if (set && buf && n)
+        snprintf(buf, n, "%s", lost_what);
+    pthread_mutex_unlock(&lost_mu);
+    return set;
+}
+
+void base_out_lost_reset(void)
+{
+    pthread_mutex_lock(&lost_mu);
+    lost_set = 0;
+    lost_what[0] = '\0';
+    pthread_mutex_unlock(&lost_mu);
+}
+
+base_err base_open_out(const char *path, int how, int *fd, char *err)
+{
+    if (!path || !path[0] || !fd)
+        return base_errf(err, BASE_EINVAL, "open: no path");
+    /* O_NONBLOCK: a FIFO at path fails at once instead of waiting for a
+     * reader (regular files ignore the flag). */
+    int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK |
+                (how == BASE_OUT_APPEND ? O_APPEND : O_TRUNC);
+    int f = open(path, flags, 0644);
+    if (f < 0 && errno == ELOOP && how == BASE_OUT_APPEND)
+        return base_errf(err, BASE_EIO, "%s is a symbolic link: refusing to write through it",
+                         path);
+    if (f < 0 && errno == ELOOP) {
+        /* A link where a new file goes: the link goes, its target stays, and
+         * the file is created anew (O_EXCL: a link planted again in between
+         * fails the open rather than being followed). */
+        if (unlink(path) != 0)
+            return base_errf(err, BASE_EIO, "%s is a symbolic link that cannot be removed: %s",
+                             path, strerror(errno));
+        f = open(path, flags | O_EXCL, 0644);
+    }
+    if (f >= 0) {
+        /* A FIFO or a device at path would block or write elsewhere. */
+        struct stat st;
+        if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(f);
+            return base_errf(err, BASE_EIO, "%s is not a regular file", path);
+        }
+    }
+    if (f < 0)
+        return base_errf(err, BASE_EIO, "cannot write %s: %s", path, strerror(errno));
+    *fd = f;
+    return BASE_OK;
 }
 
 base_err base_write_file(const char *path, const uint8_t *data, size_t n, char *err)

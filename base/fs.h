@@ -34,6 +34,50 @@ base_err base_path_resolve(const char *path, char **out, char *err);
  * get 0644). Any thread. Errors: as base_write_file and base_path_resolve. */
 base_err base_write_file_keep(const char *path, const uint8_t *data, size_t n, char *err);
 
+/* How base_open_out opens a file. */
+enum {
+    BASE_OUT_TRUNC = 0,  /* a new, empty file (an old one is replaced) */
+    BASE_OUT_APPEND = 1, /* appended to (created when missing) */
+};
+
+/* Opens an output file for writing without following a symbolic link at
+ * path (O_NOFOLLOW, O_CLOEXEC, mode 0644): a link someone planted where the
+ * file goes is never written through. With BASE_OUT_TRUNC a link (or any
+ * non-regular file) at path is removed and a new file created in its place
+ * (O_EXCL), so the link's target is left as it was; with BASE_OUT_APPEND a
+ * link is refused, as its target is not this run's file. *fd is the caller's
+ * (close). Any thread. Errors: BASE_EINVAL (no path), BASE_EIO (the open
+ * failed, or a link with BASE_OUT_APPEND; err names the path and the reason);
+ * *fd untouched on failure. */
+base_err base_open_out(const char *path, int how, int *fd, char *err);
+
+/* Checks that files can be created in dir before any work starts: creates
+ * dir (base_mkdirs) and a temporary file in it, which is removed again.
+ * Borrows dir. Any thread. Errors: BASE_EINVAL (path too long), BASE_EIO
+ * (err names the folder and the reason: "permission denied", "read-only file
+ * system", "not a directory"). */
+base_err base_dir_writable(const char *dir, char *err);
+
+/* Lost output. A run that could not write one of its output files (a full
+ * disk, a file-size limit, a folder made read-only) must not end as if
+ * nothing happened: the writers note the first loss here, skip later writes
+ * (one line, not one per record), and the command ends with its own exit
+ * status (BASE_EXIT_OUTPUT_LOST) and a line naming the file and the error.
+ * One process-wide record, like the stop signal of base/interrupt.h: output
+ * belongs to the process, not to one handle. */
+#define BASE_EXIT_OUTPUT_LOST 3
+
+/* Notes that path could not be written (why: the error text). Only the first
+ * note is kept. Borrows both. Any thread (locked). Errors: none. */
+void base_out_lost(const char *path, const char *why);
+
+/* 1 when output was lost, with "PATH: WHY" written to buf (n bytes, may be
+ * 0 / NULL); 0 otherwise. Any thread. Errors: none. */
+int base_out_lost_get(char *buf, size_t n);
+
+/* Test helper: forgets the loss. Any thread. */
+void base_out_lost_reset(void);
+
 /* Reads a whole file of at most max bytes into a new buffer (*out, freed with
  * base_free; NUL-terminated one byte past *n, so text can be used as a string).
  * Any thread. Errors: BASE_EINVAL, BASE_ENOTFOUND (no such file), BASE_EIO

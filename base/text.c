@@ -150,3 +150,36 @@ void base_text_line(char *dst, size_t dn, const char *src, size_t n)
     }
     dst[n] = '\0';
 }
+
+/* 1 when attr holds the token want (prefix: a token starting with want), as
+ * blank-separated, case-insensitive words. */
+static int has_token(const char *attr, const char *want, int prefix)
+{
+    size_t wl = strlen(want);
+    for (const char *p = attr; p && *p;) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        const char *e = p;
+        while (*e && !isspace((unsigned char)*e))
+            e++;
+        size_t n = (size_t)(e - p);
+        if (n >= wl && (prefix || n == wl)) {
+            size_t k = 0;
+            while (k < wl && tolower((unsigned char)p[k]) == want[k])
+                k++;
+            if (k == wl)
+                return 1;
+        }
+        p = e;
+    }
+    return 0;
+}
+
+int base_field_secret(const char *type, const char *autocomplete)
+{
+    if (has_token(type, "password", 0))
+        return 1;
+    return has_token(autocomplete, "cc-", 1) || has_token(autocomplete, "current-password", 0) ||
+           has_token(autocomplete, "new-password", 0) ||
+           has_token(autocomplete, "one-time-code", 0);
+}

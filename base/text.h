@@ -55,4 +55,12 @@ void base_text_line(char *dst, size_t dn, const char *src, size_t n);
  * Any thread. Errors: -1 for any other byte. */
 int base_hex_digit(int c);
 
+/* 1 when a form field with this type and autocomplete attribute (either may
+ * be NULL) holds a secret (docs/safety.md "Secret fields"): type=password, or
+ * an autocomplete token cc-* (card data), current-password, new-password or
+ * one-time-code, in any case. The one rule every layer masks by (the
+ * session's secrets, `fovea record`'s snapshots; assets/js/lib/kit.js
+ * secretField is its page-side twin). Pure; any thread. */
+int base_field_secret(const char *type, const char *autocomplete);
+
 #endif

@@ -93,6 +93,19 @@ base_err cascade__frame_origin(cascade_hand *h, const cascade_target *t, const c
  * success, 0 when the node is gone or the call failed. Runner thread. */
 int cascade__resolve_node(cascade_hand *h, const char *session, int backend, char *oid, size_t n);
 
+/* The press-point check against the browser: before a press at p (top
+ * viewport px) on the element xpath of frame_id, asks CDP which node is there
+ * (DOM.getNodeForLocation, the browser's own hit test, which no page script
+ * can change) and whether a press there reaches the target (the hand's
+ * pressOk in its isolated world: the node is the target or inside it, its
+ * label, or the shape under an SVG label). scroll (optional): the top
+ * document's scroll offset when the caller just measured it (else one more
+ * round trip asks). *ok = 0 with why set when it does not; an empty xpath (a bare point) is always ok. Runner thread. Errors:
+ * those of cdp_call, BASE_ENOMEM, BASE_EPROTO; *ok is 1 then. */
+base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char *xpath,
+                              base_point p, const base_point *scroll, int *ok, char *why,
+                              size_t whyn, char *err);
+
 /* Runtime.releaseObject of oid in session, best effort: without memory for
  * the request nothing is sent and the handle lives until its world goes.
  * Runner thread. */

@@ -291,6 +291,10 @@ static base_err quad_press(click_ctx *c, cascade_result *out, char *why, size_t 
         return e;
     p.x += so.x;
     p.y += so.y;
+    int here = 1;
+    e = cascade__check_press(h, c->fid, c->t->xpath, p, NULL, &here, why, whyn, err);
+    if (e || !here)
+        return e;
     /* Delivery tracking and the effect baseline on the element. */
     cJSON *aa = cascade__xpath_arg(c->t->xpath);
     if (!aa)
@@ -427,8 +431,22 @@ static base_err tier1_run(click_ctx *c, const probe_view *pv, cascade_result *ou
         snprintf(why, whyn, "point (%s) outside the top viewport", "scrolled frame");
         return BASE_OK;
     }
+    /* The probe's point came from this world's hit test; the browser's own
+     * has the last word before anything is pressed. */
+    int here = 1;
+    /* The probe ran in the target's frame: its scroll is the top
+     * document's only for a target there (cascade__check_press ignores it
+     * for another session; a same-process child frame gets its own). */
+    base_point scroll = {(float)cascade__num(pv->p, "sx", 0), (float)cascade__num(pv->p, "sy", 0)};
+    int top = !c->t->frame_id || !c->t->frame_id[0] ||
+              strcmp(c->t->frame_id, cdp_page_target_id(h->page)) == 0;
+    base_err e = cascade__check_press(h, c->fid, c->t->xpath, pt,
+                                      top && cJSON_GetObjectItemCaseSensitive(pv->p, "sx") ? &scroll
+                                                                                      : NULL,
+                                      &here, why, whyn, err);
+    if (e || !here)
+        return e;
     cJSON *fx = NULL;
-    base_err e;
     cascade__fx_snapshot(h, &c->fx0);
     if (c->kind != CASCADE_PRESS_CLICK)
         e = press_and_watch(c, pt, h->o.humanize, out, o, err);

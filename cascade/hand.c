@@ -1,8 +1,10 @@
 /* cascade/hand.c: the hand's page plumbing.
  *
  * A hand acts on one page. The page half of every action is
- * assets/js/cascade_hand.js, evaluated in an isolated world ("fovea_hand")
- * that the hand creates per frame with Page.createIsolatedWorld: the page's
+ * assets/js/cascade_hand.js, evaluated in fovea's isolated world
+ * (CDP_WORLD_NAME, shared with perception's scripts, so closed shadow roots
+ * handed to that world and the listener bridge are the hand's too) that the
+ * hand reaches per frame with Page.createIsolatedWorld: the page's
  * scripts cannot see it, and frames of any origin (same-process or
  * out-of-process) are reached the same way, through the session that owns
  * the frame. The world's context id is cached per frame and re-created when
@@ -31,8 +33,7 @@
 #include "cdp/frames.h"
 #include "motion/path.h"
 
-
-#define WORLD_NAME "fovea_hand"
+#define WORLD_NAME CDP_WORLD_NAME
 
 void cascade_opts_init(cascade_opts *o)
 {
@@ -440,6 +441,169 @@ base_err cascade__call(cascade_hand *h, const char *frame_id, const char *op, cJ
         return e;
     }
     *out = v;
+    return BASE_OK;
+}
+
+/* ---------- the press point against the browser ---------- */
+
+/* DOM.getNodeForLocation at (x, y) of session's viewport: the backend node
+ * the browser's own hit test finds there, and its frame id (fid, 64 bytes).
+ * User-agent shadow trees are not entered: their nodes have no script
+ * wrapper, and the element that owns one (an <input>) is what a press
+ * reaches. 1 on success. */
+static int node_at(cascade_hand *h, const char *session, base_point p, const base_point *scroll,
+                   int *backend, char *fid)
+{
+    /* getNodeForLocation speaks document coordinates: add the scroll
+     * offset of the session's root document (the caller's, when its probe
+     * just measured it; else its visual viewport's). */
+    if (scroll) {
+        p.x += scroll->x;
+        p.y += scroll->y;
+    } else {
+        cJSON *lm = NULL;
+        if (cdp_call(cdp_page_conn(h->page), session, "Page.getLayoutMetrics", NULL, &lm, 10000,
+                     NULL) != BASE_OK)
+            return 0;
+        const cJSON *vv = cJSON_GetObjectItemCaseSensitive(lm, "cssVisualViewport");
+        p.x += (float)cascade__num(vv, "pageX", 0);
+        p.y += (float)cascade__num(vv, "pageY", 0);
+        cJSON_Delete(lm);
+    }
+    cJSON *pa = cJSON_CreateObject(), *res = NULL;
+    if (!pa || !cJSON_AddNumberToObject(pa, "x", (int)floorf(p.x)) ||
+        !cJSON_AddNumberToObject(pa, "y", (int)floorf(p.y)) ||
+        !cJSON_AddBoolToObject(pa, "includeUserAgentShadowDOM", 0) ||
+        !cJSON_AddBoolToObject(pa, "ignorePointerEventsNone", 0)) {
+        cJSON_Delete(pa);
+        return 0;
+    }
+    char e2[BASE_ERRBUF_SIZE] = "";
+    if (cdp_call(cdp_page_conn(h->page), session, "DOM.getNodeForLocation", pa, &res, 10000,
+                 e2) != BASE_OK) {
+        base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "press check at %.1f,%.1f: %s", p.x, p.y, e2);
+        return 0;
+    }
+    *backend = (int)cascade__num(res, "backendNodeId", 0);
+    const char *f = cascade__str(res, "frameId");
+    snprintf(fid, 64, "%s", f ? f : "");
+    cJSON_Delete(res);
+    return *backend > 0;
+}
+
+static void press_released(base_err e, const cJSON *result, const char *msg, void *user)
+{
+    (void)e;
+    (void)result;
+    (void)msg;
+    (void)user;
+}
+
+/* Releases the press check's handle without waiting for the answer. */
+static void release_press(cascade_hand *h, const char *sess)
+{
+    cJSON *rg = cJSON_CreateObject();
+    if (!rg || !cJSON_AddStringToObject(rg, "objectGroup", "fovea-press")) {
+        cJSON_Delete(rg);
+        return;
+    }
+    cdp_call_async(cdp_page_conn(h->page), sess, "Runtime.releaseObjectGroup", rg, 5000,
+                   press_released, NULL);
+}
+
+base_err cascade__check_press(cascade_hand *h, const char *frame_id, const char *xpath,
+                              base_point p, const base_point *scroll, int *ok, char *why,
+                              size_t whyn, char *err)
+{
+    *ok = 1;
+    if (!xpath || !xpath[0])
+        return BASE_OK; /* a bare point: nothing named to compare with */
+    const char *fid = norm_frame(h, frame_id);
+    char sess[64];
+    base_err e = cascade__session(h, fid, sess, err);
+    if (e)
+        return e;
+    base_point so = {0, 0};
+    if (strcmp(sess, cdp_page_session(h->page)) != 0 &&
+        (e = cascade__session_origin(h, sess, &so, err)))
+        return e;
+    int backend = 0;
+    char hit_fid[64];
+    if (strcmp(sess, cdp_page_session(h->page)) != 0)
+        scroll = NULL; /* the caller's scroll is the top document's */
+    if (!node_at(h, sess, (base_point){p.x - so.x, p.y - so.y}, scroll, &backend, hit_fid)) {
+        *ok = 0;
+        snprintf(why, whyn, "the browser finds no element at (%.0f,%.0f)", p.x, p.y);
+        return BASE_OK;
+    }
+    /* The node is in another document of this process than the target's
+     * (a frame the hit test did not enter, or a frame laid over the
+     * target): a covering frame is refused; the target's own <iframe>
+     * owner means the hit test stopped at the frame boundary, and the
+     * in-world check (hitOk) stands alone there. */
+    if (hit_fid[0] && strcmp(hit_fid, fid) != 0) {
+        cdp_frame f;
+        if (cdp_frame_find(h->page, fid, &f) && strcmp(f.parent_id, hit_fid) == 0)
+            return BASE_OK;
+        *ok = 0;
+        snprintf(why, whyn, "the browser's hit test at (%.0f,%.0f) is in another frame", p.x, p.y);
+        return BASE_OK;
+    }
+    cascade__ctx c;
+    if ((e = ctx_get(h, fid, &c, err)))
+        return e;
+    cJSON *ra = cJSON_CreateObject(), *res = NULL;
+    if (!ra || !cJSON_AddNumberToObject(ra, "backendNodeId", backend) ||
+        !cJSON_AddNumberToObject(ra, "executionContextId", c.ctx_id) ||
+        !cJSON_AddStringToObject(ra, "objectGroup", "fovea-press")) {
+        cJSON_Delete(ra);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
+    if ((e = cdp_call(cdp_page_conn(h->page), sess, "DOM.resolveNode", ra, &res, 10000, err)))
+        return e;
+    const char *oid = cascade__str(cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId");
+    char node[160] = "";
+    if (oid)
+        snprintf(node, sizeof node, "%s", oid);
+    cJSON_Delete(res);
+    if (!node[0])
+        return base_errf(err, BASE_EPROTO, "cascade: DOM.resolveNode gave no object");
+    cJSON *pa = cJSON_CreateObject(), *args = NULL, *a0 = NULL;
+    if (pa)
+        args = cJSON_AddArrayToObject(pa, "arguments");
+    if (args)
+        a0 = cJSON_CreateObject();
+    if (a0 && !cJSON_AddItemToArray(args, a0)) {
+        cJSON_Delete(a0);
+        a0 = NULL;
+    }
+    if (!a0 || !cJSON_AddStringToObject(a0, "value", xpath) ||
+        !cJSON_AddStringToObject(pa, "objectId", node) ||
+        !cJSON_AddStringToObject(pa, "functionDeclaration",
+                                 "function (xp) { return typeof __fovea_hand === 'object' ?"
+                                 " __fovea_hand.pressOk(this, xp) : null; }") ||
+        !cJSON_AddBoolToObject(pa, "returnByValue", 1)) {
+        cJSON_Delete(pa);
+        release_press(h, sess);
+        return base_errf(err, BASE_ENOMEM, "cascade: out of memory");
+    }
+    res = NULL;
+    e = cdp_call(cdp_page_conn(h->page), sess, "Runtime.callFunctionOn", pa, &res, 10000, err);
+    release_press(h, sess);
+    if (e)
+        return e;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "result"), "value");
+    base_log(BASE_LOG_CASCADE, BASE_LOG_DEBUG, "press check at %.1f,%.1f: node %d -> %s", p.x,
+             p.y, backend, cJSON_IsFalse(v) ? "other" : cJSON_IsTrue(v) ? "target" : "unknown");
+    if (cJSON_IsFalse(v)) {
+        *ok = 0;
+        snprintf(why, whyn,
+                 "the browser's hit test at (%.0f,%.0f) is another element than the target",
+                 p.x, p.y);
+    }
+    /* null: the hand's half is not in this world (yet) or the xpath named no
+     * single element: the probe that just ran would have said so. */
+    cJSON_Delete(res);
     return BASE_OK;
 }
 

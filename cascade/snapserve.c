@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "base/json_alloc.h"
 #include "base/clock.h"
 #include "base/log.h"
@@ -217,6 +218,33 @@ static snap_tab *tab_for(cascade_snapserve *sv, const char *target, char *why, s
     return t;
 }
 
+/* The user's tab crashed and they reloaded it: the target id is the same,
+ * the session fovea had is dead. Attaches to the tab again by its id (the
+ * service then owns the new handle); on failure t stays as it was and the
+ * request is answered "gone". */
+static void readopt(cascade_snapserve *sv, snap_tab *t)
+{
+    cdp_page *np = NULL;
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (cdp_page_adopt(sv->browser, t->id, &np, err) != BASE_OK) {
+        base_log(BASE_LOG_CASCADE, BASE_LOG_INFO, "snapserve: tab %s not re-adopted: %s", t->id,
+                 err);
+        return;
+    }
+    if (perc_kit_install(np, err))
+        base_log(BASE_LOG_CASCADE, BASE_LOG_WARN,
+                 "snapserve: tab %s: listener recorder not installed: %s", t->id, err);
+    cascade_hand_destroy(t->hand);
+    t->hand = NULL;
+    if (t->own)
+        cdp_page_close(t->page);
+    t->page = np;
+    t->own = 1;
+    t->vp_at_ms = base_monotime_ms();
+    base_log(BASE_LOG_CASCADE, BASE_LOG_INFO, "snapserve: tab %s re-adopted after a crash",
+             t->id);
+}
+
 /* 1 while the browser still lists target id (or when it cannot be asked). */
 static int tab_listed(cascade_snapserve *sv, const char *id)
 {
@@ -265,6 +293,9 @@ static int answer(cascade_snapserve *sv, const snap_req *rq, cJSON *ans)
         return conn_gone(sv) ? -1 : 0;
     }
     cJSON_AddStringToObject(ans, "target", t->id);
+    if (!cdp_page_alive(t->page) && cdp_page_adopted(t->page) && !conn_gone(sv) &&
+        tab_listed(sv, t->id))
+        readopt(sv, t);
     if (!cdp_page_alive(t->page)) {
         cJSON_AddStringToObject(ans, "error", "the tab is gone (closed or crashed)");
         return conn_gone(sv) ? -1 : 0;
@@ -433,6 +464,10 @@ cJSON *cascade_snapserve_answer_line(cascade_snapserve *sv, const char *line, si
             *blank = 1; /* blank lines are not requests */
         return NULL;
     }
+    /* A NUL byte would cut the copy below short (and, read as a string, the
+     * line would look blank and get no answer at all): say so instead. */
+    if (memchr(line + sp, '\0', len - sp))
+        return error_answer("not JSON (a NUL byte in the request line)");
     /* A NUL-terminated copy: one value per line, trailing text is an
      * error, not ignored. */
     char *z = base_strndup(line + sp, len - sp);
@@ -456,6 +491,23 @@ cJSON *cascade_snapserve_answer_line(cascade_snapserve *sv, const char *line, si
 static int emit(FILE *out, cJSON *ans)
 {
     char *s = ans ? cJSON_PrintUnformatted(ans) : NULL;
+    /* Strings come from the request ("id") and the page, which may hold any
+     * bytes; cJSON passes bytes >= 0x80 through. Every JSON delimiter is
+     * ASCII, so each invalid byte becomes U+FFFD and the line stays JSON,
+     * now valid UTF-8 (a strict client's decoder would raise otherwise). */
+    size_t n = s ? strlen(s) : 0;
+    if (s && base_utf8_check(s, n) < n) {
+        char *fixed = base_malloc(BASE_UTF8_REPAIR_CAP(n));
+        if (fixed)
+            base_utf8_repair(s, n, fixed, BASE_UTF8_REPAIR_CAP(n));
+        cJSON_free(s);
+        s = NULL;
+        if (fixed) {
+            int rc = fputs(fixed, out) < 0 || fputc('\n', out) == EOF || fflush(out) ? -1 : 0;
+            base_free(fixed);
+            return rc;
+        }
+    }
     int rc;
     if (s) {
         rc = fputs(s, out) < 0 || fputc('\n', out) == EOF || fflush(out) ? -1 : 0;
@@ -467,15 +519,31 @@ static int emit(FILE *out, cJSON *ans)
     return rc;
 }
 
-/* Reads the rest of an over-long line. Returns 0 at its end, EOF at EOF. */
-static int skip_line(FILE *in)
+/* Reads one line, without its '\n', into line (cap bytes, NUL-terminated
+ * within cap): *len is its length counted in bytes, NUL bytes included (fgets
+ * and strlen would stop at the first, and a line starting with one would
+ * read as blank). A line longer than cap - 1 is consumed whole and reported
+ * as cap bytes long (over the limit). *at_eof is set when the input ended
+ * with this line. Returns 0 for a line, EOF when nothing was left. */
+static int read_line(FILE *in, char *line, size_t cap, size_t *len, int *at_eof)
 {
-    int ch;
-    while ((ch = fgetc(in)) != EOF) {
+    size_t n = 0;
+    int ch = EOF, any = 0;
+    while ((ch = getc(in)) != EOF) {
+        any = 1;
         if (ch == '\n')
-            return 0;
+            break;
+        if (n < cap - 1)
+            line[n] = (char)ch;
+        if (n < cap)
+            n++;
     }
-    return EOF;
+    if (!any)
+        return EOF;
+    line[n < cap ? n : cap - 1] = '\0';
+    *len = n;
+    *at_eof = ch == EOF;
+    return 0;
 }
 
 base_err cascade_snapserve_run(cascade_snapserve *sv, FILE *in, FILE *out, long *n_req, long *n_err,
@@ -488,13 +556,10 @@ base_err cascade_snapserve_run(cascade_snapserve *sv, FILE *in, FILE *out, long 
         return base_errf(err, BASE_ENOMEM, "snapserve: out of memory");
     long nr = 0, ne = 0;
     base_err e = BASE_OK;
-    while (fgets(line, CASCADE_SNAPSERVE_LINE_MAX + 2, in)) {
-        size_t len = strlen(line);
-        int complete = len > 0 && line[len - 1] == '\n';
-        int at_eof = 0;
-        if (!complete && len > CASCADE_SNAPSERVE_LINE_MAX)
-            at_eof = skip_line(in) == EOF;
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+    size_t len = 0;
+    int at_eof = 0;
+    while (read_line(in, line, CASCADE_SNAPSERVE_LINE_MAX + 1, &len, &at_eof) == 0) {
+        while (len > 0 && line[len - 1] == '\r')
             line[--len] = '\0';
         int blank = 0, gone = 0;
         cJSON *ans = cascade_snapserve_answer_line(sv, line, len, &blank, &gone);

@@ -28,6 +28,15 @@
 #define MAX_CHILD_SESSIONS 64
 #define DIALOG_RING 16
 #define POPUP_RING 16
+#define MAX_WORLDS 128 /* fovea-world contexts remembered (one per live document) */
+
+/* One execution context of fovea's isolated world (CDP_WORLD_NAME): the
+ * session that reported it, the frame whose document it belongs to, its id. */
+typedef struct world_ctx {
+    char session[64];
+    char frame_id[64];
+    int id;
+} world_ctx;
 
 struct cdp_browser {
     cdp_conn *conn;
@@ -65,6 +74,11 @@ struct cdp_page {
     uint64_t npopups;
     int adopted; /* cdp_page_adopt: close detaches, the tab stays */
     cdp__console *console; /* console errors, exceptions, failed requests (cdp/console.c) */
+    /* fovea's isolated world per document, learnt from
+     * Runtime.executionContextCreated (the world script added at open makes
+     * Chromium create it at each document start) or created on demand. */
+    world_ctx worlds[MAX_WORLDS];
+    int nworlds;
 };
 
 static base_err finish_browser(cdp_browser *b, char *err)
@@ -298,6 +312,22 @@ static cJSON *auto_attach_params(void)
     return pa;
 }
 
+/* Page.addScriptToEvaluateOnNewDocument's params for fovea's world: an empty
+ * script in world CDP_WORLD_NAME, so Chromium creates the world at every
+ * document start in every frame of the session and reports its context
+ * (Runtime.executionContextCreated) before the page's own scripts run. NULL
+ * on ENOMEM. */
+static cJSON *world_script_params(void)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "source", "0") ||
+        !cJSON_AddStringToObject(pa, "worldName", CDP_WORLD_NAME)) {
+        cJSON_Delete(pa);
+        return NULL;
+    }
+    return pa;
+}
+
 static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params)
 {
     const char *child = jstr(params, "sessionId");
@@ -332,6 +362,10 @@ static void on_attached(cdp_page *p, const char *parent_sid, const cJSON *params
         /* Configure the iframe's session (recursively auto-attach nested
          * OOPIFs), then let it run: it was paused waiting for us. */
         cdp_call_async(p->conn, child, "Page.enable", NULL, 10000, ignore_reply, NULL);
+        cJSON *ws = world_script_params();
+        if (ws)
+            cdp_call_async(p->conn, child, "Page.addScriptToEvaluateOnNewDocument", ws, 10000,
+                           ignore_reply, NULL);
         cdp_call_async(p->conn, child, "Runtime.enable", NULL, 10000, ignore_reply, NULL);
         cdp_call_async(p->conn, child, "Log.enable", NULL, 10000, ignore_reply, NULL);
         cJSON *aa = auto_attach_params();
@@ -457,6 +491,67 @@ static void on_browser_event(cdp_page *p, const char *method, const cJSON *param
     }
 }
 
+/* Remembers (session, frame) -> id of fovea's world; an existing entry for
+ * that frame is replaced (a new document). Called with p->mu held. */
+static void world_put_locked(cdp_page *p, const char *sid, const char *fid, int id)
+{
+    world_ctx *w = NULL;
+    for (int i = 0; i < p->nworlds && !w; i++)
+        if (strcmp(p->worlds[i].session, sid) == 0 && strcmp(p->worlds[i].frame_id, fid) == 0)
+            w = &p->worlds[i];
+    if (!w && p->nworlds < MAX_WORLDS)
+        w = &p->worlds[p->nworlds++];
+    if (!w) /* full: forget the oldest, it is asked again on demand */
+        w = &p->worlds[0];
+    snprintf(w->session, sizeof w->session, "%s", sid);
+    snprintf(w->frame_id, sizeof w->frame_id, "%s", fid);
+    w->id = id;
+}
+
+/* Forgets context id of session sid (id 0: every context of sid). Called
+ * with p->mu held. */
+static void world_drop_locked(cdp_page *p, const char *sid, int id)
+{
+    for (int i = 0; i < p->nworlds;) {
+        if (strcmp(p->worlds[i].session, sid) == 0 && (id == 0 || p->worlds[i].id == id))
+            p->worlds[i] = p->worlds[--p->nworlds];
+        else
+            i++;
+    }
+}
+
+/* Runtime.executionContextCreated/Destroyed/sCleared (what follows the
+ * common prefix): keeps the table of fovea's world contexts current, so an
+ * evaluate in the world needs no extra round trip after a navigation. */
+static void on_context(cdp_page *p, const char *sid, const char *what, const cJSON *params)
+{
+    if (strcmp(what, "Created") == 0) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(params, "context");
+        const cJSON *aux = cJSON_GetObjectItemCaseSensitive(c, "auxData");
+        const char *name = jstr(c, "name");
+        const char *fid = jstr(aux, "frameId");
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+        if (!name || strcmp(name, CDP_WORLD_NAME) != 0 || !fid || !cJSON_IsNumber(id) ||
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(aux, "isDefault")) ||
+            id->valuedouble < 1 || id->valuedouble > 0x7fffffff)
+            return;
+        pthread_mutex_lock(&p->mu);
+        world_put_locked(p, sid, fid, (int)id->valuedouble);
+        pthread_mutex_unlock(&p->mu);
+    } else if (strcmp(what, "Destroyed") == 0) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(params, "executionContextId");
+        if (!cJSON_IsNumber(id) || id->valuedouble < 1 || id->valuedouble > 0x7fffffff)
+            return;
+        pthread_mutex_lock(&p->mu);
+        world_drop_locked(p, sid, (int)id->valuedouble);
+        pthread_mutex_unlock(&p->mu);
+    } else if (strcmp(what, "sCleared") == 0) {
+        pthread_mutex_lock(&p->mu);
+        world_drop_locked(p, sid, 0);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
 static void on_event(const char *sid, const char *method, const cJSON *params, void *user)
 {
     cdp_page *p = user;
@@ -476,7 +571,9 @@ static void on_event(const char *sid, const char *method, const cJSON *params, v
         on_dialog(p, sid, params);
         return;
     }
-    if (strcmp(method, "Target.attachedToTarget") == 0) {
+    if (strncmp(method, "Runtime.executionContext", 24) == 0) {
+        on_context(p, sid, method + 24, params);
+    } else if (strcmp(method, "Target.attachedToTarget") == 0) {
         on_attached(p, sid, params);
     } else if (strcmp(method, "Target.detachedFromTarget") == 0) {
         const char *child = jstr(params, "sessionId");
@@ -661,12 +758,32 @@ static base_err page_attach(cdp_browser *b, const cdp_page_opts *o, const char *
     cJSON_Delete(res);
     res = NULL;
 
-    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err)))
+    if ((e = cdp_call(p->conn, p->session, "Page.enable", NULL, NULL, 10000, err))) {
+        /* A tab showing a JavaScript dialog answers nothing until the
+         * dialog is closed, and fovea does not answer the user's dialog
+         * for them: say what the likely cause is and what to do. */
+        if (e == BASE_ETIMEDOUT && adopt && err)
+            err[0] = '\0'; /* this message replaces the bare timeout */
+        if (e == BASE_ETIMEDOUT && adopt)
+            base_errf(err, e,
+                            "cdp: tab %.64s does not answer (Page.enable timed out): it is "
+                            "probably showing a JavaScript dialog (alert, confirm or prompt); "
+                            "answer it in the browser and attach again",
+                            p->target_id);
         goto fail;
+    }
     if ((e = cdp_call(p->conn, p->session, "Runtime.enable", NULL, NULL, 10000, err)))
         goto fail;
     /* The browser's own reports (failed requests, CSP) for the console ring. */
     if ((e = cdp_call(p->conn, p->session, "Log.enable", NULL, NULL, 10000, err)))
+        goto fail;
+    pa = world_script_params();
+    if (!pa) {
+        e = base_errf(err, BASE_ENOMEM, "cdp: out of memory");
+        goto fail;
+    }
+    if ((e = cdp_call(p->conn, p->session, "Page.addScriptToEvaluateOnNewDocument", pa, NULL,
+                      10000, err)))
         goto fail;
     if (adopt) {
         /* Not ours: no Emulation call, the tab keeps what it has. */
@@ -895,20 +1012,98 @@ base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int tim
     return cdp_page_evaluate_in(p, NULL, 0, expr, value, timeout_ms, err);
 }
 
-base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
+/* The frame whose document is session sid's own (its root): the tab's main
+ * frame for the page session, else the out-of-process frame the session was
+ * attached for (an iframe target's id is its frame id). 0 when unknown. */
+static int root_frame(cdp_page *p, const char *sid, char *fid)
+{
+    int ok = 0;
+    pthread_mutex_lock(&p->mu);
+    if (strcmp(sid, p->session) == 0) {
+        snprintf(fid, 64, "%s", p->target_id);
+        ok = 1;
+    }
+    for (int i = 0; !ok && i < p->nframes; i++) {
+        if (p->frames[i].oopif && strcmp(p->frames[i].session, sid) == 0) {
+            snprintf(fid, 64, "%s", p->frames[i].id);
+            ok = 1;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return ok;
+}
+
+/* The remembered context of fovea's world for (sid, fid); 0 when none. */
+static int world_get(cdp_page *p, const char *sid, const char *fid)
+{
+    int id = 0;
+    pthread_mutex_lock(&p->mu);
+    for (int i = 0; i < p->nworlds && !id; i++)
+        if (strcmp(p->worlds[i].session, sid) == 0 && strcmp(p->worlds[i].frame_id, fid) == 0)
+            id = p->worlds[i].id;
+    pthread_mutex_unlock(&p->mu);
+    return id;
+}
+
+base_err cdp_page_world(cdp_page *p, const char *session, const char *frame_id, int timeout_ms,
+                        int *context_id, char *err)
+{
+    if (!p || !context_id)
+        return base_errf(err, BASE_EINVAL, "cdp: NULL page or context");
+    const char *sid = session && session[0] ? session : p->session;
+    char fid[64];
+    if (frame_id && frame_id[0])
+        snprintf(fid, sizeof fid, "%s", frame_id);
+    else if (!root_frame(p, sid, fid))
+        return base_errf(err, BASE_ENOTFOUND, "cdp: no frame is the root of session %.40s", sid);
+    int id = world_get(p, sid, fid);
+    if (id > 0) {
+        *context_id = id;
+        return BASE_OK;
+    }
+    /* Not reported yet (the document predates fovea, or its event is still
+     * queued): create it. Chromium keeps one world per name, so this is the
+     * same world the document-start script made. */
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "frameId", fid) ||
+        !cJSON_AddStringToObject(pa, "worldName", CDP_WORLD_NAME)) {
+        cJSON_Delete(pa);
+        return base_errf(err, BASE_ENOMEM, "cdp: out of memory building Page.createIsolatedWorld");
+    }
+    cJSON *res = NULL;
+    base_err e = cdp_call(p->conn, sid, "Page.createIsolatedWorld", pa, &res,
+                          timeout_ms > 0 ? timeout_ms : 10000, err);
+    if (e)
+        return e;
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(res, "executionContextId");
+    int ok = cJSON_IsNumber(x) && x->valuedouble >= 1 && x->valuedouble <= 0x7fffffff;
+    id = ok ? (int)x->valuedouble : 0;
+    cJSON_Delete(res);
+    if (!ok)
+        return base_errf(err, BASE_EPROTO, "cdp: Page.createIsolatedWorld gave no context");
+    pthread_mutex_lock(&p->mu);
+    world_put_locked(p, sid, fid, id);
+    pthread_mutex_unlock(&p->mu);
+    *context_id = id;
+    return BASE_OK;
+}
+
+/* One Runtime.evaluate in context ctx (0: the session's main world). */
+static base_err evaluate_once(cdp_page *p, const char *sid, int ctx, const char *expr,
                               cJSON **value, int timeout_ms, char *err)
 {
     cJSON *pa = cJSON_CreateObject();
     if (!pa || !cJSON_AddStringToObject(pa, "expression", expr) ||
         !cJSON_AddBoolToObject(pa, "returnByValue", 1) ||
         !cJSON_AddBoolToObject(pa, "awaitPromise", 1) ||
-        (context_id > 0 && !cJSON_AddNumberToObject(pa, "contextId", context_id))) {
+        (ctx > 0 && !cJSON_AddNumberToObject(pa, "contextId", ctx))) {
         cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "evaluate: out of memory");
     }
     cJSON *res = NULL;
-    base_err e = cdp_call(p->conn, session && session[0] ? session : p->session,
-                          "Runtime.evaluate", pa, &res, timeout_ms > 0 ? timeout_ms : 30000, err);
+    base_err e =
+        cdp_call(p->conn, sid, "Runtime.evaluate", pa, &res, timeout_ms > 0 ? timeout_ms : 30000,
+                 err);
     if (e)
         return e;
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(res, "exceptionDetails");
@@ -934,6 +1129,34 @@ base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, 
     }
     cJSON_Delete(res);
     return BASE_OK;
+}
+
+base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
+                              cJSON **value, int timeout_ms, char *err)
+{
+    const char *sid = session && session[0] ? session : p->session;
+    if (context_id != CDP_CTX_FOVEA)
+        return evaluate_once(p, sid, context_id, expr, value, timeout_ms, err);
+    /* fovea's world: a remembered context may belong to a document that just
+     * went away (its Destroyed event still queued). Such a context ran
+     * nothing, so asking once more in a fresh one repeats no effect. */
+    for (int attempt = 0;; attempt++) {
+        int ctx = 0;
+        char werr[BASE_ERRBUF_SIZE] = "";
+        base_err e = cdp_page_world(p, sid, NULL, timeout_ms, &ctx, werr);
+        if (e)
+            return base_errf(err, e, "%s", werr);
+        e = evaluate_once(p, sid, ctx, expr, value, timeout_ms, werr);
+        if (e == BASE_EREMOTE && attempt == 0 && strstr(werr, "Cannot find context")) {
+            pthread_mutex_lock(&p->mu);
+            world_drop_locked(p, sid, ctx);
+            pthread_mutex_unlock(&p->mu);
+            continue;
+        }
+        if (e)
+            base_errf(err, e, "%s", werr);
+        return e;
+    }
 }
 
 base_err cdp_page_call(cdp_page *p, const char *method, cJSON *params, cJSON **result,

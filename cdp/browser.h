@@ -121,10 +121,33 @@ base_err cdp_page_navigate(cdp_page *p, const char *url, int timeout_ms, char *e
 base_err cdp_page_evaluate(cdp_page *p, const char *expr, cJSON **value, int timeout_ms,
                            char *err);
 
+/* The name of fovea's own isolated world. Every page opened or adopted gets it
+ * in every frame at document start (Page.addScriptToEvaluateOnNewDocument
+ * with this worldName), so fovea's page scripts run where the page's scripts
+ * cannot see them or change the built-ins they use. */
+#define CDP_WORLD_NAME "fovea"
+
+/* context_id for cdp_page_evaluate_in: fovea's isolated world in the root
+ * frame of the session (cdp_page_world). */
+#define CDP_CTX_FOVEA (-1)
+
+/* The execution context of fovea's isolated world (CDP_WORLD_NAME) in frame
+ * frame_id of session (NULL or "" session = the page's own; NULL or ""
+ * frame_id = the session's root frame). Contexts are learnt from
+ * Runtime.executionContextCreated as documents start, so this is usually no
+ * round trip; a document that predates fovea gets Page.createIsolatedWorld
+ * once. Any thread but the cdp service thread. Errors: BASE_EINVAL,
+ * BASE_ENOTFOUND (the session has no known root frame), BASE_ENOMEM,
+ * BASE_EPROTO, those of cdp_call. *context_id untouched on failure. */
+base_err cdp_page_world(cdp_page *p, const char *session, const char *frame_id, int timeout_ms,
+                        int *context_id, char *err);
+
 /* The same on another session of the page (an out-of-process iframe's; NULL or
  * "" = the page's own) and in execution context context_id when > 0 (an
- * isolated world), else the session's main world. Any thread but the cdp
- * service thread. Errors: as cdp_page_evaluate. */
+ * isolated world), CDP_CTX_FOVEA (fovea's world in the session's root frame,
+ * asked again in a fresh context once when the remembered one belonged to a
+ * document that is gone), else (0) the session's main world. Any thread but
+ * the cdp service thread. Errors: as cdp_page_evaluate and cdp_page_world. */
 base_err cdp_page_evaluate_in(cdp_page *p, const char *session, int context_id, const char *expr,
                               cJSON **value, int timeout_ms, char *err);
 

@@ -20,7 +20,6 @@
 #include <limits.h>
 #include <libwebsockets.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/interrupt.h"
 #include "base/log.h"
 #include "base/num.h"
 #include "base/utf8.h"
@@ -948,6 +948,31 @@ static base_err enqueue(cdp_conn *c, const char *session_id, const char *method,
     return BASE_OK;
 }
 
+/* After a stop signal the process has about a second to finish (docs/
+ * safety.md): the calls of the graceful finish (disabling domains, closing
+ * tabs) share a window of STOP_WINDOW_MS from when the first call saw the
+ * signal, and each gets at least STOP_MIN_MS after it, so a frozen page
+ * cannot hold the exit for each call's own timeout. Before a signal: the
+ * timeout as given. */
+#define STOP_WINDOW_MS 800
+#define STOP_MIN_MS 150
+static int stop_bounded_ms(int timeout_ms)
+{
+    /* Per thread: a server's cancellation of one call (base_interrupt_set_
+     * thread_flag) is a stop on that thread only, and ends with the call. */
+    static _Thread_local long long first_us; /* when a call here first saw the stop; 0 = not */
+    if (!base_interrupted()) {
+        first_us = 0;
+        return timeout_ms;
+    }
+    long long now = (long long)(base_monotime_ms() * 1000.0);
+    if (!first_us)
+        first_us = now;
+    double left = (double)(first_us - now) / 1000.0 + STOP_WINDOW_MS;
+    int cap = left > STOP_MIN_MS ? (int)left : STOP_MIN_MS;
+    return timeout_ms < cap ? timeout_ms : cap;
+}
+
 base_err cdp_call(cdp_conn *c, const char *session_id, const char *method, cJSON *params,
                   cJSON **result, int timeout_ms, char *err)
 {
@@ -966,18 +991,35 @@ base_err cdp_call(cdp_conn *c, const char *session_id, const char *method, cJSON
         base_free(p);
         return e;
     }
-    struct timespec ts;
-    base_deadline_ts(&ts, timeout_ms > 0 ? timeout_ms : 30000);
+    /* A stop signal (base/interrupt.h) that arrives while the call waits
+     * cancels it: a frozen page would otherwise hold the run for the whole
+     * timeout, past a supervisor's SIGKILL. The wait runs in slices to see
+     * the flag. Calls made after the signal (the graceful finish: closing
+     * tabs, the report) wait as usual. */
+    int sig0 = base_interrupted();
+    double end_ms = base_monotime_ms() + stop_bounded_ms(timeout_ms > 0 ? timeout_ms : 30000);
+    int stopped = 0;
     pthread_mutex_lock(&c->mu);
     while (!p->done) {
-        if (pthread_cond_timedwait(&c->cv, &c->mu, &ts) == ETIMEDOUT)
+        double left = end_ms - base_monotime_ms();
+        if (left <= 0)
             break;
+        if (!sig0 && base_interrupted()) {
+            stopped = 1;
+            break;
+        }
+        struct timespec ts;
+        base_deadline_ts(&ts, left < 50 ? (int)left + 1 : 50);
+        pthread_cond_timedwait(&c->cv, &c->mu, &ts);
     }
     if (!p->done) {
         /* Withdraw the call so a late reply is dropped, not delivered. */
         take_pending(c, p->id);
         pthread_mutex_unlock(&c->mu);
         base_free(p);
+        if (stopped)
+            return base_errf(err, BASE_ECANCELED, "cdp: %s: interrupted by %s", method,
+                             base_signal_name(base_interrupted()));
         return base_errf(err, BASE_ETIMEDOUT, "cdp: %s timed out after %d ms", method,
                          timeout_ms);
     }

@@ -432,6 +432,9 @@ static base_err ensure_session(mcp_call_state *st, const mcp_config *cfg)
     fovea_session_opts_init(&o);
     o.humanize = cfg->humanize;
     o.allow_scripts = cfg->allow_scripts;
+    /* The tool layer checks uploads against the same folder (issue 23:
+     * agent_upload_resolve); without one it refuses a model's upload. */
+    o.upload_dir = cfg->upload_dir;
     o.allow_hosts = cfg->allow_hosts ? cfg->allow_hosts : "*";
     o.overlays = AGENT_OVERLAYS_NONE;
     o.progress = stderr;

@@ -37,6 +37,7 @@
 #include "cdp/frames.h"
 #include "perception/enrich_int.h"
 #include "perception/js.h"
+#include "perception/kit.h"
 #include "perception/script_int.h"
 
 #define EF_TOP_TIMEOUT_MS 15000
@@ -148,21 +149,33 @@ static base_err reply_json(cJSON *res, cJSON **out, char *err)
  * (perception/script_int.h; key "fovea.enrich.HASH", as before). */
 static const perc__script enrich_script = {fovea_js_enrich, &fovea_js_enrich_len, "enrich"};
 
-/* Evaluates (enrich.js)(arg) in session (context 0: its default one). The
+/* Evaluates (enrich.js)(arg) in session (context 0: fovea's world). The
  * script (with the page kit, tens of KB to parse) is sent once per document
  * (perc__script_call); later passes send the short call. */
 static base_err eval_pass(cdp_page *page, const char *session, int context, const char *arg,
                           int timeout_ms, cJSON **out, char *err)
 {
-    cJSON *v = NULL;
-    base_err e =
-        perc__script_call(page, session, context, &enrich_script, arg, timeout_ms, &v, NULL, err);
-    if (e)
-        return e;
-    cJSON *r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
-    cJSON_Delete(v);
-    if (!r)
-        return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
+    cJSON *r = NULL;
+    /* A closed shadow root appeared (the reply says "closed"): hand the
+     * document's closed roots to fovea's world and read the page again. */
+    for (int round = 0; round < 2; round++) {
+        cJSON *v = NULL;
+        base_err e = perc__script_call(page, session, context, &enrich_script, arg, timeout_ms,
+                                       &v, NULL, err);
+        if (e) {
+            cJSON_Delete(r);
+            return e;
+        }
+        cJSON_Delete(r);
+        r = cJSON_IsString(v) ? perc__parse_page_json(v->valuestring) : NULL;
+        cJSON_Delete(v);
+        if (!r)
+            return base_errf(err, BASE_EPROTO, "enrich: probe reply is not a JSON string");
+        const cJSON *closed = cJSON_GetObjectItemCaseSensitive(r, "closed");
+        if (round > 0 || !cJSON_IsNumber(closed) || closed->valuedouble != 1)
+            break;
+        perc_kit_closed_roots(page, session, context);
+    }
     int nm = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "map"));
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "map")) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(r, "frames")) ||
@@ -174,19 +187,26 @@ static base_err eval_pass(cdp_page *page, const char *session, int context, cons
     return BASE_OK;
 }
 
-/* Looks up frame_id's <iframe> element in its parent's session and keeps a
- * remote reference to it (object group EF_GROUP, released at the end). */
-static base_err owner_of(probe_run *r, const char *session, const char *frame_id, char *obj,
-                         size_t cap, char *err)
+/* Looks up frame_id's <iframe> element in its parent's (parent_id) session
+ * and keeps a remote reference to it (object group EF_GROUP, released at the
+ * end), resolved in fovea's isolated world of the parent frame: the call on
+ * it then runs there too, out of the page's reach. */
+static base_err owner_of(probe_run *r, const char *session, const char *parent_id,
+                         const char *frame_id, char *obj, size_t cap, char *err)
 {
     cdp_page *page = r->page;
     int backend = 0;
     base_err e = cdp_frame_owner_node(page, session, frame_id, EF_FRAME_TIMEOUT_MS, &backend, err);
     if (e)
         return e;
+    int ctx = 0;
+    e = cdp_page_world(page, session, parent_id, EF_FRAME_TIMEOUT_MS, &ctx, err);
+    if (e)
+        return e;
     cJSON *res = NULL;
     cJSON *pa = cJSON_CreateObject();
     if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", backend) ||
+        !cJSON_AddNumberToObject(pa, "executionContextId", ctx) ||
         !cJSON_AddStringToObject(pa, "objectGroup", EF_GROUP)) {
         cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "enrich: out of memory");
@@ -339,7 +359,7 @@ static base_err place_frame(probe_run *r, int i, int pi, const char *arg, char *
     pass *q = &r->ps[r->np];
     memset(q, 0, sizeof *q);
     snprintf(q->owner_session, sizeof q->owner_session, "%s", r->fr[pi].session);
-    base_err e = owner_of(r, q->owner_session, f->id, q->owner_obj, sizeof q->owner_obj, e2);
+    base_err e = owner_of(r, q->owner_session, r->fr[pi].id, f->id, q->owner_obj, sizeof q->owner_obj, e2);
     if (e == BASE_ENOMEM)
         return base_errf(err, e, "%s", e2);
     if (e) {

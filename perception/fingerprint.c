@@ -113,9 +113,11 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
     if (!page)
         return base_errf(err, BASE_EINVAL, "fingerprint: NULL page");
     /* Every later document of the page's session (its main frame and the
-     * in-process iframes) gets the observer before any page script runs. */
+     * in-process iframes) gets the observer before any page script runs, in
+     * fovea's isolated world: the page can neither see nor fake its count. */
     cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "source", (const char *)fovea_js_fp_observer)) {
+    if (!pa || !cJSON_AddStringToObject(pa, "source", (const char *)fovea_js_fp_observer) ||
+        !cJSON_AddStringToObject(pa, "worldName", CDP_WORLD_NAME)) {
         cJSON_Delete(pa);
         return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
     }
@@ -128,7 +130,8 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
     e = perc_kit_install(page, err);
     if (e)
         return e;
-    e = cdp_page_evaluate(page, (const char *)fovea_js_fp_observer, NULL, FP_TIMEOUT_MS, err);
+    e = cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA, (const char *)fovea_js_fp_observer, NULL,
+                             FP_TIMEOUT_MS, err);
     if (e)
         return e;
     /* Out-of-process iframes present now: the same, through their sessions.
@@ -140,7 +143,8 @@ base_err perc_fingerprint_install(cdp_page *page, char *err)
         if (!fr[i].oopif)
             continue;
         cJSON *sp = cJSON_CreateObject();
-        if (!sp || !cJSON_AddStringToObject(sp, "source", (const char *)fovea_js_fp_observer)) {
+        if (!sp || !cJSON_AddStringToObject(sp, "source", (const char *)fovea_js_fp_observer) ||
+            !cJSON_AddStringToObject(sp, "worldName", CDP_WORLD_NAME)) {
             cJSON_Delete(sp);
             return base_errf(err, BASE_ENOMEM, "fingerprint: out of memory");
         }
@@ -170,8 +174,7 @@ static base_err eval_fp(cdp_page *page, const char *session, const char *full, c
                         char *err)
 {
     cJSON *r = NULL;
-    base_err e = session ? cdp_page_evaluate_in(page, session, 0, FP_SHORT, &r, FP_TIMEOUT_MS, err)
-                         : cdp_page_evaluate(page, FP_SHORT, &r, FP_TIMEOUT_MS, err);
+    base_err e = cdp_page_evaluate_in(page, session, CDP_CTX_FOVEA, FP_SHORT, &r, FP_TIMEOUT_MS, err);
     if (!e && r && !cJSON_IsNull(r)) {
         *v = r;
         return BASE_OK;
@@ -179,8 +182,7 @@ static base_err eval_fp(cdp_page *page, const char *session, const char *full, c
     cJSON_Delete(r);
     if (e)
         return e;
-    return session ? cdp_page_evaluate_in(page, session, 0, full, v, FP_TIMEOUT_MS, err)
-                   : cdp_page_evaluate(page, full, v, FP_TIMEOUT_MS, err);
+    return cdp_page_evaluate_in(page, session, CDP_CTX_FOVEA, full, v, FP_TIMEOUT_MS, err);
 }
 
 base_err perc_fingerprint_take(cdp_page *page, perc_fingerprint *out, char *err)

@@ -28,8 +28,11 @@ extern const size_t fovea_js_snap_epoch_len;
 /* CSS selector -> fovea xpath and frame chain (`fovea record`) */
 extern const unsigned char fovea_js_snap_locate[];
 extern const size_t fovea_js_snap_locate_len;
-/* the listener tracker installed at document start (kit.c) */
+/* the listener tracker installed at document start in the main world, and
+ * its bridge in fovea's isolated world (kit.c): both functions of a nonce */
 extern const unsigned char fovea_js_listen[];
 extern const size_t fovea_js_listen_len;
+extern const unsigned char fovea_js_bridge[];
+extern const size_t fovea_js_bridge_len;
 
 #endif

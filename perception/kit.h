@@ -25,4 +25,14 @@
  * logged: it may be going away). */
 base_err perc_kit_install(cdp_page *page, char *err);
 
+/* Hands the closed shadow roots of session's root document (NULL or "" = the
+ * page's own session) to fovea's isolated world there (context_id > 0: that
+ * world; else fovea's world of the session's root frame), whose
+ * Element.prototype.shadowRoot then returns them (assets/js/lib/bridge.js),
+ * so every fovea script walks into them as into open roots. Called when a
+ * script reports "closed" (kit.closedNew(): the recorder saw a closed root
+ * appear). Best effort: failures leave the roots unseen. Borrows page. On
+ * the caller's thread (blocking CDP calls, not the service thread). */
+void perc_kit_closed_roots(cdp_page *page, const char *session, int context_id);
+
 #endif

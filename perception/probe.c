@@ -39,6 +39,7 @@
 #include "cdp/frames.h"
 #include "perception/js.h"
 #include "perception/probe_int.h"
+#include "perception/kit.h"
 #include "perception/script_int.h"
 
 
@@ -206,6 +207,8 @@ static base_err parse_root(const cJSON *root, base_rect box, const base_point *s
     char *cur = r->p.strings;
     r->p.n = nc;
     r->late = cJSON_IsNumber(late) && late->valuedouble == 1;
+    const cJSON *closed = cJSON_GetObjectItemCaseSensitive(root, "closed");
+    r->closed = cJSON_IsNumber(closed) && closed->valuedouble == 1;
 
     /* Pass 2: fill. */
     i = 0;
@@ -361,6 +364,44 @@ static int clicky(const char *t)
 
 #define PROBE_MAX_ASK 64 /* candidates asked of DOMDebugger per probe */
 
+/* The main-world remote object (group "fovea-late") of the node that oid, an
+ * object of an isolated world, wraps: DOM.describeNode, then DOM.resolveNode
+ * without a context. Copies its id into out (n bytes). 0 on success. */
+static int main_world_object(cdp_conn *conn, const char *sid, const char *oid, char *out, size_t n)
+{
+    cJSON *pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddStringToObject(pa, "objectId", oid)) {
+        cJSON_Delete(pa);
+        return -1;
+    }
+    cJSON *res = NULL;
+    if (cdp_call(conn, sid, "DOM.describeNode", pa, &res, PROBE_TIMEOUT_MS, NULL))
+        return -1;
+    int backend = 0;
+    int ok = get_int(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "node"),
+                                                      "backendNodeId"),
+                     1, 0x7fffffff, &backend);
+    cJSON_Delete(res);
+    if (!ok)
+        return -1;
+    pa = cJSON_CreateObject();
+    if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", backend) ||
+        !cJSON_AddStringToObject(pa, "objectGroup", "fovea-late")) {
+        cJSON_Delete(pa);
+        return -1;
+    }
+    res = NULL;
+    if (cdp_call(conn, sid, "DOM.resolveNode", pa, &res, PROBE_TIMEOUT_MS, NULL))
+        return -1;
+    const char *mo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId"));
+    int rc = mo && strlen(mo) < n ? 0 : -1;
+    if (!rc)
+        snprintf(out, n, "%s", mo);
+    cJSON_Delete(res);
+    return rc;
+}
+
 /* fovea attached after the document started, so the kit's recorder did not
  * see the listeners added before: ask DOMDebugger.getEventListeners about
  * the candidates that are not interactive yet (the probe kept them under
@@ -372,8 +413,11 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     const char *sid = session_of(page, session);
     cdp_conn *conn = cdp_page_conn(page);
     char err[BASE_ERRBUF_SIZE] = "";
+    /* The probe ran in fovea's world (perc__script_call's 0) or in the
+     * isolated world it was given: read the table there. */
+    if (context_id <= 0 && cdp_page_world(page, session, NULL, PROBE_TIMEOUT_MS, &context_id, err))
+        return;
     cJSON *pa = cJSON_CreateObject();
-    /* Without its contextId the evaluate would read the main world's table. */
     if (!pa ||
         !cJSON_AddStringToObject(pa, "expression", "globalThis[Symbol.for('fovea.probe.late')]") ||
         !cJSON_AddStringToObject(pa, "objectGroup", "fovea-late") ||
@@ -416,8 +460,13 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
             cJSON_GetObjectItemCaseSensitive(it, "value"), "objectId"));
         if (!eo || asked++ >= PROBE_MAX_ASK)
             continue;
+        /* DOMDebugger reports the listeners of the world the object lives
+         * in: ask about the page's own (main-world) wrapper of the node. */
+        char mo[160];
+        if (main_world_object(conn, sid, eo, mo, sizeof mo))
+            continue;
         cJSON *lp = cJSON_CreateObject();
-        if (!lp || !cJSON_AddStringToObject(lp, "objectId", eo)) {
+        if (!lp || !cJSON_AddStringToObject(lp, "objectId", mo)) {
             cJSON_Delete(lp);
             break;
         }
@@ -471,17 +520,33 @@ static base_err run_probe(cdp_page *page, const char *session, int context_id, b
     }
     double ms = 0.0;
     cJSON *val = NULL;
-    e = perc__script_call(page, session_of(page, session), context_id, &probe_script,
-                          (const char *)args.data, PROBE_TIMEOUT_MS, &val, &ms, err);
+    /* A closed shadow root the world does not know yet: hand the document's
+     * closed roots over and probe once more (once per new root, not per
+     * probe: the recorder says when one appeared). */
+    for (int round = 0;; round++) {
+        e = perc__script_call(page, session_of(page, session), context_id, &probe_script,
+                              (const char *)args.data, PROBE_TIMEOUT_MS, &val, &ms, err);
+        if (e)
+            break;
+        if (!cJSON_IsString(val)) {
+            cJSON_Delete(val);
+            e = base_errf(err, BASE_EPROTO, "probe: the page returned no JSON string");
+            break;
+        }
+        e = perc__probe_parse(val->valuestring, strlen(val->valuestring), box, sent, n_sent, out,
+                              err);
+        cJSON_Delete(val);
+        val = NULL;
+        if (e || !out->closed || round > 0)
+            break;
+        perc__reply_fini(out);
+        int64_t t1 = base_monotime();
+        perc_kit_closed_roots(page, session, context_id);
+        ms += (double)(base_monotime() - t1) / 1000.0;
+    }
     base_buf_fini(&args);
     if (e)
         return e;
-    if (!cJSON_IsString(val)) {
-        cJSON_Delete(val);
-        return base_errf(err, BASE_EPROTO, "probe: the page returned no JSON string");
-    }
-    e = perc__probe_parse(val->valuestring, strlen(val->valuestring), box, sent, n_sent, out, err);
-    cJSON_Delete(val);
     if (!e && out->late) {
         int64_t t1 = base_monotime();
         ask_listeners(page, session, context_id, out);

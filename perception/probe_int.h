@@ -16,6 +16,8 @@ typedef struct perc__reply {
     base_point *origin; /* viewport origin of the candidate's document, probed viewport px */
     int late;           /* the page kit's listener recorder missed the document's start
                            (reply key "late"): listeners are asked of DOMDebugger */
+    int closed;         /* a closed shadow root may have appeared (reply key "closed"):
+                           perc_snap_box hands them to fovea's world and probes again */
 } perc__reply;
 
 /* Parses the JSON text the probe script returned for a box whose first n_sent

@@ -32,7 +32,11 @@ static base_err eval_timed(cdp_page *page, const char *session, int context_id, 
                            int timeout_ms, cJSON **value, double *ms, char *err)
 {
     int64_t t0 = base_monotime();
-    base_err e = cdp_page_evaluate_in(page, session, context_id, expr, value, timeout_ms, err);
+    /* 0 names fovea's own isolated world, never the page's main world: the
+     * page's scripts can neither see the installed function nor change the
+     * built-ins it calls. */
+    base_err e = cdp_page_evaluate_in(page, session, context_id > 0 ? context_id : CDP_CTX_FOVEA,
+                                      expr, value, timeout_ms, err);
     if (ms)
         *ms += (double)(base_monotime() - t0) / 1000.0;
     return e;

@@ -29,7 +29,8 @@ typedef struct perc__script {
 
 /* Evaluates (script)(args) (args: JSON text of the arguments, without the
  * parentheses) on session (NULL/"" = the page's own) in context context_id (0 =
- * the main world), installing the script first when the document lacks it.
+ * fovea's isolated world of the session's root frame, CDP_CTX_FOVEA: never the
+ * page's main world), installing the script first when the document lacks it.
  * *value receives the result by value; *ms (optional) accumulates the wall time
  * of the evaluate(s). *value is the caller's (cJSON_Delete). Any thread but the
  * cdp service thread. Errors: as cdp_page_evaluate_in (a thrown exception is

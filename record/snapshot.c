@@ -684,7 +684,7 @@ static base_err kit_answers(capture *c, session_data *s)
     snprintf(expr, n, "(%s)()", (const char *)fovea_js_kit_dump);
     cJSON *v = NULL;
     char ferr[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_page_evaluate_in(c->page, s->sid, 0, expr, &v, CALL_TIMEOUT_MS, ferr);
+    base_err e = cdp_page_evaluate_in(c->page, s->sid, CDP_CTX_FOVEA, expr, &v, CALL_TIMEOUT_MS, ferr);
     base_free(expr);
     cJSON *root = NULL;
     if (!e && cJSON_IsString(v)) {
@@ -1139,6 +1139,12 @@ static base_err flatten_doc(capture *c, int di, double ox, double oy, base_rect 
             if (type && (strcmp(type, "checkbox") == 0 || strcmp(type, "radio") == 0))
                 text = "";
         }
+        /* A secret field's value (a password the browser autofilled, a card
+         * number) never goes into a case: it is masked as the page kit masks
+         * it in live answers (kit.secretField). */
+        if ((strcmp(tag, "input") == 0 || strcmp(tag, "textarea") == 0) && text && text[0] &&
+            base_field_secret(type, attr(d, i, "autocomplete")))
+            text = "********";
         o->text = trimmed_dup(text);
         const char *al = attr(d, i, "aria-label");
         const char *lb = attr(d, i, "aria-labelledby");

@@ -180,4 +180,17 @@ void cli_signals_install(int graceful);
  * bytes, BASE_EIO naming the directory and the reason); err is optional. */
 base_err cli_mkdirs_for(const char *path, char *err);
 
+/* Output checks shared by the commands that write an output folder. */
+
+/* Checks, before a browser starts, that files can be created in out_dir
+ * (base_dir_writable). Prints one line "CMD: --out DIR: why" and returns 2
+ * when not; 0 when it can. Main thread. */
+int cli_out_check(const char *cmd, const char *out_dir);
+
+/* The exit status of a command that wrote output: status, or
+ * BASE_EXIT_OUTPUT_LOST after printing one line "CMD: output lost: PATH:
+ * ERROR" when a file could not be written (base_out_lost_get). A stop
+ * signal's status (128 + N) is kept. Main thread. */
+int cli_out_status(const char *cmd, int status);
+
 #endif

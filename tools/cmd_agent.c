@@ -89,6 +89,18 @@ int cli_run_is_agent(int argc, char **argv)
     return 0;
 }
 
+/* The calls the guards refused (a permit the run lacks, a file outside the
+ * upload folder, an off-site hop): one line, so that the run's end says
+ * what the model tried and was not let do. */
+static void say_blocked(fovea_session *se)
+{
+    const char *last = NULL;
+    int n = fovea_session_blocked(se, &last);
+    if (n > 0)
+        printf("fovea run: %d tool call%s blocked by the run's permissions (last: %s)\n", n,
+               n == 1 ? "" : "s", last);
+}
+
 /* --planner andor: the run, its summary lines and report; returns the
  * exit status (0 done, 1 otherwise). The session is the caller's. */
 static int run_andor(fovea_session *se, agent_andor_run_opts *ao, const char *goal,
@@ -121,7 +133,9 @@ static int run_andor(fovea_session *se, agent_andor_run_opts *ao, const char *go
     if (ro->out_dir && agent_report_write(ro->out_dir, rerr) == BASE_OK)
         printf("report: %s/report.html\n", ro->out_dir);
     model_budget_describe(budget, spent, sizeof spent);
-    if (e)
+    if (base_out_lost_get(NULL, 0))
+        printf("fovea run: agent FAILED: output lost after %d steps\n", res.steps);
+    else if (e)
         printf("fovea run: agent FAILED: %s\n", err);
     else if (ok)
         printf("fovea run: agent done in %d steps (%s): %s\n", res.steps, spent, res.answer);
@@ -230,6 +244,14 @@ int cli_cmd_agent(int argc, char **argv)
             if (cli_add_allow_host(allow_hosts, sizeof allow_hosts, v) < 0)
                 return 2;
             ro.session.allow_hosts = allow_hosts;
+        } else if (strcmp(a, "--upload-dir") == 0) {
+            /* The one folder the model's upload_file may take files from. */
+            struct stat ust;
+            if (stat(v, &ust) != 0 || !S_ISDIR(ust.st_mode)) {
+                fprintf(stderr, "fovea run: --upload-dir %s: not a folder\n", v);
+                return 2;
+            }
+            ro.session.upload_dir = v;
         } else {
             fprintf(stderr, "fovea run: unknown option %s\n", a);
             cli_run_usage(stderr);
@@ -341,6 +363,12 @@ int cli_cmd_agent(int argc, char **argv)
         fprintf(stderr, "fovea run: model endpoint: %s\n", err);
         goto out;
     }
+    /* An output folder fovea cannot write is said before a browser starts
+     * (the --resume folder is the output folder). */
+    if (ro.out_dir && cli_out_check("fovea run", ro.out_dir)) {
+        model_llm_destroy(llm);
+        goto out;
+    }
     /* The session is opened as for a scripted task with no steps. */
     agent_task task;
     memset(&task, 0, sizeof task);
@@ -378,6 +406,7 @@ int cli_cmd_agent(int argc, char **argv)
         if (andor) {
             status = run_andor(se, &ao, goal, llm, &budget, &ro, max_steps, step_timeout,
                                intervene, &info);
+            say_blocked(se);
             fovea_session_destroy(se);
             goto close;
         }
@@ -405,12 +434,15 @@ int cli_cmd_agent(int argc, char **argv)
                 res.steps, res.calls[MODEL_LLM_WORKER] + res.calls[MODEL_LLM_PLANNER], res.total_ms,
                 res.model_ms, res.tool_ms, res.obs_ms, layer,
                 res.steps > 0 ? layer / res.steps : 0.0, res.ledger_ms, res.evict_ms);
+        say_blocked(se);
         fovea_session_destroy(se);
         char rerr[BASE_ERRBUF_SIZE] = "", spent[256];
         if (agent_report_write(ro.out_dir, rerr) == BASE_OK)
             printf("report: %s/report.html\n", ro.out_dir);
         model_budget_describe(&budget, spent, sizeof spent);
-        if (e)
+        if (base_out_lost_get(NULL, 0))
+            printf("fovea run: agent FAILED: output lost after %d steps\n", res.last_step);
+        else if (e)
             printf("fovea run: agent FAILED: %s\n", err);
         else if (ok)
             printf("fovea run: agent done in %d steps (%s): %s\n", res.last_step, spent,
@@ -433,5 +465,5 @@ out:
     fflush(stdout);
     if (base_interrupted())
         return 128 + base_interrupted();
-    return status;
+    return cli_out_status("fovea run", status);
 }

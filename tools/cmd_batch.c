@@ -118,7 +118,8 @@ static void batch_usage(FILE *f)
             "--url), the last two done by a model as in fovea run. Writes\n"
             "OUT/results.jsonl (one line per task) and OUT/index.html; one progress line\n"
             "per finished task on stderr.\n"
-            "Exit status: 0 when every task passed, 1 otherwise, 2 usage, 128 + N when\n"
+            "Exit status: 0 when every task passed, 1 otherwise, 2 usage, 3 when\n"
+            "OUT/results.jsonl could not be written (output lost), 128 + N when\n"
             "signal N stopped the batch (the index then lists the tasks that finished).\n\n"
             "  --workers N      tasks at once (default 2)\n"
             "  --out DIR        output folder (default out/batch)\n"
@@ -135,7 +136,7 @@ static void batch_usage(FILE *f)
             "  --overlays WHICH, --seed N, --allow-untrusted, --page-text MODE\n"
             "                   passed on to each scripted task's run\n"
             "  --url URL, --planner P, --max-steps N, --token-budget N, --step-timeout MS,\n"
-            "  --candidates M, --completion-check S, --screenshot\n"
+            "  --candidates M, --completion-check S, --screenshot, --upload-dir DIR\n"
             "                   passed on to each model's run (goal files and words)\n",
             cli_pool_opts_help);
 }
@@ -280,6 +281,15 @@ static int classify(task *t, int status, int retries_left)
                      base_signal_name(code >= 128 ? code - 128 : base_interrupted()));
         return 0;
     }
+    if (code == BASE_EXIT_OUTPUT_LOST) {
+        /* The task's output could not be written (a full disk): not passed,
+         * and not retried (the disk is as full for the next attempt). */
+        t->out = OUT_FAILED;
+        log_reason(t, t->reason, sizeof t->reason);
+        if (!t->reason[0])
+            snprintf(t->reason, sizeof t->reason, "output lost");
+        return 0;
+    }
     if (code == 2) { /* the task file or an option was refused */
         t->out = OUT_FAILED;
         log_reason(t, t->reason, sizeof t->reason);
@@ -364,10 +374,21 @@ static void append_result(const batch *bt, const task *t)
         return;
     char path[1100];
     snprintf(path, sizeof path, "%s/results.jsonl", bt->out_dir);
-    FILE *f = fopen(path, "a");
-    if (f) {
-        fprintf(f, "%s\n", text);
-        fclose(f);
+    /* Never through a planted link (base_open_out); a line that cannot be
+     * written is lost output: the batch fails with it (cli_out_status). */
+    int fd = -1;
+    char err[BASE_ERRBUF_SIZE] = "";
+    size_t n = strlen(text);
+    if (base_open_out(path, BASE_OUT_APPEND, &fd, err) != BASE_OK) {
+        base_out_lost(path, err);
+    } else {
+        text[n] = '\n';
+        ssize_t w = write(fd, text, n + 1);
+        int er = errno;
+        text[n] = '\0';
+        if (w != (ssize_t)(n + 1))
+            base_out_lost(path, w < 0 ? strerror(er) : "short write");
+        close(fd);
     }
     cJSON_free(text);
 }
@@ -497,9 +518,10 @@ static int spawn(batch *bt, task *t)
     snprintf(tpath, sizeof tpath, "%s/trace.jsonl", t->dir);
     snprintf(lpath, sizeof lpath, "%s/run.log", t->dir);
     unlink(tpath);
-    int fd = open(lpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        fprintf(stderr, "fovea batch: %s: %s\n", lpath, strerror(errno));
+    int fd = -1;
+    char oerr[BASE_ERRBUF_SIZE] = "";
+    if (base_open_out(lpath, BASE_OUT_APPEND, &fd, oerr) != BASE_OK) {
+        fprintf(stderr, "fovea batch: %s\n", oerr);
         return -1;
     }
     char head[200];
@@ -620,7 +642,7 @@ static int pass_opt(batch *bt, const char *a)
 static const char *const script_opts[] = {"--overlays", "--seed", "--page-text"};
 static const char *const agent_opts[] = {"--url",          "--planner",          "--max-steps",
                                          "--token-budget", "--step-timeout",     "--candidates",
-                                         "--completion-check"};
+                                         "--completion-check", "--upload-dir"};
 
 static int in_list(const char *a, const char *const *l, size_t n)
 {
@@ -880,6 +902,9 @@ int cli_cmd_batch(int argc, char **argv)
         rc = 128 + base_interrupted();
     else
         rc = all_ok && finished == todo && passed == bt.n ? 0 : 1;
+    /* The batch's own files (results.jsonl) that could not be written fail
+     * it, with one line (exit 3). */
+    rc = cli_out_status("fovea batch", rc);
 done:
     base_free(bt.tasks);
     return rc;

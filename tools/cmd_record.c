@@ -101,7 +101,7 @@ static base_err settle(cdp_page *page, int wait_ms, char *err)
              "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => "
              "setTimeout(r, %d))))",
              wait_ms);
-    return cdp_page_evaluate(page, js, NULL, wait_ms + 10000, err);
+    return cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA, js, NULL, wait_ms + 10000, err);
 }
 
 /* Resolves a CSS selector in the page into xpath/frame (owned copies). */
@@ -121,7 +121,9 @@ static base_err locate(cdp_page *page, const char *sel, char **xpath, char **fra
     snprintf(expr, n, "(%s)(%s)", (const char *)fovea_js_snap_locate, js_arg);
     free(js_arg);
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(page, expr, &v, 10000, err);
+    /* fovea's isolated world: the page's scripts cannot change how the
+     * selector is resolved (issue 23). */
+    base_err e = cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA, expr, &v, 10000, err);
     base_free(expr);
     if (e)
         return e;

@@ -7,7 +7,9 @@
  * its cross-origin passenger form. The run writes OUT/trace.jsonl,
  * OUT/steps/NNN.png and OUT/report.html; the report is written for failed
  * runs too. Exit status: 0 all steps passed, 1 a step failed or the run
- * could not start, 2 usage or task-file error, 128 + N when signal N
+ * could not start, 2 usage or task-file error (or --out cannot be written),
+ * 3 output lost (BASE_EXIT_OUTPUT_LOST: a file under --out could not be
+ * written; one line names it), 128 + N when signal N
  * (SIGINT 130, SIGTERM 143, SIGHUP 129, SIGQUIT 131) stopped it: the run
  * then finishes gracefully (trace end record, report, browser and profile
  * removed); a second signal exits at once after killing the browser.
@@ -24,6 +26,7 @@
 #include "agent/session/trace.h"
 #include "cascade/cascade.h"
 #include "base/clock.h"
+#include "base/fs.h"
 #include "base/interrupt.h"
 #include "tools/cli.h"
 
@@ -64,9 +67,13 @@ void cli_run_usage(FILE *f)
           "  --learnings FILE   scripted: per-domain learnings, which tier worked where;\n"
           "                     later clicks there start at the best tier (default: none)\n\n",
           f);
-    fputs("Guards:\n"
-          "  --allow-scripts    let steps run page JavaScript (evaluate_script,\n"
-          "                     run_script) (default: off, such steps are refused)\n"
+    fputs("Guards (docs/security.md):\n"
+          "  --allow-scripts    let steps or the model run page JavaScript\n"
+          "                     (evaluate_script, run_script, add_init_script) (default:\n"
+          "                     off, such calls are refused as blocked)\n"
+          "  --upload-dir DIR   task in words: upload_file takes files only from DIR (no\n"
+          "                     '..', no link out of it); a task file keeps its own\n"
+          "                     paths (default: none, the model's uploads are blocked)\n"
           "  --allow-host H     navigate/open_tab may also go to host H (and its\n"
           "                     subdomains; H:PORT for one port; '*' = anywhere but search\n"
           "                     engines); repeatable. Default: the start page's site and a\n"
@@ -120,8 +127,27 @@ void cli_run_usage(FILE *f)
           "FOVEA_ROUTE_LEARNINGS (\"dom=search:0.9,...\": a worker per domain), FOVEA_PRICE_IN,\n"
           "FOVEA_PRICE_OUT, FOVEA_PRICE_CACHED (dollars per million tokens).\n"
           "Exit status: 0 done, 1 a step failed or the task did not end done, 2 usage or\n"
-          "task-file error, 128 + N on signal N (130 for Ctrl-C).\n",
+          "task-file error (or --out cannot be written), 3 output lost (a file under --out\n"
+          "could not be written: a full disk), 128 + N on signal N (130 for Ctrl-C).\n",
           f);
+}
+
+int cli_out_check(const char *cmd, const char *out_dir)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    if (base_dir_writable(out_dir, err) == BASE_OK)
+        return 0;
+    fprintf(stderr, "%s: --out %s: %s\n", cmd, out_dir, err);
+    return 2;
+}
+
+int cli_out_status(const char *cmd, int status)
+{
+    char lost[1100];
+    if (status >= 128 || !base_out_lost_get(lost, sizeof lost))
+        return status;
+    fprintf(stderr, "%s: output lost: %s\n", cmd, lost);
+    return BASE_EXIT_OUTPUT_LOST;
 }
 
 /* Appends "xo=<origin>" (percent-encoded) to url's query. */
@@ -409,6 +435,12 @@ int cli_cmd_run(int argc, char **argv)
         }
         cascade_learnings_close(l);
     }
+    /* An output folder fovea cannot write is said now, not after Chromium
+     * started and the steps ran. */
+    if (cli_out_check("fovea run", ro.out_dir)) {
+        agent_task_free(task);
+        return 2;
+    }
     serve_httpd *srv = NULL;
     cli_session s;
     char start_err[BASE_ERRBUF_SIZE] = "", start_url[1024] = "", task_name[200];
@@ -421,12 +453,17 @@ int cli_cmd_run(int argc, char **argv)
         agent_task_free(task);
         return 2;
     }
+    /* A stop signal while the browser was still starting (its calls are
+     * cancelled by the signal, cdp/ws.c) ends like one during the start
+     * page: with the trace's end record and the report. */
+    if (status == 1 && !start_err[0] && base_interrupted())
+        snprintf(start_err, sizeof start_err, "the browser was starting");
     if (status == 1 && start_err[0]) {
         fprintf(stderr, "fovea run: %s\n", start_err);
         status = start_failed(task, &ro, start_url, start_err, base_monotime_ms() - start_t0);
         serve_httpd_destroy(srv);
         agent_task_free(task);
-        return status;
+        return cli_out_status("fovea run", status);
     }
     if (status == 0) {
         ran = 1;
@@ -440,11 +477,20 @@ int cli_cmd_run(int argc, char **argv)
             fprintf(stderr, "fovea run: %s\n", err);
         } else {
             char rerr[BASE_ERRBUF_SIZE] = "";
-            if (agent_report_write(ro.out_dir, rerr) != BASE_OK)
-                fprintf(stderr, "fovea run: report: %s\n", rerr);
-            else
+            int lost = 0;
+            if (agent_report_write(ro.out_dir, rerr) != BASE_OK) {
+                /* Lost output is said once, at the end (cli_out_status). */
+                if (!base_out_lost_get(NULL, 0))
+                    fprintf(stderr, "fovea run: report: %s\n", rerr);
+            } else {
                 printf("report: %s/report.html\n", ro.out_dir);
-            if (res.ok)
+            }
+            if ((lost = base_out_lost_get(NULL, 0)) != 0)
+                res.ok = 0;
+            if (lost && !res.interrupted)
+                printf("fovea run: %s FAILED: output lost after %d/%d steps\n", task->name,
+                       res.steps_done, task->n_steps);
+            else if (res.ok)
                 printf("fovea run: %s passed: %d/%d steps in %.2f s\n", task->name,
                        res.steps_done, task->n_steps, res.total_ms / 1000.0);
             else if (res.interrupted)
@@ -463,5 +509,6 @@ int cli_cmd_run(int argc, char **argv)
         fflush(stdout);
         return 128 + base_interrupted();
     }
-    return status;
+    fflush(stdout);
+    return cli_out_status("fovea run", status);
 }

@@ -93,6 +93,9 @@ int cli_cmd_snap(int argc, char **argv)
         snap_usage(stderr);
         return 2;
     }
+    /* A start page that does not load is said in 5 s, as fovea run says it
+     * (CLI_START_MIN_MS), not after the 30 s default. */
+    bo.nav_timeout_ms = CLI_START_MIN_MS;
     cli_session s;
     memset(&s, 0, sizeof s);
     if (cli_session_open(&s, &bo))

@@ -1,7 +1,9 @@
 /* tools/cmd_tools.c: `fovea tools` — the tool registry as a person or a
- * model sees it: one line per tool (name, what it does, its arguments), or
- * with --json the OpenAI "tools" array the agent sends (the same schemas
- * that check task-file steps). */
+ * model sees it: one line per tool (name, what it does, the permit it needs,
+ * its arguments), or with --json the OpenAI "tools" array the agent sends
+ * (the same schemas that check task-file steps): only the tools the given
+ * permits allow, each with the permit it needs ("permission", which the
+ * agent does not send). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,14 +13,18 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [NAME]\n\n"
-               "Lists the tools task files and models call, one line each with its arguments\n"
-               "(* = required); NAME prints one tool's JSON Schema (docs/tools.md).\n\n"
-               "  --json           the OpenAI \"tools\" array the agent sends (default: one\n"
-               "                   line per tool)\n"
-               "  --allow-scripts  with --json: include the opt-in tools that run page\n"
-               "                   JavaScript (evaluate_script, run_script; default: left\n"
-               "                   out; the list shows them, marked opt-in)\n");
+    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [--upload-dir DIR] [NAME]\n\n"
+               "Lists the tools task files and models call, one line each with the permit it\n"
+               "needs and its arguments (* = required); NAME prints one tool's JSON Schema\n"
+               "(docs/tools.md, docs/security.md).\n\n"
+               "  --json            the OpenAI \"tools\" array the agent sends, each with the\n"
+               "                    permit it needs (\"permission\"; default: one line per\n"
+               "                    tool)\n"
+               "  --allow-scripts   with --json: include the tools that run page JavaScript\n"
+               "                    (evaluate_script, run_script, add_init_script; default:\n"
+               "                    left out, as a run without --allow-scripts offers them)\n"
+               "  --upload-dir DIR  with --json: include upload_file (default: left out, as\n"
+               "                    a run without --upload-dir offers it)\n");
 }
 
 /* "target*, verb, expect_effect" (* = required). */
@@ -44,13 +50,16 @@ static void arg_list(const tool_def *t, char *buf, size_t n)
 
 int cli_cmd_tools(int argc, char **argv)
 {
-    int json = 0, scripts = 0;
+    int json = 0;
+    unsigned permits = 0;
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
         else if (strcmp(argv[i], "--allow-scripts") == 0)
-            scripts = 1;
+            permits |= TOOL_PERMIT_SCRIPTS;
+        else if (strcmp(argv[i], "--upload-dir") == 0 && i + 1 < argc && ++i)
+            permits |= TOOL_PERMIT_UPLOAD;
         else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
             return 0;
@@ -75,7 +84,20 @@ int cli_cmd_tools(int argc, char **argv)
         return 0;
     }
     if (json) {
-        cJSON *fns = tool_functions_json(scripts);
+        cJSON *fns = tool_functions_json(permits);
+        /* Which permit each needs, for the reader (the agent leaves it out). */
+        cJSON *fn = NULL;
+        cJSON_ArrayForEach(fn, fns)
+        {
+            const cJSON *f = cJSON_GetObjectItemCaseSensitive(fn, "function");
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(f, "name");
+            const tool_def *t = cJSON_IsString(nm) ? tool_find(nm->valuestring) : NULL;
+            if (!cJSON_AddStringToObject(fn, "permission", tool_permit_name(t))) {
+                cJSON_Delete(fns);
+                fns = NULL;
+                break;
+            }
+        }
         char *txt = fns ? cJSON_Print(fns) : NULL;
         cJSON_Delete(fns);
         if (!txt) {
@@ -90,9 +112,8 @@ int cli_cmd_tools(int argc, char **argv)
         const tool_def *t = tool_at(i);
         char args[400];
         arg_list(t, args, sizeof args);
-        printf("%-24s %s%s\n%-24s   args: %s\n", t->name, t->description,
-               (t->flags & TOOL_OPT_IN) ? " (opt-in: --allow-scripts)" : "", "",
-               args[0] ? args : "-");
+        printf("%-24s %s\n%-24s   needs: %s; args: %s\n", t->name, t->description, "",
+               tool_permit_name(t), args[0] ? args : "-");
     }
     printf("\nEvery tool also takes timeout_ms, retries, critical, note and save_as.\n"
            "In a task file a step is {\"action\": TOOL, ...args}; click, type, select and\n"

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/session/permit.h"
 #include "agent/session/secrets.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
@@ -244,6 +245,7 @@ struct agent_andor_opctx {
     char *shot;      /* the screenshot's data: URL for --screenshot, and at which page_moves */
     int shot_at;
     char *last_action;                    /* what the last ACTION did, for the summarizer */
+    uint64_t nonce;                       /* the untrusted-text frame's (permit.h) */
     char *sys[AGENT_ANDOR_OPK_COUNT + 1]; /* system messages; [COUNT] = summarize + table */
     cJSON *schema[AGENT_ANDOR_OPK_COUNT + 1];
     agent_goal_end stop_end;
@@ -458,7 +460,7 @@ static base_err tools_text(const fovea_session *s, base_buf *b)
         const tool_def *t = tool_at(i);
         if (!t || strcmp(t->name, "done") == 0 || strcmp(t->name, "get_outline") == 0)
             continue;
-        if ((t->flags & TOOL_OPT_IN) && !fovea_session_options(s)->allow_scripts)
+        if (tool_permit_needed(t) && !(fovea_session_permits(s) & tool_permit_needed(t)))
             continue;
         cJSON *sch = cJSON_Parse(t->schema);
         if (!sch)
@@ -508,6 +510,7 @@ base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
     c->notes_text = base_strdup("");
     if (!c->notes || !c->progress || !c->observation || !c->notes_text)
         goto nomem;
+    c->nonce = agent_untrusted_nonce();
     static const char *const own[AGENT_ANDOR_OPK_COUNT + 1] = {
         EXPAND, REPAIR, UPDATE, COMPLETE, SUMMARIZE, CONSTRAINTS, ANSWER, SUMMARIZE};
     static const char *const schemas[AGENT_ANDOR_OPK_COUNT + 1] = {
@@ -519,6 +522,9 @@ base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
         base_err e = base_buf_append_str(&b, COMMON);
         if (!e)
             e = base_buf_append_str(&b, own[k]);
+        /* How page text is framed, in every operator's prompt. */
+        if (!e)
+            e = base_buf_printf(&b, "\n%s\n", agent_untrusted_rule);
         if (!e && k == AGENT_ANDOR_OPK_EXPAND)
             e = tools_text(s, &b);
         if (!e && k == AGENT_ANDOR_OPK_COUNT)
@@ -702,8 +708,17 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
                 e = base_buf_append_str(&b, "\n");
         }
     }
-    if (!e && (what & CTX_ACTION) && c->last_action)
-        e = base_buf_printf(&b, "\nLAST ACTION: %s\n", c->last_action);
+    /* What the page said (an action's result quotes it, the outline is
+     * it) is quoted, untrusted content in the run's frame. */
+    if (!e && (what & CTX_ACTION) && c->last_action) {
+        /* The node's id (the tree's, not the page's) heads the line. */
+        char *f = agent_untrusted_wrap(c->nonce, "action result", c->last_action);
+        int idn = (int)strcspn(c->last_action, " ");
+        e = f ? base_buf_printf(&b, "\nLAST ACTION: %.*s (quoted below)\n%s\n", idn,
+                                c->last_action, f)
+              : BASE_ENOMEM;
+        base_free(f);
+    }
     if (!e && (what & (CTX_LOCAL | CTX_TREE))) {
         char *tt = agent_andor_tree_text(t, node, (what & CTX_LOCAL) ? 1 : 0);
         if (!tt)
@@ -723,8 +738,12 @@ static char *build_prompt(agent_andor_opctx *c, const agent_andor_tree *t, int n
     }
     if (!e && extra && extra[0])
         e = base_buf_printf(&b, "\n%s\n", extra);
-    if (!e && outline)
-        e = base_buf_printf(&b, "\nPAGE: %s\n[ELEMENTS]\n%s\n[/ELEMENTS]\n", url, outline);
+    if (!e && outline) {
+        char *f = agent_untrusted_wrap(c->nonce, "page outline", outline);
+        e = f ? base_buf_printf(&b, "\nPAGE: %s\n[ELEMENTS]\n%s\n[/ELEMENTS]\n", url, f)
+              : BASE_ENOMEM;
+        base_free(f);
+    }
     char *s = e ? NULL : base_buf_steal(&b, NULL);
     base_buf_fini(&b);
     if (!s)
@@ -1007,7 +1026,7 @@ static base_err check_call(agent_andor_opctx *c, const char *tool, const cJSON *
     } else {
         const tool_def *d = tool_find(tool);
         if (!d || strcmp(d->name, "done") == 0 || strcmp(d->name, "get_outline") == 0 ||
-            ((d->flags & TOOL_OPT_IN) && !fovea_session_options(c->s)->allow_scripts)) {
+            (tool_permit_needed(d) && !(fovea_session_permits(c->s) & tool_permit_needed(d)))) {
             r = base_errf(why, BASE_EINVAL,
                           "unknown tool '%.60s': use one of the tools listed, or \"note\"", tool);
         } else {

@@ -127,6 +127,8 @@ static void write_state(andor_run *g)
     base_err e = text ? base_write_file(path, (const uint8_t *)text, strlen(text), err)
                       : BASE_ENOMEM;
     cJSON_free(text);
+    if (e == BASE_EIO)
+        base_out_lost(path, err);
     if (e && strcmp(err, g->json_err) != 0) {
         agent_progressf(g->out, "andor: warn: %s\n", err);
         snprintf(g->json_err, sizeof g->json_err, "%s", err);

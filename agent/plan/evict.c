@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/session/permit.h"
 #include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -294,10 +295,15 @@ static cJSON *failure_of(const cJSON *m, int *nomem)
     if (!is_role(m, "tool"))
         return NULL;
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
-    if (!cJSON_IsString(c) || c->valuestring[0] != '{')
+    if (!cJSON_IsString(c))
+        return NULL;
+    /* Tool results are quoted in the untrusted-text frame (permit.h). */
+    size_t n = 0;
+    const char *in = agent_untrusted_inner(c->valuestring, &n);
+    if (n == 0 || in[0] != '{')
         return NULL;
     unsigned long failures = base_alloc_thread_failures();
-    cJSON *j = cJSON_Parse(c->valuestring);
+    cJSON *j = cJSON_ParseWithLength(in, n);
     if (!j && base_alloc_thread_failures() != failures)
         *nomem = 1;
     if (!cJSON_IsObject(j) || !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "ok"))) {

@@ -11,6 +11,7 @@
 #include "agent/plan/evict.h"
 #include "agent/plan/ledger.h"
 #include "agent/plan/loop.h"
+#include "agent/session/permit.h"
 #include "agent/plan/orchestrator.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
@@ -85,6 +86,7 @@ typedef struct goal_run {
     const char *search_text; /* the search worker's text for the next Planner call */
     const char *search_from; /* the URL it came from */
     double step_deadline;   /* this Worker step's end (base_monotime_ms), 0 = none */
+    uint64_t nonce;         /* the untrusted-text frame's nonce (agent/session/permit.h) */
 } goal_run;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -125,16 +127,25 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
     base_free(g->outline);
     g->outline = base_strdup(ol);
     g->page_fp = fnv(fnv(1469598103934665603ULL, url), ol);
-    size_t cap = strlen(ol) + strlen(url) + (extra ? strlen(extra) : 0) + 512;
-    char *text = base_malloc(cap);
+    /* The page's words are quoted, untrusted content: framed with the
+     * run's nonce, which the page cannot know and so cannot close. */
+    char *cut = base_malloc(OUTLINE_MAX + sizeof r.message + 1);
+    if (cut)
+        snprintf(cut, OUTLINE_MAX + sizeof r.message + 1, "%.*s%s", OUTLINE_MAX,
+                 r.success ? ol : "", r.success ? "" : r.message);
+    char *framed = cut ? agent_untrusted_wrap(g->nonce, "page outline", cut) : NULL;
+    base_free(cut);
+    size_t cap = (framed ? strlen(framed) : 0) + strlen(url) + (extra ? strlen(extra) : 0) + 512;
+    char *text = framed ? base_malloc(cap) : NULL;
     if (!text || !g->outline) {
         base_free(text);
+        base_free(framed);
         tool_result_fini(&r);
         return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
     }
-    snprintf(text, cap, "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%.*s%s\n[/ELEMENTS]%s%s",
-             url, OUTLINE_MAX, r.success ? ol : "", r.success ? "" : r.message,
-             extra && extra[0] ? "\n" : "", extra ? extra : "");
+    snprintf(text, cap, "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%s\n[/ELEMENTS]%s%s",
+             url, framed, extra && extra[0] ? "\n" : "", extra ? extra : "");
+    base_free(framed);
     tool_result_fini(&r);
     cJSON *m = cJSON_CreateObject();
     cJSON *content = m ? cJSON_AddArrayToObject(m, "content") : NULL;
@@ -308,14 +319,19 @@ static int model_call(goal_run *g, model_llm_role role, cJSON *msgs, model_llm_r
 
 /* ---- tool calls ----------------------------------------------------------- */
 
-static base_err add_result(cJSON *msgs, const char *id, cJSON *j)
+/* Appends a tool result to the Worker's conversation. What a tool returns
+ * carries page text (extracted lines, messages quoting the page), so it goes
+ * in the untrusted frame too. */
+static base_err add_result(goal_run *g, const char *id, cJSON *j)
 {
     char *s = j ? cJSON_PrintUnformatted(j) : NULL;
     cJSON_Delete(j);
-    if (!s)
-        return BASE_ENOMEM;
-    base_err e = model_llm_add_tool_result(msgs, id, s);
+    char *framed = s ? agent_untrusted_wrap(g->nonce, "tool result", s) : NULL;
     cJSON_free(s);
+    if (!framed)
+        return BASE_ENOMEM;
+    base_err e = model_llm_add_tool_result(g->wmsgs, id, framed);
+    base_free(framed);
     return e;
 }
 
@@ -340,9 +356,22 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
 {
     char url0[1024], url1[1024];
     fovea_session_page_url(g->s, url0, sizeof url0);
+    const tool_def *nt = c->error == BASE_ENOTFOUND ? tool_find(c->name) : NULL;
+    if (nt && strcmp(nt->name, c->name) == 0 && tool_permit_needed(nt) &&
+        !(fovea_session_permits(g->s) & tool_permit_needed(nt))) {
+        /* A tool the run does not permit (so not offered) that the model
+         * calls anyway, told to by a page perhaps: the tool layer refuses
+         * it as blocked, says why, and counts it for the run's end. */
+        tool_result br;
+        tool_call(g->s, nt->name, NULL, &br);
+        cJSON *j = result_json(0, tool_reason_name(br.reason), br.message, url0, g->step);
+        agent_progressf(g->out, "  blocked: %s\n", br.message);
+        tool_result_fini(&br);
+        return add_result(g, c->id, j) == BASE_OK ? 1 : -1;
+    }
     if (c->error) {
         cJSON *j = result_json(0, "bad_args", c->why, url0, g->step);
-        return add_result(g->wmsgs, c->id, j) == BASE_OK ? 1 : -1;
+        return add_result(g, c->id, j) == BASE_OK ? 1 : -1;
     }
     char *args = cJSON_PrintUnformatted(c->args);
     if (!args)
@@ -397,7 +426,7 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
     }
     if (j && strcmp(c->name, "done") == 0)
         cJSON_AddStringToObject(j, "note", "the Planner checks the page before the task ends");
-    base_err e2 = add_result(g->wmsgs, c->id, j);
+    base_err e2 = add_result(g, c->id, j);
     /* Loop detection on the action and the page it ran on. */
     agent_loop_verdict v;
     const char *alt = r.rec.hand.n_alternatives > 0 ? r.rec.hand.alternatives[0]
@@ -440,10 +469,14 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
  * on, -1 when the call failed (the run's end is set). */
 static int planner(goal_run *g, int claimed, char *err)
 {
+    /* The fetched page's text is untrusted like the browser's. */
+    char *framed_search =
+        g->search_text ? agent_untrusted_wrap(g->nonce, "search result", g->search_text) : NULL;
     size_t xcap = strlen(g->o->goal) + 1400 +
-                  (g->search_text ? strlen(g->search_text) + strlen(g->search_from) + 400 : 0);
-    char *extra = base_malloc(xcap);
+                  (framed_search ? strlen(framed_search) + strlen(g->search_from) + 400 : 0);
+    char *extra = (!g->search_text || framed_search) ? base_malloc(xcap) : NULL;
     if (!extra) {
+        base_free(framed_search);
         call_failed(g, BASE_ENOMEM, "out of memory for the planner's observation");
         return -1;
     }
@@ -453,11 +486,12 @@ static int planner(goal_run *g, int claimed, char *err)
                  "%s; its readable text is below. If it answers the task, declare done with "
                  "the answer and quote the text as evidence; if not, plan the browser steps.\n"
                  "[SEARCH_RESULT]\n%s\n[/SEARCH_RESULT]",
-                 g->o->goal, g->search_from, g->search_text);
+                 g->o->goal, g->search_from, framed_search);
     else
         snprintf(extra, xcap, "TASK: %s\n%s%.700s", g->o->goal,
                  claimed ? "The Worker says the task is complete: " : "Periodic check.",
                  claimed ? g->worker_claim : "");
+    base_free(framed_search);
     base_err oe = observe(g, g->pmsgs, extra, 0, err);
     base_free(extra);
     if (oe != BASE_OK) {
@@ -633,7 +667,7 @@ static int worker_turn(goal_run *g, const char *first_note, char *err)
                          : late ? "the step's time (--step-timeout) was spent before this call"
                                 : "over this turn's limit of calls"))
                 cJSON_Delete(j), j = NULL;
-            if (add_result(g->wmsgs, c->id, j) != BASE_OK) {
+            if (add_result(g, c->id, j) != BASE_OK) {
                 call_failed(g, BASE_ENOMEM, "out of memory");
                 rc = -1;
                 break;
@@ -764,13 +798,20 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     }
     g.wmsgs = cJSON_CreateArray();
     g.pmsgs = cJSON_CreateArray();
-    g.tools = tool_functions_json(fovea_session_options(s)->allow_scripts);
+    /* The prompts end with the rule about framed page text; the nonce is
+     * in the frames only, so the prefixes stay byte-stable. */
+    g.nonce = agent_untrusted_nonce();
+    char worker_prompt[sizeof WORKER_PROMPT + 600], planner_prompt[sizeof PLANNER_PROMPT + 600];
+    snprintf(worker_prompt, sizeof worker_prompt, "%s %s", WORKER_PROMPT, agent_untrusted_rule);
+    snprintf(planner_prompt, sizeof planner_prompt, "%s %s", PLANNER_PROMPT,
+             agent_untrusted_rule);
+    g.tools = tool_functions_json(fovea_session_permits(s));
     g.schema = cJSON_Parse(PLANNER_SCHEMA);
     if (!e)
         e = agent_orch_init(&g.orch, err);
     if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema ||
-               model_llm_add_message(g.wmsgs, "system", WORKER_PROMPT) ||
-               model_llm_add_message(g.pmsgs, "system", PLANNER_PROMPT)))
+               model_llm_add_message(g.wmsgs, "system", worker_prompt) ||
+               model_llm_add_message(g.pmsgs, "system", planner_prompt)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     if (!e) {
         /* The goal opens the Worker's conversation too (after the prefix). */

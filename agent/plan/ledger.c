@@ -249,11 +249,13 @@ base_err agent_ledger_create(const char *goal, const char *dir, const agent_secr
     for (int k = 0; dir && k < 3; k++) {
         char path[1024];
         base_err e = path_join(path, sizeof path, dir, owed_file[k], err);
-        int fd = e ? -1 : open(path, O_WRONLY | O_TRUNC | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0) {
+        /* Never through a link planted where the journal goes. */
+        int fd = -1;
+        if (!e)
+            e = base_open_out(path, BASE_OUT_TRUNC, &fd, err);
+        if (e) {
             agent_ledger_destroy(l);
-            return e ? e : base_errf(err, BASE_EIO, "ledger: cannot start %s: %s", path,
-                                     strerror(errno));
+            return e;
         }
         close(fd);
     }
@@ -743,10 +745,12 @@ static base_err flush_owed(agent_ledger *l, int which, char *err)
             return base_errf(err, e, "ledger: cannot build %s lines", owed_file[which]);
         }
     }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    int fd = -1;
+    base_err oe = base_open_out(path, BASE_OUT_APPEND, &fd, err);
+    if (oe) {
         base_buf_fini(&b);
-        return base_errf(err, BASE_EIO, "ledger: cannot open %s: %s", path, strerror(errno));
+        base_out_lost(path, err);
+        return oe;
     }
     size_t off = 0;
     while (off < b.len) {
@@ -757,6 +761,7 @@ static base_err flush_owed(agent_ledger *l, int which, char *err)
             int er = errno;
             close(fd);
             base_buf_fini(&b);
+            base_out_lost(path, strerror(er));
             return base_errf(err, BASE_EIO, "ledger: cannot append to %s: %s", path, strerror(er));
         }
         off += (size_t)w;
@@ -765,8 +770,10 @@ static base_err flush_owed(agent_ledger *l, int which, char *err)
     int er = errno;
     close(fd);
     base_buf_fini(&b);
-    if (bad)
+    if (bad) {
+        base_out_lost(path, strerror(er));
         return base_errf(err, BASE_EIO, "ledger: cannot fsync %s: %s", path, strerror(er));
+    }
     while (arr->child)
         cJSON_Delete(cJSON_DetachItemViaPointer(arr, arr->child));
     return BASE_OK;
@@ -794,6 +801,8 @@ base_err agent_ledger_sync(agent_ledger *l, char *err)
     base_err e = path_join(path, sizeof path, l->dir, "ledger.json", err);
     if (e == BASE_OK)
         e = base_write_file(path, (const uint8_t *)text, strlen(text), err);
+    if (e == BASE_EIO)
+        base_out_lost(path, err);
     cJSON_free(text);
     return e;
 }

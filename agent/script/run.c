@@ -123,8 +123,10 @@ static int run_step(runner *rn, int i, agent_step_record *rec)
                               desc};
         fovea_session_set_step(se, &st);
         ok = tool_call_json(se, s->tool, s->args, &res);
-        /* A guard's refusal (blocked) gives the same answer every time. */
+        /* A guard's refusal (blocked) gives the same answer every time, and
+         * a pattern that hit its limit hits it again on the same text. */
         if (ok || res.reason == TOOL_BAD_ARGS || res.reason == TOOL_BLOCKED ||
+            res.reason == TOOL_PATTERN_LIMIT ||
             attempt == 1 + s->retries || base_interrupted())
             break;
         if (fovea_session_delivered(se)) {
@@ -243,6 +245,9 @@ base_err agent_run(cdp_page *page, const agent_task *task, const agent_run_opts 
     fovea_session_opts so = rn.o.session;
     so.first_subgoal = task->name;
     so.first_pass_ms = task->n_steps > 0 ? task->steps[0].timeout_ms : 0;
+    /* The steps come from a task file the operator wrote: its upload paths
+     * are taken as given (agent/session/permit.h). */
+    so.script_paths = 1;
     base_err e = fovea_session_create(page, &so, &rn.se, err);
     if (!e)
         e = add_task_secrets(rn.se, task, err);

@@ -387,7 +387,7 @@ static int filter_qualified(fovea_session *se, const perc_epoch *ep, int *ties, 
         return -1;
     }
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(se->page, expr, &v, 3000, err);
+    base_err e = cdp_page_evaluate_in(se->page, NULL, CDP_CTX_FOVEA, expr, &v, 3000, err);
     base_free(expr);
     if (e || !cJSON_IsArray(v) || cJSON_GetArraySize(v) != nt) {
         if (!e)
@@ -851,7 +851,8 @@ int agent__cascade_outcome(fovea_session *se, agent_step_record *r, base_err e, 
 base_err agent__page_text(fovea_session *se, base_buf *out, char *err)
 {
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(se->page, (const char *)fovea_js_agent_text, &v, 5000, err);
+    base_err e = cdp_page_evaluate_in(se->page, NULL, CDP_CTX_FOVEA,
+                                      (const char *)fovea_js_agent_text, &v, 5000, err);
     if (e)
         return e;
     if (cJSON_IsString(v)) {
@@ -865,7 +866,8 @@ base_err agent__page_text(fovea_session *se, base_buf *out, char *err)
         if (!frames[i].oopif || !frames[i].session[0])
             continue;
         cJSON *fv = NULL;
-        if (cdp_page_evaluate_in(se->page, frames[i].session, 0, (const char *)fovea_js_agent_text,
+        if (cdp_page_evaluate_in(se->page, frames[i].session, CDP_CTX_FOVEA,
+                                 (const char *)fovea_js_agent_text,
                                  &fv, 5000, NULL) == BASE_OK &&
             cJSON_IsString(fv)) {
             base_buf_append_str(out, fv->valuestring);

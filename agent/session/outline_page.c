@@ -8,6 +8,7 @@
 
 #include "agent/session/js.h"
 #include "agent/session/outline.h"
+#include "perception/kit.h"
 
 #define OL_TIMEOUT_MS 10000
 #define OL_MAX_FRAMES 32
@@ -17,10 +18,21 @@ base_err agent_outline_read(cdp_page *page, const perc_epoch *ep, agent_outline 
     agent_outline t;
     agent_outline_init(&t);
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(page, (const char *)fovea_js_agent_outline, &v, OL_TIMEOUT_MS,
-                                   err);
+    base_err e = cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA,
+                                      (const char *)fovea_js_agent_outline, &v, OL_TIMEOUT_MS, err);
     if (e)
         return e;
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(v, "closed")) &&
+        cJSON_GetObjectItemCaseSensitive(v, "closed")->valuedouble == 1) {
+        /* A closed shadow root appeared: hand it to fovea's world, read again. */
+        cJSON_Delete(v);
+        v = NULL;
+        perc_kit_closed_roots(page, NULL, 0);
+        e = cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA, (const char *)fovea_js_agent_outline, &v,
+                                 OL_TIMEOUT_MS, err);
+        if (e)
+            return e;
+    }
     e = agent_outline_parse(v, &t, err);
     cJSON_Delete(v);
     if (e) {
@@ -36,7 +48,7 @@ base_err agent_outline_read(cdp_page *page, const perc_epoch *ep, agent_outline 
         char e2[BASE_ERRBUF_SIZE] = "";
         /* A frame that does not answer (navigating, detached) is left out;
          * the rest of the page is still worth reading. */
-        if (cdp_page_evaluate_in(page, frames[i].session, 0,
+        if (cdp_page_evaluate_in(page, frames[i].session, CDP_CTX_FOVEA,
                                  (const char *)fovea_js_agent_outline, &fv, OL_TIMEOUT_MS,
                                  e2) == BASE_OK) {
             /* The frame's own elements keep frame xpaths relative to the

@@ -305,5 +305,8 @@ base_err agent_report_write(const char *out_dir, char *err)
     snprintf(path, sizeof path, "%s/report.html", out_dir);
     e = base_write_file(path, b.data, b.len, err);
     base_buf_fini(&b);
+    /* A report that could not be written is lost output: the run fails. */
+    if (e == BASE_EIO)
+        base_out_lost(path, err && err[0] ? err : "write failed");
     return e;
 }

@@ -26,7 +26,7 @@ int agent__reveal(cdp_page *page, const char *label)
     if (expr) {
         snprintf(expr, n, "(%s)(%s)", js, arg);
         cJSON *v = NULL;
-        if (cdp_page_evaluate(page, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsTrue(v))
+        if (cdp_page_evaluate_in(page, NULL, CDP_CTX_FOVEA, expr, &v, 3000, NULL) == BASE_OK && cJSON_IsTrue(v))
             done = 1;
         cJSON_Delete(v);
     }

@@ -376,35 +376,9 @@ void agent_secrets_log_filter(char *msg, size_t cap, void *user)
 
 /* 1 when the whitespace-separated list attr holds a token equal to (or,
  * with prefix, starting with) want, case-insensitively. */
-static int has_token(const char *attr, const char *want, int prefix)
-{
-    size_t wl = strlen(want);
-    for (const char *p = attr; p && *p;) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        const char *e = p;
-        while (*e && !isspace((unsigned char)*e))
-            e++;
-        size_t n = (size_t)(e - p);
-        if (n >= wl && (prefix || n == wl)) {
-            size_t k = 0;
-            while (k < wl && tolower((unsigned char)p[k]) == want[k])
-                k++;
-            if (k == wl)
-                return 1;
-        }
-        p = e;
-    }
-    return 0;
-}
-
 int agent_field_sensitive(const char *type, const char *autocomplete)
 {
-    if (has_token(type, "password", 0))
-        return 1;
-    return has_token(autocomplete, "cc-", 1) || has_token(autocomplete, "current-password", 0) ||
-           has_token(autocomplete, "new-password", 0) ||
-           has_token(autocomplete, "one-time-code", 0);
+    return base_field_secret(type, autocomplete);
 }
 
 base_err agent_secrets_scrub_json(const agent_secrets *s, cJSON *j)

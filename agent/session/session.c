@@ -371,6 +371,11 @@ void agent__write_overlay(fovea_session *se, agent_step_record *r, const agent__
     if (se->o.overlays == AGENT_OVERLAYS_NONE ||
         (se->o.overlays == AGENT_OVERLAYS_FAILURES && r->ok))
         return;
+    /* After a stop signal the run has about a second to finish: the step
+     * in flight is abandoned, and its overlay (a screenshot and a probe of a
+     * page that may be frozen, 10 s each) is not drawn. */
+    if (base_interrupted())
+        return;
     double t0 = base_monotime_ms();
     char err[BASE_ERRBUF_SIZE] = "";
     img_image img = {0};

@@ -78,6 +78,8 @@ struct fovea_session {
      * calls itself: a model's session). */
     int step_index, step_total, attempt;
     int n_calls;
+    int n_blocked;          /* calls refused as blocked (fovea_session_blocked) */
+    char last_blocked[256]; /* the last one's message */
     char step_desc[200];
     char step_action[32];    /* the task's word for the tool ("click"), "" = the tool's name */
     /* What the call in progress grounded on: the overlay draws its epoch.

@@ -213,12 +213,48 @@ base_err tool_check_call(const char *name, const cJSON *params, const cJSON *arg
     return e;
 }
 
-cJSON *tool_functions_json(int allow_scripts)
+unsigned tool_permit_needed(const tool_def *t)
+{
+    if (!t)
+        return 0;
+    if (t->flags & TOOL_OPT_IN)
+        return TOOL_PERMIT_SCRIPTS;
+    if (t->flags & TOOL_UPLOADS)
+        return TOOL_PERMIT_UPLOAD;
+    return 0;
+}
+
+const char *tool_permit_name(const tool_def *t)
+{
+    unsigned p = tool_permit_needed(t);
+    return p == TOOL_PERMIT_SCRIPTS ? "allow-scripts" : p == TOOL_PERMIT_UPLOAD ? "upload-dir"
+                                                                                : "none";
+}
+
+unsigned fovea_session_permits(const fovea_session *s)
+{
+    unsigned p = 0;
+    if (s->o.allow_scripts)
+        p |= TOOL_PERMIT_SCRIPTS;
+    if ((s->o.upload_dir && s->o.upload_dir[0]) || s->o.script_paths)
+        p |= TOOL_PERMIT_UPLOAD;
+    return p;
+}
+
+int fovea_session_blocked(const fovea_session *s, const char **last)
+{
+    if (last)
+        *last = s->last_blocked;
+    return s->n_blocked;
+}
+
+cJSON *tool_functions_json(unsigned permits)
 {
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; arr && i < tool_count(); i++) {
         const tool_def *t = tool_at(i);
-        if ((t->flags & TOOL_OPT_IN) && !allow_scripts)
+        unsigned need = tool_permit_needed(t);
+        if (need && !(permits & need))
             continue;
         cJSON *fn = cJSON_CreateObject();
         cJSON *wrap = cJSON_CreateObject();
@@ -410,6 +446,13 @@ static void describe_call(const char *name, const cJSON *args, char *buf, size_t
     agent_step_fini(&st);
 }
 
+/* Counts a call the guards refused, for the run's summary. */
+static void note_blocked(fovea_session *s, const char *message)
+{
+    s->n_blocked++;
+    agent__copy(s->last_blocked, sizeof s->last_blocked, message);
+}
+
 /* A call that fails before its tool runs. */
 static int refuse(fovea_session *s, tool_result *out, tool_reason why, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -425,6 +468,8 @@ static int refuse(fovea_session *s, tool_result *out, tool_reason why, const cha
     out->success = 0;
     out->reason = why;
     agent__copy(out->message, sizeof out->message, out->rec.outcome);
+    if (why == TOOL_BLOCKED)
+        note_blocked(s, out->message);
     char err[BASE_ERRBUF_SIZE];
     if (s->trace && agent_trace_step(s->trace, &out->rec, err) != BASE_OK)
         base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
@@ -448,9 +493,16 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
     if (!t)
         return refuse(s, out, TOOL_UNKNOWN_TOOL, "no tool called '%.60s' (`fovea tools` lists them)",
                       name ? name : "");
-    if ((t->flags & TOOL_OPT_IN) && !s->o.allow_scripts)
+    /* The run's permits, whatever the caller (a model) was told or says. */
+    unsigned need = tool_permit_needed(t);
+    if (need == TOOL_PERMIT_SCRIPTS && !(fovea_session_permits(s) & need))
         return refuse(s, out, TOOL_BLOCKED,
                       "%s runs page scripts and is off unless allowed (--allow-scripts)", t->name);
+    if (need == TOOL_PERMIT_UPLOAD && !(fovea_session_permits(s) & need))
+        return refuse(s, out, TOOL_BLOCKED,
+                      "%s is off: the run names no folder files may be uploaded from (the "
+                      "operator gives one with --upload-dir DIR)",
+                      t->name);
     cJSON *args = args_in ? cJSON_Duplicate(args_in, 1) : cJSON_CreateObject();
     if (!args)
         return refuse(s, out, TOOL_ERROR, "out of memory");
@@ -535,6 +587,8 @@ int tool_call_json(fovea_session *s, const char *name, const cJSON *args_in, too
         base_log(BASE_LOG_AGENT, BASE_LOG_ERROR, "%s", err);
     out->success = ok;
     out->reason = ok ? TOOL_OK : tool_reason_from_name(r->reason);
+    if (out->reason == TOOL_BLOCKED)
+        note_blocked(s, r->outcome);
     agent__copy(out->message, sizeof out->message, r->outcome);
     out->delivered = s->delivered || final;
     out->changed.effects = s->effects;

@@ -101,6 +101,15 @@ enum {
     TOOL_MUTATES = 1u << 0,  /* may change the page: settles after, ends a model's batch */
     TOOL_OPT_IN = 1u << 1,   /* refused unless the session allows scripts (evaluate_script) */
     TOOL_TARGETED = 1u << 2, /* takes a "target" (label and/or [Vn] index) */
+    TOOL_UPLOADS = 1u << 3,  /* hands local files to the page: a model's files come only
+                                from the upload folder (agent/session/permit.h) */
+};
+
+/* What a run permits beyond reading and pressing (agent/session/permit.h):
+ * bits of a permit set. */
+enum {
+    TOOL_PERMIT_SCRIPTS = 1u << 0, /* --allow-scripts: tools that run page JavaScript */
+    TOOL_PERMIT_UPLOAD = 1u << 1,  /* --upload-dir: upload_file */
 };
 
 /* One tool: its name, a description for the model, the JSON Schema of its
@@ -118,6 +127,13 @@ typedef struct tool_def {
      * Errors: BASE_EINVAL / BASE_EPROTO naming the argument, BASE_ENOMEM. */
     base_err (*check)(const cJSON *args, char *err);
 } tool_def;
+
+/* The permit t needs (one TOOL_PERMIT_* bit, 0 when none). Pure; any thread. */
+unsigned tool_permit_needed(const tool_def *t);
+
+/* The name of the permit t needs, as the tool table shows it: "none",
+ * "allow-scripts" or "upload-dir". A static string. Pure; any thread. */
+const char *tool_permit_name(const tool_def *t);
 
 /* The tools, in table order: tool_count() of them; tool_at gives the i-th
  * (static, never freed) or NULL out of range. Any thread. */
@@ -143,10 +159,10 @@ base_err tool_check_call(const char *name, const cJSON *params, const cJSON *arg
                          void *user);
 
 /* The OpenAI "tools" array (type function, name, description, parameters =
- * the schema) of every tool the session offers (opt-in tools only when
- * allowed; allow_scripts 0/1). Caller's (cJSON_Delete). Errors: NULL on
- * allocation failure. Any thread. */
-cJSON *tool_functions_json(int allow_scripts);
+ * the schema) of every tool a run offers a model: a tool that needs a permit
+ * only when permits (TOOL_PERMIT_* bits; fovea_session_permits) holds it.
+ * Caller's (cJSON_Delete). Errors: NULL on allocation failure. Any thread. */
+cJSON *tool_functions_json(unsigned permits);
 
 /* Which steps get an overlay (OUT/steps/NNN.png). Drawing and encoding
  * one costs ~100-200 ms, so benchmarks turn them off. */
@@ -184,7 +200,14 @@ typedef struct fovea_session_opts {
     uint64_t seed;
     FILE *progress;        /* progress lines; NULL = stderr */
     agent_overlays overlays; /* default AGENT_OVERLAYS_ALL */
-    int allow_scripts;       /* evaluate_script / run_script allowed (default 0: refused as blocked) */
+    int allow_scripts;       /* tools that run page script (evaluate_script, run_script,
+                                add_init_script) allowed (default 0: refused as blocked) */
+    /* upload_file (agent/session/permit.h): the folder a model's files come
+     * from (NULL = none: a model's upload is blocked), unless script_paths
+     * says the calls come from a task file the operator wrote, whose paths
+     * are taken as given (the scripted runner sets it; default 0). */
+    const char *upload_dir;
+    int script_paths;
     /* Navigation guards (docs/navigation.md): hosts a session may
      * navigate to besides the start page's site (comma-separated, "*" =
      * anywhere), NULL = the start site and the built-in safe-list only. */
@@ -220,6 +243,17 @@ void fovea_session_destroy(fovea_session *s);
 /* The page the session acts on now (a followed popup, a switched tab).
  * Borrowed until the next tool call. On the session's thread. */
 cdp_page *fovea_session_page(fovea_session *s);
+
+/* The permits the session's run holds (TOOL_PERMIT_* bits): scripts with
+ * allow_scripts, upload with an upload_dir or script_paths. On any thread
+ * that owns s. */
+unsigned fovea_session_permits(const fovea_session *s);
+
+/* Calls the guards refused so far (reason blocked: a permit the run lacks, a
+ * file outside the upload folder, an off-site hop), and the message of the
+ * last one ("" when none; borrowed until the next call). On the session's
+ * thread. */
+int fovea_session_blocked(const fovea_session *s, const char **last);
 
 /* Runs tool name with args (JSON text, NULL or "" = {}). Always fills *out
  * (tool_result_fini after); returns out->success. Bad JSON, an unknown tool

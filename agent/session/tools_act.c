@@ -330,7 +330,7 @@ static int scroll_to_text(fovea_session *se, const char *text, base_point at, in
     int ok = 0, moves = 0;
     for (int i = 0; i < 40 && !agent__stopped(r); i++) {
         cJSON *v = NULL;
-        base_err e = cdp_page_evaluate(se->page, expr, &v, 3000, err);
+        base_err e = cdp_page_evaluate_in(se->page, NULL, CDP_CTX_FOVEA, expr, &v, 3000, err);
         const cJSON *top_j = cJSON_GetObjectItemCaseSensitive(v, "top");
         int found = !e && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(v, "found")) &&
                     cJSON_IsNumber(top_j);

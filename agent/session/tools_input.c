@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "agent/session/js.h"
+#include "agent/session/permit.h"
 #include "agent/session/session_int.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -290,7 +291,7 @@ static int hover_by_name(fovea_session *s, const char *label, tool_result *r, ca
         return 0;
     cJSON *v = NULL;
     char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_page_evaluate(s->page, expr, &v, 3000, err);
+    base_err e = cdp_page_evaluate_in(s->page, NULL, CDP_CTX_FOVEA, expr, &v, 3000, err);
     base_free(expr);
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(v, "items");
     const cJSON *nj = cJSON_GetObjectItemCaseSensitive(v, "n");
@@ -477,6 +478,9 @@ static int run_select_dropdown_by_text(fovea_session *s, const cJSON *args, tool
 
 /* ---------- upload_file ---------- */
 
+static int run_upload_checked(fovea_session *s, const cJSON *args, tool_result *r,
+                              const char *const *paths, int n);
+
 static int run_upload_file(fovea_session *s, const cJSON *args, tool_result *r)
 {
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(args, "files");
@@ -499,6 +503,36 @@ static int run_upload_file(fovea_session *s, const cJSON *args, tool_result *r)
         agent__failf(&r->rec, "bad_args", "upload_file: files: no file given");
         return 0;
     }
+    /* Calls that may come from a model take files only from the upload
+     * folder, checked before anything touches the page; a task file the
+     * operator wrote keeps its own paths. */
+    char (*resolved)[1024] = NULL;
+    if (!s->o.script_paths) {
+        resolved = base_malloc(sizeof *resolved * (size_t)n);
+        if (!resolved) {
+            agent__failf(&r->rec, "error", "upload_file: out of memory");
+            return 0;
+        }
+        for (int i = 0; i < n; i++) {
+            char why[BASE_ERRBUF_SIZE] = "";
+            if (agent_upload_resolve(s->o.upload_dir, paths[i], resolved[i], sizeof resolved[i],
+                                     why) != BASE_OK) {
+                agent__failf(&r->rec, "blocked", "upload_file: %s", why);
+                base_free(resolved);
+                return 0;
+            }
+            paths[i] = resolved[i];
+        }
+    }
+    int ok = run_upload_checked(s, args, r, paths, n);
+    base_free(resolved);
+    return ok;
+}
+
+/* upload_file once its paths are settled. */
+static int run_upload_checked(fovea_session *s, const cJSON *args, tool_result *r,
+                              const char *const *paths, int n)
+{
     agent_step st;
     cascade_target ct;
     if (!ground_target(s, args, "upload_file", "upload", r, &st, &ct)) {
@@ -620,7 +654,7 @@ const tool_def agent__tools_input[] = {
      "{\"type\": \"object\", \"properties\": {\"target\": " TARGET_SCHEMA ", \"files\": "
      STRINGS_SCHEMA("a path or a list of paths (relative to the working directory)")
      "}, \"required\": [\"target\", \"files\"]}",
-     TOOL_MUTATES | TOOL_TARGETED, run_upload_file, NULL},
+     TOOL_MUTATES | TOOL_TARGETED | TOOL_UPLOADS, run_upload_file, NULL},
     {"get_clipboard", "Read the text on the clipboard (what a Copy button put there).",
      "{\"type\": \"object\", \"properties\": {}}", 0, run_get_clipboard, NULL},
     {NULL, NULL, NULL, 0, NULL, NULL},

@@ -260,7 +260,8 @@ static base_err detect(fovea_session *s, cJSON **out, char *what, size_t n, char
 {
     what[0] = '\0';
     cJSON *v = NULL;
-    base_err e = cdp_page_evaluate(s->page, (const char *)fovea_js_nav_challenge, &v, 5000, err);
+    base_err e = cdp_page_evaluate_in(s->page, NULL, CDP_CTX_FOVEA,
+                                      (const char *)fovea_js_nav_challenge, &v, 5000, err);
     if (e)
         return e;
     cJSON *found = cJSON_GetObjectItemCaseSensitive(v, "found");
@@ -922,7 +923,7 @@ static base_err selector_state(fovea_session *s, const char *sel, char *state, s
         return base_errf(err, e, "out of memory");
     }
     cJSON *v = NULL;
-    e = cdp_page_evaluate(s->page, (const char *)b.data, &v, 3000, err);
+    e = cdp_page_evaluate_in(s->page, NULL, CDP_CTX_FOVEA, (const char *)b.data, &v, 3000, err);
     base_buf_fini(&b);
     if (e)
         return e;
@@ -1276,7 +1277,7 @@ const tool_def agent__tools_nav[] = {
      "\"source\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":1048576},"
      "\"path\":{\"type\":\"string\",\"minLength\":1,\"maxLength\":4096}},"
      "\"additionalProperties\":false}",
-     0, run_add_init_script, check_add_init_script},
+     TOOL_OPT_IN, run_add_init_script, check_add_init_script},
     {"detect_challenge",
      "Say whether a captcha, anti-bot interstitial, access-denied or geo block, or cookie wall "
      "is on the page (detection only, nothing is solved). expect_none: fail when one blocks.",

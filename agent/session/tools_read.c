@@ -67,7 +67,7 @@ static base_err call_js(fovea_session *s, const char *session, const unsigned ch
     }
     snprintf(expr, n, "(%s)(%s)", (const char *)js, as);
     cJSON_free(a);
-    base_err e = cdp_page_evaluate_in(s->page, session, 0, expr, out, timeout_ms, err);
+    base_err e = cdp_page_evaluate_in(s->page, session, CDP_CTX_FOVEA, expr, out, timeout_ms, err);
     base_free(expr);
     return e;
 }

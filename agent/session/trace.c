@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/json_alloc.h"
@@ -58,11 +59,21 @@ static base_err write_line(agent_trace *t, cJSON *root, unsigned long fails0, ch
         }
         base_utf8_repair(s, n, fixed, BASE_UTF8_REPAIR_CAP(n));
     }
-    int bad = fputs(fixed ? fixed : s, t->f) < 0 || fputc('\n', t->f) == EOF || fflush(t->f) != 0;
+    /* Once output is lost (this file or another: a full disk), later lines
+     * are not attempted: the loss is noted once and the run fails with it,
+     * instead of one error per record. */
+    int bad = 0;
+    if (!base_out_lost_get(NULL, 0))
+        bad = fputs(fixed ? fixed : s, t->f) < 0 || fputc('\n', t->f) == EOF ||
+              fflush(t->f) != 0;
+    int er = errno;
     base_free(fixed);
     cJSON_free(s);
-    if (bad)
-        return base_errf(err, BASE_EIO, "write %s/trace.jsonl: %s", t->dir, strerror(errno));
+    if (bad) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/trace.jsonl", t->dir);
+        base_out_lost(path, strerror(er));
+    }
     return BASE_OK;
 }
 
@@ -84,8 +95,13 @@ base_err agent_trace_open(const char *out_dir, const agent_trace_info *info, age
     if ((e = base_mkdirs(path, 0, err)))
         goto fail;
     snprintf(path, sizeof path, "%s/trace.jsonl", t->dir);
-    t->f = fopen(path, "w");
+    /* Never through a link planted where the trace goes (base_open_out). */
+    int fd = -1;
+    if ((e = base_open_out(path, BASE_OUT_TRUNC, &fd, err)))
+        goto fail;
+    t->f = fdopen(fd, "w");
     if (!t->f) {
+        close(fd);
         e = base_errf(err, BASE_EIO, "cannot write %s: %s", path, strerror(errno));
         goto fail;
     }
@@ -355,8 +371,18 @@ base_err agent_trace_overlay(agent_trace *t, img_image *img, const img_mark *mar
     char rel[32], path[1024];
     snprintf(rel, sizeof rel, "steps/%03d.png", r->index);
     snprintf(path, sizeof path, "%s/%s", t->dir, rel);
+    /* After lost output nothing more is attempted (see write_line). */
+    if (base_out_lost_get(NULL, 0)) {
+        base_free(png);
+        return BASE_OK;
+    }
     e = base_write_file(path, png, n, err);
     base_free(png);
+    if (e == BASE_EIO) {
+        /* Noted once, the run fails with it; the step itself goes on. */
+        base_out_lost(path, err && err[0] ? err : "write failed");
+        return BASE_OK;
+    }
     if (!e)
         snprintf(r->overlay, sizeof r->overlay, "%s", rel);
     return e;

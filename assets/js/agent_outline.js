@@ -125,10 +125,13 @@
       x: Math.round(rect.x), y: Math.round(rect.y), w: Math.round(rect.w), h: Math.round(rect.h),
     };
     if (tag === 'input') rec.type = (el.getAttribute('type') || 'text').toLowerCase();
-    if ((tag === 'input' || tag === 'textarea' || tag === 'select') && rec.type !== 'password' &&
+    // A secret field's value (password, card number, one-time code) is
+    // never shown: the outline says it holds one.
+    if ((tag === 'input' || tag === 'textarea' || tag === 'select') &&
       typeof el.value === 'string' && el.value) {
-      rec.val = tag === 'select' && el.selectedOptions && el.selectedOptions[0]
-        ? kit.cap(el.selectedOptions[0].textContent, NAME_CAP) : kit.cap(el.value, NAME_CAP);
+      rec.val = kit.secretField(el) ? kit.MASK
+        : tag === 'select' && el.selectedOptions && el.selectedOptions[0]
+          ? kit.cap(el.selectedOptions[0].textContent, NAME_CAP) : kit.cap(el.value, NAME_CAP);
     }
     if (el.checked === true) rec.val = 'checked';
     els.push(rec);
@@ -222,5 +225,6 @@
     for (let i = c.length - 1; i >= 0; i--) stack.push({ n: c[i], ctx: nctx });
   }
   flush();
-  return { url: location.href, title: document.title || '', regions, els, lines };
+  return { url: location.href, title: document.title || '', regions, els, lines,
+    closed: kit.closedNew() ? 1 : 0 };
 })()

@@ -121,7 +121,8 @@
     return s.length > n ? s.slice(0, n - 1) + '\u2026' : s;
   };
 
-  const textOf = (el) => el.getAttribute('aria-label') || el.innerText || el.value ||
+  // A secret field's value is never part of a description (kit.shownValue).
+  const textOf = (el) => el.getAttribute('aria-label') || el.innerText || kit.shownValue(el) ||
     el.getAttribute('placeholder') || el.getAttribute('title') || el.getAttribute('alt') || '';
 
   const describe = (el) => {
@@ -375,7 +376,20 @@
   const baseline = (el) => ({ muts: S.muts, shmuts: S.shmuts, url: location.href,
     fields: fieldsSnap(), focus: deepActive(), sel: selText(), state: el ? state(el) : {} });
 
+  // A target inside a closed shadow root: the window's listeners see its
+  // events retargeted to the outermost host (the composed path hides closed
+  // trees from outside), so the root itself gets the same listeners; they
+  // run after the window's and see the whole path.
+  const closedWatched = new WeakSet();
+  const watchClosed = (el) => {
+    for (let r = el ? el.getRootNode() : null; r instanceof ShadowRoot; r = r.host.getRootNode()) {
+      if (r.mode !== 'closed' || closedWatched.has(r)) continue;
+      closedWatched.add(r);
+      for (const t of ['pointerdown', 'mousedown', 'mouseup', 'click']) r.addEventListener(t, onPress, true);
+    }
+  };
   const arm = (el, also) => {
+    watchClosed(el);
     S.armed = el || null;
     S.armedAlso = also || null;
     S.seen = { any: false, down: false, click: null, where: '' };
@@ -509,6 +523,8 @@
     }
     out.x = x; out.y = y;
     out.vp = vp();
+    // The document's scroll: the press-point check's document coordinates.
+    out.sx = scrollX; out.sy = scrollY;
     if (!h.ok) {
       if (!h.hit) { out.invisible = 'nothing is hit-testable at its point'; return out; }
       const cover = coverRoot(h.hit, el);
@@ -880,6 +896,22 @@
   };
   api.keysSeen = () => ({ keys: S.keysSeen, on: S.keysOn });
   api.textLen = () => textLen();
+
+  // The press-point check against the browser (cascade__check_press,
+  // cascade/hand.c): node is what DOM.getNodeForLocation says is at the press
+  // point, resolved into this world. true when a press there reaches the
+  // target xp (the node is it or inside it, its label, or the shape under an
+  // SVG label: hitOk's rules), false when it does not, null when xp names no
+  // single element.
+  api.pressOk = (node, xp) => {
+    const el = resolve(xp);
+    if (!el || el.many || !node) return null;
+    if (contains(el, node)) return true;
+    if (node.localName === 'label' && node.control === el) return true;
+    if (labelShape(el, node)) return true;
+    if (el.labels) for (const l of el.labels) if (contains(l, node)) return true;
+    return false;
+  };
 
   // Is the element at (x, y) the target (or inside it, or its label)? The
   // hover's delivery check: the pointer rests on what was asked.

@@ -359,7 +359,7 @@
   };
   if (BOXES === 'states') {
     for (let i = 0; i < map.length; i++) want(i);
-    return JSON.stringify({ map, frames, boxes: [], states });
+    return JSON.stringify({ map, frames, boxes: [], states, closed: kit.closedNew() ? 1 : 0 });
   }
   const boxes = BOXES.map((b) => {
     const dom = nearest(b);
@@ -371,5 +371,5 @@
     }
     return { dom, split };
   });
-  return JSON.stringify({ map, frames, boxes, states });
+  return JSON.stringify({ map, frames, boxes, states, closed: kit.closedNew() ? 1 : 0 });
 })

@@ -80,7 +80,7 @@
       const o = el.selectedOptions && el.selectedOptions[0];
       return '[' + kit.norm(o ? o.label || o.text : '') + ']';
     }
-    if (tag === 'textarea') return el.value ? '[' + kit.cap(el.value, 200) + ']' : '';
+    if (tag === 'textarea') return el.value ? '[' + kit.cap(kit.shownValue(el), 200) + ']' : '';
     const ty = (el.getAttribute('type') || 'text').toLowerCase();
     if (ty === 'hidden') return '';
     if (ty === 'checkbox') return el.checked ? '[x]' : '[ ]';
@@ -90,7 +90,7 @@
       return '[' + kit.norm(el.value || (ty === 'reset' ? 'Reset' : ty === 'submit' ? 'Submit' : '')) + ']';
     }
     if (ty === 'image') return el.alt ? '[' + kit.norm(el.alt) + ']' : '';
-    return el.value ? '[' + kit.cap(el.value, 200) + ']' : '';
+    return el.value ? '[' + kit.cap(kit.shownValue(el), 200) + ']' : '';
   };
   const wrap = (mark, s) => {
     const t = s.trim();

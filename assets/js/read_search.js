@@ -58,7 +58,7 @@
       if (v && kit.norm(v).toLowerCase().includes(want)) return true;
     }
     const tag = el.localName;
-    if ((tag === 'input' || tag === 'textarea') && el.type !== 'password' &&
+    if ((tag === 'input' || tag === 'textarea') && !kit.secretField(el) &&
       typeof el.value === 'string' && kit.norm(el.value).toLowerCase().includes(want)) return true;
     return false;
   };
@@ -127,8 +127,9 @@
       if (v !== null && v !== '') attrs[a] = v.length > 120 ? v.slice(0, 120) + '…' : v;
     }
     const tag = el.localName;
-    if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.type !== 'password' &&
-      el.value) attrs.value = kit.cap(el.value, 120);
+    if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.value) {
+      attrs.value = kit.cap(kit.shownValue(el), 120);
+    }
     if (el.checked === true) attrs.checked = 'true';
     if (el.disabled === true) attrs.disabled = 'true';
     const r = dom.topRect(el);

@@ -103,7 +103,7 @@
       }
       const a = kit.norm(v), b = kit.norm(q.value);
       const ok = state === 'value_equals' ? a === b : a.toLowerCase().includes(b.toLowerCase());
-      const shown = el.type === 'password' ? (a ? 'a hidden value' : 'empty') : 'value ' + desc(a);
+      const shown = kit.secretField(el) ? (a ? 'a hidden value' : 'empty') : 'value ' + desc(a);
       return { found: true, ok, seen: shown };
     }
     case 'class_has': {

@@ -400,9 +400,13 @@
   } else if (globalThis[LATE]) {
     delete globalThis[LATE];
   }
+  // A closed shadow root may have appeared in this document: the caller
+  // hands it to this world (perc_kit_closed_roots) and probes again.
+  const closedNew = kit.closedNew();
   return JSON.stringify({
     v: 1,
     late: lateDoc ? 1 : 0,
+    closed: closedNew ? 1 : 0,
     ms: performance.now() - t0,
     pts,
     fc: forCand.map((k) => (k < 0 ? -1 : remap[k])),

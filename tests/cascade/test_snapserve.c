@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "cascade/snapserve.h"
 #include "check.h"
 #include "harness.h"
@@ -120,9 +121,17 @@ static void answers(void)
     blank = 0;
     a = line(sv, " \t ", &blank);
     CHECK(a == NULL && blank == 1);
-    /* The stream loop: two requests, a blank line, one error. */
-    char in_text[] = "{\"box\":[1,1,9,9],\"label\":\"nothing here\"}\n\n{bad\n";
-    FILE *in = fmemopen(in_text, strlen(in_text), "r");
+    /* A NUL byte in a line is an error answer, not a blank line. */
+    a = cascade_snapserve_answer_line(sv, "\0{\"box\":[1,1,9,9]}", 17, &blank, NULL);
+    CHECK(a != NULL && blank == 0);
+    CHECK(strstr(err_of(a), "NUL byte") != NULL);
+    cJSON_Delete(a);
+    /* The stream loop: two requests, a blank line, one error; then a line
+     * that starts with a NUL byte (answered, issue 23) and an "id" that is
+     * not UTF-8 (answered as valid UTF-8, the bad byte replaced). */
+    char in_text[] = "{\"box\":[1,1,9,9],\"label\":\"nothing here\"}\n\n{bad\n"
+                     "\0{\"box\":[1,1,9,9]}\n{\"id\":\"a\xff\xfe\",\"box\":[1,1,9,9]}\n";
+    FILE *in = fmemopen(in_text, sizeof in_text - 1, "r");
     char *out_buf = NULL;
     size_t out_len = 0;
     FILE *out = open_memstream(&out_buf, &out_len);
@@ -134,12 +143,15 @@ static void answers(void)
         fclose(in);
     if (out)
         fclose(out);
-    CHECK_EQ(n_req, 2L);
-    CHECK_EQ(n_err, 1L);
+    CHECK_EQ(n_req, 4L);
+    CHECK_EQ(n_err, 2L);
     int lines = 0;
     for (size_t i = 0; out_buf && i < out_len; i++)
         lines += out_buf[i] == '\n';
-    CHECK_EQ(lines, 2);
+    CHECK_EQ(lines, 4);
+    CHECK(out_buf && base_utf8_check(out_buf, out_len) == out_len);
+    CHECK(out_buf && strstr(out_buf, "\"id\":\"a\xef\xbf\xbd\xef\xbf\xbd\"") != NULL);
+    CHECK(out_buf && strstr(out_buf, "NUL byte") != NULL);
     free(out_buf);
     cascade_snapserve_destroy(sv);
     cascade_snapserve_destroy(NULL);

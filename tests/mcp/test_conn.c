@@ -231,7 +231,7 @@ static void list(void)
     t = tools_text(&cfg, &n2);
     CHECK(t != NULL);
     CHECK(strstr(t, "\"name\":\"evaluate_script\"") != NULL);
-    CHECK_EQ(n2, n + 2); /* evaluate_script and run_script */
+    CHECK_EQ(n2, n + 3); /* evaluate_script, run_script and add_init_script (issue 23) */
     free(t);
     mcp_secrets_destroy(sec);
     unlink(path);

@@ -27,6 +27,10 @@
  *            clear errors listing the tabs.
  * closed:    the served tab is closed by the user: the next answer is an
  *            error saying so, and the service serves another tab after it.
+ * crashed:   the served tab's renderer crashes and the user reloads it: the
+ *            next request re-adopts it by its target id and is answered.
+ * dialog:    a tab showing alert() when fovea attaches: the error names the
+ *            dialog (fovea does not close the user's dialog).
  * snaptest:  `fovea snaptest CASE --live --cdp EP --target …` replays a
  *            recorded case in the existing tab (at the case's viewport), and
  *            fails rather than passes when the tab's viewport skips it.
@@ -96,14 +100,16 @@ static double eval_num(const char *sess, const char *expr)
     return d;
 }
 
-/* 1 when the page kit's listener recorder runs in the tab and sees a listener
- * the page adds now (fovea installs it when it adopts a tab). */
+/* 1 when the page kit's listener recorder runs in the tab (fovea installs it
+ * when it adopts a tab): its marker is there and addEventListener is its
+ * wrapper. What it records is readable only from fovea's isolated world
+ * (issue 23), which another client cannot enter; tests/perception/test_kit
+ * late_attach checks the recording itself. */
 static double late_listener_seen(const char *sess)
 {
-    return eval_num(sess, "(() => { const r = globalThis[Symbol.for('fovea.listen')];"
-                          " const s = document.createElement('span'); document.body.appendChild(s);"
-                          " s.addEventListener('click', () => {}); const y = r && r.has(s) ? 1 : 0;"
-                          " s.remove(); return y; })()");
+    return eval_num(sess, "(() => !!globalThis[Symbol.for('fovea.listen')] &&"
+                          " !String(EventTarget.prototype.addEventListener).includes('[native code]')"
+                          " ? 1 : 0)()");
 }
 
 static int open_tab(const char *url, char *tid, char *sess)
@@ -629,6 +635,57 @@ static void closed(void)
     CHECK_EQ(svc_proc_finish(&p, 15000), 0);
 }
 
+/* The served tab's renderer crashes and the user reloads it (same target
+ * id, a new renderer): the next request re-adopts the tab by its id and is
+ * answered, instead of "the tab is gone" forever (issue 23). */
+static void crashed(void)
+{
+    SETUP_OR_SKIP();
+    char url[300], tid[64], sess[64];
+    snprintf(url, sizeof url, "%s?crash", S.url_b);
+    CHECK(open_tab(url, tid, sess) == 0);
+    const char *const argv[] = {FOVEA, "snap", "--cdp", S.chrome.endpoint, "--target", tid, NULL};
+    svc_proc p;
+    CHECK(svc_proc_start(&p, argv, OUT "/crashed.err") == 0);
+    cJSON *a = ask(&p, "{\"box\":[0,0,200,60],\"label\":\"Sent\"}");
+    CHECK(a && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")));
+    cJSON_Delete(a);
+    /* Crash the renderer (the call gets no answer: the page died). */
+    cdp_call(cdp_browser_conn(S.client), sess, "Page.crash", NULL, NULL, 2000, NULL);
+    svc_sleep_ms(500);
+    /* The user reloads the tab: through a fresh session of the test's. */
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", tid);
+    cJSON_AddBoolToObject(pa, "flatten", 1);
+    cJSON *res = NULL;
+    CHECK_OK(cdp_call(cdp_browser_conn(S.client), NULL, "Target.attachToTarget", pa, &res, 10000,
+                      S.why));
+    const cJSON *sid = cJSON_GetObjectItemCaseSensitive(res, "sessionId");
+    char s2[64];
+    snprintf(s2, sizeof s2, "%s", cJSON_IsString(sid) ? sid->valuestring : "");
+    cJSON_Delete(res);
+    CHECK_OK(cdp_call(cdp_browser_conn(S.client), s2, "Page.reload", NULL, NULL, 10000, S.why));
+    int loaded = 0;
+    for (int i = 0; i < 200 && !loaded; i++) {
+        cJSON *v = eval(s2, "document.readyState === 'complete'");
+        loaded = cJSON_IsTrue(v);
+        cJSON_Delete(v);
+        if (!loaded)
+            svc_sleep_ms(50);
+    }
+    CHECK(loaded);
+    a = ask(&p, "{\"id\":2,\"box\":[0,0,200,60],\"label\":\"Sent\"}");
+    CHECK(a != NULL);
+    CHECK_MSG(a && !cJSON_GetObjectItemCaseSensitive(a, "error") &&
+                  cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "found")),
+              "answer: %s", a && jstr(a, "error") ? jstr(a, "error") : "(no error)");
+    cJSON_Delete(a);
+    CHECK_EQ(svc_proc_finish(&p, 15000), 0);
+    pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", tid);
+    cdp_call(cdp_browser_conn(S.client), NULL, "Target.closeTarget", pa, NULL, 10000, NULL);
+}
+
 /* snaptest --live --target: a recorded case replays inside tab B once that
  * tab has the case's viewport (the test's own override, as a user's window
  * size would be); the tab is navigated to the case's page and stays open. */
@@ -668,7 +725,44 @@ static void snaptest(void)
     base_free(log);
 }
 
+/* A tab that shows an alert() when fovea attaches (issue 23): it answers
+ * nothing until the dialog is closed, and fovea does not close the user's
+ * dialog; the error names the dialog as the cause instead of a bare
+ * "Page.enable timed out". The tab is made without a session of the test's
+ * own, so nothing answers the alert. */
+static void dialog(void)
+{
+    SETUP_OR_SKIP();
+    cdp_conn *c = cdp_browser_conn(S.client);
+    char url[256], tid[64] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/service/alert.html", serve_httpd_port(S.srv));
+    cJSON *pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "url", url);
+    cJSON *res = NULL;
+    CHECK_OK(cdp_call(c, NULL, "Target.createTarget", pa, &res, 10000, S.why));
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(res, "targetId");
+    snprintf(tid, sizeof tid, "%s", cJSON_IsString(id) ? id->valuestring : "");
+    cJSON_Delete(res);
+    svc_sleep_ms(1500); /* the alert is up */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "echo | '%s' snap --cdp '%s' --target '%s' > '%s/dialog.out' 2>&1",
+             FOVEA, S.chrome.endpoint, tid, OUT);
+    int st = system(cmd);
+    uint8_t *d = NULL;
+    size_t n = 0;
+    char *log = base_read_file(OUT "/dialog.out", &d, &n, 1 << 16, NULL) == BASE_OK ? (char *)d
+                                                                                   : NULL;
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) != 0 && log &&
+                  strstr(log, "JavaScript dialog") != NULL,
+              "exit %d: %s", st, log ? log : "");
+    base_free(log);
+    pa = cJSON_CreateObject();
+    cJSON_AddStringToObject(pa, "targetId", tid);
+    cdp_call(c, NULL, "Target.closeTarget", pa, NULL, 10000, NULL);
+}
+
 static const check_case cases[] = {
+    {"dialog", dialog},   {"crashed", crashed},
     {"adopt", adopt},     {"snap", snap},     {"click", click},       {"run", run_task},
     {"kept", kept},       {"oopif", oopif},   {"capture", capture},   {"closed", closed},
     {"snaptest", snaptest}, {NULL, NULL},

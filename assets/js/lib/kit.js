@@ -96,6 +96,27 @@ const kit = (() => {
 
   const styleOf = (el) => el.ownerDocument.defaultView.getComputedStyle(el);
   const tagOf = (el) => el.localName.toLowerCase();
+  // secretField: a field whose value is a secret (docs/safety.md "Secret
+  // fields", agent_field_sensitive in C): type=password, or an autocomplete
+  // token cc-* (card data), current-password, new-password or one-time-code.
+  // Its value never leaves the page in an answer: callers show MASK.
+  const MASK = '********';
+  const secretField = (el) => {
+    if (!el || el.nodeType !== 1) return false;
+    const tag = tagOf(el);
+    if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') return false;
+    if (tag === 'input' && (el.getAttribute('type') || '').toLowerCase() === 'password') {
+      return true;
+    }
+    const ac = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+    return ac.some((t) => t.startsWith('cc-') || t === 'current-password' ||
+      t === 'new-password' || t === 'one-time-code');
+  };
+  // A field's value as answers may show it: MASK for a secret field.
+  const shownValue = (el) => {
+    const v = typeof el.value === 'string' ? el.value : '';
+    return v && secretField(el) ? MASK : v;
+  };
 
   // ---- roles ----------------------------------------------------------------
   const firstRole = (el) => {
@@ -126,11 +147,15 @@ const kit = (() => {
   };
 
   // ---- listeners --------------------------------------------------------------
-  // The registry of assets/js/lib/listen.js for el's document, in this world
-  // (null when the script did not run there: an isolated world).
+  // The registry for el's document in this world: in fovea's isolated world
+  // the bridge (assets/js/lib/bridge.js) that asks the main-world recorder
+  // (assets/js/lib/listen.js) through nonce events; null when neither ran.
   const LISTEN = Symbol.for('fovea.listen');
   const winOf = (el) => (el.ownerDocument || el).defaultView || globalThis;
-  const reg = (el) => winOf(el)[LISTEN] || null;
+  const reg = (el) => {
+    const r = winOf(el)[LISTEN];
+    return r && typeof r.has === 'function' ? r : null; // the main world has only a marker
+  };
   const jqOf = (el) => {
     const jq = winOf(el).jQuery;
     return jq && typeof jq._data === 'function' ? jq : null;
@@ -176,6 +201,9 @@ const kit = (() => {
     const tag = tagOf(el);
     if (tag === 'html' || tag === 'body') return false;
     const r = reg(el);
+    // The main world holds the listeners and the frameworks' expandos: it
+    // answers the whole question (the same rules, listen.js `own`).
+    if (r && r.bridge) return r.own(el);
     if (r && r.has(el)) return !dispatchRoot(el);
     for (let i = 0; i < ON.length; i++) {
       if (el.hasAttribute(ON[i])) return true;
@@ -188,9 +216,10 @@ const kit = (() => {
   // adds one real listener to the ancestor (so the registry has it) and keeps
   // the selectors in its private data.
   const delegated = (el) => {
+    const r = reg(el);
+    if (r && r.bridge) return r.deleg(el);
     const jq = jqOf(el);
     if (!jq) return false;
-    const r = reg(el);
     for (let a = el.parentNode; a; a = a.parentNode) {
       if (a.nodeType !== 1 && a.nodeType !== 9) break;
       if (r && !r.has(a)) continue;
@@ -208,12 +237,35 @@ const kit = (() => {
     }
     return false;
   };
-  const hasListener = (el) => ownListener(el) || delegated(el);
+  const hasListener = (el) => {
+    const r = reg(el);
+    if (r && r.bridge) {
+      // One question to the main world; the on* attribute needs none.
+      const tag = tagOf(el);
+      if (tag === 'html' || tag === 'body') return delegated(el);
+      for (let i = 0; i < ON.length; i++) if (el.hasAttribute(ON[i])) return true;
+      return r.any(el);
+    }
+    return ownListener(el) || delegated(el);
+  };
+  // True when a closed shadow root may have appeared in this document since
+  // the last ask (the recorder's `closed`, through the bridge): the caller
+  // then hands the document's closed roots to this world
+  // (perc_kit_closed_roots, perception/kit.h) and runs its script again.
+  const closedNew = () => {
+    try {
+      const r = globalThis[LISTEN];
+      return !!(r && r.bridge && r.closed());
+    } catch (e) {
+      return false;
+    }
+  };
   // A cheap approximation for scans of every element (fingerprint.js): the
   // recorder's registry and an onclick attribute only.
   const recordedListener = (el) => {
+    if (el.hasAttribute('onclick')) return true;
     const r = reg(el);
-    return (!!r && r.has(el)) || el.hasAttribute('onclick');
+    return !!r && r.has(el);
   };
 
   // ---- interactive ------------------------------------------------------------
@@ -667,9 +719,8 @@ const kit = (() => {
   // mapLabel: the label the selector map (enrich.js) records for an element
   // and the procedural check (snap_epoch.js) compares with it: the
   // accessible name, else the visual label (a form control's), else the
-  // value, at most 127 characters.
-  const mapLabel = (el) => cap(accessibleName(el, true) || visualLabel(el) ||
-    (typeof el.value === 'string' ? el.value : ''), 127);
+  // value (masked for a secret field), at most 127 characters.
+  const mapLabel = (el) => cap(accessibleName(el, true) || visualLabel(el) || shownValue(el), 127);
 
   // ---- element text for the snapper --------------------------------------------
   // What the live snapper (snap_probe.js) and the procedural check
@@ -727,12 +778,12 @@ const kit = (() => {
     if (tag === 'input') {
       const ty = el.type;
       if (ty === 'checkbox' || ty === 'radio') t = '';
-      else t = el.value || el.getAttribute('placeholder') || '';
+      else t = shownValue(el) || el.getAttribute('placeholder') || '';
     } else if (tag === 'select') {
       const o = el.selectedOptions && el.selectedOptions[0];
       t = o ? o.text : '';
     } else if (tag === 'textarea') {
-      t = el.value || el.getAttribute('placeholder') || '';
+      t = shownValue(el) || el.getAttribute('placeholder') || '';
     } else if (tag === 'img') {
       t = el.getAttribute('alt') || '';
     } else if (isInter && typeof el.innerText === 'string') {
@@ -831,7 +882,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated,
+  return { ROLES, MASK, secretField, shownValue, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated, closedNew,
     isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel,
     visualLabel };

@@ -274,7 +274,9 @@ static void expand_action(void)
     CHECK(!body_has(&f, 0, "- done(")); /* the tree decides when the task is done */
     CHECK(body_has(&f, 0, "\"json_schema\""));
     CHECK(body_has(&f, 1, "Image size"));
-    CHECK(body_has(&f, 1, "LAST ACTION: 1 "));
+    /* What the action did is quoted page content (issue 23's frame). */
+    CHECK(body_has(&f, 1, "LAST ACTION: 1 (quoted below)\\n<<<UNTRUSTED action result nonce="));
+    CHECK(body_has(&f, 1, ">>>\\n1 "));
     char *u = page_url(&f);
     CHECK_MSG(strstr(u, "/andor/lumo.html"), "page at %s", u);
     CHECK(strstr(agent_andor_url(f.t), "/andor/lumo.html"));

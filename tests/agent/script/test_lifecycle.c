@@ -23,6 +23,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -67,6 +69,13 @@ typedef struct child {
     char out[600], log[640], err[640], tmp[640];
 } child;
 
+/* Set by a test for the next start(): a shell command run once the old
+ * output is gone (OUT in its environment), and a file-size limit for the
+ * child (RLIMIT_FSIZE, with SIGXFSZ ignored: writes fail with EFBIG, the
+ * portable stand-in for a full disk). */
+static const char *start_prep;
+static long start_fsize_limit;
+
 /* Starts `fovea run TASK --site SITE --out OUT extra...` with stdout and
  * stderr in OUT.stdout / OUT.stderr and TMPDIR in OUT.tmp. */
 static int start(child *c, const char *name, const char *task, const char *const *extra)
@@ -82,6 +91,13 @@ static int start(child *c, const char *name, const char *task, const char *const
              c->err, c->tmp);
     if (system(cmd) != 0)
         return -1;
+    if (start_prep) {
+        setenv("OUT", c->out, 1);
+        int pr = system(start_prep);
+        unsetenv("OUT");
+        if (pr != 0)
+            return -1;
+    }
     const char *argv[32];
     int ac = 0;
     argv[ac++] = FOVEA;
@@ -106,6 +122,12 @@ static int start(child *c, const char *name, const char *task, const char *const
         dup2(o, 1);
         dup2(e, 2);
         setenv("TMPDIR", c->tmp, 1);
+        if (start_fsize_limit > 0) {
+            struct rlimit rl = {(rlim_t)start_fsize_limit, (rlim_t)start_fsize_limit};
+            signal(SIGXFSZ, SIG_IGN);
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+                _exit(97);
+        }
         execv(FOVEA, (char *const *)(uintptr_t)argv);
         _exit(98);
     }
@@ -487,6 +509,16 @@ static int page_tabs(cdp_conn *conn, const char *keep, int *kept)
     return n;
 }
 
+/* A Chromium of the test's own (a "user's browser") and its endpoint in ws
+ * (n bytes; on failure, the error). */
+static base_err launch_own(cdp_browser **b, char *ws, size_t n)
+{
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = cdp_browser_launch(NULL, b, err);
+    snprintf(ws, n, "%s", e ? err : cdp_process_ws_url(cdp_browser_process(*b)));
+    return e;
+}
+
 /* Attach mode: the test starts its own Chromium (a "user's browser" with a
  * tab of its own) and runs fovea with --cdp. A stop signal in `fovea run`
  * (graceful path) and in `fovea bench` (the watcher thread) must close the
@@ -494,14 +526,12 @@ static int page_tabs(cdp_conn *conn, const char *keep, int *kept)
 static void attach_closes_own_tabs(void)
 {
     cdp_browser *b = NULL;
-    char err[BASE_ERRBUF_SIZE] = "";
-    base_err e = cdp_browser_launch(NULL, &b, err);
+    char ws[512];
+    base_err e = launch_own(&b, ws, sizeof ws);
     if (e == BASE_ENOTFOUND)
         SKIP("chromium not installed");
-    CHECK_MSG(e == BASE_OK, "%s", err);
-    cdp_process *proc = cdp_browser_process(b);
-    char ws[512];
-    snprintf(ws, sizeof ws, "%s", cdp_process_ws_url(proc));
+    CHECK_MSG(e == BASE_OK, "%s", ws);
+    char err[BASE_ERRBUF_SIZE] = "";
     cdp_page *mine = NULL;
     e = cdp_page_open(b, NULL, &mine, err);
     char keep[64];
@@ -570,7 +600,122 @@ static void attach_closes_own_tabs(void)
     CHECK_MSG(ok, "%s", why);
 }
 
+/* Links planted in --out where trace.jsonl and report.html go (as an
+ * attacker with write access to a shared output folder would, hoping a root
+ * run writes through them): the run passes, the links' target keeps its
+ * bytes, and the outputs are files of their own. */
+static void out_symlinks(void)
+{
+    child c;
+    start_prep = "echo precious > \"$OUT.victim\" && mkdir -p \"$OUT\" && "
+                 "ln -s \"$OUT.victim\" \"$OUT/trace.jsonl\" && "
+                 "ln -s \"$OUT.victim\" \"$OUT/report.html\"";
+    int ok = start(&c, "links", TASKS "/outputs.json", NULL) == 0;
+    start_prep = NULL;
+    CHECK(ok);
+    int st = finish(&c, 90000);
+    char *log = slurp(c.log);
+    CHECK_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, log);
+    char path[800];
+    snprintf(path, sizeof path, "%s.victim", c.out);
+    char *v = slurp(path);
+    CHECK_STR(v ? v : "(gone)", "precious\n");
+    base_free(v);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/trace.jsonl", c.out);
+    CHECK(lstat(path, &sb) == 0 && S_ISREG(sb.st_mode));
+    char *t = slurp(path);
+    CHECK(t && strstr(t, "\"type\":\"end\"") != NULL);
+    base_free(t);
+    snprintf(path, sizeof path, "%s/report.html", c.out);
+    CHECK(lstat(path, &sb) == 0 && S_ISREG(sb.st_mode));
+    base_free(log);
+}
+
+/* A full disk, as RLIMIT_FSIZE (64 KB: the first overlay does not fit) on
+ * a run attached to a browser of the test's own (a launched Chromium would
+ * inherit the limit): the run exits BASE_EXIT_OUTPUT_LOST (3), not 0; its
+ * stderr names the file and the error once; stdout does not say passed. */
+static void out_full(void)
+{
+    cdp_browser *b = NULL;
+    char ws[512];
+    base_err e = launch_own(&b, ws, sizeof ws);
+    if (e == BASE_ENOTFOUND)
+        SKIP("chromium not installed");
+    CHECK_MSG(e == BASE_OK, "%s", ws);
+    const char *extra[] = {"--cdp", ws, NULL};
+    child c;
+    start_fsize_limit = 64 * 1024;
+    int ok = start(&c, "full", TASKS "/outputs.json", extra) == 0;
+    start_fsize_limit = 0;
+    int st = ok ? finish(&c, 90000) : -1;
+    cdp_browser_destroy(b);
+    CHECK(ok);
+    char *log = slurp(c.log), *errs = slurp(c.err);
+    CHECK_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 3, "status %d: %s\n%s", st, log,
+              errs);
+    CHECK_EQ(count(errs, "output lost: "), 1);
+    CHECK_MSG(count(errs, "File too large") == 1, "%s", errs);
+    CHECK_MSG(strstr(errs, c.out) != NULL, "%s", errs);
+    CHECK(log && strstr(log, "passed") == NULL && strstr(log, "output lost") != NULL);
+    base_free(log);
+    base_free(errs);
+}
+
+/* --out that cannot be written (its path runs through a file; root ignores
+ * permission bits) is a usage error said before a browser starts. */
+static void out_unwritable(void)
+{
+    child c;
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/tests/agent/script/out_unwritable.file/out", FOVEA_BINARY_DIR);
+    CHECK_EQ(system("touch '" FOVEA_BINARY_DIR "/tests/agent/script/out_unwritable.file'"), 0);
+    const char *extra[] = {"--out", bad, NULL};
+    double t0 = base_monotime_ms();
+    CHECK(start(&c, "unwritable", TASKS "/outputs.json", extra) == 0);
+    int st = finish(&c, 30000);
+    double ms = base_monotime_ms() - t0;
+    char *errs = slurp(c.err);
+    CHECK_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d: %s", st, errs);
+    CHECK_MSG(errs && strstr(errs, "--out") && strstr(errs, "Not a directory") &&
+                  strstr(errs, " on http") == NULL,
+              "%s", errs);
+    CHECK_MSG(ms < 5000, "took %.0f ms: a browser started first?", ms);
+    base_free(errs);
+}
+
+/* SIGTERM while step 2 waits on a page whose script hangs (every CDP call
+ * into it waits): the run ends in about a second, not after the call's own
+ * timeout (21 s before, issue 23), with exit 143, the trace's end record and
+ * the report. */
+static void sigterm_frozen(void)
+{
+    child c;
+    CHECK(start(&c, "frozen", TASKS "/freeze.json", NULL) == 0);
+    int ready = wait_for_text(c.err, "step 1/2 click 'Start export'", 60000);
+    base_sleep_ms(1500); /* step 2 is waiting on the frozen page */
+    double t0 = base_monotime_ms();
+    kill(c.pid, SIGTERM);
+    int st = finish(&c, 30000);
+    double ms = base_monotime_ms() - t0;
+    char *errs = slurp(c.err);
+    CHECK_MSG(ready, "step 1 never finished: %s", errs ? errs : "");
+    CHECK_MSG(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 143, "status %d: %s", st,
+              errs ? errs : "");
+    CHECK_MSG(ms < 3000, "exit took %.0f ms after SIGTERM", ms);
+    char *trace = slurp2(c.out, "trace.jsonl");
+    CHECK(trace && strstr(trace, "\"interrupted\":\"SIGTERM\"") != NULL);
+    base_free(trace);
+    char path[800];
+    snprintf(path, sizeof path, "%s/report.html", c.out);
+    CHECK(access(path, F_OK) == 0);
+    base_free(errs);
+}
+
 static const check_case cases[] = {
+    {"sigterm_frozen", sigterm_frozen},
+    {"out_symlinks", out_symlinks}, {"out_full", out_full}, {"out_unwritable", out_unwritable},
     {"attach_closes_own_tabs", attach_closes_own_tabs}, {"nearest_names", nearest_names},
     {"secrets_everywhere", secrets_everywhere},         {"secrets_hard", secrets_hard},         {"interrupt_sigint", interrupt_sigint},
     {"interrupt_sigterm", interrupt_sigterm},           {"interrupt_sighup", interrupt_sighup},

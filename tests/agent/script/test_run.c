@@ -148,6 +148,8 @@ static void backtracking(void)
     base_free(log);
     CHECK_MSG(st == 1, "exit %d, output:\n%s", st, copy);
     CHECK_MSG(strstr(copy, "backtracking steps"), "no limit named:\n%s", copy);
+    /* retries 2, yet one attempt: a pattern that hit its limit is not retried. */
+    CHECK_MSG(strstr(copy, "retrying") == NULL, "retried:\n%s", copy);
     char *trace = slurp(out, "trace.jsonl");
     cJSON *step = NULL;
     for (char *save = NULL, *line = trace ? strtok_r(trace, "\n", &save) : NULL; line;

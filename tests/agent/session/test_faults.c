@@ -729,6 +729,31 @@ static void cli_start_frozen(void)
     CHECK(access(OUT "/out_cli_frozen/report.html", F_OK) == 0);
 }
 
+/* `fovea snap` on a frozen start page: bounded like fovea run's start
+ * (CLI_START_MIN_MS = 5 s), not 30 s (issue 23), and a clear error. */
+static void snap_start_frozen(void)
+{
+    char cmd[2048], logf[600];
+    snprintf(logf, sizeof logf, "%s/snap_frozen.log", OUT);
+    snprintf(cmd, sizeof cmd,
+             "echo | '%s/tools/fovea' snap --site '%s/tests/fixtures/pages' --url "
+             "/faults/frozen.html > '%s' 2>&1",
+             FOVEA_BINARY_DIR, FOVEA_SOURCE_DIR, logf);
+    double t0 = base_monotime_ms();
+    int st = system(cmd);
+    double ms = base_monotime_ms() - t0;
+    uint8_t *d = NULL;
+    size_t len = 0;
+    char *log = base_read_file(logf, &d, &len, 1u << 16, NULL) == BASE_OK ? (char *)d : NULL;
+    add_row("frozen start page (fovea snap, incl. Chromium launch)", 5000, ms,
+            "page not responding");
+    CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1 && log &&
+                  strstr(log, "page not responding") && strstr(log, "5000 ms"),
+              "exit %d: %s", st, log ? log : "");
+    CHECK_MSG(ms < 5000 + 700 + 8000, "%.0f ms (30 s before)", ms); /* + probe + launch */
+    base_free(log);
+}
+
 /* Ctrl-C while the start page loads: the navigation stops at once, the
  * interrupt line is printed, exit 130, the trace says interrupted. */
 static void cli_start_interrupt(void)
@@ -983,6 +1008,7 @@ static const check_case cases[] = {
     {"start_urls", start_urls},
     {"cli_start_urls", cli_start_urls},
     {"cli_start_frozen", cli_start_frozen},
+    {"snap_start_frozen", snap_start_frozen},
     {"cli_start_interrupt", cli_start_interrupt},
     {"frozen_on_load", frozen_on_load},
     {"dialog_task_parse", dialog_task_parse},

@@ -54,17 +54,33 @@ static void schemas(void)
     CHECK(tool_at(n) == NULL);
     cJSON *fns = tool_functions_json(0);
     CHECK(fns != NULL);
-    int opt_in = 0;
-    for (int i = 0; i < n; i++)
+    int opt_in = 0, uploads = 0;
+    for (int i = 0; i < n; i++) {
         opt_in += (tool_at(i)->flags & TOOL_OPT_IN) != 0;
-    CHECK_EQ(cJSON_GetArraySize(fns), n - opt_in);
+        uploads += (tool_at(i)->flags & TOOL_UPLOADS) != 0;
+    }
+    /* Each tool that needs a permit is offered only with it (issue 23):
+     * page script (add_init_script too) and uploads. */
+    CHECK_EQ(opt_in, 3);
+    CHECK_EQ(uploads, 1);
+    CHECK_STR(tool_permit_name(tool_find("add_init_script")), "allow-scripts");
+    CHECK_STR(tool_permit_name(tool_find("evaluate_script")), "allow-scripts");
+    CHECK_STR(tool_permit_name(tool_find("upload_file")), "upload-dir");
+    CHECK_STR(tool_permit_name(tool_find("click_at")), "none");
+    CHECK_EQ(cJSON_GetArraySize(fns), n - opt_in - uploads);
     const cJSON *f0 = cJSON_GetArrayItem(fns, 0);
     CHECK_STR(cJSON_GetObjectItemCaseSensitive(f0, "type")->valuestring, "function");
     const cJSON *fn = cJSON_GetObjectItemCaseSensitive(f0, "function");
     CHECK(cJSON_IsString(cJSON_GetObjectItemCaseSensitive(fn, "name")));
     CHECK(cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(fn, "parameters")));
     cJSON_Delete(fns);
-    fns = tool_functions_json(1);
+    fns = tool_functions_json(TOOL_PERMIT_SCRIPTS);
+    CHECK_EQ(cJSON_GetArraySize(fns), n - uploads);
+    cJSON_Delete(fns);
+    fns = tool_functions_json(TOOL_PERMIT_UPLOAD);
+    CHECK_EQ(cJSON_GetArraySize(fns), n - opt_in);
+    cJSON_Delete(fns);
+    fns = tool_functions_json(TOOL_PERMIT_SCRIPTS | TOOL_PERMIT_UPLOAD);
     CHECK_EQ(cJSON_GetArraySize(fns), n);
     cJSON_Delete(fns);
     CHECK_STR(tool_reason_name(TOOL_NOT_FOUND), "not_found");

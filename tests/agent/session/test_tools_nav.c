@@ -80,6 +80,9 @@ static void url_of(const char *path, char *buf, size_t n)
 }
 
 /* A session on path of the test server (allow_hosts as given). */
+/* --allow-scripts for the sessions open_on makes (init_scripts sets it). */
+static int open_allow_scripts;
+
 static fovea_session *open_on(const char *path, const char *allow, cdp_page **page)
 {
     *page = NULL;
@@ -105,6 +108,7 @@ static fovea_session *open_on(const char *path, const char *allow, cdp_page **pa
     fovea_session_opts o;
     ts_opts(&o);
     o.allow_hosts = allow;
+    o.allow_scripts = open_allow_scripts;
     fovea_session *s = ts_session(p, &o);
     if (!s) {
         cdp_page_close(p);
@@ -559,10 +563,23 @@ static void waits(void)
 static void init_scripts(void)
 {
     cdp_page *p = NULL;
+    /* Script on every later page (sign-in pages included) needs the run's
+     * --allow-scripts: without it the call is blocked before it runs. */
+    open_allow_scripts = 0;
     fovea_session *s = open_on("/nav/start.html", NULL, &p);
     if (!s)
         SKIP(harness_error());
     tool_result r;
+    CALL(s, "add_init_script", "{\"source\": \"window.__foveaInit = 'set-by-init';\"}", &r, 0,
+         TOOL_BLOCKED, "--allow-scripts");
+    tool_result_fini(&r);
+    close_session(s, p);
+    open_allow_scripts = 1;
+    s = open_on("/nav/start.html", NULL, &p);
+    if (!s) {
+        open_allow_scripts = 0;
+        SKIP(harness_error());
+    }
     CALL(s, "add_init_script", "{\"source\": \"window.__foveaInit = 'set-by-init';\"}", &r, 1,
          TOOL_OK, "init script added");
     tool_result_fini(&r);
@@ -595,6 +612,7 @@ static void init_scripts(void)
     close_session(s, p);
     /* A popup the session follows gets the scripts for its later loads. */
     s = open_on("/nav/start.html", NULL, &p);
+    open_allow_scripts = 0;
     CHECK(s != NULL);
     CALL(s, "add_init_script", "{\"source\": \"window.__foveaInit = 'in-popup';\"}", &r, 1,
          TOOL_OK, "init script added");

@@ -10,6 +10,8 @@ void ts_opts(fovea_session_opts *o)
     fovea_session_opts_init(o);
     o->humanize = 0;
     o->overlays = AGENT_OVERLAYS_NONE;
+    /* The tests call tools as a task file does: upload paths as given. */
+    o->script_paths = 1;
 }
 
 fovea_session *ts_session(cdp_page *page, const fovea_session_opts *o)

@@ -23,6 +23,7 @@
 #include "agent/session/tool.h"
 #include "base/clock.h"
 #include "model/endpoint.h"
+#include "model/normalize.h"
 #include "replay.h"
 
 static int cmp(const void *a, const void *b)
@@ -118,12 +119,18 @@ int main(int argc, char **argv)
     }
     char *body = cJSON_PrintUnformatted(msgs);
     char *tb = cJSON_PrintUnformatted(tools);
-    /* Baseline: the same bytes, raw. */
+    /* Baseline: the same bytes, raw: the request as the client puts it on
+     * the wire (model/normalize.h), streamed as the client asks. */
+    cJSON *wm = NULL, *wt = NULL;
+    model_wire_messages(msgs, tools, 0, &wm, NULL);
+    model_wire_tools(tools, &wt, NULL);
     cJSON *req = cJSON_CreateObject();
     cJSON_AddStringToObject(req, "model", "gpt-4o-mini");
-    cJSON_AddItemReferenceToObject(req, "messages", msgs);
-    cJSON_AddItemReferenceToObject(req, "tools", tools);
+    cJSON_AddItemToObject(req, "messages", wm ? wm : cJSON_CreateArray());
+    cJSON_AddItemToObject(req, "tools", wt ? wt : cJSON_CreateArray());
     cJSON_AddStringToObject(req, "tool_choice", "auto");
+    cJSON_AddTrueToObject(req, "stream");
+    cJSON_AddTrueToObject(cJSON_AddObjectToObject(req, "stream_options"), "include_usage");
     char *raw = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);
     model_endpoint_config ec;

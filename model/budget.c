@@ -130,8 +130,14 @@ void model_budget_charge(model_budget *b, const model_budget_usage *u, long esti
     if (!b || !u)
         return;
     model_budget_usage c = *u;
-    if (!c.reported && c.prompt <= 0)
+    if (c.prompt <= 0) {
+        /* Zero or negative is no measurement: charge the estimate and learn
+         * nothing from it. */
         c.prompt = estimate;
+        c.reported = 0;
+    }
+    if (c.completion < 0)
+        c.completion = 0;
     if (c.reported && c.prompt > 0 && estimate > 0) {
         /* What the estimate would have been at ratio 1, against the truth. */
         double raw = (double)estimate / (b->ratio > 0 ? b->ratio : 1.0);

@@ -69,8 +69,8 @@ long model_budget_estimate(const model_budget *b, const cJSON *messages, const c
  * budget's thread. */
 base_err model_budget_check(const model_budget *b, long estimate, char *err);
 
-/* Charges one call's usage (u->prompt 0 and not reported: the estimate is
- * charged instead) and learns the estimator's ratio from it. u is borrowed.
+/* Charges one call's usage (u->prompt 0 or negative, reported or not: the
+ * estimate is charged instead, and the ratio is not learned from it) and learns the estimator's ratio from it. u is borrowed.
  * On the budget's thread; cannot fail. */
 void model_budget_charge(model_budget *b, const model_budget_usage *u, long estimate);
 

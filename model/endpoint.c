@@ -60,6 +60,9 @@ struct model_endpoint {
     long retry_after_ms; /* -1 when the response had none */
     long retry_after_s;  /* the same as sent, unclamped (seconds), -1 when none */
     double deadline_ms;  /* of the post in progress, 0 = none */
+    int first_byte_ms, stall_ms;
+    double t_start, t_byte; /* the attempt's start and its last byte (0 = none yet) */
+    int timer;              /* which timer ended the attempt: 0, 1 first byte, 2 stall */
     atomic_int cancel;
 };
 
@@ -155,6 +158,7 @@ static size_t on_body(char *p, size_t sz, size_t nm, void *user)
 {
     model_endpoint *ep = user;
     size_t n = sz * nm;
+    ep->t_byte = base_monotime_ms();
     /* Returning less than n aborts the transfer with CURLE_WRITE_ERROR. */
     return base_buf_append(&ep->resp, p, n) == BASE_OK ? n : 0;
 }
@@ -190,6 +194,7 @@ static size_t on_header(char *p, size_t sz, size_t nm, void *user)
 {
     model_endpoint *ep = user;
     size_t n = sz * nm;
+    ep->t_byte = base_monotime_ms();
     /* A new status line (after 100 Continue or a redirect) starts afresh. */
     if (n >= 5 && memcmp(p, "HTTP/", 5) == 0) {
         ep->retry_after_ms = -1;
@@ -258,6 +263,20 @@ static CURLcode perform(model_endpoint *ep)
     while (!done) {
         if (stopped(ep)) {
             rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        /* The byte timers, checked every slice: a server that never starts
+         * answering, or stops in the middle, fails the attempt long before
+         * the attempt's own timeout. */
+        double now = base_monotime_ms();
+        if (ep->first_byte_ms > 0 && ep->t_byte == 0 && now - ep->t_start > ep->first_byte_ms) {
+            ep->timer = 1;
+            rc = CURLE_OPERATION_TIMEDOUT;
+            break;
+        }
+        if (ep->stall_ms > 0 && ep->t_byte > 0 && now - ep->t_byte > ep->stall_ms) {
+            ep->timer = 2;
+            rc = CURLE_OPERATION_TIMEDOUT;
             break;
         }
         if (curl_multi_perform(ep->multi, &running) != CURLM_OK) {
@@ -348,6 +367,9 @@ base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, dou
         curl_easy_setopt(ep->curl, CURLOPT_ERRORBUFFER, cerr);
         in->attempts++;
         double t0 = base_monotime_ms();
+        ep->t_start = t0;
+        ep->t_byte = 0;
+        ep->timer = 0;
         CURLcode cc = perform(ep);
         double ms = base_monotime_ms() - t0;
         in->transfer_ms += ms;
@@ -374,6 +396,21 @@ base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, dou
         } else if (cc == CURLE_ABORTED_BY_CALLBACK) {
             return model_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
                                       cancel_why(ep), ep->shown);
+        } else if (cc == CURLE_OPERATION_TIMEDOUT && ep->timer == 1) {
+            snprintf(last, sizeof last, "no first byte in %g s", ep->first_byte_ms / 1000.0);
+            last_e = BASE_ETIMEDOUT;
+            k = ATT_RETRY;
+        } else if (cc == CURLE_OPERATION_TIMEDOUT && ep->timer == 2) {
+            snprintf(last, sizeof last, "no byte for %g s", ep->stall_ms / 1000.0);
+            last_e = BASE_ETIMEDOUT;
+            k = ATT_RETRY;
+        } else if (cc == CURLE_OPERATION_TIMEDOUT && tmo < ep->timeout_ms) {
+            /* Cut by the deadline, not by the attempt's timeout: no retry
+             * can help. */
+            snprintf(last, sizeof last, "timed out after %.1f s: the %s's time limit ran out",
+                     ms / 1000.0, ep->budget);
+            return model_endpoint_errf(ep, err, BASE_ETIMEDOUT, "%s: %s (%s%s)", ep->what, last,
+                                       ep->shown, a ? ", after retries" : "");
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {
             snprintf(last, sizeof last, "timed out after %ld ms", tmo);
             last_e = BASE_ETIMEDOUT;
@@ -511,6 +548,8 @@ base_err model_endpoint_create(const model_endpoint_config *c, model_endpoint **
     ep->timeout_ms = c->timeout_ms ? c->timeout_ms : 30000;
     ep->max_retries = c->max_retries;
     ep->stop_on_interrupt = c->stop_on_interrupt;
+    ep->first_byte_ms = c->first_byte_ms > 0 ? c->first_byte_ms : 0;
+    ep->stall_ms = c->stall_ms > 0 ? c->stall_ms : 0;
     ep->max_response = c->max_response ? c->max_response : RESP_MAX_DEFAULT;
     base_buf_init(&ep->resp, ep->max_response);
     base_rng_seed(&ep->rng, (uint64_t)base_monotime() ^ (uint64_t)(uintptr_t)ep);

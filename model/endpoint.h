@@ -37,6 +37,11 @@ typedef struct model_endpoint_config {
     int max_retries;      /* 0..20 */
     size_t max_response;  /* cap on a response body; 0 = 8 MiB */
     int stop_on_interrupt; /* a stop signal (base/interrupt.h) cancels like model_endpoint_cancel */
+    int first_byte_ms;    /* an attempt with no byte of answer by then fails ("no first byte
+                             in N s"), and is retried; 0 = only timeout_ms */
+    int stall_ms;         /* an attempt whose answer stops for this long fails ("no byte for
+                             N s"), and is retried; 0 = only timeout_ms. Streamed answers
+                             keep bytes coming, so this tells a stalled server from a slow one */
 } model_endpoint_config;
 
 /* What one model_endpoint_post did. */

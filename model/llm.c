@@ -33,13 +33,25 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "model/endpoint.h"
+#include "model/context.h"
+#include "model/normalize.h"
+#include "model/sse.h"
+#include "model/tokens.h"
 
 #define BODY_MAX (8u << 20)
+#define CTX_ASK_MS 2000L    /* each context-window question */
+#define CTX_ANSWER_MIN 256L /* tokens an answer needs at least */
 
 struct model_llm {
     model_endpoint *ep;
     char *model[MODEL_LLM_ROLE_COUNT];
     int no_schema; /* the endpoint refused response_format once */
+    unsigned wire; /* MODEL_WIRE_* fallbacks the endpoint asked for (400s naming the cause) */
+    int stream;    /* ask for SSE (config, until the endpoint refuses it) */
+    int call_limit_ms;
+    long ctx;      /* the context window: > 0 known, 0 not asked yet, -1 unknown */
+    model_context_src ctx_src;
+    char *base_url, *key; /* for asking the window */
 };
 
 const char *model_llm_role_name(model_llm_role r)
@@ -58,6 +70,10 @@ void model_llm_config_init(model_llm_config *c)
     c->model = "gpt-4o-mini";
     c->timeout_ms = 120000;
     c->max_retries = 3;
+    c->first_byte_ms = 90000;
+    c->stall_ms = 30000;
+    c->call_limit_ms = 240000;
+    c->stream = 1;
 }
 
 base_err model_llm_config_from_env(model_llm_config *c, char *err)
@@ -79,6 +95,23 @@ base_err model_llm_config_from_env(model_llm_config *c, char *err)
     base_err e = base_env_int("FOVEA_LLM_TIMEOUT_MS", 0, 10000000, &t.timeout_ms, err);
     if (!e)
         e = base_env_int("FOVEA_LLM_MAX_RETRIES", 0, 10000000, &t.max_retries, err);
+    /* The byte timers and the call's limit, in seconds. */
+    static const char *const secs[] = {"FOVEA_LLM_FIRST_BYTE_S", "FOVEA_LLM_STALL_S",
+                                       "FOVEA_LLM_CALL_LIMIT_S"};
+    int *dst[] = {&t.first_byte_ms, &t.stall_ms, &t.call_limit_ms};
+    for (int i = 0; i < 3 && !e; i++) {
+        int v = *dst[i] / 1000;
+        e = base_env_int(secs[i], i == 2 ? 1 : 0, 86400, &v, err);
+        if (!e)
+            *dst[i] = v * 1000;
+    }
+    if (!e)
+        e = base_env_int("FOVEA_LLM_STREAM", 0, 1, &t.stream, err);
+    int ctx = (int)t.context_tokens;
+    if (!e)
+        e = base_env_int("FOVEA_LLM_CONTEXT", -1, 100000000, &ctx, err);
+    if (!e)
+        t.context_tokens = ctx;
     if (e)
         return e;
     *c = t;
@@ -92,6 +125,13 @@ void model_llm_destroy(model_llm *l)
     if (!l)
         return;
     model_endpoint_destroy(l->ep);
+    if (l->key) {
+        volatile char *k = l->key;
+        while (*k)
+            *k++ = 0;
+    }
+    base_free(l->key);
+    base_free(l->base_url);
     for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++)
         base_free(l->model[i]);
     base_free(l);
@@ -127,6 +167,17 @@ base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
     ec.max_retries = c->max_retries;
     ec.max_response = BODY_MAX;
     ec.stop_on_interrupt = 1;
+    ec.first_byte_ms = c->first_byte_ms;
+    ec.stall_ms = c->stall_ms;
+    l->stream = c->stream != 0;
+    l->call_limit_ms = c->call_limit_ms > 0 ? c->call_limit_ms : 240000;
+    l->ctx = c->context_tokens > 0 ? c->context_tokens : c->context_tokens < 0 ? -1 : 0;
+    l->base_url = base_strdup(c->base_url ? c->base_url : "");
+    l->key = c->api_key ? base_strdup(c->api_key) : NULL;
+    if (!l->base_url || (c->api_key && !l->key)) {
+        model_llm_destroy(l);
+        return base_errf(err, BASE_ENOMEM, "model client: out of memory");
+    }
     base_err e = model_endpoint_create(&ec, &l->ep, err);
     if (e) {
         model_llm_destroy(l);
@@ -153,6 +204,11 @@ const char *model_llm_model(const model_llm *l, model_llm_role r)
 int model_llm_schema_fallback(const model_llm *l)
 {
     return l->no_schema;
+}
+
+unsigned model_llm_wire_fallbacks(const model_llm *l)
+{
+    return l->wire;
 }
 
 /* ---- messages -------------------------------------------------------------------- */
@@ -272,15 +328,15 @@ fail:
 /* The request body (a cJSON_Print string, free()). messages/tools/schema
  * are referenced, not copied, while the body is printed. */
 static char *build_body(const model_llm_request *q, const char *model, const cJSON *messages,
-                        int with_format)
+                        const cJSON *tools, int with_format, long max_tokens, int stream)
 {
     cJSON *root = cJSON_CreateObject();
     char *s = NULL;
     if (!root || !cJSON_AddStringToObject(root, "model", model) ||
         !cJSON_AddItemReferenceToObject(root, "messages", (cJSON *)(uintptr_t)messages))
         goto done;
-    if (q->tools && cJSON_GetArraySize(q->tools) > 0) {
-        if (!cJSON_AddItemReferenceToObject(root, "tools", (cJSON *)(uintptr_t)q->tools) ||
+    if (tools && cJSON_GetArraySize(tools) > 0) {
+        if (!cJSON_AddItemReferenceToObject(root, "tools", (cJSON *)(uintptr_t)tools) ||
             !cJSON_AddStringToObject(root, "tool_choice", q->tool_choice ? q->tool_choice : "auto"))
             goto done;
     }
@@ -292,16 +348,37 @@ static char *build_body(const model_llm_request *q, const char *model, const cJS
             !cJSON_AddItemReferenceToObject(js, "schema", (cJSON *)(uintptr_t)q->schema))
             goto done;
     }
-    if (q->max_tokens > 0 && !cJSON_AddNumberToObject(root, "max_tokens", q->max_tokens))
+    if (max_tokens > 0 && !cJSON_AddNumberToObject(root, "max_tokens", (double)max_tokens))
         goto done;
     if (q->temperature >= 0 && !cJSON_AddNumberToObject(root, "temperature", q->temperature))
         goto done;
-    if (!cJSON_AddFalseToObject(root, "stream"))
+    if (stream) {
+        /* Streamed, so that bytes keep coming while the model writes (the
+         * stall timer tells a dead server from a slow one), with the usage
+         * in the last chunk. */
+        cJSON *so = cJSON_AddObjectToObject(root, "stream_options");
+        if (!cJSON_AddTrueToObject(root, "stream") || !so ||
+            !cJSON_AddTrueToObject(so, "include_usage"))
+            goto done;
+    } else if (!cJSON_AddFalseToObject(root, "stream")) {
         goto done;
+    }
     s = cJSON_PrintUnformatted(root);
 done:
     cJSON_Delete(root);
     return s;
+}
+
+/* The start of the last response body, lower-cased, into low (n bytes),
+ * for reading why a server refused a request. */
+static void lower_body(const model_endpoint *ep, char *low, size_t n)
+{
+    size_t len = 0;
+    const char *body = model_endpoint_body(ep, &len);
+    size_t k = 0;
+    for (size_t i = 0; i < len && k + 1 < n; i++)
+        low[k++] = (char)tolower((unsigned char)body[i]);
+    low[k] = '\0';
 }
 
 /* Did the server refuse response_format? A 400/422 whose message names it. */
@@ -309,15 +386,81 @@ static int refused_format(const model_endpoint *ep, const perc_post_info *pi)
 {
     if (pi->status != 400 && pi->status != 422)
         return 0;
-    size_t n = 0;
-    const char *body = model_endpoint_body(ep, &n);
     char low[2048];
-    size_t k = 0;
-    for (size_t i = 0; i < n && k + 1 < sizeof low; i++)
-        low[k++] = (char)tolower((unsigned char)body[i]);
-    low[k] = '\0';
+    lower_body(ep, low, sizeof low);
     return strstr(low, "response_format") || strstr(low, "json_schema") ||
            strstr(low, "response format") || strstr(low, "responseformat");
+}
+
+/* Which wire fallback a refusal asks for (0 = none): a 4xx/5xx whose
+ * message says the server has no tool calling (Ollama "does not support
+ * tools", vLLM "auto" tool choice requires --enable-auto-tool-choice,
+ * llama.cpp "tools param requires --jinja") or its template no system role
+ * (Gemma's "System role not supported"). Flags already on are not offered
+ * again. */
+static unsigned refused_wire(const model_endpoint *ep, const perc_post_info *pi, unsigned have,
+                             int with_tools)
+{
+    if (pi->status < 400 || pi->status == 401 || pi->status == 403 || pi->status == 429)
+        return 0;
+    char low[2048];
+    lower_body(ep, low, sizeof low);
+    static const char *const no_tools[] = {"does not support tools", "tool choice requires",
+                                           "enable-auto-tool-choice", "tools param requires",
+                                           "tools are not supported", "tool calling is not",
+                                           "tool_choice is not", "does not support tool"};
+    static const char *const no_system[] = {"system role not supported",
+                                            "system role is not supported",
+                                            "system messages are not supported",
+                                            "system message is not supported"};
+    if (with_tools && !(have & MODEL_WIRE_TOOLS_IN_TEXT))
+        for (size_t i = 0; i < sizeof no_tools / sizeof no_tools[0]; i++)
+            if (strstr(low, no_tools[i]))
+                return MODEL_WIRE_TOOLS_IN_TEXT;
+    if (!(have & MODEL_WIRE_SYSTEM_IN_USER))
+        for (size_t i = 0; i < sizeof no_system / sizeof no_system[0]; i++)
+            if (strstr(low, no_system[i]))
+                return MODEL_WIRE_SYSTEM_IN_USER;
+    return 0;
+}
+
+/* Did the server refuse stream or stream_options? A 400/422 naming it. */
+static int refused_stream(const model_endpoint *ep, const perc_post_info *pi)
+{
+    if (pi->status != 400 && pi->status != 422)
+        return 0;
+    char low[2048];
+    lower_body(ep, low, sizeof low);
+    return strstr(low, "stream_options") ||
+           (strstr(low, "stream") && (strstr(low, "not supported") || strstr(low, "unsupported")));
+}
+
+/* The tools-in-text fallback's reply: the calls the model wrote as text
+ * moved into message.tool_calls, so the one reply parser reads them. A new
+ * body (free()), or NULL when there is nothing to move or no memory. */
+static char *calls_into_body(const char *body, size_t len)
+{
+    cJSON *root = cJSON_ParseWithLength(body, len);
+    cJSON *msg = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0), "message");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+    cJSON *calls = NULL;
+    char *rest = NULL, *out = NULL;
+    if (!cJSON_IsString(content) || cJSON_GetObjectItemCaseSensitive(msg, "tool_calls") ||
+        model_wire_calls_from_text(content->valuestring, &calls, &rest, NULL) || !calls)
+        goto done;
+    cJSON *rs = rest ? cJSON_CreateString(rest) : cJSON_CreateNull();
+    if (!rs)
+        goto done;
+    cJSON_ReplaceItemInObjectCaseSensitive(msg, "content", rs);
+    cJSON_AddItemToObject(msg, "tool_calls", calls);
+    calls = NULL;
+    out = cJSON_PrintUnformatted(root);
+done:
+    cJSON_Delete(calls);
+    base_free(rest);
+    cJSON_Delete(root);
+    return out;
 }
 
 /* The parameters schema of tool name in tools, or NULL when absent. */
@@ -377,6 +520,22 @@ bad:
     c->args = NULL;
 }
 
+/* The estimated tokens of what the model wrote (text, reasoning, calls),
+ * for a server that reports no completion tokens. */
+static long reply_estimate(const model_llm_reply *r)
+{
+    size_t n = 0;
+    if (r->content)
+        n += model_tokens_text(r->content, strlen(r->content));
+    if (r->reasoning)
+        n += model_tokens_text(r->reasoning, strlen(r->reasoning));
+    for (int i = 0; i < r->n_calls; i++) {
+        n += model_tokens_text(r->calls[i].name, strlen(r->calls[i].name));
+        n += model_tokens_text(r->calls[i].arguments, strlen(r->calls[i].arguments));
+    }
+    return n > 0 ? (long)n : 1;
+}
+
 /* Reads and checks the JSON answer into r->json. */
 static base_err read_answer(const model_llm_request *q, int fallback, model_llm_reply *r,
                             char *err)
@@ -423,6 +582,18 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         return e;
     const char *model = q->model && q->model[0] ? q->model : l->model[q->role];
     double t0 = base_monotime_ms();
+    if (l->ctx == 0) {
+        /* Asked once per client, before the first request. */
+        long ctx = 0;
+        model_context_discover(l->base_url, l->key, model, CTX_ASK_MS, &ctx, &l->ctx_src, NULL);
+        l->ctx = ctx > 0 ? ctx : -1;
+        if (ctx > 0)
+            model_endpoint_log(l->ep, BASE_LOG_INFO, "context window %ld tokens (%s)", ctx,
+                               model_context_src_name(l->ctx_src));
+    }
+    /* Every call is bounded: by the step's deadline, or by the client's own
+     * limit; retries and their waits count against the same one. */
+    double deadline = q->deadline_ms > 0 ? q->deadline_ms : t0 + l->call_limit_ms;
     perc_post_info total;
     memset(&total, 0, sizeof total);
     for (;;) {
@@ -430,26 +601,67 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
         cJSON *alt = fallback ? messages_with_schema(q->messages, q->schema) : NULL;
         if (fallback && !alt)
             return base_errf(err, BASE_ENOMEM, "model request: out of memory");
-        const cJSON *msgs = alt ? alt : q->messages;
+        /* Every request in the one shape all chat templates take
+         * (model/normalize.h), with the fallbacks this endpoint asked for. */
+        unsigned wire = l->wire;
+        cJSON *wmsgs = NULL, *wtools = NULL;
+        char nerr[BASE_ERRBUF_SIZE] = "";
+        e = model_wire_messages(alt ? alt : q->messages, q->tools, wire, &wmsgs, nerr);
+        if (!e && q->tools && !(wire & MODEL_WIRE_TOOLS_IN_TEXT))
+            e = model_wire_tools(q->tools, &wtools, nerr);
+        cJSON_Delete(alt);
+        alt = NULL;
+        if (e) {
+            cJSON_Delete(wmsgs);
+            return base_errf(err, e, "%s", nerr);
+        }
+        const cJSON *msgs = wmsgs;
         /* The budget first: a refused call sends nothing. */
-        long est = model_budget_estimate(q->budget, msgs, q->tools, fallback ? NULL : q->schema);
+        long est = model_budget_estimate(q->budget, msgs, wtools, fallback ? NULL : q->schema);
         e = model_budget_check(q->budget, est, err);
-        char *body = e ? NULL : build_body(q, model, msgs, !fallback);
+        /* The reply may use what the budget has left after this prompt, no
+         * more: a server told max_tokens stops there, where one left to its
+         * default could spend many times the budget in one answer. */
+        long max_out = q->max_tokens > 0 ? q->max_tokens : 0;
+        if (!e && q->budget && q->budget->limit > 0) {
+            long left = q->budget->limit - q->budget->spent - est;
+            left = left < 1 ? 1 : left;
+            max_out = max_out > 0 && max_out < left ? max_out : left;
+        }
+        /* The server's context window, where it told: the prompt must fit
+         * with room for an answer, which is cut to what is left. */
+        if (!e && l->ctx > 0) {
+            long room = l->ctx - est;
+            if (room < CTX_ANSWER_MIN)
+                e = model_endpoint_errf(
+                    l->ep, err, BASE_ETOOBIG,
+                    "model request: about %ld tokens, and the server's context window is %ld "
+                    "(%s)%s; nothing was sent%s",
+                    est, l->ctx, l->ctx_src ? model_context_src_name(l->ctx_src) : "configured",
+                    room > 0 ? " with too little room for an answer" : "",
+                    l->ctx_src == MODEL_CONTEXT_OLLAMA
+                        ? ": raise Ollama's num_ctx (OLLAMA_CONTEXT_LENGTH on the server, or "
+                          "PARAMETER num_ctx in a Modelfile)"
+                        : ": serve the model with a longer context (vLLM --max-model-len, "
+                          "llama-server -c) or set FOVEA_LLM_CONTEXT");
+            else
+                max_out = max_out > 0 && max_out < room ? max_out : room;
+        }
+        char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out, l->stream);
+        cJSON_Delete(wmsgs);
+        cJSON_Delete(wtools);
         if (!e && !body)
             e = base_errf(err, BASE_ENOMEM, "model request: out of memory");
-        if (e) {
-            cJSON_Delete(alt);
+        if (e)
             return e;
-        }
         size_t n = strlen(body);
         model_endpoint_log(l->ep, BASE_LOG_DEBUG, "POST %s %s model %s (%zu bytes, ~%ld tokens%s)",
                           model_endpoint_shown(l->ep), model_llm_role_name(q->role), model, n, est,
                           fallback ? ", schema in text" : "");
         perc_post_info pi;
         char perr[BASE_ERRBUF_SIZE] = "";
-        e = model_endpoint_post(l->ep, body, n, q->deadline_ms, &pi, perr);
+        e = model_endpoint_post(l->ep, body, n, deadline, &pi, perr);
         free(body);
-        cJSON_Delete(alt);
         total.attempts += pi.attempts;
         total.transfer_ms += pi.transfer_ms;
         total.wait_ms += pi.wait_ms;
@@ -462,12 +674,51 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                               perr);
             continue;
         }
+        unsigned more = e ? refused_wire(l->ep, &pi, wire, q->tools != NULL) : 0;
+        if (more) {
+            /* Remembered for this endpoint; the same request again at once,
+             * in the form the server asked for. */
+            l->wire |= more;
+            model_endpoint_log(l->ep, BASE_LOG_INFO, "the endpoint refused %s (%s); %s from now on",
+                               more == MODEL_WIRE_TOOLS_IN_TEXT ? "tool calling" : "a system role",
+                               perr,
+                               more == MODEL_WIRE_TOOLS_IN_TEXT
+                                   ? "tools are described in text and calls read from the reply"
+                                   : "the system text opens the first user message");
+            continue;
+        }
+        if (e && l->stream && refused_stream(l->ep, &pi)) {
+            l->stream = 0;
+            model_endpoint_log(l->ep, BASE_LOG_INFO,
+                               "the endpoint refused streaming (%s); one JSON body from now on",
+                               perr);
+            continue;
+        }
         if (e)
             return base_errf(err, e, "%s", perr);
         size_t len = 0;
         const char *resp = model_endpoint_body(l->ep, &len);
+        char *assembled = NULL;
+        if (model_sse_is_stream(resp, len)) {
+            e = model_sse_assemble(resp, len, &assembled, perr);
+            if (e) {
+                model_budget_usage none = {0, 0, 0, 0};
+                model_budget_charge(q->budget, &none, est);
+                return model_endpoint_errf(l->ep, err, e, "model endpoint: %s (%s)", perr,
+                                           model_endpoint_shown(l->ep));
+            }
+            resp = assembled;
+            len = strlen(assembled);
+        }
+        char *moved = (wire & MODEL_WIRE_TOOLS_IN_TEXT) ? calls_into_body(resp, len) : NULL;
+        if (moved) {
+            resp = moved;
+            len = strlen(moved);
+        }
         model_llm_reply r;
         e = model_llm_parse_reply(resp, len, &r, perr);
+        free(moved);
+        base_free(assembled);
         if (e) {
             /* The server worked on it: what it cost is unknown, so the
              * estimate is charged. */
@@ -477,8 +728,14 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                                       model_endpoint_shown(l->ep));
         }
         r.estimate = est;
-        if (!r.usage.reported)
+        /* A usage of 0 (or one the parser could not read) is not a
+         * measurement: the estimate is charged, so the cap still fires. */
+        if (!r.usage.reported || r.usage.prompt <= 0) {
             r.usage.prompt = est;
+            r.usage.reported = 0;
+        }
+        if (r.usage.completion <= 0)
+            r.usage.completion = reply_estimate(&r);
         model_budget_charge(q->budget, &r.usage, est);
         for (int i = 0; i < r.n_calls; i++)
             check_call(q, &r.calls[i]);

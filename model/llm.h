@@ -55,16 +55,31 @@ typedef struct model_llm_config {
     const char *orchestrator_model; /* NULL = model */
     int timeout_ms;                 /* per attempt; default 120000 */
     int max_retries;                /* default 3 */
+    int first_byte_ms;              /* no byte of the answer by then: the attempt fails
+                                       ("no first byte in N s"); default 90000, 0 = off */
+    int stall_ms;                   /* the answer stops for this long: the attempt fails
+                                       ("no byte for N s"); default 30000, 0 = off */
+    int call_limit_ms;              /* a call without its own deadline (the request's
+                                       deadline_ms) ends by then, retries and waits
+                                       included; default 240000 */
+    int stream;                     /* 1 (default): ask for a streamed answer (SSE) with the
+                                       usage in its last chunk; 0: one JSON body */
+    long context_tokens;            /* the server's context window: 0 (default) = ask the
+                                       server before the first call (model/context.h), > 0 =
+                                       this many tokens, -1 = unknown, never asked */
 } model_llm_config;
 
-/* Sets c to the defaults: no endpoint, model "gpt-4o-mini", 120 s, 3
- * retries. c is the caller's. Any thread; cannot fail. */
+/* Sets c to the defaults: no endpoint, model "gpt-4o-mini", 120 s per
+ * attempt, 3 retries, first byte 90 s, stall 30 s, 240 s per call, streamed. c is the caller's. Any thread; cannot fail. */
 void model_llm_config_init(model_llm_config *c);
 
 /* Reads FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL (each falling
  * back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
- * FOVEA_PLANNER_MODEL, FOVEA_ORCHESTRATOR_MODEL, FOVEA_LLM_TIMEOUT_MS and
- * FOVEA_LLM_MAX_RETRIES into c. c's strings point into the environment (valid
+ * FOVEA_PLANNER_MODEL, FOVEA_ORCHESTRATOR_MODEL, FOVEA_LLM_TIMEOUT_MS,
+ * FOVEA_LLM_MAX_RETRIES, FOVEA_LLM_FIRST_BYTE_S, FOVEA_LLM_STALL_S,
+ * FOVEA_LLM_CALL_LIMIT_S (seconds; 0 turns the first two off),
+ * FOVEA_LLM_STREAM (0 or 1) and FOVEA_LLM_CONTEXT (tokens; -1 = never ask)
+ * into c. c's strings point into the environment (valid
  * until it changes). Any thread, while nobody changes the environment.
  * Errors: BASE_ENOTFOUND (no base URL, naming the variables), BASE_EINVAL (a
  * number that is not one); c untouched then. */
@@ -92,6 +107,13 @@ const char *model_llm_model(const model_llm *l, model_llm_role r);
  * in text), else 0. On the client's thread. */
 int model_llm_schema_fallback(const model_llm *l);
 
+/* The wire fallbacks (MODEL_WIRE_SYSTEM_IN_USER, MODEL_WIRE_TOOLS_IN_TEXT of
+ * model/normalize.h) the endpoint asked for so far: a 400 (or 5xx) whose
+ * message says it has no tool calling or no system role turns one on for
+ * the client's lifetime and the request is sent again at once. On the
+ * client's thread. */
+unsigned model_llm_wire_fallbacks(const model_llm *l);
+
 /* One request. Everything is borrowed for the call. */
 typedef struct model_llm_request {
     model_llm_role role;
@@ -109,9 +131,11 @@ typedef struct model_llm_request {
     void *check_user;
     const cJSON *schema;     /* JSON Schema (object) the answer must follow; NULL = free text */
     const char *schema_name; /* its name for response_format ([A-Za-z0-9_-]); NULL = "answer" */
-    int max_tokens;          /* 0 = the server's default */
+    int max_tokens;          /* 0 = what the budget has left after the prompt (the server's
+                                default without a limited budget); else at most that */
     double temperature;      /* < 0 = the server's default */
-    double deadline_ms;      /* absolute, base_monotime_ms(); 0 = per-attempt timeouts only */
+    double deadline_ms;      /* absolute, base_monotime_ms() (the step's); 0 = the client's
+                                call_limit_ms from now */
     model_budget *budget;    /* NULL = unlimited; checked before, charged after (model/budget.h) */
 } model_llm_request;
 

@@ -12,7 +12,7 @@
  * Servers differ in small ways the parser accepts: content as a string, as
  * null next to tool calls, or as an array of text parts; arguments as a
  * JSON string (the API) or as an object (some local servers); a tool call
- * without an id (one is made up, "call_N", so that results can still be
+ * without an id (one is made up, 9 alphanumerics hashed from "call_N", so that results can still be
  * paired); the legacy single "function_call"; reasoning as
  * "reasoning_content" (vLLM, DeepSeek) or "reasoning" (Ollama, OpenRouter).
  */
@@ -27,6 +27,7 @@
 #include "base/json_get.h"
 #include "base/text.h"
 #include "model/chat_json.h"
+#include "model/normalize.h"
 
 #define MAX_CALLS 64
 #define SCAN_TRIES 64
@@ -74,7 +75,12 @@ static base_err read_call(const cJSON *tc, const cJSON *fn, int index, model_llm
     if (cJSON_IsString(id) && id->valuestring && id->valuestring[0]) {
         c->id = base_strdup(id->valuestring);
     } else {
-        snprintf(gen, sizeof gen, "call_%d", index);
+        /* A made-up id in the form every template takes (9 alphanumerics),
+         * the same for the same position. */
+        char key[32], wid[10];
+        snprintf(key, sizeof key, "call_%d", index);
+        model_wire_id(key, wid);
+        snprintf(gen, sizeof gen, "%s", wid);
         c->id = base_strdup(gen);
     }
     const cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");

@@ -45,6 +45,7 @@
 #include "model/endpoint.h"
 #include "perception/model_json.h"
 #include "model/chat_json.h"
+#include "model/normalize.h"
 #include "image/som.h"
 #include "perception/vision.h"
 
@@ -199,6 +200,11 @@ static base_err build_body(const char *model, const char *prompt, const char *da
     sys = NULL;
     cJSON_AddItemToArray(msgs, user);
     user = NULL;
+    /* The one request shape of every model call (model/normalize.h). */
+    cJSON *wire = NULL;
+    if (model_wire_messages(msgs, NULL, 0, &wire, NULL) != BASE_OK)
+        goto fail;
+    cJSON_ReplaceItemInObjectCaseSensitive(root, "messages", wire);
     char *s = cJSON_PrintUnformatted(root);
     if (!s)
         goto fail;

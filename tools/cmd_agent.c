@@ -61,7 +61,9 @@ int cli_run_is_agent(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--url") == 0 || strcmp(argv[i], "--resume") == 0 ||
             strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
-            strcmp(argv[i], "--step-timeout") == 0 || strcmp(argv[i], "--planner") == 0)
+            strcmp(argv[i], "--step-timeout") == 0 || strcmp(argv[i], "--planner") == 0 ||
+            strcmp(argv[i], "--llm-first-byte") == 0 || strcmp(argv[i], "--llm-stall") == 0 ||
+            strcmp(argv[i], "--llm-call-limit") == 0)
             return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -152,6 +154,8 @@ int cli_cmd_agent(int argc, char **argv)
     agent_run_opts_init(&ro);
     int headful = 0, max_steps = AGENT_GOAL_MAX_STEPS, screenshot = 0, resume = 0;
     int step_timeout = 0;
+    /* The model call's byte timers and limit, in seconds (-1 = env/default). */
+    int llm_first_byte = -1, llm_stall = -1, llm_call_limit = -1;
     char allow_hosts[2048] = "";
     /* --planner andor and its flags (NULL = not given). */
     const char *planner = "loop", *cand_s = NULL, *check_s = NULL, *intervene = NULL;
@@ -218,6 +222,15 @@ int cli_cmd_agent(int argc, char **argv)
                 return 2;
         } else if (strcmp(a, "--step-timeout") == 0) {
             if (cli_parse_int("--step-timeout", v, 100, 3600000, &step_timeout) < 0)
+                return 2;
+        } else if (strcmp(a, "--llm-first-byte") == 0) {
+            if (cli_parse_int("--llm-first-byte", v, 0, 86400, &llm_first_byte) < 0)
+                return 2;
+        } else if (strcmp(a, "--llm-stall") == 0) {
+            if (cli_parse_int("--llm-stall", v, 0, 86400, &llm_stall) < 0)
+                return 2;
+        } else if (strcmp(a, "--llm-call-limit") == 0) {
+            if (cli_parse_int("--llm-call-limit", v, 1, 86400, &llm_call_limit) < 0)
                 return 2;
         } else if (strcmp(a, "--planner") == 0) {
             planner = v;
@@ -331,6 +344,13 @@ int cli_cmd_agent(int argc, char **argv)
         fprintf(stderr, "fovea run: %s\n", err);
         goto out;
     }
+    /* The flags win over FOVEA_LLM_FIRST_BYTE_S, _STALL_S, _CALL_LIMIT_S. */
+    if (llm_first_byte >= 0)
+        lc.first_byte_ms = llm_first_byte * 1000;
+    if (llm_stall >= 0)
+        lc.stall_ms = llm_stall * 1000;
+    if (llm_call_limit > 0)
+        lc.call_limit_ms = llm_call_limit * 1000;
     if (budget_s) {
         if (model_budget_parse(budget_s, &limit, err) != BASE_OK) {
             fprintf(stderr, "fovea run: --token-budget: %s\n", err);

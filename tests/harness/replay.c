@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/fs.h"
 #include "serve/httpd.h"
+#include "wire_check.h"
 
 #define MAX_QUEUE 256
 #define MAX_SEEN 256
@@ -45,6 +46,15 @@ struct replay {
     int serial;
     int chat;          /* replay_set_chat */
     int refuse_format; /* replay_refuse_format */
+    int wire_lax;      /* replay_wire_lax */
+    int streamed;      /* answers sent as event streams */
+    int refused;           /* requests answered by replay_refuse */
+    char *disc[3];         /* replay_set_discovery answers: /v1/models, /props, /api/show */
+    int asked;             /* discovery requests */
+    int refuse_status[2];  /* replay_refuse: tools, system role */
+    char *refuse_body[2];
+    int violations;    /* requests that broke a wire rule (wire_check.h) */
+    char violation[512];
 };
 
 static char *dup_or_null(const char *s)
@@ -351,8 +361,94 @@ nomem:
     return -1;
 }
 
-/* Wraps model text in a chat.completion envelope. */
-static void envelope(replay *r, const entry *e, const char *model, serve_http_response *resp)
+/* A chat.completion as a stream, the way OpenAI and vLLM send it: a role
+ * chunk, the content in pieces of 7 bytes, each tool call's id and name then
+ * its arguments in two pieces, the finish_reason, the usage in a chunk of
+ * its own (include_usage), [DONE]. */
+static void stream_out(const cJSON *root, int usage, base_buf *out)
+{
+    const cJSON *ch = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(ch, "message");
+    const cJSON *content = cJSON_GetObjectItemCaseSensitive(msg, "content");
+    const char *id = cJSON_GetObjectItemCaseSensitive(root, "id")->valuestring;
+    const char *model = cJSON_GetObjectItemCaseSensitive(root, "model")->valuestring;
+#define CHUNK_HEAD "{\"id\":\"%s\",\"object\":\"chat.completion.chunk\",\"model\":\"%s\","
+    base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":{\"role\":"
+                         "\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+                    id, model);
+    if (cJSON_IsString(content)) {
+        const char *c = content->valuestring;
+        size_t n = strlen(c);
+        for (size_t i = 0; i < n; i += 7) {
+            /* Pieces of 7 bytes, never splitting a UTF-8 sequence. */
+            size_t k = i + 7 < n ? 7 : n - i;
+            while (i + k < n && ((unsigned char)c[i + k] & 0xC0) == 0x80)
+                k++;
+            char piece[64];
+            snprintf(piece, sizeof piece, "%.*s", (int)k, c + i);
+            cJSON *d = cJSON_CreateString(piece);
+            char *ds = cJSON_PrintUnformatted(d);
+            base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                                 "{\"content\":%s},\"finish_reason\":null}]}\n\n",
+                            id, model, ds ? ds : "\"\"");
+            free(ds);
+            cJSON_Delete(d);
+            i += k - 7;
+        }
+    }
+    int idx = 0;
+    const cJSON *tc;
+    cJSON_ArrayForEach(tc, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"))
+    {
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(tc, "id");
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(fn, "name");
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+        char *ids = cJSON_PrintUnformatted(tid), *ns = cJSON_PrintUnformatted(name);
+        base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                             "{\"tool_calls\":[{\"index\":%d,%s%s%s\"type\":\"function\","
+                             "\"function\":{\"name\":%s,\"arguments\":\"\"}}]},"
+                             "\"finish_reason\":null}]}\n\n",
+                        id, model, idx, ids ? "\"id\":" : "", ids ? ids : "", ids ? "," : "",
+                        ns ? ns : "\"\"");
+        free(ids);
+        free(ns);
+        char *printed = cJSON_IsString(args) || !args ? NULL : cJSON_PrintUnformatted(args);
+        const char *as = cJSON_IsString(args) ? args->valuestring : printed ? printed : "{}";
+        size_t an = strlen(as), half = an / 2;
+        for (int part = 0; part < 2; part++) {
+            char *piece = base_strndup(as + (part ? half : 0), part ? an - half : half);
+            cJSON *d = piece ? cJSON_CreateString(piece) : NULL;
+            char *ds = d ? cJSON_PrintUnformatted(d) : NULL;
+            base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":"
+                                 "{\"tool_calls\":[{\"index\":%d,\"function\":{\"arguments\""
+                                 ":%s}}]},\"finish_reason\":null}]}\n\n",
+                            id, model, idx, ds ? ds : "\"\"");
+            free(ds);
+            cJSON_Delete(d);
+            base_free(piece);
+        }
+        free(printed);
+        idx++;
+    }
+    const cJSON *fr = cJSON_GetObjectItemCaseSensitive(ch, "finish_reason");
+    base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[{\"index\":0,\"delta\":{},"
+                         "\"finish_reason\":\"%s\"}]}\n\n",
+                    id, model, cJSON_IsString(fr) ? fr->valuestring : "stop");
+    if (usage) {
+        char *us = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(root, "usage"));
+        base_buf_printf(out, "data: " CHUNK_HEAD "\"choices\":[],\"usage\":%s}\n\n", id, model,
+                        us ? us : "null");
+        free(us);
+    }
+    base_buf_append_str(out, "data: [DONE]\n\n");
+#undef CHUNK_HEAD
+}
+
+/* Wraps model text in a chat.completion envelope (streamed when the
+ * request asked: stream 1, with the usage chunk: 2). */
+static void envelope(replay *r, const entry *e, const char *model, int stream,
+                     serve_http_response *resp)
 {
     cJSON *root = cJSON_CreateObject();
     char id[48];
@@ -390,6 +486,12 @@ static void envelope(replay *r, const entry *e, const char *model, serve_http_re
         cJSON *d = cJSON_AddObjectToObject(u, "prompt_tokens_details");
         cJSON_AddNumberToObject(d, "cached_tokens", (double)e->rep.cached_tokens);
     }
+    if (stream) {
+        snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
+        stream_out(root, stream == 2, &resp->body);
+        cJSON_Delete(root);
+        return;
+    }
     char *s = cJSON_PrintUnformatted(root);
     if (s)
         base_buf_append_str(&resp->body, s);
@@ -398,7 +500,8 @@ static void envelope(replay *r, const entry *e, const char *model, serve_http_re
 }
 
 /* Fills resp from queue entry e. */
-static void answer(replay *r, const entry *e, const char *model, serve_http_response *resp)
+static void answer(replay *r, const entry *e, const char *model, int stream,
+                   serve_http_response *resp)
 {
     const replay_reply *rep = &e->rep;
     resp->delay_ms = rep->delay_ms;
@@ -425,7 +528,7 @@ static void answer(replay *r, const entry *e, const char *model, serve_http_resp
     if (rep->body)
         base_buf_append_str(&resp->body, rep->body);
     else if (rep->content || rep->tool_calls)
-        envelope(r, e, model, resp);
+        envelope(r, e, model, stream, resp);
     else if (resp->status >= 400)
         api_error(resp, resp->status, resp->status == 429 ? "rate_limit_error" : "server_error",
                   NULL,
@@ -468,6 +571,24 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
     cJSON *root = NULL;
     pthread_mutex_lock(&r->mu);
     r->serial++;
+    static const char *const disc_paths[] = {"/v1/models", "/props", "/api/show"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(req->path, disc_paths[i]) == 0) {
+            /* A question about the server, not a model request: answered
+             * as set (404 otherwise, as servers without it do) and not
+             * recorded with the requests. */
+            r->asked++;
+            if (r->disc[i]) {
+                resp->status = 200;
+                snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+                base_buf_append_str(&resp->body, r->disc[i]);
+            } else {
+                api_error(resp, 404, "invalid_request_error", NULL, "Not Found");
+            }
+            pthread_mutex_unlock(&r->mu);
+            return 1;
+        }
+    }
     if (strcmp(req->path, "/v1/chat/completions") != 0) {
         char why[160];
         snprintf(why, sizeof why, "Invalid URL (%.8s %.100s)", req->method, req->path);
@@ -495,8 +616,46 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "We could not parse the JSON body of your request.");
         goto out;
     }
+    {
+        /* Every request is held to the rules of the strictest chat
+         * templates; a break fails the test at replay_destroy. */
+        char why[400];
+        if (wire_check(root, why, sizeof why) != 0) {
+            if (r->violations++ == 0)
+                snprintf(r->violation, sizeof r->violation, "%s", why);
+            if (!r->wire_lax) {
+                char msg[480];
+                snprintf(msg, sizeof msg, "replay: the request breaks a chat-template rule: %s",
+                         why);
+                api_error(resp, 400, "invalid_request_error", "messages", msg);
+                goto out;
+            }
+        }
+    }
     if (validate(root, &p, resp, r->chat))
         goto out;
+    {
+        /* A server without tool calling, or a template without a system
+         * role, answers as it does (replay_refuse). */
+        int has_system = 0;
+        const cJSON *m;
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(root, "messages"))
+        {
+            const cJSON *role = cJSON_GetObjectItemCaseSensitive(m, "role");
+            has_system |= cJSON_IsString(role) && strcmp(role->valuestring, "system") == 0;
+        }
+        int has_tools = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "tools")) > 0;
+        int which = r->refuse_body[REPLAY_REFUSE_TOOLS] && has_tools    ? REPLAY_REFUSE_TOOLS
+                    : r->refuse_body[REPLAY_REFUSE_SYSTEM] && has_system ? REPLAY_REFUSE_SYSTEM
+                                                                         : -1;
+        if (which >= 0) {
+            resp->status = r->refuse_status[which];
+            snprintf(resp->content_type, sizeof resp->content_type, "application/json");
+            base_buf_append_str(&resp->body, r->refuse_body[which]);
+            r->refused++;
+            goto out;
+        }
+    }
     if (r->refuse_format && cJSON_GetObjectItemCaseSensitive(root, "response_format")) {
         /* The wording of servers without structured outputs. */
         api_error(resp, 400, "invalid_request_error", "response_format",
@@ -521,7 +680,14 @@ static int handler(const serve_http_request *req, serve_http_response *resp, voi
                   "no tools");
         goto out;
     }
-    answer(r, &r->q[pick], p.model, resp);
+    /* A streamed answer when asked for ("stream": true), with the usage
+     * chunk when stream_options.include_usage. */
+    int stream = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stream"));
+    if (stream && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetObjectItemCaseSensitive(root, "stream_options"), "include_usage")))
+        stream = 2;
+    answer(r, &r->q[pick], p.model, stream, resp);
+    r->streamed += stream > 0;
     if (r->q[pick].left > 0 && --r->q[pick].left == 0) {
         entry_free(&r->q[pick]);
         memmove(&r->q[pick], &r->q[pick + 1], (size_t)(r->nq - pick - 1) * sizeof r->q[0]);
@@ -563,11 +729,22 @@ void replay_destroy(replay *r)
     if (!r)
         return;
     serve_httpd_destroy(r->srv);
+    if (r->violations > 0 && !r->wire_lax) {
+        /* A test whose client broke a wire rule fails even when it
+         * expected the request to fail for another reason. */
+        fprintf(stderr, "replay: %d request(s) broke a chat-template rule; the first: %s\n",
+                r->violations, r->violation);
+        abort();
+    }
     for (int i = 0; i < r->nq; i++)
         entry_free(&r->q[i]);
     for (int i = 0; i < r->nseen; i++)
         replay_seen_fini(&r->seen[i]);
     base_free(r->key);
+    for (int i = 0; i < 3; i++)
+        base_free(r->disc[i]);
+    base_free(r->refuse_body[0]);
+    base_free(r->refuse_body[1]);
     pthread_mutex_destroy(&r->mu);
     base_free(r);
 }
@@ -727,4 +904,76 @@ void replay_refuse_format(replay *r, int on)
     pthread_mutex_lock(&r->mu);
     r->refuse_format = on != 0;
     pthread_mutex_unlock(&r->mu);
+}
+
+void replay_wire_lax(replay *r, int on)
+{
+    pthread_mutex_lock(&r->mu);
+    r->wire_lax = on != 0;
+    pthread_mutex_unlock(&r->mu);
+}
+
+int replay_wire_violations(replay *r, char *first, size_t n)
+{
+    pthread_mutex_lock(&r->mu);
+    int v = r->violations;
+    if (first && n)
+        snprintf(first, n, "%s", r->violation);
+    r->violations = 0;
+    r->violation[0] = '\0';
+    pthread_mutex_unlock(&r->mu);
+    return v;
+}
+
+int replay_streamed(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->streamed;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+base_err replay_refuse(replay *r, int what, int status, const char *body)
+{
+    if (what != REPLAY_REFUSE_TOOLS && what != REPLAY_REFUSE_SYSTEM)
+        return BASE_EINVAL;
+    char *b = dup_or_null(body);
+    if (body && !b)
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    base_free(r->refuse_body[what]);
+    r->refuse_body[what] = b;
+    r->refuse_status[what] = status;
+    pthread_mutex_unlock(&r->mu);
+    return BASE_OK;
+}
+
+int replay_refused(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->refused;
+    pthread_mutex_unlock(&r->mu);
+    return n;
+}
+
+base_err replay_set_discovery(replay *r, int which, const char *body)
+{
+    if (which < 0 || which > 2)
+        return BASE_EINVAL;
+    char *b = dup_or_null(body);
+    if (body && !b)
+        return BASE_ENOMEM;
+    pthread_mutex_lock(&r->mu);
+    base_free(r->disc[which]);
+    r->disc[which] = b;
+    pthread_mutex_unlock(&r->mu);
+    return BASE_OK;
+}
+
+int replay_discovery_asked(replay *r)
+{
+    pthread_mutex_lock(&r->mu);
+    int n = r->asked;
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }

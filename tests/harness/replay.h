@@ -97,6 +97,45 @@ void replay_set_chat(replay *r, int on);
  * parameter: 'response_format'" (without consuming a queued reply). */
 void replay_refuse_format(replay *r, int on);
 
+/* Every request is checked against the chat-template rules of
+ * wire_check.h: a request that breaks one is answered 400 (as a template
+ * that raises is) and, unless lax, replay_destroy reports it and aborts, so
+ * the test fails. Lax (on): such requests are answered normally and only
+ * counted, for tests that send malformed requests on purpose. */
+void replay_wire_lax(replay *r, int on);
+/* How many requests broke a rule since the last call (the count is then
+ * reset), the first one's rule in first (n bytes, may be NULL). */
+int replay_wire_violations(replay *r, char *first, size_t n);
+
+/* A server that refuses a feature, answering as vLLM, llama.cpp's server
+ * or Ollama do: every request carrying "tools" (REPLAY_REFUSE_TOOLS) or a
+ * system message (REPLAY_REFUSE_SYSTEM) gets status and body (verbatim,
+ * JSON) without consuming a queued reply. body NULL: off. Errors:
+ * BASE_EINVAL, BASE_ENOMEM. */
+#define REPLAY_REFUSE_TOOLS 0
+#define REPLAY_REFUSE_SYSTEM 1
+base_err replay_refuse(replay *r, int what, int status, const char *body);
+/* Requests answered by replay_refuse so far. */
+int replay_refused(replay *r);
+
+/* What the server says about itself: the JSON body (verbatim) it answers
+ * to GET /v1/models (REPLAY_DISC_VLLM: vLLM's max_model_len), GET /props
+ * (REPLAY_DISC_LLAMA: llama.cpp's n_ctx) or POST /api/show
+ * (REPLAY_DISC_OLLAMA); NULL (the default) answers 404. These requests are
+ * not recorded with the model requests. Errors: BASE_EINVAL, BASE_ENOMEM. */
+#define REPLAY_DISC_VLLM 0
+#define REPLAY_DISC_LLAMA 1
+#define REPLAY_DISC_OLLAMA 2
+base_err replay_set_discovery(replay *r, int which, const char *body);
+/* Discovery requests received so far. */
+int replay_discovery_asked(replay *r);
+
+/* Answers sent as a stream (Server-Sent Events): a request with "stream":
+ * true gets its content and tool_calls in chunks the way OpenAI and vLLM
+ * send them, the usage in a last chunk when stream_options.include_usage
+ * (bodies queued verbatim are sent as they are). */
+int replay_streamed(replay *r);
+
 /* Requests received so far (valid or not). */
 int replay_count(replay *r);
 /* Replies still queued (those with times = -1 count once). */

@@ -16,6 +16,7 @@
 #include "model/budget.h"
 #include "model/tokens.h"
 #include "model/llm.h"
+#include "model/normalize.h"
 #include "agent/session/tool.h"
 #include "base/alloc.h"
 #include "base/clock.h"
@@ -135,6 +136,11 @@ static void tool_round_trip(void)
     CHECK_EQ(cJSON_GetArraySize(cJSON_GetObjectItem(b0, "tools")), cJSON_GetArraySize(tools));
     CHECK_STR(cJSON_GetObjectItem(b0, "tool_choice")->valuestring, "auto");
     CHECK(cJSON_GetObjectItem(b0, "response_format") == NULL);
+    /* Streamed, with the usage in the last chunk (read above: 1200/25/1024). */
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(b0, "stream")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(b0, "stream_options"),
+                                           "include_usage")));
+    CHECK_EQ(replay_streamed(f.r), 1);
     cJSON_Delete(b0);
     /* Second turn: the assistant message and the tool result, paired. */
     CHECK_OK(model_llm_add_reply(msgs, &r));
@@ -150,8 +156,16 @@ static void tool_round_trip(void)
     CHECK_EQ(cJSON_GetArraySize(m), 4);
     const cJSON *asst = cJSON_GetArrayItem(m, 2), *tool = cJSON_GetArrayItem(m, 3);
     CHECK_STR(cJSON_GetObjectItem(asst, "role")->valuestring, "assistant");
-    CHECK(cJSON_IsNull(cJSON_GetObjectItem(asst, "content")));
-    CHECK_STR(cJSON_GetObjectItem(tool, "tool_call_id")->valuestring, "call_7Qx");
+    /* On the wire (model/normalize.h): "" for null content, the id in the
+     * 9-alphanumeric form on both sides, the function's name on the result. */
+    CHECK_STR(cJSON_GetObjectItem(asst, "content")->valuestring, "");
+    char wid[10];
+    model_wire_id("call_7Qx", wid);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(asst, "tool_calls"), 0),
+                                  "id")->valuestring,
+              wid);
+    CHECK_STR(cJSON_GetObjectItem(tool, "tool_call_id")->valuestring, wid);
+    CHECK_STR(cJSON_GetObjectItem(tool, "name")->valuestring, "click_at");
     cJSON_Delete(b1);
     model_llm_reply_fini(&r);
     /* A conversation that drops the tool result is refused by the server
@@ -162,10 +176,16 @@ static void tool_round_trip(void)
     model_llm_add_message(broken, "user", "go on");
     q.messages = broken;
     int before = replay_count(f.r);
+    /* The normalizer cannot invent a result: the request breaks a wire rule
+     * on purpose here, so the checker only counts it. */
+    replay_wire_lax(f.r, 1);
     CHECK_EQ(model_llm_chat(f.l, &q, &r, f.err), BASE_EREMOTE);
-    CHECK_MSG(strstr(f.err, "400") && strstr(f.err, "did not have response messages: call_7Qx"),
+    CHECK_MSG(strstr(f.err, "400") && strstr(f.err, "did not have response messages: ") &&
+                  strstr(f.err, wid),
               "%s", f.err);
     CHECK_EQ(replay_count(f.r), before + 1);
+    CHECK_EQ(replay_wire_violations(f.r, NULL, 0), 1);
+    replay_wire_lax(f.r, 0);
     /* And a request without tools where the recorded turn needs them. */
     base_errclear(f.err);
     push(f.r, (replay_reply){.tool_calls = click_call, .require_tools = 1});
@@ -227,11 +247,14 @@ static void recorded_conversation(void)
     cJSON *last = seen_body(f.r, 2);
     const cJSON *m = cJSON_GetObjectItem(last, "messages");
     int n = cJSON_GetArraySize(m);
-    CHECK_EQ(n, 2 + 2 + 3);
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 2), "tool_call_id")->valuestring,
-              "chatcmpl-tool-4a1");
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 1), "tool_call_id")->valuestring,
-              "chatcmpl-tool-4a2");
+    /* Turn 2's batch of two went out as two call/result pairs. */
+    CHECK_EQ(n, 2 + 2 + 2 * 2);
+    char w1[10], w2[10];
+    model_wire_id("chatcmpl-tool-4a1", w1);
+    model_wire_id("chatcmpl-tool-4a2", w2);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 3), "tool_call_id")->valuestring, w1);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 1), "tool_call_id")->valuestring, w2);
+    CHECK_STR(cJSON_GetObjectItem(cJSON_GetArrayItem(m, n - 2), "role")->valuestring, "assistant");
     cJSON_Delete(last);
     cJSON_Delete(msgs);
     cJSON_Delete(tools);
@@ -609,6 +632,65 @@ static void budget(void)
     fx_end(&f);
 }
 
+/* What is left of the budget goes out as max_tokens, and a server that
+ * reports 0 (or negative) tokens is charged the estimate, so the cap
+ * fires after a few calls instead of never (issue 22: four calls charged
+ * 0 tokens). */
+static void budget_wire(void)
+{
+    fx f;
+    CHECK(fx_start(&f, NULL, 0, 5000));
+    model_budget b;
+    model_budget_init(&b, 3000);
+    static const char zero[] =
+        "{\"id\":\"x\",\"object\":\"chat.completion\",\"model\":\"m\",\"choices\":[{\"index\":0,"
+        "\"message\":{\"role\":\"assistant\",\"content\":\"a reply of some forty characters..\"},"
+        "\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":-5,"
+        "\"total_tokens\":0}}";
+    push(f.r, (replay_reply){.body = zero, .times = -1});
+    char task[2001];
+    memset(task, 'w', sizeof task - 1);
+    task[sizeof task - 1] = '\0';
+    cJSON *msgs = conversation(task);
+    model_llm_request q;
+    request_init(&q, msgs, NULL);
+    q.budget = &b;
+    model_llm_reply r;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    long est = r.estimate;
+    CHECK(est > 400);
+    CHECK_EQ(r.usage.reported, 0);
+    CHECK_EQ(r.usage.prompt, est);
+    CHECK(r.usage.completion > 0);
+    CHECK_EQ(b.spent, est + r.usage.completion);
+    model_llm_reply_fini(&r);
+    cJSON *b0 = seen_body(f.r, 0);
+    const cJSON *mt = cJSON_GetObjectItem(b0, "max_tokens");
+    CHECK(cJSON_IsNumber(mt));
+    CHECK_EQ((long)mt->valuedouble, 3000 - est);
+    cJSON_Delete(b0);
+    /* The second call is offered only what is left. */
+    long spent = b.spent;
+    CHECK_MSG(model_llm_chat(f.l, &q, &r, f.err) == BASE_OK, "%s", f.err);
+    model_llm_reply_fini(&r);
+    cJSON *b1 = seen_body(f.r, 1);
+    CHECK_EQ((long)cJSON_GetObjectItem(b1, "max_tokens")->valuedouble, 3000 - spent - est);
+    cJSON_Delete(b1);
+    /* Charged every time: within a few calls the cap refuses, nothing sent. */
+    int calls = 2;
+    base_err e = BASE_OK;
+    while (calls < 10 && (e = model_llm_chat(f.l, &q, &r, f.err)) == BASE_OK) {
+        model_llm_reply_fini(&r);
+        calls++;
+    }
+    CHECK_EQ(e, BASE_ETOOBIG);
+    CHECK_MSG(strstr(f.err, "cost_cap_exceeded"), "%s", f.err);
+    CHECK(calls < 10);
+    CHECK_EQ(replay_count(f.r), calls);
+    cJSON_Delete(msgs);
+    fx_end(&f);
+}
+
 /* The estimator: text bytes / 4 plus framing, images at a fixed count, and
  * the ratio learned from the server's prompt counts. */
 static void estimator(void)
@@ -845,7 +927,9 @@ static void parsing(void)
     CHECK_STR(r.reasoning, "hmm");
     CHECK_EQ(r.truncated, 1);
     CHECK_EQ(r.n_calls, 1);
-    CHECK_STR(r.calls[0].id, "call_0");
+    char wid0[10];
+    model_wire_id("call_0", wid0);
+    CHECK_STR(r.calls[0].id, wid0);
     CHECK_EQ(r.calls[0].error, BASE_OK);
     CHECK_EQ(r.usage.cached, 10);
     model_llm_reply_fini(&r);
@@ -910,6 +994,7 @@ static const check_case cases[] = {
     {"cancel", cancel},
     {"garbage", garbage},
     {"budget", budget},
+    {"budget_wire", budget_wire},
     {"estimator", estimator},
     {"key_never_printed", key_never_printed},
     {"config", config},

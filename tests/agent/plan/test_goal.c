@@ -239,29 +239,60 @@ static void loop_stops(void)
     replay_destroy(r);
 }
 
-/* --step-timeout: a Worker whose model call runs past the step's time
- * ends the run as an error naming the timeout, in about that time (the
- * replay answers only after 8 s; REPLAY of a reply, no model). */
-static void step_timeout(void)
+/* Runs the agent with args against a replay whose one reply comes only after
+ * 8 s (a REPLAY of a reply, no model); *ms is the run's wall time. Returns
+ * the exit status, or -1 without a replay server. */
+static int run_slow_model(const char *name, const char *args, char **out, char **errs, double *ms)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
     if (replay_start(&r, err) != BASE_OK)
-        SKIP("replay server");
+        return -1;
     replay_set_chat(r, 1);
     replay_require_key(r, KEY);
     replay_reply slow = {.content = "Thinking.", .delay_ms = 8000};
-    CHECK_OK(replay_push(r, &slow));
+    replay_push(r, &slow);
     setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
     setenv("FOVEA_LLM_API_KEY", KEY, 1);
     setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
     setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
     unsetenv("FOVEA_TOKEN_BUDGET");
-    char *out = NULL, *errs = NULL;
     double t0 = base_monotime_ms();
-    int st = run("steptimeout", "'Find the cheapest flight' --url /index.html --step-timeout 1500",
-                 &out, &errs);
-    double ms = base_monotime_ms() - t0;
+    int st = run(name, args, out, errs);
+    *ms = base_monotime_ms() - t0;
+    replay_destroy(r);
+    return st;
+}
+
+/* --llm-first-byte: a server that never starts answering fails the call
+ * after that many seconds, with the cause named, well before its 8 s reply. */
+static void first_byte_flag(void)
+{
+    char *out = NULL, *errs = NULL;
+    double ms = 0;
+    int st = run_slow_model("firstbyte",
+                            "'Find the cheapest flight' --url /index.html --llm-first-byte 1", &out,
+                            &errs, &ms);
+    if (st < 0)
+        SKIP("replay server");
+    CHECK_EQ(st, 1);
+    CHECK_MSG(strstr(errs, "no first byte in 1 s") != NULL, "stderr: %s", errs);
+    CHECK_MSG(ms < 7500, "the run took %.0f ms: the 1 s first-byte limit was not kept", ms);
+    base_free(out);
+    base_free(errs);
+}
+
+/* --step-timeout: a Worker whose model call runs past the step's time
+ * ends the run as an error naming the timeout, in about that time. */
+static void step_timeout(void)
+{
+    char *out = NULL, *errs = NULL;
+    double ms = 0;
+    int st = run_slow_model("steptimeout",
+                            "'Find the cheapest flight' --url /index.html --step-timeout 1500", &out,
+                            &errs, &ms);
+    if (st < 0)
+        SKIP("replay server");
     if (st != 1)
         fprintf(stderr, "stdout: %s\nstderr: %s\n", out, errs);
     CHECK_EQ(st, 1);
@@ -270,7 +301,6 @@ static void step_timeout(void)
     CHECK_MSG(ms < 7500, "the run took %.0f ms: the step's 1500 ms were not kept", ms);
     base_free(out);
     base_free(errs);
-    replay_destroy(r);
 }
 
 static void budget_stops(void)
@@ -616,6 +646,7 @@ static const check_case cases[] = {{"demo", demo},
                                    {"loop", loop_stops},
                                    {"budget", budget_stops},
                                    {"step_timeout", step_timeout},
+    {"first_byte_flag", first_byte_flag},
                                    {"resume", resume},
                                    {NULL, NULL}};
 

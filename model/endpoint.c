@@ -44,6 +44,7 @@
 #define RESP_MAX_DEFAULT (8u << 20)
 #define BACKOFF_BASE_MS 500.0
 #define BACKOFF_MAX_MS 8000.0
+#define MIN_ATTEMPT_MS 250.0 /* a retry needs at least this much of the deadline */
 #define RETRY_AFTER_MAX_MS 60000L
 #define MSG_MAX 512
 
@@ -350,7 +351,9 @@ base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, dou
             return model_endpoint_errf(ep, err, BASE_ECANCELED, "%s: %s (%s)", ep->what,
                                       cancel_why(ep), ep->shown);
         double left = time_left(ep);
-        if (left < 1) {
+        /* An attempt with a sliver of time left only hides the last cause
+         * behind "the time limit ran out". */
+        if (left < 1 || (last[0] && left < MIN_ATTEMPT_MS)) {
             if (last[0])
                 return model_endpoint_errf(ep, err, last_e, "%s: %s (%s; no time left to retry)",
                                           ep->what, last, ep->shown);
@@ -407,8 +410,14 @@ base_err model_endpoint_post(model_endpoint *ep, const char *body, size_t n, dou
         } else if (cc == CURLE_OPERATION_TIMEDOUT && tmo < ep->timeout_ms) {
             /* Cut by the deadline, not by the attempt's timeout: no retry
              * can help. */
+            char before[MSG_MAX];
+            snprintf(before, sizeof before, "%s", last);
             snprintf(last, sizeof last, "timed out after %.1f s: the %s's time limit ran out",
                      ms / 1000.0, ep->budget);
+            if (a && before[0])
+                return model_endpoint_errf(ep, err, BASE_ETIMEDOUT,
+                                           "%s: %s (%s, after retries; before: %s)", ep->what,
+                                           last, ep->shown, before);
             return model_endpoint_errf(ep, err, BASE_ETIMEDOUT, "%s: %s (%s%s)", ep->what, last,
                                        ep->shown, a ? ", after retries" : "");
         } else if (cc == CURLE_OPERATION_TIMEDOUT) {

@@ -754,6 +754,25 @@ const char *replay_base_url(const replay *r)
     return r->base_url;
 }
 
+char *replay_tool_call(const char *id, const char *name, const char *args)
+{
+    cJSON *a = cJSON_CreateArray();
+    cJSON *c = cJSON_CreateObject();
+    cJSON *f = c ? cJSON_AddObjectToObject(c, "function") : NULL;
+    char *out = NULL;
+    if (a && c && f && cJSON_AddItemToArray(a, c)) {
+        c = NULL; /* owned by a */
+        if (cJSON_AddStringToObject(cJSON_GetArrayItem(a, 0), "id", id) &&
+            cJSON_AddStringToObject(cJSON_GetArrayItem(a, 0), "type", "function") &&
+            cJSON_AddStringToObject(f, "name", name) &&
+            cJSON_AddStringToObject(f, "arguments", args))
+            out = cJSON_PrintUnformatted(a);
+    }
+    cJSON_Delete(c);
+    cJSON_Delete(a);
+    return out;
+}
+
 base_err replay_push(replay *r, const replay_reply *rep)
 {
     entry e;

@@ -80,6 +80,10 @@ const char *replay_base_url(const replay *r);
 
 /* Queues a reply. Errors: BASE_ENOMEM. */
 base_err replay_push(replay *r, const replay_reply *rep);
+/* The tool_calls JSON of one OpenAI function call (id, name, arguments as a
+ * JSON text), for replay_reply.tool_calls. The caller frees it with
+ * cJSON_free; NULL on allocation failure. */
+char *replay_tool_call(const char *id, const char *name, const char *args);
 /* Queues a recorded response file (served verbatim as the body, status 200,
  * once, for a request whose prompt contains match when match is not NULL).
  * Errors: BASE_EIO (unreadable file), BASE_ENOMEM. */

@@ -361,20 +361,12 @@ static void pool(void)
 static void worker_call(replay *r, const char *match, const char *id, const char *name,
                         const char *args)
 {
-    cJSON *a = cJSON_CreateArray();
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "id", id);
-    cJSON_AddStringToObject(c, "type", "function");
-    cJSON *f = cJSON_AddObjectToObject(c, "function");
-    cJSON_AddStringToObject(f, "name", name);
-    cJSON_AddStringToObject(f, "arguments", args);
-    cJSON_AddItemToArray(a, c);
-    char *calls = cJSON_PrintUnformatted(a);
+    char *calls = replay_tool_call(id, name, args);
     replay_reply rep = {.tool_calls = calls, .require_tools = 1, .match = match,
                         .completion_tokens = 30};
+    CHECK(calls != NULL);
     CHECK_OK(replay_push(r, &rep));
     cJSON_free(calls);
-    cJSON_Delete(a);
 }
 
 static void text_answer(replay *r, const char *match, const char *content)

@@ -153,18 +153,9 @@ static void answer(replay *r, const char *match, const char *content, int delay_
 static void worker(replay *r, const char *id, const char *name, const char *args)
 {
     char calls[1024];
-    cJSON *a = cJSON_CreateArray();
-    cJSON *c = cJSON_CreateObject();
-    cJSON_AddStringToObject(c, "id", id);
-    cJSON_AddStringToObject(c, "type", "function");
-    cJSON *f = cJSON_AddObjectToObject(c, "function");
-    cJSON_AddStringToObject(f, "name", name);
-    cJSON_AddStringToObject(f, "arguments", args);
-    cJSON_AddItemToArray(a, c);
-    char *s = cJSON_PrintUnformatted(a);
+    char *s = replay_tool_call(id, name, args);
     snprintf(calls, sizeof calls, "%s", s ? s : "[]");
     cJSON_free(s);
-    cJSON_Delete(a);
     replay_reply rep = {.tool_calls = calls, .require_tools = 1, .completion_tokens = 30};
     char *body = no_usage ? bare_body(NULL, calls) : NULL;
     if (body) {

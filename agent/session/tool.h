@@ -221,6 +221,12 @@ typedef struct fovea_session_opts {
      * 5000 ms; give the first call's timeout). */
     const char *first_subgoal;
     int first_pass_ms;
+    /* 1: the caller masks this session's secrets in the process's log
+     * lines itself (fovea mcp: one filter over every live session, see
+     * fovea_session_secrets); the session neither sets nor clears the log
+     * filter. Default 0: the session sets it to its own secrets at create
+     * and clears it at destroy. */
+    int shared_log_filter;
 } fovea_session_opts;
 
 /* Defaults: vision "dom", humanize 1, overlays all, the rest zero. Any thread. */

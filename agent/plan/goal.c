@@ -15,6 +15,7 @@
 #include "agent/plan/orchestrator.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/json_get.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
@@ -70,7 +71,8 @@ typedef struct goal_run {
     agent_loop lp;
     cJSON *wmsgs;           /* the Worker's conversation */
     cJSON *pmsgs;           /* the Planner's */
-    cJSON *tools;
+    cJSON *tools;           /* what the Worker is offered: the brief list (+ more_tools') */
+    int more_added;         /* more_tools' list was appended to tools */
     cJSON *schema;
     char nudge[1024];       /* loop nudge for the next observation */
     char guidance[768];     /* the Planner's line for the Worker */
@@ -198,6 +200,23 @@ static void trace_call(goal_run *g, model_llm_role role, const model_llm_reply *
         cJSON_AddNumberToObject(j, "completion_tokens", (double)rep->usage.completion);
         cJSON_AddNumberToObject(j, "cached_tokens", (double)rep->usage.cached);
         cJSON_AddNumberToObject(j, "estimate", (double)rep->estimate);
+        /* What was sent, for the prompt cache (issue 22): tokens by
+         * model/tokens.h, tokens the server reported (null when it sent no
+         * usage), and the share of the prompt's bytes that repeat the same
+         * role's previous request from its start (null on the first). */
+        cJSON_AddNumberToObject(j, "sent_tokens", (double)rep->sent_tokens);
+        if (rep->usage.reported)
+            cJSON_AddNumberToObject(j, "reported_tokens", (double)rep->usage.prompt);
+        else
+            cJSON_AddNullToObject(j, "reported_tokens");
+        cJSON_AddNumberToObject(j, "prompt_bytes", (double)rep->prompt_bytes);
+        if (rep->prefix_bytes >= 0 && rep->prompt_bytes > 0) {
+            cJSON_AddNumberToObject(j, "prefix_bytes", (double)rep->prefix_bytes);
+            cJSON_AddNumberToObject(j, "prefix_share",
+                                    (double)rep->prefix_bytes / (double)rep->prompt_bytes);
+        } else {
+            cJSON_AddNullToObject(j, "prefix_share");
+        }
         cJSON_AddNumberToObject(j, "ms", rep->ms);
         cJSON_AddNumberToObject(j, "attempts", rep->attempts);
         cJSON_AddStringToObject(j, "finish_reason", rep->finish_reason);
@@ -349,6 +368,40 @@ static cJSON *result_json(int ok, const char *reason, const char *message, const
     return j;
 }
 
+/* The answer to more_tools: the rest of the tools the run permits is
+ * appended to the Worker's list once (the request's prefix changes that one
+ * time, and is stable again after), and the result names them. Not a step
+ * of the task. Errors: BASE_ENOMEM. */
+static base_err more_tools(goal_run *g, const model_llm_call *c, const char *url)
+{
+    cJSON *more = g->more_added ? NULL : tool_functions_more_json(fovea_session_permits(g->s));
+    if (!g->more_added && !more)
+        return BASE_ENOMEM;
+    if (more) {
+        while (more->child)
+            cJSON_AddItemToArray(g->tools, cJSON_DetachItemViaPointer(more, more->child));
+        cJSON_Delete(more);
+        g->more_added = 1;
+    }
+    base_buf b;
+    base_buf_init(&b, 4096);
+    base_buf_append_str(&b, "callable now (their schemas are in your tool list):");
+    int i = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, g->tools)
+    {
+        const cJSON *n =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "function"), "name");
+        if (cJSON_IsString(n) && !tool_brief_schema(n->valuestring) &&
+            strcmp(n->valuestring, TOOL_MORE_TOOLS) != 0)
+            base_buf_printf(&b, "%s %s", i++ ? "," : "", n->valuestring);
+    }
+    cJSON *j = b.data ? result_json(1, "ok", (const char *)b.data, url, g->step) : NULL;
+    base_buf_fini(&b);
+    agent_progressf(g->out, "step %d worker more_tools: %d more tools offered\n", g->step, i);
+    return j ? add_result(g, c->id, j) : BASE_ENOMEM;
+}
+
 /* Runs one of the Worker's calls as a step. Returns 1 when the batch goes
  * on, 0 when it ends (a page-changing call, a stop), -1 on an error that
  * ends the run. *claimed_done is set by `done`. */
@@ -368,6 +421,22 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
         agent_progressf(g->out, "  blocked: %s\n", br.message);
         tool_result_fini(&br);
         return add_result(g, c->id, j) == BASE_OK ? 1 : -1;
+    }
+    if (strcmp(c->name, TOOL_MORE_TOOLS) == 0)
+        return more_tools(g, c, url0) == BASE_OK ? 1 : -1;
+    if (nt && strcmp(nt->name, c->name) == 0) {
+        /* A tool of the run that sits behind more_tools, called by its
+         * name: its arguments are checked as the registry's and it runs. */
+        model_llm_call cc = *c;
+        cc.args = cJSON_Parse(c->arguments && c->arguments[0] ? c->arguments : "{}");
+        char why[BASE_ERRBUF_SIZE] = "";
+        cc.error = !cc.args ? BASE_EINVAL : tool_args_check(nt, cc.args, why);
+        if (cc.error)
+            snprintf(cc.why, sizeof cc.why, "%s",
+                     cc.args ? why : "arguments are not valid JSON");
+        int k = run_call(g, &cc, claimed_done, err);
+        cJSON_Delete(cc.args);
+        return k;
     }
     if (c->error) {
         cJSON *j = result_json(0, "bad_args", c->why, url0, g->step);
@@ -805,7 +874,10 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     snprintf(worker_prompt, sizeof worker_prompt, "%s %s", WORKER_PROMPT, agent_untrusted_rule);
     snprintf(planner_prompt, sizeof planner_prompt, "%s %s", PLANNER_PROMPT,
              agent_untrusted_rule);
-    g.tools = tool_functions_json(fovea_session_permits(s));
+    /* The brief list: the everyday tools in one-line form and more_tools
+     * for the rest (agent/session/tool_brief.c); a third of the tokens of
+     * the full list on every Worker call. */
+    g.tools = tool_functions_brief_json(fovea_session_permits(s));
     g.schema = cJSON_Parse(PLANNER_SCHEMA);
     if (!e)
         e = agent_orch_init(&g.orch, err);

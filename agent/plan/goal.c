@@ -354,6 +354,9 @@ static base_err add_result(goal_run *g, const char *id, cJSON *j)
     return e;
 }
 
+/* A tool result for the model; url NULL leaves it out (a call that
+ * succeeded where the page already was: the observation names the page, and
+ * the URL on every result was ~25 tokens a step). */
 static cJSON *result_json(int ok, const char *reason, const char *message, const char *url,
                           int step)
 {
@@ -361,7 +364,8 @@ static cJSON *result_json(int ok, const char *reason, const char *message, const
     if (j && (!cJSON_AddBoolToObject(j, "ok", ok) ||
               !cJSON_AddStringToObject(j, "reason", reason) ||
               !cJSON_AddStringToObject(j, "message", message) ||
-              !cJSON_AddStringToObject(j, "url", url) || !cJSON_AddNumberToObject(j, "step", step))) {
+              (url && !cJSON_AddStringToObject(j, "url", url)) ||
+              !cJSON_AddNumberToObject(j, "step", step))) {
         cJSON_Delete(j);
         j = NULL;
     }
@@ -372,7 +376,7 @@ static cJSON *result_json(int ok, const char *reason, const char *message, const
  * appended to the Worker's list once (the request's prefix changes that one
  * time, and is stable again after), and the result names them. Not a step
  * of the task. Errors: BASE_ENOMEM. */
-static base_err more_tools(goal_run *g, const model_llm_call *c, const char *url)
+static base_err more_tools(goal_run *g, const model_llm_call *c)
 {
     cJSON *more = g->more_added ? NULL : tool_functions_more_json(fovea_session_permits(g->s));
     if (!g->more_added && !more)
@@ -396,7 +400,7 @@ static base_err more_tools(goal_run *g, const model_llm_call *c, const char *url
             strcmp(n->valuestring, TOOL_MORE_TOOLS) != 0)
             base_buf_printf(&b, "%s %s", i++ ? "," : "", n->valuestring);
     }
-    cJSON *j = b.data ? result_json(1, "ok", (const char *)b.data, url, g->step) : NULL;
+    cJSON *j = b.data ? result_json(1, "ok", (const char *)b.data, NULL, g->step) : NULL;
     base_buf_fini(&b);
     agent_progressf(g->out, "step %d worker more_tools: %d more tools offered\n", g->step, i);
     return j ? add_result(g, c->id, j) : BASE_ENOMEM;
@@ -423,7 +427,7 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
         return add_result(g, c->id, j) == BASE_OK ? 1 : -1;
     }
     if (strcmp(c->name, TOOL_MORE_TOOLS) == 0)
-        return more_tools(g, c, url0) == BASE_OK ? 1 : -1;
+        return more_tools(g, c) == BASE_OK ? 1 : -1;
     if (nt && strcmp(nt->name, c->name) == 0) {
         /* A tool of the run that sits behind more_tools, called by its
          * name: its arguments are checked as the registry's and it runs. */
@@ -487,7 +491,8 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
     if (!e)
         e = timed_sync(g, err);
     /* The result for the model: the outcome, and what the tool read. */
-    cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message, url1, step);
+    cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message,
+                           ok && strcmp(url0, url1) == 0 ? NULL : url1, step);
     if (j && r.data) {
         cJSON *d = cJSON_Duplicate(r.data, 1);
         if (d)

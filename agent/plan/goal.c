@@ -22,6 +22,9 @@
 #include "agent/session/secrets.h"
 
 #define OUTLINE_MAX 6000 /* characters of outline per observation */
+#define UNCHANGED_MAX 3  /* Worker observations in a row that may say "unchanged" */
+#define UNCHANGED_NOTE                                                                             \
+    "[page unchanged: same URL and outline as the last element list above]"
 
 const char *agent_goal_end_name(agent_goal_end e)
 {
@@ -79,6 +82,8 @@ typedef struct goal_run {
     char worker_claim[768]; /* the Worker's done summary, for the Planner */
     char outline_fp_text[64];
     uint64_t page_fp;
+    uint64_t wshown_fp;     /* url + outline the Worker last got in full (0 = none) */
+    int wnotes;             /* Worker observations since then that said "unchanged" */
     int step;               /* the ledger's step counter */
     int since_planner;
     char *outline;          /* last outline text (owned) */
@@ -145,8 +150,25 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
         tool_result_fini(&r);
         return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
     }
-    snprintf(text, cap, "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%s\n[/ELEMENTS]%s%s",
-             url, framed, extra && extra[0] ? "\n" : "", extra ? extra : "");
+    /* The Worker's page has not changed since the outline it last got in
+     * full (a call that only read, waited or checked): it is told so in
+     * one line, and that outline stays in its context (the newest element
+     * list is kept), so the request repeats the previous one's bytes up to
+     * the new turn (issue 22). A few in a row at most: the outline must not
+     * fall out of the memory hook's window. */
+    int unchanged = msgs == g->wmsgs && !with_shot && r.success && g->wshown_fp == g->page_fp &&
+                    g->wnotes < UNCHANGED_MAX;
+    if (unchanged)
+        snprintf(text, cap, "%s%s%s", UNCHANGED_NOTE, extra && extra[0] ? "\n" : "",
+                 extra ? extra : "");
+    else
+        snprintf(text, cap,
+                 "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%s\n[/ELEMENTS]%s%s",
+                 url, framed, extra && extra[0] ? "\n" : "", extra ? extra : "");
+    if (msgs == g->wmsgs) {
+        g->wnotes = unchanged ? g->wnotes + 1 : 0;
+        g->wshown_fp = r.success && !with_shot ? g->page_fp : 0;
+    }
     base_free(framed);
     tool_result_fini(&r);
     cJSON *m = cJSON_CreateObject();

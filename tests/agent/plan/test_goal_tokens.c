@@ -13,16 +13,18 @@
  *   the usage the replay sent, prefix_share the share of the request's bytes
  *   (tools' JSON, then the messages') that repeat the same role's previous
  *   request from its start, recomputed here byte by byte. The Worker is
- *   offered the brief list (more_tools in it, hover not), and at steady
- *   state (after its first call) a Worker call is at most 3,000 tokens.
+ *   offered the brief list, and at steady state (after its first call) a
+ *   Worker call is at most 3,000 tokens.
  * more_tools: the Worker calls more_tools, then hover (behind it): the next
  *   request offers hover and the brief list before it unchanged (a prefix of
  *   the tools' bytes), hover runs as a step; list_tabs, called by name
  *   without more_tools, runs too; a tool the run does not permit
  *   (evaluate_script without --allow-scripts) stays blocked.
  * pydoc: a task on python3-doc's library/json.html (Debian's python3-doc,
- *   served on 127.0.0.1): the same figures checks, and the steady-state
- *   Worker call is at most 3,000 tokens there too.
+ *   served on 127.0.0.1): the same figures checks; after each call that only
+ *   read (extract) the Worker's observation says the page is unchanged, the
+ *   outline it got stays whole, and the request repeats at least 70 % of the
+ *   previous one; what a call holds besides the page outline is bounded.
  * figures (not a ctest; run by hand, see bench/RESULTS.md "A third of the
  *   tokens"): both tasks with this build's fovea and with the binary named
  *   by FOVEA_BEFORE_BIN (main at the branch point), one table.
@@ -102,7 +104,9 @@ typedef struct call_fig {
     long bytes;          /* the prompt's bytes: tools' JSON, then the messages' */
     long prefix;         /* bytes repeating the same role's previous request; -1 first */
     long reported;       /* the usage the replay answered with (-1: unknown) */
-    long obs;            /* tokens of the last message (the Worker's observation: the outline) */
+    long obs;            /* tokens of the newest message with a page outline ([ELEMENTS]) */
+    int unchanged;       /* the last message says the page is unchanged (no outline) */
+    int outlines;        /* messages holding a page outline */
 } call_fig;
 
 /* tools' JSON then messages' JSON, as a prompt cache meets them. */
@@ -150,7 +154,18 @@ static int request_figures(replay *r, const char *name, call_fig *figs, int n)
             "schema");
         f->worker = tools != NULL;
         const cJSON *msgs = cJSON_GetObjectItemCaseSensitive(b, "messages");
-        f->obs = (long)model_tokens_message(cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1));
+        f->obs = 0;
+        f->outlines = 0;
+        for (int m = cJSON_GetArraySize(msgs) - 1; m >= 0; m--) {
+            const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(msgs, m), "content");
+            if (!cJSON_IsString(c) || !strstr(c->valuestring, "[ELEMENTS]\n"))
+                continue;
+            if (!f->outlines++)
+                f->obs = (long)model_tokens_message(cJSON_GetArrayItem(msgs, m));
+        }
+        const cJSON *last = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetArrayItem(msgs, cJSON_GetArraySize(msgs) - 1), "content");
+        f->unchanged = cJSON_IsString(last) && strstr(last->valuestring, "[page unchanged") != NULL;
         /* Each part as a root of its own, as the client holds it (a member's
          * key would count as text). */
         char *ts = tools ? cJSON_PrintUnformatted(tools) : NULL;
@@ -264,7 +279,7 @@ typedef struct steady_figs {
     int n;          /* the Worker's calls after its first */
     long first;     /* the first call's tokens */
     long tokens;    /* median tokens */
-    long rest;      /* median tokens without the observation (the last message) */
+    long rest;      /* median tokens without the newest page outline */
     long uncached;  /* median tokens after the prefix (tokens x (1 - share)) */
     double share;   /* median prefix share */
 } steady_figs;
@@ -411,6 +426,21 @@ static void pydoc(void)
     CHECK_EQ(tf.n, 9);
     check_trace("pydoc", tf.figs, tf.n);
     report("pydoc", &tf.st);
+    /* After each extract (it only reads) the Worker is told the page is
+     * unchanged, and the outline it got stays whole: the one outline of the
+     * request, and the request repeats the previous one up to the new turn
+     * (with the outline rewritten it would be about 0.4). */
+    int notes = 0;
+    for (int i = 0; i < tf.n; i++) {
+        if (!tf.figs[i].worker || !tf.figs[i].unchanged)
+            continue;
+        notes++;
+        CHECK_MSG(tf.figs[i].outlines == 1, "pydoc call %d: %d outlines", i, tf.figs[i].outlines);
+        CHECK_MSG(tf.figs[i].prefix >= 0 && tf.figs[i].prefix * 10 >= tf.figs[i].bytes * 7,
+                  "pydoc call %d: prefix %ld of %ld bytes", i, tf.figs[i].prefix,
+                  tf.figs[i].bytes);
+    }
+    CHECK_EQ(notes, 3);
     /* On a long page the outline (up to 6,000 characters here, ~1,650
      * tokens, new on every step) is over half of a call: what the agent
      * sends besides it is bounded here; the whole call is a figure of

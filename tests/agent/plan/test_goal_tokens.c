@@ -39,7 +39,6 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "base/fs.h"
 #include "model/budget.h"
 #include "model/tokens.h"
 #include "replay.h"
@@ -57,30 +56,16 @@
     "'What does the indent argument of json.dumps do, and what separators does it use "          \
     "then?' --url /library/json.html"
 
-static char *slurp(const char *path)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &buf, &n, 64u << 20, NULL) != BASE_OK)
-        return base_strdup("");
-    return (char *)buf;
-}
+#define slurp check_slurp
 
 static replay *start(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start(&r, err) != BASE_OK) {
+    if (replay_start_agent(&r, KEY, err) != BASE_OK) {
         fprintf(stderr, "replay: %s\n", err);
         return NULL;
     }
-    replay_set_chat(r, 1);
-    replay_require_key(r, KEY);
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
     return r;
 }
 

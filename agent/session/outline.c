@@ -595,7 +595,7 @@ int agent_ol_prio(int kind, int marked)
 {
     /* What is on the screenshot comes first: the model acts on it now, and
      * a long page's off-screen signatures must not crowd it out (python3-doc
-     * os.html showed 27 of its 67 marks when they ranked alike). Terms carry
+     * os.html showed 27 of its 66 marks when they ranked alike). Terms carry
      * signatures and names: short, dense, what a reader scans for;
      * definitions, code and preformatted lines hold the values. */
     if (marked)

@@ -142,6 +142,33 @@ static void marks_count(const agent_outline *o, const char *text, int *in, int *
     base_free(seen);
 }
 
+/* The page's content as one hex digest: every line's text and its
+ * elements' printed numbers, names and values, whatever the read shows of
+ * them (budget, collapsing), so a caller can tell "the same page" from
+ * reads that render it differently. */
+static void page_digest(const agent_outline *o, char out[17])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int l = 0; l < o->n_lines; l++) {
+        for (const char *c = o->lines[l].text; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        for (const char *p = strchr(o->lines[l].text, '\x01'); p; p = strchr(p + 1, '\x01')) {
+            int idx = atoi_ref(p);
+            if (idx < 0 || idx >= o->n_els)
+                continue;
+            const agent_ol_el *e = &o->els[idx];
+            h = (h ^ (uint64_t)(unsigned)e->n) * 1099511628211ull;
+            for (const char *c = e->name; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            h = (h ^ 0xffu) * 1099511628211ull;
+            for (const char *c = e->val; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        }
+        h = (h ^ 0xfeu) * 1099511628211ull;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
 {
     agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
@@ -192,6 +219,8 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
     base_buf_fini(&plain);
     int marks_in = 0, marks_shown = 0;
     marks_count(&o, b.data ? (const char *)b.data : "", &marks_in, &marks_shown);
+    char digest[17];
+    page_digest(&o, digest);
     cJSON *d = data_with(r, b.data ? (char *)b.data : "");
     int ok = d && add_num(r, d, "chars", st.out_chars) &&
              add_num(r, d, "raw_chars", st.in_chars) && add_num(r, d, "lines", st.in_lines) &&
@@ -199,6 +228,7 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
              add_num(r, d, "regions", o.n_regions) && add_num(r, d, "collapsed", collapsed) &&
              add_num(r, d, "elements", o.n_els) && add_num(r, d, "marks", o.max_mark) &&
              add_num(r, d, "marks_in", marks_in) && add_num(r, d, "marks_shown", marks_shown) &&
+             cJSON_AddStringToObject(d, "digest", digest) &&
              cJSON_AddBoolToObject(d, "meaningful", meaningful);
     /* Per kind of line: [kept, in] (what the budget kept of the data lines). */
     cJSON *kinds = ok ? cJSON_AddObjectToObject(d, "kinds") : NULL;

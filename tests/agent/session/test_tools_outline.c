@@ -11,7 +11,8 @@
  * "[Vn]" presses that button; the next read collapses the unchanged banner
  * and footer and shows MAIN's new line; changing the banner's nav expands
  * the banner, and the regions collapsed in the read before are shown whole
- * (never collapsed twice in a row); the next read collapses them all;
+ * (never collapsed twice in a row); the next read collapses them all, with
+ * the same page digest;
  * focus_region shows a collapsed region in full; the same page gets the 8k
  * budget.
  * long_page_marks: outline_long.html (a reference page whose on-screen
@@ -60,6 +61,7 @@
 #include "base/alloc.h"
 #include "base/clock.h"
 #include "base/fs.h"
+#include "base/json_get.h"
 #include "harness.h"
 #include "serve/httpd.h"
 
@@ -191,12 +193,18 @@ static void marks_and_collapse(void)
     CHECK(strstr(t, "\nMAIN:\n  # Trail stoves\n") != NULL);
     CHECK(strstr(t, "\n  NAV: \"On this page\"\n") != NULL);
     CHECK_EQ(num(&r, "collapsed"), 0);
+    char digest[32];
+    snprintf(digest, sizeof digest, "%s", base_json_str(r.data, "digest", "?"));
     tool_result_fini(&r);
-    /* Nothing changed since: everything shown whole collapses. */
+    /* Nothing changed since: everything shown whole collapses. The page's
+     * digest is the same for both renderings of it (the agent's loop
+     * detection compares pages by it). */
     t = call(s, "get_outline", "{}", &r);
     CHECK_MSG(strstr(t, "\nBANNER: (unchanged, ") != NULL, "%s", t);
     CHECK(strstr(t, "\nMAIN: (unchanged, ") != NULL);
     CHECK(strstr(t, "<a>Lights</a>") == NULL);
+    CHECK_STR(base_json_str(r.data, "digest", ""), digest);
+    CHECK_EQ(strlen(digest), 16);
     tool_result_fini(&r);
 
     /* A collapsed region in full on request. */

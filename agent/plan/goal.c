@@ -19,6 +19,7 @@
 #include "base/json_get.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "base/utf8.h"
 #include "agent/session/secrets.h"
 
 /* The outline's own budget (seed 003: AGENT_OL_CAP_FIRST for a page the
@@ -412,6 +413,12 @@ static void keep_read(goal_run *g, int step, const char *tool, const char *value
     if (!cut)
         return;
     agent_secrets_scrub_copy(fovea_session_secrets(g->s), cut, GOAL_RESULT_CHARS + 1, value);
+    /* The cut may split a character: the request must stay UTF-8. */
+    cut[base_utf8_check(cut, strlen(cut))] = '\0';
+    if (!cut[0]) {
+        base_free(cut);
+        return;
+    }
     if (g->n_reads == GOAL_RESULTS) {
         base_free(g->reads[0].value);
         memmove(g->reads, g->reads + 1, (GOAL_RESULTS - 1) * sizeof g->reads[0]);

@@ -152,6 +152,27 @@ static int marks_shown_at(fovea_session *s, cdp_page *p, int cap, int former)
     return n;
 }
 
+/* A session on a new tab at path of the served documentation (*pp its
+ * page); NULL (said on stderr) on failure. */
+static fovea_session *open_doc(serve_httpd *srv, const char *path, cdp_page **pp)
+{
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    char url[512], err[BASE_ERRBUF_SIZE] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), path);
+    fovea_session_opts so;
+    fovea_session_opts_init(&so);
+    so.humanize = 0;
+    so.overlays = AGENT_OVERLAYS_NONE;
+    fovea_session *s = NULL;
+    if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
+        fprintf(stderr, "bench_outline: %s: %s\n", url, err);
+        cdp_page_close(p);
+        return NULL;
+    }
+    *pp = p;
+    return s;
+}
+
 /* Issue 22's figures on python3-doc pages (see the file's comment). */
 static int bench_read(serve_httpd *srv)
 {
@@ -164,19 +185,10 @@ static int bench_read(serve_httpd *srv)
            "read 3 chars | regions collapsed, read 2 / read 3 |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
     int rc = 0;
-    char err[BASE_ERRBUF_SIZE] = "";
     for (size_t i = 0; i < sizeof READ_PAGES / sizeof READ_PAGES[0]; i++) {
-        cdp_page *p = harness_open(1280, 800, 1, NULL);
-        char url[512];
-        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), READ_PAGES[i]);
-        fovea_session_opts so;
-        fovea_session_opts_init(&so);
-        so.humanize = 0;
-        so.overlays = AGENT_OVERLAYS_NONE;
-        fovea_session *s = NULL;
-        if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
-            fprintf(stderr, "bench_outline: %s: %s\n", url, err);
-            cdp_page_close(p);
+        cdp_page *p = NULL;
+        fovea_session *s = open_doc(srv, READ_PAGES[i], &p);
+        if (!s) {
             rc = 1;
             continue;
         }
@@ -364,17 +376,9 @@ int main(int argc, char **argv)
     printf("\n| page | extract_with_index arguments | matches | first match with the known text | "
            "its text (start) | ms (median of 5) |\n|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof EX / sizeof EX[0]; i++) {
-        cdp_page *p = harness_open(1280, 800, 1, NULL);
-        char url[512];
-        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), EX[i].path);
-        fovea_session_opts so;
-        fovea_session_opts_init(&so);
-        so.humanize = 0;
-        so.overlays = AGENT_OVERLAYS_NONE;
-        fovea_session *s = NULL;
-        if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
-            fprintf(stderr, "bench_outline: %s: %s\n", url, err);
-            cdp_page_close(p);
+        cdp_page *p = NULL;
+        fovea_session *s = open_doc(srv, EX[i].path, &p);
+        if (!s) {
             rc = 1;
             continue;
         }

@@ -527,7 +527,8 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
     }
     if (j && strcmp(c->name, "done") == 0)
         cJSON_AddStringToObject(j, "note", "the Planner checks the page before the task ends");
-    if (ok && t && !(t->flags & TOOL_MUTATES) && cJSON_IsString(sv))
+    /* A value saved with save_as is a ledger fact, which the Planner sees. */
+    if (ok && t && !(t->flags & TOOL_MUTATES) && cJSON_IsString(sv) && !save_as)
         keep_read(g, step, c->name, sv->valuestring);
     base_err e2 = add_result(g, c->id, j);
     /* Loop detection on the action and the page it ran on. */

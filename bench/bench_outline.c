@@ -18,12 +18,26 @@
  * English text with GPT tokenizers; the same estimate for both sides, so
  * the ratios hold whatever the tokenizer). Read time: median of 5 reads.
  * A figure, not a test: prints one Markdown table row per page.
+ *
+ *   build/bench/bench_outline --read [DOC_ROOT]
+ *
+ * prints only "what the model reads" (issue 22), before and after in the
+ * same run: the agent used to read a fresh 6,000-character outline on
+ * every step, with on-screen lines ranked alike with headings and
+ * signatures; now it reads with seed 003's budget (24k chars for a new page,
+ * 8k for the same page) where unchanged regions collapse, and lines with an
+ * on-screen mark rank first. Per page: the on-screen marks the outline
+ * holds, how many of them a read shows (the former ranking re-applied to the
+ * same rendered lines at 6k and at 24k, the present one at 24k), and the
+ * characters of three reads of the same page in a row.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/session/outline.h"
+#include "agent/session/session.h"
 #include "agent/session/tool.h"
 #include "base/clock.h"
 #include "harness.h"
@@ -83,8 +97,146 @@ static void kind(const tool_result *r, const char *k, int *kept, int *in)
     *in = (int)cJSON_GetArrayItem(a, 1)->valuedouble;
 }
 
+/* The rank lines had before issue 22, from the present one: a line with an
+ * on-screen mark (1) ranked with headings and terms (2), the rest one step
+ * up. */
+static int former_prio(int prio)
+{
+    return prio <= 0 ? 0 : prio <= 2 ? 1 : prio - 1;
+}
+
+/* Distinct marks 1..max shown as "[n]<" in text. */
+static int marks_in_text(const char *text, int max)
+{
+    char *seen = calloc((size_t)max + 2, 1);
+    int n = 0;
+    for (const char *p = strchr(text, '['); seen && p; p = strchr(p + 1, '[')) {
+        char *end = NULL;
+        long k = strtol(p + 1, &end, 10);
+        if (end != p + 1 && end[0] == ']' && end[1] == '<' && k >= 1 && k <= max && !seen[k]) {
+            seen[k] = 1;
+            n++;
+        }
+    }
+    free(seen);
+    return n;
+}
+
+/* Marks shown when the session's page is read at cap with the former
+ * ranking (former 1) or the present one; -1 on failure. */
+static int marks_shown_at(fovea_session *s, cdp_page *p, int cap, int former)
+{
+    perc_epoch *ep = fovea_session_wait_epoch(s, 5000);
+    agent_outline o;
+    agent_outline_init(&o);
+    char err[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent_outline_read(p, ep, &o, err);
+    if (ep)
+        perc_epoch_release(ep);
+    agent_ol_lines l;
+    memset(&l, 0, sizeof l);
+    if (!e)
+        e = agent_outline_render(&o, NULL, AGENT_OL_OUTLINE, -1, &l, err);
+    for (int i = 0; !e && former && i < l.n; i++)
+        l.v[i].prio = former_prio(l.v[i].prio);
+    base_buf b;
+    base_buf_init(&b, 4u << 20);
+    if (!e)
+        e = agent_outline_budget(&l, cap, &b, NULL, err);
+    int n = e ? -1 : marks_in_text(b.data ? (const char *)b.data : "", o.max_mark);
+    if (e)
+        fprintf(stderr, "bench_outline: %s\n", err);
+    base_buf_fini(&b);
+    agent_ol_lines_fini(&l);
+    agent_outline_fini(&o);
+    return n;
+}
+
+/* A session on a new tab at path of the served documentation (*pp its
+ * page); NULL (said on stderr) on failure. */
+static fovea_session *open_doc(serve_httpd *srv, const char *path, cdp_page **pp)
+{
+    cdp_page *p = harness_open(1280, 800, 1, NULL);
+    char url[512], err[BASE_ERRBUF_SIZE] = "";
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), path);
+    fovea_session_opts so;
+    fovea_session_opts_init(&so);
+    so.humanize = 0;
+    so.overlays = AGENT_OVERLAYS_NONE;
+    fovea_session *s = NULL;
+    if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
+        fprintf(stderr, "bench_outline: %s: %s\n", url, err);
+        cdp_page_close(p);
+        return NULL;
+    }
+    *pp = p;
+    return s;
+}
+
+/* Issue 22's figures on python3-doc pages (see the file's comment). */
+static int bench_read(serve_httpd *srv)
+{
+    static const char *const READ_PAGES[] = {
+        "/library/os.html", "/library/json.html", "/library/stdtypes.html",
+        "/tutorial/controlflow.html", "/glossary.html", "/library/index.html",
+    };
+    printf("| page | raw chars | on-screen marks | shown: before, 6k | shown: former ranking, "
+           "24k | shown: after, 24k | before: read 1 / read 2 chars | after: read 1 / read 2 / "
+           "read 3 chars | regions collapsed, read 2 / read 3 |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    int rc = 0;
+    for (size_t i = 0; i < sizeof READ_PAGES / sizeof READ_PAGES[0]; i++) {
+        cdp_page *p = NULL;
+        fovea_session *s = open_doc(srv, READ_PAGES[i], &p);
+        if (!s) {
+            rc = 1;
+            continue;
+        }
+        /* Before: what the agent asked for on every step. */
+        const char *before = "{\"fresh\": true, \"max_chars\": 6000}";
+        int b1 = read_chars(s, before, NULL), b2 = read_chars(s, before, NULL);
+        /* After: the Worker's reads, three in a row (nothing in between, as
+         * after a step that read the page without changing it). */
+        struct agent_outline_sig *seen = NULL; /* forget the reads before */
+        fovea_session_outline_swap(s, &seen);
+        fovea_session_outline_free(seen);
+        tool_result r1, r2, r3;
+        int a1 = read_chars(s, "{}", &r1), a2 = read_chars(s, "{}", &r2),
+            a3 = read_chars(s, "{}", &r3);
+        int raw = a1 >= 0 ? (int)num(&r1, "raw_chars") : -1;
+        int in = a1 >= 0 ? (int)num(&r1, "marks_in") : -1;
+        int shown = a1 >= 0 ? (int)num(&r1, "marks_shown") : -1;
+        int c2 = a2 >= 0 ? (int)num(&r2, "collapsed") : -1;
+        int c3 = a3 >= 0 ? (int)num(&r3, "collapsed") : -1;
+        if (a1 >= 0)
+            tool_result_fini(&r1);
+        if (a2 >= 0)
+            tool_result_fini(&r2);
+        if (a3 >= 0)
+            tool_result_fini(&r3);
+        int old6 = marks_shown_at(s, p, 6000, 1), old24 = marks_shown_at(s, p, 24000, 1);
+        int now24 = marks_shown_at(s, p, 24000, 0);
+        if (now24 != shown)
+            fprintf(stderr, "bench_outline: %s: the tool showed %d marks, the replay %d\n",
+                    READ_PAGES[i], shown, now24);
+        printf("| %s | %d | %d | %d (%.0f %%) | %d | %d (%.0f %%) | %d / %d | %d / %d / %d | "
+               "%d / %d |\n",
+               READ_PAGES[i] + 1, raw, in, old6, in > 0 ? 100.0 * old6 / in : 0.0, old24, shown,
+               in > 0 ? 100.0 * shown / in : 0.0, b1, b2, a1, a2, a3, c2, c3);
+        fflush(stdout);
+        fovea_session_destroy(s);
+        cdp_page_close(p);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
+    int only_read = argc > 1 && strcmp(argv[1], "--read") == 0;
+    if (only_read) {
+        argc--;
+        argv++;
+    }
     const char *root = argc > 1 ? argv[1] : "/usr/share/doc/python3-doc/html";
     if (!harness_get()) {
         fprintf(stderr, "bench_outline: %s\n", harness_error());
@@ -98,6 +250,12 @@ int main(int argc, char **argv)
     if (serve_httpd_start(&ho, &srv, err)) {
         fprintf(stderr, "bench_outline: %s\n", err);
         return 1;
+    }
+    if (only_read) {
+        int r = bench_read(srv);
+        serve_httpd_destroy(srv);
+        harness_shutdown();
+        return r;
     }
     printf("| page type | page | flat raw chars / tok | outline raw chars / tok | step 1 flat / "
            "outline (budget) tok | step 2 flat / outline (budget) tok | step 2 saving | "
@@ -218,17 +376,9 @@ int main(int argc, char **argv)
     printf("\n| page | extract_with_index arguments | matches | first match with the known text | "
            "its text (start) | ms (median of 5) |\n|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < sizeof EX / sizeof EX[0]; i++) {
-        cdp_page *p = harness_open(1280, 800, 1, NULL);
-        char url[512];
-        snprintf(url, sizeof url, "http://127.0.0.1:%d%s", serve_httpd_port(srv), EX[i].path);
-        fovea_session_opts so;
-        fovea_session_opts_init(&so);
-        so.humanize = 0;
-        so.overlays = AGENT_OVERLAYS_NONE;
-        fovea_session *s = NULL;
-        if (!p || cdp_page_navigate(p, url, 30000, err) || fovea_session_create(p, &so, &s, err)) {
-            fprintf(stderr, "bench_outline: %s: %s\n", url, err);
-            cdp_page_close(p);
+        cdp_page *p = NULL;
+        fovea_session *s = open_doc(srv, EX[i].path, &p);
+        if (!s) {
             rc = 1;
             continue;
         }

@@ -44,6 +44,7 @@
 
 #include "agent/session/permit.h"
 #include "agent/session/secrets.h"
+#include "agent/session/outline.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
 #include "base/buf.h"
@@ -52,7 +53,10 @@
 #include "base/json_get.h"
 #include "base/utf8.h"
 
-#define OUTLINE_MAX 6000  /* characters of the page outline per prompt */
+/* Characters of the page outline per prompt: each operator's call is built
+ * afresh (no earlier read in its context, so nothing may collapse), which is
+ * seed 003's budget for a page seen for the first time. */
+#define OUTLINE_MAX AGENT_OL_CAP_FIRST
 #define NOTE_MAX 600      /* bytes of one note */
 #define NOTES_MAX 80      /* notes kept (the oldest go first) */
 #define PROGRESS_MAX 4000 /* bytes of the progress summary */

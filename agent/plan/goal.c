@@ -13,15 +13,29 @@
 #include "agent/plan/loop.h"
 #include "agent/session/permit.h"
 #include "agent/plan/orchestrator.h"
+#include "agent/session/outline.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/json_get.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
+#include "base/utf8.h"
 #include "agent/session/secrets.h"
 
-#define OUTLINE_MAX 6000 /* characters of outline per observation */
+/* The outline's own budget (seed 003: AGENT_OL_CAP_FIRST for a page the
+ * reader has not seen, AGENT_OL_CAP_SAME for the same page again,
+ * AGENT_OL_CAP_PLANNER for the Planner) bounds an observation; this cut only
+ * stops a page of thousands of region headers (always kept). */
+#define OUTLINE_MAX (2 * AGENT_OL_CAP_FIRST)
+
+/* What the Worker's tools read, handed to the Planner (issue 22): the
+ * newest GOAL_RESULTS reads, each cut at GOAL_RESULT_CHARS, newest first
+ * within GOAL_RESULTS_CHARS (the Planner's page view is the larger part of
+ * its budget). */
+#define GOAL_RESULTS 8
+#define GOAL_RESULT_CHARS 2000
+#define GOAL_RESULTS_CHARS 8000
 #define UNCHANGED_MAX 3  /* Worker observations in a row that may say "unchanged" */
 #define UNCHANGED_NOTE                                                                             \
     "[page unchanged: same URL and outline as the last element list above]"
@@ -94,6 +108,17 @@ typedef struct goal_run {
     const char *search_from; /* the URL it came from */
     double step_deadline;   /* this Worker step's end (base_monotime_ms), 0 = none */
     uint64_t nonce;         /* the untrusted-text frame's nonce (agent/session/permit.h) */
+    /* The Planner's own last outline read (fovea_session_outline_swap), so
+     * its reads never change what the Worker's next one collapses against. */
+    struct agent_outline_sig *planner_ol;
+    int obs_collapsed;      /* regions the Worker's newest observation collapsed */
+    int wshown_whole;       /* the Worker's last shown outline was not cut by the budget */
+    struct goal_read {
+        int step;
+        char tool[48];
+        char *value;        /* owned, cut at GOAL_RESULT_CHARS */
+    } reads[GOAL_RESULTS];  /* what the Worker's tools read, oldest first */
+    int n_reads;
 } goal_run;
 
 static uint64_t fnv(uint64_t h, const char *s)
@@ -127,13 +152,35 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
     fovea_session_set_step(g->s, &(fovea_step_info){0});
     agent_trace *tr = fovea_session_trace(g->s); /* not a step: no trace line, no overlay */
     fovea_session_set_trace(g->s, NULL);
-    tool_call(g->s, "get_outline", "{\"fresh\": true, \"max_chars\": 6000}", &r);
+    /* The Worker reads with the tool's own budget (24k chars for a new page,
+     * 8k for the same page) and regions unchanged since its previous read
+     * collapse (that read stays in its context: model_call). The Planner
+     * reads whole within its 24k, with its own previous-read slot. */
+    int planner = msgs == g->pmsgs;
+    if (planner) {
+        char pargs[64];
+        snprintf(pargs, sizeof pargs, "{\"fresh\": true, \"max_chars\": %d}",
+                 AGENT_OL_CAP_PLANNER);
+        fovea_session_outline_swap(g->s, &g->planner_ol);
+        tool_call(g->s, "get_outline", pargs, &r);
+        fovea_session_outline_swap(g->s, &g->planner_ol);
+    } else {
+        tool_call(g->s, "get_outline", "{}", &r);
+        const cJSON *nc = cJSON_GetObjectItemCaseSensitive(r.data, "collapsed");
+        g->obs_collapsed = r.success && cJSON_IsNumber(nc) ? nc->valueint : 0;
+    }
+    const cJSON *kl = cJSON_GetObjectItemCaseSensitive(r.data, "kept_lines");
+    const cJSON *nl = cJSON_GetObjectItemCaseSensitive(r.data, "lines");
+    int whole = r.success && cJSON_IsNumber(kl) && cJSON_IsNumber(nl) && kl->valueint >= nl->valueint;
     fovea_session_set_trace(g->s, tr);
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r.data, "value");
     const char *ol = r.success && cJSON_IsString(v) ? v->valuestring : "";
     base_free(g->outline);
     g->outline = base_strdup(ol);
-    g->page_fp = fnv(fnv(1469598103934665603ULL, url), ol);
+    /* The page, not the view of it: reads of one page differ as regions
+     * collapse or not (loop detection compares pages). */
+    const cJSON *dg = cJSON_GetObjectItemCaseSensitive(r.data, "digest");
+    g->page_fp = fnv(fnv(1469598103934665603ULL, url), cJSON_IsString(dg) ? dg->valuestring : ol);
     /* The page's words are quoted, untrusted content: framed with the
      * run's nonce, which the page cannot know and so cannot close. */
     char *cut = base_malloc(OUTLINE_MAX + sizeof r.message + 1);
@@ -155,9 +202,12 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
      * one line, and that outline stays in its context (the newest element
      * list is kept), so the request repeats the previous one's bytes up to
      * the new turn (issue 22). A few in a row at most: the outline must not
-     * fall out of the memory hook's window. */
+     * fall out of the memory hook's window. Only when that outline was not
+     * cut by the budget: the read made now (which the Worker does not get)
+     * may show whole what a cut one left out, and the next read would then
+     * collapse regions against text the Worker never saw. */
     int unchanged = msgs == g->wmsgs && !with_shot && r.success && g->wshown_fp == g->page_fp &&
-                    g->wnotes < UNCHANGED_MAX;
+                    g->wshown_whole && g->wnotes < UNCHANGED_MAX;
     if (unchanged)
         snprintf(text, cap, "%s%s%s", UNCHANGED_NOTE, extra && extra[0] ? "\n" : "",
                  extra ? extra : "");
@@ -168,6 +218,10 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
     if (msgs == g->wmsgs) {
         g->wnotes = unchanged ? g->wnotes + 1 : 0;
         g->wshown_fp = r.success && !with_shot ? g->page_fp : 0;
+        if (unchanged)
+            g->obs_collapsed = 0; /* the note shows no collapsed region */
+        else
+            g->wshown_whole = whole;
     }
     base_free(framed);
     tool_result_fini(&r);
@@ -301,6 +355,11 @@ static int model_call(goal_run *g, model_llm_role role, cJSON *msgs, model_llm_r
     agent_evict_opts_default(&eo);
     eo.role = role == MODEL_LLM_PLANNER ? AGENT_ROLE_PLANNER : AGENT_ROLE_WORKER;
     eo.step = g->step;
+    /* A collapsed region stands for its text in the previous observation:
+     * that one's element list stays too (never more: a region collapses
+     * only against the read that showed it whole). */
+    if (role == MODEL_LLM_WORKER && g->obs_collapsed > 0 && eo.keep_element_lists < 2)
+        eo.keep_element_lists = 2;
     agent_evict_stats st;
     double te = base_monotime_ms();
     base_err e = agent_evict(msgs, g->l, &eo, &st, err);
@@ -428,6 +487,59 @@ static base_err more_tools(goal_run *g, const model_llm_call *c)
     return j ? add_result(g, c->id, j) : BASE_ENOMEM;
 }
 
+/* Keeps what a reading tool returned for the Planner (the page outline
+ * reads aside: the Planner reads the page itself; a full slot drops the
+ * oldest). Scrubbed like every record. No memory: the read is not kept. */
+static void keep_read(goal_run *g, int step, const char *tool, const char *value)
+{
+    static const char *const PAGE_READS[] = {"get_outline", "focus_region", "list_headings",
+                                             "done"};
+    for (size_t i = 0; i < sizeof PAGE_READS / sizeof PAGE_READS[0]; i++)
+        if (strcmp(tool, PAGE_READS[i]) == 0)
+            return;
+    if (!value[0])
+        return;
+    char *cut = base_malloc(GOAL_RESULT_CHARS + 1);
+    if (!cut)
+        return;
+    agent_secrets_scrub_copy(fovea_session_secrets(g->s), cut, GOAL_RESULT_CHARS + 1, value);
+    /* The cut may split a character: the request must stay UTF-8. */
+    cut[base_utf8_check(cut, strlen(cut))] = '\0';
+    if (!cut[0]) {
+        base_free(cut);
+        return;
+    }
+    if (g->n_reads == GOAL_RESULTS) {
+        base_free(g->reads[0].value);
+        memmove(g->reads, g->reads + 1, (GOAL_RESULTS - 1) * sizeof g->reads[0]);
+        g->n_reads--;
+    }
+    struct goal_read *rd = &g->reads[g->n_reads++];
+    rd->step = step;
+    snprintf(rd->tool, sizeof rd->tool, "%s", tool);
+    rd->value = cut;
+}
+
+/* The Worker's reads as text for the Planner, newest first within
+ * GOAL_RESULTS_CHARS; NULL when there are none (or no memory). */
+static char *reads_text(const goal_run *g)
+{
+    if (!g->n_reads)
+        return NULL;
+    base_buf b;
+    base_buf_init(&b, GOAL_RESULTS_CHARS + 4096);
+    for (int i = g->n_reads - 1; i >= 0; i--) {
+        const struct goal_read *rd = &g->reads[i];
+        size_t need = strlen(rd->value) + strlen(rd->tool) + 32;
+        if (b.len + need > GOAL_RESULTS_CHARS) {
+            base_buf_printf(&b, "(%d older read%s left out)\n", i + 1, i ? "s" : "");
+            break;
+        }
+        base_buf_printf(&b, "- step %d %s: %s\n", rd->step, rd->tool, rd->value);
+    }
+    return b.data ? (char *)base_buf_steal(&b, NULL) : NULL;
+}
+
 /* Runs one of the Worker's calls as a step. Returns 1 when the batch goes
  * on, 0 when it ends (a page-changing call, a stop), -1 on an error that
  * ends the run. *claimed_done is set by `done`. */
@@ -522,6 +634,9 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
     }
     if (j && strcmp(c->name, "done") == 0)
         cJSON_AddStringToObject(j, "note", "the Planner checks the page before the task ends");
+    /* A value saved with save_as is a ledger fact, which the Planner sees. */
+    if (ok && t && !(t->flags & TOOL_MUTATES) && cJSON_IsString(sv) && !save_as)
+        keep_read(g, step, c->name, sv->valuestring);
     base_err e2 = add_result(g, c->id, j);
     /* Loop detection on the action and the page it ran on. */
     agent_loop_verdict v;
@@ -568,11 +683,18 @@ static int planner(goal_run *g, int claimed, char *err)
     /* The fetched page's text is untrusted like the browser's. */
     char *framed_search =
         g->search_text ? agent_untrusted_wrap(g->nonce, "search result", g->search_text) : NULL;
+    /* What the Worker read (extracted values, matches, script results), so
+     * the Planner can check a value before it declares done. */
+    char *reads = reads_text(g);
+    char *framed_reads = reads ? agent_untrusted_wrap(g->nonce, "worker results", reads) : NULL;
+    base_free(reads);
     size_t xcap = strlen(g->o->goal) + 1400 +
-                  (framed_search ? strlen(framed_search) + strlen(g->search_from) + 400 : 0);
+                  (framed_search ? strlen(framed_search) + strlen(g->search_from) + 400 : 0) +
+                  (framed_reads ? strlen(framed_reads) + 200 : 0);
     char *extra = (!g->search_text || framed_search) ? base_malloc(xcap) : NULL;
     if (!extra) {
         base_free(framed_search);
+        base_free(framed_reads);
         call_failed(g, BASE_ENOMEM, "out of memory for the planner's observation");
         return -1;
     }
@@ -587,7 +709,15 @@ static int planner(goal_run *g, int claimed, char *err)
         snprintf(extra, xcap, "TASK: %s\n%s%.700s", g->o->goal,
                  claimed ? "The Worker says the task is complete: " : "Periodic check.",
                  claimed ? g->worker_claim : "");
+    if (framed_reads) {
+        size_t u = strlen(extra);
+        snprintf(extra + u, xcap - u,
+                 "\n[WORKER_RESULTS] what the Worker's tools read, newest first:\n%s\n"
+                 "[/WORKER_RESULTS]",
+                 framed_reads);
+    }
     base_free(framed_search);
+    base_free(framed_reads);
     base_err oe = observe(g, g->pmsgs, extra, 0, err);
     base_free(extra);
     if (oe != BASE_OK) {
@@ -964,6 +1094,9 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
         res->last_step = g.l->last_step;
     res->total_ms = base_monotime_ms() - t0;
     base_free(g.outline);
+    for (int i = 0; i < g.n_reads; i++)
+        base_free(g.reads[i].value);
+    fovea_session_outline_free(g.planner_ol);
     cJSON_Delete(g.wmsgs);
     cJSON_Delete(g.pmsgs);
     cJSON_Delete(g.tools);

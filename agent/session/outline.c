@@ -442,7 +442,8 @@ void agent_outline_sig_fini(agent_outline_sig *s)
     memset(s, 0, sizeof *s);
 }
 
-base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, char *err)
+base_err agent_outline_sig_take(const agent_outline *o, const agent_ol_lines *shown,
+                                agent_outline_sig *s, char *err)
 {
     struct agent_ol_sig *v = base_calloc(o->n_regions > 0 ? (size_t)o->n_regions : 1, sizeof *v);
     if (!v)
@@ -453,6 +454,33 @@ base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, ch
         v[r].occ = o->regions[r].occ;
         v[r].digest = o->regions[r].digest;
         v[r].ndigest = o->regions[r].ndigest;
+        v[r].full = 1;
+    }
+    /* A region the model did not get whole — shown as one "unchanged" line
+     * (its text is one read further back, which the context may no longer
+     * hold) or with lines the budget dropped — is not full, nor is any
+     * region around it. A region the render never reached (focus on
+     * another) was not shown at all. */
+    if (shown) {
+        char *seen = base_calloc(o->n_regions > 0 ? (size_t)o->n_regions : 1, 1);
+        if (!seen) {
+            base_free(v);
+            return base_errf(err, BASE_ENOMEM, "outline: out of memory");
+        }
+        for (int i = 0; i < shown->n; i++) {
+            const agent_ol_out *x = &shown->v[i];
+            if (x->region < 0 || x->region >= o->n_regions)
+                continue;
+            seen[x->region] = 1;
+            if (x->kept && !x->collapsed)
+                continue;
+            for (int r = x->region; r >= 0; r = o->regions[r].parent)
+                v[r].full = 0;
+        }
+        for (int r = 0; r < o->n_regions; r++)
+            if (!seen[r])
+                v[r].full = 0;
+        base_free(seen);
     }
     base_free(s->r);
     s->r = v;
@@ -461,9 +489,11 @@ base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, ch
     return BASE_OK;
 }
 
-/* 0: changed (or no previous read); 1: unchanged, same [n] numbers; 2:
- * unchanged content whose elements were renumbered (the view moved, so the
- * marks did): the model must not act on the numbers it remembers. */
+/* 0: changed (or no previous read, or the previous read did not show it
+ * whole); 1: unchanged, same [n] numbers; 2: unchanged content whose
+ * elements were renumbered (the view moved, so the marks did): the model
+ * must not act on the numbers it remembers. A region whose lines the last
+ * read dropped for budget is never "unchanged": the model never saw them. */
 static int unchanged(const agent_outline_sig *prev, const agent_ol_region *g)
 {
     if (!prev)
@@ -472,7 +502,7 @@ static int unchanged(const agent_outline_sig *prev, const agent_ol_region *g)
         const struct agent_ol_sig *p = &prev->r[i];
         if (p->occ == g->occ && p->digest == g->digest && !strcmp(p->role, g->role) &&
             !strncmp(p->name, g->name, sizeof p->name - 1))
-            return p->ndigest == g->ndigest ? 1 : 2;
+            return !p->full ? 0 : p->ndigest == g->ndigest ? 1 : 2;
     }
     return 0;
 }
@@ -489,7 +519,8 @@ void agent_ol_lines_fini(agent_ol_lines *l)
     memset(l, 0, sizeof *l);
 }
 
-static base_err push(agent_ol_lines *l, base_buf *b, int kind, int prio, char *err)
+static base_err push(agent_ol_lines *l, base_buf *b, int kind, int prio, int region,
+                     char *err)
 {
     if (l->n == l->cap) {
         int nc = l->cap ? 2 * l->cap : 64;
@@ -506,7 +537,7 @@ static base_err push(agent_ol_lines *l, base_buf *b, int kind, int prio, char *e
     char *t = (char *)base_buf_steal(b, NULL);
     if (!t)
         return base_errf(err, BASE_ENOMEM, "outline: out of memory");
-    l->v[l->n++] = (agent_ol_out){t, kind, prio};
+    l->v[l->n++] = (agent_ol_out){t, kind, prio, region, 0, 0};
     return BASE_OK;
 }
 
@@ -562,24 +593,30 @@ static void line_body(const agent_outline *o, const agent_ol_line *ln, base_buf 
 
 int agent_ol_prio(int kind, int marked)
 {
-    /* Terms carry signatures and names: short, dense, what a reader scans
-     * for; definitions, code and preformatted lines hold the values. */
-    if (kind == AGENT_OL_HEADING || kind == AGENT_OL_TERM || marked)
+    /* What is on the screenshot comes first: the model acts on it now, and
+     * a long page's off-screen signatures must not crowd it out (python3-doc
+     * os.html showed 27 of its 66 marks when they ranked alike). Terms carry
+     * signatures and names: short, dense, what a reader scans for;
+     * definitions, code and preformatted lines hold the values. */
+    if (marked)
         return 1;
     switch (kind) {
+    case AGENT_OL_HEADING:
+    case AGENT_OL_TERM:
+        return 2;
     case AGENT_OL_DEF:
     case AGENT_OL_PRE:
     case AGENT_OL_CODE:
-        return 2;
-    case AGENT_OL_PARA:
         return 3;
-    case AGENT_OL_CTL:
+    case AGENT_OL_PARA:
         return 4;
+    case AGENT_OL_CTL:
+        return 5;
     case AGENT_OL_ITEM:
     case AGENT_OL_CELL:
-        return 5;
-    default:
         return 6;
+    default:
+        return 7;
     }
 }
 
@@ -602,7 +639,7 @@ static base_err emit_line(const agent_outline *o, int l, int depth, agent_ol_lin
     line_body(o, ln, &b, &marked);
     while (b.len > 0 && b.data[b.len - 1] == ' ')
         b.data[--b.len] = '\0';
-    base_err e = push(out, &b, ln->kind, agent_ol_prio(ln->kind, marked), err);
+    base_err e = push(out, &b, ln->kind, agent_ol_prio(ln->kind, marked), ln->region, err);
     base_buf_fini(&b);
     return e;
 }
@@ -645,7 +682,9 @@ static base_err header(const agent_outline *o, int r, int depth, int collapsed,
             base_buf_append_str(&b, "; renumbered: focus_region for the new [n]");
         base_buf_append_str(&b, ")");
     }
-    base_err e = push(out, &b, -1, 0, err);
+    base_err e = push(out, &b, -1, 0, r, err);
+    if (!e && collapsed)
+        out->v[out->n - 1].collapsed = 1;
     base_buf_fini(&b);
     return e;
 }
@@ -688,7 +727,7 @@ static base_err struct_line(agent_ol_lines *out, const char *text, char *err)
     base_buf b;
     base_buf_init(&b, 1u << 16);
     base_buf_append_str(&b, text);
-    base_err e = push(out, &b, -1, 0, err);
+    base_err e = push(out, &b, -1, 0, -1, err);
     base_buf_fini(&b);
     return e;
 }
@@ -741,7 +780,7 @@ base_err agent_outline_render(const agent_outline *o, const agent_outline_sig *p
 /* What one "  … N lines omitted (budget C chars)" marker costs, at most. */
 #define MARKER_CHARS 48
 
-base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *out,
+base_err agent_outline_budget(agent_ol_lines *l, int cap_chars, base_buf *out,
                               agent_ol_budget *st, char *err)
 {
     agent_ol_budget s;
@@ -781,6 +820,8 @@ base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *
     }
     base_err e = BASE_OK;
     size_t start = out->len;
+    for (int i = 0; i < l->n; i++)
+        l->v[i].kept = keep[i];
     for (int i = 0; i < l->n && !e; i++) {
         if (keep[i]) {
             s.kept_lines++;

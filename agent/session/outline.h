@@ -106,6 +106,8 @@ base_err agent_outline_parse(const cJSON *page, agent_outline *o, char *err);
  * (fragments aside): no marks. Any thread; pure. */
 void agent_outline_join(agent_outline *o, const perc_epoch *ep);
 
+struct agent_ol_lines;
+
 /* Signatures of a read's regions, kept for the next read's collapsing. */
 typedef struct agent_outline_sig {
     char url[1024];
@@ -115,6 +117,11 @@ typedef struct agent_outline_sig {
         char name[128];
         int occ;
         uint64_t digest, ndigest;
+        /* 1 when that read showed the region whole: not collapsed and none
+         * of its lines (sub-regions' included) dropped by the budget. Only
+         * such a region may collapse in the next read: the text it stands
+         * for is then in the previous read, one observation back. */
+        int full;
     } *r;
 } agent_outline_sig;
 
@@ -123,15 +130,22 @@ typedef struct agent_outline_sig {
 void agent_outline_sig_init(agent_outline_sig *s);
 void agent_outline_sig_fini(agent_outline_sig *s);
 
-/* Replaces *s with o's region signatures. Errors: BASE_ENOMEM (s unchanged).
- * Any thread. */
-base_err agent_outline_sig_take(const agent_outline *o, agent_outline_sig *s, char *err);
+/* Replaces *s with o's region signatures; shown (NULL: the whole outline
+ * was shown) is what the model got of o: the lines agent_outline_render made
+ * of it after agent_outline_budget marked the kept ones. A region shown
+ * collapsed or cut is not "full" (see agent_ol_sig.full). Errors:
+ * BASE_ENOMEM (s unchanged). Any thread. */
+base_err agent_outline_sig_take(const agent_outline *o, const struct agent_ol_lines *shown,
+                                agent_outline_sig *s, char *err);
 
 /* One output line and its budget priority (lower = kept first). */
 typedef struct agent_ol_out {
     char *text; /* owned, no newline */
     int kind;   /* agent_ol_kind, or -1 for structure (region headers, markers) */
     int prio;
+    int region; /* the region whose text it is (its header included), -1 none */
+    int collapsed; /* a region's one-line "(unchanged ...)" header */
+    int kept;   /* set by agent_outline_budget: 1 when the line was written */
 } agent_ol_out;
 
 typedef struct agent_ol_lines {
@@ -163,27 +177,34 @@ typedef struct agent_ol_budget {
 } agent_ol_budget;
 
 /* The largest priority render gives (plain text). */
-#define AGENT_OL_PRIO_MAX 6
+#define AGENT_OL_PRIO_MAX 7
 
 /* The budget priority of a line of kind (agent_ol_kind) that has an
- * element with a vision mark (marked 1) or not: 1 headings, terms and
- * marked lines; 2 definitions, code, preformatted; 3 paragraphs; 4
- * controls; 5 list items and cells; 6 other text. Any thread; pure. */
+ * element with a vision mark (marked 1) or not: 1 lines with a mark (on
+ * the screenshot now: what the model can act on at once, issue 22); 2
+ * headings and terms; 3 definitions, code, preformatted; 4 paragraphs; 5
+ * controls; 6 list items and cells; 7 other text. Any thread; pure. */
 int agent_ol_prio(int kind, int marked);
 
-/* Default caps (seed 003): a page seen for the first time, the same page again. */
+/* The page-text budgets of seed 003 ("Gen 10"), in characters: a page the
+ * reader sees for the first time, the same page again (its first view is in
+ * the model's context), and the Planner's view (the caller that checks the
+ * data before the task ends). */
 #define AGENT_OL_CAP_FIRST 24000
 #define AGENT_OL_CAP_SAME 8000
+#define AGENT_OL_CAP_PLANNER 24000
 
 /* Writes the lines to out within cap_chars (0 = no cap): the lowest
- * priorities first (structure; headings, terms and lines with an on-screen
- * mark; definitions, code and preformatted lines; paragraphs; controls; list
- * items and cells; other text), ties in reading order; the kept lines in
- * reading order, each run of dropped lines as one "… N lines omitted" marker,
- * the markers counted in the cap (structure lines are always kept, so a cap
- * smaller than them is exceeded by them alone). st (optional) says what was
- * kept. Errors: BASE_ENOMEM, BASE_ETOOBIG (out's cap). Any thread; pure. */
-base_err agent_outline_budget(const agent_ol_lines *l, int cap_chars, base_buf *out,
+ * priorities first (structure; lines with an on-screen mark; headings and
+ * terms; definitions, code and preformatted lines; paragraphs; controls;
+ * list items and cells; other text), ties in reading order; the kept lines
+ * in reading order, each run of dropped lines as one "… N lines omitted"
+ * marker, the markers counted in the cap (structure lines are always kept,
+ * so a cap smaller than them is exceeded by them alone). Each line's kept
+ * is set (for agent_outline_sig_take). st (optional) says what was kept.
+ * Errors: BASE_ENOMEM, BASE_ETOOBIG (out's cap). Any thread; pure but for
+ * the kept flags. */
+base_err agent_outline_budget(agent_ol_lines *l, int cap_chars, base_buf *out,
                               agent_ol_budget *st, char *err);
 
 /* The table of contents: one line per heading, "## Text (MAIN, 4 elements)",

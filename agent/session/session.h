@@ -86,6 +86,19 @@ perc_epoch *fovea_session_wait_epoch(fovea_session *s, int timeout_ms);
 base_err fovea_session_add_init_script(fovea_session *s, const char *source, int on_current_pages,
                                        char *err);
 
+/* What the next get_outline collapses against is the last read's region
+ * signatures (agent/session/outline.h). A runner with two readers of the
+ * page (the Worker's conversation and the Planner's) keeps one set per
+ * reader: it swaps its own in before its read and back after, so the
+ * Planner's read never makes the Worker's next one collapse against text
+ * the Worker did not get. *sig (NULL: none yet) and the session's set trade
+ * places. Cannot fail. On the runner's thread. */
+struct agent_outline_sig;
+void fovea_session_outline_swap(fovea_session *s, struct agent_outline_sig **sig);
+
+/* Frees a set fovea_session_outline_swap handed out (NULL: no-op). */
+void fovea_session_outline_free(struct agent_outline_sig *sig);
+
 /* A progress line on f (a run's stderr or --progress file), flushed at once
  * so a person watching sees each step as it ends. Any thread that owns f. */
 void agent_progressf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -12,6 +12,7 @@
  * latest vision epoch, so [n] in the outline is [Vn] on the screenshot.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/session/outline.h"
@@ -28,6 +29,32 @@ void agent__outline_forget(fovea_session *s)
         base_free(s->ol_prev);
         s->ol_prev = NULL;
     }
+}
+
+void fovea_session_outline_swap(fovea_session *s, struct agent_outline_sig **sig)
+{
+    struct agent_outline_sig *t = s->ol_prev;
+    s->ol_prev = *sig;
+    *sig = t;
+}
+
+void fovea_session_outline_free(struct agent_outline_sig *sig)
+{
+    if (sig) {
+        agent_outline_sig_fini(sig);
+        base_free(sig);
+    }
+}
+
+/* The element index of a reference "\x01" digits "\x02" at p; -1 if malformed. */
+static int atoi_ref(const char *p)
+{
+    int v = 0, any = 0;
+    for (p++; *p >= '0' && *p <= '9' && v < 100000000; p++) {
+        v = v * 10 + (*p - '0');
+        any = 1;
+    }
+    return any && *p == '\x02' ? v : -1;
 }
 
 /* The session's latest vision epoch (the pass scheduled after the last
@@ -84,6 +111,64 @@ static int mode_of(fovea_session *s, const cJSON *a)
     return s->o.page_text == AGENT_PAGE_TEXT_FLAT ? AGENT_OL_FLAT : AGENT_OL_OUTLINE;
 }
 
+/* The screenshot's marks the outline holds (elements on a line with a mark)
+ * and how many of them text (the budgeted output) shows as "[n]<". */
+static void marks_count(const agent_outline *o, const char *text, int *in, int *shown)
+{
+    *in = *shown = 0;
+    if (o->max_mark <= 0)
+        return;
+    char *seen = base_calloc((size_t)o->max_mark + 1, 1);
+    if (!seen)
+        return;
+    for (const char *p = strchr(text, '['); p; p = strchr(p + 1, '[')) {
+        char *end = NULL;
+        long n = strtol(p + 1, &end, 10);
+        if (end != p + 1 && end[0] == ']' && end[1] == '<' && n >= 1 && n <= o->max_mark)
+            seen[n] = 1;
+    }
+    /* An element on no line is in no read; count the ones a line carries. */
+    for (int l = 0; l < o->n_lines; l++)
+        for (const char *p = strchr(o->lines[l].text, '\x01'); p; p = strchr(p + 1, '\x01')) {
+            int idx = atoi_ref(p);
+            if (idx < 0 || idx >= o->n_els || o->els[idx].mark <= 0 ||
+                o->els[idx].mark > o->max_mark || seen[o->els[idx].mark] == 2 ||
+                seen[o->els[idx].mark] == 3)
+                continue;
+            (*in)++;
+            *shown += seen[o->els[idx].mark] == 1;
+            seen[o->els[idx].mark] += 2; /* counted once */
+        }
+    base_free(seen);
+}
+
+/* The page's content as one hex digest: every line's text and its
+ * elements' printed numbers, names and values, whatever the read shows of
+ * them (budget, collapsing), so a caller can tell "the same page" from
+ * reads that render it differently. */
+static void page_digest(const agent_outline *o, char out[17])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int l = 0; l < o->n_lines; l++) {
+        for (const char *c = o->lines[l].text; *c; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        for (const char *p = strchr(o->lines[l].text, '\x01'); p; p = strchr(p + 1, '\x01')) {
+            int idx = atoi_ref(p);
+            if (idx < 0 || idx >= o->n_els)
+                continue;
+            const agent_ol_el *e = &o->els[idx];
+            h = (h ^ (uint64_t)(unsigned)e->n) * 1099511628211ull;
+            for (const char *c = e->name; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            h = (h ^ 0xffu) * 1099511628211ull;
+            for (const char *c = e->val; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+        }
+        h = (h ^ 0xfeu) * 1099511628211ull;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
 static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
 {
     agent__copy(r->rec.gate, sizeof r->rec.gate, "-");
@@ -105,14 +190,16 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
         e = agent_outline_budget(&l, cap, &b, &st, err);
     int collapsed = 0;
     for (int i = 0; !e && i < l.n; i++)
-        collapsed += strstr(l.v[i].text, " (unchanged") != NULL && l.v[i].kind < 0;
-    agent_ol_lines_fini(&l);
+        collapsed += l.v[i].collapsed;
     if (!e) {
+        /* What the model got (collapsed and cut regions included) decides
+         * what may collapse next time. */
         if (!s->ol_prev && !(s->ol_prev = base_calloc(1, sizeof *s->ol_prev)))
             e = base_errf(err, BASE_ENOMEM, "out of memory");
         else
-            e = agent_outline_sig_take(&o, s->ol_prev, err);
+            e = agent_outline_sig_take(&o, &l, s->ol_prev, err);
     }
+    agent_ol_lines_fini(&l);
     if (e) {
         base_buf_fini(&b);
         agent_outline_fini(&o);
@@ -130,12 +217,18 @@ static int t_get_outline(fovea_session *s, const cJSON *a, tool_result *r)
     int meaningful = o.n_els > 0 || agent_text_meaningful(plain.data ? (char *)plain.data : "",
                                                             why, sizeof why);
     base_buf_fini(&plain);
+    int marks_in = 0, marks_shown = 0;
+    marks_count(&o, b.data ? (const char *)b.data : "", &marks_in, &marks_shown);
+    char digest[17];
+    page_digest(&o, digest);
     cJSON *d = data_with(r, b.data ? (char *)b.data : "");
     int ok = d && add_num(r, d, "chars", st.out_chars) &&
              add_num(r, d, "raw_chars", st.in_chars) && add_num(r, d, "lines", st.in_lines) &&
              add_num(r, d, "kept_lines", st.kept_lines) && add_num(r, d, "cap", cap) &&
              add_num(r, d, "regions", o.n_regions) && add_num(r, d, "collapsed", collapsed) &&
              add_num(r, d, "elements", o.n_els) && add_num(r, d, "marks", o.max_mark) &&
+             add_num(r, d, "marks_in", marks_in) && add_num(r, d, "marks_shown", marks_shown) &&
+             cJSON_AddStringToObject(d, "digest", digest) &&
              cJSON_AddBoolToObject(d, "meaningful", meaningful);
     /* Per kind of line: [kept, in] (what the budget kept of the data lines). */
     cJSON *kinds = ok ? cJSON_AddObjectToObject(d, "kinds") : NULL;

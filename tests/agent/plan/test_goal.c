@@ -36,6 +36,10 @@
  *   at step 7. The new browser starts on the start URL: what the page held
  *   only in memory (the consent, the typed text) is gone, and the recorded
  *   Worker redoes it from what it observes.
+ * planner_reads: the Worker's second observation of a page collapses the
+ *   regions its first showed whole (and keeps that first one's element
+ *   list); the Planner's request carries the value the Worker read
+ *   (extract_with_index) on a page it is no longer on (issue 22).
  */
 #include "check.h"
 
@@ -637,7 +641,52 @@ static void upload_dir(void)
     replay_destroy(r);
 }
 
+#define PAGES_SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages"
+
+/* What the model reads (issue 22), with a REPLAY of an obedient Worker (no
+ * model runs) on outline_shop.html: it reads a price with
+ * extract_with_index, navigates to another page, and says done. The
+ * Worker's second observation of the unchanged page is one line and the
+ * first observation stays in the request; the Planner, reading the other
+ * page, gets the value the Worker read on the first one. */
+static void planner_reads(void)
+{
+    const char *calls[] = {
+        "{\"name\": \"extract_with_index\", \"arguments\": \"{\\\"query\\\": \\\"p\\\", "
+        "\\\"contains\\\": \\\"Boils a litre\\\", \\\"pick\\\": 1}\"}",
+        "{\"name\": \"navigate\", \"arguments\": \"{\\\"url\\\": "
+        "\\\"/tools/outline_docs.html\\\"}\"}",
+        "{\"name\": \"done\", \"arguments\": \"{\\\"text\\\": \\\"The stove costs "
+        "$39.00\\\", \\\"success\\\": true}\"}"};
+    replay *r = obedient_replay(calls, 3);
+    if (!r)
+        SKIP("replay server");
+    char *out = NULL, *errs = NULL;
+    run_on(PAGES_SITE, "planner_reads", "'What does the Ember 2 stove cost?' --url "
+           "/tools/outline_shop.html", &out, &errs);
+    CHECK_MSG(replay_count(r) == 4, "%d requests\n%s\n%s", replay_count(r), out, errs);
+    /* Request 1 is the Worker's second look at the shop page, which the
+     * read left as it was: one line says so, and the first observation
+     * (not cut by the budget) stays whole in the request. Regions that
+     * collapse against a previous read: test_tools_outline. */
+    CHECK_MSG(request_has(r, 1, "[page unchanged: same URL and outline"), "%s", errs);
+    CHECK(request_has(r, 1, "<a>Tents</a>")); /* the first observation's text, kept */
+    CHECK(!request_has(r, 0, "(unchanged"));
+    /* Request 3 is the Planner's, on the docs page; the price comes from
+     * the Worker's read of the shop page. */
+    CHECK(request_has(r, 3, "The Worker says the task is complete"));
+    CHECK(request_has(r, 3, "kettle.Timer"));
+    CHECK_MSG(request_has(r, 3, "[WORKER_RESULTS]"), "%s", errs);
+    CHECK(request_has(r, 3, "- step 1 extract_with_index: Boils a litre in 3 minutes. $39.00"));
+    CHECK(!request_has(r, 3, "Trail stoves")); /* not from the page it reads */
+    check_pairs(r);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static const check_case cases[] = {{"demo", demo},
+                                   {"planner_reads", planner_reads},
                                    {"injection", injection},
                                    {"upload_dir", upload_dir},
                                    {"idle", idle},

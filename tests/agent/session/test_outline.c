@@ -13,7 +13,12 @@
  * the same content with new numbers collapses with a "renumbered" warning.
  * budget_*: one case per content kind (term, definition, pre, code,
  * paragraph) beating plain text under a tight cap; headings beat content;
- * structure is always kept; omitted runs are one marker; no cap keeps all.
+ * structure is always kept; omitted runs are one marker; no cap keeps all;
+ * budget_marks_first: a line with an on-screen mark beats earlier headings
+ * and terms (issue 22).
+ * collapse_not_after_cut: a region the previous read cut for budget is not
+ * "unchanged" next time; collapse_once: a region collapses against the read
+ * that showed it whole, never against one that showed it collapsed.
  * headings / find_region / meaningful / parse_errors: as named.
  */
 #include "check.h"
@@ -190,7 +195,7 @@ static void collapse(void)
     agent_outline_sig sig;
     agent_outline_sig_init(&sig);
     char err[BASE_ERRBUF_SIZE];
-    CHECK_OK(agent_outline_sig_take(&a, &sig, err));
+    CHECK_OK(agent_outline_sig_take(&a, NULL, &sig, err));
     char *t = render(&a, &sig, AGENT_OL_OUTLINE, -1);
     CHECK(t && strstr(t, "BANNER: (unchanged, 3 links)\n") != NULL);
     CHECK(t && strstr(t, "MAIN: (unchanged, 1 link, 1 button)\n") != NULL);
@@ -268,10 +273,10 @@ static void budget_kind(int k)
     t0[100] = '\0';
     memset(t1, 'k', 100);
     t1[100] = '\0';
-    v[0] = (agent_ol_out){t0, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0)};
-    v[1] = (agent_ol_out){t1, k, agent_ol_prio(k, 0)};
+    v[0] = (agent_ol_out){t0, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0), -1, 0, 0};
+    v[1] = (agent_ol_out){t1, k, agent_ol_prio(k, 0), -1, 0, 0};
     char end[] = "=== END OUTLINE ===";
-    v[2] = (agent_ol_out){end, -1, 0};
+    v[2] = (agent_ol_out){end, -1, 0, -1, 0, 0};
     agent_ol_lines l = {v, 3, 3};
     base_buf b;
     base_buf_init(&b, 1u << 16);
@@ -328,12 +333,12 @@ static void budget_order(void)
     memset(t5, 't', 101);
     t5[101] = '\0';
     agent_ol_out v[6] = {
-        {t0, -1, 0},
-        {t1, AGENT_OL_ITEM, agent_ol_prio(AGENT_OL_ITEM, 0)},
-        {t2, AGENT_OL_HEADING, agent_ol_prio(AGENT_OL_HEADING, 0)},
-        {t3, AGENT_OL_TERM, agent_ol_prio(AGENT_OL_TERM, 0)},
-        {t4, AGENT_OL_CTL, agent_ol_prio(AGENT_OL_CTL, 0)},
-        {t5, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0)},
+        {t0, -1, 0, -1, 0, 0},
+        {t1, AGENT_OL_ITEM, agent_ol_prio(AGENT_OL_ITEM, 0), -1, 0, 0},
+        {t2, AGENT_OL_HEADING, agent_ol_prio(AGENT_OL_HEADING, 0), -1, 0, 0},
+        {t3, AGENT_OL_TERM, agent_ol_prio(AGENT_OL_TERM, 0), -1, 0, 0},
+        {t4, AGENT_OL_CTL, agent_ol_prio(AGENT_OL_CTL, 0), -1, 0, 0},
+        {t5, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 0), -1, 0, 0},
     };
     agent_ol_lines l = {v, 6, 6};
     base_buf b;
@@ -352,11 +357,127 @@ static void budget_order(void)
     CHECK(agent_ol_prio(AGENT_OL_TERM, 0) < agent_ol_prio(AGENT_OL_DEF, 0));
     CHECK(agent_ol_prio(AGENT_OL_PRE, 0) < agent_ol_prio(AGENT_OL_PARA, 0));
     CHECK(agent_ol_prio(AGENT_OL_PARA, 0) < agent_ol_prio(AGENT_OL_CTL, 0));
-    CHECK(agent_ol_prio(AGENT_OL_TEXT, 1) == agent_ol_prio(AGENT_OL_HEADING, 0));
+    /* A line with an on-screen mark outranks every unmarked line (issue 22). */
+    CHECK(agent_ol_prio(AGENT_OL_TEXT, 1) < agent_ol_prio(AGENT_OL_HEADING, 0));
+    CHECK(agent_ol_prio(AGENT_OL_ITEM, 1) < agent_ol_prio(AGENT_OL_TERM, 0));
     base_buf_reset(&b);
     CHECK_OK(agent_outline_budget(&l, 0, &b, &st, err));
     CHECK_EQ(st.kept_lines, 6);
     CHECK(strstr((char *)b.data, "omitted") == NULL);
+    base_buf_fini(&b);
+}
+
+/* Renders o against prev within cap into *text (malloc'd) and takes the
+ * signatures of what was shown into next. */
+static void read_once(const agent_outline *o, const agent_outline_sig *prev, int cap,
+                      agent_outline_sig *next, char **text)
+{
+    agent_ol_lines l;
+    char err[BASE_ERRBUF_SIZE] = "";
+    CHECK_OK(agent_outline_render(o, prev, AGENT_OL_OUTLINE, -1, &l, err));
+    base_buf b;
+    base_buf_init(&b, 1u << 20);
+    CHECK_OK(agent_outline_budget(&l, cap, &b, NULL, err));
+    CHECK_OK(agent_outline_sig_take(o, &l, next, err));
+    agent_ol_lines_fini(&l);
+    *text = (char *)base_buf_steal(&b, NULL);
+}
+
+/* A read whose budget dropped some of MAIN's lines: the next read of the
+ * same page must show MAIN again (the model never saw those lines), while
+ * the banner it saw whole collapses. */
+static void collapse_not_after_cut(void)
+{
+    agent_outline a;
+    CHECK(load(SHOP, &a));
+    /* The banner's three links are on screen (marked), so they rank first. */
+    perc_selector map[3];
+    memset(map, 0, sizeof map);
+    snprintf(map[0].xpath, sizeof map[0].xpath, "/html[1]/body[1]/header[1]/a[1]");
+    snprintf(map[1].xpath, sizeof map[1].xpath, "/html[1]/body[1]/header[1]/nav[1]/a[1]");
+    snprintf(map[2].xpath, sizeof map[2].xpath, "/html[1]/body[1]/header[1]/nav[1]/a[2]");
+    perc_box box[3] = {{.id = 1, .dom_index = 0}, {.id = 2, .dom_index = 1},
+                       {.id = 3, .dom_index = 2}};
+    perc_epoch ep;
+    memset(&ep, 0, sizeof ep);
+    ep.boxes = box;
+    ep.n = 3;
+    ep.map = map;
+    ep.n_map = 3;
+    agent_outline_join(&a, &ep);
+    agent_outline_sig s1, s2;
+    agent_outline_sig_init(&s1);
+    agent_outline_sig_init(&s2);
+    /* Uncapped, the read is about 520 chars; 480 keeps the structure, the
+     * marked banner, the headings and the review, and drops MAIN's
+     * paragraph (the sub-region Reviews is whole). */
+    char *t = NULL;
+    read_once(&a, NULL, 480, &s1, &t);
+    CHECK_MSG(t && strstr(t, "[3]<a>Deals</a>") != NULL && strstr(t, "No reviews yet.") != NULL,
+              "%s", t);
+    CHECK_MSG(t && strstr(t, "Cast iron") == NULL && strstr(t, "omitted") != NULL, "%s", t);
+    base_free(t);
+    read_once(&a, &s1, 0, &s2, &t);
+    CHECK_MSG(t && strstr(t, "BANNER: (unchanged, 3 links)\n") != NULL, "%s", t);
+    CHECK_MSG(t && strstr(t, "MAIN: (unchanged") == NULL, "%s", t);
+    CHECK_MSG(t && strstr(t, "MAIN:\n  # Teapots\n  Cast iron, 1 litre.") != NULL, "%s", t);
+    CHECK_MSG(t && strstr(t, "  REGION: \"Reviews\" (unchanged, 2 lines)\n") != NULL, "%s", t);
+    base_free(t);
+    agent_outline_sig_fini(&s1);
+    agent_outline_sig_fini(&s2);
+    agent_outline_fini(&a);
+}
+
+/* A region collapses against the read that showed it whole, never against
+ * a read that itself showed it collapsed: read 1 full, read 2 collapsed,
+ * read 3 whole again (its text is then in the context's newest two reads). */
+static void collapse_once(void)
+{
+    agent_outline a;
+    CHECK(load(SHOP, &a));
+    agent_outline_join(&a, NULL);
+    agent_outline_sig s1, s2, s3;
+    agent_outline_sig_init(&s1);
+    agent_outline_sig_init(&s2);
+    agent_outline_sig_init(&s3);
+    char *t = NULL;
+    read_once(&a, NULL, 0, &s1, &t);
+    base_free(t);
+    read_once(&a, &s1, 0, &s2, &t);
+    CHECK(t && strstr(t, "MAIN: (unchanged") != NULL);
+    base_free(t);
+    read_once(&a, &s2, 0, &s3, &t);
+    CHECK_MSG(t && strstr(t, "(unchanged") == NULL && strstr(t, "# Teapots") != NULL, "%s", t);
+    base_free(t);
+    agent_outline_sig_fini(&s1);
+    agent_outline_sig_fini(&s2);
+    agent_outline_sig_fini(&s3);
+    agent_outline_fini(&a);
+}
+
+/* Under a cap, lines with on-screen marks are kept before headings and
+ * terms that come earlier in reading order. */
+static void budget_marks_first(void)
+{
+    char t0[] = "MAIN:", h[80], tm[80], mk[] = "  [1]<a>On screen</a>";
+    memset(h, 'h', 79);
+    h[79] = '\0';
+    memset(tm, 'd', 79);
+    tm[79] = '\0';
+    agent_ol_out v[4] = {
+        {t0, -1, 0, 0, 0, 0},
+        {h, AGENT_OL_HEADING, agent_ol_prio(AGENT_OL_HEADING, 0), 0, 0, 0},
+        {tm, AGENT_OL_TERM, agent_ol_prio(AGENT_OL_TERM, 0), 0, 0, 0},
+        {mk, AGENT_OL_TEXT, agent_ol_prio(AGENT_OL_TEXT, 1), 0, 0, 0},
+    };
+    agent_ol_lines l = {v, 4, 4};
+    base_buf b;
+    base_buf_init(&b, 1u << 16);
+    char err[BASE_ERRBUF_SIZE];
+    CHECK_OK(agent_outline_budget(&l, 6 + 22 + 48 + 10, &b, NULL, err));
+    CHECK_STR((char *)b.data, "MAIN:\n  … 2 lines omitted (budget 86 chars)\n"
+                              "  [1]<a>On screen</a>\n");
+    CHECK(v[0].kept && !v[1].kept && !v[2].kept && v[3].kept);
     base_buf_fini(&b);
 }
 
@@ -462,6 +583,9 @@ static const check_case cases[] = {
     {"budget_code", budget_code},
     {"budget_paragraph", budget_paragraph},
     {"budget_order", budget_order},
+    {"budget_marks_first", budget_marks_first},
+    {"collapse_not_after_cut", collapse_not_after_cut},
+    {"collapse_once", collapse_once},
     {"headings", headings},
     {"find_region", find_region},
     {"meaningful", meaningful},

@@ -30,6 +30,10 @@
  * scripted task gets --overlays and the model's runs get --url, each only
  * its own kind's options. A task in words without --url is refused before
  * anything starts.
+ * llm_flags: --llm-first-byte, --llm-stall, --llm-call-limit and
+ * --answer-schema reach each model run (its log states the timers; a
+ * REPLAYED server that never starts answering fails after 1 s, not 90; a
+ * valid answer lands in the task folder's answer.json).
  * When npm cannot install browserless the pool case is skipped (a failure
  * under CI=true).
  */
@@ -492,8 +496,85 @@ static void words(void)
     unsetenv("FOVEA_LLM_API_KEY");
 }
 
+/* The model's timers and --answer-schema go through to every model run.
+ * Two tasks in words against one REPLAY (a loopback server speaking the
+ * OpenAI protocol with queued answers, not a model; each answer matched to
+ * its task by the task's words): the slow shelf's server never starts
+ * answering (8 s before its first byte), the quick shelf's answers at once.
+ * With --llm-first-byte 1 --llm-stall 2 --llm-call-limit 5 each run's log
+ * states those timers, the slow run fails naming "no first byte in 1 s"
+ * (the default would have waited 90 s), and the quick run's valid answer
+ * is in its folder's answer.json. */
+static void llm_flags(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (replay_start(&r, err) != BASE_OK)
+        SKIP("replay server");
+    replay_set_chat(r, 1);
+    replay_require_key(r, KEY);
+    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
+    setenv("FOVEA_LLM_API_KEY", KEY, 1);
+    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
+    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    replay_reply slow = {.content = "Thinking.", .delay_ms = 8000, .match = "Slow shelf"};
+    CHECK_OK(replay_push(r, &slow));
+    worker_call(r, "Quick shelf", "call_q1", "done",
+                "{\"text\": \"{\\\"price\\\": 12.5}\", \"success\": true}");
+    text_answer(r, "Quick shelf",
+                "{\"done\": true, \"answer\": {\"title\": \"The Quiet Harbour\", \"price\": 12.5}}");
+    const char *out = OUT "/llm";
+    char cmd[4096], path[1200];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && printf '%%s' '{\"type\": \"object\", "
+             "\"properties\": {\"title\": {\"type\": \"string\"}, \"price\": {\"type\": "
+             "\"number\"}}, \"required\": [\"price\"]}' > '%s.schema.json'",
+             out, out, out);
+    CHECK_EQ(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' batch 'Slow shelf: read the book price' 'Quick shelf: read the book price' "
+             "--site '%s' --url /answer/book.html --llm-first-byte 1 --llm-stall 2 "
+             "--llm-call-limit 5 --answer-schema '%s.schema.json' --no-humanize --workers 2 "
+             "--retries 0 --out '%s' 2> '%s.stderr'",
+             FOVEA, SITE, out, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    const char *names[2] = {"slow_shelf__read_the_book_price", "quick_shelf__read_the_book_price"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s/run.log", out, names[i]);
+        char *log = slurp(path);
+        CHECK_MSG(strstr(log, "model calls: first byte 1 s, stall 2 s, call limit 5 s, answer "
+                              "schema") != NULL,
+                  "%s: the timers did not reach the run:\n%s", names[i], log);
+        CHECK(strstr(log, KEY) == NULL);
+        if (i == 0)
+            CHECK_MSG(strstr(log, "no first byte in 1 s") != NULL, "slow run:\n%s", log);
+        base_free(log);
+    }
+    cJSON *sres = result_of(out, names[0]);
+    CHECK_MSG(sres && strcmp(str(sres, "outcome"), "failed") == 0, "slow: %s",
+              sres ? str(sres, "outcome") : "no result");
+    cJSON_Delete(sres);
+    cJSON *q = result_of(out, names[1]);
+    CHECK_MSG(q && strcmp(str(q, "outcome"), "passed") == 0, "quick: %s (%s)",
+              q ? str(q, "outcome") : "no result", q ? str(q, "reason") : "");
+    cJSON_Delete(q);
+    snprintf(path, sizeof path, "%s/%s/answer.json", out, names[1]);
+    char *ans = slurp(path);
+    cJSON *a = cJSON_Parse(ans);
+    CHECK_MSG(a && cJSON_GetObjectItem(a, "price") &&
+                  cJSON_GetObjectItem(a, "price")->valuedouble == 12.5,
+              "answer.json: %s", ans);
+    cJSON_Delete(a);
+    base_free(ans);
+    replay_destroy(r);
+    unsetenv("FOVEA_LLM_BASE_URL");
+    unsetenv("FOVEA_LLM_API_KEY");
+}
+
 static const check_case cases[] = {
-    {"local", local}, {"words", words}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
+    {"local", local}, {"words", words},   {"llm_flags", llm_flags}, {"interrupt", interrupt},
+    {"crash", crash}, {"pool", pool},     {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

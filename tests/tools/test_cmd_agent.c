@@ -22,6 +22,9 @@
  *   "answer refused" and the reason on stdout, no answer.json.
  * meaningful: without a schema, a done whose answer is "null" is refused by
  *   the meaningful-output check and asked again; the second answer ends it.
+ * andor: --planner andor holds its answer operator to the same schema: the
+ *   first final answer (price as text) is refused inside the operator's
+ *   retries with the error quoted, the second is written to answer.json.
  * bad_schema: a schema file that is not JSON, one that is not a schema
  *   fovea can enforce ($ref) and a missing one: exit 2 before anything
  *   starts (no request, no trace), the reason on stderr; `fovea batch`
@@ -293,6 +296,61 @@ static void meaningful(void)
     replay_destroy(r);
 }
 
+/* A reply for the request whose prompt contains match. */
+static void reply_to(replay *r, const char *match, const char *content)
+{
+    replay_reply rep = {.content = content, .match = match};
+    CHECK_OK(replay_push(r, &rep));
+}
+
+static void andor(void)
+{
+    setup();
+    replay *r = start_replay();
+    if (!r)
+        SKIP("replay server");
+    reply_to(r, "NODE 1 [not expanded",
+             "{\"type\": \"and\", \"children\": [{\"description\": \"Note the book's title, "
+             "price and ISBN\"}], \"reasoning\": \"All on the page.\"}");
+    reply_to(r, "NODE 1.1 [not expanded",
+             "{\"type\": \"action\", \"tool\": \"note\", \"args\": \"{\\\"text\\\": "
+             "\\\"The Quiet Harbour, £12.50, ISBN 978-1-4028-9462-6\\\"}\", \"reasoning\": \"The "
+             "page shows them.\"}");
+    reply_to(r, "Is the whole task done", "{\"complete\": true, \"reasoning\": \"Noted.\"}");
+    reply_to(r, "Write the final answer.",
+             "{\"answer\": {\"title\": \"The Quiet Harbour\", \"price\": \"12.50\"}, "
+             "\"reasoning\": \"From the note.\"}");
+    reply_to(r, "Write the final answer.",
+             "{\"answer\": {\"title\": \"The Quiet Harbour\", \"price\": 12.5, \"isbn\": "
+             "\"978-1-4028-9462-6\"}, \"reasoning\": \"From the note.\"}");
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s/andor' && '%s' run " TASK " --planner andor --candidates off "
+             "--answer-schema '%s/book.schema.json' --site '%s' --no-humanize --out '%s/andor' "
+             "> '%s/andor.stdout' 2> '%s/andor.stderr'",
+             OUT, FOVEA, OUT, SITE, OUT, OUT, OUT);
+    int st = sh(cmd);
+    char *out = slurp(OUT "/andor.stdout"), *errs = slurp(OUT "/andor.stderr");
+    CHECK_MSG(st == 0, "exit %d\nstdout: %s\nstderr: %s", st, out, errs);
+    int quoted = 0;
+    for (int i = 0; i < replay_count(r); i++) {
+        char *b = body(r, i);
+        quoted |= strstr(b, "Your answer was not accepted") &&
+                  strstr(b, "'price' must be a number") && strstr(b, "ANSWER SCHEMA");
+        base_free(b);
+    }
+    CHECK_MSG(quoted, "no request quoted the schema error");
+    CHECK_EQ(replay_pending(r), 0);
+    cJSON *a = answer_of("andor");
+    CHECK_MSG(a && cJSON_GetObjectItem(a, "price") &&
+                  cJSON_GetObjectItem(a, "price")->valuedouble == 12.5,
+              "answer.json %s", a ? "without price 12.5" : "missing");
+    cJSON_Delete(a);
+    base_free(out);
+    base_free(errs);
+    replay_destroy(r);
+}
+
 static void bad_schema(void)
 {
     setup();
@@ -334,6 +392,7 @@ static const check_case cases[] = {{"valid", valid},
                                    {"again", again},
                                    {"refused", refused},
                                    {"meaningful", meaningful},
+                                   {"andor", andor},
                                    {"bad_schema", bad_schema},
                                    {NULL, NULL}};
 

@@ -74,16 +74,7 @@ static replay *start_replay(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start(&r, err) != BASE_OK)
-        return NULL;
-    replay_set_chat(r, 1);
-    replay_require_key(r, KEY);
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
-    return r;
+    return replay_start_chat(KEY, &r, err) == BASE_OK ? r : NULL;
 }
 
 /* The Worker's turn: done with text. */

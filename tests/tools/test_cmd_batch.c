@@ -399,15 +399,8 @@ static void words(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start(&r, err) != BASE_OK)
+    if (replay_start_chat(KEY, &r, err) != BASE_OK)
         SKIP("replay server");
-    replay_set_chat(r, 1);
-    replay_require_key(r, KEY);
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
     script_subscribe(r, "ann@example.org");
     script_subscribe(r, "bob@example.org");
     /* The goal file's Worker answers in prose three times: stopped. */
@@ -509,15 +502,8 @@ static void llm_flags(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start(&r, err) != BASE_OK)
+    if (replay_start_chat(KEY, &r, err) != BASE_OK)
         SKIP("replay server");
-    replay_set_chat(r, 1);
-    replay_require_key(r, KEY);
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
     replay_reply slow = {.content = "Thinking.", .delay_ms = 8000, .match = "Slow shelf"};
     CHECK_OK(replay_push(r, &slow));
     worker_call(r, "Quick shelf", "call_q1", "done",

@@ -99,6 +99,36 @@ static int matches(const chk *c, const cJSON *v, const cJSON *sch)
     return check_value(&q, "", v, sch) == BASE_OK;
 }
 
+/* oneOf and anyOf (both read as "any of"): BASE_OK when a branch matches;
+ * else the first branch whose type fits explains the miss, else the types
+ * are listed. */
+static base_err check_any(const chk *c, const char *path, const cJSON *v, const cJSON *list)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, list)
+    {
+        if (matches(c, v, b))
+            return BASE_OK;
+    }
+    cJSON_ArrayForEach(b, list)
+    {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "type");
+        if (cJSON_IsString(t) && type_is(v, t->valuestring))
+            return check_value(c, path, v, b);
+    }
+    char words[160] = "";
+    size_t k = 0;
+    cJSON_ArrayForEach(b, list)
+    {
+        char w[64];
+        type_words(cJSON_GetObjectItemCaseSensitive(b, "type"), w, sizeof w);
+        k += (size_t)snprintf(words + k, sizeof words - k, "%s%s", k ? " or " : "", w);
+        if (k >= sizeof words)
+            break;
+    }
+    return bad(c, "'%s' must be %s", path, words);
+}
+
 static base_err check_object(const chk *c, const char *path, const cJSON *v, const cJSON *sch,
                              const cJSON *extra)
 {
@@ -180,24 +210,10 @@ static base_err check_more(const chk *c, const char *path, const cJSON *v, const
 {
     const cJSON *any = cJSON_GetObjectItemCaseSensitive(sch, "anyOf");
     if (cJSON_IsArray(any)) {
-        const cJSON *b;
-        cJSON_ArrayForEach(b, any)
-        {
-            if (matches(c, v, b))
-                goto any_ok;
-        }
-        /* The first branch whose type fits explains the miss. */
-        cJSON_ArrayForEach(b, any)
-        {
-            const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "type");
-            if (cJSON_IsString(t) && type_is(v, t->valuestring))
-                return check_value(c, path, v, b);
-        }
-        if (!any->child)
-            return bad(c, "'%s': the schema's anyOf is empty", path);
-        return check_value(c, path, v, any->child);
+        base_err e = check_any(c, path, v, any);
+        if (e)
+            return e;
     }
-any_ok:;
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(sch, "allOf");
     const cJSON *b;
     cJSON_ArrayForEach(b, all)
@@ -258,32 +274,8 @@ any_ok:;
 static base_err check_value(const chk *c, const char *path, const cJSON *v, const cJSON *sch)
 {
     const cJSON *one = cJSON_GetObjectItemCaseSensitive(sch, "oneOf");
-    if (cJSON_IsArray(one)) {
-        const cJSON *b;
-        cJSON_ArrayForEach(b, one)
-        {
-            if (matches(c, v, b))
-                return BASE_OK;
-        }
-        /* Say why by the first branch whose type fits, else list the types. */
-        cJSON_ArrayForEach(b, one)
-        {
-            const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "type");
-            if (cJSON_IsString(t) && type_is(v, t->valuestring))
-                return check_value(c, path, v, b);
-        }
-        char words[160] = "";
-        size_t k = 0;
-        cJSON_ArrayForEach(b, one)
-        {
-            char w[64];
-            type_words(cJSON_GetObjectItemCaseSensitive(b, "type"), w, sizeof w);
-            k += (size_t)snprintf(words + k, sizeof words - k, "%s%s", k ? " or " : "", w);
-            if (k >= sizeof words)
-                break;
-        }
-        return bad(c, "'%s' must be %s", path, words);
-    }
+    if (cJSON_IsArray(one))
+        return check_any(c, path, v, one);
     base_err me = check_more(c, path, v, sch);
     if (me)
         return me;

@@ -41,6 +41,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "replay.h"
+#include "svc_util.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out/agent"
@@ -53,15 +54,6 @@
     "1}, \"price\": {\"type\": \"number\", \"exclusiveMinimum\": 0}, \"currency\": {\"enum\": "    \
     "[\"GBP\", \"EUR\", \"USD\"]}, \"isbn\": {\"type\": \"string\"}}, \"required\": [\"title\", "  \
     "\"price\"]}"
-
-static char *slurp(const char *path)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &buf, &n, 16u << 20, NULL) != BASE_OK)
-        return base_strdup("");
-    return (char *)buf;
-}
 
 static int sh(const char *cmd)
 {
@@ -122,9 +114,9 @@ static int run(const char *name, const char *schema, char **out, char **errs)
     int st = sh(cmd);
     char path[1200];
     snprintf(path, sizeof path, "%s/%s.stdout", OUT, name);
-    *out = slurp(path);
+    *out = svc_slurp(path);
     snprintf(path, sizeof path, "%s/%s.stderr", OUT, name);
-    *errs = slurp(path);
+    *errs = svc_slurp(path);
     return st;
 }
 
@@ -146,7 +138,7 @@ static cJSON *answer_of(const char *name)
     snprintf(path, sizeof path, "%s/%s/answer.json", OUT, name);
     if (access(path, F_OK) != 0)
         return NULL;
-    char *t = slurp(path);
+    char *t = svc_slurp(path);
     cJSON *j = cJSON_Parse(t);
     base_free(t);
     return j;
@@ -224,7 +216,7 @@ static void again(void)
               "answer.json: %s", a ? "price is not 12.5" : "missing");
     cJSON_Delete(a);
     /* The refusal is in the ledger, for a person reading the run. */
-    char *ledger = slurp(OUT "/again/ledger.json");
+    char *ledger = svc_slurp(OUT "/again/ledger.json");
     CHECK_MSG(strstr(ledger, "final answer refused") != NULL, "ledger: %.300s", ledger);
     base_free(ledger);
     base_free(p2);
@@ -321,7 +313,7 @@ static void andor(void)
              "> '%s/andor.stdout' 2> '%s/andor.stderr'",
              OUT, FOVEA, OUT, SITE, OUT, OUT, OUT);
     int st = sh(cmd);
-    char *out = slurp(OUT "/andor.stdout"), *errs = slurp(OUT "/andor.stderr");
+    char *out = svc_slurp(OUT "/andor.stdout"), *errs = svc_slurp(OUT "/andor.stderr");
     CHECK_MSG(st == 0, "exit %d\nstdout: %s\nstderr: %s", st, out, errs);
     int quoted = 0;
     for (int i = 0; i < replay_count(r); i++) {
@@ -372,7 +364,7 @@ static void bad_schema(void)
     CHECK_EQ(sh("'" FOVEA "' batch " TASK " --site '" SITE "' --answer-schema '" OUT
                 "/ref.json' --out '" OUT "/badbatch' 2> '" OUT "/badbatch.stderr'"),
              2);
-    char *e = slurp(OUT "/badbatch.stderr");
+    char *e = svc_slurp(OUT "/badbatch.stderr");
     CHECK_MSG(strstr(e, "fovea batch: --answer-schema") && strstr(e, "'$ref'"), "%s", e);
     base_free(e);
     CHECK_EQ(replay_count(r), 0);

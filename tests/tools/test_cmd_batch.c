@@ -46,6 +46,7 @@
 #include "base/fs.h"
 #include "cdp/browser.h"
 #include "replay.h"
+#include "svc_util.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out/batch"
@@ -62,21 +63,12 @@ static int sh(const char *cmd)
 }
 
 /* The whole file (malloc'd, NUL-terminated; "" when missing). */
-static char *slurp(const char *path)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &buf, &n, 16u << 20, NULL) != BASE_OK)
-        return base_strdup("");
-    return (char *)buf;
-}
-
 /* The results.jsonl line of task folder `name` (the last one), or NULL. */
 static cJSON *result_of(const char *out, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/results.jsonl", out);
-    char *text = slurp(path);
+    char *text = svc_slurp(path);
     cJSON *found = NULL;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -120,7 +112,7 @@ static void local(void)
     CHECK_EQ(sh(cmd), 1);
     char path[1024];
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *err = slurp(path);
+    char *err = svc_slurp(path);
     CHECK_MSG(strstr(err, "each on its own Chromium") != NULL, "stderr: %s", err);
     /* One progress line per finished task. */
     int lines = 0;
@@ -146,12 +138,12 @@ static void local(void)
         CHECK_MSG(num(r, "max_rss_kb") > 0, "no memory figure for %s", names[i]);
         cJSON_Delete(r);
         snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
-        char *rep = slurp(path);
+        char *rep = svc_slurp(path);
         CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
         base_free(rep);
     }
     snprintf(path, sizeof path, "%s/index.html", out);
-    char *index = slurp(path);
+    char *index = svc_slurp(path);
     CHECK(strstr(index, "2 of 3 tasks passed") != NULL);
     CHECK(strstr(index, "href=\"batch_fail/report.html\"") != NULL);
     CHECK(strstr(index, "href=\"batch_ok-2/report.html\"") != NULL);
@@ -163,7 +155,7 @@ static void local(void)
              FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
     CHECK_EQ(sh(cmd), 1);
     snprintf(path, sizeof path, "%s.stderr2", out);
-    err = slurp(path);
+    err = svc_slurp(path);
     CHECK_MSG(strstr(err, "3 of 3 tasks already recorded") != NULL, "stderr: %s", err);
     CHECK_MSG(strstr(err, "fovea batch: [") == NULL, "a recorded task ran again: %s", err);
     base_free(err);
@@ -192,7 +184,7 @@ static void interrupt(void)
         cJSON_Delete(r);
         char path[1024];
         snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
-        char *rep = slurp(path);
+        char *rep = svc_slurp(path);
         CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
         base_free(rep);
     }
@@ -201,7 +193,7 @@ static void interrupt(void)
     cJSON_Delete(r);
     char path[1024];
     snprintf(path, sizeof path, "%s/index.html", out);
-    char *index = slurp(path);
+    char *index = svc_slurp(path);
     CHECK(strstr(index, "0 of 2 tasks passed") != NULL);
     base_free(index);
 }
@@ -239,7 +231,7 @@ static int pool_start(const char *dir, const char *opts, char *endpoint, size_t 
         return rc;
     char path[1024];
     snprintf(path, sizeof path, "%s.ep", dir);
-    char *ep = slurp(path);
+    char *ep = svc_slurp(path);
     ep[strcspn(ep, "\n")] = '\0';
     snprintf(endpoint, n, "%s", ep);
     base_free(ep);
@@ -289,7 +281,7 @@ static void pool(void)
     int brc = sh(cmd);
     char path[1024];
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *err = slurp(path);
+    char *err = svc_slurp(path);
     CHECK_MSG(brc == 0, "batch exit %d: %s", brc, err);
     CHECK_MSG(strstr(err, "6/6 passed") != NULL, "stderr: %s", err);
     /* The token never shows. */
@@ -298,7 +290,7 @@ static void pool(void)
     CHECK_MSG(strstr(err, tok) == NULL, "the token was printed: %s", err);
     base_free(err);
     snprintf(path, sizeof path, "%s/log", dir);
-    char *log = slurp(path);
+    char *log = svc_slurp(path);
     /* browserless logs "(Running: 2, Pending: N) Adding to queue" when a
      * connection had to wait for a browser. */
     CHECK_MSG(strstr(log, "Running: 2, Pending: ") != NULL, "the queue was not used");
@@ -429,7 +421,7 @@ static void words(void)
     CHECK_EQ(sh(cmd), 2);
     char path[1200];
     snprintf(path, sizeof path, "%s.nourl", out);
-    char *e = slurp(path);
+    char *e = svc_slurp(path);
     CHECK_MSG(strstr(e, "needs --url") != NULL, "stderr: %s", e);
     base_free(e);
     CHECK_EQ(replay_count(r), 0);
@@ -442,7 +434,7 @@ static void words(void)
              FOVEA, goal, TASKS, SITE, out, out);
     CHECK_EQ(sh(cmd), 1);
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *errs = slurp(path);
+    char *errs = svc_slurp(path);
     CHECK_MSG(strstr(errs, "4 tasks, 3 at once") != NULL, "stderr: %s", errs);
     CHECK(strstr(errs, KEY) == NULL);
     base_free(errs);
@@ -462,7 +454,7 @@ static void words(void)
         cJSON_Delete(res);
         /* The page really changed: the trace saw the confirmation. */
         snprintf(path, sizeof path, "%s/%s/trace.jsonl", out, names[i]);
-        char *trace = slurp(path);
+        char *trace = svc_slurp(path);
         CHECK_MSG(strstr(trace, i ? "Subscribed: bob@example.org" : "Subscribed: ann@example.org"),
                   "%s: the subscription is not in the trace", names[i]);
         CHECK(strstr(trace, KEY) == NULL);
@@ -528,7 +520,7 @@ static void llm_flags(void)
     const char *names[2] = {"slow_shelf__read_the_book_price", "quick_shelf__read_the_book_price"};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof path, "%s/%s/run.log", out, names[i]);
-        char *log = slurp(path);
+        char *log = svc_slurp(path);
         CHECK_MSG(strstr(log, "model calls: first byte 1 s, stall 2 s, call limit 5 s, answer "
                               "schema") != NULL,
                   "%s: the timers did not reach the run:\n%s", names[i], log);
@@ -546,7 +538,7 @@ static void llm_flags(void)
               q ? str(q, "outcome") : "no result", q ? str(q, "reason") : "");
     cJSON_Delete(q);
     snprintf(path, sizeof path, "%s/%s/answer.json", out, names[1]);
-    char *ans = slurp(path);
+    char *ans = svc_slurp(path);
     cJSON *a = cJSON_Parse(ans);
     CHECK_MSG(a && cJSON_GetObjectItem(a, "price") &&
                   cJSON_GetObjectItem(a, "price")->valuedouble == 12.5,

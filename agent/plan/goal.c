@@ -476,7 +476,7 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
  * accepted (*value is the caller's). 1: refused, the reason quoted in a new
  * user message so the Planner answers again. 2: refused once too often, the
  * run's end is set. -1: out of memory (the run's end is set). */
-static int check_answer(goal_run *g, const cJSON *ans, cJSON **value, char *err)
+static int check_answer(goal_run *g, const cJSON *ans, cJSON **value)
 {
     char why[BASE_ERRBUF_SIZE] = "";
     base_err e = agent_answer_check(g->o->answer_schema, ans, value, why);
@@ -513,7 +513,6 @@ static int check_answer(goal_run *g, const cJSON *ans, cJSON **value, char *err)
         call_failed(g, BASE_ENOMEM, "out of memory");
         return -1;
     }
-    (void)err;
     return 1;
 }
 
@@ -562,7 +561,7 @@ again:
     int give_up = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "give_up"));
     const cJSON *ans = cJSON_GetObjectItemCaseSensitive(j, "answer");
     if (done) {
-        int r = check_answer(g, ans, &accepted, err);
+        int r = check_answer(g, ans, &accepted);
         if (r != 0) {
             model_llm_reply_fini(&rep);
             if (r < 0)
@@ -908,17 +907,17 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
                model_llm_add_message(g.pmsgs, "system", pprompt)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     base_free(pprompt);
+    /* The goal opens the Worker's conversation too (after the prefix). */
+    size_t tcap = 1200 + (shape ? strlen(shape) + 200 : 0);
+    char *task = e ? NULL : base_malloc(tcap);
+    if (task)
+        snprintf(task, tcap, "TASK: %.1100s%s%s%s", oo.goal, shape ? "\n" : "",
+                 shape ? shape : "",
+                 shape ? " When you call done, its text is that JSON value." : "");
+    if (!e && (!task || model_llm_add_message(g.wmsgs, "user", task) != BASE_OK))
+        e = base_errf(err, BASE_ENOMEM, "out of memory");
+    base_free(task);
     if (!e) {
-        /* The goal opens the Worker's conversation too (after the prefix). */
-        size_t tcap = 1200 + (shape ? strlen(shape) + 200 : 0);
-        char *task = base_malloc(tcap);
-        if (task) {
-            snprintf(task, tcap, "TASK: %.1100s%s%s%s", oo.goal, shape ? "\n" : "",
-                     shape ? shape : "",
-                     shape ? " When you call done, its text is that JSON value." : "");
-            model_llm_add_message(g.wmsgs, "user", task);
-        }
-        base_free(task);
         int note = first[0] != 0, idle = 0;
         int routed = orchestrate(&g, oo.goal, "start", err);
         for (; routed == 0;) {

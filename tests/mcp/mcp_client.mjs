@@ -9,7 +9,8 @@
 //   cancelled wait), raw bad lines, and attach mode (--cdp/--target on a
 //   Chromium the test starts: the user's tab stays, fovea's own tab goes).
 // http: two clients at once with separate sessions, token/Host/Origin checks,
-//   progress in the POST's event stream, a cancelled wait, DELETE.
+//   progress in the POST's event stream (live: a client cancels at the
+//   first notification), a cancelled wait, DELETE.
 // inspector: the Inspector CLI's tools/list and tools/call.
 //
 //   node mcp_client.mjs CLIENTS_DIR FOVEA PAGES stdio|http|inspector
@@ -274,6 +275,17 @@ async function httpSuite() {
     const progress = [];
     const rw = await a.callTool({ name: 'wait', arguments: { ms: 2300 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 20000 });
     check(!rw.isError && progress.length >= 2, `HTTP: progress notifications in the POST's event stream (${progress.length})`, JSON.stringify(progress));
+    // Live, not with the answer: the client cancels a 15 s wait at its first
+    // progress notification, which must come long before the wait's end.
+    const al = new AbortController();
+    let seen = 0, how = 'answered';
+    const tl = Date.now();
+    await a.callTool({ name: 'wait', arguments: { ms: 15000 } }, undefined, {
+      onprogress: () => { if (!seen++) al.abort('first progress'); }, signal: al.signal, timeout: 60000,
+    }).catch(() => { how = 'cancelled'; });
+    const ml = Date.now() - tl;
+    check(seen >= 1 && how === 'cancelled' && ml < 10000,
+      `HTTP: progress streams live (cancelled at the first notification after ${ml} ms of a 15 s wait)`, `${seen} ${how}`);
     const ac = new AbortController();
     setTimeout(() => ac.abort('test cancels'), 700);
     const tc = Date.now();

@@ -20,6 +20,10 @@ typedef struct base_json_schema_opts {
      * extra is set, to name the extra keys ("; and timeout_ms, ..."). */
     const char *extra_hint;
     size_t text_max; /* cap for strings without maxLength (bytes) */
+    /* 1: an object schema without additionalProperties accepts keys it does
+     * not name, as JSON Schema says (a user's schema); 0: such objects are
+     * closed (fovea's own tool and answer schemas). */
+    int open_objects;
 } base_json_schema_opts;
 
 /* Checks value (NULL = an empty object when the schema is an object's) against
@@ -29,5 +33,16 @@ typedef struct base_json_schema_opts {
  * err, naming its path; BASE_EINVAL "no schema" when schema is NULL. */
 base_err base_json_schema_check(const char *who, const cJSON *schema, const cJSON *value,
                                 const base_json_schema_opts *opts, char *err);
+
+/* Whether schema is a schema base_json_schema_check can enforce in full: an
+ * object using only the keywords base/json_schema.c lists, each with a value
+ * of the right kind (a pattern that compiles, counts that are whole
+ * numbers, sub-schemas that are schemas), nested at most 32 deep. A keyword
+ * it cannot enforce (not, $ref, if/then/else ...) is refused by name, never
+ * ignored. Annotations (title, description, format ...) are accepted.
+ * Borrows schema. Any thread; pure. Errors: BASE_EINVAL with the first
+ * problem in err, naming its place ("schema.properties.price: 'type' must
+ * be ..."). */
+base_err base_json_schema_valid(const cJSON *schema, char *err);
 
 #endif

@@ -57,7 +57,7 @@ struct model_llm {
 
 const char *model_llm_role_name(model_llm_role r)
 {
-    static const char *const names[] = {"worker", "planner", "orchestrator"};
+    static const char *const names[] = {"worker", "planner"};
     return r >= 0 && r < MODEL_LLM_ROLE_COUNT ? names[r] : "?";
 }
 
@@ -92,7 +92,6 @@ base_err model_llm_config_from_env(model_llm_config *c, char *err)
     if (m)
         t.model = m;
     t.planner_model = base_env("FOVEA_PLANNER_MODEL", NULL);
-    t.orchestrator_model = base_env("FOVEA_ORCHESTRATOR_MODEL", NULL);
     base_err e = base_env_int("FOVEA_LLM_TIMEOUT_MS", 0, 10000000, &t.timeout_ms, err);
     if (!e)
         e = base_env_int("FOVEA_LLM_MAX_RETRIES", 0, 10000000, &t.max_retries, err);
@@ -149,7 +148,7 @@ base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
     model_llm *l = base_calloc(1, sizeof *l);
     if (!l)
         return base_errf(err, BASE_ENOMEM, "model client: out of memory");
-    const char *m[MODEL_LLM_ROLE_COUNT] = {c->model, c->planner_model, c->orchestrator_model};
+    const char *m[MODEL_LLM_ROLE_COUNT] = {c->model, c->planner_model};
     for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++) {
         l->model[i] = base_strdup(m[i] && m[i][0] ? m[i] : c->model);
         if (!l->model[i]) {
@@ -186,8 +185,8 @@ base_err model_llm_create(const model_llm_config *c, model_llm **out, char *err)
         model_llm_destroy(l);
         return e;
     }
-    model_endpoint_log(l->ep, BASE_LOG_DEBUG, "endpoint %s models %s/%s/%s key %s",
-                      model_endpoint_shown(l->ep), l->model[0], l->model[1], l->model[2],
+    model_endpoint_log(l->ep, BASE_LOG_DEBUG, "endpoint %s models %s/%s key %s",
+                      model_endpoint_shown(l->ep), l->model[0], l->model[1],
                       c->api_key && c->api_key[0] ? "set" : "unset");
     *out = l;
     return BASE_OK;

@@ -35,16 +35,17 @@
 #include "model/budget.h"
 #include "base/err.h"
 
-/* Who is asking: each role may use its own model (seed 002 §4.1). */
+/* Who is asking: each role may use its own model (seed 002 §4.1). The
+ * Orchestrator is not a role here: seed 002 §4.2 makes it a deterministic
+ * verb classifier (agent/plan/classify.h) that calls no model. */
 typedef enum model_llm_role {
     MODEL_LLM_WORKER = 0,
     MODEL_LLM_PLANNER,
-    MODEL_LLM_ORCHESTRATOR,
     MODEL_LLM_ROLE_COUNT
 } model_llm_role;
 
-/* The name of r: "worker", "planner", "orchestrator" ("?" when out of
- * range). A static string. Pure; any thread. */
+/* The name of r: "worker", "planner" ("?" when out of range). A static
+ * string. Pure; any thread. */
 const char *model_llm_role_name(model_llm_role r);
 
 typedef struct model_llm_config {
@@ -52,7 +53,6 @@ typedef struct model_llm_config {
     const char *api_key;            /* NULL = no Authorization header (local servers) */
     const char *model;              /* the worker's model, and every role's default */
     const char *planner_model;      /* NULL = model */
-    const char *orchestrator_model; /* NULL = model */
     int timeout_ms;                 /* per attempt; default 120000 */
     int max_retries;                /* default 3 */
     int first_byte_ms;              /* no byte of the answer by then: the attempt fails
@@ -75,7 +75,7 @@ void model_llm_config_init(model_llm_config *c);
 
 /* Reads FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL (each falling
  * back to OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL),
- * FOVEA_PLANNER_MODEL, FOVEA_ORCHESTRATOR_MODEL, FOVEA_LLM_TIMEOUT_MS,
+ * FOVEA_PLANNER_MODEL, FOVEA_LLM_TIMEOUT_MS,
  * FOVEA_LLM_MAX_RETRIES, FOVEA_LLM_FIRST_BYTE_S, FOVEA_LLM_STALL_S,
  * FOVEA_LLM_CALL_LIMIT_S (seconds; 0 turns the first two off),
  * FOVEA_LLM_STREAM (0 or 1) and FOVEA_LLM_CONTEXT (tokens; -1 = never ask)

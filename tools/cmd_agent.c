@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/plan/answer.h"
 #include "agent/plan/goal.h"
 #include "agent/plan/andor_run.h"
 #include "agent/script/run.h"
@@ -63,7 +64,7 @@ int cli_run_is_agent(int argc, char **argv)
             strcmp(argv[i], "--token-budget") == 0 || strcmp(argv[i], "--max-steps") == 0 ||
             strcmp(argv[i], "--step-timeout") == 0 || strcmp(argv[i], "--planner") == 0 ||
             strcmp(argv[i], "--llm-first-byte") == 0 || strcmp(argv[i], "--llm-stall") == 0 ||
-            strcmp(argv[i], "--llm-call-limit") == 0)
+            strcmp(argv[i], "--llm-call-limit") == 0 || strcmp(argv[i], "--answer-schema") == 0)
             return 1;
     }
     for (int i = 1; i < argc; i++) {
@@ -159,6 +160,7 @@ int cli_cmd_agent(int argc, char **argv)
     char allow_hosts[2048] = "";
     /* --planner andor and its flags (NULL = not given). */
     const char *planner = "loop", *cand_s = NULL, *check_s = NULL, *intervene = NULL;
+    const char *answer_schema_path = NULL; /* --answer-schema FILE */
     cli_pool pool;
     memset(&pool, 0, sizeof pool);
     for (int i = 1; i < argc; i++) {
@@ -240,6 +242,8 @@ int cli_cmd_agent(int argc, char **argv)
             check_s = v;
         } else if (strcmp(a, "--intervene") == 0) {
             intervene = v;
+        } else if (strcmp(a, "--answer-schema") == 0) {
+            answer_schema_path = v;
         } else if (strcmp(a, "--allow-host") == 0) {
             if (cli_add_allow_host(allow_hosts, sizeof allow_hosts, v) < 0)
                 return 2;
@@ -312,6 +316,16 @@ int cli_cmd_agent(int argc, char **argv)
             return 2;
         }
     }
+    /* The answer's schema is read and checked before anything starts: a
+     * file that is not JSON, or not a schema fovea can enforce in full, is a
+     * usage error, not a run that fails at its end. */
+    cJSON *answer_schema = NULL;
+    if (answer_schema_path &&
+        agent_answer_schema_load(answer_schema_path, &answer_schema, perr) != BASE_OK) {
+        fprintf(stderr, "fovea run: --answer-schema: %s\n", perr);
+        return 2;
+    }
+    ao.answer_schema = answer_schema;
     ao.screenshot = screenshot;
     char *goal = NULL, *file_url = NULL;
     int w = 1280, h = 800;
@@ -403,6 +417,13 @@ int cli_cmd_agent(int argc, char **argv)
                                  w, h, 1.0, ro.session.humanize, ro.session.seed, 0};
         fprintf(stderr, "fovea run: agent on %s (model %s, budget %ld tokens, planner %s)\n",
                 cs.url, model_llm_model(llm, MODEL_LLM_WORKER), budget.limit, planner);
+        /* The timers each model call runs under (flags over environment), so
+         * a run's log says which bounds held it. */
+        fprintf(stderr,
+                "fovea run: model calls: first byte %g s, stall %g s, call limit %g s%s%s\n",
+                lc.first_byte_ms / 1000.0, lc.stall_ms / 1000.0, lc.call_limit_ms / 1000.0,
+                answer_schema ? ", answer schema " : "",
+                answer_schema ? answer_schema_path : "");
         if (andor) {
             status = run_andor(se, &ao, goal, llm, &budget, &ro, max_steps, step_timeout,
                                intervene, &info);
@@ -421,6 +442,7 @@ int cli_cmd_agent(int argc, char **argv)
         go.screenshot = screenshot;
         go.resume = resume;
         go.trace = &info;
+        go.answer_schema = answer_schema;
         agent_goal_result res;
         base_err e = agent_goal_run(se, &go, &res, err);
         int ok = !e && res.end == AGENT_GOAL_DONE;
@@ -460,6 +482,7 @@ close:
     serve_httpd_destroy(srv);
     model_llm_destroy(llm);
 out:
+    cJSON_Delete(answer_schema);
     base_free(goal);
     base_free(file_url);
     fflush(stdout);

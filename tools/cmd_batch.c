@@ -46,6 +46,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent/plan/answer.h"
 #include "base/alloc.h"
 #include "base/buf.h"
 #include "base/clock.h"
@@ -136,8 +137,10 @@ static void batch_usage(FILE *f)
             "  --overlays WHICH, --seed N, --allow-untrusted, --page-text MODE\n"
             "                   passed on to each scripted task's run\n"
             "  --url URL, --planner P, --max-steps N, --token-budget N, --step-timeout MS,\n"
-            "  --candidates M, --completion-check S, --screenshot, --upload-dir DIR\n"
-            "                   passed on to each model's run (goal files and words)\n",
+            "  --candidates M, --completion-check S, --screenshot, --upload-dir DIR,\n"
+            "  --llm-first-byte S, --llm-stall S, --llm-call-limit S, --answer-schema FILE\n"
+            "                   passed on to each model's run (goal files and words); each\n"
+            "                   run with --answer-schema writes OUT/<name>/answer.json\n",
             cli_pool_opts_help);
 }
 
@@ -642,7 +645,9 @@ static int pass_opt(batch *bt, const char *a)
 static const char *const script_opts[] = {"--overlays", "--seed", "--page-text"};
 static const char *const agent_opts[] = {"--url",          "--planner",          "--max-steps",
                                          "--token-budget", "--step-timeout",     "--candidates",
-                                         "--completion-check", "--upload-dir"};
+                                         "--completion-check", "--upload-dir",
+                                         "--llm-first-byte", "--llm-stall",     "--llm-call-limit",
+                                         "--answer-schema"};
 
 static int in_list(const char *a, const char *const *l, size_t n)
 {
@@ -734,6 +739,18 @@ int cli_cmd_batch(int argc, char **argv)
         } else if (in_list(a, agent_opts, sizeof agent_opts / sizeof agent_opts[0])) {
             if (strcmp(a, "--url") == 0)
                 url = v;
+            if (strcmp(a, "--answer-schema") == 0) {
+                /* Checked once, before any run starts (each run checks it
+                 * again): a bad schema is the batch's usage error, not N
+                 * failed tasks. */
+                cJSON *sch = NULL;
+                char serr[BASE_ERRBUF_SIZE] = "";
+                if (agent_answer_schema_load(v, &sch, serr) != BASE_OK) {
+                    fprintf(stderr, "fovea batch: --answer-schema: %s\n", serr);
+                    goto done;
+                }
+                cJSON_Delete(sch);
+            }
             if (add_opt(bt.apass, &bt.napass, a) < 0 || add_opt(bt.apass, &bt.napass, v) < 0)
                 goto done;
         } else {

@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent/plan/answer.h"
 #include "agent/session/permit.h"
 #include "agent/session/secrets.h"
 #include "agent/session/outline.h"
@@ -255,6 +256,7 @@ struct agent_andor_opctx {
     agent_goal_end stop_end;
     char stop_why[512];
     double step_deadline; /* the expansion's step ends here (base_monotime_ms), 0 = none */
+    cJSON *answer_value;  /* the last accepted final answer (agent_answer_check's) */
 };
 
 /* ---- small helpers --------------------------------------------------------------------------- */
@@ -533,11 +535,31 @@ base_err agent_andor_ops_create(fovea_session *s, const agent_andor_ops_opts *o,
             e = tools_text(s, &b);
         if (!e && k == AGENT_ANDOR_OPK_COUNT)
             e = base_buf_append_str(&b, SUMMARIZE_TABLE);
+        /* The answer's shape (--answer-schema) ends the answer prompt. */
+        char *shape = NULL;
+        if (!e && k == AGENT_ANDOR_OPK_ANSWER && o->answer_schema) {
+            shape = agent_answer_schema_prompt(o->answer_schema);
+            e = shape ? base_buf_printf(&b, "%s\n", shape) : BASE_ENOMEM;
+        }
+        base_free(shape);
         c->sys[k] = e ? NULL : base_buf_steal(&b, NULL);
         base_buf_fini(&b);
         c->schema[k] = cJSON_Parse(schemas[k]);
         if (!c->sys[k] || !c->schema[k])
             goto nomem;
+        if (k == AGENT_ANDOR_OPK_ANSWER && o->answer_schema) {
+            /* Any JSON value: agent_answer_check holds it to the user's
+             * schema and its error is quoted back like the other checks'. */
+            cJSON *any = cJSON_CreateObject();
+            if (!any || !cJSON_AddStringToObject(any, "description",
+                                                 "the final answer: a JSON value matching the "
+                                                 "ANSWER SCHEMA")) {
+                cJSON_Delete(any);
+                goto nomem;
+            }
+            cJSON_ReplaceItemInObjectCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(c->schema[k], "properties"), "answer", any);
+        }
     }
     *out = c;
     return BASE_OK;
@@ -560,6 +582,7 @@ void agent_andor_ops_destroy(agent_andor_opctx *c)
     base_free(c->outline);
     base_free(c->shot);
     base_free(c->last_action);
+    cJSON_Delete(c->answer_value);
     for (int k = 0; k <= AGENT_ANDOR_OPK_COUNT; k++) {
         base_free(c->sys[k]);
         cJSON_Delete(c->schema[k]);
@@ -1352,17 +1375,38 @@ typedef struct answer_out {
 static base_err check_answer(agent_andor_opctx *c, const agent_andor_tree *t, int node,
                              const cJSON *a, void *out, char *why)
 {
-    (void)c;
     (void)t;
     (void)node;
     answer_out *o = out;
-    const char *ans = base_json_str(a, "answer", "");
-    while (*ans == ' ' || *ans == '\n')
-        ans++;
-    if (!*ans)
-        return base_errf(why, BASE_EINVAL, "the answer is empty");
-    snprintf(o->buf, o->cap, "%s", ans);
+    /* The schema when there is one, and seed 003's meaningful-output check
+     * always (agent/plan/answer.h). */
+    cJSON *v = NULL;
+    base_err e = agent_answer_check(c->o.answer_schema, cJSON_GetObjectItemCaseSensitive(a, "answer"),
+                                    &v, why);
+    if (e)
+        return e;
+    if (cJSON_IsString(v)) {
+        const char *ans = v->valuestring;
+        while (*ans == ' ' || *ans == '\n')
+            ans++;
+        snprintf(o->buf, o->cap, "%s", ans);
+    } else {
+        char *compact = cJSON_PrintUnformatted(v);
+        if (!compact) {
+            cJSON_Delete(v);
+            return base_errf(why, BASE_ENOMEM, "out of memory");
+        }
+        snprintf(o->buf, o->cap, "%s", compact);
+        cJSON_free(compact);
+    }
+    cJSON_Delete(c->answer_value);
+    c->answer_value = v;
     return BASE_OK;
+}
+
+const cJSON *agent_andor_ops_answer_value(const agent_andor_opctx *c)
+{
+    return c ? c->answer_value : NULL;
 }
 
 /* ---- the operators --------------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent/plan/answer.h"
 #include "agent/session/secrets.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
@@ -525,6 +526,11 @@ static void final_answer(andor_run *g)
         agent_secrets_scrub(fovea_session_secrets(g->s), g->res->answer, sizeof g->res->answer);
         snprintf(g->res->reason, sizeof g->res->reason,
                  "done: the plan's root succeeded after %d iterations", g->res->iterations);
+        /* The schema's answer, whole, for the user's program. */
+        if (g->o->answer_schema &&
+            agent_answer_write(g->o->out_dir, agent_andor_ops_answer_value(g->ops),
+                               fovea_session_secrets(g->s), err) != BASE_OK)
+            agent_progressf(g->out, "andor: answer: %s\n", err);
     } else if (st == AGENT_ANDOR_OP_STOP) {
         ended_by_stop(g, "while writing the final answer");
         g->res->answer[0] = '\0';
@@ -687,6 +693,7 @@ base_err agent_andor_run(fovea_session *s, const agent_andor_run_opts *o,
     oo.max_steps = o->max_steps > 0 ? o->max_steps : AGENT_GOAL_MAX_STEPS;
     oo.step_timeout_ms = o->step_timeout_ms;
     oo.screenshot = o->screenshot;
+    oo.answer_schema = o->answer_schema;
     oo.on_call = on_call;
     oo.on_tool = on_tool;
     oo.user = &g;

@@ -124,6 +124,11 @@ typedef struct agent_andor_ops_opts {
                                    update, summarize) also carries its screenshot with the
                                    outline's [n] marks drawn, for vision models; never while
                                    the session holds a secret */
+    /* The final answer's JSON Schema (--answer-schema, borrowed; NULL =
+     * none): the answer operator's answer must pass agent_answer_check
+     * (agent/plan/answer.h), checked with the operators' other checks. The
+     * answer call also runs the meaningful-output check without one. */
+    const cJSON *answer_schema;
     /* Called after every operator call (the runner's trace and progress). */
     void (*on_call)(void *user, const agent_andor_call *call);
     /* Called after every tool call an ACTION ran (rec is the tool_result's). */
@@ -151,9 +156,14 @@ void agent_andor_ops_bind(agent_andor_opctx *c, agent_andor_ops *ops);
  * (the table starts without columns). */
 agent_andor_op_status agent_andor_ops_start(agent_andor_opctx *c, const agent_andor_tree *t,
                                             char *err);
-/* The final answer (one "answer" call) into answer (cap bytes). */
+/* The final answer (one "answer" call) into answer (cap bytes): the text,
+ * or with an answer schema its compact JSON (cut to fit). */
 agent_andor_op_status agent_andor_ops_answer(agent_andor_opctx *c, const agent_andor_tree *t,
                                              char *answer, size_t cap, char *err);
+/* The last answer agent_andor_ops_answer accepted, as JSON (borrowed from c,
+ * valid until the next answer call or agent_andor_ops_destroy); NULL before.
+ * Cannot fail. */
+const cJSON *agent_andor_ops_answer_value(const agent_andor_opctx *c);
 /* Reading the operators' state, all borrowed from c (valid until the next
  * operator call or agent_andor_ops_destroy); none can fail. The memory: NULL
  * when the table is not kept. */
@@ -180,6 +190,9 @@ typedef struct agent_andor_run_opts {
     const char *intervene;      /* a file path, "-" = stdin, NULL = none */
     FILE *progress;             /* NULL = stderr */
     const agent_trace_info *trace; /* as agent_goal_opts.trace */
+    /* As agent_goal_opts.answer_schema: the answer call is held to it and
+     * the accepted answer is written to out_dir/answer.json. */
+    const cJSON *answer_schema;
 } agent_andor_run_opts;
 
 /* o zeroed with the defaults (max_steps AGENT_GOAL_MAX_STEPS, the tree's

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent/plan/answer.h"
 #include "agent/plan/evict.h"
 #include "agent/plan/ledger.h"
 #include "agent/plan/loop.h"
@@ -73,11 +74,17 @@ static const char PLANNER_PROMPT[] =
     "short imperative sentences), subgoal (index of the current one) and guidance (one line for "
     "the Worker). Do not declare done on the Worker's word: check the page.";
 
-static const char PLANNER_SCHEMA[] =
-    "{\"type\": \"object\", \"properties\": {\"done\": {\"type\": \"boolean\"}, \"give_up\": "
-    "{\"type\": \"boolean\"}, \"answer\": {\"type\": \"string\"}, \"plan\": {\"type\": "
-    "\"array\", \"items\": {\"type\": \"string\"}}, \"subgoal\": {\"type\": \"integer\"}, "
-    "\"guidance\": {\"type\": \"string\"}}, \"required\": [\"done\"]}";
+/* %s: the answer's schema — a string, or with --answer-schema no type (any
+ * JSON value: agent_answer_check holds it to the user's schema, and quotes
+ * its error back, which the client's own check could not). */
+#define PLANNER_SCHEMA_FMT                                                                         \
+    "{\"type\": \"object\", \"properties\": {\"done\": {\"type\": \"boolean\"}, \"give_up\": "  \
+    "{\"type\": \"boolean\"}, \"answer\": %s, \"plan\": {\"type\": "                            \
+    "\"array\", \"items\": {\"type\": \"string\"}}, \"subgoal\": {\"type\": \"integer\"}, "     \
+    "\"guidance\": {\"type\": \"string\"}}, \"required\": [\"done\"]}"
+#define ANSWER_TEXT "{\"type\": \"string\"}"
+#define ANSWER_ANY                                                                                 \
+    "{\"description\": \"the final answer: a JSON value matching the ANSWER SCHEMA\"}"
 
 typedef struct goal_run {
     fovea_session *s;
@@ -676,8 +683,53 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
 
 /* ---- the Planner ---------------------------------------------------------- */
 
-/* One Planner call. Returns 1 when the run ends (done / gave up), 0 to go
- * on, -1 when the call failed (the run's end is set). */
+/* The Planner says done with answer ans: agent_answer_check decides. 0:
+ * accepted (*value is the caller's). 1: refused, the reason quoted in a new
+ * user message so the Planner answers again. 2: refused once too often, the
+ * run's end is set. -1: out of memory (the run's end is set). */
+static int check_answer(goal_run *g, const cJSON *ans, cJSON **value)
+{
+    char why[BASE_ERRBUF_SIZE] = "";
+    base_err e = agent_answer_check(g->o->answer_schema, ans, value, why);
+    if (e == BASE_OK)
+        return 0;
+    if (e == BASE_ENOMEM) {
+        call_failed(g, BASE_ENOMEM, why);
+        return -1;
+    }
+    int n = ++g->res->answer_refusals;
+    char line[BASE_ERRBUF_SIZE + 64];
+    agent_secrets_scrub_copy(fovea_session_secrets(g->s), line, sizeof line, why);
+    agent_progressf(g->out, "step %d planner answer refused (%d of %d): %s\n", g->step, n,
+                    AGENT_ANSWER_RETRIES + 1, line);
+    char note[sizeof line + 32];
+    snprintf(note, sizeof note, "final answer refused: %s", line);
+    agent_ledger_note(g->l, g->step, note);
+    timed_sync(g, NULL);
+    if (n > AGENT_ANSWER_RETRIES) {
+        g->res->end = AGENT_GOAL_ERROR;
+        snprintf(g->res->reason, sizeof g->res->reason,
+                 "answer refused: the Planner's final answer was refused %d times; the last "
+                 "time: %s",
+                 n, line);
+        return 2;
+    }
+    char again[sizeof why + 200];
+    snprintf(again, sizeof again,
+             "Your final answer was not accepted: %s\nAnswer again with the whole JSON object: "
+             "done true with a corrected answer, or done false with the plan to find what is "
+             "missing.",
+             why);
+    if (model_llm_add_message(g->pmsgs, "user", again) != BASE_OK) {
+        call_failed(g, BASE_ENOMEM, "out of memory");
+        return -1;
+    }
+    return 1;
+}
+
+/* One Planner call (and its repeats while its final answer is refused).
+ * Returns 1 when the run ends (done / gave up / an answer refused too
+ * often), 0 to go on, -1 when the call failed (the run's end is set). */
 static int planner(goal_run *g, int claimed, char *err)
 {
     /* The fetched page's text is untrusted like the browser's. */
@@ -725,6 +777,8 @@ static int planner(goal_run *g, int claimed, char *err)
         return -1;
     }
     model_llm_reply rep;
+    cJSON *accepted = NULL; /* the final answer agent_answer_check accepted */
+again:
     if (!model_call(g, MODEL_LLM_PLANNER, g->pmsgs, &rep, err))
         return -1;
     g->since_planner = 0;
@@ -732,6 +786,17 @@ static int planner(goal_run *g, int claimed, char *err)
     int done = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "done"));
     int give_up = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "give_up"));
     const cJSON *ans = cJSON_GetObjectItemCaseSensitive(j, "answer");
+    if (done) {
+        int r = check_answer(g, ans, &accepted);
+        if (r != 0) {
+            model_llm_reply_fini(&rep);
+            if (r < 0)
+                return r;
+            if (r == 2)
+                return 1; /* refused too often: the run ended */
+            goto again;
+        }
+    }
     const cJSON *gd = cJSON_GetObjectItemCaseSensitive(j, "guidance");
     const cJSON *plan = cJSON_GetObjectItemCaseSensitive(j, "plan");
     const cJSON *sg = cJSON_GetObjectItemCaseSensitive(j, "subgoal");
@@ -759,10 +824,22 @@ static int planner(goal_run *g, int claimed, char *err)
               done ? "done" : give_up ? "gave up" : "continue", cJSON_IsString(ans) ? ": " : "",
               cJSON_IsString(ans) ? ans->valuestring : "");
     int end = 0;
-    if (done || give_up) {
+    if (done && accepted && !cJSON_IsString(accepted)) {
+        /* The schema's answer: answer.json holds it whole, the result line
+         * its compact JSON. */
+        g->res->end = AGENT_GOAL_DONE;
+        char *compact = cJSON_PrintUnformatted(accepted);
+        snprintf(g->res->answer, sizeof g->res->answer, "%s", compact ? compact : "");
+        cJSON_free(compact);
+        snprintf(g->res->reason, sizeof g->res->reason, "done by the planner after %d steps",
+                 g->step);
+        end = 1;
+    } else if (done || give_up) {
         g->res->end = done ? AGENT_GOAL_DONE : AGENT_GOAL_GAVE_UP;
         snprintf(g->res->answer, sizeof g->res->answer, "%s",
-                 cJSON_IsString(ans) ? ans->valuestring : "");
+                 done && cJSON_IsString(accepted) ? accepted->valuestring
+                 : cJSON_IsString(ans)            ? ans->valuestring
+                                                  : "");
         snprintf(g->res->reason, sizeof g->res->reason, "%s by the planner after %d steps",
                  done ? "done" : "gave up", g->step);
         end = 1;
@@ -772,6 +849,10 @@ static int planner(goal_run *g, int claimed, char *err)
                  "The Planner checked the page: the task is NOT complete yet. %s",
                  g->guidance);
     }
+    if (end && done && g->o->answer_schema && g->o->out_dir &&
+        agent_answer_write(g->o->out_dir, accepted, fovea_session_secrets(g->s), err) != BASE_OK)
+        agent_progressf(g->out, "answer: %s\n", err);
+    cJSON_Delete(accepted);
     model_llm_reply_fini(&rep);
     return end;
 }
@@ -1035,18 +1116,37 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
      * for the rest (agent/session/tool_brief.c); a third of the tokens of
      * the full list on every Worker call. */
     g.tools = tool_functions_brief_json(fovea_session_permits(s));
-    g.schema = cJSON_Parse(PLANNER_SCHEMA);
+    char planner_schema[sizeof PLANNER_SCHEMA_FMT + sizeof ANSWER_ANY];
+    snprintf(planner_schema, sizeof planner_schema, PLANNER_SCHEMA_FMT,
+             oo.answer_schema ? ANSWER_ANY : ANSWER_TEXT);
+    g.schema = cJSON_Parse(planner_schema);
+    /* The answer's shape, when the user gave one: at the end of the
+     * Planner's system prompt and of the Worker's task message, both
+     * byte-stable for the run (prompt caches keep them). */
+    char *shape = oo.answer_schema ? agent_answer_schema_prompt(oo.answer_schema) : NULL;
+    size_t pcap = strlen(planner_prompt) + (shape ? strlen(shape) : 0) + 2;
+    char *pprompt = base_malloc(pcap);
+    if (pprompt)
+        snprintf(pprompt, pcap, "%s%s%s", planner_prompt, shape ? " " : "", shape ? shape : "");
     if (!e)
         e = agent_orch_init(&g.orch, err);
-    if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema ||
+    if (!e && (!g.wmsgs || !g.pmsgs || !g.tools || !g.schema || !pprompt ||
+               (oo.answer_schema && !shape) ||
                model_llm_add_message(g.wmsgs, "system", worker_prompt) ||
-               model_llm_add_message(g.pmsgs, "system", planner_prompt)))
+               model_llm_add_message(g.pmsgs, "system", pprompt)))
         e = base_errf(err, BASE_ENOMEM, "out of memory");
+    base_free(pprompt);
+    /* The goal opens the Worker's conversation too (after the prefix). */
+    size_t tcap = 1200 + (shape ? strlen(shape) + 200 : 0);
+    char *task = e ? NULL : base_malloc(tcap);
+    if (task)
+        snprintf(task, tcap, "TASK: %.1100s%s%s%s", oo.goal, shape ? "\n" : "",
+                 shape ? shape : "",
+                 shape ? " When you call done, its text is that JSON value." : "");
+    if (!e && (!task || model_llm_add_message(g.wmsgs, "user", task) != BASE_OK))
+        e = base_errf(err, BASE_ENOMEM, "out of memory");
+    base_free(task);
     if (!e) {
-        /* The goal opens the Worker's conversation too (after the prefix). */
-        char task[1200];
-        snprintf(task, sizeof task, "TASK: %.1100s", oo.goal);
-        model_llm_add_message(g.wmsgs, "user", task);
         int note = first[0] != 0, idle = 0;
         int routed = orchestrate(&g, oo.goal, "start", err);
         for (; routed == 0;) {
@@ -1103,6 +1203,7 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     cJSON_Delete(g.schema);
     agent_ledger_destroy(g.l);
     agent_orch_fini(&g.orch);
+    base_free(shape);
     if (e)
         snprintf(res->reason, sizeof res->reason, "%s", err);
     if (oo.trace)

@@ -17,7 +17,11 @@
  *
  * The Planner is called every planner_every steps and whenever the Worker
  * calls `done`: it answers a JSON object {done, answer, plan, subgoal,
- * guidance}. Only the Planner ends a task as done, with its final answer.
+ * guidance}. Only the Planner ends a task as done, with its final answer,
+ * and only with an answer agent_answer_check accepts (agent/plan/answer.h:
+ * the answer schema when one is given, seed 003's meaningful-output
+ * check): a refused answer is quoted back to the Planner, and after
+ * AGENT_ANSWER_RETRIES refusals the run ends as an error naming the reason.
  *
  * The Orchestrator (agent/plan/orchestrator.h) routes the task before the first
  * Worker turn, and each new active subgoal a Planner reply sets: a lookup
@@ -88,6 +92,12 @@ typedef struct agent_goal_opts {
      * task line, the tool steps, one line per model call and the end line;
      * on resume the earlier trace is kept as trace.N.jsonl. */
     const agent_trace_info *trace;
+    /* The final answer's JSON Schema (`--answer-schema`, agent/plan/answer.h;
+     * borrowed, NULL = none): the Planner's answer must validate, is asked
+     * again with the error quoted up to AGENT_ANSWER_RETRIES times, and is
+     * written to out_dir/answer.json. Without one the answer still passes
+     * the meaningful-output check. */
+    const cJSON *answer_schema;
 } agent_goal_opts;
 
 /* o (the caller's) zeroed with the defaults (max_steps
@@ -98,7 +108,10 @@ void agent_goal_opts_init(agent_goal_opts *o);
 typedef struct agent_goal_result {
     agent_goal_end end;
     char reason[1024];        /* one line: why it ended */
-    char answer[2048];        /* the Planner's final answer ("" unless done / gave up) */
+    char answer[2048];        /* the Planner's final answer ("" unless done / gave up); with
+                                 an answer schema its compact JSON (cut to fit: answer.json
+                                 has all of it) */
+    int answer_refusals;      /* final answers agent_answer_check refused */
     int steps;                /* tool calls run in this process */
     int last_step;            /* the ledger's last finished step */
     int calls[MODEL_LLM_ROLE_COUNT]; /* model calls per role */

@@ -178,7 +178,7 @@ base_err tool_args_check(const tool_def *t, const cJSON *args, char *err)
     if (!sch || !common) { /* the schemas are constants (test_tool parses them all) */
         e = base_errf(err, BASE_ENOMEM, "out of memory");
     } else {
-        base_json_schema_opts so = {common, common_hint, AGENT_TEXT_MAX};
+        base_json_schema_opts so = {common, common_hint, AGENT_TEXT_MAX, 0};
         e = base_json_schema_check(t->name, sch, args, &so, err);
     }
     const cJSON *sa = cJSON_GetObjectItemCaseSensitive(args, "save_as");
@@ -207,7 +207,7 @@ base_err tool_check_call(const char *name, const cJSON *params, const cJSON *arg
     cJSON *common = cJSON_Parse(common_schema);
     if (!common)
         return base_errf(why, BASE_ENOMEM, "out of memory");
-    base_json_schema_opts so = {common, common_hint, AGENT_TEXT_MAX};
+    base_json_schema_opts so = {common, common_hint, AGENT_TEXT_MAX, 0};
     base_err e = base_json_schema_check(name, params, args, &so, why);
     cJSON_Delete(common);
     return e;

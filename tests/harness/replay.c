@@ -1017,3 +1017,25 @@ int replay_discovery_asked(replay *r)
     pthread_mutex_unlock(&r->mu);
     return n;
 }
+
+base_err replay_start_chat(const char *key, replay **out, char *err)
+{
+    replay *r = NULL;
+    base_err e = replay_start(&r, err);
+    if (e)
+        return e;
+    replay_set_chat(r, 1);
+    e = replay_require_key(r, key);
+    if (!e && (setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1) != 0 ||
+               setenv("FOVEA_LLM_API_KEY", key, 1) != 0 ||
+               setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1) != 0 ||
+               setenv("FOVEA_LLM_MAX_RETRIES", "0", 1) != 0))
+        e = base_errf(err, BASE_ENOMEM, "replay: setenv failed");
+    if (e) {
+        replay_destroy(r);
+        return e;
+    }
+    unsetenv("FOVEA_TOKEN_BUDGET");
+    *out = r;
+    return BASE_OK;
+}

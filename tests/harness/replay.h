@@ -100,6 +100,14 @@ int replay_load_dir(replay *r, const char *dir, char *err);
 /* Requires "Authorization: Bearer key" (NULL: no check). */
 base_err replay_require_key(replay *r, const char *key);
 
+/* A replay in chat mode that requires key, with fovea's model client in
+ * this process and the children it starts pointed at it: sets
+ * FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY (key), FOVEA_LLM_MODEL (gpt-4o-mini)
+ * and FOVEA_LLM_MAX_RETRIES (0), and unsets FOVEA_TOKEN_BUDGET. What the
+ * tests of `fovea run "TASK"` and `fovea batch` start with. Errors: those
+ * of replay_start, BASE_ENOMEM. */
+base_err replay_start_chat(const char *key, replay **out, char *err);
+
 /* Chat mode: text-only requests, tool messages and tool calls (see the
  * file comment). Off by default (the vision replay wants an image). */
 void replay_set_chat(replay *r, int on);

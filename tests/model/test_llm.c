@@ -823,7 +823,7 @@ static void config(void)
     static const char *const vars[] = {"FOVEA_LLM_BASE_URL", "OPENAI_BASE_URL",
                                        "FOVEA_LLM_API_KEY", "OPENAI_API_KEY",
                                        "FOVEA_LLM_MODEL", "OPENAI_MODEL",
-                                       "FOVEA_PLANNER_MODEL", "FOVEA_ORCHESTRATOR_MODEL",
+                                       "FOVEA_PLANNER_MODEL",
                                        "FOVEA_LLM_TIMEOUT_MS", "FOVEA_TOKEN_BUDGET",
                                        "FOVEA_PRICE_IN", "FOVEA_PRICE_OUT", "FOVEA_PRICE_CACHED"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
@@ -852,7 +852,8 @@ static void config(void)
     CHECK_OK(model_llm_create(&c, &l, err));
     CHECK_STR(model_llm_model(l, MODEL_LLM_WORKER), "m-fovea");
     CHECK_STR(model_llm_model(l, MODEL_LLM_PLANNER), "m-planner");
-    CHECK_STR(model_llm_model(l, MODEL_LLM_ORCHESTRATOR), "m-fovea");
+    CHECK_STR(model_llm_role_name(MODEL_LLM_PLANNER), "planner");
+    CHECK_STR(model_llm_role_name(MODEL_LLM_ROLE_COUNT), "?");
     model_llm_destroy(l);
     setenv("FOVEA_LLM_TIMEOUT_MS", "soon", 1);
     base_errclear(err);

@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+#include "base/fs.h"
+
 void svc_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -217,4 +220,11 @@ int svc_proc_finish(svc_proc *p, int timeout_ms)
         close(p->out);
     p->out = -1;
     return rc;
+}
+
+char *svc_slurp(const char *path)
+{
+    uint8_t *d = NULL;
+    size_t n = 0;
+    return base_read_file(path, &d, &n, 64u << 20, NULL) == BASE_OK ? (char *)d : base_strdup("");
 }

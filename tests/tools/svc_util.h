@@ -1,6 +1,6 @@
-/* tests/tools/svc_util.h: a Chromium fovea did not launch, and `fovea
- * snap` as a child process on pipes. Shared by test_cmd_snap and the
- * bench_snap benchmark. Test thread only.
+/* tests/tools/svc_util.h: a Chromium fovea did not launch, `fovea snap` as
+ * a child process on pipes, and reading what a run wrote. Shared by the
+ * tests of tools/ and the bench_snap benchmark. Test thread only.
  */
 #ifndef FOVEA_TESTS_SVC_UTIL_H
 #define FOVEA_TESTS_SVC_UTIL_H
@@ -46,5 +46,9 @@ int svc_proc_read_line(svc_proc *p, char *out, size_t cap, int timeout_ms);
 /* Closes stdin (EOF) and waits up to timeout_ms for the exit; returns the
  * exit status, or -1 (the child is then killed). */
 int svc_proc_finish(svc_proc *p, int timeout_ms);
+
+/* The whole file at path (at most 64 MiB), NUL-terminated, for the caller to
+ * base_free; "" (also to free) when it cannot be read. */
+char *svc_slurp(const char *path);
 
 #endif

@@ -30,6 +30,10 @@
  * scripted task gets --overlays and the model's runs get --url, each only
  * its own kind's options. A task in words without --url is refused before
  * anything starts.
+ * llm_flags: --llm-first-byte, --llm-stall, --llm-call-limit and
+ * --answer-schema reach each model run (its log states the timers; a
+ * REPLAYED server that never starts answering fails after 1 s, not 90; a
+ * valid answer lands in the task folder's answer.json).
  * When npm cannot install browserless the pool case is skipped (a failure
  * under CI=true).
  */
@@ -42,6 +46,7 @@
 #include "base/fs.h"
 #include "cdp/browser.h"
 #include "replay.h"
+#include "svc_util.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out/batch"
@@ -58,21 +63,12 @@ static int sh(const char *cmd)
 }
 
 /* The whole file (malloc'd, NUL-terminated; "" when missing). */
-static char *slurp(const char *path)
-{
-    uint8_t *buf = NULL;
-    size_t n = 0;
-    if (base_read_file(path, &buf, &n, 16u << 20, NULL) != BASE_OK)
-        return base_strdup("");
-    return (char *)buf;
-}
-
 /* The results.jsonl line of task folder `name` (the last one), or NULL. */
 static cJSON *result_of(const char *out, const char *name)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/results.jsonl", out);
-    char *text = slurp(path);
+    char *text = svc_slurp(path);
     cJSON *found = NULL;
     for (char *line = text; line && *line;) {
         char *nl = strchr(line, '\n');
@@ -116,7 +112,7 @@ static void local(void)
     CHECK_EQ(sh(cmd), 1);
     char path[1024];
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *err = slurp(path);
+    char *err = svc_slurp(path);
     CHECK_MSG(strstr(err, "each on its own Chromium") != NULL, "stderr: %s", err);
     /* One progress line per finished task. */
     int lines = 0;
@@ -142,12 +138,12 @@ static void local(void)
         CHECK_MSG(num(r, "max_rss_kb") > 0, "no memory figure for %s", names[i]);
         cJSON_Delete(r);
         snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
-        char *rep = slurp(path);
+        char *rep = svc_slurp(path);
         CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
         base_free(rep);
     }
     snprintf(path, sizeof path, "%s/index.html", out);
-    char *index = slurp(path);
+    char *index = svc_slurp(path);
     CHECK(strstr(index, "2 of 3 tasks passed") != NULL);
     CHECK(strstr(index, "href=\"batch_fail/report.html\"") != NULL);
     CHECK(strstr(index, "href=\"batch_ok-2/report.html\"") != NULL);
@@ -159,7 +155,7 @@ static void local(void)
              FOVEA, TASKS, TASKS, TASKS, SITE, out, out);
     CHECK_EQ(sh(cmd), 1);
     snprintf(path, sizeof path, "%s.stderr2", out);
-    err = slurp(path);
+    err = svc_slurp(path);
     CHECK_MSG(strstr(err, "3 of 3 tasks already recorded") != NULL, "stderr: %s", err);
     CHECK_MSG(strstr(err, "fovea batch: [") == NULL, "a recorded task ran again: %s", err);
     base_free(err);
@@ -188,7 +184,7 @@ static void interrupt(void)
         cJSON_Delete(r);
         char path[1024];
         snprintf(path, sizeof path, "%s/%s/report.html", out, names[i]);
-        char *rep = slurp(path);
+        char *rep = svc_slurp(path);
         CHECK_MSG(rep[0] != '\0', "no report for %s", names[i]);
         base_free(rep);
     }
@@ -197,7 +193,7 @@ static void interrupt(void)
     cJSON_Delete(r);
     char path[1024];
     snprintf(path, sizeof path, "%s/index.html", out);
-    char *index = slurp(path);
+    char *index = svc_slurp(path);
     CHECK(strstr(index, "0 of 2 tasks passed") != NULL);
     base_free(index);
 }
@@ -235,7 +231,7 @@ static int pool_start(const char *dir, const char *opts, char *endpoint, size_t 
         return rc;
     char path[1024];
     snprintf(path, sizeof path, "%s.ep", dir);
-    char *ep = slurp(path);
+    char *ep = svc_slurp(path);
     ep[strcspn(ep, "\n")] = '\0';
     snprintf(endpoint, n, "%s", ep);
     base_free(ep);
@@ -285,7 +281,7 @@ static void pool(void)
     int brc = sh(cmd);
     char path[1024];
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *err = slurp(path);
+    char *err = svc_slurp(path);
     CHECK_MSG(brc == 0, "batch exit %d: %s", brc, err);
     CHECK_MSG(strstr(err, "6/6 passed") != NULL, "stderr: %s", err);
     /* The token never shows. */
@@ -294,7 +290,7 @@ static void pool(void)
     CHECK_MSG(strstr(err, tok) == NULL, "the token was printed: %s", err);
     base_free(err);
     snprintf(path, sizeof path, "%s/log", dir);
-    char *log = slurp(path);
+    char *log = svc_slurp(path);
     /* browserless logs "(Running: 2, Pending: N) Adding to queue" when a
      * connection had to wait for a browser. */
     CHECK_MSG(strstr(log, "Running: 2, Pending: ") != NULL, "the queue was not used");
@@ -395,15 +391,8 @@ static void words(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start(&r, err) != BASE_OK)
+    if (replay_start_chat(KEY, &r, err) != BASE_OK)
         SKIP("replay server");
-    replay_set_chat(r, 1);
-    replay_require_key(r, KEY);
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", KEY, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
     script_subscribe(r, "ann@example.org");
     script_subscribe(r, "bob@example.org");
     /* The goal file's Worker answers in prose three times: stopped. */
@@ -432,7 +421,7 @@ static void words(void)
     CHECK_EQ(sh(cmd), 2);
     char path[1200];
     snprintf(path, sizeof path, "%s.nourl", out);
-    char *e = slurp(path);
+    char *e = svc_slurp(path);
     CHECK_MSG(strstr(e, "needs --url") != NULL, "stderr: %s", e);
     base_free(e);
     CHECK_EQ(replay_count(r), 0);
@@ -445,7 +434,7 @@ static void words(void)
              FOVEA, goal, TASKS, SITE, out, out);
     CHECK_EQ(sh(cmd), 1);
     snprintf(path, sizeof path, "%s.stderr", out);
-    char *errs = slurp(path);
+    char *errs = svc_slurp(path);
     CHECK_MSG(strstr(errs, "4 tasks, 3 at once") != NULL, "stderr: %s", errs);
     CHECK(strstr(errs, KEY) == NULL);
     base_free(errs);
@@ -465,7 +454,7 @@ static void words(void)
         cJSON_Delete(res);
         /* The page really changed: the trace saw the confirmation. */
         snprintf(path, sizeof path, "%s/%s/trace.jsonl", out, names[i]);
-        char *trace = slurp(path);
+        char *trace = svc_slurp(path);
         CHECK_MSG(strstr(trace, i ? "Subscribed: bob@example.org" : "Subscribed: ann@example.org"),
                   "%s: the subscription is not in the trace", names[i]);
         CHECK(strstr(trace, KEY) == NULL);
@@ -492,8 +481,78 @@ static void words(void)
     unsetenv("FOVEA_LLM_API_KEY");
 }
 
+/* The model's timers and --answer-schema go through to every model run.
+ * Two tasks in words against one REPLAY (a loopback server speaking the
+ * OpenAI protocol with queued answers, not a model; each answer matched to
+ * its task by the task's words): the slow shelf's server never starts
+ * answering (8 s before its first byte), the quick shelf's answers at once.
+ * With --llm-first-byte 1 --llm-stall 2 --llm-call-limit 5 each run's log
+ * states those timers, the slow run fails naming "no first byte in 1 s"
+ * (the default would have waited 90 s), and the quick run's valid answer
+ * is in its folder's answer.json. */
+static void llm_flags(void)
+{
+    replay *r = NULL;
+    char err[BASE_ERRBUF_SIZE];
+    if (replay_start_chat(KEY, &r, err) != BASE_OK)
+        SKIP("replay server");
+    replay_reply slow = {.content = "Thinking.", .delay_ms = 8000, .match = "Slow shelf"};
+    CHECK_OK(replay_push(r, &slow));
+    worker_call(r, "Quick shelf", "call_q1", "done",
+                "{\"text\": \"{\\\"price\\\": 12.5}\", \"success\": true}");
+    text_answer(r, "Quick shelf",
+                "{\"done\": true, \"answer\": {\"title\": \"The Quiet Harbour\", \"price\": 12.5}}");
+    const char *out = OUT "/llm";
+    char cmd[4096], path[1200];
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s' && printf '%%s' '{\"type\": \"object\", "
+             "\"properties\": {\"title\": {\"type\": \"string\"}, \"price\": {\"type\": "
+             "\"number\"}}, \"required\": [\"price\"]}' > '%s.schema.json'",
+             out, out, out);
+    CHECK_EQ(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "'%s' batch 'Slow shelf: read the book price' 'Quick shelf: read the book price' "
+             "--site '%s' --url /answer/book.html --llm-first-byte 1 --llm-stall 2 "
+             "--llm-call-limit 5 --answer-schema '%s.schema.json' --no-humanize --workers 2 "
+             "--retries 0 --out '%s' 2> '%s.stderr'",
+             FOVEA, SITE, out, out, out);
+    CHECK_EQ(sh(cmd), 1);
+    const char *names[2] = {"slow_shelf__read_the_book_price", "quick_shelf__read_the_book_price"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s/run.log", out, names[i]);
+        char *log = svc_slurp(path);
+        CHECK_MSG(strstr(log, "model calls: first byte 1 s, stall 2 s, call limit 5 s, answer "
+                              "schema") != NULL,
+                  "%s: the timers did not reach the run:\n%s", names[i], log);
+        CHECK(strstr(log, KEY) == NULL);
+        if (i == 0)
+            CHECK_MSG(strstr(log, "no first byte in 1 s") != NULL, "slow run:\n%s", log);
+        base_free(log);
+    }
+    cJSON *sres = result_of(out, names[0]);
+    CHECK_MSG(sres && strcmp(str(sres, "outcome"), "failed") == 0, "slow: %s",
+              sres ? str(sres, "outcome") : "no result");
+    cJSON_Delete(sres);
+    cJSON *q = result_of(out, names[1]);
+    CHECK_MSG(q && strcmp(str(q, "outcome"), "passed") == 0, "quick: %s (%s)",
+              q ? str(q, "outcome") : "no result", q ? str(q, "reason") : "");
+    cJSON_Delete(q);
+    snprintf(path, sizeof path, "%s/%s/answer.json", out, names[1]);
+    char *ans = svc_slurp(path);
+    cJSON *a = cJSON_Parse(ans);
+    CHECK_MSG(a && cJSON_GetObjectItem(a, "price") &&
+                  cJSON_GetObjectItem(a, "price")->valuedouble == 12.5,
+              "answer.json: %s", ans);
+    cJSON_Delete(a);
+    base_free(ans);
+    replay_destroy(r);
+    unsetenv("FOVEA_LLM_BASE_URL");
+    unsetenv("FOVEA_LLM_API_KEY");
+}
+
 static const check_case cases[] = {
-    {"local", local}, {"words", words}, {"interrupt", interrupt}, {"crash", crash}, {"pool", pool}, {NULL, NULL}};
+    {"local", local}, {"words", words},   {"llm_flags", llm_flags}, {"interrupt", interrupt},
+    {"crash", crash}, {"pool", pool},     {NULL, NULL}};
 
 int main(int argc, char **argv)
 {

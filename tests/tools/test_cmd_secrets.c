@@ -18,17 +18,11 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "svc_util.h"
 
 #define FOVEA FOVEA_BINARY_DIR "/tools/fovea"
 #define SITE FOVEA_SOURCE_DIR "/tests/fixtures/pages/guard"
 #define OUT FOVEA_BINARY_DIR "/tests/tools/out_secrets"
-
-static char *slurp(const char *path)
-{
-    uint8_t *d = NULL;
-    size_t n = 0;
-    return base_read_file(path, &d, &n, 64u << 20, NULL) == BASE_OK ? (char *)d : base_strdup("");
-}
 
 /* Runs a shell command line; its stdout in OUT/name.out. Returns the exit
  * status (-1 when it did not exit). */
@@ -40,7 +34,7 @@ static int sh(const char *name, const char *cmd, char **out)
     int st = system(line);
     char path[700];
     snprintf(path, sizeof path, "%s/%s.out", OUT, name);
-    *out = slurp(path);
+    *out = svc_slurp(path);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -92,7 +86,7 @@ static void record(void)
                 "--expect-selector '#pw' --out '" OUT "/case'",
                 &out);
     CHECK_MSG(st == 0, "exit %d: %s", st, out);
-    char *c = slurp(OUT "/case/case.json"), *s = slurp(OUT "/case/snapshot.json");
+    char *c = svc_slurp(OUT "/case/case.json"), *s = svc_slurp(OUT "/case/snapshot.json");
     CHECK_MSG(c[0] && !has_secret(c), "case.json: %.2000s", c);
     CHECK_MSG(s[0] && !has_secret(s), "snapshot.json holds a secret");
     CHECK_MSG(strstr(s, "jo@example.com") != NULL, "snapshot.json lost the e-mail too");

@@ -577,7 +577,7 @@ static void complete_answer(void)
     char ans[128];
     CHECK_EQ(agent_andor_ops_answer(f.c, f.t, ans, sizeof ans, f.err), AGENT_ANDOR_OP_OK);
     CHECK_STR(ans, "The Nova 80 costs $449.00.");
-    CHECK(body_has(&f, 3, "the answer is empty"));
+    CHECK(body_has(&f, 3, "no meaningful content (only whitespace)"));
     CHECK_STR(f.calls[f.n_calls - 1].node, "");
     CHECK_EQ(f.calls[f.n_calls - 1].kind, AGENT_ANDOR_OPK_ANSWER);
     fx_end(&f);

@@ -77,6 +77,19 @@ typedef void (*cdp_reply_cb)(base_err e, const cJSON *result, const char *msg, v
 base_err cdp_call_async(cdp_conn *c, const char *session_id, const char *method, cJSON *params,
                         int timeout_ms, cdp_reply_cb cb, void *user);
 
+/* Sends n calls of `method` to session_id at once, without waiting for one
+ * reply before the next call (n round trips cost about one), then waits
+ * for all of them. params[i] (may be NULL) is consumed, every entry, also
+ * on failure. results[i] receives call i's "result" object (the caller
+ * frees each with cJSON_Delete) or NULL when that call failed: a page's
+ * error answer, a timeout after timeout_ms (> 0 required), a closed
+ * connection. Returns BASE_OK when every call got a result, else the first
+ * failure (err names it; the other results stay valid). Any thread except
+ * the service thread. Errors: BASE_EINVAL (bad arguments), BASE_ENOMEM,
+ * and those of cdp_call. */
+base_err cdp_call_many(cdp_conn *c, const char *session_id, const char *method, cJSON **params,
+                       int n, cJSON **results, int timeout_ms, char *err);
+
 /* Event callback: session_id is NULL for browser-level events; params are
  * borrowed for the duration of the call. Runs on the service thread with no
  * lock held; it must not block or call cdp_call (use cdp_call_async). */

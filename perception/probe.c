@@ -364,42 +364,69 @@ static int clicky(const char *t)
 
 #define PROBE_MAX_ASK 64 /* candidates asked of DOMDebugger per probe */
 
-/* The main-world remote object (group "fovea-late") of the node that oid, an
- * object of an isolated world, wraps: DOM.describeNode, then DOM.resolveNode
- * without a context. Copies its id into out (n bytes). 0 on success. */
-static int main_world_object(cdp_conn *conn, const char *sid, const char *oid, char *out, size_t n)
+/* One wave of calls of `method` over the n objects ids[i] (a string param
+ * named key each; NULL ids are skipped), all in flight at once
+ * (cdp_call_many): results[i] is call i's result or NULL. */
+static void wave(cdp_conn *conn, const char *sid, const char *method, const char *key,
+                 char ids[][160], int n, const char *group, cJSON **results)
 {
-    cJSON *pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddStringToObject(pa, "objectId", oid)) {
-        cJSON_Delete(pa);
-        return -1;
+    cJSON *pa[PROBE_MAX_ASK];
+    for (int i = 0; i < n; i++) {
+        pa[i] = NULL;
+        results[i] = NULL;
     }
-    cJSON *res = NULL;
-    if (cdp_call(conn, sid, "DOM.describeNode", pa, &res, PROBE_TIMEOUT_MS, NULL))
-        return -1;
-    int backend = 0;
-    int ok = get_int(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(res, "node"),
-                                                      "backendNodeId"),
-                     1, 0x7fffffff, &backend);
-    cJSON_Delete(res);
-    if (!ok)
-        return -1;
-    pa = cJSON_CreateObject();
-    if (!pa || !cJSON_AddNumberToObject(pa, "backendNodeId", backend) ||
-        !cJSON_AddStringToObject(pa, "objectGroup", "fovea-late")) {
-        cJSON_Delete(pa);
-        return -1;
+    int m = 0, at[PROBE_MAX_ASK];
+    for (int i = 0; i < n; i++) {
+        if (!ids[i][0])
+            continue;
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddStringToObject(o, key, ids[i]) ||
+            (group && !cJSON_AddStringToObject(o, "objectGroup", group))) {
+            cJSON_Delete(o);
+            continue;
+        }
+        pa[m] = o;
+        at[m++] = i;
     }
-    res = NULL;
-    if (cdp_call(conn, sid, "DOM.resolveNode", pa, &res, PROBE_TIMEOUT_MS, NULL))
-        return -1;
-    const char *mo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(res, "object"), "objectId"));
-    int rc = mo && strlen(mo) < n ? 0 : -1;
-    if (!rc)
-        snprintf(out, n, "%s", mo);
-    cJSON_Delete(res);
-    return rc;
+    cJSON *res[PROBE_MAX_ASK];
+    cdp_call_many(conn, sid, method, pa, m, res, PROBE_TIMEOUT_MS, NULL);
+    for (int k = 0; k < m; k++)
+        results[at[k]] = res[k];
+}
+
+/* Hands DOMDebugger's answers (the table rows asked, those with a click-like
+ * listener; both consumed) to the probe's lateSeen map through the table
+ * object oid, in fovea's world. Best effort. */
+static void remember_late(cdp_conn *conn, const char *sid, const char *oid, cJSON *asked,
+                          cJSON *yes)
+{
+    cJSON *pa = cJSON_CreateObject(), *args = cJSON_CreateArray();
+    cJSON *a0 = cJSON_CreateObject(), *a1 = cJSON_CreateObject();
+    if (!oid || !pa || !args || !a0 || !a1 || !asked || !yes || cJSON_GetArraySize(asked) == 0) {
+        cJSON_Delete(pa);
+        cJSON_Delete(args);
+        cJSON_Delete(a0);
+        cJSON_Delete(a1);
+        cJSON_Delete(asked);
+        cJSON_Delete(yes);
+        return;
+    }
+    cJSON_AddItemToObject(a0, "value", asked);
+    cJSON_AddItemToObject(a1, "value", yes);
+    cJSON_AddItemToArray(args, a0);
+    cJSON_AddItemToArray(args, a1);
+    if (!cJSON_AddStringToObject(pa, "objectId", oid) ||
+        !cJSON_AddStringToObject(
+            pa, "functionDeclaration",
+            "function (asked, yes) { const m = globalThis[Symbol.for('fovea.probe.lateSeen')];"
+            " if (!m) return 0; for (const i of asked) { const el = this[i];"
+            " if (el) m.set(el, yes.indexOf(i) >= 0); } return 0; }")) {
+        cJSON_Delete(pa);
+        cJSON_Delete(args);
+        return;
+    }
+    cJSON_AddItemToObject(pa, "arguments", args);
+    cdp_call(conn, sid, "Runtime.callFunctionOn", pa, NULL, PROBE_TIMEOUT_MS, NULL);
 }
 
 /* fovea attached after the document started, so the kit's recorder did not
@@ -407,6 +434,11 @@ static int main_world_object(cdp_conn *conn, const char *sid, const char *oid, c
  * the candidates that are not interactive yet (the probe kept them under
  * Symbol.for('fovea.probe.late'), in table order). A candidate with a
  * click-like listener of its own becomes interactive with has_listener.
+ * DOMDebugger reports the listeners of the world the object lives in, so
+ * each isolated-world wrapper is turned into the page's own wrapper of the
+ * node first (DOM.describeNode, then DOM.resolveNode without a context).
+ * The three steps run as three waves of calls in flight at once
+ * (cdp_call_many): three round trips per probe, not three per candidate.
  * Best effort: a failure leaves the reply as it was. */
 static void ask_listeners(cdp_page *page, const char *session, int context_id, perc__reply *r)
 {
@@ -443,47 +475,98 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
                 props = NULL;
         }
     }
-    int asked = 0;
+    /* The candidates to ask about, in table order, at most PROBE_MAX_ASK. */
+    char ids[PROBE_MAX_ASK][160];
+    int row[PROBE_MAX_ASK];
+    int n = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(props, "result"))
     {
+        if (n >= PROBE_MAX_ASK)
+            break;
         const char *nm = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(it, "name"));
         if (!nm || nm[0] < '0' || nm[0] > '9')
             continue;
         long i = strtol(nm, NULL, 10);
         if (i < 0 || i >= r->p.n)
             continue;
-        snap_candidate *c = &r->p.cands[i];
+        const snap_candidate *c = &r->p.cands[i];
         if (c->is_interactive || c->is_iframe || !strcmp(c->tag, "html") || !strcmp(c->tag, "body"))
             continue;
         const char *eo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
             cJSON_GetObjectItemCaseSensitive(it, "value"), "objectId"));
-        if (!eo || asked++ >= PROBE_MAX_ASK)
+        if (!eo || strlen(eo) >= sizeof ids[0])
             continue;
-        /* DOMDebugger reports the listeners of the world the object lives
-         * in: ask about the page's own (main-world) wrapper of the node. */
-        char mo[160];
-        if (main_world_object(conn, sid, eo, mo, sizeof mo))
-            continue;
-        cJSON *lp = cJSON_CreateObject();
-        if (!lp || !cJSON_AddStringToObject(lp, "objectId", mo)) {
-            cJSON_Delete(lp);
-            break;
+        snprintf(ids[n], sizeof ids[n], "%s", eo);
+        row[n++] = (int)i;
+    }
+    cJSON *got[PROBE_MAX_ASK];
+    /* Wave 1: the backend node of each isolated-world wrapper. */
+    wave(conn, sid, "DOM.describeNode", "objectId", ids, n, NULL, got);
+    for (int k = 0; k < n; k++) {
+        int backend = 0;
+        ids[k][0] = '\0';
+        if (get_int(cJSON_GetObjectItemCaseSensitive(
+                        cJSON_GetObjectItemCaseSensitive(got[k], "node"), "backendNodeId"),
+                    1, 0x7fffffff, &backend))
+            snprintf(ids[k], sizeof ids[k], "%d", backend);
+        cJSON_Delete(got[k]);
+    }
+    /* Wave 2: the page's own wrapper of each node (no context: the main
+     * world). backendNodeId is a number: built here, not by wave(). */
+    {
+        cJSON *p2[PROBE_MAX_ASK], *r2[PROBE_MAX_ASK];
+        int at[PROBE_MAX_ASK], m = 0;
+        for (int k = 0; k < n; k++) {
+            got[k] = NULL;
+            if (!ids[k][0])
+                continue;
+            cJSON *o = cJSON_CreateObject();
+            if (!o || !cJSON_AddNumberToObject(o, "backendNodeId", atoi(ids[k])) ||
+                !cJSON_AddStringToObject(o, "objectGroup", "fovea-late")) {
+                cJSON_Delete(o);
+                continue;
+            }
+            p2[m] = o;
+            at[m++] = k;
         }
-        cJSON *lr = NULL;
-        if (cdp_call(conn, sid, "DOMDebugger.getEventListeners", lp, &lr, PROBE_TIMEOUT_MS, err))
+        cdp_call_many(conn, sid, "DOM.resolveNode", p2, m, r2, PROBE_TIMEOUT_MS, NULL);
+        for (int j = 0; j < m; j++)
+            got[at[j]] = r2[j];
+    }
+    for (int k = 0; k < n; k++) {
+        const char *mo = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(got[k], "object"), "objectId"));
+        if (mo && strlen(mo) < sizeof ids[k])
+            snprintf(ids[k], sizeof ids[k], "%s", mo);
+        else
+            ids[k][0] = '\0';
+        cJSON_Delete(got[k]);
+    }
+    /* Wave 3: the listeners of each node in the page's world. */
+    wave(conn, sid, "DOMDebugger.getEventListeners", "objectId", ids, n, NULL, got);
+    cJSON *asked = cJSON_CreateArray(), *yes = cJSON_CreateArray();
+    for (int k = 0; k < n; k++) {
+        if (!got[k])
             continue;
+        cJSON_AddItemToArray(asked, cJSON_CreateNumber(row[k]));
         const cJSON *l;
-        cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(lr, "listeners"))
+        cJSON_ArrayForEach(l, cJSON_GetObjectItemCaseSensitive(got[k], "listeners"))
         {
             if (clicky(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(l, "type")))) {
+                snap_candidate *c = &r->p.cands[row[k]];
                 c->is_interactive = 1;
                 c->has_listener = 1;
+                cJSON_AddItemToArray(yes, cJSON_CreateNumber(row[k]));
                 break;
             }
         }
-        cJSON_Delete(lr);
+        cJSON_Delete(got[k]);
     }
+    /* The answers stay with the elements in fovea's world (the probe's
+     * lateSeen): listeners added since fovea attached are the recorder's,
+     * so no element is asked about twice. */
+    remember_late(conn, sid, oid, asked, yes);
     cJSON_Delete(props);
     cJSON_Delete(res);
     cJSON *rg = cJSON_CreateObject();

@@ -17,7 +17,8 @@
 //    c:[[tag, role, text, aria_label, title, xpath, frame, x0, y0, x1, y1,
 //        flags, paint_order, parent, "tag#id.class", name, hint]..],
 //    ifr:[[cand, cx0, cy0, cx1, cy1]..],          content boxes of iframes
-//    late: 1 when a probed document's listener recorder missed its start}
+//    late: 1 when a probed document's listener recorder missed its start
+//          and some element of the table was never asked about (lateSeen)}
 // flags: 1 aria-expanded present, 2 aria-expanded "true", 4 aria-haspopup,
 // 8 disabled, 16 cursor pointer, 32 interactive, 64 iframe needing descent,
 // 128 a listener of its own (kit.hasListener). name and hint are the kit's
@@ -119,12 +120,29 @@
     }
   };
 
+  // DOMDebugger's answers about listeners the recorder missed (added before
+  // fovea attached: see lateDoc below), element -> true/false, kept in this
+  // world across probes: listeners added since are the recorder's, so each
+  // element is asked about once (perception/probe.c ask_listeners fills it).
+  const SEEN = Symbol.for('fovea.probe.lateSeen');
+  if (!globalThis[SEEN]) {
+    Object.defineProperty(globalThis, SEEN, { value: new WeakMap(), configurable: false });
+  }
+  const lateSeen = globalThis[SEEN];
+  // Only where the recorder runs (installed late): without one, a listener
+  // added later would be seen by nobody, so such elements are asked anew.
+  const recorded = (el) => {
+    const w = (el.ownerDocument || el).defaultView;
+    const r = w && w[Symbol.for('fovea.listen')];
+    return !!(r && r.bridge);
+  };
+  const seen = (el) => (recorded(el) ? lateSeen.get(el) : undefined);
   // Listener and interactive verdicts, once per element and probe.
   const lisMemo = new Map();
   const listener = (el) => {
     let v = lisMemo.get(el);
     if (v === undefined) {
-      v = kit.hasListener(el);
+      v = kit.hasListener(el) || seen(el) === true;
       lisMemo.set(el, v);
     }
     return v;
@@ -387,15 +405,23 @@
   }
   // Documents whose listener recorder (lib/listen.js) missed their start:
   // the caller asks DOMDebugger about these elements (kept, in table order,
-  // until the next probe of this document).
+  // until the next probe of this document), those it has not asked about
+  // before (lateSeen).
   const lateDoc = ctxs.some((x) => {
     const r = x.doc.defaultView && x.doc.defaultView[Symbol.for('fovea.listen')];
     return !r || r.late;
   });
   const LATE = Symbol.for('fovea.probe.late');
+  let lateAsk = 0;
   if (lateDoc) {
+    // Only the elements DOMDebugger was not asked about yet.
     const byRow = new Array(n);
-    for (let i = 0; i < n; i++) byRow[remap[i]] = els[i];
+    for (let i = 0; i < n; i++) {
+      if (seen(els[i]) === undefined) {
+        byRow[remap[i]] = els[i];
+        lateAsk++;
+      }
+    }
     Object.defineProperty(globalThis, LATE, { value: byRow, configurable: true });
   } else if (globalThis[LATE]) {
     delete globalThis[LATE];
@@ -405,7 +431,7 @@
   const closedNew = kit.closedNew();
   return JSON.stringify({
     v: 1,
-    late: lateDoc ? 1 : 0,
+    late: lateAsk ? 1 : 0,
     closed: closedNew ? 1 : 0,
     ms: performance.now() - t0,
     pts,

@@ -185,6 +185,60 @@ static void pipelining(void)
     cdp_page_close(p);
 }
 
+/* cdp_call_many: 40 calls in flight at once, each gets its own result in
+ * its own slot; a call the browser refuses leaves NULL in its slot and names
+ * the first failure; a call that outlives the timeout does the same. */
+static void call_many(void)
+{
+    HARNESS_OR_SKIP(h);
+    cdp_page *p = harness_open(800, 600, 1, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    enum { N = 40 };
+    cJSON *pa[N], *res[N];
+    for (int i = 0; i < N; i++) {
+        pa[i] = cJSON_CreateObject();
+        char expr[64];
+        snprintf(expr, sizeof expr, "%d * 3", i);
+        if (i != 17) /* no expression: the browser answers an error */
+            cJSON_AddStringToObject(pa[i], "expression", expr);
+        cJSON_AddBoolToObject(pa[i], "returnByValue", 1);
+    }
+    char err[256] = "";
+    base_err e = cdp_call_many(cdp_page_conn(p), cdp_page_session(p), "Runtime.evaluate", pa, N,
+                               res, 10000, err);
+    CHECK_EQ(e, BASE_EREMOTE);
+    CHECK_MSG(strstr(err, "Runtime.evaluate") != NULL, "%s", err);
+    for (int i = 0; i < N; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(res[i], "result"), "value");
+        if (i == 17)
+            CHECK(res[i] == NULL);
+        else
+            CHECK_MSG(cJSON_IsNumber(v) && v->valueint == i * 3, "slot %d", i);
+        cJSON_Delete(res[i]);
+    }
+    /* Every call answered: BASE_OK; a slow one past the timeout: NULL. */
+    cJSON *pb[2], *rb[2];
+    pb[0] = cJSON_CreateObject();
+    cJSON_AddStringToObject(pb[0], "expression", "1");
+    pb[1] = cJSON_CreateObject();
+    cJSON_AddStringToObject(pb[1], "expression", "new Promise(r => setTimeout(r, 3000))");
+    cJSON_AddBoolToObject(pb[1], "awaitPromise", 1);
+    int64_t t0 = base_monotime();
+    e = cdp_call_many(cdp_page_conn(p), cdp_page_session(p), "Runtime.evaluate", pb, 2, rb, 300,
+                      err);
+    CHECK_EQ(e, BASE_ETIMEDOUT);
+    CHECK((base_monotime() - t0) / 1000 < 2500);
+    CHECK(rb[0] != NULL && rb[1] == NULL);
+    cJSON_Delete(rb[0]);
+    CHECK_EQ(cdp_call_many(cdp_page_conn(p), cdp_page_session(p), "Runtime.evaluate", NULL, 0,
+                           NULL, 300, err),
+             BASE_OK);
+    cdp_page_close(p);
+}
+
 static void timeouts(void)
 {
     HARNESS_OR_SKIP(h);
@@ -681,6 +735,7 @@ static const check_case cases[] = {
     {"evaluate_roundtrip", evaluate_roundtrip},
     {"events_fan_out", events_fan_out},
     {"pipelining", pipelining},
+    {"call_many", call_many},
     {"timeouts", timeouts},
     {"big_message", big_message},
     {"message_cap", message_cap},

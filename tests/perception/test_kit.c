@@ -442,6 +442,42 @@ static void late_attach(void)
         int c = cand_of(p, &pp, "#inert", "span");
         CHECK(c >= 0 && !pp.cands[c].is_interactive);
         perc_probe_fini(&pp);
+        /* With the recorder in place, DOMDebugger's answers stay in fovea's
+         * world (each element is asked about once) and a second probe reads
+         * them: the controls are still interactive, and a listener the page
+         * adds afterwards is the recorder's. Without a recorder nothing is
+         * kept, so the late listener is found by asking again. */
+        cJSON *kept = NULL;
+        CHECK_OK(cdp_page_evaluate_in(
+            p, NULL, CDP_CTX_FOVEA,
+            "(() => { const m = globalThis[Symbol.for('fovea.probe.lateSeen')];"
+            " return m ? [m.get(document.querySelector('#l-span')),"
+            " m.get(document.querySelector('#inert'))].map(String).join() : 'none'; })()",
+            &kept, 5000, err));
+        CHECK_MSG(cJSON_IsString(kept) && strcmp(kept->valuestring, "true,false") == 0,
+                  "kept answers (%d): %s", install_late,
+                  cJSON_IsString(kept) ? kept->valuestring : "?");
+        cJSON_Delete(kept);
+        for (size_t i = 0; i < sizeof late_ctl / sizeof late_ctl[0]; i++) {
+            CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, late_ctl[i].sel), 2), &pp, err));
+            c = cand_of(p, &pp, late_ctl[i].sel, late_ctl[i].tag);
+            CHECK_MSG(c >= 0 && pp.cands[c].is_interactive && pp.cands[c].has_listener,
+                      "%s: second probe (%d) lost its listener", late_ctl[i].sel, install_late);
+            perc_probe_fini(&pp);
+        }
+        CHECK_OK(cdp_page_evaluate(p,
+                                   "window.__late = () => {}; document.querySelector('#inert')"
+                                   ".addEventListener('click', window.__late); 1",
+                                   NULL, 5000, err));
+        CHECK_OK(perc_probe_box(p, NULL, harness_grow(harness_rect(p, "#inert"), 2), &pp, err));
+        c = cand_of(p, &pp, "#inert", "span");
+        CHECK_MSG(c >= 0 && pp.cands[c].is_interactive,
+                  "a listener added after the first probe (%d) was missed", install_late);
+        perc_probe_fini(&pp);
+        CHECK_OK(cdp_page_evaluate(p,
+                                   "document.querySelector('#inert').removeEventListener('click',"
+                                   " window.__late); 1",
+                                   NULL, 5000, err));
         /* A snapshot of the same tab (`fovea record --cdp`) gets them from
          * DOMDebugger too. */
         cJSON *snapj = NULL;

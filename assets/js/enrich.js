@@ -19,7 +19,9 @@
 //   (recursively), in document order, with the page kit's notion of
 //   "interactive" (assets/js/lib/kit.js: native controls, interactive ARIA
 //   roles, tabindex >= 0, contenteditable, a click-like listener, a pointer
-//   cursor its parent does not have), in this document's viewport CSS px.
+//   cursor its parent does not have; in the list modes also an element
+//   with hover listeners only, kind "hover"), in this document's viewport
+//   CSS px.
 //   The rect is the part visible inside the viewport, the frame and every
 //   scroll container (overflow clip) around it; an element some other
 //   element covers is kept when any of nine points spread over that part
@@ -168,7 +170,10 @@
         }
         const cs = win.getComputedStyle(el);
         if (cs.visibility === 'hidden' || cs.display === 'none' || parseFloat(cs.opacity) === 0) continue;
-        if (!interactive(el, cs)) continue;
+        // The list (BOXES null or "states": the dom provider) also boxes
+        // elements with hover listeners only (kind "hover": a target for
+        // hover steps); vision boxes are matched to controls only.
+        if (!interactive(el, cs) && !(!Array.isArray(BOXES) && kit.hoverListener(el))) continue;
         if (el.checkVisibility && !el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
         // The part inside the viewport and every scroll container around it.
         const lv = kit.visiblePart(el);
@@ -194,7 +199,7 @@
         els.push(el);
         offs.push([ox, oy]);
         map.push({ x0, y0, x1, y1, xpath: xpathOf(el), frame: frameIdx, label: labelOf(el),
-          kind: kindOf(el), tag: el.tagName.toLowerCase() });
+          kind: interactive(el, cs) ? kindOf(el) : 'hover', tag: el.tagName.toLowerCase() });
       }
     };
     visit(doc);

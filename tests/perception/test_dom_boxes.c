@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "check.h"
 #include "harness.h"
+#include "perception/kit.h"
 #include "perception/vision.h"
 #include "vision_util.h"
 
@@ -168,6 +169,51 @@ static void frame_ids(void)
     cdp_page_close(p);
 }
 
+/* Elements whose only listeners are hover ones (recorded from the
+ * document's start) are boxed with kind "hover": an avatar whose caption
+ * shows on mouseenter, a menu title opening on mouseover. An element with a
+ * click listener too stays a control; a removed hover listener and plain
+ * text are not boxed. */
+static void hover_boxes(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    cdp_page *p = harness_open(800, 600, 1, NULL);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    char err[256] = "";
+    CHECK_OK(perc_kit_install(p, err));
+    char url[512];
+    harness_url(0, "/vision/hover.html", url, sizeof url);
+    CHECK_OK(cdp_page_navigate(p, url, 15000, err));
+    perc_vision *v = NULL;
+    CHECK_OK(perc_vision_dom_create(&v, err));
+    perc_detection d;
+    base_err e = perc_vision_detect(v, p, NULL, NULL, &d, err);
+    CHECK_MSG(e == BASE_OK, "detect: %s", err);
+    if (e == BASE_OK) {
+        const perc_box *b = find_label(&d, "User Avatar");
+        CHECK_RECT(b, 20, 20, 68, 68);
+        if (b)
+            CHECK_STR(b->kind, "hover");
+        b = find_label(&d, "Products");
+        CHECK(b != NULL);
+        if (b)
+            CHECK_STR(b->kind, "hover");
+        b = find_label(&d, "Card");
+        CHECK(b != NULL);
+        if (b)
+            CHECK_STR(b->kind, "clickable");
+        CHECK(find_label(&d, "Was hoverable") == NULL);
+        CHECK(find_label(&d, "Plain words") == NULL);
+        CHECK_EQ(d.n, 3);
+        perc_detection_fini(&d);
+    }
+    perc_vision_destroy(v);
+    cdp_page_close(p);
+}
+
 static void bad_input(void)
 {
     perc_vision *v = NULL;
@@ -187,6 +233,7 @@ static const check_case cases[] = {
     {"dsf1", dsf1},
     {"dsf2", dsf2},
     {"frame_ids", frame_ids},
+    {"hover_boxes", hover_boxes},
     {"bad_input", bad_input},
     {NULL, NULL},
 };

@@ -4,7 +4,7 @@
 // fovea's isolated world (cdp/browser.h CDP_WORLD_NAME) at document start and
 // once in the current document (perc_kit_install, perception/kit.c). It puts
 // the registry the kit reads (assets/js/lib/kit.js `reg`) under
-// Symbol.for('fovea.listen') in this world: {bridge, has(el), any(el),
+// Symbol.for('fovea.listen') in this world: {bridge, has(el), hov(el), any(el),
 // own(el), deleg(el), closed(), late}. Each question is an event of type NONCE + '.' + question
 // dispatched on the element; the main-world recorder (assets/js/lib/listen.js)
 // catches it first on window in the capture phase, answers with
@@ -52,26 +52,41 @@
   // run (the page cannot run in between); a microtask ends the run. A scan
   // of every element (fingerprint.js) then costs no event per element.
   let recorded = new WeakSet();
+  let hovered = new WeakSet(); // elements whose recorded listeners are hover ones only
   addEventListener(nonce + '.mark', (ev) => {
     ev.stopImmediatePropagation();
     const p = ev.composedPath();
     if (p.length) recorded.add(p[0]);
   }, true);
+  addEventListener(nonce + '.hmark', (ev) => {
+    ev.stopImmediatePropagation();
+    const p = ev.composedPath();
+    if (p.length) hovered.add(p[0]);
+  }, true);
   let fresh = false;
-  const has = (el) => {
+  const synced = () => {
     if (!fresh) {
       fresh = true;
       queueMicrotask(() => { fresh = false; });
       if (ask('changed', document)) {
         recorded = new WeakSet();
+        hovered = new WeakSet();
         ask('sync', document);
       }
     }
+  };
+  const has = (el) => {
+    synced();
     return recorded.has(el);
+  };
+  const hov = (el) => {
+    synced();
+    return hovered.has(el);
   };
   const api = {
     bridge: true,
     has,
+    hov,
     any: (el) => ask('any', el),
     own: (el) => ask('own', el),
     deleg: (el) => ask('deleg', el),

@@ -267,6 +267,15 @@ const kit = (() => {
     const r = reg(el);
     return !!r && r.has(el);
   };
+  // Only hover listeners (mouseenter/over, pointerenter/over) recorded on
+  // el, none click-like: an avatar whose caption shows on hover, a menu
+  // title. Not a control to press; a target for a hover step. Known only
+  // where the recorder ran from the document's start or since it was
+  // installed (fovea's world: the bridge); false elsewhere.
+  const hoverListener = (el) => {
+    const r = reg(el);
+    return !!(r && r.bridge && typeof r.hov === 'function' && r.hov(el));
+  };
 
   // ---- interactive ------------------------------------------------------------
   const tabbable = (el) => {
@@ -882,7 +891,7 @@ const kit = (() => {
     }
   };
 
-  return { ROLES, MASK, secretField, shownValue, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, ownListener, delegated, closedNew,
+  return { ROLES, MASK, secretField, shownValue, norm, normLines, cap, styleOf, roleOf, hasListener, recordedListener, hoverListener, ownListener, delegated, closedNew,
     isInteractive, isControl, accessibleName, iconHint, xpath, framePath, resolve, reset, isFrame, contentBox, frameDoc,
     composedParent, hitAt, clipOf, SKIP_TEXT, TEXT_CAP, snapText, ariaLabelOf, descOf, shown, visiblePart, mapLabel,
     visualLabel };

@@ -22,7 +22,9 @@
 // answers with preventDefault (yes) and stops the event, so no page listener
 // ever sees it, and a page that does not know the nonce cannot answer or
 // forge one. assets/js/lib/bridge.js is the asking side. Questions:
-//   has    the recorder saw a click-like listener on the element
+//   has    the recorder saw a click-like listener on the element (the
+//          recorder also keeps hover listeners: mouseenter/over,
+//          pointerenter/over; "sync" marks those elements apart)
 //   own    the element has a handler of its own: a recorded listener (unless
 //          it is a dispatch root: html, body, a React root, a jQuery host
 //          whose handlers are all delegated), an on* property, a React/Vue
@@ -68,8 +70,11 @@
   const localNameOf = getDesc(Element.prototype, 'localName').get;
   const lower = (s) => apply(strLower, String_(s), []);
   const starts = (s, p) => apply(strStarts, s, [p]);
+  // 1: click-like (the element is a control); 2: hover only (a caption or
+  // menu that shows on hover: boxed for hover steps, not pressed).
   const TYPES = { click: 1, dblclick: 1, auxclick: 1, contextmenu: 1, mousedown: 1, mouseup: 1,
-    pointerdown: 1, pointerup: 1, touchstart: 1, touchend: 1, keydown: 1, keyup: 1, keypress: 1 };
+    pointerdown: 1, pointerup: 1, touchstart: 1, touchend: 1, keydown: 1, keyup: 1, keypress: 1,
+    mouseenter: 2, mouseover: 2, pointerenter: 2, pointerover: 2 };
   const EVENTS = ['click', 'dblclick', 'auxclick', 'contextmenu', 'mousedown', 'mouseup',
     'pointerdown', 'pointerup', 'touchstart', 'touchend', 'keydown', 'keyup', 'keypress'];
   const ON = [];
@@ -92,7 +97,19 @@
   const isNode = (t) => {
     try { const k = apply(nodeTypeOf, t, []); return k === 1 || k === 9; } catch (e) { return false; }
   };
-  const tracked = (t, type, fn) => !!fn && !!t && TYPES[lower(type)] === 1 && isNode(t);
+  const tracked = (t, type, fn) => !!fn && !!t && TYPES[lower(type)] >= 1 && isNode(t);
+  // What el's recorded listeners are: 1 some click-like, 2 only hover ones,
+  // 0 none.
+  const kindOf = (el) => {
+    const a = apply(wmGet, lis, [el]);
+    if (!a) return 0;
+    let k = 0;
+    for (let i = 0; i < a.length; i++) {
+      if (TYPES[a[i][0]] === 1) return 1;
+      k = 2;
+    }
+    return k;
+  };
   const find = (a, ty, fn, c) => {
     for (let i = 0; i < a.length; i++) if (a[i][0] === ty && a[i][1] === fn && a[i][2] === c) return i;
     return -1;
@@ -188,7 +205,7 @@
     return false;
   };
   const own = (el) => {
-    if (apply(wmHas, lis, [el]) && !dispatchRoot(el)) return true;
+    if (kindOf(el) === 1 && !dispatchRoot(el)) return true;
     const tag = lower(apply(localNameOf, el, []));
     if (tag === 'html' || tag === 'body') return false;
     for (let i = 0; i < ON.length; i++) if (apply(hasAttr, el, [ON[i]])) return true;
@@ -218,7 +235,8 @@
   const closed = () => { const c = closedNew; closedNew = false; return c; };
   const changedSince = () => { const c = changed; changed = false; return c; };
   // "sync": one mark event (NONCE + '.mark', caught by the bridge's window
-  // capture listener) on each element that has recorded listeners now; the
+  // capture listener) on each element that has recorded click-like
+  // listeners now, NONCE + '.hmark' on each that has only hover ones; the
   // list of weak references is compacted on the way.
   const evCtor = Event;
   const dispatch = EventTarget.prototype.dispatchEvent;
@@ -226,14 +244,16 @@
     const keep = [];
     for (let i = 0; i < refs.length; i++) {
       const el = apply(derefOf, refs[i], []);
-      if (!el || !apply(wmHas, lis, [el])) continue;
+      const k = el ? kindOf(el) : 0;
+      if (!k) continue;
       keep[keep.length] = refs[i];
-      try { apply(dispatch, el, [new evCtor(prefix + 'mark', { bubbles: false, composed: true })]); } catch (e) { /* keep going */ }
+      const ty = prefix + (k === 1 ? 'mark' : 'hmark');
+      try { apply(dispatch, el, [new evCtor(ty, { bubbles: false, composed: true })]); } catch (e) { /* keep going */ }
     }
     refs = keep;
     return true;
   };
-  const QS = { __proto__: null, here: () => true, has: (el) => apply(wmHas, lis, [el]), own, deleg,
+  const QS = { __proto__: null, here: () => true, has: (el) => kindOf(el) === 1, own, deleg,
     late: () => late, closed, changed: changedSince, sync, any: (el) => own(el) || deleg(el) };
   const prefix = nonce + '.';
   const answer = function (ev) {

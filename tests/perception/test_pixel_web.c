@@ -58,19 +58,37 @@ static pw_page *new_page(cdp_page **p)
     return pg;
 }
 
+/* A 1280x800 page in *p showing the set's page at path, loaded into a new
+ * pw_page (base_free, pw_page_fini); NULL (no page left open) with the
+ * reason in err when anything fails. */
+static pw_page *open_page(const char *path, cdp_page **p, char *err)
+{
+    pw_page *pg = new_page(p);
+    if (!pg) {
+        snprintf(err, 256, "no page");
+        return NULL;
+    }
+    if (pw_page_load(*p, path, pg, err) != BASE_OK) {
+        pw_page_fini(pg);
+        base_free(pg);
+        cdp_page_close(*p);
+        *p = NULL;
+        return NULL;
+    }
+    return pg;
+}
+
 static void run_class(const bar *b)
 {
     HARNESS_OR_SKIP(h);
     (void)h;
     cdp_page *p = NULL;
-    pw_page *pg = new_page(&p);
-    CHECK(pg != NULL);
     char err[256] = "";
-    base_err e = pw_page_load(p, b->path, pg, err);
-    CHECK_MSG(e == BASE_OK, "%s: %s", b->path, err);
+    pw_page *pg = open_page(b->path, &p, err);
+    CHECK_MSG(pg != NULL, "%s: %s", b->path, err);
     CHECK(pg->nt > 0);
     perc_vision *v = NULL;
-    e = perc_vision_create_named("pixel", &v, err);
+    base_err e = perc_vision_create_named("pixel", &v, err);
     CHECK_MSG(e == BASE_OK, "pixel provider: %s", err);
     perc_detection d;
     e = perc_vision_detect(v, NULL, &pg->shot, NULL, &d, err);
@@ -177,11 +195,9 @@ static void lookalikes(void)
     HARNESS_OR_SKIP(h);
     (void)h;
     cdp_page *p = NULL;
-    pw_page *pg = new_page(&p);
-    CHECK(pg != NULL);
     char err[256] = "";
-    base_err e = pw_page_load(p, "/pixel/web/lookalikes.html", pg, err);
-    CHECK_MSG(e == BASE_OK, "lookalikes: %s", err);
+    pw_page *pg = open_page("/pixel/web/lookalikes.html", &p, err);
+    CHECK_MSG(pg != NULL, "lookalikes: %s", err);
     CHECK_EQ(pg->nt, 8);
     perc_pixel_elem *el = NULL;
     int n = 0;
@@ -231,11 +247,9 @@ static void overlay_json(void)
     HARNESS_OR_SKIP(h);
     (void)h;
     cdp_page *p = NULL;
-    pw_page *pg = new_page(&p);
-    CHECK(pg != NULL);
     char err[256] = "";
-    base_err e = pw_page_load(p, "/pixel/web/icons.html", pg, err);
-    CHECK_MSG(e == BASE_OK, "icons: %s", err);
+    pw_page *pg = open_page("/pixel/web/icons.html", &p, err);
+    CHECK_MSG(pg != NULL, "icons: %s", err);
     cdp_page_close(p);
     uint8_t *png = NULL;
     size_t n = 0;

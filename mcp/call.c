@@ -389,29 +389,59 @@ int mcp__prepare(const mcp_config *cfg, const char *name, const cJSON *args, cJS
 
 /* ---- running a call ------------------------------------------------------- */
 
-/* The log filter is one per process, and a session sets it to its own
- * secrets when it starts and clears it when it ends: with several sessions
- * (HTTP), the end of one would leave the others' log lines unmasked. After
- * a session ends, the filter is set to a process-wide set holding every
- * --secrets value (all sessions of a server share them). A text typed as a
- * secret without a name is masked in the log only while its own session's
- * filter is the one set (the last session started). */
-static pthread_mutex_t masks_mu = PTHREAD_MUTEX_INITIALIZER;
-static agent_secrets *masks;
+/* The log filter is one per process. With several sessions at once (HTTP),
+ * a session's own filter (set at its create, cleared at its destroy) would
+ * leave the other sessions' secrets unmasked, so fovea mcp's sessions leave
+ * the filter alone (shared_log_filter) and one filter of this file masks
+ * every log line through every live session's secret set (what each has
+ * typed as a secret, named or not) and through a process-wide set holding
+ * every --secrets value. Lock order: the log's filter lock, then masks_mu;
+ * the filter is (re)installed with masks_mu released. */
+#define MASK_SESSIONS 64
 
-static void mask_logs(const mcp_config *cfg)
+static pthread_mutex_t masks_mu = PTHREAD_MUTEX_INITIALIZER;
+static agent_secrets *masks;                     /* every --secrets value */
+static agent_secrets *live_masks[MASK_SESSIONS]; /* live sessions' sets */
+
+static void mask_all(char *msg, size_t cap, void *user)
 {
-    if (mcp_secrets_count(cfg->secrets) == 0)
-        return;
+    (void)user;
+    pthread_mutex_lock(&masks_mu);
+    if (masks)
+        agent_secrets_log_filter(msg, cap, masks);
+    for (int i = 0; i < MASK_SESSIONS; i++)
+        if (live_masks[i])
+            agent_secrets_log_filter(msg, cap, live_masks[i]);
+    pthread_mutex_unlock(&masks_mu);
+}
+
+/* Adds (add 1) or removes (add 0) a session's set from the filter, making
+ * the process-wide set on first use. The slots outnumber the sessions a
+ * server holds (stdio's one, or HTTP's MAX_SESSIONS of 16), so a live
+ * session always has one. */
+static void mask_logs(const mcp_config *cfg, agent_secrets *sec, int add)
+{
     pthread_mutex_lock(&masks_mu);
     if (!masks && agent_secrets_create(&masks, NULL) == BASE_OK) {
         for (int i = 0; i < mcp_secrets_count(cfg->secrets); i++)
             agent_secrets_add(masks,
                               mcp_secrets_value(cfg->secrets, mcp_secrets_name(cfg->secrets, i)));
     }
-    if (masks)
-        base_log_set_filter(agent_secrets_log_filter, masks);
+    int placed = !sec;
+    for (int i = 0; sec && i < MASK_SESSIONS && !placed; i++) {
+        if (add && !live_masks[i]) {
+            live_masks[i] = sec;
+            placed = 1;
+        } else if (!add && live_masks[i] == sec) {
+            live_masks[i] = NULL;
+            placed = 1;
+        }
+    }
     pthread_mutex_unlock(&masks_mu);
+    if (add && !placed)
+        base_log(BASE_LOG_AGENT, BASE_LOG_WARN, "mcp: more than %d sessions: a session's typed "
+                 "secrets are masked in its answers but not in the log", MASK_SESSIONS);
+    base_log_set_filter(mask_all, NULL);
 }
 
 static base_err ensure_session(mcp_call_state *st, const mcp_config *cfg)
@@ -439,6 +469,7 @@ static base_err ensure_session(mcp_call_state *st, const mcp_config *cfg)
     o.overlays = AGENT_OVERLAYS_NONE;
     o.progress = stderr;
     o.first_subgoal = "mcp";
+    o.shared_log_filter = 1;
     if ((e = fovea_session_create(st->page, &o, &st->s, err))) {
         snprintf(st->why, sizeof st->why, "session: %s", err);
         return e;
@@ -447,6 +478,7 @@ static base_err ensure_session(mcp_call_state *st, const mcp_config *cfg)
     agent_secrets *sec = fovea_session_secrets(st->s);
     for (int i = 0; i < mcp_secrets_count(cfg->secrets); i++)
         agent_secrets_add(sec, mcp_secrets_value(cfg->secrets, mcp_secrets_name(cfg->secrets, i)));
+    mask_logs(cfg, sec, 1);
     return BASE_OK;
 }
 
@@ -484,11 +516,10 @@ static base_err ensure_hand(mcp_call_state *st, const mcp_config *cfg, char *err
 void mcp__call_state_fini(mcp_call_state *st, const mcp_config *cfg)
 {
     drop_hand(st);
-    int had = st->s != NULL;
+    if (st->s)
+        mask_logs(cfg, fovea_session_secrets(st->s), 0); /* before its set is freed */
     fovea_session_destroy(st->s);
     st->s = NULL;
-    if (had)
-        mask_logs(cfg);
     if (st->page)
         cfg->pages.close(cfg->pages.user, st->page);
     st->page = NULL;

@@ -2,9 +2,10 @@
  *
  * One endpoint, /mcp. A POST carries one JSON-RPC message: a notification
  * or a response is taken with 202 and no body; a request is answered in the
- * POST's own response, as application/json, or as a short
- * text/event-stream (the progress notifications, then the answer) when the
- * call reported progress and the client accepts a stream. GET (a
+ * POST's own response, as application/json, or as a text/event-stream
+ * when the call reports progress and the client accepts a stream: each
+ * progress notification is sent as it comes (serve_http_stream_write), the
+ * answer is the stream's last event. GET (a
  * server-to-client stream) is not offered: 405. DELETE ends a session.
  *
  * Sessions: initialize opens one (a new mcp_conn, hence its own browser
@@ -112,6 +113,7 @@ static void emit_http(void *user, const char *json, const cJSON *related)
         int notification = json && strstr(json, "\"method\":\"notifications/") != NULL;
         if (notification) {
             base_buf_printf(&to->events, "event: message\ndata: %s\n\n", json);
+            pthread_cond_broadcast(&h->cv); /* the waiting POST streams it now */
         } else {
             to->answer = json ? base_strdup(json) : NULL;
             to->done = 1;
@@ -261,13 +263,39 @@ static void deliver(mcp_http *h, hsess *s, const serve_http_request *req, const 
         request = mcp_conn_receive(c, req->body, req->body_len);
         t_slot = NULL;
     }
+    /* A client that accepts a stream gets the call's progress notifications
+     * as they come (the response becomes a live event stream at the first
+     * one); the answer is its last event. */
+    const char *accept = serve_http_request_header(req, "Accept");
+    int live = request && accept && strstr(accept, "text/event-stream");
+    size_t sent = 0;   /* bytes of sl->events already streamed */
+    int gone = 0;      /* the client went away: keep waiting, stop writing */
     pthread_mutex_lock(&h->mu);
     if (c) {
         s->receiving--;
         pthread_cond_broadcast(&h->cv);
     }
-    while (request && !sl->done && !s->dead && !h->stopping)
+    while (request && !sl->done && !s->dead && !h->stopping) {
+        if (live && !gone && sl->events.len > sent) {
+            size_t n = sl->events.len - sent;
+            char *chunk = base_malloc(n);
+            if (chunk)
+                memcpy(chunk, sl->events.data + sent, n);
+            pthread_mutex_unlock(&h->mu);
+            if (chunk) {
+                if (!sent) {
+                    resp->status = 200;
+                    snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
+                }
+                gone = serve_http_stream_write(resp, chunk, n) != BASE_OK;
+                sent += n;
+                base_free(chunk);
+            }
+            pthread_mutex_lock(&h->mu);
+            continue;
+        }
         pthread_cond_wait(&h->cv, &h->mu);
+    }
     for (slot **p = &s->slots; *p; p = &(*p)->next) {
         if (*p == sl) {
             *p = sl->next;
@@ -280,19 +308,34 @@ static void deliver(mcp_http *h, hsess *s, const serve_http_request *req, const 
     } else if (!request) {
         resp->status = 202;
         resp->content_type[0] = '\0';
+    } else if (sent) {
+        /* Streaming already: the events not sent yet and the answer (or
+         * the error) go out as the stream's last chunk. */
+        if (sl->events.len > sent)
+            base_buf_append(&resp->body, sl->events.data + sent, sl->events.len - sent);
+        if (sl->answer) {
+            base_buf_printf(&resp->body, "event: message\ndata: %s\n\n", sl->answer);
+        } else {
+            serve_http_response tmp;
+            memset(&tmp, 0, sizeof tmp);
+            base_buf_init(&tmp.body, 1 << 16);
+            reply_err(&tmp, 200, MCP_INTERNAL_ERROR,
+                      sl->done ? "request cancelled: no result" : "the session ended");
+            base_buf_append_str(&resp->body, "event: message\ndata: ");
+            base_buf_append(&resp->body, tmp.body.data, tmp.body.len);
+            base_buf_append_str(&resp->body, "\n\n");
+            base_buf_fini(&tmp.body);
+        }
     } else if (!sl->answer) {
         reply_err(resp, 200, MCP_INTERNAL_ERROR,
                   sl->done ? "request cancelled: no result" : "the session ended");
+    } else if (sl->events.len && live) {
+        resp->status = 200;
+        snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
+        base_buf_append(&resp->body, sl->events.data, sl->events.len);
+        base_buf_printf(&resp->body, "event: message\ndata: %s\n\n", sl->answer);
     } else {
-        const char *accept = serve_http_request_header(req, "Accept");
-        if (sl->events.len && accept && strstr(accept, "text/event-stream")) {
-            resp->status = 200;
-            snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
-            base_buf_append(&resp->body, sl->events.data, sl->events.len);
-            base_buf_printf(&resp->body, "event: message\ndata: %s\n\n", sl->answer);
-        } else {
-            reply_json(resp, 200, sl->answer);
-        }
+        reply_json(resp, 200, sl->answer);
     }
     slot_free(sl);
 }

@@ -52,6 +52,7 @@ struct model_llm {
     long ctx;      /* the context window: > 0 known, 0 not asked yet, -1 unknown */
     model_context_src ctx_src;
     char *base_url, *key; /* for asking the window */
+    char *last_prompt[MODEL_LLM_ROLE_COUNT]; /* each role's previous prompt (prompt_text) */
 };
 
 const char *model_llm_role_name(model_llm_role r)
@@ -132,8 +133,10 @@ void model_llm_destroy(model_llm *l)
     }
     base_free(l->key);
     base_free(l->base_url);
-    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++)
+    for (int i = 0; i < MODEL_LLM_ROLE_COUNT; i++) {
         base_free(l->model[i]);
+        base_free(l->last_prompt[i]);
+    }
     base_free(l);
 }
 
@@ -367,6 +370,50 @@ static char *build_body(const model_llm_request *q, const char *model, const cJS
 done:
     cJSON_Delete(root);
     return s;
+}
+
+/* The prompt as a prompt cache meets it: the tools, then the messages (the
+ * order in which the hosted APIs and the chat templates vLLM and llama.cpp
+ * run put them), as the JSON text sent. base_malloc'd; NULL when out of
+ * memory. */
+static char *prompt_text(const cJSON *tools, const cJSON *msgs)
+{
+    char *t = tools ? cJSON_PrintUnformatted(tools) : NULL;
+    char *m = cJSON_PrintUnformatted(msgs);
+    size_t nt = t ? strlen(t) : 0, nm = m ? strlen(m) : 0;
+    char *p = (m && (t || !tools)) ? base_malloc(nt + nm + 1) : NULL;
+    if (p) {
+        if (nt)
+            memcpy(p, t, nt);
+        memcpy(p + nt, m, nm + 1);
+    }
+    free(t);
+    free(m);
+    return p;
+}
+
+/* This request's prompt figures (model_llm_reply: sent_tokens, prompt_bytes,
+ * prefix_bytes, the last against role's previous prompt) into r, and the
+ * prompt text into *text (base_malloc'd, NULL when out of memory). Out of memory leaves the byte figures unknown
+ * (-1) and never fails the call. */
+static void prompt_figures(const model_llm *l, model_llm_role role, const cJSON *tools,
+                           const cJSON *msgs, const cJSON *schema, model_llm_reply *r, char **text)
+{
+    r->sent_tokens = model_budget_estimate(NULL, msgs, tools, schema);
+    r->prompt_bytes = -1;
+    r->prefix_bytes = -1;
+    *text = prompt_text(tools, msgs);
+    const char *p = *text;
+    if (!p)
+        return;
+    r->prompt_bytes = (long)strlen(p);
+    const char *q = l->last_prompt[role];
+    if (q) {
+        long k = 0;
+        while (p[k] && p[k] == q[k])
+            k++;
+        r->prefix_bytes = k;
+    }
 }
 
 /* The start of the last response body, lower-cased, into low (n bytes),
@@ -648,6 +695,17 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                 max_out = max_out > 0 && max_out < room ? max_out : room;
         }
         char *body = e ? NULL : build_body(q, model, msgs, wtools, !fallback, max_out, l->stream);
+        model_llm_reply fig;
+        memset(&fig, 0, sizeof fig);
+        if (body) {
+            /* The previous prompt is the last one sent, answered or not. */
+            char *ptext = NULL;
+            prompt_figures(l, q->role, wtools, msgs, fallback ? NULL : q->schema, &fig, &ptext);
+            if (ptext) {
+                base_free(l->last_prompt[q->role]);
+                l->last_prompt[q->role] = ptext;
+            }
+        }
         cJSON_Delete(wmsgs);
         cJSON_Delete(wtools);
         if (!e && !body)
@@ -728,6 +786,9 @@ base_err model_llm_chat(model_llm *l, const model_llm_request *q, model_llm_repl
                                       model_endpoint_shown(l->ep));
         }
         r.estimate = est;
+        r.sent_tokens = fig.sent_tokens;
+        r.prompt_bytes = fig.prompt_bytes;
+        r.prefix_bytes = fig.prefix_bytes;
         /* A usage of 0 (or one the parser could not read) is not a
          * measurement: the estimate is charged, so the cap still fires. */
         if (!r.usage.reported || r.usage.prompt <= 0) {

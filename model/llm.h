@@ -164,6 +164,14 @@ typedef struct model_llm_reply {
     char model[128];    /* the model that answered (as the server names it) */
     model_budget_usage usage; /* reported by the server (estimated when it sent none) */
     long estimate;      /* the request's estimated prompt tokens (model/budget.h) */
+    /* What was sent, for the prompt cache (issue 22): the prompt's tokens by
+     * model/tokens.h alone (no learned ratio), its bytes as a cache meets
+     * them (the tools' JSON, then the messages', as sent), and how many of
+     * those bytes repeat the same role's previous request from its start
+     * (-1: the role's first request, or unknown). */
+    long sent_tokens;
+    long prompt_bytes;
+    long prefix_bytes;
     double ms;          /* wall time of the call (all attempts and waits) */
     double server_ms;   /* time inside HTTP transfers: the server's and the network's */
     double wait_ms;     /* backoff between attempts (Retry-After, 5xx) */

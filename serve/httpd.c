@@ -205,6 +205,54 @@ static int send_response(int fd, int status, const char *ctype, const char *extr
     return send_all(fd, body, len);
 }
 
+/* A response being streamed (serve_http_stream_write): the handler's side. */
+typedef struct stream_state {
+    int fd;
+    int head_only;
+    int keep_alive;
+    int begun;  /* the head went out */
+    int failed; /* a send failed: the client went away */
+} stream_state;
+
+base_err serve_http_stream_write(serve_http_response *resp, const void *p, size_t n)
+{
+    if (!resp || !resp->stream || (n && !p))
+        return BASE_EINVAL;
+    stream_state *st = resp->stream;
+    if (st->failed)
+        return BASE_EIO;
+    if (!st->begun) {
+        int status = resp->status >= 100 && resp->status <= 999 ? resp->status : 500;
+        size_t el = strnlen(resp->extra_headers, sizeof resp->extra_headers - 1);
+        resp->extra_headers[el] = '\0';
+        char head[1024];
+        int k = snprintf(head, sizeof head,
+                         "HTTP/1.1 %d %s\r\n%s%s%sTransfer-Encoding: chunked\r\n"
+                         "Cache-Control: no-store\r\nConnection: %s\r\n%s\r\n",
+                         status, base_http_reason(status), resp->content_type[0] ? "Content-Type: " : "",
+                         resp->content_type, resp->content_type[0] ? "\r\n" : "",
+                         st->keep_alive && !resp->close ? "keep-alive" : "close",
+                         resp->extra_headers);
+        st->begun = 1;
+        if (resp->close)
+            st->keep_alive = 0;
+        if (k < 0 || (size_t)k >= sizeof head || send_all(st->fd, head, (size_t)k) != 0) {
+            st->failed = 1;
+            return BASE_EIO;
+        }
+    }
+    if (st->head_only || n == 0)
+        return st->head_only && n ? BASE_EINVAL : BASE_OK;
+    char len[24];
+    int k = snprintf(len, sizeof len, "%zx\r\n", n);
+    if (send_all(st->fd, len, (size_t)k) != 0 || send_all(st->fd, p, n) != 0 ||
+        send_all(st->fd, "\r\n", 2) != 0) {
+        st->failed = 1;
+        return BASE_EIO;
+    }
+    return BASE_OK;
+}
+
 /* A short plain-text error page such as "404 Not Found". */
 static int send_error(int fd, int status, const char *extra, int head_only, int keep_alive)
 {
@@ -416,9 +464,20 @@ static int dispatch(serve_httpd *s, int fd, serve_http_request *req, const char 
         resp.status = 200;
         snprintf(resp.content_type, sizeof resp.content_type, "text/plain; charset=utf-8");
         base_buf_init(&resp.body, HTTPD_RESP_BODY_MAX);
+        stream_state st = {fd, head_only, keep_alive && !server_stopping(s), 0, 0};
+        resp.stream = &st;
         int handled = s->o.handler(req, &resp, s->o.user);
         int rc = 0;
-        if (handled) {
+        if (handled && st.begun) {
+            /* A streamed response: the rest of the body, then the end. */
+            if (resp.body.len)
+                serve_http_stream_write(&resp, resp.body.data, resp.body.len);
+            if (!st.failed && !head_only && send_all(fd, "0\r\n\r\n", 5) != 0)
+                st.failed = 1;
+            rc = st.failed || !st.keep_alive || resp.close ? -1 : 0;
+            base_log(BASE_LOG_BASE, BASE_LOG_DEBUG, "httpd %s %s -> %d (handler, streamed)",
+                     req->method, req->path, resp.status);
+        } else if (handled) {
             if (resp.delay_ms > 0 && delay_or_stop(s, resp.delay_ms)) {
                 rc = -1;
             } else if (resp.raw) {

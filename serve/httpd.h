@@ -52,7 +52,20 @@ typedef struct serve_http_response {
     int close;                /* close the connection after this response */
     int raw;                  /* send body bytes verbatim: no status line, no headers,
                                * then close (for simulating a broken server) */
+    void *stream;             /* server-private (serve_http_stream_write); do not touch */
 } serve_http_response;
+
+/* Streams the response while the handler still runs (server-sent events, a
+ * long answer): the first call sends the status line, content_type,
+ * extra_headers and "Transfer-Encoding: chunked" (status, type and headers
+ * are fixed from then on); each call sends p[0..n) at once as one chunk (n
+ * 0: only the head). What the handler leaves in resp->body goes out as a
+ * last chunk after it returns, then the end of the stream; delay_ms and raw
+ * are ignored once streaming. Only from the handler, on its own thread.
+ * Errors: BASE_EINVAL (no resp, or not inside a handler; a HEAD request
+ * gets the head only), BASE_EIO (the client went away: stop producing;
+ * every later call fails the same way). */
+base_err serve_http_stream_write(serve_http_response *resp, const void *p, size_t n);
 
 /* Appends "name: value\r\n" to resp->extra_headers. BASE_EINVAL if either
  * contains CR or LF, BASE_ETOOBIG if it does not fit (nothing appended). */

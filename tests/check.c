@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json_alloc.h"
 
 int check__failed;
@@ -110,4 +112,13 @@ int check_closed_port(void)
         return -1;
     close(fd);
     return port;
+}
+
+char *check_slurp(const char *path)
+{
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    if (base_read_file(path, &buf, &n, 64u << 20, NULL) != BASE_OK)
+        return base_strdup("");
+    return (char *)buf;
 }

@@ -43,6 +43,10 @@ int check_loopback_socket(int listen_too, int *port);
  * it is refused. Returns the port, or -1. */
 int check_closed_port(void);
 
+/* The bytes of the file at path as a NUL-terminated string (base_malloc'd,
+ * base_free), "" when it cannot be read (64 MiB at most). */
+char *check_slurp(const char *path);
+
 #define CHECK(cond)                                                                        \
     do {                                                                                   \
         if (!(cond)) {                                                                     \

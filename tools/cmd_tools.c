@@ -1,9 +1,10 @@
 /* tools/cmd_tools.c: `fovea tools` — the tool registry as a person or a
  * model sees it: one line per tool (name, what it does, the permit it needs,
- * its arguments), or with --json the OpenAI "tools" array the agent sends
- * (the same schemas that check task-file steps): only the tools the given
+ * its arguments), or with --json the registry's OpenAI "tools" array (the
+ * same schemas that check task-file steps): only the tools the given
  * permits allow, each with the permit it needs ("permission", which the
- * agent does not send). */
+ * agent does not send). With --model, the brief list the agent's Worker is
+ * offered (agent/session/tool_brief.c; more_tools adds the rest). */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,13 +14,16 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: fovea tools [--json] [--allow-scripts] [--upload-dir DIR] [NAME]\n\n"
+    fprintf(f, "usage: fovea tools [--json [--model]] [--allow-scripts] [--upload-dir DIR] [NAME]\n\n"
                "Lists the tools task files and models call, one line each with the permit it\n"
                "needs and its arguments (* = required); NAME prints one tool's JSON Schema\n"
                "(docs/tools.md, docs/security.md).\n\n"
-               "  --json            the OpenAI \"tools\" array the agent sends, each with the\n"
+               "  --json            the registry's OpenAI \"tools\" array, each with the\n"
                "                    permit it needs (\"permission\"; default: one line per\n"
                "                    tool)\n"
+               "  --model           with --json: what the agent's Worker is offered instead,\n"
+               "                    the brief list (short descriptions, narrow schemas) and\n"
+               "                    more_tools, whose call adds the rest (docs/models.md)\n"
                "  --allow-scripts   with --json: include the tools that run page JavaScript\n"
                "                    (evaluate_script, run_script, add_init_script; default:\n"
                "                    left out, as a run without --allow-scripts offers them)\n"
@@ -50,12 +54,14 @@ static void arg_list(const tool_def *t, char *buf, size_t n)
 
 int cli_cmd_tools(int argc, char **argv)
 {
-    int json = 0;
+    int json = 0, model = 0;
     unsigned permits = 0;
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--model") == 0)
+            model = 1;
         else if (strcmp(argv[i], "--allow-scripts") == 0)
             permits |= TOOL_PERMIT_SCRIPTS;
         else if (strcmp(argv[i], "--upload-dir") == 0 && i + 1 < argc && ++i)
@@ -84,7 +90,7 @@ int cli_cmd_tools(int argc, char **argv)
         return 0;
     }
     if (json) {
-        cJSON *fns = tool_functions_json(permits);
+        cJSON *fns = model ? tool_functions_brief_json(permits) : tool_functions_json(permits);
         /* Which permit each needs, for the reader (the agent leaves it out). */
         cJSON *fn = NULL;
         cJSON_ArrayForEach(fn, fns)

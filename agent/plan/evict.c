@@ -21,6 +21,7 @@ void agent_evict_opts_default(agent_evict_opts *o)
     o->gut_above = 30;
     o->gut_keep_turns = 5;
     o->keep_element_lists = 1;
+    o->keep_tool_data = 1;
     o->role = AGENT_ROLE_WORKER;
 }
 
@@ -227,6 +228,8 @@ static void state_header(const char *block, size_t len, char *url, size_t ucap, 
 #define STATE_OPEN "[SESSION_STATE"
 #define STATE_CLOSE "[/SESSION_STATE]"
 #define ELEMENTS_OPEN "[ELEMENTS"
+#define DATA_MARK AGENT_EVICT_DATA_MARK
+#define DATA_SMALL 400 /* a tool result's data this short (JSON bytes) is never dropped */
 #define ELEMENTS_CLOSE "[/ELEMENTS]"
 
 int agent_evict_current_page(const cJSON *msgs, char *url, size_t url_cap, char *title,
@@ -541,6 +544,87 @@ static int pass_elements(cJSON *msgs, const agent_evict_opts *o)
     return changed;
 }
 
+/* Tool result m's content without its "data" member (what the tool read:
+ * extracted lines, Markdown, options), which becomes a marker saying how
+ * much it held. Returns 1 when m changed, 0 when it had no data (or holds
+ * the marker already), -1 when out of memory. */
+static int drop_data(cJSON *m)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(m, "content");
+    if (!cJSON_IsString(c))
+        return 0;
+    size_t n = 0;
+    const char *in = agent_untrusted_inner(c->valuestring, &n);
+    if (n == 0 || in[0] != '{')
+        return 0;
+    unsigned long failures = base_alloc_thread_failures();
+    cJSON *j = cJSON_ParseWithLength(in, n);
+    if (!j)
+        return base_alloc_thread_failures() != failures ? -1 : 0;
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "data");
+    if (!d || (cJSON_IsString(d) && strncmp(d->valuestring, DATA_MARK, strlen(DATA_MARK)) == 0)) {
+        cJSON_Delete(j);
+        return 0;
+    }
+    char *was = cJSON_PrintUnformatted(d);
+    if (was && strlen(was) <= DATA_SMALL) {
+        /* A few numbers (a scroll's position) cost less than the prefix a
+         * prompt cache would lose by rewriting them. */
+        cJSON_free(was);
+        cJSON_Delete(j);
+        return 0;
+    }
+    char mark[96];
+    snprintf(mark, sizeof mark, DATA_MARK " %zu characters]", was ? strlen(was) : 0);
+    cJSON_free(was);
+    cJSON *rep = cJSON_CreateString(mark);
+    char *inner = NULL;
+    if (rep && replace_member(j, d, "data", rep) == 0)
+        inner = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!inner)
+        return -1;
+    /* The frame's lines around it stay as they were. */
+    size_t pre = (size_t)(in - c->valuestring), ni = strlen(inner);
+    const char *post = in + n;
+    base_buf b;
+    base_buf_init(&b, (size_t)1 << 30);
+    int r = base_buf_append(&b, c->valuestring, pre) == BASE_OK &&
+                    base_buf_append(&b, inner, ni) == BASE_OK &&
+                    base_buf_append_str(&b, post) == BASE_OK
+                ? (set_text(c, (const char *)b.data, b.len) == 0 ? 1 : -1)
+                : -1;
+    cJSON_free(inner);
+    base_buf_fini(&b);
+    return r;
+}
+
+/* Phase 6, second half: what tools read (a result's "data") stays in the
+ * newest keep_tool_data tool results only; older ones keep their outcome
+ * line (ok, reason, message) and say how much data they held (data of at
+ * most DATA_SMALL bytes stays). A value
+ * the run must keep goes into the ledger (save_as, facts), which is never
+ * evicted. keep_tool_data <= 0: nothing is dropped. */
+static int pass_tool_data(cJSON *msgs, const agent_evict_opts *o)
+{
+    if (o->keep_tool_data <= 0)
+        return 0;
+    int total = 0;
+    for (cJSON *m = msgs->child; m; m = m->next)
+        total += is_role(m, "tool");
+    int older = total - o->keep_tool_data, changed = 0;
+    for (cJSON *m = msgs->child; m && older > 0; m = m->next) {
+        if (!is_role(m, "tool"))
+            continue;
+        older--;
+        int r = drop_data(m);
+        if (r < 0)
+            return -1;
+        changed += r;
+    }
+    return changed;
+}
+
 base_err agent_evict_pass(cJSON *msgs, int pass, agent_ledger *l, const agent_evict_opts *o,
                           agent_evict_stats *st, char *err)
 {
@@ -570,6 +654,10 @@ base_err agent_evict_pass(cJSON *msgs, int pass, agent_ledger *l, const agent_ev
         break;
     default:
         r = pass_elements(msgs, o);
+        if (r >= 0) {
+            int d = pass_tool_data(msgs, o);
+            r = d < 0 ? -1 : r + d;
+        }
         break;
     }
     if (r < 0)

@@ -20,7 +20,9 @@
  *   - a screenshot is an image_url part;
  *   - a tool result (role "tool") whose content is a JSON object with
  *     "ok": false is a failure; its "reason", "message", "url" and "step"
- *     fields describe it;
+ *     fields describe it; its "data" is what the tool read (phase 6 keeps
+ *     it in the newest keep_tool_data results only: a Worker request does
+ *     not carry every page text it ever extracted, issue 22);
  *   - "[SESSION_STATE url=U title=T] ... [/SESSION_STATE]" in a text is a
  *     page-state block;
  *   - "[ELEMENTS ...] ... [/ELEMENTS]" in a text is an element list ([Vn]
@@ -57,6 +59,9 @@
 #define AGENT_EVICT_ELEMENTS_MARK \
     "[element list evicted; list the elements again or use the newest screenshot's marks]"
 #define AGENT_EVICT_ARCHIVED_MARK "[archived]"
+/* An older tool result's "data" (what the tool read) becomes this, then
+ * " N characters]". */
+#define AGENT_EVICT_DATA_MARK "[data evicted:"
 
 typedef struct agent_evict_opts {
     int keep_screenshots;   /* phase 1: newest image parts kept (2) */
@@ -66,6 +71,8 @@ typedef struct agent_evict_opts {
     int gut_above;          /* phase 5: gut only when the list is longer (30) */
     int gut_keep_turns;     /* phase 5: newest turns left whole (5) */
     int keep_element_lists; /* phase 6: newest element lists kept (1) */
+    int keep_tool_data;     /* phase 6: newest tool results keeping their "data" (1; <= 0:
+                               all keep it) */
     agent_role role;        /* whose ledger view goes into the block */
     const char *url;        /* current page (NULL: from the newest state block) */
     int step;               /* current step, for dead ends and notes */
@@ -79,7 +86,8 @@ typedef struct agent_evict_stats {
     size_t tokens_after;
 } agent_evict_stats;
 
-/* The paper's constants (2, 1, 2, 3, 30, 5, 1), the Worker's view. Pure. */
+/* The paper's constants (2, 1, 2, 3, 30, 5, 1), keep_tool_data 1, the
+ * Worker's view. Pure. */
 void agent_evict_opts_default(agent_evict_opts *o);
 
 /* Runs one pass (1..6) over msgs in place; pass 2 adds a dead end to l (may

@@ -15,12 +15,16 @@
 #include "agent/plan/orchestrator.h"
 #include "agent/session/session.h"
 #include "base/alloc.h"
+#include "base/buf.h"
 #include "base/json_get.h"
 #include "base/clock.h"
 #include "base/interrupt.h"
 #include "agent/session/secrets.h"
 
 #define OUTLINE_MAX 6000 /* characters of outline per observation */
+#define UNCHANGED_MAX 3  /* Worker observations in a row that may say "unchanged" */
+#define UNCHANGED_NOTE                                                                             \
+    "[page unchanged: same URL and outline as the last element list above]"
 
 const char *agent_goal_end_name(agent_goal_end e)
 {
@@ -70,13 +74,16 @@ typedef struct goal_run {
     agent_loop lp;
     cJSON *wmsgs;           /* the Worker's conversation */
     cJSON *pmsgs;           /* the Planner's */
-    cJSON *tools;
+    cJSON *tools;           /* what the Worker is offered: the brief list (+ more_tools') */
+    int more_added;         /* more_tools' list was appended to tools */
     cJSON *schema;
     char nudge[1024];       /* loop nudge for the next observation */
     char guidance[768];     /* the Planner's line for the Worker */
     char worker_claim[768]; /* the Worker's done summary, for the Planner */
     char outline_fp_text[64];
     uint64_t page_fp;
+    uint64_t wshown_fp;     /* url + outline the Worker last got in full (0 = none) */
+    int wnotes;             /* Worker observations since then that said "unchanged" */
     int step;               /* the ledger's step counter */
     int since_planner;
     char *outline;          /* last outline text (owned) */
@@ -143,8 +150,25 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
         tool_result_fini(&r);
         return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
     }
-    snprintf(text, cap, "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%s\n[/ELEMENTS]%s%s",
-             url, framed, extra && extra[0] ? "\n" : "", extra ? extra : "");
+    /* The Worker's page has not changed since the outline it last got in
+     * full (a call that only read, waited or checked): it is told so in
+     * one line, and that outline stays in its context (the newest element
+     * list is kept), so the request repeats the previous one's bytes up to
+     * the new turn (issue 22). A few in a row at most: the outline must not
+     * fall out of the memory hook's window. */
+    int unchanged = msgs == g->wmsgs && !with_shot && r.success && g->wshown_fp == g->page_fp &&
+                    g->wnotes < UNCHANGED_MAX;
+    if (unchanged)
+        snprintf(text, cap, "%s%s%s", UNCHANGED_NOTE, extra && extra[0] ? "\n" : "",
+                 extra ? extra : "");
+    else
+        snprintf(text, cap,
+                 "[SESSION_STATE url=%s title=] [/SESSION_STATE]\n[ELEMENTS]\n%s\n[/ELEMENTS]%s%s",
+                 url, framed, extra && extra[0] ? "\n" : "", extra ? extra : "");
+    if (msgs == g->wmsgs) {
+        g->wnotes = unchanged ? g->wnotes + 1 : 0;
+        g->wshown_fp = r.success && !with_shot ? g->page_fp : 0;
+    }
     base_free(framed);
     tool_result_fini(&r);
     cJSON *m = cJSON_CreateObject();
@@ -198,6 +222,23 @@ static void trace_call(goal_run *g, model_llm_role role, const model_llm_reply *
         cJSON_AddNumberToObject(j, "completion_tokens", (double)rep->usage.completion);
         cJSON_AddNumberToObject(j, "cached_tokens", (double)rep->usage.cached);
         cJSON_AddNumberToObject(j, "estimate", (double)rep->estimate);
+        /* What was sent, for the prompt cache (issue 22): tokens by
+         * model/tokens.h, tokens the server reported (null when it sent no
+         * usage), and the share of the prompt's bytes that repeat the same
+         * role's previous request from its start (null on the first). */
+        cJSON_AddNumberToObject(j, "sent_tokens", (double)rep->sent_tokens);
+        if (rep->usage.reported)
+            cJSON_AddNumberToObject(j, "reported_tokens", (double)rep->usage.prompt);
+        else
+            cJSON_AddNullToObject(j, "reported_tokens");
+        cJSON_AddNumberToObject(j, "prompt_bytes", (double)rep->prompt_bytes);
+        if (rep->prefix_bytes >= 0 && rep->prompt_bytes > 0) {
+            cJSON_AddNumberToObject(j, "prefix_bytes", (double)rep->prefix_bytes);
+            cJSON_AddNumberToObject(j, "prefix_share",
+                                    (double)rep->prefix_bytes / (double)rep->prompt_bytes);
+        } else {
+            cJSON_AddNullToObject(j, "prefix_share");
+        }
         cJSON_AddNumberToObject(j, "ms", rep->ms);
         cJSON_AddNumberToObject(j, "attempts", rep->attempts);
         cJSON_AddStringToObject(j, "finish_reason", rep->finish_reason);
@@ -335,6 +376,9 @@ static base_err add_result(goal_run *g, const char *id, cJSON *j)
     return e;
 }
 
+/* A tool result for the model; url NULL leaves it out (a call that
+ * succeeded where the page already was: the observation names the page, and
+ * the URL on every result was ~25 tokens a step). */
 static cJSON *result_json(int ok, const char *reason, const char *message, const char *url,
                           int step)
 {
@@ -342,11 +386,46 @@ static cJSON *result_json(int ok, const char *reason, const char *message, const
     if (j && (!cJSON_AddBoolToObject(j, "ok", ok) ||
               !cJSON_AddStringToObject(j, "reason", reason) ||
               !cJSON_AddStringToObject(j, "message", message) ||
-              !cJSON_AddStringToObject(j, "url", url) || !cJSON_AddNumberToObject(j, "step", step))) {
+              (url && !cJSON_AddStringToObject(j, "url", url)) ||
+              !cJSON_AddNumberToObject(j, "step", step))) {
         cJSON_Delete(j);
         j = NULL;
     }
     return j;
+}
+
+/* The answer to more_tools: the rest of the tools the run permits is
+ * appended to the Worker's list once (the request's prefix changes that one
+ * time, and is stable again after), and the result names them. Not a step
+ * of the task. Errors: BASE_ENOMEM. */
+static base_err more_tools(goal_run *g, const model_llm_call *c)
+{
+    cJSON *more = g->more_added ? NULL : tool_functions_more_json(fovea_session_permits(g->s));
+    if (!g->more_added && !more)
+        return BASE_ENOMEM;
+    if (more) {
+        while (more->child)
+            cJSON_AddItemToArray(g->tools, cJSON_DetachItemViaPointer(more, more->child));
+        cJSON_Delete(more);
+        g->more_added = 1;
+    }
+    base_buf b;
+    base_buf_init(&b, 4096);
+    base_buf_append_str(&b, "callable now (their schemas are in your tool list):");
+    int i = 0;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, g->tools)
+    {
+        const cJSON *n =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(f, "function"), "name");
+        if (cJSON_IsString(n) && !tool_brief_schema(n->valuestring) &&
+            strcmp(n->valuestring, TOOL_MORE_TOOLS) != 0)
+            base_buf_printf(&b, "%s %s", i++ ? "," : "", n->valuestring);
+    }
+    cJSON *j = b.data ? result_json(1, "ok", (const char *)b.data, NULL, g->step) : NULL;
+    base_buf_fini(&b);
+    agent_progressf(g->out, "step %d worker more_tools: %d more tools offered\n", g->step, i);
+    return j ? add_result(g, c->id, j) : BASE_ENOMEM;
 }
 
 /* Runs one of the Worker's calls as a step. Returns 1 when the batch goes
@@ -368,6 +447,22 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
         agent_progressf(g->out, "  blocked: %s\n", br.message);
         tool_result_fini(&br);
         return add_result(g, c->id, j) == BASE_OK ? 1 : -1;
+    }
+    if (strcmp(c->name, TOOL_MORE_TOOLS) == 0)
+        return more_tools(g, c) == BASE_OK ? 1 : -1;
+    if (nt && strcmp(nt->name, c->name) == 0) {
+        /* A tool of the run that sits behind more_tools, called by its
+         * name: its arguments are checked as the registry's and it runs. */
+        model_llm_call cc = *c;
+        cc.args = cJSON_Parse(c->arguments && c->arguments[0] ? c->arguments : "{}");
+        char why[BASE_ERRBUF_SIZE] = "";
+        cc.error = !cc.args ? BASE_EINVAL : tool_args_check(nt, cc.args, why);
+        if (cc.error)
+            snprintf(cc.why, sizeof cc.why, "%s",
+                     cc.args ? why : "arguments are not valid JSON");
+        int k = run_call(g, &cc, claimed_done, err);
+        cJSON_Delete(cc.args);
+        return k;
     }
     if (c->error) {
         cJSON *j = result_json(0, "bad_args", c->why, url0, g->step);
@@ -418,7 +513,8 @@ static int run_call(goal_run *g, const model_llm_call *c, int *claimed_done, cha
     if (!e)
         e = timed_sync(g, err);
     /* The result for the model: the outcome, and what the tool read. */
-    cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message, url1, step);
+    cJSON *j = result_json(ok, tool_reason_name(r.reason), r.message,
+                           ok && strcmp(url0, url1) == 0 ? NULL : url1, step);
     if (j && r.data) {
         cJSON *d = cJSON_Duplicate(r.data, 1);
         if (d)
@@ -805,7 +901,10 @@ base_err agent_goal_run(fovea_session *s, const agent_goal_opts *o, agent_goal_r
     snprintf(worker_prompt, sizeof worker_prompt, "%s %s", WORKER_PROMPT, agent_untrusted_rule);
     snprintf(planner_prompt, sizeof planner_prompt, "%s %s", PLANNER_PROMPT,
              agent_untrusted_rule);
-    g.tools = tool_functions_json(fovea_session_permits(s));
+    /* The brief list: the everyday tools in one-line form and more_tools
+     * for the rest (agent/session/tool_brief.c); a third of the tokens of
+     * the full list on every Worker call. */
+    g.tools = tool_functions_brief_json(fovea_session_permits(s));
     g.schema = cJSON_Parse(PLANNER_SCHEMA);
     if (!e)
         e = agent_orch_init(&g.orch, err);

@@ -1,16 +1,19 @@
 /* agent/plan/goal.h: the agent loop — a task in words carried out by a
  * model through the tool layer (seed 002 Algorithm 1, first form).
  *
- * A Worker turn is one model call with every tool (tool_functions_json)
- * and an observation: the page's outline (get_outline: landmark regions,
+ * A Worker turn is one model call with the brief tool list
+ * (tool_functions_brief_json: the everyday tools in one-line form and
+ * more_tools, whose call appends the rest of the tools the run permits once;
+ * a tool behind it called by name runs as well) and an observation: the page's outline (get_outline: landmark regions,
  * headings, interactive elements as [n] = the screenshot mark [Vn]) in a
  * [SESSION_STATE]/[ELEMENTS] block, and optionally the screenshot as an
  * image part. The Worker may ask for up to AGENT_GOAL_BATCH tool calls; they
  * run in order through tool_call, and a page-changing call (TOOL_MUTATES)
  * ends the batch (the calls after it are answered "not run", so every tool
  * call keeps its result). Each result goes back as a tool message, JSON
- * with ok, reason, message, url, step (the memory hook turns old failures
- * into dead ends).
+ * with ok, reason, message, url (when the call failed or the page changed),
+ * step and the tool's data (the memory hook turns old failures into dead
+ * ends, and keeps large data one turn).
  *
  * The Planner is called every planner_every steps and whenever the Worker
  * calls `done`: it answers a JSON object {done, answer, plan, subgoal,
@@ -28,7 +31,9 @@
  * "stopped: loop"; the token budget refuses a call that would pass it (the
  * run ends as cost_cap_exceeded, nothing sent); max steps. One progress line
  * per step and per model call; one trace.jsonl line per model call (role,
- * model, tokens, latency, tool calls — never a key).
+ * model, tokens, latency, tool calls — never a key — and what was sent:
+ * sent_tokens, reported_tokens, prompt_bytes, prefix_share against the
+ * role's previous call, model_llm_reply).
  *
  * On the session's thread (one agent loop per session).
  */

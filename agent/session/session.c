@@ -524,7 +524,8 @@ base_err fovea_session_create(cdp_page *page, const fovea_session_opts *o, fovea
         fovea_session_destroy(se);
         return e;
     }
-    base_log_set_filter(agent_secrets_log_filter, se->sec);
+    if (!se->o.shared_log_filter)
+        base_log_set_filter(agent_secrets_log_filter, se->sec);
     fovea_session_page_url(se, se->start_url, sizeof se->start_url);
     snprintf(se->last_url, sizeof se->last_url, "%.511s", se->start_url);
     se->pass_budget_ms = se->o.first_pass_ms > 0 ? se->o.first_pass_ms : 5000;
@@ -547,7 +548,7 @@ void fovea_session_destroy(fovea_session *se)
     agent__nav_free(se); /* its network watchers first: they use the tabs */
     for (int t = 0; t < se->n_tabs; t++)
         cdp_page_close(se->tabs[t]);
-    if (se->sec)
+    if (se->sec && !se->o.shared_log_filter)
         base_log_set_filter(NULL, NULL);
     agent_secrets_destroy(se->sec);
     for (int i = 0; i < se->n_vars; i++) {

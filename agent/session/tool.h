@@ -164,6 +164,30 @@ base_err tool_check_call(const char *name, const cJSON *params, const cJSON *arg
  * Caller's (cJSON_Delete). Errors: NULL on allocation failure. Any thread. */
 cJSON *tool_functions_json(unsigned permits);
 
+/* The function a model calls to get the rest of the tools (not a registry
+ * tool: the runner answers it; agent/session/tool_brief.c). */
+#define TOOL_MORE_TOOLS "more_tools"
+
+/* The model's brief tool list (issue 22): the everyday tools with one-line
+ * descriptions and narrow schemas (each narrower than its registry schema;
+ * calls are still checked by tool_check_call), those permits allow, then
+ * TOOL_MORE_TOOLS. Caller's (cJSON_Delete). Errors: NULL on allocation
+ * failure. Any thread. */
+cJSON *tool_functions_brief_json(unsigned permits);
+
+/* The rest: tool_functions_json(permits) without the brief tools, full
+ * descriptions and schemas, in table order; what a TOOL_MORE_TOOLS call
+ * adds to the tools sent (appended once, so the request's prefix is stable
+ * again after). Caller's. Errors: NULL on allocation failure. Any thread. */
+cJSON *tool_functions_more_json(unsigned permits);
+
+/* The brief list's size, its i-th tool's name (NULL out of range), and a
+ * tool's brief schema as JSON text (NULL when the tool is not in the brief
+ * list). Static strings. Pure; any thread. */
+int tool_brief_count(void);
+const char *tool_brief_name(int i);
+const char *tool_brief_schema(const char *name);
+
 /* Which steps get an overlay (OUT/steps/NNN.png). Drawing and encoding
  * one costs ~100-200 ms, so benchmarks turn them off. */
 typedef enum agent_overlays {
@@ -221,6 +245,12 @@ typedef struct fovea_session_opts {
      * 5000 ms; give the first call's timeout). */
     const char *first_subgoal;
     int first_pass_ms;
+    /* 1: the caller masks this session's secrets in the process's log
+     * lines itself (fovea mcp: one filter over every live session, see
+     * fovea_session_secrets); the session neither sets nor clears the log
+     * filter. Default 0: the session sets it to its own secrets at create
+     * and clears it at destroy. */
+    int shared_log_filter;
 } fovea_session_opts;
 
 /* Defaults: vision "dom", humanize 1, overlays all, the rest zero. Any thread. */

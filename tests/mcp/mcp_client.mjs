@@ -9,7 +9,8 @@
 //   cancelled wait), raw bad lines, and attach mode (--cdp/--target on a
 //   Chromium the test starts: the user's tab stays, fovea's own tab goes).
 // http: two clients at once with separate sessions, token/Host/Origin checks,
-//   progress in the POST's event stream, a cancelled wait, DELETE.
+//   progress in the POST's event stream (live: a client cancels at the
+//   first notification), a cancelled wait, DELETE.
 // inspector: the Inspector CLI's tools/list and tools/call.
 //
 //   node mcp_client.mjs CLIENTS_DIR FOVEA PAGES stdio|http|inspector
@@ -230,7 +231,10 @@ async function rawSuite() {
 // ---- Streamable HTTP: two clients at once, each its own session -----------------
 async function httpSuite() {
   const token = 'test-token-' + Math.random().toString(36).slice(2) + '-0123456789';
-  const srv = spawn(fovea, ['mcp', '--port', '0', '--token', token, '--no-humanize'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Every log line on (FOVEA_TRACE=all): a typed secret must be masked in
+  // all of them, whichever session typed it.
+  const srv = spawn(fovea, ['mcp', '--port', '0', '--token', token, '--no-humanize'],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, FOVEA_TRACE: 'all' } });
   let err = '';
   const port = await new Promise((resolve, reject) => {
     srv.stderr.on('data', (d) => {
@@ -265,6 +269,21 @@ async function httpSuite() {
     ]);
     check(/Sign in/.test(text(oa)) && !/Your orders/.test(text(oa)), 'A\'s session still shows A\'s page');
     check(/Your orders/.test(text(ob)) && !/Sign in to Northwind/.test(text(ob)), 'B\'s session still shows B\'s page');
+    // A password typed as plain text (not by name) in A's session, while a
+    // later session (C) exists: masked in every log line of the server.
+    const PLAIN = 'Plain-Typed-Pw-7731';
+    let rt = await a.callTool({ name: 'type_at', arguments: { target: 'Password', text: PLAIN } });
+    check(!rt.isError && !JSON.stringify(rt).includes(PLAIN), 'A types a password as plain text (masked in its answer)', text(rt));
+    const [c3, tc3] = await mk('client-c');
+    await c3.callTool({ name: 'navigate', arguments: { url: `${base}/orders.html` } });
+    rt = await a.callTool({ name: 'type_at', arguments: { target: 'Password', text: PLAIN } });
+    check(!rt.isError, 'A types it again after C started', text(rt));
+    await tc3.terminateSession();
+    await c3.close();
+    rt = await a.callTool({ name: 'type_at', arguments: { target: 'Password', text: PLAIN } });
+    check(!rt.isError, 'and again after C ended', text(rt));
+    check(!err.includes(PLAIN), 'a plain-text password of one session is masked in the log while other sessions start and end',
+      err.split('\n').filter((l) => l.includes(PLAIN)).slice(0, 3).join('\n'));
     const rc = await b.callTool({ name: 'click_at', arguments: { target: 'Reorder NW-1042', screenshot: true } });
     check(!rc.isError && /Reordered NW-1042/.test(text(rc)), 'click_at over HTTP answers with the page view', text(rc));
     const img = rc.content.find((c) => c.type === 'image');
@@ -274,6 +293,17 @@ async function httpSuite() {
     const progress = [];
     const rw = await a.callTool({ name: 'wait', arguments: { ms: 2300 } }, undefined, { onprogress: (p) => progress.push(p), timeout: 20000 });
     check(!rw.isError && progress.length >= 2, `HTTP: progress notifications in the POST's event stream (${progress.length})`, JSON.stringify(progress));
+    // Live, not with the answer: the client cancels a 15 s wait at its first
+    // progress notification, which must come long before the wait's end.
+    const al = new AbortController();
+    let seen = 0, how = 'answered';
+    const tl = Date.now();
+    await a.callTool({ name: 'wait', arguments: { ms: 15000 } }, undefined, {
+      onprogress: () => { if (!seen++) al.abort('first progress'); }, signal: al.signal, timeout: 60000,
+    }).catch(() => { how = 'cancelled'; });
+    const ml = Date.now() - tl;
+    check(seen >= 1 && how === 'cancelled' && ml < 10000,
+      `HTTP: progress streams live (cancelled at the first notification after ${ml} ms of a 15 s wait)`, `${seen} ${how}`);
     const ac = new AbortController();
     setTimeout(() => ac.abort('test cancels'), 700);
     const tc = Date.now();

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -579,6 +580,127 @@ static void response_header_helper(void)
     CHECK(strstr(err, "not a directory"));
 }
 
+/* ---- streamed responses --------------------------------------------------- */
+
+/* The handler streams "first" and then waits (up to 5 s) for the client to
+ * say it has read it, proving the chunk left before the handler returned;
+ * it ends with "last" left in the body. */
+typedef struct stream_sync {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int client_saw_first;
+    base_err late_write; /* a write after the client closed */
+} stream_sync;
+
+static int stream_handler(const serve_http_request *req, serve_http_response *resp, void *user)
+{
+    stream_sync *sy = user;
+    snprintf(resp->content_type, sizeof resp->content_type, "text/event-stream");
+    serve_http_response_header(resp, "X-Kind", "live");
+    if (strcmp(req->path, "/gone") == 0) {
+        serve_http_stream_write(resp, "x", 1);
+        /* The client closes after the head: writing on fails, in time. */
+        base_err e = BASE_OK;
+        for (int i = 0; i < 200 && !e; i++) {
+            base_sleep_ms(10);
+            e = serve_http_stream_write(resp, "data: more\n\n", 12);
+        }
+        pthread_mutex_lock(&sy->mu);
+        sy->late_write = e;
+        pthread_cond_broadcast(&sy->cv);
+        pthread_mutex_unlock(&sy->mu);
+        return 1;
+    }
+    serve_http_stream_write(resp, "first", 5);
+    double end = base_monotime_ms() + 5000;
+    pthread_mutex_lock(&sy->mu);
+    while (!sy->client_saw_first && base_monotime_ms() < end) {
+        struct timespec ts;
+        base_deadline_ts(&ts, 50);
+        pthread_cond_timedwait(&sy->cv, &sy->mu, &ts);
+    }
+    pthread_mutex_unlock(&sy->mu);
+    base_buf_append_str(&resp->body, "last");
+    return 1;
+}
+
+/* Reads until `want` has appeared in buf (n bytes, NUL-terminated). */
+static int read_until(int fd, char *buf, size_t cap, size_t *len, const char *want)
+{
+    while (!strstr(buf, want)) {
+        if (*len + 1 >= cap)
+            return -1;
+        ssize_t n = recv(fd, buf + *len, cap - 1 - *len, 0);
+        if (n <= 0)
+            return -1;
+        *len += (size_t)n;
+        buf[*len] = '\0';
+    }
+    return 0;
+}
+
+static void streamed(void)
+{
+    stream_sync sy = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, BASE_OK};
+    serve_httpd_opts o = {0};
+    o.handler = stream_handler;
+    o.user = &sy;
+    serve_httpd *h = NULL;
+    char err[256] = "";
+    CHECK_OK(serve_httpd_start(&o, &h, err));
+    if (!h)
+        return;
+    int fd = client_connect(serve_httpd_port(h));
+    CHECK(fd >= 0);
+    const char *rq = "GET /s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    CHECK_OK(send_str(fd, rq, strlen(rq)));
+    char buf[4096] = "";
+    size_t len = 0;
+    /* The head and the first chunk arrive while the handler still waits. */
+    CHECK_OK(read_until(fd, buf, sizeof buf, &len, "5\r\nfirst\r\n"));
+    CHECK(strstr(buf, "HTTP/1.1 200 OK\r\n") == buf);
+    CHECK(strstr(buf, "Transfer-Encoding: chunked\r\n") != NULL);
+    CHECK(strstr(buf, "Content-Type: text/event-stream\r\n") != NULL);
+    CHECK(strstr(buf, "X-Kind: live\r\n") != NULL);
+    CHECK(strstr(buf, "Content-Length") == NULL);
+    pthread_mutex_lock(&sy.mu);
+    CHECK(!sy.client_saw_first);
+    sy.client_saw_first = 1;
+    pthread_cond_broadcast(&sy.cv);
+    pthread_mutex_unlock(&sy.mu);
+    /* Then the body's rest as a last chunk and the end of the stream. */
+    CHECK_OK(read_until(fd, buf, sizeof buf, &len, "4\r\nlast\r\n0\r\n\r\n"));
+    /* The connection stays usable (keep-alive). */
+    pthread_mutex_lock(&sy.mu);
+    sy.client_saw_first = 1;
+    pthread_mutex_unlock(&sy.mu);
+    CHECK_OK(send_str(fd, rq, strlen(rq)));
+    len = 0;
+    buf[0] = '\0';
+    CHECK_OK(read_until(fd, buf, sizeof buf, &len, "0\r\n\r\n"));
+    CHECK(strstr(buf, "first") != NULL && strstr(buf, "last") != NULL);
+    close(fd);
+    /* A client that goes away: the handler's next writes fail with EIO. */
+    fd = client_connect(serve_httpd_port(h));
+    const char *rg = "GET /gone HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    CHECK_OK(send_str(fd, rg, strlen(rg)));
+    len = 0;
+    buf[0] = '\0';
+    CHECK_OK(read_until(fd, buf, sizeof buf, &len, "1\r\nx\r\n"));
+    close(fd);
+    pthread_mutex_lock(&sy.mu);
+    double end = base_monotime_ms() + 10000;
+    while (sy.late_write == BASE_OK && base_monotime_ms() < end) {
+        struct timespec ts;
+        base_deadline_ts(&ts, 50);
+        pthread_cond_timedwait(&sy.cv, &sy.mu, &ts);
+    }
+    CHECK_EQ(sy.late_write, BASE_EIO);
+    pthread_mutex_unlock(&sy.mu);
+    CHECK_EQ(serve_http_stream_write(NULL, "x", 1), BASE_EINVAL);
+    serve_httpd_destroy(h);
+}
+
 static const check_case cases[] = {
     {"static_files", static_files},
     {"mime_types", mime_types},
@@ -590,6 +712,7 @@ static const check_case cases[] = {
     {"two_servers", two_servers},
     {"destroy_is_prompt", destroy_is_prompt},
     {"response_header_helper", response_header_helper},
+    {"streamed", streamed},
     {NULL, NULL},
 };
 

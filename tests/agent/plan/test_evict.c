@@ -5,8 +5,8 @@
  *   and ledger), and so does the whole hook.
  * pairs: over 50 steps with the hook before every call, every tool call
  *   keeps its one result; the checker itself catches a broken pair.
- * screenshots / state / thinking / gut / elements: what each pass keeps
- *   and what it leaves in place of the rest.
+ * screenshots / state / thinking / gut / elements / tool_data: what each
+ *   pass keeps and what it leaves in place of the rest.
  * failures: older failures become one line and a ledger dead end with the
  *   cause tag and URL; the newest stays verbatim.
  * prefix: the first message's bytes never change across 50 steps, the
@@ -17,6 +17,7 @@
 #include "check.h"
 
 #include "agent/plan/evict.h"
+#include "agent/session/permit.h"
 #include "model/tokens.h"
 #include "base/alloc.h"
 #include "base/json_alloc.h"
@@ -251,6 +252,90 @@ static void elements(void)
     cJSON_Delete(m);
 }
 
+/* A framed tool result (as agent/plan/goal.c writes them) answering id,
+ * with data of n bytes of text. */
+static void add_result_of(cJSON *m, const char *id, size_t n)
+{
+    char *text = base_malloc(n + 1);
+    memset(text, 'x', n);
+    text[n] = '\0';
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddTrueToObject(j, "ok");
+    cJSON_AddStringToObject(j, "reason", "ok");
+    cJSON_AddStringToObject(j, "message", "lines extracted");
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(j, "data"), "value", text);
+    char *in = cJSON_PrintUnformatted(j);
+    char *framed = agent_untrusted_wrap(0x1234, "tool result", in);
+    cJSON *call = cJSON_CreateObject();
+    cJSON_AddStringToObject(call, "role", "assistant");
+    cJSON *tc = cJSON_AddArrayToObject(call, "tool_calls");
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "id", id);
+    cJSON_AddStringToObject(c, "type", "function");
+    cJSON *fn = cJSON_AddObjectToObject(c, "function");
+    cJSON_AddStringToObject(fn, "name", "extract");
+    cJSON_AddStringToObject(fn, "arguments", "{}");
+    cJSON_AddItemToArray(tc, c);
+    cJSON_AddItemToArray(m, call);
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "role", "tool");
+    cJSON_AddStringToObject(r, "tool_call_id", id);
+    cJSON_AddStringToObject(r, "content", framed);
+    cJSON_AddItemToArray(m, r);
+    base_free(framed);
+    cJSON_free(in);
+    cJSON_Delete(j);
+    base_free(text);
+}
+
+/* What tools read leaves after one turn (issue 22): the older results'
+ * data becomes the marker with its size, the frame and the outcome stay;
+ * the newest keeps it; small data stays everywhere; twice = once. */
+static void tool_data(void)
+{
+    cJSON *m = synth_prefix();
+    add_result_of(m, "c1", 3000);
+    add_result_of(m, "c2", 50);
+    add_result_of(m, "c3", 2000);
+    CHECK_OK(agent_evict_pass(m, 6, NULL, NULL, NULL, NULL));
+    CHECK_EQ(count_str(m, AGENT_EVICT_DATA_MARK), 1);
+    char *s = cJSON_PrintUnformatted(m);
+    CHECK_MSG(strstr(s, AGENT_EVICT_DATA_MARK " 3012 characters]") != NULL, "%s", s);
+    cJSON_free(s);
+    const cJSON *r1 = NULL, *r3 = NULL;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, m)
+    {
+        const cJSON *id = cJSON_GetObjectItem(it, "tool_call_id");
+        if (id && strcmp(id->valuestring, "c1") == 0)
+            r1 = it;
+        if (id && strcmp(id->valuestring, "c3") == 0)
+            r3 = it;
+    }
+    const char *c1 = cJSON_GetObjectItem(r1, "content")->valuestring;
+    CHECK(strstr(c1, "<<<UNTRUSTED tool result nonce=") == c1);
+    CHECK(strstr(c1, "\"message\":\"lines extracted\"") != NULL);
+    CHECK(strstr(c1, "xxxx") == NULL);
+    CHECK(strlen(cJSON_GetObjectItem(r3, "content")->valuestring) > 2000);
+    cJSON *once = cJSON_Duplicate(m, 1);
+    agent_evict_stats st = {0};
+    CHECK_OK(agent_evict_pass(m, 6, NULL, NULL, &st, NULL));
+    CHECK(cJSON_Compare(once, m, 1));
+    CHECK_EQ(st.changed[6], 0);
+    /* Off: nothing dropped. */
+    cJSON *m2 = synth_prefix();
+    add_result_of(m2, "c1", 3000);
+    add_result_of(m2, "c2", 3000);
+    agent_evict_opts o;
+    agent_evict_opts_default(&o);
+    o.keep_tool_data = 0;
+    CHECK_OK(agent_evict_pass(m2, 6, NULL, &o, NULL, NULL));
+    CHECK_EQ(count_str(m2, AGENT_EVICT_DATA_MARK), 0);
+    cJSON_Delete(m2);
+    cJSON_Delete(once);
+    cJSON_Delete(m);
+}
+
 static void prefix(void)
 {
     cJSON *m = synth_prefix();
@@ -366,6 +451,7 @@ static const check_case cases[] = {{"idempotent", idempotent},
                                    {"thinking", thinking},
                                    {"gut", gut},
                                    {"elements", elements},
+                                   {"tool_data", tool_data},
                                    {"prefix", prefix},
                                    {"flat", flat},
                                    {NULL, NULL}};

@@ -7,7 +7,8 @@
  * opened in real headless Chromium — must show the summary table and every
  * step with its overlay decoded, and no password anywhere in the page.
  * An agent run's recorded OUT folder must give a report with the totals
- * per role, each step's decisions, tool results and ledger diff, and the
+ * per role, the prompt sent per call (tokens sent, reported, prefix share),
+ * each step's decisions, tool results and ledger diff, and the
  * final answer with its evidence.
  * An AND/OR planner run's recorded OUT folder (andor_andor_report) must
  * give the tree in depth-first order with its final statuses, the states
@@ -450,6 +451,8 @@ static const char fx_trace[] =
     "\"tool_calls\":[]}\n"
     "{\"type\":\"model\",\"role\":\"worker\",\"step\":0,\"model\":\"m-work\","
     "\"prompt_tokens\":4000,\"completion_tokens\":60,\"cached_tokens\":1024,\"ms\":812.5,"
+    "\"sent_tokens\":3100,\"reported_tokens\":null,\"prompt_bytes\":12000,"
+    "\"prefix_share\":null,"
     "\"attempts\":1,\"finish_reason\":\"tool_calls\","
     "\"reasoning\":\"The sign-in form comes first; type the password.\","
     "\"subgoal\":\"sign in\","
@@ -457,6 +460,8 @@ static const char fx_trace[] =
     "\"arguments\":\"{\\\"target\\\": \\\"Password\\\", \\\"text\\\": \\\"********\\\"}\"}]}\n"
     "{\"type\":\"model\",\"role\":\"worker\",\"step\":1,\"model\":\"m-work\","
     "\"prompt_tokens\":4200,\"completion_tokens\":70,\"cached_tokens\":3900,\"ms\":640,"
+    "\"sent_tokens\":2950,\"reported_tokens\":4200,\"prompt_bytes\":11000,"
+    "\"prefix_bytes\":10010,\"prefix_share\":0.91,"
     "\"attempts\":2,\"finish_reason\":\"tool_calls\",\"subgoal\":\"read the price\","
     "\"content\":\"Reading the price <b>now</b>.\","
     "\"tool_calls\":[{\"name\":\"read_text\",\"arguments\":\"{\\\"target\\\": \\\"Total\\\"}\"}]}\n"
@@ -533,6 +538,8 @@ static void agent_report_in_browser(void)
         " return JSON.stringify({"
         " worker: row('worker'), planner: row('planner'), orch: row('orchestrator'),"
         " total: row('total'),"
+        " cache: [...document.querySelectorAll('#prompt-cache tbody tr')]"
+        "   .map(r => [...r.children].map(c => c.textContent).join('|')).join(';'),"
         " answer: txt('#final-answer'),"
         " evidence: document.querySelectorAll('#final-answer ul.evidence li').length,"
         " s1: txt('#agent-step-1'), s2: txt('#agent-step-2'), s3: txt('#agent-step-3'),"
@@ -555,6 +562,10 @@ static void agent_report_in_browser(void)
     CHECK_MSG(strcmp(S("planner"), "planner|1|5000|90|0|1500") == 0, "%s", S("planner"));
     CHECK_MSG(strcmp(S("orch"), "orchestrator|1|300|10|0|40") == 0, "%s", S("orch"));
     CHECK_MSG(strcmp(S("total"), "total|4|13500|230|4924|2993") == 0, "%s", S("total"));
+    /* What each Worker call sent (issue 22): step, role, tokens sent,
+     * reported ("-" without usage), prefix share ("-" on the first). */
+    CHECK_MSG(strcmp(S("cache"), "1|worker|3100|-|-;2|worker|2950|4200|91.0 %") == 0, "%s",
+              S("cache"));
     /* The final answer with its evidence. */
     CHECK_MSG(strstr(S("answer"), "done (Planner, after step 2)") &&
                   strstr(S("answer"), "The total is EUR 42.50, shown in the cart summary") &&
@@ -571,7 +582,9 @@ static void agent_report_in_browser(void)
     CHECK_MSG(strstr(s1, "click_at({\"target\":\"Sign in\"}) \xe2\x86\x92 failed [covered]: "
                          "'Sign in' is covered by div#cookie"),
               "%s", s1);
-    CHECK_MSG(strstr(s1, "4000 in / 60 out / 1024 cached tokens, 813 ms"), "%s", s1);
+    CHECK_MSG(strstr(s1, "4000 in / 60 out / 1024 cached tokens, 813 ms; sent ~3100 tokens, - a "
+                         "prefix of the previous"),
+              "%s", s1);
     CHECK_MSG(strstr(s1, "subgoal: (none) \xe2\x86\x92 sign in"), "%s", s1);
     CHECK_EQ(cJSON_GetObjectItem(r, "s1dead")->valueint, 1);
     CHECK_EQ(cJSON_GetObjectItem(r, "s1acts")->valueint, 2);
@@ -582,7 +595,8 @@ static void agent_report_in_browser(void)
               S("s2fact"));
     CHECK_MSG(strstr(s2, "subgoal: sign in \xe2\x86\x92 read the price"), "%s", s2);
     CHECK_MSG(strstr(s2, "Reading the price <b>now</b>."), "%s", s2);
-    CHECK_MSG(strstr(s2, "2 attempts"), "%s", s2);
+    CHECK_MSG(strstr(s2, "2 attempts; sent ~2950 tokens, 91.0 % a prefix of the previous"), "%s",
+              s2);
     CHECK_EQ(cJSON_GetObjectItem(r, "bold")->valueint, 0);
     /* Step 3: the Planner's decision and the plan it set. */
     const char *s3 = S("s3");

@@ -567,7 +567,11 @@ static int drop_data(cJSON *m)
         return 0;
     }
     char *was = cJSON_PrintUnformatted(d);
-    if (was && strlen(was) <= DATA_SMALL) {
+    if (!was) {
+        cJSON_Delete(j);
+        return -1; /* out of memory: the data is not measured, so not dropped */
+    }
+    if (strlen(was) <= DATA_SMALL) {
         /* A few numbers (a scroll's position) cost less than the prefix a
          * prompt cache would lose by rewriting them. */
         cJSON_free(was);
@@ -575,7 +579,7 @@ static int drop_data(cJSON *m)
         return 0;
     }
     char mark[96];
-    snprintf(mark, sizeof mark, DATA_MARK " %zu characters]", was ? strlen(was) : 0);
+    snprintf(mark, sizeof mark, DATA_MARK " %zu characters]", strlen(was));
     cJSON_free(was);
     cJSON *rep = cJSON_CreateString(mark);
     char *inner = NULL;

@@ -124,7 +124,8 @@ void perc_pixel_config_init(perc_pixel_config *c);
  * BASE_EINVAL (NULL out), BASE_ENOMEM, the OCR pool's errors. */
 base_err perc_vision_pixel_create(const perc_pixel_config *c, perc_vision **out, char *err);
 
-/* d's boxes as Set-of-Marks marks (labels copied; free with img_marks_free).
+/* d's boxes as Set-of-Marks marks (labels copied; free with img_marks_free);
+ * boxes of kind "text" (pixel's text guesses) are dashed, the others solid.
  * Any thread. Errors: BASE_EINVAL, BASE_ENOMEM; *marks untouched on failure. */
 base_err perc_detection_marks(const perc_detection *d, img_mark **marks, int *n, char *err);
 

@@ -580,20 +580,37 @@ static int underlined(const img_image *img, const pixel_comp *c, const int *ul, 
     int w = mk->x1 - mk->x0;
     if (w >= (int)(8 * s) && w >= 2 * (mk->y1 - mk->y0) && mk->y1 - mk->y0 >= (int)(6 * s)) {
         const uint8_t *bg = pix(img, mk->x0 - 1, mk->y0 - 1);
-        for (int y = mk->y1 - 1; y >= mk->y1 - 3 && y > mk->y0; y--) {
+        /* Ink per row, from the bottom up (rows[0] = the lowest). */
+        int rows[8], nr = 0;
+        for (int y = mk->y1 - 1; y >= mk->y1 - 8 && y > mk->y0; y--) {
             int ink = 0;
             for (int x = mk->x0; x < mk->x1; x++) {
                 const uint8_t *p = pix(img, x, y);
                 ink += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60;
             }
-            if (ink * 20 >= w * 17)
-                return 1;
+            rows[nr++] = ink;
+        }
+        int top = 0;
+        for (int x = mk->x0; x < mk->x1; x++) {
+            const uint8_t *p = pix(img, x, mk->y0);
+            top += abs(p[0] - bg[0]) + abs(p[1] - bg[1]) + abs(p[2] - bg[2]) >= 60;
+        }
+        /* The line is one of the lowest 3 rows, and a row between it and
+         * the letters is mostly clear (only descenders cross it): the
+         * touching bottoms of bold letters ("addr") fill several rows in
+         * a row. A top row as full says the background sample is wrong. */
+        for (int r = 0; top * 2 < w && r < 3 && r < nr; r++) {
+            if (rows[r] * 20 < w * 17)
+                continue;
+            for (int g = r + 1; g < nr && g <= r + 3; g++)
+                if (rows[g] * 2 <= w)
+                    return 1;
         }
     }
     for (int i = 0; i < nul; i++) {
         const pixel_comp *u = &c[ul[i]];
         if (u->x0 <= cx && cx < u->x1 && u->y0 >= base - 1 && u->y0 <= base + (int)(3 * s) &&
-            u->x1 - u->x0 <= pw + (int)(4 * s))
+            u->x1 - u->x0 <= pw + (int)(4 * s) && ul[i] != mk->comp)
             return 1;
     }
     return 0;
@@ -638,11 +655,37 @@ static int grid_row(const mark *m, const int *idx, int n, int line_h, float s)
     memcpy(sorted, step, (size_t)(nw - 1) * sizeof *step);
     qsort(sorted, (size_t)(nw - 1), sizeof *sorted, int_cmp);
     int med = sorted[(nw - 2) / 2];
-    if (med < (int)(2 * 12 * s))
+    /* Cells are at least 1.8 of their text's height apart (a date picker's
+     * 2.1-2.2): monospace code keeps one pitch too ("x = 0", "if x < 0:"
+     * at 1.4-1.65 line heights), as do the letters of a large heading. */
+    if (med < (int)(2 * 12 * s) || 10 * med < 36 * line_h)
         return 0;
     for (int i = 0; i < nw - 1; i++)
         if (abs(step[i] - med) > (int)(2 * 2 * s) + med / 10)
             return 0;
+    return 1;
+}
+
+/* Mark d, a dash that joined no word, stands on its own as a control (a
+ * stepper's minus): it is not cut by the image's edge (the tops of letters
+ * below the viewport's bottom look like dashes) and no other mark lies
+ * beside it closer than max(3 px, half that mark's height) on rows that
+ * reach it (give or take 3 px): an underscore under code ("PRIO_PGRP") or
+ * the last dash of "-rw-r--r--" sits that close to its text. */
+static int dash_alone(const mark *m, int nm, int d, int W, int H, float s)
+{
+    const mark *a = &m[d];
+    if (a->x0 <= 0 || a->y0 <= 0 || a->x1 >= W || a->y1 >= H)
+        return 0;
+    int cy = (a->y0 + a->y1) / 2, slack = (int)(3 * s);
+    for (int j = 0; j < nm; j++) {
+        const mark *b = &m[j];
+        if (j == d || b->y0 - slack > cy || b->y1 + slack <= cy)
+            continue;
+        int gap = imax(a->x0, b->x0) - imin(a->x1, b->x1);
+        if (gap <= imax((int)(3 * s), (b->y1 - b->y0) / 2))
+            return 0;
+    }
     return 1;
 }
 
@@ -926,7 +969,8 @@ static base_err classify(const img_image *img, const pixel_comp *c, int nc, elis
         int phh = q->y1 - q->y0;
         /* A lone dash of button size standing apart from any text: a
          * stepper's minus ("−"), drawn as one thin glyph. */
-        if (q->n == 1 && phh <= (int)(4 * s) && pw >= (int)(6 * s) && pw <= (int)(24 * s)) {
+        if (q->n == 1 && phh <= (int)(4 * s) && pw >= (int)(6 * s) && pw <= (int)(24 * s) &&
+            dash_alone(m, nm, order[q->first], W, H, s)) {
             perc_pixel_elem e = text_elem(img, q->x0, q->y0, q->x1, q->y1, PERC_PIXEL_ICON, 0.4f, s);
             int pad = pw / 2;
             e.y0 = imax(0, q->y0 - pad);

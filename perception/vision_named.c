@@ -57,6 +57,9 @@ base_err perc_detection_marks(const perc_detection *d, img_mark **marks, int *n,
     for (int i = 0; i < d->n; i++) {
         list[i].r = d->boxes[i].r;
         list[i].id = d->boxes[i].id > 0 ? d->boxes[i].id : i + 1;
+        /* A text guess (pixel's kind "text": a line of words, no control
+         * seen) is drawn dashed, so it is not taken for one. */
+        list[i].style = strcmp(d->boxes[i].kind, "text") == 0 ? IMG_MARK_DASHED : IMG_MARK_SOLID;
         list[i].label = base_strdup(d->boxes[i].label);
         if (!list[i].label) {
             img_marks_free(list, i);

@@ -724,27 +724,6 @@ base_err replay_start(replay **out, char *err)
     return BASE_OK;
 }
 
-base_err replay_start_agent(replay **out, const char *key, char *err)
-{
-    replay *r = NULL;
-    base_err e = replay_start(&r, err);
-    if (e)
-        return e;
-    replay_set_chat(r, 1);
-    e = replay_require_key(r, key);
-    if (e) {
-        replay_destroy(r);
-        return base_errf(err, e, "replay: out of memory");
-    }
-    setenv("FOVEA_LLM_BASE_URL", replay_base_url(r), 1);
-    setenv("FOVEA_LLM_API_KEY", key, 1);
-    setenv("FOVEA_LLM_MODEL", "gpt-4o-mini", 1);
-    setenv("FOVEA_LLM_MAX_RETRIES", "0", 1);
-    unsetenv("FOVEA_TOKEN_BUDGET");
-    *out = r;
-    return BASE_OK;
-}
-
 void replay_destroy(replay *r)
 {
     if (!r)

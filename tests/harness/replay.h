@@ -72,12 +72,6 @@ typedef struct replay_seen {
 /* Starts a replay server on a random loopback port. Errors: those of
  * serve_httpd_start, BASE_ENOMEM. */
 base_err replay_start(replay **out, char *err);
-/* A replay for `fovea run "TASK"` started as a child: chat mode, "Bearer key"
- * required, and the environment the child inherits pointing fovea's model
- * client at it (FOVEA_LLM_BASE_URL, FOVEA_LLM_API_KEY, FOVEA_LLM_MODEL
- * gpt-4o-mini, FOVEA_LLM_MAX_RETRIES 0, FOVEA_TOKEN_BUDGET unset). Errors:
- * those of replay_start. */
-base_err replay_start_agent(replay **out, const char *key, char *err);
 /* Stops the server and frees everything. NULL is a no-op. */
 void replay_destroy(replay *r);
 /* "http://127.0.0.1:PORT/v1" (the base URL clients append

@@ -62,7 +62,7 @@ static replay *start(void)
 {
     replay *r = NULL;
     char err[BASE_ERRBUF_SIZE];
-    if (replay_start_agent(&r, KEY, err) != BASE_OK) {
+    if (replay_start_chat(KEY, &r, err) != BASE_OK) {
         fprintf(stderr, "replay: %s\n", err);
         return NULL;
     }

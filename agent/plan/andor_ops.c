@@ -1052,8 +1052,17 @@ static base_err check_call(agent_andor_opctx *c, const char *tool, const cJSON *
         *tool_out = "note";
     } else {
         const tool_def *d = tool_find(tool);
-        if (!d || strcmp(d->name, "done") == 0 || strcmp(d->name, "get_outline") == 0 ||
-            (tool_permit_needed(d) && !(fovea_session_permits(c->s) & tool_permit_needed(d)))) {
+        if (d && strcmp(d->name, tool) == 0 && tool_permit_needed(d) &&
+            !(fovea_session_permits(c->s) & tool_permit_needed(d))) {
+            /* A tool the run does not permit (not listed), asked for anyway,
+             * told to by a page perhaps: the tool layer refuses it as
+             * blocked, counts it for the run's end and says which flag the
+             * operator would have to give; it never runs. */
+            tool_result br;
+            tool_call(c->s, d->name, NULL, &br);
+            r = base_errf(why, BASE_EINVAL, "blocked: %s", br.message);
+            tool_result_fini(&br);
+        } else if (!d || strcmp(d->name, "done") == 0 || strcmp(d->name, "get_outline") == 0) {
             r = base_errf(why, BASE_EINVAL,
                           "unknown tool '%.60s': use one of the tools listed, or \"note\"", tool);
         } else {

@@ -405,6 +405,36 @@ static void no_response_format(void)
     fx_end(&f);
 }
 
+/* A tool the run does not permit (evaluate_script without --allow-scripts),
+ * asked for anyway, as a page might tell a model to: the answer is refused
+ * as blocked, naming the flag, counted with the run's blocked calls, and
+ * the script never runs. */
+static void blocked_tool(void)
+{
+    HARNESS_OR_SKIP(h);
+    (void)h;
+    START(f, "/andor/list.html", "Open the Nova 80 details", AGENT_CAND_OFF, 0);
+    for (int i = 0; i <= AGENT_ANDOR_OP_RETRIES; i++)
+        answer(&f,
+               "{\"type\": \"action\", \"tool\": \"evaluate_script\", \"args\": "
+               "\"{\\\"expression\\\": \\\"document.title = 'owned'\\\"}\", \"reasoning\": \"\"}",
+               400, 10, 0);
+    agent_andor_edit e;
+    memset(&e, 0, sizeof e);
+    CHECK_EQ(f.ops.expand(f.ops.ctx, f.t, 0, &e), AGENT_ANDOR_OP_FAILED);
+    CHECK(e.tool == NULL);
+    CHECK_MSG(body_has(&f, 1, "blocked: "), "the refusal says blocked");
+    CHECK(body_has(&f, 1, "--allow-scripts"));
+    CHECK(!body_has(&f, 1, "unknown tool"));
+    const char *last = NULL;
+    CHECK_EQ(fovea_session_blocked(f.s, &last), AGENT_ANDOR_OP_RETRIES + 1);
+    cJSON *t = NULL;
+    CHECK_OK(cdp_page_evaluate(f.p, "document.title", &t, 5000, f.err));
+    CHECK(cJSON_IsString(t) && strcmp(t->valuestring, "owned") != 0);
+    cJSON_Delete(t);
+    fx_end(&f);
+}
+
 static void retries(void)
 {
     HARNESS_OR_SKIP(h);
@@ -975,6 +1005,7 @@ static const check_case cases[] = {{"expand_action", expand_action},
                                    {"depth_limit", depth_limit},
                                    {"no_response_format", no_response_format},
                                    {"retries", retries},
+                                   {"blocked_tool", blocked_tool},
                                    {"repair_update_ids", repair_update_ids},
                                    {"repair_reason", repair_reason},
                                    {"complete_answer", complete_answer},

@@ -119,6 +119,7 @@ typedef struct goal_run {
      * its reads never change what the Worker's next one collapses against. */
     struct agent_outline_sig *planner_ol;
     int obs_collapsed;      /* regions the Worker's newest observation collapsed */
+    int wshown_collapsed;   /* regions the Worker's last shown outline collapsed */
     int wshown_whole;       /* the Worker's last shown outline was not cut by the budget */
     struct goal_read {
         int step;
@@ -164,6 +165,7 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
      * collapse (that read stays in its context: model_call). The Planner
      * reads whole within its 24k, with its own previous-read slot. */
     int planner = msgs == g->pmsgs;
+    struct agent_outline_sig *shown_sig = NULL;
     if (planner) {
         char pargs[64];
         snprintf(pargs, sizeof pargs, "{\"fresh\": true, \"max_chars\": %d}",
@@ -172,6 +174,18 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
         tool_call(g->s, "get_outline", pargs, &r);
         fovea_session_outline_swap(g->s, &g->planner_ol);
     } else {
+        /* What the next read collapses against is the read the Worker got:
+         * a read replaced by the "unchanged" note below is not one, so the
+         * set it leaves in the session is swapped back for this copy. */
+        if (g->wshown_fp)
+            fovea_session_outline_copy(g->s, &shown_sig);
+        /* After a read the budget cut (a long page), nothing collapses
+         * against it: the regions it showed whole are a page's small ones
+         * (a nav bar), and keeping that read in context beside the new one
+         * for them costs more than they save (issue 22). On a page that
+         * fits, reads collapse as they did. */
+        if (g->wshown_fp && !g->wshown_whole)
+            fovea_session_outline_hold(g->s);
         tool_call(g->s, "get_outline", "{}", &r);
         const cJSON *nc = cJSON_GetObjectItemCaseSensitive(r.data, "collapsed");
         g->obs_collapsed = r.success && cJSON_IsNumber(nc) ? nc->valueint : 0;
@@ -202,19 +216,27 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
         base_free(text);
         base_free(framed);
         tool_result_fini(&r);
+        fovea_session_outline_free(shown_sig);
         return base_errf(err, BASE_ENOMEM, "out of memory for the observation");
     }
-    /* The Worker's page has not changed since the outline it last got in
-     * full (a call that only read, waited or checked): it is told so in
-     * one line, and that outline stays in its context (the newest element
-     * list is kept), so the request repeats the previous one's bytes up to
-     * the new turn (issue 22). A few in a row at most: the outline must not
-     * fall out of the memory hook's window. Only when that outline was not
-     * cut by the budget: the read made now (which the Worker does not get)
-     * may show whole what a cut one left out, and the next read would then
-     * collapse regions against text the Worker never saw. */
+    /* The Worker's page has not changed since the outline it last got (a
+     * call that only read, waited or checked; the digest covers every
+     * line's text and the elements' numbers): it is told so in one line,
+     * and that outline stays in its context (the newest element list is
+     * kept), so the request repeats the previous one's bytes up to the new
+     * turn (issue 22). A few in a row at most: the outline must not fall
+     * out of the memory hook's window. The read made now is not the
+     * Worker's: the session's collapse set goes back to the shown read's
+     * (shown_sig), so the next read never collapses a region against text
+     * the Worker did not get (a cut shown read's regions are not "full"
+     * and so never collapse). Without that copy (no memory) the note is not
+     * given. */
     int unchanged = msgs == g->wmsgs && !with_shot && r.success && g->wshown_fp == g->page_fp &&
-                    g->wshown_whole && g->wnotes < UNCHANGED_MAX;
+                    shown_sig && g->wnotes < UNCHANGED_MAX;
+    if (unchanged)
+        fovea_session_outline_swap(g->s, &shown_sig);
+    fovea_session_outline_free(shown_sig);
+    shown_sig = NULL;
     if (unchanged)
         snprintf(text, cap, "%s%s%s", UNCHANGED_NOTE, extra && extra[0] ? "\n" : "",
                  extra ? extra : "");
@@ -225,10 +247,14 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
     if (msgs == g->wmsgs) {
         g->wnotes = unchanged ? g->wnotes + 1 : 0;
         g->wshown_fp = r.success && !with_shot ? g->page_fp : 0;
-        if (unchanged)
-            g->obs_collapsed = 0; /* the note shows no collapsed region */
-        else
+        /* After a note the newest element list is still the shown read's,
+         * and so is what it collapsed against (model_call keeps both). */
+        if (unchanged) {
+            g->obs_collapsed = g->wshown_collapsed;
+        } else {
+            g->wshown_collapsed = g->obs_collapsed;
             g->wshown_whole = whole;
+        }
     }
     base_free(framed);
     tool_result_fini(&r);

@@ -442,6 +442,20 @@ void agent_outline_sig_fini(agent_outline_sig *s)
     memset(s, 0, sizeof *s);
 }
 
+base_err agent_outline_sig_copy(agent_outline_sig *dst, const agent_outline_sig *src, char *err)
+{
+    struct agent_ol_sig *v = base_calloc(src->n > 0 ? (size_t)src->n : 1, sizeof *v);
+    if (!v)
+        return base_errf(err, BASE_ENOMEM, "outline: out of memory");
+    if (src->n > 0)
+        memcpy(v, src->r, (size_t)src->n * sizeof *v);
+    base_free(dst->r);
+    memcpy(dst->url, src->url, sizeof dst->url);
+    dst->n = src->n;
+    dst->r = v;
+    return BASE_OK;
+}
+
 base_err agent_outline_sig_take(const agent_outline *o, const agent_ol_lines *shown,
                                 agent_outline_sig *s, char *err)
 {

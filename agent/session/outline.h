@@ -138,6 +138,10 @@ void agent_outline_sig_fini(agent_outline_sig *s);
 base_err agent_outline_sig_take(const agent_outline *o, const struct agent_ol_lines *shown,
                                 agent_outline_sig *s, char *err);
 
+/* *dst becomes a copy of src (dst's old signatures freed). Errors:
+ * BASE_ENOMEM (dst unchanged). Any thread. */
+base_err agent_outline_sig_copy(agent_outline_sig *dst, const agent_outline_sig *src, char *err);
+
 /* One output line and its budget priority (lower = kept first). */
 typedef struct agent_ol_out {
     char *text; /* owned, no newline */

@@ -96,6 +96,19 @@ base_err fovea_session_add_init_script(fovea_session *s, const char *source, int
 struct agent_outline_sig;
 void fovea_session_outline_swap(fovea_session *s, struct agent_outline_sig **sig);
 
+/* A copy of the session's set into *sig (NULL when there is none yet or no
+ * memory: the caller then has nothing to restore). *sig is the caller's
+ * (fovea_session_outline_free). On the runner's thread. */
+void fovea_session_outline_copy(fovea_session *s, struct agent_outline_sig **sig);
+
+/* The next get_outline collapses no region against the session's set (its
+ * regions are marked as not shown whole) while the set's URL still makes
+ * it a same-page read (AGENT_OL_CAP_SAME). For a reader whose last read was
+ * cut by the budget: keeping that read in context for the few regions a
+ * later read would collapse costs more than it saves. Cannot fail. On the
+ * runner's thread. */
+void fovea_session_outline_hold(fovea_session *s);
+
 /* Frees a set fovea_session_outline_swap handed out (NULL: no-op). */
 void fovea_session_outline_free(struct agent_outline_sig *sig);
 

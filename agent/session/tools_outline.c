@@ -38,6 +38,26 @@ void fovea_session_outline_swap(fovea_session *s, struct agent_outline_sig **sig
     *sig = t;
 }
 
+void fovea_session_outline_copy(fovea_session *s, struct agent_outline_sig **sig)
+{
+    *sig = NULL;
+    if (!s->ol_prev)
+        return;
+    agent_outline_sig *c = base_calloc(1, sizeof *c);
+    char err[BASE_ERRBUF_SIZE];
+    if (c && agent_outline_sig_copy(c, s->ol_prev, err) == BASE_OK) {
+        *sig = c;
+        return;
+    }
+    base_free(c);
+}
+
+void fovea_session_outline_hold(fovea_session *s)
+{
+    for (int i = 0; s->ol_prev && i < s->ol_prev->n; i++)
+        s->ol_prev->r[i].full = 0;
+}
+
 void fovea_session_outline_free(struct agent_outline_sig *sig)
 {
     if (sig) {

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "agent/session/outline.h"
+#include "agent/session/session.h"
 #include "agent/session/tool.h"
 #include "tool_session.h"
 #include "base/alloc.h"
@@ -220,6 +221,46 @@ static void marks_and_collapse(void)
     /* fresh: no collapsing. */
     t = call(s, "get_outline", "{\"fresh\": true}", &r);
     CHECK(strstr(t, "unchanged") == NULL && strstr(t, "<a>Tents</a>") != NULL);
+    tool_result_fini(&r);
+    fovea_session_destroy(s);
+    cdp_page_close(p);
+}
+
+/* A runner that did not give the model a read puts back the set of the read
+ * it did give (fovea_session_outline_copy, then _swap), so the next read
+ * collapses as against that one; fovea_session_outline_hold makes the next
+ * read collapse nothing, still at the same-page budget (agent/plan/goal.c:
+ * the Worker's "unchanged" note, and its reads after a cut one). */
+static void copy_and_hold(void)
+{
+    cdp_page *p = NULL;
+    fovea_session *s = open_on(&p, "/tools/outline_shop.html");
+    if (!s)
+        SKIP(harness_error());
+    tool_result r;
+    call(s, "get_outline", "{}", &r); /* A: whole, the model's */
+    CHECK_MSG(r.success, "%s", r.message);
+    tool_result_fini(&r);
+    struct agent_outline_sig *shown = NULL;
+    fovea_session_outline_copy(s, &shown);
+    CHECK(shown != NULL);
+    call(s, "get_outline", "{}", &r); /* B: collapses against A; not given */
+    int collapsed_b = (int)num(&r, "collapsed");
+    CHECK_MSG(collapsed_b >= 4, "%d collapsed", collapsed_b);
+    tool_result_fini(&r);
+    fovea_session_outline_swap(s, &shown); /* A's set back */
+    fovea_session_outline_free(shown);
+    /* Against B's set the regions B collapsed would be shown whole again
+     * (marks_and_collapse); against A's they collapse as in B. */
+    const char *t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG((int)num(&r, "collapsed") == collapsed_b, "%.0f collapsed, B %d: %s",
+              num(&r, "collapsed"), collapsed_b, t);
+    tool_result_fini(&r);
+    fovea_session_outline_hold(s);
+    t = call(s, "get_outline", "{}", &r);
+    CHECK_MSG(num(&r, "collapsed") == 0, "%s", t);
+    CHECK(strstr(t, "unchanged") == NULL && strstr(t, "<a>Tents</a>") != NULL);
+    CHECK_EQ(num(&r, "cap"), AGENT_OL_CAP_SAME);
     tool_result_fini(&r);
     fovea_session_destroy(s);
     cdp_page_close(p);
@@ -765,6 +806,7 @@ static const check_case cases[] = {
     {"task_file", task_file},
     {"landmarks", landmarks},
     {"marks_and_collapse", marks_and_collapse},
+    {"copy_and_hold", copy_and_hold},
     {"long_page_marks", long_page_marks},
     {"cut_not_unchanged", cut_not_unchanged},
     {"cross_origin_frame", cross_origin_frame},

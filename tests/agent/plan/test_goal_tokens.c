@@ -323,13 +323,17 @@ typedef struct steady_figs {
     long rest;      /* median tokens without the newest page outline */
     long uncached;  /* median tokens after the prefix (tokens x (1 - share)) */
     double share;   /* median prefix share */
+    double kept;    /* median share of the previous Worker request that this
+                       one repeats from its start (the issue's "each request
+                       a prefix of the next") */
 } steady_figs;
 
 /* Steady state: the Worker's calls after its first. */
 static void steady(const call_fig *figs, int n, steady_figs *sf)
 {
     long t[128], r[128], u[128];
-    double s[128];
+    double s[128], pk[128];
+    long prev_bytes = 0;
     int k = 0, seen = 0;
     memset(sf, 0, sizeof *sf);
     sf->first = -1;
@@ -338,8 +342,12 @@ static void steady(const call_fig *figs, int n, steady_figs *sf)
             continue;
         if (seen++ == 0) {
             sf->first = figs[i].tokens;
+            prev_bytes = figs[i].bytes;
             continue;
         }
+        pk[k] = figs[i].prefix >= 0 && prev_bytes > 0 ? (double)figs[i].prefix / (double)prev_bytes
+                                                      : 0;
+        prev_bytes = figs[i].bytes;
         t[k] = figs[i].tokens;
         r[k] = figs[i].tokens - figs[i].obs;
         s[k] = figs[i].prefix >= 0 ? (double)figs[i].prefix / (double)figs[i].bytes : 0;
@@ -354,6 +362,8 @@ static void steady(const call_fig *figs, int n, steady_figs *sf)
     sf->uncached = median_long(u, k);
     qsort(s, (size_t)k, sizeof s[0], cmp_double);
     sf->share = k % 2 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+    qsort(pk, (size_t)k, sizeof pk[0], cmp_double);
+    sf->kept = k % 2 ? pk[k / 2] : (pk[k / 2 - 1] + pk[k / 2]) / 2;
 }
 
 /* ---- the tasks ---------------------------------------------------------------- */
@@ -566,8 +576,9 @@ static void figures(void)
     const char *label[2] = {"before (FOVEA_BEFORE_BIN)", "after (this build)"};
     const char *tasks[2] = {"demo", "pydoc"};
     printf("| task | fovea | Worker calls | first call tokens | steady-state tokens | of which "
-           "not the page outline | prefix share of the previous call | tokens after the prefix | "
-           "exit |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+           "not the page outline | prefix share of the previous call | share of the previous call "
+           "repeated | tokens after the prefix | "
+           "exit |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (int t = 0; t < 2; t++)
         for (int b = 0; b < 2; b++) {
             if (!bins[b])
@@ -580,9 +591,9 @@ static void figures(void)
             int w = 0;
             for (int i = 0; i < tf.n; i++)
                 w += tf.figs[i].worker;
-            printf("| %s | %s | %d | %ld | %ld | %ld | %.1f %% | %ld | %d |\n", tasks[t], label[b],
-                   w, tf.st.first, tf.st.tokens, tf.st.rest, 100 * tf.st.share, tf.st.uncached,
-                   tf.status);
+            printf("| %s | %s | %d | %ld | %ld | %ld | %.1f %% | %.1f %% | %ld | %d |\n", tasks[t],
+                   label[b], w, tf.st.first, tf.st.tokens, tf.st.rest, 100 * tf.st.share,
+                   100 * tf.st.kept, tf.st.uncached, tf.status);
             for (int i = 0; i < tf.n; i++)
                 fprintf(stderr, "  %s %s call %d %s: %ld tokens, %ld bytes, prefix %ld\n",
                         tasks[t], b ? "after" : "before", i, tf.figs[i].worker ? "worker" : "planner",

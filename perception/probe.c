@@ -368,7 +368,7 @@ static int clicky(const char *t)
  * named key each; NULL ids are skipped), all in flight at once
  * (cdp_call_many): results[i] is call i's result or NULL. */
 static void wave(cdp_conn *conn, const char *sid, const char *method, const char *key,
-                 char ids[][160], int n, const char *group, cJSON **results)
+                 char ids[][160], int n, cJSON **results)
 {
     cJSON *pa[PROBE_MAX_ASK];
     for (int i = 0; i < n; i++) {
@@ -380,8 +380,7 @@ static void wave(cdp_conn *conn, const char *sid, const char *method, const char
         if (!ids[i][0])
             continue;
         cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddStringToObject(o, key, ids[i]) ||
-            (group && !cJSON_AddStringToObject(o, "objectGroup", group))) {
+        if (!o || !cJSON_AddStringToObject(o, key, ids[i])) {
             cJSON_Delete(o);
             continue;
         }
@@ -502,7 +501,7 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
     }
     cJSON *got[PROBE_MAX_ASK];
     /* Wave 1: the backend node of each isolated-world wrapper. */
-    wave(conn, sid, "DOM.describeNode", "objectId", ids, n, NULL, got);
+    wave(conn, sid, "DOM.describeNode", "objectId", ids, n, got);
     for (int k = 0; k < n; k++) {
         int backend = 0;
         ids[k][0] = '\0';
@@ -544,7 +543,7 @@ static void ask_listeners(cdp_page *page, const char *session, int context_id, p
         cJSON_Delete(got[k]);
     }
     /* Wave 3: the listeners of each node in the page's world. */
-    wave(conn, sid, "DOMDebugger.getEventListeners", "objectId", ids, n, NULL, got);
+    wave(conn, sid, "DOMDebugger.getEventListeners", "objectId", ids, n, got);
     cJSON *asked = cJSON_CreateArray(), *yes = cJSON_CreateArray();
     for (int k = 0; k < n; k++) {
         if (!got[k])

@@ -228,9 +228,9 @@ static base_err observe(goal_run *g, cJSON *msgs, const char *extra, int with_sh
      * out of the memory hook's window. The read made now is not the
      * Worker's: the session's collapse set goes back to the shown read's
      * (shown_sig), so the next read never collapses a region against text
-     * the Worker did not get (a cut shown read's regions are not "full"
-     * and so never collapse). Without that copy (no memory) the note is not
-     * given. */
+     * the Worker did not get (and after a cut shown read it collapses
+     * nothing: the hold above). Without that copy (no memory) the note is
+     * not given. */
     int unchanged = msgs == g->wmsgs && !with_shot && r.success && g->wshown_fp == g->page_fp &&
                     shown_sig && g->wnotes < UNCHANGED_MAX;
     if (unchanged)
